@@ -1,0 +1,14 @@
+import type { KeyRing } from "./auth";
+import type { FaultInjector } from "./faults";
+import type { EmulatorSettings } from "./options";
+import type { RequestLog } from "./requestLog";
+import type { Store } from "./state";
+
+/** What route modules share: the account's state and the emulator's test machinery. */
+export interface EmulatorContext {
+  readonly store: Store;
+  readonly keys: KeyRing;
+  readonly faults: FaultInjector;
+  readonly requests: RequestLog;
+  readonly settings: EmulatorSettings;
+}

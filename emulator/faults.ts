@@ -1,0 +1,94 @@
+import { z } from "zod";
+
+const FaultRuleSchema = z.object({
+  rate: z.number().min(0).max(1).optional(),
+  /** The next N matching requests get the fault, before rate is consulted. */
+  next: z.int().nonnegative().optional(),
+  methods: z.array(z.string().min(1)).optional(),
+});
+type FaultRule = z.infer<typeof FaultRuleSchema>;
+
+export const FaultsSchema = z.object({
+  latencyMs: z.int().nonnegative().max(60_000).optional(),
+  tooManyRequests: FaultRuleSchema.optional(),
+  serverErrors: FaultRuleSchema.extend({
+    status: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)]).optional(),
+  }).optional(),
+  drops: FaultRuleSchema.extend({ afterHandling: z.boolean().optional() }).optional(),
+  seed: z.int().optional(),
+});
+export type Faults = z.infer<typeof FaultsSchema>;
+
+export type Fault =
+  | { kind: "too_many_requests"; plainText: boolean }
+  | { kind: "server_error"; status: number }
+  | { kind: "drop" }
+  | { kind: "drop_after_handling" };
+
+/** mulberry32: tiny, seedable, and good enough to spread faults over requests. */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export class FaultInjector {
+  private config: Faults = {};
+  private random: () => number;
+  private throttled = 0;
+
+  constructor(private readonly defaultSeed: number) {
+    this.random = seededRandom(defaultSeed);
+  }
+
+  /** Includes what is left of each `next` count. */
+  get current(): Faults {
+    return this.config;
+  }
+
+  get latencyMs(): number {
+    return this.config.latencyMs ?? 0;
+  }
+
+  /** Reseeds on every change, so a test's faults do not depend on the traffic before it. */
+  set(config: Faults): void {
+    this.config = structuredClone(config);
+    this.random = seededRandom(config.seed ?? this.defaultSeed);
+    this.throttled = 0;
+  }
+
+  clear(): void {
+    this.set({});
+  }
+
+  /** Kinds are tried in a fixed order and the first that fires wins. */
+  decide(method: string): Fault | undefined {
+    const { tooManyRequests, serverErrors, drops } = this.config;
+    if (this.fires(tooManyRequests, method)) {
+      // Real gateways answer 429 in either form; alternate so clients must handle both.
+      return { kind: "too_many_requests", plainText: this.throttled++ % 2 === 0 };
+    }
+    if (serverErrors && this.fires(serverErrors, method)) {
+      return { kind: "server_error", status: serverErrors.status ?? 503 };
+    }
+    if (drops && this.fires(drops, method)) {
+      return { kind: drops.afterHandling === true ? "drop_after_handling" : "drop" };
+    }
+    return undefined;
+  }
+
+  private fires(rule: FaultRule | undefined, method: string): boolean {
+    if (rule === undefined) return false;
+    if (rule.methods && !rule.methods.some((m) => m.toUpperCase() === method)) return false;
+    if (rule.next !== undefined && rule.next > 0) {
+      rule.next -= 1;
+      return true;
+    }
+    return rule.rate !== undefined && rule.rate > 0 && this.random() < rule.rate;
+  }
+}

@@ -1,0 +1,97 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+
+/** A failure with the service's error body: {success:false, error, msg}. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+export function errorBody(code: string, msg: string) {
+  return { success: false, error: code, msg };
+}
+
+/**
+ * Parses input or fails with the given error code. The service answers each kind of bad input
+ * with its own code, so routes check in stages, one schema (and code) per stage.
+ */
+export function check<S extends z.ZodType>(schema: S, input: unknown, code: string): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = issue?.path.map(String).join(".") ?? "";
+  const reason = issue?.message ?? "invalid input";
+  throw new ApiError(400, code, field === "" ? `Invalid request: ${reason}` : `Invalid ${field}: ${reason}`);
+}
+
+const PathIdSchema = z.object({ id: z.string().regex(/^[0-9]+$/).transform(Number) });
+
+/** An id in a path that is not a number names nothing, so callers answer it as not found. */
+export function pathId(params: unknown): number | undefined {
+  const result = PathIdSchema.safeParse(params);
+  return result.success ? result.data.id : undefined;
+}
+
+export function pathOf(url: string): string {
+  const query = url.indexOf("?");
+  return query === -1 ? url : url.slice(0, query);
+}
+
+export function isApiPath(url: string): boolean {
+  return url.startsWith("/api/");
+}
+
+const FASTIFY_ERROR_CODES: Record<number, string> = {
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+};
+
+function statusOf(error: unknown): number {
+  if (typeof error === "object" && error !== null && "statusCode" in error) {
+    const status = error.statusCode;
+    if (typeof status === "number") return status;
+  }
+  return 500;
+}
+
+/** JSON parsing, error bodies and 404s shaped like the service's. */
+export function installHttpBasics(app: FastifyInstance): void {
+  // Clients send Content-Type: application/json on body-less DELETEs too: an empty body is no body.
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (text.trim() === "") {
+      done(null, undefined);
+      return;
+    }
+    try {
+      done(null, JSON.parse(text, (key, value: unknown) => (key === "__proto__" ? undefined : value)));
+    } catch {
+      done(new ApiError(400, "invalid_json", "The request body is not valid JSON."), undefined);
+    }
+  });
+
+  app.setErrorHandler((error, _request, reply) => {
+    if (error instanceof ApiError) {
+      return reply.code(error.status).send(errorBody(error.code, error.message));
+    }
+    const status = statusOf(error);
+    const message = error instanceof Error ? error.message : String(error);
+    if (status >= 400 && status < 500) {
+      return reply.code(status).send(errorBody(FASTIFY_ERROR_CODES[status] ?? "bad_request", message));
+    }
+    return reply.code(500).send(errorBody("internal_error", `Emulator failure: ${message}`));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    return reply
+      .code(404)
+      .send(errorBody("not_found", `No route for ${request.method} ${pathOf(request.url)}`));
+  });
+}

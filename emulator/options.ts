@@ -1,0 +1,52 @@
+import { z } from "zod";
+
+/** Storage a host rents out; accepting it (PUT /api/v0/volumes/) creates a volume. */
+export const VolumeAskSchema = z.object({
+  id: z.int().positive(),
+  diskGb: z.number().positive(),
+  storageCostPerGbMonth: z.number().nonnegative(),
+  geolocation: z.string(),
+});
+export type VolumeAsk = z.infer<typeof VolumeAskSchema>;
+
+/** A machine offer; accepting it (POST /api/v0/asks/{id}/) creates an instance. */
+export const InstanceAskSchema = z.object({
+  id: z.int().positive(),
+  gpuName: z.string(),
+  numGpus: z.int().positive(),
+  gpuRamMb: z.int().positive(),
+  dollarsPerHour: z.number().nonnegative(),
+  diskGb: z.number().positive(),
+  geolocation: z.string(),
+});
+export type InstanceAsk = z.infer<typeof InstanceAskSchema>;
+
+export const EmulatorOptionsSchema = z.object({
+  /** A full-access key; more keys, scoped or not, come through POST /_emulator/keys. */
+  apiKey: z.string().min(1),
+  stateFile: z.string().min(1).optional(),
+  /** Polls of an instance before it reaches its boot outcome, unless a queued outcome says otherwise. */
+  bootPolls: z.int().nonnegative().default(2),
+  maxSecrets: z.int().nonnegative().default(250),
+  /** Seeds the generator behind fault rates, so a run with the same traffic faults the same requests. */
+  seed: z.int().optional(),
+  volumeAsks: z.array(VolumeAskSchema).optional(),
+  instanceAsks: z.array(InstanceAskSchema).optional(),
+});
+export type EmulatorOptions = z.input<typeof EmulatorOptionsSchema>;
+export type EmulatorSettings = z.output<typeof EmulatorOptionsSchema>;
+
+export const StartOptionsSchema = EmulatorOptionsSchema.extend({
+  port: z.int().min(0).max(65535).default(0),
+  host: z.string().min(1).default("127.0.0.1"),
+});
+export type StartOptions = z.input<typeof StartOptionsSchema>;
+
+/** Validates options, keeping zod's text (which never quotes the inputs, so never the key). */
+export function parseOptions<S extends z.ZodType>(schema: S, options: unknown): z.output<S> {
+  const result = schema.safeParse(options);
+  if (!result.success) {
+    throw new Error(`Invalid emulator options: ${z.prettifyError(result.error)}`);
+  }
+  return result.data;
+}

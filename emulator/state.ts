@@ -1,0 +1,180 @@
+import { randomUUID } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { z } from "zod";
+import { type EmulatorSettings, InstanceAskSchema, VolumeAskSchema } from "./options";
+import { DEFAULT_USER, FIRST_IDS, SEEDED_INSTANCE_ASKS, SEEDED_VOLUME_ASKS } from "./seed";
+
+export const BootStatusSchema = z.enum(["running", "exited", "unknown", "offline"]);
+export type BootStatus = z.infer<typeof BootStatusSchema>;
+
+export const BootOutcomeSchema = z.object({
+  status: BootStatusSchema,
+  afterPolls: z.int().nonnegative().optional(),
+  afterSeconds: z.number().nonnegative().optional(),
+  statusMsg: z.string().optional(),
+});
+
+export const RuntypeSchema = z.enum(["ssh", "jupyter", "args", "vm"]);
+
+const UserSchema = z.object({
+  id: z.int(),
+  email: z.string(),
+  creditDollars: z.number(),
+  sshKey: z.string(),
+});
+
+const SecretSchema = z.object({ key: z.string(), value: z.string() });
+
+const WebhookSchema = z.object({
+  id: z.int(),
+  name: z.string().nullable(),
+  url: z.string(),
+  eventTypes: z.array(z.string()),
+  createdAt: z.string(),
+  secret: z.string(),
+});
+export type Webhook = z.infer<typeof WebhookSchema>;
+
+const VolumeSchema = z.object({
+  id: z.int(),
+  askId: z.int(),
+  sizeGb: z.int(),
+  label: z.string().nullable(),
+  createdAtMs: z.number(),
+});
+export type Volume = z.infer<typeof VolumeSchema>;
+
+const InstanceSchema = z.object({
+  id: z.int(),
+  /** A copy of the ask as it was, since asks can be replaced while the instance lives. */
+  offer: InstanceAskSchema,
+  image: z.string(),
+  diskGb: z.number(),
+  onstart: z.string().nullable(),
+  env: z.record(z.string(), z.string()),
+  label: z.string().nullable(),
+  runtype: RuntypeSchema,
+  bidDollarsPerHour: z.number().nullable(),
+  imageLogin: z.string().nullable(),
+  createdAtMs: z.number(),
+  polls: z.int().nonnegative(),
+  boot: BootOutcomeSchema.extend({ afterPolls: z.int().nonnegative() }),
+});
+export type Instance = z.infer<typeof InstanceSchema>;
+
+const CopySchema = z.object({
+  srcInstanceId: z.int(),
+  dstInstanceId: z.int(),
+  srcPath: z.string(),
+  dstPath: z.string(),
+  startedAtMs: z.number(),
+});
+
+export const StateSchema = z.object({
+  version: z.literal(1),
+  user: UserSchema,
+  volumeAsks: z.array(VolumeAskSchema),
+  instanceAsks: z.array(InstanceAskSchema),
+  secrets: z.array(SecretSchema),
+  webhooks: z.array(WebhookSchema),
+  volumes: z.array(VolumeSchema),
+  instances: z.array(InstanceSchema),
+  copies: z.array(CopySchema),
+  bootQueue: z.array(BootOutcomeSchema),
+  nextIds: z.object({ webhook: z.int(), volume: z.int(), instance: z.int() }),
+});
+export type State = z.infer<typeof StateSchema>;
+
+/** Empties the account's resources; the user and the asks are the world around it, so they stay. */
+export function clearResources(state: State): void {
+  state.secrets = [];
+  state.webhooks = [];
+  state.volumes = [];
+  state.instances = [];
+  state.copies = [];
+  state.bootQueue = [];
+  state.nextIds = { ...FIRST_IDS };
+}
+
+function initialState(): State {
+  const state: State = {
+    version: 1,
+    user: { ...DEFAULT_USER },
+    volumeAsks: structuredClone(SEEDED_VOLUME_ASKS),
+    instanceAsks: structuredClone(SEEDED_INSTANCE_ASKS),
+    secrets: [],
+    webhooks: [],
+    volumes: [],
+    instances: [],
+    copies: [],
+    bootQueue: [],
+    nextIds: { ...FIRST_IDS },
+  };
+  return state;
+}
+
+function loadState(file: string): State | undefined {
+  if (!fs.existsSync(file)) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch {
+    // JSON.parse's message quotes the file, which holds secret values.
+    throw new Error(`Emulator state file ${file} is not valid JSON; delete it to start afresh.`);
+  }
+  const result = StateSchema.safeParse(json);
+  if (!result.success) {
+    throw new Error(
+      `Emulator state file ${file} is not valid emulator state; delete it to start afresh.\n` +
+        z.prettifyError(result.error),
+    );
+  }
+  return result.data;
+}
+
+/** A crash mid-write must leave the previous state, so write a sibling and rename it over. */
+function writeAtomically(file: string, text: string): void {
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomUUID()}.tmp`);
+  try {
+    const fd = fs.openSync(temp, "w", 0o600);
+    try {
+      fs.writeSync(fd, text);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temp, file);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+export class Store {
+  private constructor(
+    public readonly state: State,
+    private readonly file: string | undefined,
+  ) {}
+
+  static open(settings: EmulatorSettings): Store {
+    const file = settings.stateFile === undefined ? undefined : path.resolve(settings.stateFile);
+    const state = (file === undefined ? undefined : loadState(file)) ?? initialState();
+    if (settings.volumeAsks) state.volumeAsks = structuredClone(settings.volumeAsks);
+    if (settings.instanceAsks) state.instanceAsks = structuredClone(settings.instanceAsks);
+    const store = new Store(state, file);
+    store.save();
+    return store;
+  }
+
+  /** Every change goes through here so that none escapes the state file. */
+  mutate<T>(change: (state: State) => T): T {
+    const result = change(this.state);
+    this.save();
+    return result;
+  }
+
+  private save(): void {
+    if (this.file !== undefined) writeAtomically(this.file, JSON.stringify(this.state, null, 2));
+  }
+}

@@ -1,0 +1,55 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { setTimeout as delay } from "node:timers/promises";
+import type { FaultInjector } from "./faults";
+import { errorBody, isApiPath } from "./http";
+import type { RequestLog, RequestLogEntry } from "./requestLog";
+
+const entries = new WeakMap<FastifyRequest, RequestLogEntry>();
+
+/** Logs /api/ requests and injects faults; registered first so faults precede auth and state. */
+export function registerTraffic(
+  app: FastifyInstance,
+  log: RequestLog,
+  faults: FaultInjector,
+): void {
+  app.addHook("onRequest", async (request, reply) => {
+    if (!isApiPath(request.url)) return;
+    const entry = log.start(request.method, request.url);
+    entries.set(request, entry);
+    if (faults.latencyMs > 0) await delay(faults.latencyMs);
+    const fault = faults.decide(request.method);
+    if (fault === undefined) return;
+    entry.fault = fault.kind;
+    switch (fault.kind) {
+      case "too_many_requests":
+        reply.code(429).header("retry-after", "0");
+        return fault.plainText
+          ? reply.type("text/plain; charset=utf-8").send("Too Many Requests")
+          : reply.send({ detail: "Too many requests" });
+      case "server_error":
+        return reply
+          .code(fault.status)
+          .send(errorBody("server_error", "Injected server error (emulator fault)."));
+      case "drop":
+        entry.status = 0;
+        reply.hijack();
+        request.raw.socket.destroy();
+        return reply;
+      case "drop_after_handling":
+        return;
+    }
+  });
+
+  // onSend runs once the handler has changed state, which is the point of dropping after it.
+  app.addHook("onSend", async (request) => {
+    const entry = entries.get(request);
+    if (entry?.fault !== "drop_after_handling") return;
+    entry.status = 0;
+    request.raw.socket.destroy();
+  });
+
+  app.addHook("onResponse", async (request, reply) => {
+    const entry = entries.get(request);
+    if (entry !== undefined && entry.status === null) entry.status = reply.statusCode;
+  });
+}

@@ -1,0 +1,27 @@
+/** @type {import('jest').Config} */
+const common = {
+  testEnvironment: "node",
+  transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }] },
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  // End-to-end files each drive the real Pulumi CLI; two at a time suits a 2-core machine.
+  maxWorkers: process.env.JEST_MAX_WORKERS ?? 2,
+  projects: [
+    {
+      ...common,
+      displayName: "unit+contract",
+      testMatch: [
+        "<rootDir>/test/{unit,contract,emulator}/**/*.test.ts",
+        "<rootDir>/provider/**/*.test.ts",
+      ],
+    },
+    {
+      ...common,
+      displayName: "e2e",
+      testMatch: ["<rootDir>/test/e2e/**/*.test.ts"],
+      setupFilesAfterEnv: ["<rootDir>/test/support/e2e-setup.ts"],
+    },
+  ],
+};

@@ -1,0 +1,48 @@
+import { z } from "zod";
+import type { Transport } from "./transport";
+
+const successSchema = z.object({ success: z.literal(true) });
+
+export interface RemoteCopy {
+  readonly srcId: string;
+  readonly dstId: string;
+  readonly srcPath: string;
+  readonly dstPath: string;
+}
+
+export class CommandsApi {
+  constructor(private readonly transport: Transport) {}
+
+  /** Starts a copy between two instances. */
+  async startRemoteCopy(copy: RemoteCopy, signal?: AbortSignal): Promise<void> {
+    await this.transport.request({
+      method: "PUT",
+      path: "/api/v0/commands/copy_direct/",
+      body: {
+        client_id: "me",
+        src_id: copy.srcId,
+        dst_id: copy.dstId,
+        src_path: copy.srcPath,
+        dst_path: copy.dstPath,
+      },
+      response: successSchema,
+      creates: true,
+      signal,
+    });
+  }
+
+  /**
+   * Cancels the rsync copy running into instance `dstId`. The service reports its failures
+   * (`Invalid dst_id.`, `Remote instance does not have an open port`) as a 200 with
+   * `success: false`; they reject with that exact message.
+   */
+  async cancelRsyncCopy(dstId: string, signal?: AbortSignal): Promise<void> {
+    await this.transport.request({
+      method: "DELETE",
+      path: "/api/v0/commands/rsync/",
+      body: { dst_id: dstId },
+      response: successSchema,
+      signal,
+    });
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The one error type of the client. It carries what the service said (HTTP status, its short
+ * `error` code and its `msg`) and the endpoint, never the API key or a request body.
+ */
+export class GpuCloudError extends Error {
+  override readonly name = "GpuCloudError";
+
+  constructor(
+    message: string,
+    /** `METHOD /path/` of the request, without query values. */
+    readonly endpoint: string,
+    /** HTTP status; undefined when no response arrived. */
+    readonly status: number | undefined,
+    /** The service's short error code (`error` field), when it sent one. */
+    readonly code: string | undefined,
+    /** The service's human-readable text (`msg` or `detail`), when it sent one. */
+    readonly serviceMessage: string | undefined,
+    /**
+     * True when a request that creates something may have reached the server although no
+     * success was seen: the thing may exist and must be looked for, not created again.
+     */
+    readonly mayHaveCreated = false,
+  ) {
+    super(message);
+  }
+
+  /** True for 401 and 403: a wrong, revoked or under-scoped key. */
+  get isAuthError(): boolean {
+    return this.status === 401 || this.status === 403;
+  }
+
+  /** True when the service says the thing does not exist. */
+  get isNotFound(): boolean {
+    return this.status === 404;
+  }
+}
+
+/** The message for 401/403: what is wrong with the key, naming the endpoint, never the key. */
+export function authErrorMessage(status: number, endpoint: string): string {
+  return status === 401
+    ? `The gpucloud API key was refused (401) on ${endpoint}: it is wrong or has been revoked. ` +
+        `Set a valid key with \`pulumi config set --secret gpucloud:apiKey <key>\` or GPUCLOUD_API_KEY.`
+    : `The gpucloud API key lacks the permission for ${endpoint} (403): use a full-access key or ` +
+        `a scoped key that includes this endpoint's category.`;
+}

@@ -1,0 +1,158 @@
+import { z } from "zod";
+import type { Transport } from "./transport";
+
+/** Values of `actual_status`; null while provisioning. */
+export const deadEndStatuses = ["exited", "unknown", "offline"] as const;
+
+export const instanceSchema = z.object({
+  id: z.number().int(),
+  actual_status: z.string().nullable().optional(),
+  intended_status: z.string().nullable().optional(),
+  cur_state: z.string().nullable().optional(),
+  status_msg: z.string().nullable().optional(),
+  ssh_host: z.string().nullable().optional(),
+  ssh_port: z.number().int().nullable().optional(),
+  public_ipaddr: z.string().nullable().optional(),
+  label: z.string().nullable().optional(),
+  image_uuid: z.string().nullable().optional(),
+  onstart: z.string().nullable().optional(),
+  extra_env: z.unknown().optional(),
+  /** GB */
+  disk_space: z.number().nullable().optional(),
+  /** MB in the REST API. */
+  gpu_ram: z.number().nullable().optional(),
+  gpu_name: z.string().nullable().optional(),
+  num_gpus: z.number().nullable().optional(),
+  runtype: z.string().nullable().optional(),
+});
+export type Instance = z.infer<typeof instanceSchema>;
+
+const showInstanceSchema = z.object({ instances: instanceSchema.nullable() });
+const listInstancesSchema = z.object({
+  instances: z.array(instanceSchema),
+  next_token: z.union([z.string(), z.number()]).nullable().optional(),
+  total_instances: z.number().int().optional(),
+});
+const createInstanceSchema = z.object({ success: z.boolean(), new_contract: z.number().int() });
+const successSchema = z.object({ success: z.boolean() });
+
+export const instanceOfferSchema = z.object({
+  id: z.number().int(),
+  gpu_name: z.string(),
+  num_gpus: z.number(),
+  /** MB */
+  gpu_ram: z.number(),
+  dph_total: z.number(),
+});
+export type InstanceOffer = z.infer<typeof instanceOfferSchema>;
+const instanceOffersSchema = z.object({ offers: z.array(instanceOfferSchema) });
+
+/** The body of a create-instance request (wire names). */
+export interface CreateInstanceRequest {
+  readonly image: string;
+  /** GB, at least 8. */
+  readonly disk: number;
+  readonly onstart?: string | undefined;
+  readonly env?: Readonly<Record<string, string>> | undefined;
+  readonly label?: string | undefined;
+  readonly runtype?: string | undefined;
+  readonly price?: number | undefined;
+  readonly image_login?: string | undefined;
+}
+
+export class InstancesApi {
+  constructor(private readonly transport: Transport) {}
+
+  /**
+   * Rents an instance from an ask. Never retried once it may have reached the service: a
+   * failure with `mayHaveCreated` means an instance may exist and must be looked for.
+   */
+  async create(
+    askId: number,
+    request: CreateInstanceRequest,
+    signal?: AbortSignal,
+  ): Promise<number> {
+    const body = await this.transport.request({
+      method: "POST",
+      path: `/api/v0/asks/${askId}/`,
+      body: { client_id: "me", ...request },
+      response: createInstanceSchema,
+      creates: true,
+      signal,
+    });
+    return body.new_contract;
+  }
+
+  /** The instance, or undefined when it does not exist. */
+  async show(instanceId: number, signal?: AbortSignal): Promise<Instance | undefined> {
+    const body = await this.transport.request({
+      method: "GET",
+      path: `/api/v0/instances/${instanceId}/`,
+      query: { owner: "me" },
+      response: showInstanceSchema,
+      signal,
+    });
+    return body.instances ?? undefined;
+  }
+
+  /** Every instance of the account, following the pages (25 a page). */
+  async list(signal?: AbortSignal): Promise<Instance[]> {
+    const all: Instance[] = [];
+    let nextToken: string | undefined;
+    do {
+      const body = await this.transport.request({
+        method: "GET",
+        path: "/api/v1/instances/",
+        ...(nextToken === undefined ? {} : { query: { next_token: nextToken } }),
+        response: listInstancesSchema,
+        signal,
+      });
+      all.push(...body.instances);
+      nextToken =
+        body.next_token === null || body.next_token === undefined || body.instances.length === 0
+          ? undefined
+          : String(body.next_token);
+    } while (nextToken !== undefined);
+    return all;
+  }
+
+  /** Destroys an instance; one that is already gone counts as destroyed. */
+  async destroy(instanceId: number, signal?: AbortSignal): Promise<void> {
+    try {
+      await this.transport.request({
+        method: "DELETE",
+        path: `/api/v0/instances/${instanceId}/`,
+        response: successSchema,
+        signal,
+      });
+    } catch (error) {
+      if (error instanceof Error && "isNotFound" in error && error.isNotFound === true) return;
+      throw error;
+    }
+  }
+
+  async relabel(instanceId: number, label: string, signal?: AbortSignal): Promise<void> {
+    await this.transport.request({
+      method: "PUT",
+      path: `/api/v0/instances/${instanceId}/`,
+      body: { label },
+      response: successSchema,
+      signal,
+    });
+  }
+
+  /** Searches instance offers (asks); `{}` lists them all. */
+  async searchOffers(
+    query: Record<string, unknown> = {},
+    signal?: AbortSignal,
+  ): Promise<InstanceOffer[]> {
+    const body = await this.transport.request({
+      method: "POST",
+      path: "/api/v0/bundles/",
+      body: query,
+      response: instanceOffersSchema,
+      signal,
+    });
+    return body.offers;
+  }
+}

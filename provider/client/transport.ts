@@ -1,0 +1,289 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { Pool } from "undici";
+import { z } from "zod";
+import { authErrorMessage, GpuCloudError } from "./errors";
+import {
+  type AttemptFailure,
+  defaultRetryPolicy,
+  isRetryable,
+  parseRetryAfterMs,
+  retryDelayMs,
+  type RetryPolicy,
+} from "./retry";
+
+export interface TransportOptions {
+  /** The service's base address, e.g. `https://console.example.com`. */
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  /** Per-attempt timeout in milliseconds (default 30 s). */
+  readonly timeoutMs?: number;
+  readonly retryPolicy?: RetryPolicy;
+  /** Called before each retry; for debug logs (it receives no credential). */
+  readonly onRetry?: (event: RetryEvent) => void;
+}
+
+export interface RetryEvent {
+  readonly endpoint: string;
+  readonly retry: number;
+  readonly delayMs: number;
+  readonly reason: string;
+}
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
+
+export interface RequestSpec<T> {
+  readonly method: HttpMethod;
+  /** Path relative to the base address, with the specification's trailing slash. */
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string | number>>;
+  readonly body?: unknown;
+  readonly response: z.ZodType<T>;
+  /** The request creates something: never retried once it may have reached the server. */
+  readonly creates?: boolean;
+  readonly signal?: AbortSignal;
+}
+
+// One connection pool per origin, shared by every client of this process.
+const pools = new Map<string, Pool>();
+function poolFor(origin: string): Pool {
+  let pool = pools.get(origin);
+  if (!pool) {
+    pool = new Pool(origin, { connections: 16, keepAliveTimeout: 4_000 });
+    pools.set(origin, pool);
+  }
+  return pool;
+}
+
+/** Closes every pool; for tests and short-lived processes that want a clean exit. */
+export async function closeAllPools(): Promise<void> {
+  const all = [...pools.values()];
+  pools.clear();
+  await Promise.all(all.map((pool) => pool.close()));
+}
+
+// Codes of failures that happen before a connection exists: the request was never sent.
+const notConnectedCodes = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EADDRNOTAVAIL",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+function errorCodes(error: unknown): string[] {
+  if (typeof error !== "object" || error === null) return [];
+  const codes: string[] = [];
+  if ("code" in error && typeof error.code === "string") codes.push(error.code);
+  if ("errors" in error && Array.isArray(error.errors)) {
+    for (const inner of error.errors) codes.push(...errorCodes(inner));
+  }
+  if ("cause" in error && error.cause !== error) codes.push(...errorCodes(error.cause));
+  return codes;
+}
+
+const serviceErrorBody = z.object({
+  error: z.string().optional(),
+  msg: z.string().optional(),
+  detail: z.string().optional(),
+});
+const successFlag = z.object({ success: z.literal(false) });
+
+function describeZodError(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `field \`${issue.path.join(".") || "(body)"}\`: ${issue.message}`)
+    .join("; ");
+}
+
+/**
+ * Sends requests to the service: bearer auth, JSON bodies, zod-checked responses, retries by
+ * the policy, per-attempt timeouts and cancellation. Errors are always {@link GpuCloudError}.
+ */
+export class Transport {
+  private readonly origin: string;
+  private readonly basePath: string;
+  private readonly timeoutMs: number;
+  private readonly retryPolicy: RetryPolicy;
+  private readonly authorization: string;
+
+  constructor(private readonly options: TransportOptions) {
+    let url: URL;
+    try {
+      url = new URL(options.baseUrl);
+    } catch {
+      throw new Error(
+        `gpucloud:baseUrl is not a valid URL; set it to the service's address, e.g. https://host`,
+      );
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      throw new Error(`gpucloud:baseUrl must start with http:// or https://`);
+    }
+    this.origin = url.origin;
+    this.basePath = url.pathname.replace(/\/+$/, "");
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.retryPolicy = options.retryPolicy ?? defaultRetryPolicy;
+    // Kept as the header value only; it is never part of a message or an error.
+    this.authorization = `Bearer ${options.apiKey}`;
+  }
+
+  async request<T>(spec: RequestSpec<T>): Promise<T> {
+    const endpoint = `${spec.method} ${spec.path}`;
+    const started = Date.now();
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.attempt(spec, endpoint);
+      if (outcome.ok) return outcome.value;
+      const creates = spec.creates ?? false;
+      const delayMs = isRetryable(outcome.failure, creates)
+        ? retryDelayMs(this.retryPolicy, attempt, Date.now() - started, outcome.failure)
+        : undefined;
+      if (delayMs === undefined) throw outcome.error;
+      this.options.onRetry?.({ endpoint, retry: attempt, delayMs, reason: outcome.error.message });
+      try {
+        await sleep(delayMs, undefined, { signal: spec.signal });
+      } catch {
+        throw this.cancelled(endpoint, false);
+      }
+    }
+  }
+
+  private cancelled(endpoint: string, mayHaveCreated: boolean): GpuCloudError {
+    return new GpuCloudError(
+      `${endpoint} was cancelled`,
+      endpoint,
+      undefined,
+      undefined,
+      undefined,
+      mayHaveCreated,
+    );
+  }
+
+  private async attempt<T>(
+    spec: RequestSpec<T>,
+    endpoint: string,
+  ): Promise<
+    { ok: true; value: T } | { ok: false; failure: AttemptFailure; error: GpuCloudError }
+  > {
+    const creates = spec.creates ?? false;
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const signal = spec.signal ? AbortSignal.any([spec.signal, timeout]) : timeout;
+    const query = spec.query
+      ? "?" +
+        new URLSearchParams(
+          Object.entries(spec.query).map(([k, v]): [string, string] => [k, String(v)]),
+        ).toString()
+      : "";
+    let status: number;
+    let headers: Record<string, string | string[] | undefined>;
+    let text: string;
+    try {
+      const response = await poolFor(this.origin).request({
+        method: spec.method,
+        path: this.basePath + spec.path + query,
+        headers: {
+          authorization: this.authorization,
+          accept: "application/json",
+          ...(spec.body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        body: spec.body === undefined ? null : JSON.stringify(spec.body),
+        signal,
+      });
+      status = response.statusCode;
+      headers = response.headers;
+      text = await response.body.text();
+    } catch (error) {
+      if (spec.signal?.aborted) throw this.cancelled(endpoint, creates);
+      const codes = errorCodes(error);
+      const neverSent = codes.some((code) => notConnectedCodes.has(code));
+      const what = timeout.aborted
+        ? `timed out after ${this.timeoutMs} ms`
+        : `failed: ${codes[0] ?? (error instanceof Error ? error.message : "network error")}`;
+      const maybe = creates && !neverSent;
+      return {
+        ok: false,
+        failure: { kind: neverSent ? "not-connected" : "interrupted" },
+        error: new GpuCloudError(
+          `${endpoint} ${what} (${this.origin})` +
+            (maybe ? "; the request may have reached the service, so it was not sent again" : ""),
+          endpoint,
+          undefined,
+          undefined,
+          undefined,
+          maybe,
+        ),
+      };
+    }
+    return this.interpret(spec, endpoint, status, headers, text);
+  }
+
+  private interpret<T>(
+    spec: RequestSpec<T>,
+    endpoint: string,
+    status: number,
+    headers: Record<string, string | string[] | undefined>,
+    text: string,
+  ): { ok: true; value: T } | { ok: false; failure: AttemptFailure; error: GpuCloudError } {
+    let body: unknown;
+    try {
+      body = text === "" ? undefined : JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    const failure: AttemptFailure = {
+      kind: "status",
+      status,
+      retryAfterMs: parseRetryAfterMs(headers["retry-after"]),
+    };
+    if (status < 200 || status >= 300) {
+      const parsed = serviceErrorBody.safeParse(body);
+      const code = parsed.success ? parsed.data.error : undefined;
+      const msg = parsed.success ? (parsed.data.msg ?? parsed.data.detail) : undefined;
+      const plain = body === undefined && text.length > 0 ? text.slice(0, 200) : undefined;
+      let message: string;
+      if (status === 401 || status === 403) {
+        message = authErrorMessage(status, endpoint);
+      } else {
+        const said = [code, msg ?? plain].filter((part) => part !== undefined).join(": ");
+        message = `${endpoint} failed with HTTP ${status}${said ? ` (${said})` : ""}`;
+      }
+      const maybe = (spec.creates ?? false) && status !== 429 && status >= 500;
+      return {
+        ok: false,
+        failure,
+        error: new GpuCloudError(message, endpoint, status, code, msg ?? plain, maybe),
+      };
+    }
+    if (successFlag.safeParse(body).success) {
+      const parsed = serviceErrorBody.safeParse(body);
+      const code = parsed.success ? parsed.data.error : undefined;
+      const msg = parsed.success ? parsed.data.msg : undefined;
+      return {
+        ok: false,
+        failure: { kind: "status", status: 200, retryAfterMs: undefined },
+        error: new GpuCloudError(
+          msg ?? `${endpoint} failed (${code ?? "success: false"})`,
+          endpoint,
+          status,
+          code,
+          msg,
+        ),
+      };
+    }
+    const parsed = spec.response.safeParse(body);
+    if (!parsed.success) {
+      return {
+        ok: false,
+        failure: { kind: "status", status: 200, retryAfterMs: undefined },
+        error: new GpuCloudError(
+          `${endpoint} returned an unexpected response: ${describeZodError(parsed.error)}`,
+          endpoint,
+          status,
+          undefined,
+          undefined,
+        ),
+      };
+    }
+    return { ok: true, value: parsed.data };
+  }
+}

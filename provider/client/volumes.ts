@@ -1,0 +1,90 @@
+import { z } from "zod";
+import type { Transport } from "./transport";
+
+/** `V.<number>`: the number is the volume's id. */
+export const volumeNameSchema = z
+  .string()
+  .regex(/^V\.\d+$/, "expected a volume name shaped V.<number>");
+
+const acceptVolumeAskSchema = z.object({ success: z.boolean(), volume_name: volumeNameSchema });
+
+export const volumeSchema = z.object({
+  id: z.number().int(),
+  status: z.string().nullable().optional(),
+  label: z.string().nullable().optional(),
+  disk_space: z.number().nullable().optional(),
+});
+export type Volume = z.infer<typeof volumeSchema>;
+const listVolumesSchema = z.object({ volumes: z.array(volumeSchema) });
+
+export const volumeOfferSchema = z.object({
+  id: z.number().int(),
+  disk_space: z.number(),
+  storage_cost: z.number().optional(),
+});
+export type VolumeOffer = z.infer<typeof volumeOfferSchema>;
+const volumeOffersSchema = z.object({ offers: z.array(volumeOfferSchema) });
+
+const successSchema = z.object({ success: z.boolean() });
+
+/** The id in a volume name `V.<id>`. */
+export function volumeIdOf(volumeName: string): number {
+  return Number(volumeNameSchema.parse(volumeName).slice(2));
+}
+
+export class VolumesApi {
+  constructor(private readonly transport: Transport) {}
+
+  /** Accepts a volume ask: starts creating a volume of `sizeGb` for the caller. */
+  async acceptVolumeAsk(
+    askId: number,
+    sizeGb: number,
+    signal?: AbortSignal,
+  ): Promise<{ volumeName: string; volumeId: number }> {
+    const body = await this.transport.request({
+      method: "PUT",
+      path: "/api/v0/volumes/",
+      body: { id: askId, size: sizeGb },
+      response: acceptVolumeAskSchema,
+      creates: true,
+      signal,
+    });
+    return { volumeName: body.volume_name, volumeId: volumeIdOf(body.volume_name) };
+  }
+
+  async list(signal?: AbortSignal): Promise<Volume[]> {
+    const body = await this.transport.request({
+      method: "GET",
+      path: "/api/v0/volumes/",
+      query: { owner: "me", type: "all_volume" },
+      response: listVolumesSchema,
+      signal,
+    });
+    return body.volumes;
+  }
+
+  async delete(volumeId: number, signal?: AbortSignal): Promise<void> {
+    await this.transport.request({
+      method: "DELETE",
+      path: "/api/v0/volumes/",
+      query: { id: volumeId },
+      response: successSchema,
+      signal,
+    });
+  }
+
+  /** Searches volume offers (asks); `{}` lists them all. */
+  async searchOffers(
+    query: Record<string, unknown> = {},
+    signal?: AbortSignal,
+  ): Promise<VolumeOffer[]> {
+    const body = await this.transport.request({
+      method: "POST",
+      path: "/api/v0/volumes/search/",
+      body: query,
+      response: volumeOffersSchema,
+      signal,
+    });
+    return body.offers;
+  }
+}

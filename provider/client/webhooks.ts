@@ -1,0 +1,74 @@
+import { z } from "zod";
+import type { Transport } from "./transport";
+
+export const webhookSchema = z.object({
+  id: z.number().int(),
+  name: z.string().nullable(),
+  webhook_url: z.string(),
+  event_types: z.array(z.string()),
+  created_at: z.union([z.string(), z.number()]).nullable().optional(),
+});
+export type Webhook = z.infer<typeof webhookSchema>;
+
+const createdWebhookSchema = z.object({
+  success: z.boolean(),
+  webhook: webhookSchema.extend({ webhook_secret: z.string() }),
+});
+export type CreatedWebhook = z.infer<typeof createdWebhookSchema>["webhook"];
+
+const webhookBodySchema = z.object({ success: z.boolean(), webhook: webhookSchema });
+const listWebhooksSchema = z.object({ success: z.boolean(), webhooks: z.array(webhookSchema) });
+const successSchema = z.object({ success: z.boolean() });
+
+export interface WebhookFields {
+  readonly webhook_url: string;
+  readonly event_types: readonly string[];
+  readonly name?: string | undefined;
+}
+
+export class WebhooksApi {
+  constructor(private readonly transport: Transport) {}
+
+  async list(signal?: AbortSignal): Promise<Webhook[]> {
+    const body = await this.transport.request({
+      method: "GET",
+      path: "/api/v0/webhooks/",
+      response: listWebhooksSchema,
+      signal,
+    });
+    return body.webhooks;
+  }
+
+  /** Creates a webhook; the returned `webhook_secret` is shown by the service only here. */
+  async create(fields: WebhookFields, signal?: AbortSignal): Promise<CreatedWebhook> {
+    const body = await this.transport.request({
+      method: "POST",
+      path: "/api/v0/webhooks/",
+      body: fields,
+      response: createdWebhookSchema,
+      creates: true,
+      signal,
+    });
+    return body.webhook;
+  }
+
+  async update(id: number, fields: Partial<WebhookFields>, signal?: AbortSignal): Promise<Webhook> {
+    const body = await this.transport.request({
+      method: "PUT",
+      path: `/api/v0/webhooks/${id}/`,
+      body: fields,
+      response: webhookBodySchema,
+      signal,
+    });
+    return body.webhook;
+  }
+
+  async delete(id: number, signal?: AbortSignal): Promise<void> {
+    await this.transport.request({
+      method: "DELETE",
+      path: `/api/v0/webhooks/${id}/`,
+      response: successSchema,
+      signal,
+    });
+  }
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs what this project needs on a fresh machine: Node 22+ (Node 24 from the npm registry
+# when the system's is older), the npm dependencies from the lockfile, and the Pulumi CLI
+# (built offline from its Go modules when no suitable one is installed). Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+node_dir="$(bash scripts/ensure-node.sh | tail -n 1)"
+export PATH="$node_dir:$PATH"
+echo "setup: node $(node --version), npm $(npm --version)"
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+pulumi_dir="$(bash scripts/ensure-pulumi.sh | tail -n 1)"
+echo "setup: $("$pulumi_dir/pulumi" version | sed 's/^/pulumi /') ready after $(( $(date +%s) - start ))s"

@@ -1,0 +1,110 @@
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import {
+  type ConfigMap,
+  LocalWorkspace,
+  type PreviewResult,
+  type Stack,
+} from "@pulumi/pulumi/automation";
+
+const execFileAsync = promisify(execFile);
+const repoRoot = path.resolve(__dirname, "..", "..");
+
+export interface StackOptions {
+  /** The program's `index.js` (CommonJS); it may `require("pulumi-gpucloud")`. */
+  readonly program: string;
+  /** Stack config, e.g. `{ "gpucloud:apiKey": { value: key, secret: true } }`. */
+  readonly config?: ConfigMap;
+  /** Extra environment for the CLI, the program and the providers. */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly projectName?: string;
+}
+
+/** A stack in its own temporary directory and file backend, driven by the real Pulumi CLI. */
+export interface TestStack {
+  readonly stack: Stack;
+  readonly workDir: string;
+  /** Rewrites the program, for the next step. */
+  setProgram(source: string): Promise<void>;
+  /** Runs a preview and returns its result; throws when the preview fails. */
+  preview(): Promise<PreviewResult>;
+  /** The state as `pulumi stack export --show-secrets` prints it. */
+  exportState(showSecrets?: boolean): Promise<string>;
+  /** Everything the CLI printed in this stack's steps, for leak checks. */
+  readonly output: string[];
+}
+
+/**
+ * Runs `body` against a fresh stack and always tears it down afterwards: destroy (when anything
+ * is left), stack removal and the temporary directory, also when `body` throws.
+ */
+export async function withStack(
+  options: StackOptions,
+  body: (stack: TestStack) => Promise<void>,
+): Promise<void> {
+  const workDir = await mkdtemp(path.join(tmpdir(), "gpucloud-e2e-"));
+  const backendDir = path.join(workDir, ".state");
+  await mkdir(backendDir);
+  await linkDependencies(workDir);
+  const projectName = options.projectName ?? "gpucloud-e2e";
+  await writeFile(path.join(workDir, "Pulumi.yaml"), `name: ${projectName}\nruntime: nodejs\n`);
+  await writeFile(
+    path.join(workDir, "package.json"),
+    JSON.stringify({ name: projectName, main: "index.js", private: true }),
+  );
+  await writeFile(path.join(workDir, "index.js"), options.program);
+
+  const output: string[] = [];
+  const cliEnv = {
+    PULUMI_BACKEND_URL: `file://${backendDir}`,
+    PULUMI_CONFIG_PASSPHRASE: "gpucloud-e2e-passphrase",
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    ...options.env,
+  };
+  const stack = await LocalWorkspace.createStack(
+    { stackName: "test", workDir },
+    { envVars: cliEnv },
+  );
+  if (options.config) await stack.setAllConfig(options.config);
+
+  const testStack: TestStack = {
+    stack,
+    workDir,
+    output,
+    setProgram: (source) => writeFile(path.join(workDir, "index.js"), source),
+    preview: () => stack.preview({ onOutput: (text) => output.push(text) }),
+    exportState: async (showSecrets = true) => {
+      const args = ["stack", "export", "--stack", "test"];
+      if (showSecrets) args.push("--show-secrets");
+      const { stdout } = await execFileAsync("pulumi", args, {
+        cwd: workDir,
+        env: { ...process.env, ...cliEnv },
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      return stdout;
+    },
+  };
+
+  try {
+    await body(testStack);
+  } finally {
+    try {
+      await stack.destroy({ onOutput: (text) => output.push(text) });
+      await stack.workspace.removeStack("test");
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
+  }
+}
+
+// The program resolves @pulumi/pulumi and this package as a user's project would, from its own
+// node_modules: links to the repository's dependencies and to the repository itself.
+async function linkDependencies(workDir: string): Promise<void> {
+  const modules = path.join(workDir, "node_modules");
+  await mkdir(modules);
+  await symlink(path.join(repoRoot, "node_modules", "@pulumi"), path.join(modules, "@pulumi"));
+  await symlink(repoRoot, path.join(modules, "pulumi-gpucloud"));
+}
