@@ -22,15 +22,21 @@ export function errorBody(code: string, msg: string) {
  * with its own code, so routes check in stages, one schema (and code) per stage.
  */
 export function check<S extends z.ZodType>(schema: S, input: unknown, code: string): z.output<S> {
-  const result = schema.safeParse(input);
+  const result = schema.safeParse(input, {
+    error: (issue) => (issue.input === undefined ? "is required" : undefined),
+  });
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const field = issue?.path.map(String).join(".") ?? "";
-  const reason = issue?.message ?? "invalid input";
-  throw new ApiError(400, code, field === "" ? `Invalid request: ${reason}` : `Invalid ${field}: ${reason}`);
+  const field = issue?.path.map(String).join(".") || "request body";
+  throw new ApiError(400, code, `${field}: ${issue?.message ?? "is invalid"}`);
 }
 
-const PathIdSchema = z.object({ id: z.string().regex(/^[0-9]+$/).transform(Number) });
+const PathIdSchema = z.object({
+  id: z
+    .string()
+    .regex(/^[0-9]+$/)
+    .transform(Number),
+});
 
 /** An id in a path that is not a number names nothing, so callers answer it as not found. */
 export function pathId(params: unknown): number | undefined {
@@ -71,7 +77,10 @@ export function installHttpBasics(app: FastifyInstance): void {
       return;
     }
     try {
-      done(null, JSON.parse(text, (key, value: unknown) => (key === "__proto__" ? undefined : value)));
+      done(
+        null,
+        JSON.parse(text, (key, value: unknown) => (key === "__proto__" ? undefined : value)),
+      );
     } catch {
       done(new ApiError(400, "invalid_json", "The request body is not valid JSON."), undefined);
     }
@@ -84,7 +93,9 @@ export function installHttpBasics(app: FastifyInstance): void {
     const status = statusOf(error);
     const message = error instanceof Error ? error.message : String(error);
     if (status >= 400 && status < 500) {
-      return reply.code(status).send(errorBody(FASTIFY_ERROR_CODES[status] ?? "bad_request", message));
+      return reply
+        .code(status)
+        .send(errorBody(FASTIFY_ERROR_CODES[status] ?? "bad_request", message));
     }
     return reply.code(500).send(errorBody("internal_error", `Emulator failure: ${message}`));
   });

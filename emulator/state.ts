@@ -98,7 +98,7 @@ export function clearResources(state: State): void {
 }
 
 function initialState(): State {
-  const state: State = {
+  return {
     version: 1,
     user: { ...DEFAULT_USER },
     volumeAsks: structuredClone(SEEDED_VOLUME_ASKS),
@@ -111,7 +111,6 @@ function initialState(): State {
     bootQueue: [],
     nextIds: { ...FIRST_IDS },
   };
-  return state;
 }
 
 function loadState(file: string): State | undefined {

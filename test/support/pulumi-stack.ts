@@ -28,11 +28,11 @@ export interface TestStack {
   readonly stack: Stack;
   readonly workDir: string;
   /** Rewrites the program, for the next step. */
-  setProgram(source: string): Promise<void>;
+  setProgram: (source: string) => Promise<void>;
   /** Runs a preview and returns its result; throws when the preview fails. */
-  preview(): Promise<PreviewResult>;
+  preview: () => Promise<PreviewResult>;
   /** The state as `pulumi stack export --show-secrets` prints it. */
-  exportState(showSecrets?: boolean): Promise<string>;
+  exportState: (showSecrets?: boolean) => Promise<string>;
   /** Everything the CLI printed in this stack's steps, for leak checks. */
   readonly output: string[];
 }

@@ -1,0 +1,86 @@
+import Fastify, { type FastifyInstance } from "fastify";
+import { KeyRing, registerAuth } from "./auth";
+import type { EmulatorContext } from "./context";
+import { FaultInjector } from "./faults";
+import { installHttpBasics } from "./http";
+import {
+  type EmulatorOptions,
+  EmulatorOptionsSchema,
+  parseOptions,
+  type StartOptions,
+  StartOptionsSchema,
+} from "./options";
+import { RequestLog } from "./requestLog";
+import { registerCommandRoutes } from "./routes/commands";
+import { registerControlRoutes } from "./routes/control";
+import { registerInstanceRoutes } from "./routes/instances";
+import { registerOfferRoutes } from "./routes/offers";
+import { registerSecretRoutes } from "./routes/secrets";
+import { registerUserRoutes } from "./routes/users";
+import { registerVolumeRoutes } from "./routes/volumes";
+import { registerWebhookRoutes } from "./routes/webhooks";
+import { Store } from "./state";
+import { registerTraffic } from "./traffic";
+
+export type { EmulatorOptions, StartOptions } from "./options";
+export { EmulatorOptionsSchema, StartOptionsSchema } from "./options";
+
+export interface RunningEmulator {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const ROUTES = [
+  registerUserRoutes,
+  registerSecretRoutes,
+  registerWebhookRoutes,
+  registerVolumeRoutes,
+  registerOfferRoutes,
+  registerInstanceRoutes,
+  registerCommandRoutes,
+  registerControlRoutes,
+];
+
+/** An app ready for app.inject; throws when a state file cannot be read as emulator state. */
+export function buildEmulator(options: EmulatorOptions): FastifyInstance {
+  const settings = parseOptions(EmulatorOptionsSchema, options);
+  const ctx: EmulatorContext = {
+    store: Store.open(settings),
+    keys: new KeyRing(settings.apiKey),
+    faults: new FaultInjector(settings.seed ?? 1),
+    requests: new RequestLog(),
+    settings,
+  };
+  // No logger: Fastify would log requests, and requests carry the API key.
+  const app = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } });
+  installHttpBasics(app);
+  registerTraffic(app, ctx.requests, ctx.faults);
+  registerAuth(app, ctx.keys);
+  for (const register of ROUTES) register(app, ctx);
+  return app;
+}
+
+export async function startEmulator(options: StartOptions): Promise<RunningEmulator> {
+  const { port, host, ...emulatorOptions } = parseOptions(StartOptionsSchema, options);
+  const app = buildEmulator(emulatorOptions);
+  try {
+    await app.listen({ port, host });
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+  const address = app.server.address();
+  if (address === null || typeof address === "string") {
+    await app.close();
+    throw new Error("The emulator is not listening on a TCP port.");
+  }
+  const hostInUrl = host.includes(":") ? `[${host}]` : host;
+  return {
+    url: `http://${hostInUrl}:${String(address.port)}`,
+    port: address.port,
+    close: async () => {
+      await app.close();
+    },
+  };
+}

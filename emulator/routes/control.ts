@@ -1,0 +1,96 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { PermissionsSchema } from "../auth";
+import type { EmulatorContext } from "../context";
+import { FaultsSchema } from "../faults";
+import { ApiError, check } from "../http";
+import { InstanceAskSchema, VolumeAskSchema } from "../options";
+import { BootOutcomeSchema, clearResources } from "../state";
+
+const BootsSchema = z.object({ outcomes: z.array(BootOutcomeSchema) });
+const UserUpdateSchema = z.object({
+  ssh_key: z.string().optional(),
+  credit: z.number().optional(),
+  email: z.string().optional(),
+});
+const NewKeySchema = z.object({
+  key: z.string().min(1),
+  permissions: PermissionsSchema.optional(),
+});
+const AsksSchema = z.object({
+  volumeAsks: z.array(VolumeAskSchema).optional(),
+  instanceAsks: z.array(InstanceAskSchema).optional(),
+});
+const KeyParamsSchema = z.object({ key: z.string() });
+
+/** Test controls: no auth, never under /api/, never in the request log. */
+export function registerControlRoutes(app: FastifyInstance, ctx: EmulatorContext): void {
+  const { store, keys, faults, requests } = ctx;
+  const ok = { success: true };
+
+  app.get("/_emulator/state", async () => store.state);
+
+  app.get("/_emulator/requests", async () => ({ requests: requests.list() }));
+  app.delete("/_emulator/requests", async () => {
+    requests.clear();
+    return ok;
+  });
+
+  app.get("/_emulator/faults", async () => ({ faults: faults.current }));
+  app.put("/_emulator/faults", async (request) => {
+    faults.set(check(FaultsSchema, request.body, "invalid_args"));
+    return { success: true, faults: faults.current };
+  });
+  app.delete("/_emulator/faults", async () => {
+    faults.clear();
+    return ok;
+  });
+
+  app.put("/_emulator/boots", async (request) => {
+    const { outcomes } = check(BootsSchema, request.body, "invalid_args");
+    const queued = store.mutate((state) => state.bootQueue.push(...outcomes));
+    return { success: true, queued };
+  });
+  app.delete("/_emulator/boots", async () => {
+    store.mutate((state) => (state.bootQueue = []));
+    return ok;
+  });
+
+  app.put("/_emulator/user", async (request) => {
+    const input = check(UserUpdateSchema, request.body, "invalid_args");
+    const user = store.mutate(({ user }) => {
+      user.sshKey = input.ssh_key ?? user.sshKey;
+      user.creditDollars = input.credit ?? user.creditDollars;
+      user.email = input.email ?? user.email;
+      return user;
+    });
+    return { success: true, user };
+  });
+
+  app.post("/_emulator/keys", async (request) => {
+    const { key, permissions } = check(NewKeySchema, request.body, "invalid_args");
+    keys.add(key, permissions);
+    return ok;
+  });
+  app.delete("/_emulator/keys/:key", async (request) => {
+    const { key } = check(KeyParamsSchema, request.params, "invalid_args");
+    if (!keys.revoke(key)) throw new ApiError(404, "no_such_key", "No such API key.");
+    return ok;
+  });
+
+  app.put("/_emulator/asks", async (request) => {
+    const asks = check(AsksSchema, request.body, "invalid_args");
+    store.mutate((state) => {
+      state.volumeAsks = asks.volumeAsks ?? state.volumeAsks;
+      state.instanceAsks = asks.instanceAsks ?? state.instanceAsks;
+    });
+    return ok;
+  });
+
+  app.post("/_emulator/reset", async () => {
+    store.mutate(clearResources);
+    requests.clear();
+    faults.clear();
+    return ok;
+  });
+}

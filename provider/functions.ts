@@ -1,0 +1,25 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { CurrentUser } from "./client";
+import { clientFor, resolveConfig } from "./config";
+
+// Functions run in the program's process: configuration comes from the stack's config
+// (read raw, so a secret key is not echoed in a warning) or the environment.
+function programClient() {
+  return clientFor(resolveConfig({ get: (key) => pulumi.runtime.getConfig(key) }));
+}
+
+/**
+ * The account behind the configured API key (calling it also verifies the key): id, email,
+ * credit and whether an SSH key is registered. Never the key material or an API key.
+ */
+export function getCurrentUser(): pulumi.Output<CurrentUser> {
+  return pulumi.output(programClient().users.current());
+}
+
+/**
+ * Cancels the rsync copy running into instance `dstId`. Rejects with the service's message
+ * (`Invalid dst_id.` or `Remote instance does not have an open port`) when it cannot.
+ */
+export async function cancelRsyncCopy(dstId: string | number): Promise<void> {
+  await programClient().commands.cancelRsyncCopy(String(dstId));
+}

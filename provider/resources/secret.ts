@@ -1,0 +1,136 @@
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { GpuCloudError } from "../client";
+import { providerClient } from "../provider-runtime";
+import { type DynamicProvider, providerShim } from "../shim";
+import { checkInputs } from "../validation";
+
+// ---- Inputs -------------------------------------------------------------------------------
+
+/** The service stores keys upper-case; two keys differing only in case are the same key. */
+export const secretInputsSchema = z.object({
+  key: z
+    .string({ error: "key is required" })
+    .min(1, "key must not be empty")
+    .max(128, "key must be at most 128 characters")
+    .regex(
+      /^[A-Za-z_][A-Za-z0-9_]*$/,
+      "key may hold only letters, digits and _, and must not start with a digit",
+    )
+    .transform((key) => key.toUpperCase()),
+  value: z
+    .string({ error: 'value is required (a string; use "" for an empty value)' })
+    .max(2048, "value must be at most 2048 characters")
+    .regex(/^[A-Za-z0-9_.-]*$/, "value may hold only letters, digits, _, - and ."),
+});
+export type SecretInputs = z.infer<typeof secretInputsSchema>;
+
+/** Outputs: the inputs as applied (`value` is stored as a Pulumi secret). */
+export type SecretOutputs = SecretInputs;
+
+// ---- Diff rules ---------------------------------------------------------------------------
+
+/**
+ * The service only ever returns masks, so the desired value is compared with the value
+ * recorded in state, never with what the service shows. A new value updates in place. A new
+ * key replaces, creating the new key before deleting the old one: the two cannot collide,
+ * because check normalises keys to upper-case, so a change of case alone is no change at all.
+ */
+export function diffSecret(olds: SecretOutputs, news: SecretInputs): pulumi.dynamic.DiffResult {
+  const keyChanged = olds.key !== news.key;
+  return {
+    changes: keyChanged || olds.value !== news.value,
+    replaces: keyChanged ? ["key"] : [],
+  };
+}
+
+// ---- CRUD ---------------------------------------------------------------------------------
+
+export const provider: DynamicProvider<SecretInputs, SecretOutputs> = {
+  async check(_olds, news) {
+    providerClient();
+    return checkInputs(secretInputsSchema, news);
+  },
+
+  async diff(_id, olds, news) {
+    return diffSecret(olds, news);
+  },
+
+  async create(inputs) {
+    try {
+      await providerClient().secrets.create(inputs.key, inputs.value);
+    } catch (error) {
+      if (error instanceof GpuCloudError && error.code === "existing_key") {
+        throw new Error(
+          `secret ${inputs.key} already exists in the account. Dynamic resources cannot be ` +
+            `imported: delete it (or choose another key) and run again.`,
+        );
+      }
+      throw error;
+    }
+    return { id: inputs.key, outs: { key: inputs.key, value: inputs.value } };
+  },
+
+  /**
+   * What refresh can see: whether the key still exists, and whether its value is empty (a
+   * null mask). A value changed to another non-empty value outside Pulumi is invisible.
+   */
+  async read(id, props) {
+    const masked = await providerClient().secrets.list();
+    if (!(id in masked)) return {};
+    const recorded = props?.value ?? "";
+    const emptyNow = masked[id] === null;
+    // Drift in emptiness: record what the service holds so the next up restores the value.
+    const value = emptyNow ? "" : recorded === "" ? "(set outside Pulumi)" : recorded;
+    const outs = { key: id, value };
+    return { id, props: outs, inputs: outs };
+  },
+
+  async update(_id, _olds, news) {
+    await providerClient().secrets.update(news.key, news.value);
+    return { outs: { key: news.key, value: news.value } };
+  },
+
+  async delete(_id, props) {
+    try {
+      await providerClient().secrets.delete(props.key);
+    } catch (error) {
+      if (error instanceof GpuCloudError && error.isNotFound) return;
+      throw error;
+    }
+  },
+};
+
+// ---- The resource -------------------------------------------------------------------------
+
+export interface SecretArgs {
+  /** The environment variable's name: letters, digits and `_`. Stored upper-case. */
+  key: pulumi.Input<string>;
+  /**
+   * The value: letters, digits, `_`, `-` and `.`, at most 2048 characters. Always stored as a
+   * Pulumi secret, even when given as a plain string.
+   */
+  value: pulumi.Input<string>;
+}
+
+/**
+ * An account environment-variable secret. The service returns values only masked, so refresh
+ * detects a deleted key or an emptied value, not a value changed to another one.
+ */
+export class Secret extends pulumi.dynamic.Resource {
+  /** The key as the service stores it (upper-case). */
+  declare readonly key: pulumi.Output<string>;
+  /** The value as last applied (a Pulumi secret). */
+  declare readonly value: pulumi.Output<string>;
+
+  constructor(name: string, args: SecretArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      providerShim("pulumi-gpucloud/provider/resources/secret"),
+      name,
+      { key: args.key, value: pulumi.secret(args.value) },
+      { ...opts, additionalSecretOutputs: ["value"] },
+      "gpucloud",
+      "Secret",
+    );
+  }
+}

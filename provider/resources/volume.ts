@@ -1,0 +1,109 @@
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { GpuCloudError } from "../client";
+import { providerClient } from "../provider-runtime";
+import { type DynamicProvider, providerShim } from "../shim";
+import { checkInputs } from "../validation";
+
+// ---- Inputs -------------------------------------------------------------------------------
+
+export const volumeInputsSchema = z.object({
+  askId: z
+    .number({ error: "askId is required: the id of a volume ask (offer)" })
+    .int("askId must be an integer")
+    .positive("askId must be positive"),
+  sizeGb: z
+    .number({ error: "sizeGb must be a number of GB" })
+    .int("sizeGb must be a whole number of GB")
+    .positive("sizeGb must be positive")
+    .default(15),
+});
+export type VolumeInputs = z.infer<typeof volumeInputsSchema>;
+
+export interface VolumeOutputs extends VolumeInputs {
+  /** `V.<number>`, as the service names it. */
+  volumeName: string;
+  /** The number in the name; the id the service deletes it by. */
+  volumeId: number;
+}
+
+// ---- Diff rules ---------------------------------------------------------------------------
+
+/** The service has no call to resize or move a volume: any change replaces it. */
+export function diffVolume(olds: VolumeOutputs, news: VolumeInputs): pulumi.dynamic.DiffResult {
+  const replaces = (["askId", "sizeGb"] as const).filter((field) => olds[field] !== news[field]);
+  return { changes: replaces.length > 0, replaces };
+}
+
+// ---- CRUD ---------------------------------------------------------------------------------
+
+export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
+  async check(_olds, news) {
+    providerClient();
+    return checkInputs(volumeInputsSchema, news);
+  },
+
+  async diff(_id, olds, news) {
+    return diffVolume(olds, news);
+  },
+
+  async create(inputs) {
+    const { volumeName, volumeId } = await providerClient().volumes.acceptVolumeAsk(
+      inputs.askId,
+      inputs.sizeGb,
+    );
+    return { id: volumeName, outs: { ...inputs, volumeName, volumeId } };
+  },
+
+  async read(id, props) {
+    if (!props) return {};
+    const found = (await providerClient().volumes.list()).find(
+      (volume) => volume.id === props.volumeId,
+    );
+    if (!found) return {};
+    const sizeGb = found.disk_space ?? props.sizeGb;
+    return {
+      id,
+      props: { ...props, sizeGb },
+      inputs: { askId: props.askId, sizeGb },
+    };
+  },
+
+  async delete(_id, props) {
+    try {
+      await providerClient().volumes.delete(props.volumeId);
+    } catch (error) {
+      if (error instanceof GpuCloudError && error.isNotFound) return;
+      throw error;
+    }
+  },
+};
+
+// ---- The resource -------------------------------------------------------------------------
+
+export interface VolumeArgs {
+  /** The volume ask (offer) to accept; see the service's volume search. */
+  askId: pulumi.Input<number>;
+  /** Size in GB (default 15). */
+  sizeGb?: pulumi.Input<number>;
+}
+
+/** A disk volume, created by accepting a volume ask. Any change replaces it. */
+export class Volume extends pulumi.dynamic.Resource {
+  declare readonly askId: pulumi.Output<number>;
+  declare readonly sizeGb: pulumi.Output<number>;
+  /** `V.<number>`. */
+  declare readonly volumeName: pulumi.Output<string>;
+  declare readonly volumeId: pulumi.Output<number>;
+
+  constructor(name: string, args: VolumeArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      providerShim("pulumi-gpucloud/provider/resources/volume"),
+      name,
+      { ...args, volumeName: undefined, volumeId: undefined },
+      opts,
+      "gpucloud",
+      "Volume",
+    );
+  }
+}

@@ -1,0 +1,142 @@
+import { z } from "zod";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { withStack } from "../support/pulumi-stack";
+import {
+  dynamicResources,
+  emulatorConfig,
+  expectNoLeak,
+  outsideClient,
+  program,
+} from "../support/programs";
+
+const secretProgram = (key: string, value: string) =>
+  program(`
+const token = new gpucloud.Secret("token", { key: ${JSON.stringify(key)}, value: ${JSON.stringify(value)} });
+exports.key = token.key;
+`);
+
+const emulatorSecrets = z.object({
+  secrets: z.array(z.object({ key: z.string(), value: z.string() })),
+});
+/** The secrets the emulator holds, key → plaintext value. */
+const secretsOf = async (emulator: TestEmulator) => {
+  const { secrets } = emulatorSecrets.parse(await emulator.state());
+  return Object.fromEntries(secrets.map((secret) => [secret.key, secret.value]));
+};
+
+describe("Secret under the real Pulumi CLI", () => {
+  let emulator: TestEmulator;
+  beforeEach(async () => {
+    emulator = await startTestEmulator();
+  });
+  afterEach(async () => {
+    await emulator.close();
+  });
+
+  it("creates, refreshes unchanged, updates, restores outside changes and destroys", async () => {
+    const first = "first-value.1";
+    const second = "second_value-2";
+    await withStack(
+      { program: secretProgram("api_token", first), config: emulatorConfig(emulator) },
+      async ({ stack, setProgram, exportState, output }) => {
+        const up = await stack.up({ onOutput: (text) => output.push(text) });
+        expect(up.summary.resourceChanges).toEqual({ create: 2 });
+        expect(up.outputs["key"]?.value).toBe("API_TOKEN");
+        expect(await secretsOf(emulator)).toEqual({ API_TOKEN: first });
+
+        const refresh = await stack.refresh({ onOutput: (text) => output.push(text) });
+        expect(refresh.summary.resourceChanges).toEqual({ same: 2 });
+        const again = await stack.up({ onOutput: (text) => output.push(text) });
+        expect(again.summary.resourceChanges).toEqual({ same: 2 });
+
+        // A new value updates in place.
+        await setProgram(secretProgram("api_token", second));
+        const update = await stack.up({ onOutput: (text) => output.push(text) });
+        expect(update.summary.resourceChanges).toEqual({ same: 1, update: 1 });
+        expect(await secretsOf(emulator)).toEqual({ API_TOKEN: second });
+
+        // A change of case alone is the same key: nothing to do.
+        await setProgram(secretProgram("Api_Token", second));
+        const sameKey = await stack.up({ onOutput: (text) => output.push(text) });
+        expect(sameKey.summary.resourceChanges).toEqual({ same: 2 });
+
+        // Emptied outside Pulumi: refresh sees the null mask, up restores the value.
+        await outsideClient(emulator).secrets.update("API_TOKEN", "");
+        await stack.refresh({ onOutput: (text) => output.push(text) });
+        const restore = await stack.up({ onOutput: (text) => output.push(text) });
+        expect(restore.summary.resourceChanges).toEqual({ same: 1, update: 1 });
+        expect(await secretsOf(emulator)).toEqual({ API_TOKEN: second });
+
+        // Deleted outside Pulumi: refresh drops it from state, up creates it again.
+        await outsideClient(emulator).secrets.delete("API_TOKEN");
+        const gone = await stack.refresh({ onOutput: (text) => output.push(text) });
+        expect(gone.summary.resourceChanges).toEqual({ same: 1, delete: 1 });
+        const recreate = await stack.up({ onOutput: (text) => output.push(text) });
+        expect(recreate.summary.resourceChanges).toEqual({ same: 1, create: 1 });
+        expect(await secretsOf(emulator)).toEqual({ API_TOKEN: second });
+
+        // A new key replaces.
+        await setProgram(secretProgram("other_token", second));
+        const replace = await stack.up({ onOutput: (text) => output.push(text) });
+        expect(replace.summary.resourceChanges).toEqual({ same: 1, replace: 1 });
+        expect(await secretsOf(emulator)).toEqual({ OTHER_TOKEN: second });
+
+        // Neither the value nor the API key is in state in plaintext, nor in any output. With
+        // secrets shown, our resources (their serialized provider included) still hold no key:
+        // only the engine's own default-provider entry keeps the stack config, encrypted.
+        const encrypted = await exportState(false);
+        const decrypted = await exportState(true);
+        expect(decrypted).toContain(second);
+        expectNoLeak([encrypted, ...output], [first, second, emulator.apiKey]);
+        const ours = dynamicResources(decrypted);
+        expect(ours).toHaveLength(1);
+        expectNoLeak(
+          ours.map((resource) => JSON.stringify(resource)),
+          [emulator.apiKey],
+        );
+
+        const destroy = await stack.destroy({ onOutput: (text) => output.push(text) });
+        expect(destroy.summary.resourceChanges).toEqual({ delete: 2 });
+        expect(await secretsOf(emulator)).toEqual({});
+      },
+    );
+  });
+
+  it("fails at preview on invalid input, naming the field, with no write sent", async () => {
+    await withStack(
+      { program: secretProgram("bad key!", "ok"), config: emulatorConfig(emulator) },
+      async ({ preview }) => {
+        await expect(preview()).rejects.toThrow(/key may hold only letters, digits and _/);
+        expect(await emulator.writes()).toEqual([]);
+      },
+    );
+  });
+
+  it("fails with the 401 message on a wrong key and creates nothing", async () => {
+    const wrongKey = "not-the-right-key-123";
+    await withStack(
+      { program: secretProgram("api_token", "v"), config: emulatorConfig(emulator, wrongKey) },
+      async ({ stack, output }) => {
+        await expect(stack.up({ onOutput: (text) => output.push(text) })).rejects.toThrow(
+          /API key was refused \(401\)/,
+        );
+        expect(await secretsOf(emulator)).toEqual({});
+        expectNoLeak(output, [wrongKey]);
+      },
+    );
+  });
+
+  it("fails at preview, saying how to set it, when the base URL is missing", async () => {
+    await withStack(
+      {
+        program: secretProgram("api_token", "v"),
+        config: { "gpucloud:apiKey": { value: emulator.apiKey, secret: true } },
+        env: { GPUCLOUD_BASE_URL: "" },
+      },
+      async ({ preview }) => {
+        await expect(preview()).rejects.toThrow(/pulumi config set gpucloud:baseUrl/);
+        expect(await emulator.requests()).toEqual([]);
+      },
+    );
+  });
+});

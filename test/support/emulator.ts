@@ -1,0 +1,104 @@
+import { request } from "undici";
+import { z } from "zod";
+import { type EmulatorOptions, startEmulator } from "../../emulator";
+
+const requestLogSchema = z.object({
+  requests: z.array(
+    z.object({
+      seq: z.number(),
+      method: z.string(),
+      path: z.string(),
+      status: z.number().nullable(),
+      fault: z.string().optional(),
+    }),
+  ),
+});
+export type LoggedRequest = z.infer<typeof requestLogSchema>["requests"][number];
+
+export interface BootOutcome {
+  status: "running" | "exited" | "unknown" | "offline";
+  afterPolls?: number;
+  afterSeconds?: number;
+  statusMsg?: string;
+}
+
+export interface FaultKind {
+  rate?: number;
+  next?: number;
+  methods?: string[];
+}
+
+export interface Faults {
+  latencyMs?: number;
+  tooManyRequests?: FaultKind;
+  serverErrors?: FaultKind & { status?: 500 | 502 | 503 | 504 };
+  drops?: FaultKind & { afterHandling?: boolean };
+  seed?: number;
+}
+
+/** A running emulator with its test controls (`/_emulator/`). */
+export interface TestEmulator {
+  readonly url: string;
+  readonly apiKey: string;
+  /** Requests to the API (method, path, status), oldest first. */
+  requests(): Promise<LoggedRequest[]>;
+  /** Requests that change something (POST, PUT, DELETE). */
+  writes(): Promise<LoggedRequest[]>;
+  clearRequests(): Promise<void>;
+  /** The whole server state as JSON text, secrets included, to search for leaks. */
+  stateText(): Promise<string>;
+  state(): Promise<unknown>;
+  setFaults(faults: Faults): Promise<void>;
+  clearFaults(): Promise<void>;
+  queueBoots(outcomes: BootOutcome[]): Promise<void>;
+  setUser(user: { ssh_key?: string; credit?: number; email?: string }): Promise<void>;
+  addKey(key: string, permissions?: { api: Record<string, object> }): Promise<void>;
+  revokeKey(key: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+const writeMethods = new Set(["POST", "PUT", "DELETE"]);
+
+export async function startTestEmulator(
+  options: Partial<EmulatorOptions> = {},
+): Promise<TestEmulator> {
+  const apiKey = options.apiKey ?? `test-key-${Math.random().toString(36).slice(2)}`;
+  const running = await startEmulator({ ...options, apiKey, port: 0, host: "127.0.0.1" });
+
+  async function control(method: "GET" | "PUT" | "POST" | "DELETE", path: string, body?: unknown) {
+    const response = await request(`${running.url}/_emulator/${path}`, {
+      method,
+      ...(body === undefined
+        ? {}
+        : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
+    });
+    const text = await response.body.text();
+    if (response.statusCode >= 300) {
+      throw new Error(`emulator control ${method} ${path}: HTTP ${response.statusCode} ${text}`);
+    }
+    return text;
+  }
+
+  const send = async (...args: Parameters<typeof control>): Promise<void> => {
+    await control(...args);
+  };
+  const requests = async () =>
+    requestLogSchema.parse(JSON.parse(await control("GET", "requests"))).requests;
+  return {
+    url: running.url,
+    apiKey,
+    requests,
+    writes: async () => (await requests()).filter((entry) => writeMethods.has(entry.method)),
+    clearRequests: () => send("DELETE", "requests"),
+    stateText: () => control("GET", "state"),
+    state: async (): Promise<unknown> => JSON.parse(await control("GET", "state")),
+    setFaults: (faults) => send("PUT", "faults", faults),
+    clearFaults: () => send("DELETE", "faults"),
+    queueBoots: (outcomes) => send("PUT", "boots", { outcomes }),
+    setUser: (user) => send("PUT", "user", user),
+    addKey: (key, permissions) =>
+      send("POST", "keys", permissions ? { key, permissions } : { key }),
+    revokeKey: (key) => send("DELETE", `keys/${encodeURIComponent(key)}`),
+    close: () => running.close(),
+  };
+}
