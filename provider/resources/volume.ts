@@ -100,7 +100,8 @@ export class Volume extends pulumi.dynamic.Resource {
     super(
       providerShim("pulumi-gpucloud/provider/resources/volume"),
       name,
-      { ...args, volumeName: undefined, volumeId: undefined },
+      // Every output is named here, or the resource would not expose it.
+      { askId: args.askId, sizeGb: args.sizeGb, volumeName: undefined, volumeId: undefined },
       opts,
       "gpucloud",
       "Volume",

@@ -131,7 +131,14 @@ export class Webhook extends pulumi.dynamic.Resource {
     super(
       providerShim("pulumi-gpucloud/provider/resources/webhook"),
       name,
-      { ...args, webhookId: undefined, webhookSecret: undefined },
+      // Every output is named here, or the resource would not expose it.
+      {
+        url: args.url,
+        eventTypes: args.eventTypes,
+        name: args.name,
+        webhookId: undefined,
+        webhookSecret: undefined,
+      },
       { ...opts, additionalSecretOutputs: ["webhookSecret"] },
       "gpucloud",
       "Webhook",

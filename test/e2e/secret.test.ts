@@ -1,4 +1,3 @@
-import { z } from "zod";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
 import {
@@ -14,15 +13,6 @@ const secretProgram = (key: string, value: string) =>
 const token = new gpucloud.Secret("token", { key: ${JSON.stringify(key)}, value: ${JSON.stringify(value)} });
 exports.key = token.key;
 `);
-
-const emulatorSecrets = z.object({
-  secrets: z.array(z.object({ key: z.string(), value: z.string() })),
-});
-/** The secrets the emulator holds, key → plaintext value. */
-const secretsOf = async (emulator: TestEmulator) => {
-  const { secrets } = emulatorSecrets.parse(await emulator.state());
-  return Object.fromEntries(secrets.map((secret) => [secret.key, secret.value]));
-};
 
 describe("Secret under the real Pulumi CLI", () => {
   let emulator: TestEmulator;
@@ -42,7 +32,7 @@ describe("Secret under the real Pulumi CLI", () => {
         const up = await stack.up({ onOutput: (text) => output.push(text) });
         expect(up.summary.resourceChanges).toEqual({ create: 2 });
         expect(up.outputs["key"]?.value).toBe("API_TOKEN");
-        expect(await secretsOf(emulator)).toEqual({ API_TOKEN: first });
+        expect(await emulator.secrets()).toEqual({ API_TOKEN: first });
 
         const refresh = await stack.refresh({ onOutput: (text) => output.push(text) });
         expect(refresh.summary.resourceChanges).toEqual({ same: 2 });
@@ -53,7 +43,7 @@ describe("Secret under the real Pulumi CLI", () => {
         await setProgram(secretProgram("api_token", second));
         const update = await stack.up({ onOutput: (text) => output.push(text) });
         expect(update.summary.resourceChanges).toEqual({ same: 1, update: 1 });
-        expect(await secretsOf(emulator)).toEqual({ API_TOKEN: second });
+        expect(await emulator.secrets()).toEqual({ API_TOKEN: second });
 
         // A change of case alone is the same key: nothing to do.
         await setProgram(secretProgram("Api_Token", second));
@@ -65,7 +55,7 @@ describe("Secret under the real Pulumi CLI", () => {
         await stack.refresh({ onOutput: (text) => output.push(text) });
         const restore = await stack.up({ onOutput: (text) => output.push(text) });
         expect(restore.summary.resourceChanges).toEqual({ same: 1, update: 1 });
-        expect(await secretsOf(emulator)).toEqual({ API_TOKEN: second });
+        expect(await emulator.secrets()).toEqual({ API_TOKEN: second });
 
         // Deleted outside Pulumi: refresh drops it from state, up creates it again.
         await outsideClient(emulator).secrets.delete("API_TOKEN");
@@ -73,13 +63,13 @@ describe("Secret under the real Pulumi CLI", () => {
         expect(gone.summary.resourceChanges).toEqual({ same: 1, delete: 1 });
         const recreate = await stack.up({ onOutput: (text) => output.push(text) });
         expect(recreate.summary.resourceChanges).toEqual({ same: 1, create: 1 });
-        expect(await secretsOf(emulator)).toEqual({ API_TOKEN: second });
+        expect(await emulator.secrets()).toEqual({ API_TOKEN: second });
 
         // A new key replaces.
         await setProgram(secretProgram("other_token", second));
         const replace = await stack.up({ onOutput: (text) => output.push(text) });
         expect(replace.summary.resourceChanges).toEqual({ same: 1, replace: 1 });
-        expect(await secretsOf(emulator)).toEqual({ OTHER_TOKEN: second });
+        expect(await emulator.secrets()).toEqual({ OTHER_TOKEN: second });
 
         // Neither the value nor the API key is in state in plaintext, nor in any output. With
         // secrets shown, our resources (their serialized provider included) still hold no key:
@@ -97,7 +87,7 @@ describe("Secret under the real Pulumi CLI", () => {
 
         const destroy = await stack.destroy({ onOutput: (text) => output.push(text) });
         expect(destroy.summary.resourceChanges).toEqual({ delete: 2 });
-        expect(await secretsOf(emulator)).toEqual({});
+        expect(await emulator.secrets()).toEqual({});
       },
     );
   });
@@ -120,7 +110,7 @@ describe("Secret under the real Pulumi CLI", () => {
         await expect(stack.up({ onOutput: (text) => output.push(text) })).rejects.toThrow(
           /API key was refused \(401\)/,
         );
-        expect(await secretsOf(emulator)).toEqual({});
+        expect(await emulator.secrets()).toEqual({});
         expectNoLeak(output, [wrongKey]);
       },
     );

@@ -213,6 +213,19 @@ describe("instances", () => {
     expect(reply.body).toMatchObject({ msg: expect.stringContaining(field) as unknown });
   });
 
+  it("says which field is missing or wrong", async () => {
+    const path = `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`;
+    expect((await emulator.call("POST", path, { disk: 10 })).body).toMatchObject({
+      msg: "image: is required",
+    });
+    expect((await emulator.call("POST", path, { image: "x", disk: 4 })).body).toMatchObject({
+      msg: "disk: must be at least 8 GB",
+    });
+    expect((await emulator.call("POST", path)).body).toMatchObject({
+      msg: "request body: is required",
+    });
+  });
+
   it("accepts an onstart of exactly 4048 characters", async () => {
     await createInstance(emulator.call, { onstart: "a".repeat(4048) });
   });

@@ -13,6 +13,24 @@ const requestLogSchema = z.object({
     }),
   ),
 });
+// The parts of the emulator's state that tests look at.
+const stateSchema = z.object({
+  secrets: z.array(z.object({ key: z.string(), value: z.string() })),
+  webhooks: z.array(
+    z.object({
+      id: z.number(),
+      name: z.string().nullable(),
+      url: z.string(),
+      eventTypes: z.array(z.string()),
+    }),
+  ),
+  volumes: z.array(z.object({ id: z.number(), askId: z.number(), sizeGb: z.number() })),
+  instances: z.array(
+    z.looseObject({ id: z.number(), label: z.string().nullable(), onstart: z.string().nullable() }),
+  ),
+});
+export type EmulatorState = z.infer<typeof stateSchema>;
+
 export type LoggedRequest = z.infer<typeof requestLogSchema>["requests"][number];
 
 export interface BootOutcome {
@@ -47,7 +65,9 @@ export interface TestEmulator {
   clearRequests(): Promise<void>;
   /** The whole server state as JSON text, secrets included, to search for leaks. */
   stateText(): Promise<string>;
-  state(): Promise<unknown>;
+  state(): Promise<EmulatorState>;
+  /** The secrets the emulator holds: key → plaintext value. */
+  secrets(): Promise<Record<string, string>>;
   setFaults(faults: Faults): Promise<void>;
   clearFaults(): Promise<void>;
   queueBoots(outcomes: BootOutcome[]): Promise<void>;
@@ -82,6 +102,7 @@ export async function startTestEmulator(
   const send = async (...args: Parameters<typeof control>): Promise<void> => {
     await control(...args);
   };
+  const state = async () => stateSchema.parse(JSON.parse(await control("GET", "state")));
   const requests = async () =>
     requestLogSchema.parse(JSON.parse(await control("GET", "requests"))).requests;
   return {
@@ -91,7 +112,9 @@ export async function startTestEmulator(
     writes: async () => (await requests()).filter((entry) => writeMethods.has(entry.method)),
     clearRequests: () => send("DELETE", "requests"),
     stateText: () => control("GET", "state"),
-    state: async (): Promise<unknown> => JSON.parse(await control("GET", "state")),
+    state,
+    secrets: async () =>
+      Object.fromEntries((await state()).secrets.map((secret) => [secret.key, secret.value])),
     setFaults: (faults) => send("PUT", "faults", faults),
     clearFaults: () => send("DELETE", "faults"),
     queueBoots: (outcomes) => send("PUT", "boots", { outcomes }),

@@ -1,0 +1,105 @@
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { withStack } from "../support/pulumi-stack";
+import {
+  dynamicResources,
+  emulatorConfig,
+  expectNoLeak,
+  outsideClient,
+  program,
+} from "../support/programs";
+
+const webhookProgram = (fields: { url: string; eventTypes: string[]; name?: string }) =>
+  program(`
+const hook = new gpucloud.Webhook("alerts", ${JSON.stringify(fields)});
+exports.webhookId = hook.webhookId;
+exports.webhookSecret = hook.webhookSecret;
+`);
+
+describe("Webhook under the real Pulumi CLI", () => {
+  let emulator: TestEmulator;
+  beforeEach(async () => {
+    emulator = await startTestEmulator();
+  });
+  afterEach(async () => {
+    await emulator.close();
+  });
+
+  it("creates, refreshes unchanged, updates in place, restores outside changes and destroys", async () => {
+    const declared = {
+      url: "https://hooks.example.com/gpu",
+      eventTypes: ["instance.running"],
+      name: "alerts",
+    };
+    await withStack(
+      { program: webhookProgram(declared), config: emulatorConfig(emulator) },
+      async ({ stack, setProgram, exportState, output }) => {
+        const onOutput = (text: string) => output.push(text);
+        const up = await stack.up({ onOutput });
+        expect(up.summary.resourceChanges).toEqual({ create: 2 });
+        expect(up.outputs["webhookSecret"]?.secret).toBe(true);
+        const [created] = (await emulator.state()).webhooks;
+        expect(created).toMatchObject({ url: declared.url, eventTypes: declared.eventTypes });
+
+        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 2 });
+        expect((await stack.up({ onOutput })).summary.resourceChanges).toEqual({ same: 2 });
+
+        // Every field changes in place, keeping the id.
+        const changed = { ...declared, eventTypes: ["instance.running", "instance.exited"] };
+        await setProgram(webhookProgram(changed));
+        const update = await stack.up({ onOutput });
+        expect(update.summary.resourceChanges).toEqual({ same: 1, update: 1 });
+        expect((await emulator.state()).webhooks).toEqual([
+          expect.objectContaining({ id: created?.id, eventTypes: changed.eventTypes }),
+        ]);
+
+        // Changed outside Pulumi: refresh records the drift, up restores the declared URL.
+        await outsideClient(emulator).webhooks.update(created?.id ?? 0, {
+          webhook_url: "https://elsewhere.example.com/",
+        });
+        const drift = await stack.refresh({ onOutput });
+        expect(drift.summary.resourceChanges).toEqual({ same: 1, update: 1 });
+        await stack.up({ onOutput });
+        expect((await emulator.state()).webhooks[0]?.url).toBe(declared.url);
+
+        // Deleted outside Pulumi: refresh drops it, up creates a new one.
+        await outsideClient(emulator).webhooks.delete(created?.id ?? 0);
+        const gone = await stack.refresh({ onOutput });
+        expect(gone.summary.resourceChanges).toEqual({ same: 1, delete: 1 });
+        expect((await stack.up({ onOutput })).summary.resourceChanges).toEqual({
+          same: 1,
+          create: 1,
+        });
+        const state = await emulator.state();
+        expect(state.webhooks).toHaveLength(1);
+
+        // The signing secret is a Pulumi secret: encrypted in state, never printed.
+        const full = JSON.parse(await emulator.stateText()) as {
+          webhooks: { secret: string }[];
+        };
+        const signingSecret = full.webhooks[0]?.secret ?? "";
+        expect(signingSecret).not.toBe("");
+        const decrypted = dynamicResources(await exportState(true));
+        expect(JSON.stringify(decrypted)).toContain(signingSecret);
+        expectNoLeak([await exportState(false), ...output], [signingSecret, emulator.apiKey]);
+
+        await stack.destroy({ onOutput });
+        expect((await emulator.state()).webhooks).toEqual([]);
+      },
+    );
+  });
+
+  it("fails at preview on a non-https URL or no event types, with no write sent", async () => {
+    await withStack(
+      {
+        program: webhookProgram({ url: "http://plain.example.com", eventTypes: [] }),
+        config: emulatorConfig(emulator),
+      },
+      async ({ preview }) => {
+        const failure = preview();
+        await expect(failure).rejects.toThrow(/url: url must be an https:\/\/ URL/);
+        await expect(failure).rejects.toThrow(/eventTypes needs at least one event type/);
+        expect(await emulator.writes()).toEqual([]);
+      },
+    );
+  });
+});
