@@ -7,6 +7,7 @@
 export { Secret, type SecretArgs } from "./resources/secret";
 export { Webhook, type WebhookArgs } from "./resources/webhook";
 export { Volume, type VolumeArgs } from "./resources/volume";
+export { Instance, type InstanceArgs, type InstanceAttempt } from "./resources/instance";
 export { getCurrentUser, cancelRsyncCopy } from "./functions";
 export * as client from "./client";
 export { GpuCloudClient, GpuCloudError } from "./client";

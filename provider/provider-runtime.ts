@@ -29,3 +29,30 @@ export function providerClient(): GpuCloudClient {
   });
   return client;
 }
+
+/**
+ * Shows a progress line in `pulumi up`'s display, on the stack's row (a dynamic provider is
+ * not told which resource it is working on). The dynamic-provider process is given the
+ * engine's address as its first argument but does not hand it to the SDK's logger, so it is
+ * handed over here, once. Progress is best effort: a line that cannot be sent is dropped.
+ */
+export function reportProgress(message: string): void {
+  void import("@pulumi/pulumi")
+    .then(async (sdk) => {
+      const engineAddress = process.argv[2];
+      if (!sdk.runtime.hasEngine() && engineAddress && /^[\w.[\]:-]+:\d+$/.test(engineAddress)) {
+        // The organization is not known to a provider process; it is not used for logging.
+        sdk.runtime.resetOptions(
+          sdk.getProject(),
+          sdk.getStack(),
+          -1,
+          engineAddress,
+          "",
+          false,
+          "",
+        );
+      }
+      await sdk.log.info(`gpucloud: ${message}`);
+    })
+    .catch(() => undefined);
+}

@@ -15,7 +15,7 @@ export type { Webhook, CreatedWebhook, WebhookFields } from "./webhooks";
 export type { Volume, VolumeOffer } from "./volumes";
 export { volumeIdOf } from "./volumes";
 export type { Instance, InstanceOffer, CreateInstanceRequest } from "./instances";
-export { deadEndStatuses } from "./instances";
+export { deadEndStatuses, environmentOf } from "./instances";
 export type { RemoteCopy } from "./commands";
 
 /** A typed client for the whole GPU cloud API, one area per property. */

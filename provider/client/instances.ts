@@ -27,6 +27,18 @@ export const instanceSchema = z.object({
 });
 export type Instance = z.infer<typeof instanceSchema>;
 
+// The service lists an instance's environment as [name, value] pairs; accept a map as well.
+const extraEnvSchema = z.union([
+  z.array(z.tuple([z.string(), z.string()])),
+  z.record(z.string(), z.string()).transform((env) => Object.entries(env)),
+]);
+
+/** An instance's environment variables as a map (empty when the service sent none). */
+export function environmentOf(instance: Instance): Record<string, string> {
+  const parsed = extraEnvSchema.safeParse(instance.extra_env);
+  return parsed.success ? Object.fromEntries(parsed.data) : {};
+}
+
 const showInstanceSchema = z.object({ instances: instanceSchema.nullable() });
 const listInstancesSchema = z.object({
   instances: z.array(instanceSchema),

@@ -23,26 +23,33 @@ export class SecretsApi {
   ) {}
 
   /**
-   * Lists the account's secrets, masked. Calls made while a list is pending share its result,
-   * so a refresh of N secrets costs one request, not N.
+   * Lists the account's secrets, masked. Calls made while a list waits to be sent share its
+   * result, so a refresh of N secrets costs one request, not N.
    */
   list(signal?: AbortSignal): Promise<MaskedSecrets> {
+    // A caller's signal must cancel its own list only, so a list with a signal is not shared.
+    if (signal) return this.fetchList(signal);
     if (this.inFlight) return this.inFlight;
-    const pending = new Promise<void>((resolve) => setTimeout(resolve, this.coalesceWindowMs))
-      .then(() =>
-        this.transport.request({
-          method: "GET",
-          path: "/api/v0/secrets/",
-          response: listSecretsSchema,
-          signal,
-        }),
-      )
-      .then((body) => body.secrets)
-      .finally(() => {
-        this.inFlight = undefined;
-      });
+    const pending = new Promise<void>((resolve) => setTimeout(resolve, this.coalesceWindowMs)).then(
+      () => {
+        // Only calls made before the request is sent may join it: a later call must see the
+        // writes that completed before it was made.
+        if (this.inFlight === pending) this.inFlight = undefined;
+        return this.fetchList(undefined);
+      },
+    );
     this.inFlight = pending;
     return pending;
+  }
+
+  private async fetchList(signal: AbortSignal | undefined): Promise<MaskedSecrets> {
+    const body = await this.transport.request({
+      method: "GET",
+      path: "/api/v0/secrets/",
+      response: listSecretsSchema,
+      signal,
+    });
+    return body.secrets;
   }
 
   async create(key: string, value: string, signal?: AbortSignal): Promise<void> {

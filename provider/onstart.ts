@@ -1,0 +1,22 @@
+import { gzipSync } from "node:zlib";
+
+/** The service's limit on the onstart field, in characters. */
+export const onstartLimitChars = 4048;
+
+export type OnstartEncoding =
+  | { ok: true; command: string; compressed: boolean }
+  | { ok: false; originalChars: number; encodedChars: number };
+
+/**
+ * Fits an onstart script into the service's limit. A script within the limit is sent as it is;
+ * a longer one is gzipped and base64-encoded into a bootstrap command that writes the original
+ * back, byte for byte, to a temporary file and runs it with bash (as the service runs onstart).
+ */
+export function encodeOnstart(script: string): OnstartEncoding {
+  if (script.length <= onstartLimitChars) return { ok: true, command: script, compressed: false };
+  const payload = gzipSync(Buffer.from(script, "utf8"), { level: 9 }).toString("base64");
+  const command = `f=$(mktemp) && echo ${payload} | base64 -d | gzip -dc > "$f" && bash "$f"`;
+  return command.length <= onstartLimitChars
+    ? { ok: true, command, compressed: true }
+    : { ok: false, originalChars: script.length, encodedChars: command.length };
+}

@@ -1,0 +1,191 @@
+import { deadEndStatuses } from "../../provider/client";
+import { failureOf, requestsTo, summary, useEmulator } from "./harness";
+
+const ASK = 31001; // a seeded ask: RTX 4090, 24564 MB
+const basic = { image: "pytorch/pytorch:latest", disk: 16 };
+
+describe("instances", () => {
+  const h = useEmulator();
+
+  it("creates an instance from an ask and returns new_contract, the instance id", async () => {
+    const id = await h.client.instances.create(ASK, {
+      ...basic,
+      label: "trainer",
+      onstart: "echo hello",
+      env: { MODE: "train" },
+      runtype: "ssh",
+      price: 0.4,
+    });
+
+    expect(id).toBe(1000001);
+    const [stored] = (await h.emulator.state()).instances;
+    expect(stored).toMatchObject({
+      id,
+      label: "trainer",
+      onstart: "echo hello",
+      image: basic.image,
+      diskGb: 16,
+      env: { MODE: "train" },
+      runtype: "ssh",
+      bidDollarsPerHour: 0.4,
+    });
+    expect(summary(await h.emulator.writes())).toEqual([`POST /api/v0/asks/${String(ASK)}/ 200`]);
+  });
+
+  it("shows an instance as it boots, until it is running", async () => {
+    await h.emulator.queueBoots([{ status: "running", afterPolls: 3 }]);
+    const id = await h.client.instances.create(ASK, { ...basic, label: "boot" });
+
+    const statuses: (string | null | undefined)[] = [];
+    for (let poll = 0; poll < 2; poll++) {
+      statuses.push((await h.client.instances.show(id))?.actual_status);
+    }
+    const running = await h.client.instances.show(id);
+
+    expect(statuses).toEqual([null, "loading"]);
+    expect(running).toMatchObject({
+      id,
+      actual_status: "running",
+      label: "boot",
+      image_uuid: basic.image,
+      disk_space: 16,
+      gpu_ram: 24564,
+    });
+    // The address to connect to is set once it runs.
+    expect(running?.ssh_host).toEqual(expect.any(String));
+    expect(running?.ssh_port).toEqual(expect.any(Number));
+  });
+
+  it("shows a dead end: an instance that exited, with the service's message", async () => {
+    await h.emulator.queueBoots([{ status: "exited", afterPolls: 1, statusMsg: "Error: OOM" }]);
+    const id = await h.client.instances.create(ASK, basic);
+
+    const shown = await h.client.instances.show(id);
+
+    expect(shown).toMatchObject({ id, actual_status: "exited", status_msg: "Error: OOM" });
+    expect(deadEndStatuses).toContain(shown?.actual_status);
+  });
+
+  it("shows undefined for an instance that does not exist", async () => {
+    expect(await h.client.instances.show(424242)).toBeUndefined();
+    expect(summary(await h.emulator.requests())).toEqual([
+      "GET /api/v0/instances/424242/?owner=me 200",
+    ]);
+  });
+
+  it("lists every instance, following pages past 25", async () => {
+    const created: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      created.push(await h.client.instances.create(ASK, { ...basic, label: `n${String(i)}` }));
+    }
+    await h.emulator.clearRequests();
+
+    const listed = await h.client.instances.list();
+
+    expect(listed.map((instance) => instance.id)).toEqual(created);
+    expect(listed.map((instance) => instance.label)).toEqual(
+      created.map((_, i) => `n${String(i)}`),
+    );
+    const pages = requestsTo(await h.emulator.requests(), "GET", "/api/v1/instances/");
+    expect(pages).toHaveLength(2);
+    expect(pages[1]?.path).toMatch(/\?next_token=\S+/);
+  });
+
+  it("lists nothing on a new account", async () => {
+    expect(await h.client.instances.list()).toEqual([]);
+  });
+
+  it("destroys an instance", async () => {
+    const keep = await h.client.instances.create(ASK, basic);
+    const drop = await h.client.instances.create(ASK, basic);
+
+    await h.client.instances.destroy(drop);
+
+    expect(await h.client.instances.show(drop)).toBeUndefined();
+    expect((await h.emulator.state()).instances.map((instance) => instance.id)).toEqual([keep]);
+  });
+
+  it("counts destroying an instance that is already gone as done", async () => {
+    await expect(h.client.instances.destroy(777)).resolves.toBeUndefined();
+    // The service did answer 404: the client read that as "already destroyed".
+    expect(summary(await h.emulator.requests())).toEqual(["DELETE /api/v0/instances/777/ 404"]);
+  });
+
+  it("relabels an instance", async () => {
+    const id = await h.client.instances.create(ASK, { ...basic, label: "old" });
+
+    await h.client.instances.relabel(id, "new");
+
+    expect((await h.client.instances.show(id))?.label).toBe("new");
+  });
+
+  it("rejects relabelling an unknown instance with no_such_instance", async () => {
+    const error = await failureOf(h.client.instances.relabel(777, "x"));
+
+    expect(error).toMatchObject({
+      status: 404,
+      code: "no_such_instance",
+      endpoint: "PUT /api/v0/instances/777/",
+      isNotFound: true,
+    });
+  });
+
+  it("searches instance offers, with GPU RAM in MB", async () => {
+    const offers = await h.client.instances.searchOffers();
+
+    expect(offers.map((offer) => offer.id)).toEqual([31001, 31002, 31003, 31004]);
+    expect(offers[0]).toEqual({
+      id: 31001,
+      gpu_name: "RTX 4090",
+      num_gpus: 1,
+      gpu_ram: 24564,
+      dph_total: 0.35,
+    });
+  });
+
+  it("rejects an unknown ask with 404 no_such_ask", async () => {
+    const error = await failureOf(h.client.instances.create(99, basic));
+
+    expect(error).toMatchObject({
+      status: 404,
+      code: "no_such_ask",
+      serviceMessage: "No instance ask with that id.",
+      endpoint: "POST /api/v0/asks/99/",
+      mayHaveCreated: false,
+    });
+    expect(error.message).toBe(
+      "POST /api/v0/asks/99/ failed with HTTP 404 (no_such_ask: No instance ask with that id.)",
+    );
+    expect((await h.emulator.state()).instances).toEqual([]);
+  });
+
+  it("rejects a disk under 8 GB with 400 invalid_args", async () => {
+    const error = await failureOf(h.client.instances.create(ASK, { ...basic, disk: 4 }));
+
+    expect(error).toMatchObject({
+      status: 400,
+      code: "invalid_args",
+      serviceMessage: "disk: must be at least 8 GB",
+      endpoint: `POST /api/v0/asks/${String(ASK)}/`,
+      mayHaveCreated: false,
+    });
+    expect((await h.emulator.state()).instances).toEqual([]);
+  });
+
+  it("rejects a VM without a registered SSH key with no_ssh_key_for_vm, then accepts it", async () => {
+    const error = await failureOf(h.client.instances.create(ASK, { ...basic, runtype: "vm" }));
+
+    expect(error).toMatchObject({
+      status: 400,
+      code: "no_ssh_key_for_vm",
+      endpoint: `POST /api/v0/asks/${String(ASK)}/`,
+      mayHaveCreated: false,
+    });
+    expect(error.message).toContain("no_ssh_key_for_vm");
+    expect((await h.emulator.state()).instances).toEqual([]);
+
+    await h.emulator.setUser({ ssh_key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExample" });
+    const id = await h.client.instances.create(ASK, { ...basic, runtype: "vm" });
+    expect((await h.emulator.state()).instances.map((instance) => instance.id)).toEqual([id]);
+  });
+});

@@ -1,0 +1,228 @@
+import type { ServerResponse } from "node:http";
+import { z } from "zod";
+import { closeAllPools, GpuCloudError } from "../../provider/client";
+import {
+  clientFor,
+  everyRendering,
+  failureOf,
+  type FakeServer,
+  requestsTo,
+  sendJson,
+  startFakeServer,
+  useEmulator,
+  waitFor,
+} from "./harness";
+
+describe("secrets", () => {
+  const h = useEmulator();
+
+  it("lists nothing on a new account", async () => {
+    expect(await h.client.secrets.list()).toEqual({});
+  });
+
+  it("creates secrets that list masked: asterisks, or null when the value is empty", async () => {
+    await h.client.secrets.create("api_token", "s3cr3t-value.1");
+    await h.client.secrets.create("EMPTY_ONE", "");
+
+    const listed = await h.client.secrets.list();
+
+    // Keys are stored upper-case; the plaintext went to the service but never comes back.
+    expect(await h.emulator.secrets()).toEqual({ API_TOKEN: "s3cr3t-value.1", EMPTY_ONE: "" });
+    expect(Object.keys(listed).sort()).toEqual(["API_TOKEN", "EMPTY_ONE"]);
+    expect(listed.API_TOKEN).toMatch(/^\*+$/);
+    expect(listed.EMPTY_ONE).toBeNull();
+    expect(JSON.stringify(listed)).not.toContain("s3cr3t-value.1");
+  });
+
+  it("updates a secret's value, which still lists masked", async () => {
+    await h.client.secrets.create("DB_PASSWORD", "first-value");
+
+    await h.client.secrets.update("DB_PASSWORD", "second-value");
+
+    expect(await h.emulator.secrets()).toEqual({ DB_PASSWORD: "second-value" });
+    const listed = await h.client.secrets.list();
+    expect(listed.DB_PASSWORD).toMatch(/^\*+$/);
+    expect(JSON.stringify(listed)).not.toMatch(/first-value|second-value/);
+  });
+
+  it("an update to an empty value lists as null", async () => {
+    await h.client.secrets.create("TOKEN", "abc");
+
+    await h.client.secrets.update("TOKEN", "");
+
+    expect(await h.client.secrets.list()).toEqual({ TOKEN: null });
+  });
+
+  it("deletes a secret", async () => {
+    await h.client.secrets.create("KEEP", "k");
+    await h.client.secrets.create("DROP", "d");
+
+    await h.client.secrets.delete("DROP");
+
+    const listed = await h.client.secrets.list();
+    expect(Object.keys(listed)).toEqual(["KEEP"]);
+    expect(listed.KEEP).toMatch(/^\*+$/);
+    expect(await h.emulator.secrets()).toEqual({ KEEP: "k" });
+  });
+
+  it("rejects creating a key that exists with existing_key, without echoing the value", async () => {
+    await h.client.secrets.create("API_TOKEN", "original");
+
+    const error = await failureOf(h.client.secrets.create("api_token", "replacement-value"));
+
+    expect(error).toMatchObject({
+      status: 400,
+      code: "existing_key",
+      serviceMessage: "Environment variable API_TOKEN already exists.",
+      endpoint: "POST /api/v0/secrets/",
+      mayHaveCreated: false,
+    });
+    expect(error.message).toBe(
+      "POST /api/v0/secrets/ failed with HTTP 400 " +
+        "(existing_key: Environment variable API_TOKEN already exists.)",
+    );
+    expect(everyRendering(error)).not.toContain("replacement-value");
+    expect(await h.emulator.secrets()).toEqual({ API_TOKEN: "original" });
+    // A 400 is an answer, not a failure to retry.
+    expect(requestsTo(await h.emulator.requests(), "POST", "/api/v0/secrets/")).toHaveLength(2);
+  });
+
+  it("rejects updating a key that does not exist with nonexistent_key", async () => {
+    const error = await failureOf(h.client.secrets.update("MISSING", "value-1"));
+
+    expect(error).toMatchObject({
+      status: 400,
+      code: "nonexistent_key",
+      serviceMessage: "Environment variable MISSING does not exist.",
+      endpoint: "PUT /api/v0/secrets/",
+    });
+    expect(error.message).toContain("nonexistent_key");
+    expect(await h.emulator.secrets()).toEqual({});
+  });
+
+  it("rejects deleting a key that does not exist with nonexistent_key, as not found", async () => {
+    const error = await failureOf(h.client.secrets.delete("MISSING"));
+
+    expect(error).toMatchObject({
+      status: 404,
+      code: "nonexistent_key",
+      endpoint: "DELETE /api/v0/secrets/",
+      isNotFound: true,
+    });
+    expect(error.message).toBe(
+      "DELETE /api/v0/secrets/ failed with HTTP 404 " +
+        "(nonexistent_key: No environment variable with that key.)",
+    );
+  });
+
+  it("passes the service's validation errors through", async () => {
+    const error = await failureOf(h.client.secrets.create("BAD", "spaces are not allowed"));
+
+    expect(error).toMatchObject({ status: 400, code: "invalid_characters" });
+    expect(error.serviceMessage).toContain("value");
+    expect(everyRendering(error)).not.toContain("spaces are not allowed");
+  });
+});
+
+describe("secrets.list coalescing", () => {
+  const h = useEmulator();
+
+  it("serves 100 concurrent lists with one request", async () => {
+    await h.client.secrets.create("SHARED", "v");
+    await h.emulator.clearRequests();
+
+    const results = await Promise.all(Array.from({ length: 100 }, () => h.client.secrets.list()));
+
+    for (const result of results) expect(result).toEqual({ SHARED: "********" });
+    const gets = requestsTo(await h.emulator.requests(), "GET", "/api/v0/secrets/");
+    expect(gets.length).toBeGreaterThanOrEqual(1);
+    expect(gets.length).toBeLessThanOrEqual(2);
+  });
+
+  it("a list started after another finished sends its own request", async () => {
+    await h.client.secrets.list();
+    await h.client.secrets.create("LATER", "v");
+
+    expect(await h.client.secrets.list()).toEqual({ LATER: "********" });
+    expect(requestsTo(await h.emulator.requests(), "GET", "/api/v0/secrets/")).toHaveLength(2);
+  });
+});
+
+/**
+ * A server that takes its snapshot of the secrets when a list arrives and holds the answer
+ * until released: how a list that is in flight while a write happens behaves.
+ */
+describe("secrets.list sharing with a list in flight", () => {
+  let server: FakeServer | undefined;
+  const stored = new Map<string, string>();
+  const held: (() => void)[] = [];
+  let holding = true;
+  const release = () => {
+    holding = false;
+    for (const answer of held.splice(0)) answer();
+  };
+
+  beforeEach(async () => {
+    stored.clear();
+    held.length = 0;
+    holding = true;
+    server = await startFakeServer((request, body, response: ServerResponse) => {
+      if (request.method === "GET") {
+        const snapshot = Object.fromEntries([...stored.keys()].map((key) => [key, "********"]));
+        const answer = () => {
+          sendJson(response, 200, { success: true, secrets: snapshot });
+        };
+        if (holding) held.push(answer);
+        else answer();
+        return;
+      }
+      const input = z.object({ key: z.string(), value: z.string() }).parse(JSON.parse(body));
+      stored.set(input.key.toUpperCase(), input.value);
+      sendJson(response, 200, { success: true, msg: "Created." });
+    });
+  });
+  afterEach(async () => {
+    release();
+    await server?.close();
+  });
+  afterAll(async () => {
+    await closeAllPools();
+  });
+
+  const fake = (): FakeServer => {
+    if (server === undefined) throw new Error("no server");
+    return server;
+  };
+
+  it("a list called after a write completed sees the write", async () => {
+    const client = clientFor(fake().url, "fake-key");
+    const before = client.secrets.list();
+    await waitFor("the first list to reach the server", () => held.length === 1);
+
+    await client.secrets.create("NEW", "v");
+    const after = client.secrets.list();
+    await waitFor("the second list to reach the server", () => held.length === 2, 2_000);
+    release();
+
+    expect(await before).toEqual({});
+    expect(await after).toEqual({ NEW: "********" });
+  });
+
+  it("cancelling one caller's list does not cancel another caller's", async () => {
+    const client = clientFor(fake().url, "fake-key");
+    const controller = new AbortController();
+    const cancelled = client.secrets.list(controller.signal);
+    const other = client.secrets.list();
+    await waitFor("a list to reach the server", () => held.length >= 1);
+
+    controller.abort();
+    const error = await cancelled.then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    release();
+
+    expect(error).toBeInstanceOf(GpuCloudError);
+    expect(await other).toEqual({});
+  });
+});

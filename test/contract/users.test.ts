@@ -1,0 +1,47 @@
+import { request } from "undici";
+import { summary, useEmulator } from "./harness";
+
+describe("users.current", () => {
+  const h = useEmulator();
+
+  it("returns the account's id, email, credit and whether an SSH key is registered", async () => {
+    const user = await h.client.users.current();
+
+    expect(user).toEqual({ id: 1, email: "dev@example.com", credit: 100, hasSshKey: false });
+    expect(summary(await h.emulator.requests())).toEqual(["GET /api/v0/users/current/ 200"]);
+  });
+
+  it("never returns the API key that the service echoes in the body", async () => {
+    // The emulator, like the real service, puts the caller's key in the body...
+    const raw = await request(`${h.emulator.url}/api/v0/users/current/`, {
+      headers: { authorization: `Bearer ${h.emulator.apiKey}` },
+    });
+    expect(await raw.body.text()).toContain(h.emulator.apiKey);
+
+    // ...and the client drops it.
+    const user = await h.client.users.current();
+    expect(JSON.stringify(user)).not.toContain(h.emulator.apiKey);
+    expect(Object.keys(user).sort()).toEqual(["credit", "email", "hasSshKey", "id"]);
+  });
+
+  it("reflects account changes: a registered SSH key, the credit and the email", async () => {
+    await h.emulator.setUser({
+      ssh_key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExample dev@example.com",
+      credit: 12.5,
+      email: "ops@example.com",
+    });
+
+    expect(await h.client.users.current()).toEqual({
+      id: 1,
+      email: "ops@example.com",
+      credit: 12.5,
+      hasSshKey: true,
+    });
+  });
+
+  it("counts a blank SSH key as none", async () => {
+    await h.emulator.setUser({ ssh_key: "   " });
+
+    expect((await h.client.users.current()).hasSshKey).toBe(false);
+  });
+});

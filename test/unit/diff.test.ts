@@ -1,0 +1,98 @@
+import { diffInstance, type InstanceOutputs } from "../../provider/resources/instance";
+import { diffSecret } from "../../provider/resources/secret";
+import { diffVolume } from "../../provider/resources/volume";
+import { diffWebhook } from "../../provider/resources/webhook";
+
+describe("Secret diff", () => {
+  const olds = { key: "API_TOKEN", value: "v1" };
+  it("compares the desired value with the value recorded in state, never a mask", () => {
+    expect(diffSecret(olds, { key: "API_TOKEN", value: "v1" })).toEqual({
+      changes: false,
+      replaces: [],
+    });
+    expect(diffSecret(olds, { key: "API_TOKEN", value: "v2" })).toEqual({
+      changes: true,
+      replaces: [],
+    });
+  });
+  it("replaces on a new key", () => {
+    expect(diffSecret(olds, { key: "OTHER", value: "v1" })).toEqual({
+      changes: true,
+      replaces: ["key"],
+    });
+  });
+});
+
+describe("Webhook diff", () => {
+  const olds = {
+    url: "https://a.example/",
+    eventTypes: ["instance.running"],
+    name: "n",
+    webhookId: 1,
+    webhookSecret: "s",
+  };
+  it("updates every field in place", () => {
+    expect(
+      diffWebhook(olds, { url: "https://a.example/", eventTypes: ["instance.running"], name: "n" })
+        .changes,
+    ).toBe(false);
+    const changed = diffWebhook(olds, { url: "https://b.example/", eventTypes: ["x.y"] });
+    expect(changed).toEqual({ changes: true, replaces: [] });
+  });
+});
+
+describe("Volume diff", () => {
+  it("replaces on any change", () => {
+    const olds = { askId: 1, sizeGb: 15, volumeName: "V.5", volumeId: 5 };
+    expect(diffVolume(olds, { askId: 1, sizeGb: 15 })).toEqual({ changes: false, replaces: [] });
+    expect(diffVolume(olds, { askId: 2, sizeGb: 20 })).toEqual({
+      changes: true,
+      replaces: ["askId", "sizeGb"],
+    });
+  });
+});
+
+describe("Instance diff", () => {
+  const inputs = {
+    askId: 31001,
+    image: "img",
+    diskGb: 20,
+    runtype: "ssh" as const,
+    createTimeoutSeconds: 1200,
+    maxAttempts: 3,
+    pollIntervalSeconds: 3,
+  };
+  const olds: InstanceOutputs = {
+    ...inputs,
+    instanceId: 7,
+    actualStatus: "running",
+    sshHost: null,
+    sshPort: null,
+    publicIp: null,
+    gpuRamMb: null,
+    statusMessage: null,
+    attempts: [],
+  };
+  it("relabels and retimes in place", () => {
+    expect(diffInstance(olds, inputs)).toEqual({ changes: false, replaces: [] });
+    expect(diffInstance(olds, { ...inputs, label: "x" })).toEqual({ changes: true, replaces: [] });
+    expect(diffInstance(olds, { ...inputs, maxAttempts: 5 })).toEqual({
+      changes: true,
+      replaces: [],
+    });
+  });
+  it.each([
+    ["askId", { askId: 31002 }],
+    ["image", { image: "other" }],
+    ["diskGb", { diskGb: 40 }],
+    ["onstart", { onstart: "echo hi" }],
+    ["env", { env: { A: "1" } }],
+    ["runtype", { runtype: "jupyter" as const }],
+    ["price", { price: 0.5 }],
+  ])("replaces on a new %s", (field, change) => {
+    expect(diffInstance(olds, { ...inputs, ...change })).toEqual({
+      changes: true,
+      replaces: [field],
+    });
+  });
+});
