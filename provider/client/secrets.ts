@@ -13,46 +13,40 @@ const messageSchema = z.object({ success: z.boolean(), msg: z.string().optional(
 export type MaskedSecrets = Readonly<Record<string, string | null>>;
 
 export class SecretsApi {
-  // A refresh reads every secret at once; concurrent reads share one list request.
-  private inFlight: Promise<MaskedSecrets> | undefined;
+  // A refresh reads every secret, one resource at a time, over a few hundred milliseconds:
+  // those reads share one list request instead of sending one each.
+  private shared: { startedAt: number; list: Promise<MaskedSecrets> } | undefined;
 
   constructor(
     private readonly transport: Transport,
-    /** How long a list waits for other readers to join before it is sent. */
-    private readonly coalesceWindowMs = 5,
+    /** How long a list result answers later reads; any write through this client ends it. */
+    private readonly sharedListMaxAgeMs = 2_000,
   ) {}
 
   /**
-   * Lists the account's secrets, masked. Calls made while a list waits to be sent share its
-   * result, so a refresh of N secrets costs one request, not N.
+   * Lists the account's secrets, masked. Reads within `sharedListMaxAgeMs` of a list share its
+   * result (a write through this client starts afresh), so a refresh of N secrets costs about
+   * one request, not N.
    */
   list(signal?: AbortSignal): Promise<MaskedSecrets> {
-    // A caller's signal must cancel its own list only, so a list with a signal is not shared.
-    if (signal) return this.fetchList(signal);
-    if (this.inFlight) return this.inFlight;
-    const pending = new Promise<void>((resolve) => setTimeout(resolve, this.coalesceWindowMs)).then(
-      () => {
-        // Only calls made before the request is sent may join it: a later call must see the
-        // writes that completed before it was made.
-        if (this.inFlight === pending) this.inFlight = undefined;
-        return this.fetchList(undefined);
-      },
-    );
-    this.inFlight = pending;
-    return pending;
-  }
-
-  private async fetchList(signal: AbortSignal | undefined): Promise<MaskedSecrets> {
-    const body = await this.transport.request({
-      method: "GET",
-      path: "/api/v0/secrets/",
-      response: listSecretsSchema,
-      signal,
+    const now = Date.now();
+    if (this.shared && now - this.shared.startedAt <= this.sharedListMaxAgeMs) {
+      return this.shared.list;
+    }
+    const list = this.transport
+      .request({ method: "GET", path: "/api/v0/secrets/", response: listSecretsSchema, signal })
+      .then((body) => body.secrets);
+    const shared = { startedAt: now, list };
+    this.shared = shared;
+    // A failed list is not shared with later readers.
+    list.catch(() => {
+      if (this.shared === shared) this.shared = undefined;
     });
-    return body.secrets;
+    return list;
   }
 
   async create(key: string, value: string, signal?: AbortSignal): Promise<void> {
+    this.shared = undefined;
     await this.transport.request({
       method: "POST",
       path: "/api/v0/secrets/",
@@ -64,6 +58,7 @@ export class SecretsApi {
   }
 
   async update(key: string, value: string, signal?: AbortSignal): Promise<void> {
+    this.shared = undefined;
     await this.transport.request({
       method: "PUT",
       path: "/api/v0/secrets/",
@@ -74,6 +69,7 @@ export class SecretsApi {
   }
 
   async delete(key: string, signal?: AbortSignal): Promise<void> {
+    this.shared = undefined;
     await this.transport.request({
       method: "DELETE",
       path: "/api/v0/secrets/",

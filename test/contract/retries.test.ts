@@ -3,6 +3,7 @@ import { performance } from "node:perf_hooks";
 import {
   closeAllPools,
   defaultRetryPolicy,
+  type GpuCloudClient,
   type RetryEvent,
   type RetryPolicy,
 } from "../../provider/client";
@@ -81,13 +82,32 @@ describe("retries under injected faults", () => {
     expect(requestsTo(await h.emulator.requests(), "POST", "/api/v0/secrets/")).toHaveLength(1);
   });
 
-  it("does not retry an instance create answered 503", async () => {
+  const creates: [string, string, (client: GpuCloudClient) => Promise<unknown>][] = [
+    [
+      "an instance create",
+      `POST /api/v0/asks/${String(ASK)}/`,
+      (c) => c.instances.create(ASK, instance),
+    ],
+    ["a volume ask accept", "PUT /api/v0/volumes/", (c) => c.volumes.acceptVolumeAsk(21001, 10)],
+    [
+      "a webhook create",
+      "POST /api/v0/webhooks/",
+      (c) => c.webhooks.create({ webhook_url: "https://h.example.com/", event_types: ["a.b"] }),
+    ],
+    [
+      "a remote copy start",
+      "PUT /api/v0/commands/copy_direct/",
+      (c) => c.commands.startRemoteCopy({ srcId: "1", dstId: "2", srcPath: "/a", dstPath: "/b" }),
+    ],
+  ];
+
+  it.each(creates)("does not retry %s answered 503", async (_case, endpoint, create) => {
     await h.emulator.setFaults({ serverErrors: { next: 1, status: 503 } });
 
-    const error = await failureOf(h.client.instances.create(ASK, instance));
+    const error = await failureOf(create(h.client));
 
-    expect(error).toMatchObject({ status: 503, mayHaveCreated: true });
-    expect(summary(await h.emulator.requests())).toEqual([`POST /api/v0/asks/${String(ASK)}/ 503`]);
+    expect(error).toMatchObject({ status: 503, endpoint, mayHaveCreated: true });
+    expect(summary(await h.emulator.requests())).toEqual([`${endpoint} 503`]);
   });
 
   it("retries a create refused with 429, and exactly one secret exists", async () => {
