@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# `npm run demo`: installs what is missing, then deploys the demo program with the real Pulumi
-# CLI and destroys it again, leaving nothing behind.
+# `npm run demo`: installs what is missing, builds, then deploys the main example against a
+# local emulator with the real Pulumi CLI and destroys it again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
 source scripts/toolchain-env.sh
+tsc -p tsconfig.build.json
 exec node scripts/demo.mjs "$@"

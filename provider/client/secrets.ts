@@ -30,12 +30,15 @@ export class SecretsApi {
    */
   list(signal?: AbortSignal): Promise<MaskedSecrets> {
     const now = Date.now();
-    if (this.shared && now - this.shared.startedAt <= this.sharedListMaxAgeMs) {
+    // A list with a signal neither joins nor is shared: one caller's cancellation must not
+    // cancel another caller's list.
+    if (!signal && this.shared && now - this.shared.startedAt <= this.sharedListMaxAgeMs) {
       return this.shared.list;
     }
     const list = this.transport
       .request({ method: "GET", path: "/api/v0/secrets/", response: listSecretsSchema, signal })
       .then((body) => body.secrets);
+    if (signal) return list;
     const shared = { startedAt: now, list };
     this.shared = shared;
     // A failed list is not shared with later readers.
@@ -47,35 +50,50 @@ export class SecretsApi {
 
   async create(key: string, value: string, signal?: AbortSignal): Promise<void> {
     this.shared = undefined;
-    await this.transport.request({
-      method: "POST",
-      path: "/api/v0/secrets/",
-      body: { key, value },
-      response: messageSchema,
-      creates: true,
-      signal,
-    });
+    try {
+      await this.transport.request({
+        method: "POST",
+        path: "/api/v0/secrets/",
+        body: { key, value },
+        response: messageSchema,
+        creates: true,
+        signal,
+      });
+    } finally {
+      // A list sent while the write was in flight may predate it: do not share it.
+      this.shared = undefined;
+    }
   }
 
   async update(key: string, value: string, signal?: AbortSignal): Promise<void> {
     this.shared = undefined;
-    await this.transport.request({
-      method: "PUT",
-      path: "/api/v0/secrets/",
-      body: { key, value },
-      response: messageSchema,
-      signal,
-    });
+    try {
+      await this.transport.request({
+        method: "PUT",
+        path: "/api/v0/secrets/",
+        body: { key, value },
+        response: messageSchema,
+        signal,
+      });
+    } finally {
+      // A list sent while the write was in flight may predate it: do not share it.
+      this.shared = undefined;
+    }
   }
 
   async delete(key: string, signal?: AbortSignal): Promise<void> {
     this.shared = undefined;
-    await this.transport.request({
-      method: "DELETE",
-      path: "/api/v0/secrets/",
-      body: { key },
-      response: messageSchema,
-      signal,
-    });
+    try {
+      await this.transport.request({
+        method: "DELETE",
+        path: "/api/v0/secrets/",
+        body: { key },
+        response: messageSchema,
+        signal,
+      });
+    } finally {
+      // A list sent while the write was in flight may predate it: do not share it.
+      this.shared = undefined;
+    }
   }
 }

@@ -1,0 +1,62 @@
+// A small GPU workspace: a data volume, two account secrets (one from secret config), a
+// webhook for instance events, and a training instance that uses them.
+import * as pulumi from "@pulumi/pulumi";
+import * as gpucloud from "pulumi-gpucloud";
+
+const config = new pulumi.Config();
+
+const data = new gpucloud.Volume("data", {
+  askId: config.getNumber("volumeAskId") ?? 21001,
+  sizeGb: 50,
+});
+
+// Account secrets become environment variables of every instance of the account.
+const hfToken = new gpucloud.Secret("hf-token", {
+  key: "HF_TOKEN",
+  value: config.requireSecret("hfToken"),
+});
+const wandbProject = new gpucloud.Secret("wandb-project", {
+  key: "WANDB_PROJECT",
+  value: "gpu-workspace",
+});
+
+const alerts = new gpucloud.Webhook("alerts", {
+  url: config.get("webhookUrl") ?? "https://hooks.example.com/gpucloud",
+  eventTypes: ["instance.running", "instance.exited"],
+  name: "workspace alerts",
+});
+
+const onstart = `#!/bin/bash
+set -euo pipefail
+echo "workspace starting on $(hostname)"
+# HF_TOKEN and WANDB_PROJECT come from the account's secrets.
+test -n "\${HF_TOKEN:-}" || { echo "HF_TOKEN is not set" >&2; exit 1; }
+mkdir -p /workspace/data
+pip install --quiet --upgrade huggingface_hub wandb
+huggingface-cli download "\${MODEL_ID}" --local-dir /workspace/model
+echo "ready: model \${MODEL_ID}, volume \${DATA_VOLUME}, project \${WANDB_PROJECT}"
+`;
+
+const trainer = new gpucloud.Instance("trainer", {
+  // Tried in order: another ask is rented when one ends in a dead end.
+  askIds: config.getObject<number[]>("instanceAskIds") ?? [31001, 31002],
+  image: "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime",
+  diskGb: 40,
+  label: "gpu-workspace",
+  onstart,
+  env: {
+    MODEL_ID: "meta-llama/Llama-3.1-8B",
+    DATA_VOLUME: data.volumeName,
+    // Names of the account secrets the script relies on.
+    REQUIRED_SECRETS: pulumi.interpolate`${hfToken.key},${wandbProject.key}`,
+  },
+  pollIntervalSeconds: config.getNumber("pollIntervalSeconds") ?? 3,
+});
+
+export const volumeName = data.volumeName;
+export const webhookId = alerts.webhookId;
+export const instanceId = trainer.instanceId;
+export const sshHost = trainer.sshHost;
+export const sshPort = trainer.sshPort;
+export const publicIp = trainer.publicIp;
+export const gpuRamMb = trainer.gpuRamMb;
