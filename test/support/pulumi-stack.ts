@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -21,6 +21,11 @@ export interface StackOptions {
   /** Extra environment for the CLI, the program and the providers. */
   readonly env?: Readonly<Record<string, string>>;
   readonly projectName?: string;
+  /**
+   * How the program finds its dependencies: linked to this repository (the default), or
+   * installed from a packed tarball with npm, as a user's project would.
+   */
+  readonly install?: { readonly tarball: string };
 }
 
 /** A stack in its own temporary directory and file backend, driven by the real Pulumi CLI. */
@@ -48,13 +53,16 @@ export async function withStack(
   const workDir = await mkdtemp(path.join(tmpdir(), "gpucloud-e2e-"));
   const backendDir = path.join(workDir, ".state");
   await mkdir(backendDir);
-  await linkDependencies(workDir);
+  if (options.install) await installTarball(workDir, options.install.tarball);
+  else await linkDependencies(workDir);
   const projectName = options.projectName ?? "gpucloud-e2e";
   await writeFile(path.join(workDir, "Pulumi.yaml"), `name: ${projectName}\nruntime: nodejs\n`);
-  await writeFile(
-    path.join(workDir, "package.json"),
-    JSON.stringify({ name: projectName, main: "index.js", private: true }),
-  );
+  if (!options.install) {
+    await writeFile(
+      path.join(workDir, "package.json"),
+      JSON.stringify({ name: projectName, main: "index.js", private: true }),
+    );
+  }
   await writeFile(path.join(workDir, "index.js"), options.program);
 
   const output: string[] = [];
@@ -107,4 +115,28 @@ async function linkDependencies(workDir: string): Promise<void> {
   await mkdir(modules);
   await symlink(path.join(repoRoot, "node_modules", "@pulumi"), path.join(modules, "@pulumi"));
   await symlink(repoRoot, path.join(modules, "pulumi-gpucloud"));
+}
+
+async function installTarball(workDir: string, tarball: string): Promise<void> {
+  await writeFile(
+    path.join(workDir, "package.json"),
+    JSON.stringify({ name: "gpucloud-user-project", main: "index.js", private: true }),
+  );
+  const pulumiVersion = (
+    JSON.parse(
+      await readFile(path.join(repoRoot, "node_modules/@pulumi/pulumi/package.json"), "utf8"),
+    ) as { version: string }
+  ).version;
+  await execFileAsync(
+    "npm",
+    [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--prefer-offline",
+      tarball,
+      `@pulumi/pulumi@${pulumiVersion}`,
+    ],
+    { cwd: workDir, maxBuffer: 64 * 1024 * 1024 },
+  );
 }

@@ -1,0 +1,100 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { promisify } from "node:util";
+import { request } from "undici";
+import { withStack } from "../support/pulumi-stack";
+import { program } from "../support/programs";
+
+const execFileAsync = promisify(execFile);
+const repoRoot = path.resolve(__dirname, "..", "..");
+
+/** Starts the emulator through the installed package's `gpucloud-emulator` command. */
+function startInstalledEmulator(projectDir: string, apiKey: string) {
+  const child = spawn(
+    path.join(projectDir, "node_modules", ".bin", "gpucloud-emulator"),
+    ["--port", "0", "--api-key", apiKey],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  return new Promise<{ child: ChildProcess; url: string }>((resolve, reject) => {
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      const match = /^gpucloud-emulator listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line);
+      if (match?.[1]) resolve({ child, url: match[1] });
+    });
+    child.on("exit", (code) => {
+      reject(new Error(`gpucloud-emulator exited (${String(code)}) before listening`));
+    });
+  });
+}
+
+describe("the published package", () => {
+  let packDir: string;
+  let tarball: string;
+  beforeAll(async () => {
+    packDir = await mkdtemp(path.join(tmpdir(), "gpucloud-pack-"));
+    const { stdout } = await execFileAsync(
+      "npm",
+      ["pack", "--pack-destination", packDir, "--loglevel=error"],
+      { cwd: repoRoot },
+    );
+    tarball = path.join(packDir, stdout.trim().split("\n").pop() ?? "");
+  });
+  afterAll(async () => {
+    await rm(packDir, { recursive: true, force: true });
+  });
+
+  it("holds the compiled code, its types and the emulator's command, and no sources", async () => {
+    const { stdout } = await execFileAsync("tar", ["-tzf", tarball]);
+    const files = stdout.trim().split("\n");
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "package/dist/provider/index.js",
+        "package/dist/provider/index.d.ts",
+        "package/dist/provider/resources/instance.d.ts",
+        "package/dist/emulator/cli.js",
+        "package/README.md",
+      ]),
+    );
+    expect(
+      files.filter((file) => /\.test\.|^package\/(test|provider|emulator|scripts)\//.test(file)),
+    ).toEqual([]);
+  });
+
+  it("deploys and destroys from a fresh project that installed the tarball", async () => {
+    const apiKey = `pack-key-${String(Date.now())}`;
+    await withStack(
+      {
+        install: { tarball },
+        program: program(`
+const token = new gpucloud.Secret("token", { key: "PACKED", value: "from-the-tarball" });
+const data = new gpucloud.Volume("data", { askId: 21001 });
+exports.key = token.key;
+exports.volumeName = data.volumeName;
+`),
+      },
+      async ({ stack, workDir }) => {
+        const emulator = await startInstalledEmulator(workDir, apiKey);
+        try {
+          await stack.setAllConfig({
+            "gpucloud:apiKey": { value: apiKey, secret: true },
+            "gpucloud:baseUrl": { value: emulator.url },
+          });
+          const up = await stack.up();
+          expect(up.summary.resourceChanges).toEqual({ create: 3 });
+          expect(up.outputs["key"]?.value).toBe("PACKED");
+          expect(up.outputs["volumeName"]?.value).toMatch(/^V\.\d+$/);
+          const destroy = await stack.destroy();
+          expect(destroy.summary.resourceChanges).toEqual({ delete: 3 });
+          const state = await request(`${emulator.url}/_emulator/state`);
+          const body = (await state.body.json()) as { secrets: unknown[]; volumes: unknown[] };
+          expect(body.secrets).toEqual([]);
+          expect(body.volumes).toEqual([]);
+        } finally {
+          emulator.child.kill("SIGTERM");
+        }
+      },
+    );
+  });
+});
