@@ -106,9 +106,12 @@ export class Transport {
   private readonly basePath: string;
   private readonly timeoutMs: number;
   private readonly retryPolicy: RetryPolicy;
-  private readonly authorization: string;
+  // ES private fields: unlike TypeScript's `private`, util.inspect and JSON.stringify of a
+  // client never show them, so logging a client cannot print the key.
+  readonly #authorization: string;
+  readonly #onRetry: ((event: RetryEvent) => void) | undefined;
 
-  constructor(private readonly options: TransportOptions) {
+  constructor(options: TransportOptions) {
     let url: URL;
     try {
       url = new URL(options.baseUrl);
@@ -125,7 +128,8 @@ export class Transport {
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.retryPolicy = options.retryPolicy ?? defaultRetryPolicy;
     // Kept as the header value only; it is never part of a message or an error.
-    this.authorization = `Bearer ${options.apiKey}`;
+    this.#authorization = `Bearer ${options.apiKey}`;
+    this.#onRetry = options.onRetry;
   }
 
   async request<T>(spec: RequestSpec<T>): Promise<T> {
@@ -139,7 +143,7 @@ export class Transport {
         ? retryDelayMs(this.retryPolicy, attempt, Date.now() - started, outcome.failure)
         : undefined;
       if (delayMs === undefined) throw outcome.error;
-      this.options.onRetry?.({ endpoint, retry: attempt, delayMs, reason: outcome.error.message });
+      this.#onRetry?.({ endpoint, retry: attempt, delayMs, reason: outcome.error.message });
       try {
         await sleep(delayMs, undefined, { signal: spec.signal });
       } catch {
@@ -182,7 +186,7 @@ export class Transport {
         method: spec.method,
         path: this.basePath + spec.path + query,
         headers: {
-          authorization: this.authorization,
+          authorization: this.#authorization,
           accept: "application/json",
           ...(spec.body === undefined ? {} : { "content-type": "application/json" }),
         },

@@ -26,6 +26,13 @@ describe("authentication", () => {
     expect(everyRendering(error)).not.toContain(h.emulator.apiKey);
   });
 
+  it("a logged client never shows its key", () => {
+    const client = h.newClient({ apiKey: WRONG_KEY });
+
+    expect(JSON.stringify(client)).not.toContain(WRONG_KEY);
+    expect(inspect(client, { depth: Infinity, showHidden: true })).not.toContain(WRONG_KEY);
+  });
+
   it("refuses a revoked key with 401", async () => {
     await h.emulator.addKey(EXTRA_KEY);
     const client = h.newClient({ apiKey: EXTRA_KEY });

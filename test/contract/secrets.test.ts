@@ -260,21 +260,28 @@ describe("secrets.list sharing with requests in flight", () => {
     expect(await after).toEqual({ NEW: "********" });
   });
 
-  it("cancelling one caller's list does not cancel another caller's", async () => {
-    const client = clientFor(fake().url, "fake-key");
-    const controller = new AbortController();
-    const cancelled = client.secrets.list(controller.signal);
-    const other = client.secrets.list();
-    await waitFor("a list to reach the server", () => held.length >= 1);
+  it.each([
+    ["before", true],
+    ["after", false],
+  ])(
+    "cancelling a list started %s another caller's cancels only its own",
+    async (_case, cancelledFirst) => {
+      const client = clientFor(fake().url, "fake-key");
+      const controller = new AbortController();
+      let other = cancelledFirst ? undefined : client.secrets.list();
+      const cancelled = client.secrets.list(controller.signal);
+      other ??= client.secrets.list();
+      await waitFor("both lists to reach the server", () => held.length === 2, 2_000);
 
-    controller.abort();
-    const error = await cancelled.then(
-      () => undefined,
-      (reason: unknown) => reason,
-    );
-    releaseAll();
+      controller.abort();
+      const error = await cancelled.then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+      releaseAll();
 
-    expect(error).toBeInstanceOf(GpuCloudError);
-    expect(await other).toEqual({});
-  });
+      expect(error).toBeInstanceOf(GpuCloudError);
+      expect(await other).toEqual({});
+    },
+  );
 });
