@@ -43,3 +43,16 @@ export function authErrorMessage(status: number, endpoint: string): string {
     : `The gpucloud API key lacks the permission for ${endpoint} (403): use a full-access key or ` +
         `a scoped key that includes this endpoint's category.`;
 }
+
+/**
+ * Runs a delete, treating "it does not exist" (404) as done: deleting what is already gone
+ * succeeds, which makes a retried or repeated delete safe.
+ */
+export async function deleteUnlessGone(call: Promise<unknown>): Promise<void> {
+  try {
+    await call;
+  } catch (error) {
+    if (error instanceof GpuCloudError && error.isNotFound) return;
+    throw error;
+  }
+}

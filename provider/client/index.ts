@@ -6,7 +6,7 @@ import { UsersApi } from "./users";
 import { VolumesApi } from "./volumes";
 import { WebhooksApi } from "./webhooks";
 
-export { GpuCloudError } from "./errors";
+export { deleteUnlessGone, GpuCloudError } from "./errors";
 export { closeAllPools, type RetryEvent, type TransportOptions } from "./transport";
 export { defaultRetryPolicy, exponentialBackoff, type Backoff, type RetryPolicy } from "./retry";
 export type { CurrentUser } from "./users";

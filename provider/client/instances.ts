@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { deleteUnlessGone } from "./errors";
 import type { Transport } from "./transport";
 
 /** Values of `actual_status`; null while provisioning. */
@@ -130,17 +131,14 @@ export class InstancesApi {
 
   /** Destroys an instance; one that is already gone counts as destroyed. */
   async destroy(instanceId: number, signal?: AbortSignal): Promise<void> {
-    try {
-      await this.transport.request({
+    await deleteUnlessGone(
+      this.transport.request({
         method: "DELETE",
         path: `/api/v0/instances/${instanceId}/`,
         response: successSchema,
         signal,
-      });
-    } catch (error) {
-      if (error instanceof Error && "isNotFound" in error && error.isNotFound === true) return;
-      throw error;
-    }
+      }),
+    );
   }
 
   async relabel(instanceId: number, label: string, signal?: AbortSignal): Promise<void> {

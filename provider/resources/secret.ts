@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { GpuCloudError } from "../client";
+import { deleteUnlessGone, GpuCloudError } from "../client";
 import { providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
 import { checkInputs } from "../validation";
@@ -92,12 +92,7 @@ export const provider: DynamicProvider<SecretInputs, SecretOutputs> = {
   },
 
   async delete(_id, props) {
-    try {
-      await providerClient().secrets.delete(props.key);
-    } catch (error) {
-      if (error instanceof GpuCloudError && error.isNotFound) return;
-      throw error;
-    }
+    await deleteUnlessGone(providerClient().secrets.delete(props.key));
   },
 };
 

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { GpuCloudError } from "../client";
+import { deleteUnlessGone } from "../client";
 import { providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
 import { checkInputs } from "../validation";
@@ -70,12 +70,7 @@ export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
   },
 
   async delete(_id, props) {
-    try {
-      await providerClient().volumes.delete(props.volumeId);
-    } catch (error) {
-      if (error instanceof GpuCloudError && error.isNotFound) return;
-      throw error;
-    }
+    await deleteUnlessGone(providerClient().volumes.delete(props.volumeId));
   },
 };
 

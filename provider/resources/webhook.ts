@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { GpuCloudError, type Webhook as WebhookWire } from "../client";
+import { deleteUnlessGone, type Webhook as WebhookWire } from "../client";
 import { providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
 import { checkInputs } from "../validation";
@@ -97,12 +97,7 @@ export const provider: DynamicProvider<WebhookInputs, WebhookOutputs> = {
   },
 
   async delete(_id, props) {
-    try {
-      await providerClient().webhooks.delete(props.webhookId);
-    } catch (error) {
-      if (error instanceof GpuCloudError && error.isNotFound) return;
-      throw error;
-    }
+    await deleteUnlessGone(providerClient().webhooks.delete(props.webhookId));
   },
 };
 

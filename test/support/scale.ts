@@ -1,0 +1,304 @@
+import { execFile } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { type ConfigMap, LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
+import { z } from "zod";
+import type { LoggedRequest } from "./emulator";
+
+/**
+ * Shared by the benchmark (`npm run bench`), the fault soak (`npm run soak`) and its short
+ * version in the end-to-end tests: stacks of many resources, their programs, and counting what
+ * they sent to the emulator. It runs both under Jest (from `test/support/`) and compiled
+ * (from `dist/tools/test/support/`), so it finds the repository by its package.json.
+ */
+
+const execFileAsync = promisify(execFile);
+
+/** The repository's root: the nearest directory above `start` whose package.json is ours. */
+export function findRepoRoot(start: string = __dirname): string {
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    const manifest = path.join(dir, "package.json");
+    if (existsSync(manifest)) {
+      const parsed = z
+        .object({ name: z.string().optional() })
+        .safeParse(JSON.parse(readFileSync(manifest, "utf8")));
+      if (parsed.success && parsed.data.name === "pulumi-gpucloud") return dir;
+    }
+    if (path.dirname(dir) === dir) {
+      throw new Error(`no pulumi-gpucloud package.json above ${start}`);
+    }
+  }
+}
+
+export const repoRoot = findRepoRoot();
+
+// ---- Stacks -------------------------------------------------------------------------------
+
+export interface ScaleStackOptions {
+  /** The program's `index.js` (CommonJS); it may `require("pulumi-gpucloud")`. */
+  readonly program: string;
+  readonly config?: ConfigMap;
+  /** Extra environment for the CLI, the program and the providers. */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly projectName?: string;
+}
+
+export interface ScaleStack {
+  readonly stack: Stack;
+  readonly workDir: string;
+  /** Everything the CLI printed, for a failure's explanation. */
+  readonly output: string[];
+  /** `pulumi stack export` as the CLI prints it (secrets stay encrypted). */
+  exportState(): Promise<string>;
+}
+
+/**
+ * Like `withStack` (test/support/pulumi-stack.ts), for measurements: a stack in its own
+ * temporary directory with a file backend, linked to this repository's build. Afterwards it
+ * destroys only what is left (a measured destroy usually leaves nothing), then removes the
+ * stack and the directory, also when `body` throws.
+ */
+export async function withScaleStack<T>(
+  options: ScaleStackOptions,
+  body: (stack: ScaleStack) => Promise<T>,
+): Promise<T> {
+  const workDir = await mkdtemp(path.join(tmpdir(), "gpucloud-scale-"));
+  const backendDir = path.join(workDir, ".state");
+  const projectName = options.projectName ?? "gpucloud-scale";
+  await mkdir(backendDir);
+  await mkdir(path.join(workDir, "node_modules"));
+  await symlink(
+    path.join(repoRoot, "node_modules", "@pulumi"),
+    path.join(workDir, "node_modules", "@pulumi"),
+  );
+  await symlink(repoRoot, path.join(workDir, "node_modules", "pulumi-gpucloud"));
+  await writeFile(path.join(workDir, "Pulumi.yaml"), `name: ${projectName}\nruntime: nodejs\n`);
+  await writeFile(
+    path.join(workDir, "package.json"),
+    JSON.stringify({ name: projectName, main: "index.js", private: true }),
+  );
+  await writeFile(path.join(workDir, "index.js"), options.program);
+
+  const cliEnv = {
+    PULUMI_BACKEND_URL: `file://${backendDir}`,
+    PULUMI_CONFIG_PASSPHRASE: "gpucloud-scale-passphrase",
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    ...options.env,
+  };
+  const output: string[] = [];
+  try {
+    const stack = await LocalWorkspace.createStack(
+      { stackName: "scale", workDir },
+      { envVars: cliEnv },
+    );
+    try {
+      if (options.config) await stack.setAllConfig(options.config);
+      const exportState = async () => {
+        const { stdout } = await execFileAsync("pulumi", ["stack", "export", "--stack", "scale"], {
+          cwd: workDir,
+          env: { ...process.env, ...cliEnv },
+          maxBuffer: 256 * 1024 * 1024,
+        });
+        return stdout;
+      };
+      const result = await body({ stack, workDir, output, exportState });
+      await cleanUp(stack, output);
+      return result;
+    } catch (error) {
+      // The body's failure is the one to report; a failing clean-up only adds to the output.
+      await cleanUp(stack, output).catch((cleanUpError: unknown) => {
+        output.push(`clean-up failed too: ${String(cleanUpError)}`);
+      });
+      throw error;
+    }
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+async function cleanUp(stack: Stack, output: string[]): Promise<void> {
+  const left = stateResources(JSON.stringify(await stack.exportStack()));
+  if (left.length > 0) await stack.destroy({ onOutput: (text) => output.push(text) });
+  await stack.workspace.removeStack(stack.name);
+}
+
+const exportSchema = z.object({
+  deployment: z.object({
+    resources: z
+      .array(
+        z.looseObject({
+          type: z.string(),
+          urn: z.string(),
+          inputs: z.record(z.string(), z.unknown()).optional(),
+          outputs: z.record(z.string(), z.unknown()).optional(),
+        }),
+      )
+      .optional(),
+  }),
+});
+export type StateResource = NonNullable<
+  z.infer<typeof exportSchema>["deployment"]["resources"]
+>[number];
+
+/** Every resource of an exported state (the stack and default providers included). */
+export function stateResources(exported: string): StateResource[] {
+  return exportSchema.parse(JSON.parse(exported)).deployment.resources ?? [];
+}
+
+// ---- Programs -----------------------------------------------------------------------------
+
+/** How many of each of our resource types a stack holds. */
+export interface Mix {
+  readonly secrets: number;
+  readonly webhooks: number;
+  readonly volumes: number;
+  readonly instances: number;
+}
+
+export const mixTotal = (mix: Mix): number =>
+  mix.secrets + mix.webhooks + mix.volumes + mix.instances;
+
+/** 40% secrets, 20% webhooks, 20% volumes, 20% instances (secrets take the rounding). */
+export function mixFor(total: number): Mix {
+  const fifth = Math.round(total * 0.2);
+  return { secrets: total - 3 * fifth, webhooks: fifth, volumes: fifth, instances: fifth };
+}
+
+/** Fields every instance of a mixed program gets besides askId, image and diskGb. */
+export interface InstanceOptions {
+  readonly pollIntervalSeconds?: number;
+  readonly maxAttempts?: number;
+}
+
+/**
+ * A program declaring `mix` of our resources: secrets `S_<n>`, webhooks on distinct URLs,
+ * volumes and instances spread over the emulator's seeded asks.
+ */
+export function mixedProgram(mix: Mix, instance: InstanceOptions = {}): string {
+  const instanceArgs = JSON.stringify({ pollIntervalSeconds: 0.05, ...instance });
+  return `"use strict";
+const gpucloud = require("pulumi-gpucloud");
+const mix = ${JSON.stringify(mix)};
+const instanceArgs = ${instanceArgs};
+for (let n = 0; n < mix.secrets; n++) {
+  new gpucloud.Secret("s" + n, { key: "S_" + n, value: "value-" + n });
+}
+for (let n = 0; n < mix.webhooks; n++) {
+  new gpucloud.Webhook("w" + n, {
+    url: "https://hooks.example.com/" + n,
+    eventTypes: ["instance.running"],
+  });
+}
+for (let n = 0; n < mix.volumes; n++) {
+  new gpucloud.Volume("v" + n, { askId: 21001 + (n % 3) });
+}
+for (let n = 0; n < mix.instances; n++) {
+  new gpucloud.Instance("i" + n, { askId: 31001 + (n % 4), image: "img", diskGb: 10, ...instanceArgs });
+}
+`;
+}
+
+/**
+ * The engine's floor: `count` dynamic resources whose provider does nothing but return its
+ * inputs, so every cost left is Pulumi's own (engine, plugin, state).
+ */
+export function noopProgram(count: number): string {
+  return `"use strict";
+const pulumi = require("@pulumi/pulumi");
+const provider = {
+  async create(inputs) {
+    return { id: "noop-" + inputs.index, outs: inputs };
+  },
+};
+for (let n = 0; n < ${count}; n++) {
+  new pulumi.dynamic.Resource(provider, "n" + n, { index: n, value: "value-" + n });
+}
+`;
+}
+
+// ---- Requests -----------------------------------------------------------------------------
+
+export type CreateKind = "secret" | "webhook" | "volume" | "instance";
+
+/** Which of our resources a request creates, by method and path, if any. */
+export function createKind(
+  request: Pick<LoggedRequest, "method" | "path">,
+): CreateKind | undefined {
+  const route = (request.path.split("?")[0] ?? "").replace(/\/+$/, "");
+  if (request.method === "POST" && route === "/api/v0/secrets") return "secret";
+  if (request.method === "POST" && route === "/api/v0/webhooks") return "webhook";
+  if (request.method === "PUT" && route === "/api/v0/volumes") return "volume";
+  if (
+    (request.method === "POST" || request.method === "PUT") &&
+    /^\/api\/v0\/asks\/\d+$/.test(route)
+  ) {
+    return "instance";
+  }
+  return undefined;
+}
+
+const succeeded = (request: LoggedRequest): boolean =>
+  request.status !== null && request.status >= 200 && request.status < 300;
+
+/** Creates that the emulator answered with 2xx, by kind. */
+export function successfulCreates(requests: readonly LoggedRequest[]): Record<CreateKind, number> {
+  const counts: Record<CreateKind, number> = { secret: 0, webhook: 0, volume: 0, instance: 0 };
+  for (const request of requests) {
+    const kind = createKind(request);
+    if (kind !== undefined && succeeded(request)) counts[kind] += 1;
+  }
+  return counts;
+}
+
+/** Instance deletes (DELETE /api/v0/instances/{id}/) that the emulator answered with 2xx. */
+export function successfulInstanceDeletes(requests: readonly LoggedRequest[]): number {
+  return requests.filter(
+    (request) =>
+      request.method === "DELETE" &&
+      /^\/api\/v0\/instances\/\d+\/?$/.test(request.path.split("?")[0] ?? "") &&
+      succeeded(request),
+  ).length;
+}
+
+export interface TrafficSummary {
+  readonly requests: number;
+  readonly gets: number;
+  /** Answered 429 by an injected fault. */
+  readonly tooManyRequests: number;
+  /** Answered 5xx by an injected fault. */
+  readonly serverErrors: number;
+  /** Faulted requests that a later request with the same method and path followed. */
+  readonly retriesObserved: number;
+  /** Non-2xx answers that were not injected faults (404s of deletes and reads, for example). */
+  readonly otherFailures: number;
+}
+
+export function summarizeTraffic(requests: readonly LoggedRequest[]): TrafficSummary {
+  let tooManyRequests = 0;
+  let serverErrors = 0;
+  let retriesObserved = 0;
+  let otherFailures = 0;
+  // Walking backwards, `later` holds each method and path seen after the current request.
+  const later = new Set<string>();
+  for (let index = requests.length - 1; index >= 0; index--) {
+    const request = requests[index];
+    if (request === undefined) continue;
+    const route = `${request.method} ${request.path}`;
+    if (request.fault === "too_many_requests") tooManyRequests += 1;
+    else if (request.fault === "server_error") serverErrors += 1;
+    else if (!succeeded(request)) otherFailures += 1;
+    if (request.fault !== undefined && later.has(route)) retriesObserved += 1;
+    later.add(route);
+  }
+  return {
+    requests: requests.length,
+    gets: requests.filter((request) => request.method === "GET").length,
+    tooManyRequests,
+    serverErrors,
+    retriesObserved,
+    otherFailures,
+  };
+}
