@@ -143,6 +143,30 @@ describe("Instance under the real Pulumi CLI", () => {
     );
   });
 
+  it("keeps an instance it cannot destroy in the stack, so a later destroy removes it", async () => {
+    await emulator.queueBoots([{ status: "exited", afterPolls: 1 }]);
+    // Destroy requests fail (500 is not retried): the dead-end instance cannot be removed.
+    await emulator.setFaults({ serverErrors: { rate: 1, status: 500, methods: ["DELETE"] } });
+    await withStack(
+      { program: instanceProgram(baseArgs), config: emulatorConfig(emulator) },
+      async ({ stack }) => {
+        await expect(stack.up()).rejects.toThrow(
+          /instance \d+ did not reach running and could not be destroyed; it is kept in the stack/,
+        );
+        const [instance] = (await emulator.state()).instances;
+        const exported = await stack.exportStack();
+        const deployment = exported.deployment as { resources?: { id?: string }[] };
+        expect((deployment.resources ?? []).map((resource) => resource.id)).toContain(
+          String(instance?.id),
+        );
+
+        await emulator.clearFaults();
+        await stack.destroy();
+        expect((await emulator.state()).instances).toEqual([]);
+      },
+    );
+  });
+
   it("refuses a VM without an SSH key before any create request", async () => {
     await emulator.setUser({ ssh_key: "" });
     await withStack(

@@ -52,7 +52,7 @@ export interface ScaleStack {
   /** Everything the CLI printed, for a failure's explanation. */
   readonly output: string[];
   /** `pulumi stack export` as the CLI prints it (secrets stay encrypted). */
-  exportState(): Promise<string>;
+  readonly exportState: () => Promise<string>;
 }
 
 /**

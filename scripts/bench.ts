@@ -1,0 +1,462 @@
+/**
+ * `npm run bench [-- --quick] [-- --sizes 10,50] [-- --out DIR]`: how our resources compare
+ * with the engine's own floor (no-op dynamic resources) at N = 10, 50 and 200, for pulumi up,
+ * refresh and destroy: wall time, API requests, state bytes per resource and the
+ * dynamic-provider process's peak memory. Writes bench.md, bench.json and bench.svg to
+ * bench-results/ and prints the table. A measurement, not a test: nothing asserts a timing.
+ */
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs, promisify } from "node:util";
+import { z } from "zod";
+import { startTestEmulator, type TestEmulator } from "../test/support/emulator";
+import { emulatorConfig } from "../test/support/programs";
+import {
+  type Mix,
+  mixedProgram,
+  mixFor,
+  noopProgram,
+  repoRoot,
+  stateResources,
+  withScaleStack,
+} from "../test/support/scale";
+import { lineChart, type Series } from "./bench/chart";
+
+const execFileAsync = promisify(execFile);
+
+type Kind = "ours" | "floor";
+const steps = ["up", "refresh", "destroy"] as const;
+type StepName = (typeof steps)[number];
+
+interface StepMeasure {
+  readonly kind: Kind;
+  readonly n: number;
+  readonly step: StepName;
+  readonly seconds: number;
+  /** Requests the emulator logged during the step. */
+  readonly requests: number;
+  /** Peak RSS of the dynamic-provider process(es) of the step, in KB. */
+  readonly providerPeakRssKb: number | undefined;
+  readonly providerProcesses: number;
+  /** Peak RSS of the program's process (the language host's `cmd/run`), in KB. */
+  readonly programPeakRssKb: number | undefined;
+  readonly resourceChanges: Record<string, number>;
+}
+
+interface StateMeasure {
+  readonly kind: Kind;
+  readonly n: number;
+  /** `pulumi stack export` output bytes (secrets encrypted). */
+  readonly exportBytes: number;
+  readonly exportBytesPerResource: number;
+  /** Mean compact-JSON bytes of one dynamic resource's entry in the state. */
+  readonly dynamicEntryBytes: number;
+  /** Mean bytes of one copy of `__provider` (the state holds it in inputs and in outputs). */
+  readonly providerShimBytes: number;
+  /** The same by resource type. */
+  readonly providerShimBytesByType: Record<string, number>;
+  readonly dynamicEntryBytesByType: Record<string, number>;
+}
+
+interface StackMeasure {
+  readonly kind: Kind;
+  readonly n: number;
+  readonly mix: Mix | undefined;
+  readonly steps: StepMeasure[];
+  readonly state: StateMeasure;
+}
+
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: "boolean", default: false },
+    sizes: { type: "string" },
+    out: { type: "string" },
+  },
+  strict: true,
+});
+
+const sizes: number[] = flags.sizes
+  ? flags.sizes.split(",").map((text) => {
+      const n = Number(text);
+      if (!Number.isInteger(n) || n < 5) throw new Error(`--sizes: ${text} is not an integer ≥ 5`);
+      return n;
+    })
+  : flags.quick
+    ? [10]
+    : [10, 50, 200];
+const outDir = path.resolve(flags.out ?? path.join(repoRoot, "bench-results"));
+const recorder = path.join(repoRoot, "scripts", "bench", "rss-recorder.cjs");
+
+function log(line: string): void {
+  process.stdout.write(`[bench] ${line}\n`);
+}
+
+// ---- Peak memory --------------------------------------------------------------------------
+
+const rssLineSchema = z.object({
+  pid: z.number(),
+  argv: z.array(z.string()),
+  maxRssKb: z.number(),
+  signal: z.string().optional(),
+});
+type RssLine = z.infer<typeof rssLineSchema>;
+
+async function readRss(file: string): Promise<RssLine[]> {
+  const text = await readFile(file, "utf8").catch(() => "");
+  return text
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => rssLineSchema.parse(JSON.parse(line)));
+}
+
+const isProvider = (line: RssLine): boolean =>
+  line.argv.some((arg) => arg.includes("dynamic-provider"));
+const isProgram = (line: RssLine): boolean =>
+  line.argv.some((arg) => arg.includes(`${path.sep}cmd${path.sep}run`));
+
+/**
+ * The recorder's lines of a step. The engine stops the provider with SIGINT as the step ends;
+ * its line is normally there when the Automation API call returns, but wait briefly if not.
+ */
+async function stepRss(file: string): Promise<RssLine[]> {
+  for (let waited = 0; ; waited += 100) {
+    const lines = await readRss(file);
+    if (lines.some(isProvider) || waited >= 3_000) return lines;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const peak = (lines: RssLine[]): number | undefined =>
+  lines.length === 0 ? undefined : Math.max(...lines.map((line) => line.maxRssKb));
+
+// ---- State size ---------------------------------------------------------------------------
+
+const mean = (numbers: number[]): number =>
+  numbers.length === 0 ? 0 : numbers.reduce((a, b) => a + b, 0) / numbers.length;
+
+function measureState(kind: Kind, n: number, exported: string): StateMeasure {
+  const dynamic = stateResources(exported).filter((resource) =>
+    resource.type.startsWith("pulumi-nodejs:dynamic"),
+  );
+  if (dynamic.length !== n) {
+    throw new Error(`${kind} N=${n}: ${dynamic.length} dynamic resources in the state`);
+  }
+  const shimBytes = (resource: (typeof dynamic)[number]): number => {
+    const shim = resource.outputs?.["__provider"];
+    return typeof shim === "string" ? Buffer.byteLength(shim) : 0;
+  };
+  const entryBytes = (resource: (typeof dynamic)[number]): number =>
+    Buffer.byteLength(JSON.stringify(resource));
+  const byType = (measure: (resource: (typeof dynamic)[number]) => number) => {
+    const types = [...new Set(dynamic.map((resource) => resource.type))].sort();
+    return Object.fromEntries(
+      types.map((type) => [
+        type.replace(/^pulumi-nodejs:dynamic[/:]?/, "") || "Resource",
+        Math.round(mean(dynamic.filter((r) => r.type === type).map(measure))),
+      ]),
+    );
+  };
+  const exportBytes = Buffer.byteLength(exported);
+  return {
+    kind,
+    n,
+    exportBytes,
+    exportBytesPerResource: Math.round(exportBytes / n),
+    dynamicEntryBytes: Math.round(mean(dynamic.map(entryBytes))),
+    providerShimBytes: Math.round(mean(dynamic.map(shimBytes))),
+    providerShimBytesByType: byType(shimBytes),
+    dynamicEntryBytesByType: byType(entryBytes),
+  };
+}
+
+// ---- One stack ----------------------------------------------------------------------------
+
+async function measureStack(
+  kind: Kind,
+  n: number,
+  emulator: TestEmulator,
+  rssLog: string,
+): Promise<StackMeasure> {
+  const mix = kind === "ours" ? mixFor(n) : undefined;
+  const program = mix ? mixedProgram(mix, { pollIntervalSeconds: 0.05 }) : noopProgram(n);
+  return withScaleStack(
+    {
+      program,
+      config: kind === "ours" ? emulatorConfig(emulator) : undefined,
+      env: { NODE_OPTIONS: `--require ${JSON.stringify(recorder)}`, GPUCLOUD_RSS_LOG: rssLog },
+      projectName: `gpucloud-bench-${kind}`,
+    },
+    async ({ stack, exportState, output }) => {
+      const onOutput = (text: string) => output.push(text);
+      const measured: StepMeasure[] = [];
+      let state: StateMeasure | undefined;
+      const expected: Record<StepName, Record<string, number>> = {
+        up: { create: n + 1 },
+        refresh: { same: n + 1 },
+        destroy: { delete: n + 1 },
+      };
+      for (const step of steps) {
+        await writeFile(rssLog, "");
+        await emulator.clearRequests();
+        const started = performance.now();
+        const result = await (step === "up"
+          ? stack.up({ onOutput })
+          : step === "refresh"
+            ? stack.refresh({ onOutput })
+            : stack.destroy({ onOutput }));
+        const seconds = (performance.now() - started) / 1000;
+        const requests = (await emulator.requests()).length;
+        const rss = await stepRss(rssLog);
+        const resourceChanges = result.summary.resourceChanges ?? {};
+        if (JSON.stringify(resourceChanges) !== JSON.stringify(expected[step])) {
+          throw new Error(
+            `${kind} N=${n} ${step}: changes ${JSON.stringify(resourceChanges)}, expected ` +
+              JSON.stringify(expected[step]),
+          );
+        }
+        const providers = rss.filter(isProvider);
+        measured.push({
+          kind,
+          n,
+          step,
+          seconds,
+          requests,
+          providerPeakRssKb: peak(providers),
+          providerProcesses: providers.length,
+          programPeakRssKb: peak(rss.filter(isProgram)),
+          resourceChanges,
+        });
+        log(
+          `${kind.padEnd(5)} N=${String(n).padEnd(3)} ${step.padEnd(7)} ${seconds.toFixed(2)} s, ` +
+            `${requests} requests, provider peak RSS ${mb(peak(providers))} MB`,
+        );
+        if (step === "up") state = measureState(kind, n, await exportState());
+      }
+      if (state === undefined) throw new Error("no state measured");
+      return { kind, n, mix, steps: measured, state };
+    },
+  );
+}
+
+// ---- Reports ------------------------------------------------------------------------------
+
+const mb = (kb: number | undefined): string => (kb === undefined ? "?" : (kb / 1024).toFixed(0));
+
+function find(stacks: StackMeasure[], kind: Kind, n: number): StackMeasure {
+  const found = stacks.find((stack) => stack.kind === kind && stack.n === n);
+  if (!found) throw new Error(`no ${kind} measurement for N=${n}`);
+  return found;
+}
+
+function stepOf(stack: StackMeasure, step: StepName): StepMeasure {
+  const found = stack.steps.find((measure) => measure.step === step);
+  if (!found) throw new Error(`no ${step} of ${stack.kind} N=${stack.n}`);
+  return found;
+}
+
+function markdownTable(header: string[], rows: string[][]): string {
+  const widths = header.map((cell, column) =>
+    Math.max(cell.length, ...rows.map((row) => (row[column] ?? "").length)),
+  );
+  const line = (cells: string[]) =>
+    `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`;
+  return [
+    line(header),
+    `|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`,
+    ...rows.map(line),
+  ].join("\n");
+}
+
+function mainTable(stacks: StackMeasure[]): string {
+  const rows: string[][] = [];
+  for (const n of sizes) {
+    const ours = find(stacks, "ours", n);
+    const floor = find(stacks, "floor", n);
+    for (const step of steps) {
+      const o = stepOf(ours, step);
+      const f = stepOf(floor, step);
+      rows.push([
+        step,
+        String(n),
+        o.seconds.toFixed(2),
+        f.seconds.toFixed(2),
+        (o.seconds / f.seconds).toFixed(2),
+        String(o.requests),
+        step === "up"
+          ? `${ours.state.exportBytesPerResource} / ${floor.state.exportBytesPerResource}`
+          : "",
+        `${mb(o.providerPeakRssKb)} / ${mb(f.providerPeakRssKb)}`,
+      ]);
+    }
+  }
+  return markdownTable(
+    [
+      "step",
+      "N",
+      "ours s",
+      "floor s",
+      "ratio",
+      "API requests",
+      "state bytes/resource (ours / floor)",
+      "provider peak RSS MB (ours / floor)",
+    ],
+    rows,
+  );
+}
+
+function stateTable(stacks: StackMeasure[]): string {
+  const rows = sizes.map((n) => {
+    const ours = find(stacks, "ours", n).state;
+    const floor = find(stacks, "floor", n).state;
+    return [
+      String(n),
+      `${ours.exportBytes} / ${floor.exportBytes}`,
+      `${ours.exportBytesPerResource} / ${floor.exportBytesPerResource}`,
+      `${ours.dynamicEntryBytes} / ${floor.dynamicEntryBytes}`,
+      `${ours.providerShimBytes} / ${floor.providerShimBytes}`,
+    ];
+  });
+  return markdownTable(
+    [
+      "N",
+      "export bytes (ours / floor)",
+      "export bytes/resource",
+      "dynamic entry bytes",
+      "`__provider` bytes/resource (one copy)",
+    ],
+    rows,
+  );
+}
+
+function typeTable(stacks: StackMeasure[]): string {
+  const largest = sizes[sizes.length - 1] ?? 10;
+  const ours = find(stacks, "ours", largest).state;
+  const floor = find(stacks, "floor", largest).state;
+  const rows = [
+    ...Object.keys(ours.providerShimBytesByType).map((type) => [
+      type,
+      String(ours.dynamicEntryBytesByType[type] ?? ""),
+      String(ours.providerShimBytesByType[type] ?? ""),
+    ]),
+    ...Object.keys(floor.providerShimBytesByType).map((type) => [
+      `no-op ${type} (floor)`,
+      String(floor.dynamicEntryBytesByType[type] ?? ""),
+      String(floor.providerShimBytesByType[type] ?? ""),
+    ]),
+  ];
+  return markdownTable(
+    [
+      "type",
+      "state entry bytes",
+      "`__provider` bytes (one copy; inputs and outputs hold one each)",
+    ],
+    rows,
+  );
+}
+
+function chart(stacks: StackMeasure[]): string {
+  const colors: Record<StepName, string> = {
+    up: "#1f77b4",
+    refresh: "#2ca02c",
+    destroy: "#d62728",
+  };
+  const series: Series[] = [];
+  for (const step of steps) {
+    for (const kind of ["ours", "floor"] as const) {
+      series.push({
+        label: `${step}, ${kind === "ours" ? "ours" : "no-op floor"}`,
+        color: colors[step],
+        dashed: kind === "floor",
+        points: sizes.map((n) => [n, stepOf(find(stacks, kind, n), step).seconds] as const),
+      });
+    }
+  }
+  return lineChart("pulumi-gpucloud: wall time against stack size", series);
+}
+
+// ---- Main ---------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const { stdout: pulumiVersion } = await execFileAsync("pulumi", ["version"]);
+  const environment = {
+    date: new Date().toISOString(),
+    quick: flags.quick,
+    sizes,
+    node: process.version,
+    pulumi: pulumiVersion.trim(),
+    cpus: `${os.cpus().length} × ${os.cpus()[0]?.model ?? "unknown"}`,
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    parallel: "CLI default (8 on this machine: 4 × cores)",
+    emulator: "in-process, no added latency; instances run on their first poll (bootPolls 0)",
+  };
+  log(
+    `sizes ${sizes.join(", ")}; ${environment.cpus}; node ${environment.node}; pulumi ${environment.pulumi}`,
+  );
+
+  const tmp = await mkdtemp(path.join(os.tmpdir(), "gpucloud-bench-"));
+  const rssLog = path.join(tmp, "rss.jsonl");
+  const emulator = await startTestEmulator({ bootPolls: 0 });
+  const stacks: StackMeasure[] = [];
+  try {
+    // The first CLI run of a session pays for cold caches: a small stack, not recorded.
+    log("warm-up (not recorded)");
+    await measureStack("floor", 5, emulator, rssLog);
+    for (const n of sizes) {
+      for (const kind of ["floor", "ours"] as const) {
+        stacks.push(await measureStack(kind, n, emulator, rssLog));
+      }
+    }
+  } finally {
+    await emulator.close();
+    await rm(tmp, { recursive: true, force: true });
+  }
+  const totalSeconds = (performance.now() - started) / 1000;
+
+  const table = mainTable(stacks);
+  const markdown = [
+    `# pulumi-gpucloud benchmark${flags.quick ? " (quick)" : ""}`,
+    "",
+    `${environment.date}: ${environment.cpus}, ${environment.memoryGb} GiB; Node ${environment.node}; Pulumi ${environment.pulumi}; parallelism ${environment.parallel}.`,
+    `Emulator ${environment.emulator}. Ours: 40% secrets, 20% webhooks, 20% volumes, 20% instances.`,
+    "Floor: the same number of no-op dynamic resources (create returns its inputs).",
+    "Wall time is the Automation API call (CLI start, program, plugins, engine, state writes).",
+    "API requests: the emulator's log for the step. State bytes: `pulumi stack export` after up, divided by N.",
+    "Peak RSS: maxRSS of the dynamic-provider plugin process, recorded at its exit.",
+    "",
+    table,
+    "",
+    "## State",
+    "",
+    stateTable(stacks),
+    "",
+    `By type, N = ${sizes[sizes.length - 1] ?? ""}:`,
+    "",
+    typeTable(stacks),
+    "",
+    "![wall time against N](bench.svg)",
+    "",
+    `Total bench time ${totalSeconds.toFixed(0)} s.`,
+    "",
+  ].join("\n");
+  await mkdir(outDir, { recursive: true });
+  await writeFile(path.join(outDir, "bench.md"), markdown);
+  await writeFile(
+    path.join(outDir, "bench.json"),
+    JSON.stringify({ environment, totalSeconds, stacks }, null, 2) + "\n",
+  );
+  await writeFile(path.join(outDir, "bench.svg"), chart(stacks));
+  process.stdout.write(`\n${table}\n\n${stateTable(stacks)}\n\n${typeTable(stacks)}\n\n`);
+  log(
+    `wrote ${path.relative(process.cwd(), outDir) || "."}/bench.{md,json,svg} in ${totalSeconds.toFixed(0)} s`,
+  );
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `[bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exitCode = 1;
+});
