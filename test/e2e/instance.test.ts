@@ -54,6 +54,11 @@ describe("Instance under the real Pulumi CLI", () => {
         // One create, then status polls until running: never a second create.
         const requests = await emulator.requests();
         expect(creates(requests)).toHaveLength(1);
+        // The emulator boots it on its 4th status poll: 4 status requests, then done.
+        const polls = requests.filter(
+          (r) => r.method === "GET" && r.path.startsWith("/api/v0/instances/"),
+        );
+        expect(polls).toHaveLength(4);
         expect(output.join("")).toMatch(/attempt 1 of 3: instance \d+ from ask 31001/);
 
         expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 2 });
