@@ -88,7 +88,9 @@ export const provider: DynamicProvider<WebhookInputs, WebhookOutputs> = {
     );
     if (!found || !props) return {};
     const inputs = fromWire(found);
-    return { id, props: { ...props, ...inputs }, inputs };
+    // A name removed outside Pulumi must not survive from the old outputs.
+    const { name: _recordedName, ...recorded } = props;
+    return { id, props: { ...recorded, ...inputs }, inputs };
   },
 
   async update(_id, olds, news) {
