@@ -14,13 +14,25 @@ export interface DynamicProvider<Inputs, Outputs> extends Omit<
 /**
  * The provider object Pulumi serializes into every resource's state. It is deliberately thin:
  * each method `require`s the implementation by package name in the provider process, so the
- * state holds a few hundred bytes of forwarding code and the module path, never the
- * implementation, its dependencies or any configuration.
+ * state holds forwarding code and the module path (about 2.8 KB, stored in both inputs and
+ * outputs), never the implementation, its dependencies or any configuration.
  *
  * `implementation` is a package subpath such as `pulumi-gpucloud/provider/resources/secret`
- * whose module exports `provider` (the real ResourceProvider).
+ * whose module exports `provider` (the real ResourceProvider). One shim serves every resource
+ * of a type: the SDK serializes a provider object once and reuses the text.
  */
+const shims = new Map<string, pulumi.dynamic.ResourceProvider>();
+
 export function providerShim(implementation: string): pulumi.dynamic.ResourceProvider {
+  let shim = shims.get(implementation);
+  if (!shim) {
+    shim = forwardingProvider(implementation);
+    shims.set(implementation, shim);
+  }
+  return shim;
+}
+
+function forwardingProvider(implementation: string): pulumi.dynamic.ResourceProvider {
   // `require` is resolved by the provider process from the program's node_modules; the
   // closure serializer never captures it, and a static import here would be captured by value.
   /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call */

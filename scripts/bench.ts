@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --sizes 10,50] [-- --out DIR]`: how our resources compare
+ * `npm run bench [-- --quick] [-- --sizes 10,50] [-- --repeat R] [-- --out DIR]`: how our resources compare
  * with the engine's own floor (no-op dynamic resources) at N = 10, 50 and 200, for pulumi up,
  * refresh and destroy: wall time, API requests, state bytes per resource and the
  * dynamic-provider process's peak memory. Writes bench.md, bench.json and bench.svg to
@@ -43,6 +43,8 @@ interface StepMeasure {
   /** Peak RSS of the program's process (the language host's `cmd/run`), in KB. */
   readonly programPeakRssKb: number | undefined;
   readonly resourceChanges: Record<string, number>;
+  /** Seconds of every run, when the figures above are medians of several. */
+  readonly secondsSamples?: number[];
 }
 
 interface StateMeasure {
@@ -72,6 +74,7 @@ const { values: flags } = parseArgs({
   options: {
     quick: { type: "boolean", default: false },
     sizes: { type: "string" },
+    repeat: { type: "string" },
     out: { type: "string" },
   },
   strict: true,
@@ -86,6 +89,10 @@ const sizes: number[] = flags.sizes
   : flags.quick
     ? [10]
     : [10, 50, 200];
+const repeat = flags.repeat === undefined ? (flags.quick ? 1 : 3) : Number(flags.repeat);
+if (!Number.isInteger(repeat) || repeat < 1) {
+  throw new Error(`--repeat: ${flags.repeat ?? ""} is not a positive integer`);
+}
 const outDir = path.resolve(flags.out ?? path.join(repoRoot, "bench-results"));
 const recorder = path.join(repoRoot, "scripts", "bench", "rss-recorder.cjs");
 
@@ -238,6 +245,44 @@ async function measureStack(
       return { kind, n, mix, steps: measured, state };
     },
   );
+}
+
+// ---- Medians ------------------------------------------------------------------------------
+
+function median(numbers: number[]): number {
+  const sorted = [...numbers].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? 0)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+const medianOf = (numbers: (number | undefined)[]): number | undefined => {
+  const known = numbers.filter((value): value is number => value !== undefined);
+  return known.length === 0 ? undefined : median(known);
+};
+
+/** One stack's figures from several runs: the median of each (state sizes do not vary). */
+function summarize(samples: StackMeasure[]): StackMeasure {
+  const [first] = samples;
+  if (first === undefined) throw new Error("no samples");
+  if (samples.length === 1) return first;
+  return {
+    ...first,
+    steps: steps.map((step) => {
+      const runs = samples.map((sample) => stepOf(sample, step));
+      const seconds = runs.map((run) => run.seconds);
+      return {
+        ...stepOf(first, step),
+        seconds: median(seconds),
+        requests: median(runs.map((run) => run.requests)),
+        providerPeakRssKb: medianOf(runs.map((run) => run.providerPeakRssKb)),
+        providerProcesses: Math.max(...runs.map((run) => run.providerProcesses)),
+        programPeakRssKb: medianOf(runs.map((run) => run.programPeakRssKb)),
+        secondsSamples: seconds,
+      };
+    }),
+  };
 }
 
 // ---- Reports ------------------------------------------------------------------------------
@@ -393,20 +438,24 @@ async function main(): Promise<void> {
     emulator: "in-process, no added latency; instances run on their first poll (bootPolls 0)",
   };
   log(
-    `sizes ${sizes.join(", ")}; ${environment.cpus}; node ${environment.node}; pulumi ${environment.pulumi}`,
+    `sizes ${sizes.join(", ")}, ${repeat} run(s) each; ${environment.cpus}; node ${environment.node}; pulumi ${environment.pulumi}`,
   );
 
   const tmp = await mkdtemp(path.join(os.tmpdir(), "gpucloud-bench-"));
   const rssLog = path.join(tmp, "rss.jsonl");
   const emulator = await startTestEmulator({ bootPolls: 0 });
-  const stacks: StackMeasure[] = [];
+  const samples: StackMeasure[] = [];
   try {
     // The first CLI run of a session pays for cold caches: a small stack, not recorded.
     log("warm-up (not recorded)");
     await measureStack("floor", 5, emulator, rssLog);
-    for (const n of sizes) {
-      for (const kind of ["floor", "ours"] as const) {
-        stacks.push(await measureStack(kind, n, emulator, rssLog));
+    // Runs interleave sizes and kinds, so that a slow spell of the machine spreads over all.
+    for (let run = 1; run <= repeat; run++) {
+      if (repeat > 1) log(`run ${run} of ${repeat}`);
+      for (const n of sizes) {
+        for (const kind of ["floor", "ours"] as const) {
+          samples.push(await measureStack(kind, n, emulator, rssLog));
+        }
       }
     }
   } finally {
@@ -414,6 +463,11 @@ async function main(): Promise<void> {
     await rm(tmp, { recursive: true, force: true });
   }
   const totalSeconds = (performance.now() - started) / 1000;
+  const stacks = sizes.flatMap((n) =>
+    (["ours", "floor"] as const).map((kind) =>
+      summarize(samples.filter((sample) => sample.kind === kind && sample.n === n)),
+    ),
+  );
 
   const table = mainTable(stacks);
   const markdown = [
@@ -422,7 +476,7 @@ async function main(): Promise<void> {
     `${environment.date}: ${environment.cpus}, ${environment.memoryGb} GiB; Node ${environment.node}; Pulumi ${environment.pulumi}; parallelism ${environment.parallel}.`,
     `Emulator ${environment.emulator}. Ours: 40% secrets, 20% webhooks, 20% volumes, 20% instances.`,
     "Floor: the same number of no-op dynamic resources (create returns its inputs).",
-    "Wall time is the Automation API call (CLI start, program, plugins, engine, state writes).",
+    `Wall time is the Automation API call (CLI start, program, plugins, engine, state writes)${repeat > 1 ? `, median of ${repeat} runs` : ""}.`,
     "API requests: the emulator's log for the step. State bytes: `pulumi stack export` after up, divided by N.",
     "Peak RSS: maxRSS of the dynamic-provider plugin process, recorded at its exit.",
     "",
@@ -445,7 +499,7 @@ async function main(): Promise<void> {
   await writeFile(path.join(outDir, "bench.md"), markdown);
   await writeFile(
     path.join(outDir, "bench.json"),
-    JSON.stringify({ environment, totalSeconds, stacks }, null, 2) + "\n",
+    JSON.stringify({ environment, repeat, totalSeconds, stacks, samples }, null, 2) + "\n",
   );
   await writeFile(path.join(outDir, "bench.svg"), chart(stacks));
   process.stdout.write(`\n${table}\n\n${stateTable(stacks)}\n\n${typeTable(stacks)}\n\n`);

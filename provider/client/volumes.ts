@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SharedList } from "./shared-list";
 import type { Transport } from "./transport";
 
 /** `V.<number>`: the number is the volume's id. */
@@ -33,7 +34,22 @@ export function volumeIdOf(volumeName: string): number {
 }
 
 export class VolumesApi {
-  constructor(private readonly transport: Transport) {}
+  // Refresh reads each volume by listing them all: concurrent reads share one list.
+  private readonly shared: SharedList<Volume[]>;
+
+  constructor(private readonly transport: Transport) {
+    this.shared = new SharedList((signal) =>
+      this.transport
+        .request({
+          method: "GET",
+          path: "/api/v0/volumes/",
+          query: { owner: "me", type: "all_volume" },
+          response: listVolumesSchema,
+          signal,
+        })
+        .then((body) => body.volumes),
+    );
+  }
 
   /** Accepts a volume ask: starts creating a volume of `sizeGb` for the caller. */
   async acceptVolumeAsk(
@@ -41,36 +57,34 @@ export class VolumesApi {
     sizeGb: number,
     signal?: AbortSignal,
   ): Promise<{ volumeName: string; volumeId: number }> {
-    const body = await this.transport.request({
-      method: "PUT",
-      path: "/api/v0/volumes/",
-      body: { id: askId, size: sizeGb },
-      response: acceptVolumeAskSchema,
-      creates: true,
-      signal,
-    });
+    const body = await this.shared.write(() =>
+      this.transport.request({
+        method: "PUT",
+        path: "/api/v0/volumes/",
+        body: { id: askId, size: sizeGb },
+        response: acceptVolumeAskSchema,
+        creates: true,
+        signal,
+      }),
+    );
     return { volumeName: body.volume_name, volumeId: volumeIdOf(body.volume_name) };
   }
 
-  async list(signal?: AbortSignal): Promise<Volume[]> {
-    const body = await this.transport.request({
-      method: "GET",
-      path: "/api/v0/volumes/",
-      query: { owner: "me", type: "all_volume" },
-      response: listVolumesSchema,
-      signal,
-    });
-    return body.volumes;
+  /** Lists the account's volumes; reads close together share one request (see SharedList). */
+  list(signal?: AbortSignal): Promise<Volume[]> {
+    return this.shared.read(signal);
   }
 
   async delete(volumeId: number, signal?: AbortSignal): Promise<void> {
-    await this.transport.request({
-      method: "DELETE",
-      path: "/api/v0/volumes/",
-      query: { id: volumeId },
-      response: successSchema,
-      signal,
-    });
+    await this.shared.write(() =>
+      this.transport.request({
+        method: "DELETE",
+        path: "/api/v0/volumes/",
+        query: { id: volumeId },
+        response: successSchema,
+        signal,
+      }),
+    );
   }
 
   /** Searches volume offers (asks); `{}` lists them all. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SharedList } from "./shared-list";
 import type { Transport } from "./transport";
 
 export const webhookSchema = z.object({
@@ -27,48 +28,58 @@ export interface WebhookFields {
 }
 
 export class WebhooksApi {
-  constructor(private readonly transport: Transport) {}
+  // Refresh reads each webhook by listing them all: concurrent reads share one list.
+  private readonly shared: SharedList<Webhook[]>;
 
-  async list(signal?: AbortSignal): Promise<Webhook[]> {
-    const body = await this.transport.request({
-      method: "GET",
-      path: "/api/v0/webhooks/",
-      response: listWebhooksSchema,
-      signal,
-    });
-    return body.webhooks;
+  constructor(private readonly transport: Transport) {
+    this.shared = new SharedList((signal) =>
+      this.transport
+        .request({ method: "GET", path: "/api/v0/webhooks/", response: listWebhooksSchema, signal })
+        .then((body) => body.webhooks),
+    );
+  }
+
+  /** Lists the account's webhooks; reads close together share one request (see SharedList). */
+  list(signal?: AbortSignal): Promise<Webhook[]> {
+    return this.shared.read(signal);
   }
 
   /** Creates a webhook; the returned `webhook_secret` is shown by the service only here. */
   async create(fields: WebhookFields, signal?: AbortSignal): Promise<CreatedWebhook> {
-    const body = await this.transport.request({
-      method: "POST",
-      path: "/api/v0/webhooks/",
-      body: fields,
-      response: createdWebhookSchema,
-      creates: true,
-      signal,
-    });
+    const body = await this.shared.write(() =>
+      this.transport.request({
+        method: "POST",
+        path: "/api/v0/webhooks/",
+        body: fields,
+        response: createdWebhookSchema,
+        creates: true,
+        signal,
+      }),
+    );
     return body.webhook;
   }
 
   async update(id: number, fields: Partial<WebhookFields>, signal?: AbortSignal): Promise<Webhook> {
-    const body = await this.transport.request({
-      method: "PUT",
-      path: `/api/v0/webhooks/${id}/`,
-      body: fields,
-      response: webhookBodySchema,
-      signal,
-    });
+    const body = await this.shared.write(() =>
+      this.transport.request({
+        method: "PUT",
+        path: `/api/v0/webhooks/${id}/`,
+        body: fields,
+        response: webhookBodySchema,
+        signal,
+      }),
+    );
     return body.webhook;
   }
 
   async delete(id: number, signal?: AbortSignal): Promise<void> {
-    await this.transport.request({
-      method: "DELETE",
-      path: `/api/v0/webhooks/${id}/`,
-      response: successSchema,
-      signal,
-    });
+    await this.shared.write(() =>
+      this.transport.request({
+        method: "DELETE",
+        path: `/api/v0/webhooks/${id}/`,
+        response: successSchema,
+        signal,
+      }),
+    );
   }
 }
