@@ -10,9 +10,12 @@ import { clientFor, type ConfigSource, resolveConfig } from "./config";
 let configSource: ConfigSource | undefined;
 let client: GpuCloudClient | undefined;
 
+/**
+ * Called once per resource type with the same stack configuration: the first call's is kept,
+ * so that every resource type shares one client (and its shared list reads).
+ */
 export function configure(request: pulumi.dynamic.ConfigureRequest): void {
-  configSource = request.config;
-  client = undefined;
+  configSource ??= request.config;
 }
 
 /** The configured client; throws, saying how to set it, when configuration is missing. */
