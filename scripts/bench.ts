@@ -12,16 +12,9 @@ import path from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { z } from "zod";
 import { startTestEmulator, type TestEmulator } from "../test/support/emulator";
-import { emulatorConfig } from "../test/support/programs";
-import {
-  type Mix,
-  mixedProgram,
-  mixFor,
-  noopProgram,
-  repoRoot,
-  stateResources,
-  withScaleStack,
-} from "../test/support/scale";
+import { type Mix, mixedProgram, mixFor, noopProgram } from "../test/support/scale";
+import { repoRoot, withStack } from "../test/support/pulumi-stack";
+import { emulatorConfig, stateResources } from "../test/support/programs";
 import { lineChart, type Series } from "./bench/chart";
 
 const execFileAsync = promisify(execFile);
@@ -188,7 +181,7 @@ async function measureStack(
 ): Promise<StackMeasure> {
   const mix = kind === "ours" ? mixFor(n) : undefined;
   const program = mix ? mixedProgram(mix, { pollIntervalSeconds: 0.05 }) : noopProgram(n);
-  return withScaleStack(
+  return withStack(
     {
       program,
       config: kind === "ours" ? emulatorConfig(emulator) : undefined,
@@ -239,7 +232,7 @@ async function measureStack(
           `${kind.padEnd(5)} N=${String(n).padEnd(3)} ${step.padEnd(7)} ${seconds.toFixed(2)} s, ` +
             `${requests} requests, provider peak RSS ${mb(peak(providers))} MB`,
         );
-        if (step === "up") state = measureState(kind, n, await exportState());
+        if (step === "up") state = measureState(kind, n, await exportState(false));
       }
       if (state === undefined) throw new Error("no state measured");
       return { kind, n, mix, steps: measured, state };

@@ -54,10 +54,14 @@ export type ExportedResource = NonNullable<
   z.infer<typeof exportedState>["deployment"]["resources"]
 >[number];
 
+/** Every resource of a `pulumi stack export` (the stack and default providers included). */
+export function stateResources(exported: string): ExportedResource[] {
+  return exportedState.parse(JSON.parse(exported)).deployment.resources ?? [];
+}
+
 /** The dynamic resources (ours) in a `pulumi stack export`. */
 export function dynamicResources(exported: string): ExportedResource[] {
-  const { deployment } = exportedState.parse(JSON.parse(exported));
-  return (deployment.resources ?? []).filter((resource) =>
+  return stateResources(exported).filter((resource) =>
     resource.type.startsWith("pulumi-nodejs:dynamic"),
   );
 }

@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -9,9 +10,29 @@ import {
   type PreviewResult,
   type Stack,
 } from "@pulumi/pulumi/automation";
+import { z } from "zod";
 
 const execFileAsync = promisify(execFile);
-const repoRoot = path.resolve(__dirname, "..", "..");
+
+/**
+ * The repository's root: the nearest directory above `start` whose package.json is ours. The
+ * support code runs both under Jest and compiled (the benchmark), so it cannot count levels.
+ */
+export function findRepoRoot(start: string = __dirname): string {
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    const manifest = path.join(dir, "package.json");
+    if (existsSync(manifest)) {
+      const parsed = z
+        .object({ name: z.string().optional() })
+        .safeParse(JSON.parse(readFileSync(manifest, "utf8")));
+      if (parsed.success && parsed.data.name === "pulumi-gpucloud") return dir;
+    }
+    if (path.dirname(dir) === dir)
+      throw new Error(`no pulumi-gpucloud package.json above ${start}`);
+  }
+}
+
+export const repoRoot = findRepoRoot();
 
 export interface StackOptions {
   /** The program's `index.js` (CommonJS); it may `require("pulumi-gpucloud")`. */
@@ -44,12 +65,13 @@ export interface TestStack {
 
 /**
  * Runs `body` against a fresh stack and always tears it down afterwards: destroy (when anything
- * is left), stack removal and the temporary directory, also when `body` throws.
+ * is left), stack removal and the temporary directory, also when `body` throws. The body's
+ * failure is the one reported; a failing clean-up then only adds to `output`.
  */
-export async function withStack(
+export async function withStack<T>(
   options: StackOptions,
-  body: (stack: TestStack) => Promise<void>,
-): Promise<void> {
+  body: (stack: TestStack) => Promise<T>,
+): Promise<T> {
   const workDir = await mkdtemp(path.join(tmpdir(), "gpucloud-e2e-"));
   const backendDir = path.join(workDir, ".state");
   await mkdir(backendDir);
@@ -90,21 +112,31 @@ export async function withStack(
       const { stdout } = await execFileAsync("pulumi", args, {
         cwd: workDir,
         env: { ...process.env, ...cliEnv },
-        maxBuffer: 64 * 1024 * 1024,
+        maxBuffer: 256 * 1024 * 1024,
       });
       return stdout;
     },
   };
 
-  try {
-    await body(testStack);
-  } finally {
-    try {
+  const cleanUp = async () => {
+    const exported = await stack.exportStack();
+    const deployment = exported.deployment as { resources?: unknown[] };
+    if ((deployment.resources ?? []).length > 0) {
       await stack.destroy({ onOutput: (text) => output.push(text) });
-      await stack.workspace.removeStack("test");
-    } finally {
-      await rm(workDir, { recursive: true, force: true });
     }
+    await stack.workspace.removeStack("test");
+  };
+  try {
+    const result = await body(testStack);
+    await cleanUp();
+    return result;
+  } catch (error) {
+    await cleanUp().catch((cleanUpError: unknown) => {
+      output.push(`clean-up failed too: ${String(cleanUpError)}`);
+    });
+    throw error;
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
   }
 }
 

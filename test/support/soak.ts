@@ -11,8 +11,8 @@ import {
   successfulInstanceDeletes,
   summarizeTraffic,
   type TrafficSummary,
-  withScaleStack,
 } from "./scale";
+import { withStack } from "./pulumi-stack";
 
 /**
  * The fault soak: up and destroy of a mix of our resources while the emulator throttles and
@@ -130,7 +130,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const started = performance.now();
   const rounds: RoundReport[] = [];
   try {
-    await withScaleStack(
+    await withStack(
       {
         program: mixedProgram(mix, { pollIntervalSeconds: 0.05, maxAttempts }),
         config: emulatorConfig(emulator),
