@@ -18,8 +18,10 @@ export function getCurrentUser(): pulumi.Output<CurrentUser> {
 
 /**
  * Cancels the rsync copy running into instance `dstId`. Rejects with the service's message
- * (`Invalid dst_id.` or `Remote instance does not have an open port`) when it cannot.
+ * (`Invalid dst_id.` or `Remote instance does not have an open port`) when it cannot. During a
+ * preview it sends nothing and resolves: a preview changes nothing.
  */
 export async function cancelRsyncCopy(dstId: string | number): Promise<void> {
+  if (pulumi.runtime.isDryRun()) return;
   await programClient().commands.cancelRsyncCopy(String(dstId));
 }

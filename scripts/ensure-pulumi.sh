@@ -88,8 +88,10 @@ go get "github.com/pulumi/pulumi/pkg/v3@v$PULUMI_VERSION" \
 ldflags="-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$PULUMI_VERSION"
 if [ "$(version_of "$BIN_DIR/pulumi")" != "$PULUMI_VERSION" ]; then
   log "building pulumi (this takes a while on 2 cores)"
-  go build -trimpath -ldflags "$ldflags" -o "$BIN_DIR/pulumi.tmp" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi >&2
-  mv "$BIN_DIR/pulumi.tmp" "$BIN_DIR/pulumi"
+  # Built aside and moved into place, so that a concurrent run never sees half a binary.
+  partial="$(mktemp "$BIN_DIR/.pulumi.XXXXXX")"
+  go build -trimpath -ldflags "$ldflags" -o "$partial" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi >&2
+  mv "$partial" "$BIN_DIR/pulumi"
 fi
 
 host_module="github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3"

@@ -3,12 +3,21 @@ import type { Transport } from "./transport";
 
 const successSchema = z.object({ success: z.literal(true) });
 
-export interface RemoteCopy {
-  readonly srcId: string;
-  readonly dstId: string;
-  readonly srcPath: string;
-  readonly dstPath: string;
-}
+export const remoteCopySchema = z.object({
+  srcId: z.string(),
+  dstId: z.string(),
+  srcPath: z.string(),
+  dstPath: z.string(),
+});
+export type RemoteCopy = z.infer<typeof remoteCopySchema>;
+const copyDirectBodySchema = z.object({
+  client_id: z.literal("me"),
+  src_id: z.string(),
+  dst_id: z.string(),
+  src_path: z.string(),
+  dst_path: z.string(),
+});
+const cancelRsyncBodySchema = z.object({ dst_id: z.string() });
 
 export class CommandsApi {
   constructor(private readonly transport: Transport) {}
@@ -25,6 +34,7 @@ export class CommandsApi {
         src_path: copy.srcPath,
         dst_path: copy.dstPath,
       },
+      bodySchema: copyDirectBodySchema,
       response: successSchema,
       creates: true,
       signal,
@@ -41,6 +51,7 @@ export class CommandsApi {
       method: "DELETE",
       path: "/api/v0/commands/rsync/",
       body: { dst_id: dstId },
+      bodySchema: cancelRsyncBodySchema,
       response: successSchema,
       signal,
     });

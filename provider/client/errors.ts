@@ -37,11 +37,13 @@ export class GpuCloudError extends Error {
 
 /** The message for 401/403: what is wrong with the key, naming the endpoint, never the key. */
 export function authErrorMessage(status: number, endpoint: string): string {
+  const setKey =
+    "Set a valid key with `pulumi config set --secret gpucloud:apiKey <key>` or GPUCLOUD_API_KEY.";
   return status === 401
-    ? `The gpucloud API key was refused (401) on ${endpoint}: it is wrong or has been revoked. ` +
-        `Set a valid key with \`pulumi config set --secret gpucloud:apiKey <key>\` or GPUCLOUD_API_KEY.`
-    : `The gpucloud API key lacks the permission for ${endpoint} (403): use a full-access key or ` +
-        `a scoped key that includes this endpoint's category.`;
+    ? `The gpucloud API key was refused (401) on ${endpoint}: it is wrong or has been revoked. ${setKey}`
+    : `The gpucloud API key was refused (403) on ${endpoint}: it lacks the permission for this ` +
+        `endpoint's category (use a full-access key or widen its scope), or it is wrong or ` +
+        `revoked. ${setKey}`;
 }
 
 /**

@@ -60,18 +60,24 @@ export const instanceOfferSchema = z.object({
 export type InstanceOffer = z.infer<typeof instanceOfferSchema>;
 const instanceOffersSchema = z.object({ offers: z.array(instanceOfferSchema) });
 
-/** The body of a create-instance request (wire names). */
-export interface CreateInstanceRequest {
-  readonly image: string;
+/** The body of a create-instance request (wire names; `client_id` is added). */
+export const createInstanceRequestSchema = z.object({
+  image: z.string(),
   /** GB, at least 8. */
-  readonly disk: number;
-  readonly onstart?: string | undefined;
-  readonly env?: Readonly<Record<string, string>> | undefined;
-  readonly label?: string | undefined;
-  readonly runtype?: string | undefined;
-  readonly price?: number | undefined;
-  readonly image_login?: string | undefined;
-}
+  disk: z.number(),
+  onstart: z.string().optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  label: z.string().optional(),
+  runtype: z.string().optional(),
+  /** A bid, $/hour. */
+  price: z.number().optional(),
+  image_login: z.string().optional(),
+});
+export type CreateInstanceRequest = z.infer<typeof createInstanceRequestSchema>;
+const createInstanceBodySchema = createInstanceRequestSchema.extend({
+  client_id: z.literal("me"),
+});
+const relabelBodySchema = z.object({ label: z.string() });
 
 export class InstancesApi {
   constructor(private readonly transport: Transport) {}
@@ -89,6 +95,7 @@ export class InstancesApi {
       method: "POST",
       path: `/api/v0/asks/${askId}/`,
       body: { client_id: "me", ...request },
+      bodySchema: createInstanceBodySchema,
       response: createInstanceSchema,
       creates: true,
       signal,
@@ -146,6 +153,7 @@ export class InstancesApi {
       method: "PUT",
       path: `/api/v0/instances/${instanceId}/`,
       body: { label },
+      bodySchema: relabelBodySchema,
       response: successSchema,
       signal,
     });

@@ -8,6 +8,8 @@ const listSecretsSchema = z.object({
   success: z.boolean(),
   secrets: z.record(z.string(), maskedValueSchema),
 });
+const secretBodySchema = z.object({ key: z.string(), value: z.string() });
+const secretKeyBodySchema = z.object({ key: z.string() });
 const messageSchema = z.object({ success: z.boolean(), msg: z.string().optional() });
 
 /** Key name (upper-case, as the service stores it) → masked value. */
@@ -45,6 +47,7 @@ export class SecretsApi {
         method: "POST",
         path: "/api/v0/secrets/",
         body: { key, value },
+        bodySchema: secretBodySchema,
         response: messageSchema,
         creates: true,
         signal,
@@ -58,6 +61,7 @@ export class SecretsApi {
         method: "PUT",
         path: "/api/v0/secrets/",
         body: { key, value },
+        bodySchema: secretBodySchema,
         response: messageSchema,
         signal,
       }),
@@ -70,6 +74,7 @@ export class SecretsApi {
         method: "DELETE",
         path: "/api/v0/secrets/",
         body: { key },
+        bodySchema: secretKeyBodySchema,
         response: messageSchema,
         signal,
       }),

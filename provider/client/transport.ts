@@ -37,6 +37,8 @@ export interface RequestSpec<T> {
   readonly path: string;
   readonly query?: Readonly<Record<string, string | number>>;
   readonly body?: unknown;
+  /** The body's schema: a body that does not match is an error, and nothing is sent. */
+  readonly bodySchema?: z.ZodType;
   readonly response: z.ZodType<T>;
   /** The request creates something: never retried once it may have reached the server. */
   readonly creates?: boolean;
@@ -90,6 +92,18 @@ const serviceErrorBody = z.object({
 });
 const successFlag = z.object({ success: z.literal(false) });
 
+/** The last attempt's error, saying that it was the last of several. */
+function afterRetries(error: GpuCloudError, attempts: number): GpuCloudError {
+  return new GpuCloudError(
+    `${error.message} (gave up after ${attempts} attempts)`,
+    error.endpoint,
+    error.status,
+    error.code,
+    error.serviceMessage,
+    error.mayHaveCreated,
+  );
+}
+
 function describeZodError(error: z.ZodError): string {
   return error.issues
     .slice(0, 3)
@@ -134,6 +148,18 @@ export class Transport {
 
   async request<T>(spec: RequestSpec<T>): Promise<T> {
     const endpoint = `${spec.method} ${spec.path}`;
+    if (spec.bodySchema) {
+      const checked = spec.bodySchema.safeParse(spec.body);
+      if (!checked.success) {
+        throw new GpuCloudError(
+          `${endpoint} was not sent: its body is invalid: ${describeZodError(checked.error)}`,
+          endpoint,
+          undefined,
+          undefined,
+          undefined,
+        );
+      }
+    }
     const started = Date.now();
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.attempt(spec, endpoint);
@@ -142,7 +168,8 @@ export class Transport {
       const delayMs = isRetryable(outcome.failure, creates)
         ? retryDelayMs(this.retryPolicy, attempt, Date.now() - started, outcome.failure)
         : undefined;
-      if (delayMs === undefined) throw outcome.error;
+      if (delayMs === undefined)
+        throw attempt > 1 ? afterRetries(outcome.error, attempt) : outcome.error;
       this.#onRetry?.({ endpoint, retry: attempt, delayMs, reason: outcome.error.message });
       try {
         await sleep(delayMs, undefined, { signal: spec.signal });
@@ -243,7 +270,11 @@ export class Transport {
       const parsed = serviceErrorBody.safeParse(body);
       const code = parsed.success ? parsed.data.error : undefined;
       const msg = parsed.success ? (parsed.data.msg ?? parsed.data.detail) : undefined;
-      const plain = body === undefined && text.length > 0 ? text.slice(0, 200) : undefined;
+      // Raw text is quoted only in part, and never with the key, should a service echo it.
+      const plain =
+        body === undefined && text.length > 0
+          ? text.slice(0, 200).replaceAll(this.#authorization.slice("Bearer ".length), "[key]")
+          : undefined;
       let message: string;
       if (status === 401 || status === 403) {
         message = authErrorMessage(status, endpoint);
@@ -280,11 +311,13 @@ export class Transport {
         ok: false,
         failure: { kind: "status", status: 200, retryAfterMs: undefined },
         error: new GpuCloudError(
-          `${endpoint} returned an unexpected response: ${describeZodError(parsed.error)}`,
+          `${endpoint} returned an unexpected response: ${describeZodError(parsed.error)}` +
+            (spec.creates ? "; the service accepted the request, so it may have created it" : ""),
           endpoint,
           status,
           undefined,
           undefined,
+          spec.creates ?? false,
         ),
       };
     }

@@ -27,6 +27,7 @@ export type VolumeOffer = z.infer<typeof volumeOfferSchema>;
 const volumeOffersSchema = z.object({ offers: z.array(volumeOfferSchema) });
 
 const successSchema = z.object({ success: z.boolean() });
+const acceptVolumeAskBodySchema = z.object({ id: z.number().int(), size: z.number().int() });
 
 /** The id in a volume name `V.<id>`. */
 export function volumeIdOf(volumeName: string): number {
@@ -62,6 +63,7 @@ export class VolumesApi {
         method: "PUT",
         path: "/api/v0/volumes/",
         body: { id: askId, size: sizeGb },
+        bodySchema: acceptVolumeAskBodySchema,
         response: acceptVolumeAskSchema,
         creates: true,
         signal,

@@ -21,11 +21,14 @@ const webhookBodySchema = z.object({ success: z.boolean(), webhook: webhookSchem
 const listWebhooksSchema = z.object({ success: z.boolean(), webhooks: z.array(webhookSchema) });
 const successSchema = z.object({ success: z.boolean() });
 
-export interface WebhookFields {
-  readonly webhook_url: string;
-  readonly event_types: readonly string[];
-  readonly name?: string | undefined;
-}
+export const webhookFieldsSchema = z.object({
+  webhook_url: z.string(),
+  event_types: z.array(z.string()),
+  /** null clears the name (on update). */
+  name: z.string().nullable().optional(),
+});
+export type WebhookFields = z.infer<typeof webhookFieldsSchema>;
+const webhookUpdateSchema = webhookFieldsSchema.partial();
 
 export class WebhooksApi {
   // Refresh reads each webhook by listing them all: concurrent reads share one list.
@@ -51,6 +54,7 @@ export class WebhooksApi {
         method: "POST",
         path: "/api/v0/webhooks/",
         body: fields,
+        bodySchema: webhookFieldsSchema,
         response: createdWebhookSchema,
         creates: true,
         signal,
@@ -65,6 +69,7 @@ export class WebhooksApi {
         method: "PUT",
         path: `/api/v0/webhooks/${id}/`,
         body: fields,
+        bodySchema: webhookUpdateSchema,
         response: webhookBodySchema,
         signal,
       }),

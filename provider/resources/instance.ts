@@ -86,16 +86,7 @@ const createTokenVariable = "PULUMI_GPUCLOUD_CREATE_TOKEN";
 
 // ---- Diff rules ---------------------------------------------------------------------------
 
-const replacingFields = [
-  "askId",
-  "askIds",
-  "image",
-  "diskGb",
-  "onstart",
-  "env",
-  "runtype",
-  "price",
-] as const;
+const replacingFields = ["image", "diskGb", "onstart", "env", "runtype", "price"] as const;
 const inPlaceFields = [
   "label",
   "createTimeoutSeconds",
@@ -105,18 +96,49 @@ const inPlaceFields = [
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
+/** The asks an input set allows, in order. */
+export function asksOf(inputs: Pick<InstanceInputs, "askId" | "askIds">): number[] {
+  return inputs.askIds ?? (inputs.askId === undefined ? [] : [inputs.askId]);
+}
+
+/** True when the recorded instance never reached running or has since reached a dead end. */
+function isBroken(olds: InstanceOutputs): boolean {
+  const lastAttempt = olds.attempts.at(-1);
+  return (
+    lastAttempt?.lastStatus !== undefined ||
+    (deadEndStatuses as readonly string[]).includes(olds.actualStatus ?? "")
+  );
+}
+
 /**
  * The service can only relabel a running instance: any other change of what runs replaces it.
- * The resource's own timing settings change nothing on the service.
+ * The ask list replaces only when it no longer holds the ask the instance was rented from; the
+ * resource's own timing settings change nothing on the service. An instance recorded as not
+ * running (kept after a failed create, or found at a dead end by refresh) is replaced. A
+ * replacement on the same ask deletes first: the ask's machine cannot hold both.
  */
 export function diffInstance(
   olds: InstanceOutputs,
   news: InstanceInputs,
 ): pulumi.dynamic.DiffResult {
-  const replaces = replacingFields.filter((field) => !same(olds[field], news[field]));
+  const replaces: string[] = replacingFields.filter((field) => !same(olds[field], news[field]));
+  const rentedFrom = olds.attempts.at(-1)?.askId;
+  const newAsks = asksOf(news);
+  const asksChanged = !same(asksOf(olds), newAsks);
+  if (asksChanged && (rentedFrom === undefined || !newAsks.includes(rentedFrom))) {
+    replaces.push(news.askIds === undefined ? "askId" : "askIds");
+  }
+  if (isBroken(olds)) replaces.push("actualStatus");
   const changes =
-    replaces.length > 0 || inPlaceFields.some((field) => !same(olds[field], news[field]));
-  return { changes, replaces };
+    replaces.length > 0 ||
+    asksChanged ||
+    inPlaceFields.some((field) => !same(olds[field], news[field]));
+  return {
+    changes,
+    replaces,
+    deleteBeforeReplace:
+      replaces.length > 0 && rentedFrom !== undefined && newAsks.includes(rentedFrom),
+  };
 }
 
 // ---- CRUD ---------------------------------------------------------------------------------
@@ -167,14 +189,19 @@ class InstanceLeftBehindError extends Error {
   }
 }
 
+/** A create whose reply was lost, and whose instance could not be found by its token. */
+class CreateOutcomeUnknownError extends Error {}
+
 /**
  * Rents one instance. The create call is never retried; when its reply is lost after it may
- * have reached the service, the instance is looked for by this create's token instead.
+ * have reached the service, the instance is looked for by this create's token instead, until
+ * the create's deadline.
  */
 async function rentInstance(
   client: GpuCloudClient,
   askId: number,
   request: CreateInstanceRequest,
+  deadlineMs: number,
 ): Promise<number> {
   const token = randomUUID();
   try {
@@ -184,17 +211,23 @@ async function rentInstance(
     });
   } catch (error) {
     if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
+    reportProgress(`the create reply was lost; looking for the instance by its create token`);
     const found = await pollUntil(
       async () =>
-        (await client.instances.list()).find(
+        // A failed look is only a failed look: keep looking until the deadline.
+        (await client.instances.list().catch(() => [])).find(
           (instance) => environmentOf(instance)[createTokenVariable] === token,
         )?.id,
-      { initialIntervalMs: 1_000, maxIntervalMs: 4_000, deadlineMs: Date.now() + 15_000 },
+      {
+        initialIntervalMs: 1_000,
+        maxIntervalMs: 10_000,
+        deadlineMs: Math.max(deadlineMs, Date.now() + 15_000),
+      },
     );
     if (found !== undefined) return found;
-    throw new Error(
-      `${error.message}. No instance with ${createTokenVariable}=${token} appeared; if one ` +
-        `appears in your account later, destroy it.`,
+    throw new CreateOutcomeUnknownError(
+      `${error.message}. No instance with ${createTokenVariable}=${token} was found before the ` +
+        `deadline: one may exist in your account; look for that variable and destroy it.`,
     );
   }
 }
@@ -256,7 +289,7 @@ async function destroyAndConfirm(
 }
 
 export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
-  async check(_olds, news) {
+  async check(olds, news) {
     const client = providerClient();
     const { inputs, failures } = checkInputs(instanceInputsSchema, news);
     if (inputs.askId !== undefined && inputs.askIds !== undefined) {
@@ -279,8 +312,12 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
         });
       }
     }
-    // A VM cannot get an SSH key after it is created: refuse to rent one without a key.
-    if (failures.length === 0 && inputs.runtype === "vm") {
+    // A VM cannot get an SSH key after it is created: refuse to rent one without a key. Only
+    // when one is about to be rented: a running VM must stay manageable if the key goes.
+    const renting =
+      Object.keys(olds).length === 0 ||
+      replacingFields.some((field) => !same(olds[field], inputs[field]));
+    if (failures.length === 0 && inputs.runtype === "vm" && renting) {
       const user = await client.users.current();
       if (!user.hasSshKey) {
         failures.push({
@@ -300,7 +337,7 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
 
   async create(inputs) {
     const client = providerClient();
-    const asks = inputs.askIds ?? (inputs.askId === undefined ? [] : [inputs.askId]);
+    const asks = asksOf(inputs);
     const onstart = inputs.onstart === undefined ? undefined : encodeOnstart(inputs.onstart);
     const request: CreateInstanceRequest = {
       image: inputs.image,
@@ -316,13 +353,23 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
     let reason = `every one of ${inputs.maxAttempts} attempts ended without a running instance`;
 
     for (let number = 1; number <= inputs.maxAttempts; number++) {
+      if (number > 1 && Date.now() >= deadlineMs) {
+        reason = `the ${inputs.createTimeoutSeconds} s createTimeoutSeconds deadline passed`;
+        break;
+      }
       const askId = asks[(number - 1) % asks.length] ?? 0;
       let instanceId: number;
       try {
-        instanceId = await rentInstance(client, askId, request);
+        instanceId = await rentInstance(client, askId, request, deadlineMs);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         attempts.push({ askId, error: message });
+        if (error instanceof CreateOutcomeUnknownError) {
+          throw new Error(
+            `an instance create from ask ${askId} may have reached the service, but its reply ` +
+              `was lost.\n${describeAttempts(attempts)}`,
+          );
+        }
         // An ask that is gone is worth trying the next one; anything else is not.
         if (error instanceof GpuCloudError && error.code === "no_such_ask") continue;
         reason = "an instance could not be created";
@@ -409,7 +456,10 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
     if ((news.label ?? "") !== (olds.label ?? "")) {
       await providerClient().instances.relabel(olds.instanceId, news.label ?? "");
     }
-    return { outs: { ...olds, ...news } };
+    const outs: InstanceOutputs = { ...olds, ...news };
+    // A label removed from the program is removed from the outputs too.
+    if (news.label === undefined) delete outs.label;
+    return { outs };
   },
 
   async delete(_id, props) {

@@ -46,6 +46,13 @@ export function diffSecret(olds: SecretOutputs, news: SecretInputs): pulumi.dyna
 
 // ---- CRUD ---------------------------------------------------------------------------------
 
+function alreadyExists(key: string): Error {
+  return new Error(
+    `secret ${key} already exists in the account. Dynamic resources cannot be imported: ` +
+      `delete it (or choose another key) and run again.`,
+  );
+}
+
 export const provider: DynamicProvider<SecretInputs, SecretOutputs> = {
   async check(_olds, news) {
     providerClient();
@@ -57,16 +64,18 @@ export const provider: DynamicProvider<SecretInputs, SecretOutputs> = {
   },
 
   async create(inputs) {
+    const client = providerClient();
+    // Refused up front, so that a key present after a lost reply can only be this create's.
+    if (inputs.key in (await client.secrets.list())) throw alreadyExists(inputs.key);
     try {
-      await providerClient().secrets.create(inputs.key, inputs.value);
+      await client.secrets.create(inputs.key, inputs.value);
     } catch (error) {
-      if (error instanceof GpuCloudError && error.code === "existing_key") {
-        throw new Error(
-          `secret ${inputs.key} already exists in the account. Dynamic resources cannot be ` +
-            `imported: delete it (or choose another key) and run again.`,
-        );
-      }
-      throw error;
+      if (!(error instanceof GpuCloudError)) throw error;
+      if (error.code === "existing_key") throw alreadyExists(inputs.key);
+      // The reply was lost after the service may have stored it: if the key is there now, it is
+      // this create's (setting the value again makes sure of it).
+      if (!error.mayHaveCreated || !(inputs.key in (await client.secrets.list()))) throw error;
+      await client.secrets.update(inputs.key, inputs.value);
     }
     return { id: inputs.key, outs: { key: inputs.key, value: inputs.value } };
   },

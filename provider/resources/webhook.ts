@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { deleteUnlessGone, type Webhook as WebhookWire } from "../client";
+import { deleteUnlessGone, type Webhook as WebhookWire, type WebhookFields } from "../client";
 import { providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
 import { checkInputs } from "../validation";
@@ -44,15 +44,12 @@ export function diffWebhook(olds: WebhookOutputs, news: WebhookInputs): pulumi.d
 
 // ---- CRUD ---------------------------------------------------------------------------------
 
-function toWire(inputs: WebhookInputs): {
-  webhook_url: string;
-  event_types: string[];
-  name?: string;
-} {
+/** The wire fields; on update, a removed name is sent as null so that the service clears it. */
+function toWire(inputs: WebhookInputs, update = false): WebhookFields {
   return {
     webhook_url: inputs.url,
     event_types: inputs.eventTypes,
-    ...(inputs.name === undefined ? {} : { name: inputs.name }),
+    ...(inputs.name !== undefined ? { name: inputs.name } : update ? { name: null } : {}),
   };
 }
 
@@ -94,7 +91,7 @@ export const provider: DynamicProvider<WebhookInputs, WebhookOutputs> = {
   },
 
   async update(_id, olds, news) {
-    await providerClient().webhooks.update(olds.webhookId, toWire(news));
+    await providerClient().webhooks.update(olds.webhookId, toWire(news, true));
     return { outs: { ...news, webhookId: olds.webhookId, webhookSecret: olds.webhookSecret } };
   },
 

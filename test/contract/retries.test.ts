@@ -64,7 +64,7 @@ describe("retries under injected faults", () => {
     expect(error).toMatchObject({ status: 503, code: "server_error" });
     expect(error.message).toBe(
       "GET /api/v0/users/current/ failed with HTTP 503 " +
-        "(server_error: Injected server error (emulator fault).)",
+        "(server_error: Injected server error (emulator fault).) (gave up after 5 attempts)",
     );
     expect(await h.emulator.requests()).toHaveLength(5);
   });
@@ -201,7 +201,7 @@ describe("retries under injected faults", () => {
     const error = await failureOf(client.users.current());
 
     expect(error.message).toBe(
-      `GET /api/v0/users/current/ timed out after 100 ms (${h.emulator.url})`,
+      `GET /api/v0/users/current/ timed out after 100 ms (${h.emulator.url}) (gave up after 2 attempts)`,
     );
     expect(error).toMatchObject({ status: undefined, mayHaveCreated: false });
     expect(retries).toHaveLength(1);
@@ -367,7 +367,9 @@ describe("connection refused", () => {
       endpoint.startsWith("GET") ? client.users.current() : client.secrets.create("A", "b"),
     );
 
-    expect(error.message).toBe(`${endpoint} failed: ECONNREFUSED (${baseUrl})`);
+    expect(error.message).toBe(
+      `${endpoint} failed: ECONNREFUSED (${baseUrl}) (gave up after 5 attempts)`,
+    );
     // Never sent, so never created: a create may be retried and needs no search afterwards.
     expect(error).toMatchObject({ endpoint, status: undefined, mayHaveCreated: false });
     expect(retries.map((event) => event.retry)).toEqual([1, 2, 3, 4]);

@@ -60,7 +60,6 @@ describe("volumes", () => {
   it.each([
     ["an unknown ask", 99999, 10, "id: no volume ask 99999"],
     ["a size of zero", VOLUME_ASK, 0, "size"],
-    ["a fractional size", VOLUME_ASK, 1.5, "size"],
     ["a size above the ask's", VOLUME_ASK, 101, "size: ask 21001 offers at most 100 GB"],
   ])("rejects %s with 400 invalid_args", async (_case, askId, size, said) => {
     const error = await failureOf(h.client.volumes.acceptVolumeAsk(askId, size));
@@ -74,5 +73,13 @@ describe("volumes", () => {
     expect(error.serviceMessage).toContain(said);
     expect(error.message).toContain("PUT /api/v0/volumes/ failed with HTTP 400 (invalid_args: ");
     expect((await h.emulator.state()).volumes).toEqual([]);
+  });
+
+  it("refuses a fractional size itself, sending nothing", async () => {
+    const error = await failureOf(h.client.volumes.acceptVolumeAsk(VOLUME_ASK, 1.5));
+
+    expect(error).toMatchObject({ status: undefined, endpoint: "PUT /api/v0/volumes/" });
+    expect(error.message).toContain("was not sent: its body is invalid: field `size`");
+    expect(await h.emulator.requests()).toEqual([]);
   });
 });

@@ -71,8 +71,51 @@ describe("Instance under the real Pulumi CLI", () => {
           expect.objectContaining({ id: instance?.id, label: "training" }),
         ]);
 
+        // A removed label is cleared once, then the stack is steady.
+        await setProgram(instanceProgram(baseArgs));
+        const unlabel = await stack.up({ onOutput });
+        expect(unlabel.summary.resourceChanges).toEqual({ same: 1, update: 1 });
+        expect((await emulator.state()).instances[0]?.label).toBe("");
+        expect((await stack.up({ onOutput })).summary.resourceChanges).toEqual({ same: 2 });
+
         await stack.destroy({ onOutput });
         expect((await emulator.state()).instances).toEqual([]);
+      },
+    );
+  });
+
+  it("finds the instance by its create token when the create's reply is lost", async () => {
+    // The service handles the create, then the connection drops before the reply.
+    await emulator.setFaults({ drops: { next: 1, afterHandling: true, methods: ["POST"] } });
+    await withStack(
+      { program: instanceProgram(baseArgs), config: emulatorConfig(emulator) },
+      async ({ stack }) => {
+        const up = await stack.up();
+        expect(up.summary.resourceChanges).toEqual({ create: 2 });
+        const instances = (await emulator.state()).instances;
+        expect(instances).toHaveLength(1);
+        expect(up.outputs["instanceId"]?.value).toBe(instances[0]?.id);
+        // Sent once, answered by a dropped connection, never sent again.
+        expect(creates(await emulator.requests())).toEqual([
+          expect.objectContaining({ status: 0 }),
+        ]);
+      },
+    );
+  });
+
+  it("rents a VM when the account has an SSH key", async () => {
+    await emulator.setUser({ ssh_key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 dev@example" });
+    await withStack(
+      {
+        program: instanceProgram({ ...baseArgs, runtype: "vm" }),
+        config: emulatorConfig(emulator),
+      },
+      async ({ stack }) => {
+        const up = await stack.up();
+        expect(up.outputs["actualStatus"]?.value).toBe("running");
+        expect((await emulator.state()).instances).toEqual([
+          expect.objectContaining({ runtype: "vm" }),
+        ]);
       },
     );
   });
@@ -165,7 +208,15 @@ describe("Instance under the real Pulumi CLI", () => {
           String(instance?.id),
         );
 
+        // The next up replaces the broken instance: a running one, and the kept one destroyed.
         await emulator.clearFaults();
+        const repair = await stack.up();
+        expect(repair.summary.resourceChanges).toEqual({ same: 1, replace: 1 });
+        const instances = (await emulator.state()).instances;
+        expect(instances).toHaveLength(1);
+        expect(instances[0]?.id).not.toBe(instance?.id);
+        expect(repair.outputs["actualStatus"]?.value).toBe("running");
+
         await stack.destroy();
         expect((await emulator.state()).instances).toEqual([]);
       },

@@ -92,6 +92,33 @@ describe("Secret under the real Pulumi CLI", () => {
     );
   });
 
+  it("takes over its own secret when the create's reply is lost, sending the create once", async () => {
+    await emulator.setFaults({ drops: { next: 1, afterHandling: true, methods: ["POST"] } });
+    await withStack(
+      { program: secretProgram("api_token", "v-1"), config: emulatorConfig(emulator) },
+      async ({ stack }) => {
+        const up = await stack.up();
+        expect(up.summary.resourceChanges).toEqual({ create: 2 });
+        expect(await emulator.secrets()).toEqual({ API_TOKEN: "v-1" });
+        const posts = (await emulator.requests()).filter((entry) => entry.method === "POST");
+        expect(posts).toEqual([expect.objectContaining({ status: 0 })]);
+      },
+    );
+  });
+
+  it("refuses a key that already exists in the account, sending no create", async () => {
+    await outsideClient(emulator).secrets.create("API_TOKEN", "theirs");
+    await emulator.clearRequests();
+    await withStack(
+      { program: secretProgram("api_token", "ours"), config: emulatorConfig(emulator) },
+      async ({ stack }) => {
+        await expect(stack.up()).rejects.toThrow(/secret API_TOKEN already exists in the account/);
+        expect(await emulator.secrets()).toEqual({ API_TOKEN: "theirs" });
+        expect(await emulator.writes()).toEqual([]);
+      },
+    );
+  });
+
   it("fails at preview on invalid input, naming the field, with no write sent", async () => {
     await withStack(
       { program: secretProgram("bad key!", "ok"), config: emulatorConfig(emulator) },

@@ -82,6 +82,17 @@ describe("Webhook under the real Pulumi CLI", () => {
         expect(JSON.stringify(decrypted)).toContain(signingSecret);
         expectNoLeak([await exportState(false), ...output], [signingSecret, emulator.apiKey]);
 
+        // A removed name is cleared on the service too, then the stack is steady.
+        const { name: _name, ...unnamed } = declared;
+        await setProgram(webhookProgram(unnamed));
+        expect((await stack.up({ onOutput })).summary.resourceChanges).toEqual({
+          same: 1,
+          update: 1,
+        });
+        expect((await emulator.state()).webhooks[0]?.name).toBeNull();
+        await stack.refresh({ onOutput });
+        expect((await stack.up({ onOutput })).summary.resourceChanges).toEqual({ same: 2 });
+
         await stack.destroy({ onOutput });
         expect((await emulator.state()).webhooks).toEqual([]);
       },

@@ -132,6 +132,9 @@ export async function withStack<T>(
     return result;
   } catch (error) {
     await cleanUp().catch((cleanUpError: unknown) => {
+      // Said with the body's failure, so that what was left behind is not lost from view.
+      if (error instanceof Error)
+        error.message += `\n(clean-up failed too: ${String(cleanUpError)})`;
       output.push(`clean-up failed too: ${String(cleanUpError)}`);
     });
     throw error;

@@ -71,28 +71,58 @@ describe("Instance diff", () => {
     publicIp: null,
     gpuRamMb: null,
     statusMessage: null,
-    attempts: [],
+    attempts: [{ askId: 31001, instanceId: 7 }],
   };
+  const noChange = { changes: false, replaces: [], deleteBeforeReplace: false };
+
   it("relabels and retimes in place", () => {
-    expect(diffInstance(olds, inputs)).toEqual({ changes: false, replaces: [] });
-    expect(diffInstance(olds, { ...inputs, label: "x" })).toEqual({ changes: true, replaces: [] });
+    expect(diffInstance(olds, inputs)).toEqual(noChange);
+    expect(diffInstance(olds, { ...inputs, label: "x" })).toEqual({ ...noChange, changes: true });
     expect(diffInstance(olds, { ...inputs, maxAttempts: 5 })).toEqual({
+      ...noChange,
       changes: true,
-      replaces: [],
     });
   });
+
+  it("keeps the instance when the ask list still holds the ask it was rented from", () => {
+    const { askId: _askId, ...withoutAskId } = inputs;
+    expect(diffInstance(olds, { ...withoutAskId, askIds: [31001, 31002] })).toEqual({
+      ...noChange,
+      changes: true,
+    });
+    expect(diffInstance(olds, { ...inputs, askId: 31002 })).toEqual({
+      changes: true,
+      replaces: ["askId"],
+      deleteBeforeReplace: false,
+    });
+  });
+
   it.each([
-    ["askId", { askId: 31002 }],
     ["image", { image: "other" }],
     ["diskGb", { diskGb: 40 }],
     ["onstart", { onstart: "echo hi" }],
     ["env", { env: { A: "1" } }],
     ["runtype", { runtype: "jupyter" as const }],
     ["price", { price: 0.5 }],
-  ])("replaces on a new %s", (field, change) => {
+  ])("replaces on a new %s, deleting first since the ask is the same", (field, change) => {
     expect(diffInstance(olds, { ...inputs, ...change })).toEqual({
       changes: true,
       replaces: [field],
+      deleteBeforeReplace: true,
+    });
+  });
+
+  it.each([
+    [
+      "kept after a failed create",
+      { attempts: [{ askId: 31001, instanceId: 7, lastStatus: "exited" }] },
+    ],
+    ["found at a dead end by refresh", { actualStatus: "offline" }],
+  ])("replaces an instance %s", (_case, state) => {
+    expect(diffInstance({ ...olds, ...state }, inputs)).toEqual({
+      changes: true,
+      replaces: ["actualStatus"],
+      deleteBeforeReplace: true,
     });
   });
 });
