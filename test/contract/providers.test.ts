@@ -1,0 +1,84 @@
+import { closeAllPools } from "../../provider/client";
+import { configure } from "../../provider/provider-runtime";
+import { provider as instanceProvider } from "../../provider/resources/instance";
+import { provider as secretProvider } from "../../provider/resources/secret";
+import { unknownValue } from "../../provider/validation";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+
+// The providers' methods called directly against the emulator, as the dynamic-provider process
+// calls them (whole programs under the real CLI are in test/e2e).
+describe("resource providers against the emulator", () => {
+  let emulator: TestEmulator;
+  beforeAll(async () => {
+    emulator = await startTestEmulator({ bootPolls: 1 });
+    const values: Record<string, string> = {
+      "gpucloud:apiKey": emulator.apiKey,
+      "gpucloud:baseUrl": emulator.url,
+    };
+    configure({
+      config: {
+        get: (key) => values[key],
+        require: (key) => values[key] ?? "",
+      },
+    });
+  });
+  afterAll(async () => {
+    await closeAllPools();
+    await emulator.close();
+  });
+
+  it("Secret: check normalises, create, read, update, read masked drift, delete", async () => {
+    const checked = await secretProvider.check?.({} as never, { key: "db_url", value: "v-1" });
+    expect(checked).toEqual({ inputs: { key: "DB_URL", value: "v-1" }, failures: [] });
+    const created = await secretProvider.create({ key: "DB_URL", value: "v-1" });
+    expect(created.id).toBe("DB_URL");
+    expect(created.outs).toEqual({ key: "DB_URL", value: "v-1" });
+    const recorded = { key: "DB_URL", value: "v-1" };
+    expect(await secretProvider.read("DB_URL", recorded)).toEqual({
+      id: "DB_URL",
+      props: { key: "DB_URL", value: "v-1" },
+      inputs: { key: "DB_URL", value: "v-1" },
+    });
+    await secretProvider.update?.("DB_URL", recorded, { key: "DB_URL", value: "v-2" });
+    expect(await emulator.secrets()).toEqual({ DB_URL: "v-2" });
+    await secretProvider.delete?.("DB_URL", { key: "DB_URL", value: "v-2" });
+    expect(await secretProvider.read("DB_URL", recorded)).toEqual({});
+  });
+
+  it("leaves inputs that are not known yet for the real run", async () => {
+    const checked = await instanceProvider.check?.(
+      {} as never,
+      {
+        askId: unknownValue,
+        image: "img",
+        diskGb: 10,
+      } as never,
+    );
+    expect(checked?.failures).toEqual([]);
+  });
+
+  it("Instance: does not rent again once the deadline has passed", async () => {
+    await emulator.clearRequests();
+    await emulator.queueBoots([{ status: "exited", afterPolls: 1 }]);
+    // Each request takes 400 ms: the first attempt outlives the 0.5 s deadline.
+    await emulator.setFaults({ latencyMs: 400 });
+    try {
+      await expect(
+        instanceProvider.create({
+          askId: 31001,
+          image: "img",
+          diskGb: 10,
+          runtype: "ssh",
+          createTimeoutSeconds: 0.5,
+          maxAttempts: 3,
+          pollIntervalSeconds: 0.05,
+        }),
+      ).rejects.toThrow(/the 0.5 s createTimeoutSeconds deadline passed/);
+    } finally {
+      await emulator.clearFaults();
+    }
+    const requests = await emulator.requests();
+    expect(requests.filter((entry) => entry.path.startsWith("/api/v0/asks/"))).toHaveLength(1);
+    expect((await emulator.state()).instances).toEqual([]);
+  });
+});
