@@ -1,15 +1,10 @@
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
 import { emulatorConfig, expectNoLeak, outsideClient, program } from "../support/programs";
 
 describe("functions under the real Pulumi CLI", () => {
-  let emulator: TestEmulator;
-  beforeEach(async () => {
-    emulator = await startTestEmulator();
-  });
-  afterEach(async () => {
-    await emulator.close();
-  });
+  let emulator!: TestEmulator;
+  startEmulatorForEachTest((started) => (emulator = started));
 
   it("getCurrentUser gives the account, never a key", async () => {
     await emulator.setUser({ ssh_key: "ssh-ed25519 AAAAC3Nza test@example", credit: 42.5 });

@@ -1,5 +1,5 @@
 import { gunzipSync } from "node:zlib";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
 import { emulatorConfig, outsideClient, program } from "../support/programs";
 
@@ -28,13 +28,8 @@ const destroys = (requests: { method: string; path: string }[]) =>
   requests.filter((r) => r.method === "DELETE" && r.path.startsWith("/api/v0/instances/"));
 
 describe("Instance under the real Pulumi CLI", () => {
-  let emulator: TestEmulator;
-  beforeEach(async () => {
-    emulator = await startTestEmulator({ bootPolls: 4 });
-  });
-  afterEach(async () => {
-    await emulator.close();
-  });
+  let emulator!: TestEmulator;
+  startEmulatorForEachTest((started) => (emulator = started), { bootPolls: 4 });
 
   it("waits for running, relabels in place, survives refresh and is destroyed", async () => {
     await withStack(

@@ -1,4 +1,4 @@
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
 import {
   dynamicResources,
@@ -15,13 +15,8 @@ exports.key = token.key;
 `);
 
 describe("Secret under the real Pulumi CLI", () => {
-  let emulator: TestEmulator;
-  beforeEach(async () => {
-    emulator = await startTestEmulator();
-  });
-  afterEach(async () => {
-    await emulator.close();
-  });
+  let emulator!: TestEmulator;
+  startEmulatorForEachTest((started) => (emulator = started));
 
   it("creates, refreshes unchanged, updates, restores outside changes and destroys", async () => {
     const first = "first-value.1";

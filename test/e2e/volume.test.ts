@@ -1,4 +1,4 @@
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
 import { emulatorConfig, outsideClient, program } from "../support/programs";
 
@@ -10,13 +10,8 @@ exports.sizeGb = data.sizeGb;
 `);
 
 describe("Volume under the real Pulumi CLI", () => {
-  let emulator: TestEmulator;
-  beforeEach(async () => {
-    emulator = await startTestEmulator();
-  });
-  afterEach(async () => {
-    await emulator.close();
-  });
+  let emulator!: TestEmulator;
+  startEmulatorForEachTest((started) => (emulator = started));
 
   it("creates from an ask, refreshes unchanged, replaces on change, and destroys", async () => {
     await withStack(

@@ -125,3 +125,22 @@ export async function startTestEmulator(
     close: () => running.close(),
   };
 }
+
+/**
+ * Starts a fresh emulator before each test of the enclosing block and closes it afterwards,
+ * also when the test fails; `assign` receives each one.
+ */
+export function startEmulatorForEachTest(
+  assign: (emulator: TestEmulator) => void,
+  options: Partial<EmulatorOptions> = {},
+): void {
+  let current: TestEmulator | undefined;
+  beforeEach(async () => {
+    current = await startTestEmulator(options);
+    assign(current);
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+}
