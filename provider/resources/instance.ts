@@ -60,26 +60,28 @@ export const instanceInputsSchema = z.object({
 export type InstanceInputs = z.infer<typeof instanceInputsSchema>;
 
 /** One try at renting an instance, as reported in outputs and errors. */
-export interface InstanceAttempt {
-  askId: number;
-  instanceId?: number;
-  lastStatus?: string;
-  statusMessage?: string;
-  error?: string;
-}
+export const instanceAttemptSchema = z.object({
+  askId: z.number(),
+  instanceId: z.number().optional(),
+  lastStatus: z.string().optional(),
+  statusMessage: z.string().optional(),
+  error: z.string().optional(),
+});
+export type InstanceAttempt = z.infer<typeof instanceAttemptSchema>;
 
-export interface InstanceOutputs extends InstanceInputs {
+export const instanceOutputsSchema = instanceInputsSchema.extend({
   /** The service's id of the instance (`new_contract` of the create call). */
-  instanceId: number;
-  actualStatus: string | null;
-  sshHost: string | null;
-  sshPort: number | null;
-  publicIp: string | null;
+  instanceId: z.number().int(),
+  actualStatus: z.string().nullable(),
+  sshHost: z.string().nullable(),
+  sshPort: z.number().nullable(),
+  publicIp: z.string().nullable(),
   /** GPU memory in MB (the REST API's unit). */
-  gpuRamMb: number | null;
-  statusMessage: string | null;
-  attempts: InstanceAttempt[];
-}
+  gpuRamMb: z.number().nullable(),
+  statusMessage: z.string().nullable(),
+  attempts: z.array(instanceAttemptSchema),
+});
+export type InstanceOutputs = z.infer<typeof instanceOutputsSchema>;
 
 /** Marks the instances this provider creates, to find one whose create reply was lost. */
 const createTokenVariable = "PULUMI_GPUCLOUD_CREATE_TOKEN";

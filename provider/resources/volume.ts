@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { deleteUnlessGone } from "../client";
+import { deleteUnlessGone, GpuCloudError } from "../client";
 import { providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
 import { checkInputs } from "../validation";
@@ -20,12 +20,13 @@ export const volumeInputsSchema = z.object({
 });
 export type VolumeInputs = z.infer<typeof volumeInputsSchema>;
 
-export interface VolumeOutputs extends VolumeInputs {
+export const volumeOutputsSchema = volumeInputsSchema.extend({
   /** `V.<number>`, as the service names it. */
-  volumeName: string;
+  volumeName: z.string(),
   /** The number in the name; the id the service deletes it by. */
-  volumeId: number;
-}
+  volumeId: z.number().int(),
+});
+export type VolumeOutputs = z.infer<typeof volumeOutputsSchema>;
 
 // ---- Diff rules ---------------------------------------------------------------------------
 
@@ -48,11 +49,33 @@ export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
   },
 
   async create(inputs) {
-    const { volumeName, volumeId } = await providerClient().volumes.acceptVolumeAsk(
-      inputs.askId,
-      inputs.sizeGb,
-    );
-    return { id: volumeName, outs: { ...inputs, volumeName, volumeId } };
+    const client = providerClient();
+    // Known before accepting, so that a volume that appears after a lost reply can be told apart.
+    const before = new Set((await client.volumes.list()).map((volume) => volume.id));
+    try {
+      const { volumeName, volumeId } = await client.volumes.acceptVolumeAsk(
+        inputs.askId,
+        inputs.sizeGb,
+      );
+      return { id: volumeName, outs: { ...inputs, volumeName, volumeId } };
+    } catch (error) {
+      if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
+      // The reply was lost after the service may have created the volume: a single new volume
+      // of this size is this create's; anything else is for a person to sort out.
+      const appeared = (await client.volumes.list()).filter(
+        (volume) => !before.has(volume.id) && volume.disk_space === inputs.sizeGb,
+      );
+      const [adopted] = appeared;
+      if (appeared.length !== 1 || adopted === undefined) {
+        throw new Error(
+          `${error.message}. ${appeared.length} new volume(s) of ${inputs.sizeGb} GB appeared ` +
+            `(${appeared.map((volume) => `V.${volume.id}`).join(", ") || "none"}); check the ` +
+            `account for a volume this run may have created.`,
+        );
+      }
+      const volumeName = `V.${adopted.id}`;
+      return { id: volumeName, outs: { ...inputs, volumeName, volumeId: adopted.id } };
+    }
   },
 
   async read(id, props) {

@@ -21,12 +21,13 @@ export const webhookInputsSchema = z.object({
 });
 export type WebhookInputs = z.infer<typeof webhookInputsSchema>;
 
-export interface WebhookOutputs extends WebhookInputs {
+export const webhookOutputsSchema = webhookInputsSchema.extend({
   /** The service's id of the webhook. */
-  webhookId: number;
+  webhookId: z.number().int(),
   /** The signing secret, returned by the service only at creation (a Pulumi secret). */
-  webhookSecret: string;
-}
+  webhookSecret: z.string(),
+});
+export type WebhookOutputs = z.infer<typeof webhookOutputsSchema>;
 
 // ---- Diff rules ---------------------------------------------------------------------------
 

@@ -2,6 +2,7 @@ import { closeAllPools } from "../../provider/client";
 import { configure } from "../../provider/provider-runtime";
 import { provider as instanceProvider } from "../../provider/resources/instance";
 import { provider as secretProvider } from "../../provider/resources/secret";
+import { provider as volumeProvider } from "../../provider/resources/volume";
 import { unknownValue } from "../../provider/validation";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
@@ -43,6 +44,35 @@ describe("resource providers against the emulator", () => {
     expect(await emulator.secrets()).toEqual({ DB_URL: "v-2" });
     await secretProvider.delete?.("DB_URL", { key: "DB_URL", value: "v-2" });
     expect(await secretProvider.read("DB_URL", recorded)).toEqual({});
+  });
+
+  it("Volume: takes the volume a lost reply created, accepting the ask once", async () => {
+    await emulator.clearRequests();
+    await emulator.setFaults({ drops: { next: 1, afterHandling: true, methods: ["PUT"] } });
+    try {
+      const created = await volumeProvider.create({ askId: 21001, sizeGb: 33 });
+      const [volume] = (await emulator.state()).volumes;
+      expect(created).toEqual({
+        id: `V.${String(volume?.id)}`,
+        outs: {
+          askId: 21001,
+          sizeGb: 33,
+          volumeName: `V.${String(volume?.id)}`,
+          volumeId: volume?.id,
+        },
+      });
+    } finally {
+      await emulator.clearFaults();
+    }
+    const accepts = (await emulator.requests()).filter((entry) => entry.method === "PUT");
+    expect(accepts).toEqual([expect.objectContaining({ status: 0 })]);
+    await volumeProvider.delete?.("", {
+      askId: 21001,
+      sizeGb: 33,
+      volumeName: "",
+      volumeId: (await emulator.state()).volumes[0]?.id ?? 0,
+    });
+    expect((await emulator.state()).volumes).toEqual([]);
   });
 
   it("leaves inputs that are not known yet for the real run", async () => {
