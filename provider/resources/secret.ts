@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, GpuCloudError } from "../client";
+import { once } from "../once";
 import { providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
 import { checkInputs } from "../validation";
@@ -46,6 +47,11 @@ export function diffSecret(olds: SecretOutputs, news: SecretInputs): pulumi.dyna
 
 // ---- CRUD ---------------------------------------------------------------------------------
 
+// The account's keys before this run created any: one list per run, not one per create.
+const keysBeforeThisRun = once(
+  async () => new Set(Object.keys(await providerClient().secrets.list())),
+);
+
 function alreadyExists(key: string): Error {
   return new Error(
     `secret ${key} already exists in the account. Dynamic resources cannot be imported: ` +
@@ -66,7 +72,7 @@ export const provider: DynamicProvider<SecretInputs, SecretOutputs> = {
   async create(inputs) {
     const client = providerClient();
     // Refused up front, so that a key present after a lost reply can only be this create's.
-    if (inputs.key in (await client.secrets.list())) throw alreadyExists(inputs.key);
+    if ((await keysBeforeThisRun()).has(inputs.key)) throw alreadyExists(inputs.key);
     try {
       await client.secrets.create(inputs.key, inputs.value);
     } catch (error) {

@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, GpuCloudError } from "../client";
+import { once } from "../once";
 import { providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
 import { checkInputs } from "../validation";
@@ -38,6 +39,13 @@ export function diffVolume(olds: VolumeOutputs, news: VolumeInputs): pulumi.dyna
 
 // ---- CRUD ---------------------------------------------------------------------------------
 
+// The account's volumes before this run, and those this run created: one list per run, not one
+// per create, tells a volume a lost reply created from every other.
+const volumesBeforeThisRun = once(
+  async () => new Set((await providerClient().volumes.list()).map((volume) => volume.id)),
+);
+const createdThisRun = new Set<number>();
+
 export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
   async check(_olds, news) {
     providerClient();
@@ -51,19 +59,23 @@ export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
   async create(inputs) {
     const client = providerClient();
     // Known before accepting, so that a volume that appears after a lost reply can be told apart.
-    const before = new Set((await client.volumes.list()).map((volume) => volume.id));
+    const before = await volumesBeforeThisRun();
     try {
       const { volumeName, volumeId } = await client.volumes.acceptVolumeAsk(
         inputs.askId,
         inputs.sizeGb,
       );
+      createdThisRun.add(volumeId);
       return { id: volumeName, outs: { ...inputs, volumeName, volumeId } };
     } catch (error) {
       if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
       // The reply was lost after the service may have created the volume: a single new volume
       // of this size is this create's; anything else is for a person to sort out.
       const appeared = (await client.volumes.list()).filter(
-        (volume) => !before.has(volume.id) && volume.disk_space === inputs.sizeGb,
+        (volume) =>
+          !before.has(volume.id) &&
+          !createdThisRun.has(volume.id) &&
+          volume.disk_space === inputs.sizeGb,
       );
       const [adopted] = appeared;
       if (appeared.length !== 1 || adopted === undefined) {
@@ -73,6 +85,7 @@ export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
             `account for a volume this run may have created.`,
         );
       }
+      createdThisRun.add(adopted.id);
       const volumeName = `V.${adopted.id}`;
       return { id: volumeName, outs: { ...inputs, volumeName, volumeId: adopted.id } };
     }

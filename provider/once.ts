@@ -1,0 +1,17 @@
+/**
+ * Loads a value the first time it is asked for and then answers with it for the rest of the
+ * provider process (one `pulumi` operation). A failed load is not kept: the next call tries again.
+ */
+export function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let loaded: Promise<T> | undefined;
+  return () => {
+    if (!loaded) {
+      const attempt = load();
+      loaded = attempt;
+      attempt.catch(() => {
+        if (loaded === attempt) loaded = undefined;
+      });
+    }
+    return loaded;
+  };
+}
