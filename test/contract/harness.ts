@@ -10,7 +10,11 @@ import {
   type RetryPolicy,
 } from "../../provider/client";
 import type { EmulatorOptions } from "../../emulator";
-import { type LoggedRequest, startTestEmulator, type TestEmulator } from "../support/emulator";
+import {
+  type LoggedRequest,
+  startEmulatorForEachTest,
+  type TestEmulator,
+} from "../support/emulator";
 
 /** Short waits, so that retried tests stay fast; the counts are those of a real policy. */
 export const fastRetryPolicy: RetryPolicy = {
@@ -53,15 +57,10 @@ export interface Harness {
 export function useEmulator(options: Partial<EmulatorOptions> = {}): Harness {
   let emulator: TestEmulator | undefined;
   let client: GpuCloudClient | undefined;
-  beforeEach(async () => {
-    emulator = await startTestEmulator(options);
-    client = clientFor(emulator.url, emulator.apiKey);
-  });
-  afterEach(async () => {
-    await emulator?.close();
-    emulator = undefined;
-    client = undefined;
-  });
+  startEmulatorForEachTest((started) => {
+    emulator = started;
+    client = clientFor(started.url, started.apiKey);
+  }, options);
   afterAll(async () => {
     await closeAllPools();
   });
