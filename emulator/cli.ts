@@ -4,6 +4,7 @@ import { startEmulator } from "./index";
 
 const USAGE =
   "usage: gpucloud-emulator --port N --api-key K [--host 127.0.0.1] [--state FILE] [--boot-polls N]\n" +
+  "                         [--allow-insecure-webhooks]\n" +
   "  --api-key may be replaced by the GPUCLOUD_API_KEY environment variable; --port 0 picks a free port.";
 
 function usageError(message: string): never {
@@ -27,6 +28,7 @@ function parseCommandLine() {
         host: { type: "string", default: "127.0.0.1" },
         state: { type: "string" },
         "boot-polls": { type: "string" },
+        "allow-insecure-webhooks": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     }).values;
@@ -53,6 +55,7 @@ async function main(): Promise<void> {
     host: args.host,
     stateFile: args.state,
     bootPolls: bootPolls === undefined ? undefined : nonNegativeInteger(bootPolls, "--boot-polls"),
+    allowInsecureWebhooks: args["allow-insecure-webhooks"] === true,
   });
   process.stdout.write(`gpucloud-emulator listening on ${emulator.url}\n`);
 

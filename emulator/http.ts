@@ -86,6 +86,16 @@ export function installHttpBasics(app: FastifyInstance): void {
     }
   });
 
+  // The official client compares Content-Type with exactly "application/json" and ignores a
+  // body sent as "application/json; charset=utf-8", which is what Fastify sends by default.
+  app.addHook("onSend", async (_request, reply, payload) => {
+    const type = reply.getHeader("content-type");
+    if (typeof type === "string" && type.startsWith("application/json")) {
+      reply.header("content-type", "application/json");
+    }
+    return payload;
+  });
+
   app.setErrorHandler((error, _request, reply) => {
     if (error instanceof ApiError) {
       return reply.code(error.status).send(errorBody(error.code, error.message));

@@ -21,6 +21,11 @@ export const InstanceAskSchema = z.object({
 });
 export type InstanceAsk = z.infer<typeof InstanceAskSchema>;
 
+/** A notification type's full key, `<context>:<slug>`, e.g. `client:low_credit`. */
+export const NotificationTypeKeySchema = z
+  .string()
+  .regex(/^(client|host):[a-z0-9_]+$/, "must look like client:low_credit (<context>:<slug>)");
+
 export const EmulatorOptionsSchema = z.object({
   /** A full-access key; more keys, scoped or not, come through POST /_emulator/keys. */
   apiKey: z.string().min(1),
@@ -32,6 +37,16 @@ export const EmulatorOptionsSchema = z.object({
   seed: z.int().optional(),
   volumeAsks: z.array(VolumeAskSchema).optional(),
   instanceAsks: z.array(InstanceAskSchema).optional(),
+  /** Replaces the seeded catalogue of webhook event keys (GET /api/v0/notification-types/). */
+  notificationTypes: z.array(NotificationTypeKeySchema).min(1).optional(),
+  /**
+   * Lets webhooks point at plain-http and loopback or private addresses, so a test can receive
+   * deliveries on 127.0.0.1. Off by default, like the real service, which delivers only to
+   * public https addresses.
+   */
+  allowInsecureWebhooks: z.boolean().default(false),
+  /** Webhooks allowed per account; the real service allows four. */
+  maxWebhooks: z.int().nonnegative().default(4),
 });
 export type EmulatorOptions = z.input<typeof EmulatorOptionsSchema>;
 export type EmulatorSettings = z.output<typeof EmulatorOptionsSchema>;

@@ -32,6 +32,8 @@ const WebhookSchema = z.object({
   url: z.string(),
   eventTypes: z.array(z.string()),
   createdAt: z.string(),
+  /** Absent in state files written before updates were recorded. */
+  updatedAt: z.string().optional(),
   secret: z.string(),
 });
 export type Webhook = z.infer<typeof WebhookSchema>;

@@ -22,7 +22,7 @@ const wandbProject = new gpucloud.Secret("wandb-project", {
 
 const alerts = new gpucloud.Webhook("alerts", {
   url: config.get("webhookUrl") ?? "https://hooks.example.com/gpucloud",
-  eventTypes: ["instance.running", "instance.exited"],
+  eventTypes: ["client:low_credit", "client:outbid"],
   name: "workspace alerts",
 });
 

@@ -11,7 +11,7 @@ export { closeAllPools, type RetryEvent, type TransportOptions } from "./transpo
 export { defaultRetryPolicy, exponentialBackoff, type Backoff, type RetryPolicy } from "./retry";
 export type { CurrentUser } from "./users";
 export type { MaskedSecrets } from "./secrets";
-export type { Webhook, CreatedWebhook, WebhookFields } from "./webhooks";
+export type { Webhook, CreatedWebhook, WebhookFields, NotificationType } from "./webhooks";
 export type { Volume, VolumeOffer } from "./volumes";
 export { volumeIdOf } from "./volumes";
 export type { Instance, InstanceOffer, CreateInstanceRequest } from "./instances";

@@ -4,10 +4,13 @@ import type { Transport } from "./transport";
 
 export const webhookSchema = z.object({
   id: z.number().int(),
+  user_id: z.number().int().optional(),
   name: z.string().nullable(),
   webhook_url: z.string(),
   event_types: z.array(z.string()),
-  created_at: z.union([z.string(), z.number()]).nullable().optional(),
+  /** Seconds since the epoch. */
+  created_at: z.number().nullable().optional(),
+  updated_at: z.number().nullable().optional(),
 });
 export type Webhook = z.infer<typeof webhookSchema>;
 
@@ -18,6 +21,25 @@ const createdWebhookSchema = z.object({
 export type CreatedWebhook = z.infer<typeof createdWebhookSchema>["webhook"];
 
 const webhookBodySchema = z.object({ success: z.boolean(), webhook: webhookSchema });
+const rotatedWebhookSchema = createdWebhookSchema.pick({ success: true, webhook: true });
+const testDeliverySchema = z.object({ success: z.boolean(), msg: z.string().optional() });
+
+/** A webhook event key and what it means; keys are `<context>:<slug>`, e.g. `client:low_credit`. */
+export const notificationTypeSchema = z.object({
+  key: z.string(),
+  slug: z.string().optional(),
+  context: z.string().optional(),
+  topic: z.string().nullable().optional(),
+  category: z.string().optional(),
+  display_name: z.string().optional(),
+  default_preferences: z.record(z.string(), z.boolean()).optional(),
+  mandatory_email: z.boolean().optional(),
+});
+export type NotificationType = z.infer<typeof notificationTypeSchema>;
+const notificationTypesSchema = z.object({
+  success: z.boolean(),
+  notification_types: z.array(notificationTypeSchema),
+});
 const listWebhooksSchema = z.object({ success: z.boolean(), webhooks: z.array(webhookSchema) });
 const successSchema = z.object({ success: z.boolean() });
 
@@ -75,6 +97,41 @@ export class WebhooksApi {
       }),
     );
     return body.webhook;
+  }
+
+  /** Replaces the signing secret; the new one is returned only here. */
+  async rotateSecret(id: number, signal?: AbortSignal): Promise<CreatedWebhook> {
+    const body = await this.shared.write(() =>
+      this.transport.request({
+        method: "POST",
+        path: `/api/v0/webhooks/${id}/rotate-secret/`,
+        response: rotatedWebhookSchema,
+        signal,
+      }),
+    );
+    return body.webhook;
+  }
+
+  /** Asks the service to send a signed `webhook_test` event to the webhook's URL. */
+  async sendTest(id: number, signal?: AbortSignal): Promise<string | undefined> {
+    const body = await this.transport.request({
+      method: "POST",
+      path: `/api/v0/webhooks/${id}/test/`,
+      response: testDeliverySchema,
+      signal,
+    });
+    return body.msg;
+  }
+
+  /** The event keys webhooks may subscribe to. */
+  async notificationTypes(signal?: AbortSignal): Promise<NotificationType[]> {
+    const body = await this.transport.request({
+      method: "GET",
+      path: "/api/v0/notification-types/",
+      response: notificationTypesSchema,
+      signal,
+    });
+    return body.notification_types;
   }
 
   async delete(id: number, signal?: AbortSignal): Promise<void> {

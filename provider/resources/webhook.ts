@@ -3,9 +3,16 @@ import { z } from "zod";
 import { deleteUnlessGone, type Webhook as WebhookWire, type WebhookFields } from "../client";
 import { providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
-import { checkInputs } from "../validation";
+import { once } from "../once";
+import { checkInputs, containsUnknown } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------
+
+/** The service's notification keys, `<context>:<slug>` (GET /api/v0/notification-types/). */
+const eventKeyPattern = /^(client|host):[a-z0-9_]+$/;
+
+/** The service allows this many webhooks per user. */
+const maxWebhooksPerUser = 4;
 
 export const webhookInputsSchema = z.object({
   url: z
@@ -13,11 +20,23 @@ export const webhookInputsSchema = z.object({
     .max(2048, "url must be at most 2048 characters"),
   eventTypes: z
     .array(
-      z.string().regex(/^[a-z][a-z_]*(\.[a-z_]+)*$/, "each event type looks like instance.running"),
-      { error: "eventTypes must be a list of event type names" },
+      z
+        .string()
+        .regex(
+          eventKeyPattern,
+          "each event type is a notification key <context>:<slug> with context client or host, e.g. client:low_credit",
+        ),
+      { error: "eventTypes must be a list of notification keys such as client:low_credit" },
     )
     .min(1, "eventTypes needs at least one event type"),
-  name: z.string().max(120, "name must be at most 120 characters").optional(),
+  name: z
+    .string()
+    .max(120, "name must be at most 120 characters")
+    // eslint-disable-next-line no-control-regex
+    .regex(/^[^\u0000-\u001f\u007f]*$/, "name must not contain control characters (newlines, tabs)")
+    .optional(),
+  /** Any value; a new value rotates the signing secret in place. */
+  secretRotation: z.string({ error: "secretRotation must be a string" }).optional(),
 });
 export type WebhookInputs = z.infer<typeof webhookInputsSchema>;
 
@@ -34,18 +53,66 @@ export type WebhookOutputs = z.infer<typeof webhookOutputsSchema>;
 const sameList = (a: readonly string[], b: readonly string[]): boolean =>
   a.length === b.length && a.every((item, index) => item === b[index]);
 
-/** Every field can be changed in place (PUT /api/v0/webhooks/{id}/): nothing replaces. */
+const fieldsChanged = (olds: WebhookInputs, news: WebhookInputs): boolean =>
+  olds.url !== news.url ||
+  !sameList(olds.eventTypes, news.eventTypes) ||
+  (olds.name ?? "") !== (news.name ?? "");
+
+const rotationRequested = (olds: WebhookInputs, news: WebhookInputs): boolean =>
+  (olds.secretRotation ?? "") !== (news.secretRotation ?? "");
+
+/**
+ * Every field changes in place (PUT /api/v0/webhooks/{id}/), and a new `secretRotation`
+ * rotates the secret (POST …/rotate-secret/): nothing replaces.
+ */
 export function diffWebhook(olds: WebhookOutputs, news: WebhookInputs): pulumi.dynamic.DiffResult {
-  const changed =
-    olds.url !== news.url ||
-    !sameList(olds.eventTypes, news.eventTypes) ||
-    (olds.name ?? "") !== (news.name ?? "");
-  return { changes: changed, replaces: [] };
+  return { changes: fieldsChanged(olds, news) || rotationRequested(olds, news), replaces: [] };
 }
 
 // ---- CRUD ---------------------------------------------------------------------------------
 
 /** The wire fields; on update, a removed name is sent as null so that the service clears it. */
+/**
+ * What check can know only from the account: event keys outside the service's catalogue, and
+ * a new webhook beyond the per-user limit. When the account cannot be read (no key yet, a
+ * scope without misc, the service down), check leaves these to the service's own refusal.
+ */
+async function accountFailures(
+  inputs: WebhookInputs,
+  isNew: boolean,
+): Promise<pulumi.dynamic.CheckFailure[]> {
+  const client = providerClient();
+  const failures: pulumi.dynamic.CheckFailure[] = [];
+  const catalogue = await notificationKeys().catch(() => undefined);
+  const unknownKeys = catalogue && inputs.eventTypes.filter((key) => !catalogue.includes(key));
+  if (unknownKeys && unknownKeys.length > 0) {
+    failures.push({
+      property: "eventTypes",
+      reason:
+        `eventTypes: ${unknownKeys.join(", ")} ` +
+        `${unknownKeys.length === 1 ? "is not a notification type" : "are not notification types"} ` +
+        `of this service; valid keys: ${catalogue.join(", ")}`,
+    });
+  }
+  if (isNew) {
+    const existing = await client.webhooks.list().catch(() => undefined);
+    if (existing && existing.length >= maxWebhooksPerUser) {
+      failures.push({
+        property: "url",
+        reason:
+          `the account already has ${existing.length} webhooks and the service allows ` +
+          `${maxWebhooksPerUser} per user: delete one, or subscribe an existing webhook to these events`,
+      });
+    }
+  }
+  return failures;
+}
+
+/** The catalogue changes rarely: one read per provider process. */
+const notificationKeys = once(async () =>
+  (await providerClient().webhooks.notificationTypes()).map((type) => type.key),
+);
+
 function toWire(inputs: WebhookInputs, update = false): WebhookFields {
   return {
     webhook_url: inputs.url,
@@ -63,9 +130,13 @@ function fromWire(webhook: WebhookWire): WebhookInputs {
 }
 
 export const provider: DynamicProvider<WebhookInputs, WebhookOutputs> = {
-  async check(_olds, news) {
+  async check(olds, news) {
     providerClient();
-    return checkInputs(webhookInputsSchema, news);
+    const checked = checkInputs(webhookInputsSchema, news);
+    const known = checked.failures.length === 0 && !containsUnknown(news);
+    if (!known) return checked;
+    const isNew = Object.keys(olds).length === 0;
+    return { ...checked, failures: await accountFailures(checked.inputs, isNew) };
   },
 
   async diff(_id, olds, news) {
@@ -85,15 +156,23 @@ export const provider: DynamicProvider<WebhookInputs, WebhookOutputs> = {
       (webhook) => String(webhook.id) === id,
     );
     if (!found || !props) return {};
-    const inputs = fromWire(found);
+    // The rotation value is ours, not the service's: it carries over from the recorded outputs.
+    const inputs = {
+      ...fromWire(found),
+      ...(props.secretRotation === undefined ? {} : { secretRotation: props.secretRotation }),
+    };
     // A name removed outside Pulumi must not survive from the old outputs.
     const { name: _recordedName, ...recorded } = props;
     return { id, props: { ...recorded, ...inputs }, inputs };
   },
 
   async update(_id, olds, news) {
-    await providerClient().webhooks.update(olds.webhookId, toWire(news, true));
-    return { outs: { ...news, webhookId: olds.webhookId, webhookSecret: olds.webhookSecret } };
+    const webhooks = providerClient().webhooks;
+    if (fieldsChanged(olds, news)) await webhooks.update(olds.webhookId, toWire(news, true));
+    const webhookSecret = rotationRequested(olds, news)
+      ? (await webhooks.rotateSecret(olds.webhookId)).webhook_secret
+      : olds.webhookSecret;
+    return { outs: { ...news, webhookId: olds.webhookId, webhookSecret } };
   },
 
   async delete(_id, props) {
@@ -106,17 +185,29 @@ export const provider: DynamicProvider<WebhookInputs, WebhookOutputs> = {
 export interface WebhookArgs {
   /** Where events are delivered: an https:// URL, at most 2048 characters. */
   url: pulumi.Input<string>;
-  /** The event types to deliver (at least one), e.g. `["instance.running"]`. */
+  /**
+   * The notification types to deliver (at least one): the service's keys `<context>:<slug>`,
+   * e.g. `["client:low_credit", "client:outbid"]`; `GET /api/v0/notification-types/` lists them.
+   */
   eventTypes: pulumi.Input<pulumi.Input<string>[]>;
-  /** A display name, at most 120 characters. */
+  /** A display name, at most 120 characters, no control characters. */
   name?: pulumi.Input<string>;
+  /**
+   * Any value. Changing it rotates the signing secret in place: `webhookSecret` then holds the
+   * new secret, and deliveries are signed with it. Leaving it unchanged keeps the secret.
+   */
+  secretRotation?: pulumi.Input<string>;
 }
 
-/** A webhook of the account. Every change updates it in place. */
+/**
+ * A webhook of the account: the service POSTs the subscribed notification events to `url`,
+ * signed with `webhookSecret` (`X-Vast-Signature-256`). Every change updates it in place.
+ */
 export class Webhook extends pulumi.dynamic.Resource {
   declare readonly url: pulumi.Output<string>;
   declare readonly eventTypes: pulumi.Output<string[]>;
   declare readonly name: pulumi.Output<string | undefined>;
+  declare readonly secretRotation: pulumi.Output<string | undefined>;
   /** The service's id of the webhook. */
   declare readonly webhookId: pulumi.Output<number>;
   /** The secret that signs deliveries; shown by the service only at creation. A Pulumi secret. */
@@ -131,6 +222,7 @@ export class Webhook extends pulumi.dynamic.Resource {
         url: args.url,
         eventTypes: args.eventTypes,
         name: args.name,
+        secretRotation: args.secretRotation,
         webhookId: undefined,
         webhookSecret: undefined,
       },

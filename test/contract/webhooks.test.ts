@@ -2,7 +2,7 @@ import { failureOf, useEmulator } from "./harness";
 
 const hook = {
   webhook_url: "https://hooks.example.com/gpucloud",
-  event_types: ["instance.status_changed"],
+  event_types: ["client:low_credit"],
   name: "ci notifications",
 };
 
@@ -25,7 +25,9 @@ describe("webhooks", () => {
         name: hook.name,
         webhook_url: hook.webhook_url,
         event_types: hook.event_types,
+        user_id: 1,
         created_at: created.created_at,
+        updated_at: created.updated_at,
       },
     ]);
     expect(JSON.stringify(listed)).not.toContain(created.webhook_secret);
@@ -34,11 +36,11 @@ describe("webhooks", () => {
   it("creates a webhook without a name", async () => {
     const created = await h.client.webhooks.create({
       webhook_url: hook.webhook_url,
-      event_types: ["volume.created", "instance.status_changed"],
+      event_types: ["client:outbid", "client:low_credit"],
     });
 
     expect(created.name).toBeNull();
-    expect(created.event_types).toEqual(["volume.created", "instance.status_changed"]);
+    expect(created.event_types).toEqual(["client:outbid", "client:low_credit"]);
   });
 
   it("updates only the fields given", async () => {
@@ -51,7 +53,9 @@ describe("webhooks", () => {
       name: "renamed",
       webhook_url: hook.webhook_url,
       event_types: hook.event_types,
+      user_id: 1,
       created_at: created.created_at,
+      updated_at: expect.any(Number) as unknown,
     });
     expect(updated).not.toHaveProperty("webhook_secret");
     const [stored] = (await h.emulator.state()).webhooks;

@@ -16,7 +16,7 @@ describe("what each resource adds to the state", () => {
       {
         program: program(`
 new gpucloud.Secret("secret", { key: "TOKEN", value: "abc" });
-new gpucloud.Webhook("webhook", { url: "https://hooks.example.com/x", eventTypes: ["instance.running"] });
+new gpucloud.Webhook("webhook", { url: "https://hooks.example.com/x", eventTypes: ["client:low_credit"] });
 new gpucloud.Volume("volume", { askId: 21001 });
 new gpucloud.Instance("instance", { askId: 31001, image: "img", diskGb: 10, pollIntervalSeconds: 0.05 });
 `),

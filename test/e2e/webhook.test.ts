@@ -8,7 +8,12 @@ import {
   program,
 } from "../support/programs";
 
-const webhookProgram = (fields: { url: string; eventTypes: string[]; name?: string }) =>
+const webhookProgram = (fields: {
+  url: string;
+  eventTypes: string[];
+  name?: string;
+  secretRotation?: string;
+}) =>
   program(`
 const hook = new gpucloud.Webhook("alerts", ${JSON.stringify(fields)});
 exports.webhookId = hook.webhookId;
@@ -22,7 +27,7 @@ describe("Webhook under the real Pulumi CLI", () => {
   it("creates, refreshes unchanged, updates in place, restores outside changes and destroys", async () => {
     const declared = {
       url: "https://hooks.example.com/gpu",
-      eventTypes: ["instance.running"],
+      eventTypes: ["client:low_credit"],
       name: "alerts",
     };
     await withStack(
@@ -39,7 +44,7 @@ describe("Webhook under the real Pulumi CLI", () => {
         expect((await stack.up({ onOutput })).summary.resourceChanges).toEqual({ same: 2 });
 
         // Every field changes in place, keeping the id.
-        const changed = { ...declared, eventTypes: ["instance.running", "instance.exited"] };
+        const changed = { ...declared, eventTypes: ["client:low_credit", "client:outbid"] };
         await setProgram(webhookProgram(changed));
         const update = await stack.up({ onOutput });
         expect(update.summary.resourceChanges).toEqual({ same: 1, update: 1 });
@@ -77,8 +82,19 @@ describe("Webhook under the real Pulumi CLI", () => {
         expect(JSON.stringify(decrypted)).toContain(signingSecret);
         expectNoLeak([await exportState(false), ...output], [signingSecret, emulator.apiKey]);
 
+        // A new secretRotation rotates the signing secret in place; the new one stays secret.
+        await setProgram(webhookProgram({ ...declared, secretRotation: "2026-11" }));
+        const rotation = await stack.up({ onOutput });
+        expect(rotation.summary.resourceChanges).toEqual({ same: 1, update: 1 });
+        expect(rotation.outputs["webhookSecret"]?.secret).toBe(true);
+        const rotatedSecret = (await emulator.state()).webhooks[0]?.secret ?? "";
+        expect(rotatedSecret).not.toBe(signingSecret);
+        expect(rotation.outputs["webhookSecret"]?.value).toBe(rotatedSecret);
+        expect((await stack.up({ onOutput })).summary.resourceChanges).toEqual({ same: 2 });
+        expectNoLeak([await exportState(false), ...output], [rotatedSecret]);
+
         // A removed name is cleared on the service too, then the stack is steady.
-        const { name: _name, ...unnamed } = declared;
+        const { name: _name, ...unnamed } = { ...declared, secretRotation: "2026-11" };
         await setProgram(webhookProgram(unnamed));
         expect((await stack.up({ onOutput })).summary.resourceChanges).toEqual({
           same: 1,
@@ -104,6 +120,59 @@ describe("Webhook under the real Pulumi CLI", () => {
         const failure = preview();
         await expect(failure).rejects.toThrow(/url: url must be an https:\/\/ URL/);
         await expect(failure).rejects.toThrow(/eventTypes needs at least one event type/);
+        expect(await emulator.writes()).toEqual([]);
+      },
+    );
+  });
+
+  it("fails at preview on event keys the service does not have, naming the valid keys", async () => {
+    await withStack(
+      {
+        program: webhookProgram({
+          url: "https://hooks.example.com/gpu",
+          eventTypes: ["client:low_credit", "client:no_such_event"],
+        }),
+        config: emulatorConfig(emulator),
+      },
+      async ({ preview }) => {
+        const failure = preview();
+        await expect(failure).rejects.toThrow(
+          /eventTypes: client:no_such_event is not a notification type of this service; valid keys: client:low_credit, .*host:machine_offline/,
+        );
+        expect(await emulator.writes()).toEqual([]);
+      },
+    );
+  });
+
+  it("fails at preview on an invented key form and on a fifth webhook, with no write sent", async () => {
+    for (let n = 1; n <= 4; n += 1) {
+      await outsideClient(emulator).webhooks.create({
+        webhook_url: `https://outside.example.com/${n}`,
+        event_types: ["client:outbid"],
+      });
+    }
+    await emulator.clearRequests();
+    await withStack(
+      {
+        program: webhookProgram({
+          url: "https://hooks.example.com/gpu",
+          eventTypes: ["instance.running"],
+        }),
+        config: emulatorConfig(emulator),
+      },
+      async ({ preview, setProgram }) => {
+        await expect(preview()).rejects.toThrow(
+          /eventTypes\.0: each event type is a notification key <context>:<slug>/,
+        );
+        await setProgram(
+          webhookProgram({
+            url: "https://hooks.example.com/gpu",
+            eventTypes: ["client:low_credit"],
+          }),
+        );
+        await expect(preview()).rejects.toThrow(
+          /the account already has 4 webhooks and the service allows 4 per user/,
+        );
         expect(await emulator.writes()).toEqual([]);
       },
     );

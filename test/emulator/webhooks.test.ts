@@ -18,7 +18,7 @@ describe("webhooks", () => {
 
   const valid = {
     webhook_url: "https://example.com/hook",
-    event_types: ["instance.status_changed"],
+    event_types: ["client:low_credit"],
   };
 
   it("creates with a secret shown once, lists, updates and deletes", async () => {
@@ -31,7 +31,7 @@ describe("webhooks", () => {
         name: "ops",
         webhook_url: valid.webhook_url,
         event_types: valid.event_types,
-        created_at: expect.any(String) as unknown,
+        created_at: expect.any(Number) as unknown,
       },
     });
     const secret = CreatedSchema.parse(created.body).webhook.webhook_secret;
@@ -47,14 +47,14 @@ describe("webhooks", () => {
       ],
     });
 
-    const updated = await call("PUT", "/api/v0/webhooks/1/", { event_types: ["volume.created"] });
+    const updated = await call("PUT", "/api/v0/webhooks/1/", { event_types: ["client:outbid"] });
     expect(updated.body).toMatchObject({
       success: true,
       webhook: {
         id: 1,
         name: "ops",
         webhook_url: valid.webhook_url,
-        event_types: ["volume.created"],
+        event_types: ["client:outbid"],
       },
     });
     expect(await call("PUT", "/api/v0/webhooks/1", { name: "renamed" })).toMatchObject({
@@ -82,6 +82,9 @@ describe("webhooks", () => {
     [{ ...valid, event_types: [3] }, "event_types"],
     [{ ...valid, event_types: "instance.created" }, "event_types"],
     [{ ...valid, name: "n".repeat(121) }, "name"],
+    [{ ...valid, name: "two\nlines" }, "name"],
+    [{ ...valid, event_types: ["client:no_such_event"] }, "client:no_such_event"],
+    [{ ...valid, webhook_url: "https://10.0.0.8/hook" }, "webhook_url"],
   ])("rejects create %j with invalid_args naming %s", async (body, field) => {
     const reply = await emulator.call("POST", "/api/v0/webhooks/", body);
     expect(errorOf(reply)).toEqual({ status: 400, error: "invalid_args" });
@@ -102,6 +105,35 @@ describe("webhooks", () => {
       error: "no_such_webhook",
     });
     expect(errorOf(await call("DELETE", "/api/v0/webhooks/abc/"))).toEqual({
+      status: 404,
+      error: "no_such_webhook",
+    });
+  });
+
+  it("answers JSON with exactly application/json, as the official client requires", async () => {
+    const { call } = emulator;
+    for (const reply of [
+      await call("GET", "/api/v0/notification-types/"),
+      await call("POST", "/api/v0/webhooks/", valid),
+      await call("DELETE", "/api/v0/webhooks/99/"),
+    ]) {
+      expect(reply.headers["content-type"]).toBe("application/json");
+    }
+  });
+
+  it("rotates the secret of a known webhook only", async () => {
+    const { call } = emulator;
+    const created = CreatedSchema.parse((await call("POST", "/api/v0/webhooks/", valid)).body);
+    const rotated = CreatedSchema.parse(
+      (await call("POST", `/api/v0/webhooks/${created.webhook.id}/rotate-secret/`)).body,
+    );
+    expect(rotated.webhook.id).toBe(created.webhook.id);
+    expect(rotated.webhook.webhook_secret).not.toBe(created.webhook.webhook_secret);
+    expect(errorOf(await call("POST", "/api/v0/webhooks/77/rotate-secret/"))).toEqual({
+      status: 404,
+      error: "no_such_webhook",
+    });
+    expect(errorOf(await call("POST", "/api/v0/webhooks/77/test/"))).toEqual({
       status: 404,
       error: "no_such_webhook",
     });

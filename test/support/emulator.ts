@@ -22,6 +22,7 @@ const stateSchema = z.object({
       name: z.string().nullable(),
       url: z.string(),
       eventTypes: z.array(z.string()),
+      secret: z.string(),
     }),
   ),
   volumes: z.array(z.object({ id: z.number(), askId: z.number(), sizeGb: z.number() })),

@@ -47,7 +47,7 @@ for (let n = 0; n < mix.secrets; n++) {
 for (let n = 0; n < mix.webhooks; n++) {
   new gpucloud.Webhook("w" + n, {
     url: "https://hooks.example.com/" + n,
-    eventTypes: ["instance.running"],
+    eventTypes: ["client:low_credit"],
   });
 }
 for (let n = 0; n < mix.volumes; n++) {

@@ -26,18 +26,28 @@ describe("Secret diff", () => {
 describe("Webhook diff", () => {
   const olds = {
     url: "https://a.example/",
-    eventTypes: ["instance.running"],
+    eventTypes: ["client:low_credit"],
     name: "n",
     webhookId: 1,
     webhookSecret: "s",
   };
   it("updates every field in place", () => {
     expect(
-      diffWebhook(olds, { url: "https://a.example/", eventTypes: ["instance.running"], name: "n" })
+      diffWebhook(olds, { url: "https://a.example/", eventTypes: ["client:low_credit"], name: "n" })
         .changes,
     ).toBe(false);
     const changed = diffWebhook(olds, { url: "https://b.example/", eventTypes: ["x.y"] });
     expect(changed).toEqual({ changes: true, replaces: [] });
+  });
+  it("rotates the secret in place when secretRotation changes, and only then", () => {
+    const same = { url: olds.url, eventTypes: olds.eventTypes, name: "n" };
+    expect(diffWebhook(olds, { ...same, secretRotation: "2026-11" })).toEqual({
+      changes: true,
+      replaces: [],
+    });
+    const rotated = { ...olds, secretRotation: "2026-11" };
+    expect(diffWebhook(rotated, { ...same, secretRotation: "2026-11" }).changes).toBe(false);
+    expect(diffWebhook(rotated, same).changes).toBe(true);
   });
 });
 
