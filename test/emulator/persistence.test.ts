@@ -31,7 +31,7 @@ describe("persistence", () => {
     await call("POST", "/api/v0/secrets/", { key: "KEPT", value: "v" });
     await call("POST", "/api/v0/webhooks/", {
       webhook_url: "https://example.com/h",
-      event_types: ["a.b"],
+      event_types: ["client:low_credit"],
     });
     await call("PUT", "/api/v0/volumes/", { id: 21001, size: 10 });
     await control("PUT", "/_emulator/user", { ssh_key: "ssh-ed25519 AAAA" });
