@@ -92,7 +92,11 @@ describe("retries under injected faults", () => {
     [
       "a webhook create",
       "POST /api/v0/webhooks/",
-      (c) => c.webhooks.create({ webhook_url: "https://h.example.com/", event_types: ["a.b"] }),
+      (c) =>
+        c.webhooks.create({
+          webhook_url: "https://h.example.com/",
+          event_types: ["client:low_credit"],
+        }),
     ],
     [
       "a remote copy start",

@@ -118,7 +118,7 @@ describe("test controls", () => {
     await call("POST", "/api/v0/secrets/", { key: "GONE", value: "x" });
     await call("POST", "/api/v0/webhooks/", {
       webhook_url: "https://example.com/h",
-      event_types: ["a.b"],
+      event_types: ["client:low_credit"],
     });
     await call("PUT", "/api/v0/volumes/", { id: 21001, size: 10 });
     await createInstance(call);
