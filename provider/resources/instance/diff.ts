@@ -1,0 +1,53 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { deadEndStatuses } from "../../client";
+import { asksOf, type InstanceInputs, type InstanceOutputs } from "./inputs";
+
+export const replacingFields = ["image", "diskGb", "onstart", "env", "runtype", "price"] as const;
+const inPlaceFields = [
+  "label",
+  "createTimeoutSeconds",
+  "maxAttempts",
+  "pollIntervalSeconds",
+] as const;
+
+export const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/** True when the recorded instance never reached running or has since reached a dead end. */
+function isBroken(olds: InstanceOutputs): boolean {
+  const lastAttempt = olds.attempts.at(-1);
+  return (
+    lastAttempt?.lastStatus !== undefined ||
+    (deadEndStatuses as readonly string[]).includes(olds.actualStatus ?? "")
+  );
+}
+
+/**
+ * The service can only relabel a running instance: any other change of what runs replaces it.
+ * The ask list replaces only when it no longer holds the ask the instance was rented from; the
+ * resource's own timing settings change nothing on the service. An instance recorded as not
+ * running (kept after a failed create, or found at a dead end by refresh) is replaced. A
+ * replacement on the same ask deletes first: the ask's machine cannot hold both.
+ */
+export function diffInstance(
+  olds: InstanceOutputs,
+  news: InstanceInputs,
+): pulumi.dynamic.DiffResult {
+  const replaces: string[] = replacingFields.filter((field) => !same(olds[field], news[field]));
+  const rentedFrom = olds.attempts.at(-1)?.askId;
+  const newAsks = asksOf(news);
+  const asksChanged = !same(asksOf(olds), newAsks);
+  if (asksChanged && (rentedFrom === undefined || !newAsks.includes(rentedFrom))) {
+    replaces.push(news.askIds === undefined ? "askId" : "askIds");
+  }
+  if (isBroken(olds)) replaces.push("actualStatus");
+  const changes =
+    replaces.length > 0 ||
+    asksChanged ||
+    inPlaceFields.some((field) => !same(olds[field], news[field]));
+  return {
+    changes,
+    replaces,
+    deleteBeforeReplace:
+      replaces.length > 0 && rentedFrom !== undefined && newAsks.includes(rentedFrom),
+  };
+}

@@ -1,0 +1,77 @@
+import { z } from "zod";
+
+// The instance's inputs and outputs: what a program declares and what the stack records.
+
+const askIdSchema = z
+  .number({ error: "an ask id is a number: the id of an instance offer" })
+  .int("an ask id is a whole number")
+  .positive("an ask id is positive");
+
+export const instanceInputsSchema = z.object({
+  askId: askIdSchema.optional(),
+  askIds: z
+    .array(askIdSchema, { error: "askIds must be a list of ask ids" })
+    .min(1, "askIds must list at least one ask")
+    .optional(),
+  image: z.string({ error: "image is required" }).trim().min(1, "image must not be empty"),
+  diskGb: z
+    .number({ error: "diskGb is required: the disk size in GB" })
+    .min(8, "diskGb must be at least 8 (GB)"),
+  onstart: z.string().optional(),
+  env: z
+    .record(
+      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "env names hold letters, digits and _"),
+      z.string({ error: "env values must be strings" }),
+    )
+    .optional(),
+  label: z.string().optional(),
+  runtype: z
+    .enum(["ssh", "jupyter", "args", "vm"], { error: "runtype must be ssh, jupyter, args or vm" })
+    .default("ssh"),
+  price: z.number().nonnegative("price (the bid, $/hour) must not be negative").optional(),
+  createTimeoutSeconds: z.number().positive("createTimeoutSeconds must be positive").default(1200),
+  maxAttempts: z
+    .number()
+    .int("maxAttempts must be a whole number")
+    .min(1, "maxAttempts must be at least 1")
+    .max(10, "maxAttempts must be at most 10")
+    .default(3),
+  pollIntervalSeconds: z
+    .number()
+    .min(0.05, "pollIntervalSeconds must be at least 0.05")
+    .max(60, "pollIntervalSeconds must be at most 60")
+    .default(3),
+});
+export type InstanceInputs = z.infer<typeof instanceInputsSchema>;
+
+/** One try at renting an instance, as reported in outputs and errors. */
+export const instanceAttemptSchema = z.object({
+  askId: z.number(),
+  instanceId: z.number().optional(),
+  lastStatus: z.string().optional(),
+  statusMessage: z.string().optional(),
+  error: z.string().optional(),
+});
+export type InstanceAttempt = z.infer<typeof instanceAttemptSchema>;
+
+export const instanceOutputsSchema = instanceInputsSchema.extend({
+  /** The service's id of the instance (`new_contract` of the create call). */
+  instanceId: z.number().int(),
+  actualStatus: z.string().nullable(),
+  sshHost: z.string().nullable(),
+  sshPort: z.number().nullable(),
+  publicIp: z.string().nullable(),
+  /** GPU memory in MB (the REST API's unit). */
+  gpuRamMb: z.number().nullable(),
+  statusMessage: z.string().nullable(),
+  attempts: z.array(instanceAttemptSchema),
+});
+export type InstanceOutputs = z.infer<typeof instanceOutputsSchema>;
+
+/** Marks the instances this provider creates, to find one whose create reply was lost. */
+export const createTokenVariable = "PULUMI_GPUCLOUD_CREATE_TOKEN";
+
+/** The asks an input set allows, in order. */
+export function asksOf(inputs: Pick<InstanceInputs, "askId" | "askIds">): number[] {
+  return inputs.askIds ?? (inputs.askId === undefined ? [] : [inputs.askId]);
+}

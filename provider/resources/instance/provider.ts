@@ -1,0 +1,103 @@
+import { providerClient } from "../../provider-runtime";
+import type { DynamicProvider } from "../../shim";
+import { checkInputs } from "../../validation";
+import { encodeOnstart, onstartLimitChars } from "../../onstart";
+import { connectionOutputs, createInstance } from "./create-flow";
+import { diffInstance, replacingFields, same } from "./diff";
+import { instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
+import { destroyAndConfirm } from "./lifecycle";
+
+export function inputsOf(props: InstanceOutputs): InstanceInputs {
+  return Object.fromEntries(
+    Object.keys(instanceInputsSchema.shape)
+      .filter((field) => field in props)
+      .map((field) => [field, props[field as keyof InstanceInputs]]),
+  ) as InstanceInputs;
+}
+
+export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
+  async check(olds, news) {
+    const client = providerClient();
+    const { inputs, failures } = checkInputs(instanceInputsSchema, news);
+    if (inputs.askId !== undefined && inputs.askIds !== undefined) {
+      failures.push({ property: "askId", reason: "askId: give askId or askIds, not both" });
+    }
+    if (news["askId"] === undefined && news["askIds"] === undefined) {
+      failures.push({
+        property: "askId",
+        reason: "askId: required (or askIds, an ordered list of asks to try)",
+      });
+    }
+    if (typeof inputs.onstart === "string") {
+      const encoded = encodeOnstart(inputs.onstart);
+      if (!encoded.ok) {
+        failures.push({
+          property: "onstart",
+          reason:
+            `onstart: ${encoded.originalChars} characters, ${encoded.encodedChars} even when ` +
+            `gzipped and base64-encoded; the service takes at most ${onstartLimitChars}`,
+        });
+      }
+    }
+    // A VM cannot get an SSH key after it is created: refuse to rent one without a key. Only
+    // when one is about to be rented: a running VM must stay manageable if the key goes.
+    const renting =
+      Object.keys(olds).length === 0 ||
+      replacingFields.some((field) => !same(olds[field], inputs[field]));
+    if (failures.length === 0 && inputs.runtype === "vm" && renting) {
+      const user = await client.users.current();
+      if (!user.hasSshKey) {
+        failures.push({
+          property: "runtype",
+          reason:
+            "runtype: a VM needs an SSH key registered on the account before it is created, " +
+            "and cannot recover without one; register a key first, or use a container runtype",
+        });
+      }
+    }
+    return { inputs, failures };
+  },
+
+  async diff(_id, olds, news) {
+    return diffInstance(olds, news);
+  },
+
+  async create(inputs) {
+    return createInstance(inputs);
+  },
+
+  async read(id, props) {
+    if (!props) return {};
+    const instance = await providerClient().instances.show(props.instanceId);
+    if (!instance) return {};
+    const label = instance.label ?? undefined;
+    const outs: InstanceOutputs = { ...props, ...connectionOutputs(instance) };
+    if (label === undefined) delete outs.label;
+    else outs.label = label;
+    return { id, props: outs, inputs: inputsOf(outs) };
+  },
+
+  async update(_id, olds, news) {
+    if ((news.label ?? "") !== (olds.label ?? "")) {
+      await providerClient().instances.relabel(olds.instanceId, news.label ?? "");
+    }
+    const outs: InstanceOutputs = { ...olds, ...news };
+    // A label removed from the program is removed from the outputs too.
+    if (news.label === undefined) delete outs.label;
+    return { outs };
+  },
+
+  async delete(_id, props) {
+    const gone = await destroyAndConfirm(
+      providerClient(),
+      props.instanceId,
+      props.pollIntervalSeconds,
+      600_000,
+    );
+    if (!gone) {
+      throw new Error(
+        `instance ${props.instanceId} still exists 10 minutes after it was destroyed`,
+      );
+    }
+  },
+};

@@ -1,0 +1,74 @@
+import * as pulumi from "@pulumi/pulumi";
+import { providerShim } from "../../shim";
+import type { InstanceAttempt } from "./inputs";
+
+export interface InstanceArgs {
+  /** The instance ask (offer) to rent. Give this or `askIds`. */
+  askId?: pulumi.Input<number>;
+  /** Asks to try in order, one per attempt (cycling when attempts outnumber asks). */
+  askIds?: pulumi.Input<pulumi.Input<number>[]>;
+  /** The container or VM image. */
+  image: pulumi.Input<string>;
+  /** Disk size in GB, at least 8. */
+  diskGb: pulumi.Input<number>;
+  /**
+   * A script run at start. Over 4048 characters it is gzipped and base64-encoded into a short
+   * bootstrap command; one that does not fit even then fails at preview.
+   */
+  onstart?: pulumi.Input<string>;
+  /** Environment variables of the instance. */
+  env?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /** A label; the only field that changes in place. */
+  label?: pulumi.Input<string>;
+  /** `ssh` (default), `jupyter`, `args` or `vm`. A VM needs an SSH key on the account. */
+  runtype?: pulumi.Input<"ssh" | "jupyter" | "args" | "vm">;
+  /** A bid in $/hour (interruptible); on-demand when absent. */
+  price?: pulumi.Input<number>;
+  /** How long create may take in all, attempts included (default 1200 s). */
+  createTimeoutSeconds?: pulumi.Input<number>;
+  /** Instances to try before giving up (default 3). */
+  maxAttempts?: pulumi.Input<number>;
+  /** The first wait between status polls (default 3 s); later waits double up to 30 s. */
+  pollIntervalSeconds?: pulumi.Input<number>;
+}
+
+/**
+ * A GPU instance rented from an ask. Create waits until it is `running`; an instance that
+ * reaches a dead end (`exited`, `unknown`, `offline`) is destroyed and another is tried, up to
+ * `maxAttempts`. A failed create leaves nothing running.
+ */
+export class Instance extends pulumi.dynamic.Resource {
+  declare readonly instanceId: pulumi.Output<number>;
+  declare readonly actualStatus: pulumi.Output<string | null>;
+  declare readonly sshHost: pulumi.Output<string | null>;
+  declare readonly sshPort: pulumi.Output<number | null>;
+  declare readonly publicIp: pulumi.Output<string | null>;
+  /** GPU memory in MB. */
+  declare readonly gpuRamMb: pulumi.Output<number | null>;
+  declare readonly statusMessage: pulumi.Output<string | null>;
+  /** Each attempt create made: ask, instance id, last status and status message. */
+  declare readonly attempts: pulumi.Output<InstanceAttempt[]>;
+  declare readonly label: pulumi.Output<string | undefined>;
+
+  constructor(name: string, args: InstanceArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      providerShim("pulumi-gpucloud/provider/resources/instance"),
+      name,
+      {
+        ...args,
+        label: args.label,
+        instanceId: undefined,
+        actualStatus: undefined,
+        sshHost: undefined,
+        sshPort: undefined,
+        publicIp: undefined,
+        gpuRamMb: undefined,
+        statusMessage: undefined,
+        attempts: undefined,
+      },
+      opts,
+      "gpucloud",
+      "Instance",
+    );
+  }
+}
