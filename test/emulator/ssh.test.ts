@@ -1,3 +1,6 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { z } from "zod";
 import {
   createInstance,
@@ -215,5 +218,33 @@ describe("SSH keys", () => {
     await control("POST", "/_emulator/reset");
     expect((await call("GET", "/api/v0/ssh/")).body).toEqual([]);
     expect(await register(ED25519)).toBe(1);
+  });
+
+  it("keeps registered keys in the state file and loads a file from before SSH keys", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpucloud-ssh-"));
+    const stateFile = path.join(dir, "state.json");
+    try {
+      await emulator.close();
+      emulator = await startTestEmulator({ stateFile });
+      await register(ED25519);
+      await emulator.close();
+      emulator = await startTestEmulator({ stateFile });
+      expect((await emulator.call("GET", "/api/v0/ssh/")).body).toMatchObject([{ id: 1 }]);
+      await emulator.close();
+
+      // The previous version's file: no SSH key fields at all.
+      const old = z
+        .record(z.string(), z.unknown())
+        .parse(JSON.parse(fs.readFileSync(stateFile, "utf8")));
+      delete old["sshKeys"];
+      delete old["sshKeyAttachments"];
+      delete old["nextSshKeyId"];
+      fs.writeFileSync(stateFile, JSON.stringify(old));
+      emulator = await startTestEmulator({ stateFile });
+      expect((await emulator.call("GET", "/api/v0/ssh/")).body).toEqual([]);
+      expect(await register(OTHER_ED25519)).toBe(1);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
