@@ -11,11 +11,13 @@ import {
   StartOptionsSchema,
 } from "./options";
 import { RequestLog } from "./requestLog";
+import { registerApiKeyRoutes } from "./routes/apikeys";
 import { registerCommandRoutes } from "./routes/commands";
 import { registerControlRoutes } from "./routes/control";
 import { registerInstanceRoutes } from "./routes/instances";
 import { registerOfferRoutes } from "./routes/offers";
 import { registerSecretRoutes } from "./routes/secrets";
+import { registerSshRoutes } from "./routes/ssh";
 import { registerUserRoutes } from "./routes/users";
 import { registerVolumeRoutes } from "./routes/volumes";
 import { registerWebhookRoutes } from "./routes/webhooks";
@@ -39,6 +41,8 @@ const ROUTES = [
   registerOfferRoutes,
   registerInstanceRoutes,
   registerCommandRoutes,
+  registerSshRoutes,
+  registerApiKeyRoutes,
   registerControlRoutes,
 ];
 

@@ -5,6 +5,8 @@ import { z } from "zod";
 import { type EmulatorSettings, InstanceAskSchema, VolumeAskSchema } from "./options";
 import { DEFAULT_USER, FIRST_IDS, SEEDED_INSTANCE_ASKS, SEEDED_VOLUME_ASKS } from "./seed";
 
+const FIRST_SSH_KEY_ID = 1;
+
 export const BootStatusSchema = z.enum(["running", "exited", "unknown", "offline"]);
 export type BootStatus = z.infer<typeof BootStatusSchema>;
 
@@ -65,6 +67,13 @@ const InstanceSchema = z.object({
 });
 export type Instance = z.infer<typeof InstanceSchema>;
 
+// SSH keys (routes/ssh.ts, sshKeys.ts). Attachment records are made per instance on first use:
+// an instance carries the account's keys from before its creation plus those attached since.
+const SshKeySchema = z.object({ id: z.int(), publicKey: z.string(), createdAtMs: z.number() });
+export type SshKey = z.infer<typeof SshKeySchema>;
+const SshKeyAttachmentSchema = z.object({ instanceId: z.int(), sshKeyIds: z.array(z.int()) });
+export type SshKeyAttachment = z.infer<typeof SshKeyAttachmentSchema>;
+
 const CopySchema = z.object({
   srcInstanceId: z.int(),
   dstInstanceId: z.int(),
@@ -85,6 +94,9 @@ export const StateSchema = z.object({
   copies: z.array(CopySchema),
   bootQueue: z.array(BootOutcomeSchema),
   nextIds: z.object({ webhook: z.int(), volume: z.int(), instance: z.int() }),
+  sshKeys: z.array(SshKeySchema).default([]),
+  sshKeyAttachments: z.array(SshKeyAttachmentSchema).default([]),
+  nextSshKeyId: z.int().default(FIRST_SSH_KEY_ID),
 });
 export type State = z.infer<typeof StateSchema>;
 
@@ -97,6 +109,9 @@ export function clearResources(state: State): void {
   state.copies = [];
   state.bootQueue = [];
   state.nextIds = { ...FIRST_IDS };
+  state.sshKeys = [];
+  state.sshKeyAttachments = [];
+  state.nextSshKeyId = FIRST_SSH_KEY_ID;
 }
 
 function initialState(): State {
@@ -112,6 +127,9 @@ function initialState(): State {
     copies: [],
     bootQueue: [],
     nextIds: { ...FIRST_IDS },
+    sshKeys: [],
+    sshKeyAttachments: [],
+    nextSshKeyId: FIRST_SSH_KEY_ID,
   };
 }
 

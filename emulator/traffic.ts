@@ -25,7 +25,7 @@ export function registerTraffic(
         reply.code(429).header("retry-after", "0");
         return fault.plainText
           ? reply.type("text/plain; charset=utf-8").send("Too Many Requests")
-          : reply.send({ detail: "Too many requests" });
+          : reply.send({ detail: "API requests too frequent endpoint threshold=2.0" });
       case "server_error":
         return reply
           .code(fault.status)

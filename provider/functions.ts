@@ -10,7 +10,8 @@ function programClient() {
 
 /**
  * The account behind the configured API key (calling it also verifies the key): id, email,
- * credit and whether an SSH key is registered. Never the key material or an API key.
+ * credit, balance, the id of the API key in use and whether an SSH key is registered. Never the
+ * key material or an API key.
  */
 export function getCurrentUser(): pulumi.Output<CurrentUser> {
   return pulumi.output(programClient().users.current());

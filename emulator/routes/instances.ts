@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { EmulatorContext } from "../context";
 import { ApiError, check, pathId } from "../http";
 import { describeInstance } from "../lifecycle";
+import { accountHasSshKey } from "../sshKeys";
 import { type Instance, RuntypeSchema } from "../state";
 
 const PAGE_SIZE = 25;
@@ -64,7 +65,7 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
       if (!ask) throw new ApiError(404, "no_such_ask", "No instance ask with that id.");
       const input = check(CreateInstanceSchema, request.body, "invalid_args");
       const runtype = input.runtype ?? "ssh";
-      if (runtype === "vm" && store.state.user.sshKey === "") {
+      if (runtype === "vm" && !accountHasSshKey(store.state)) {
         throw new ApiError(400, "no_ssh_key_for_vm", "Register an SSH key before creating a VM.");
       }
       const instance = store.mutate((state) => {

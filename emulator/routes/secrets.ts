@@ -6,7 +6,8 @@ import { ApiError, check } from "../http";
 /** Always eight: a mask as long as the value would leak its length. */
 const MASK = "********";
 
-const SecretInputSchema = z.object({ key: z.string().min(1), value: z.string() });
+const SecretInputSchema = z.object({ key: z.string(), value: z.string() });
+const NonEmptyKeySchema = z.object({ key: z.string().min(1, "must not be empty") });
 const SecretLengthSchema = z.object({ key: z.string().max(128), value: z.string().max(2048) });
 const SecretCharactersSchema = z.object({
   key: z
@@ -16,9 +17,10 @@ const SecretCharactersSchema = z.object({
 });
 const DeleteSecretSchema = z.object({ key: z.string().min(1) });
 
-/** Each kind of bad input has its own code; which code a missing field gets differs by verb. */
-function validSecret(body: unknown, missingCode: string) {
-  const input = check(SecretInputSchema, body, missingCode);
+/** Each kind of bad input has its own code; which code an empty key gets differs by verb. */
+function validSecret(body: unknown, emptyKeyCode: string) {
+  const input = check(SecretInputSchema, body, "missing_input");
+  check(NonEmptyKeySchema, input, emptyKeyCode);
   check(SecretLengthSchema, input, "input_too_long");
   check(SecretCharactersSchema, input, "invalid_characters");
   return { key: input.key.toUpperCase(), value: input.value };
@@ -57,8 +59,9 @@ export function registerSecretRoutes(app: FastifyInstance, { store, settings }: 
 
   app.delete("/api/v0/secrets/", { config }, async (request) => {
     const existing = find(check(DeleteSecretSchema, request.body, "missing_input").key);
+    // The description answers a missing key with 400 here, as PUT does.
     if (!existing) {
-      throw new ApiError(404, "nonexistent_key", "No environment variable with that key.");
+      throw new ApiError(400, "nonexistent_key", "No environment variable with that key.");
     }
     store.mutate((state) => (state.secrets = state.secrets.filter((s) => s !== existing)));
     return { success: true, msg: `Deleted environment variable ${existing.key}.` };

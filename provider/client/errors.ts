@@ -1,4 +1,10 @@
 /**
+ * Codes with which the service says, in a 400, that the thing named does not exist: deleting a
+ * missing secret (`nonexistent_key`) or SSH key (`no_ssh_key`).
+ */
+const notFoundCodes = new Set(["nonexistent_key", "no_ssh_key"]);
+
+/**
  * The one error type of the client. It carries what the service said (HTTP status, its short
  * `error` code and its `msg`) and the endpoint, never the API key or a request body.
  */
@@ -31,7 +37,8 @@ export class GpuCloudError extends Error {
 
   /** True when the service says the thing does not exist. */
   get isNotFound(): boolean {
-    return this.status === 404;
+    if (this.status === 404) return true;
+    return this.status === 400 && this.code !== undefined && notFoundCodes.has(this.code);
   }
 }
 

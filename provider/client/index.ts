@@ -1,6 +1,8 @@
+import { ApiKeysApi } from "./api-keys";
 import { CommandsApi } from "./commands";
 import { InstancesApi } from "./instances";
 import { SecretsApi } from "./secrets";
+import { SshKeysApi } from "./ssh-keys";
 import { Transport, type TransportOptions } from "./transport";
 import { UsersApi } from "./users";
 import { VolumesApi } from "./volumes";
@@ -17,6 +19,8 @@ export { volumeIdOf } from "./volumes";
 export type { Instance, InstanceOffer, CreateInstanceRequest } from "./instances";
 export { deadEndStatuses, environmentOf } from "./instances";
 export type { RemoteCopy } from "./commands";
+export type { SshKey, InstanceSshKey } from "./ssh-keys";
+export type { ApiKey, ApiKeyPermissions, CreatedApiKey, CreateApiKeyRequest } from "./api-keys";
 
 /** A typed client for the whole GPU cloud API, one area per property. */
 export class GpuCloudClient {
@@ -26,6 +30,8 @@ export class GpuCloudClient {
   readonly volumes: VolumesApi;
   readonly instances: InstancesApi;
   readonly commands: CommandsApi;
+  readonly sshKeys: SshKeysApi;
+  readonly apiKeys: ApiKeysApi;
 
   constructor(options: TransportOptions) {
     const transport = new Transport(options);
@@ -35,5 +41,7 @@ export class GpuCloudClient {
     this.volumes = new VolumesApi(transport);
     this.instances = new InstancesApi(transport);
     this.commands = new CommandsApi(transport);
+    this.sshKeys = new SshKeysApi(transport);
+    this.apiKeys = new ApiKeysApi(transport);
   }
 }

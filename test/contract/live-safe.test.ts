@@ -39,6 +39,8 @@ describe(`the client against ${live ? "the real service" : "the emulator"} (live
       id: expect.any(Number) as number,
       email: expect.any(String) as string,
       credit: expect.any(Number) as number,
+      balance: user.balance === null ? null : (expect.any(Number) as number),
+      keyId: user.keyId === null ? null : (expect.any(Number) as number),
       hasSshKey: expect.any(Boolean) as boolean,
     });
     expect(JSON.stringify(user)).not.toContain(apiKey);

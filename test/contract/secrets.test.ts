@@ -103,14 +103,15 @@ describe("secrets", () => {
   it("rejects deleting a key that does not exist with nonexistent_key, as not found", async () => {
     const error = await failureOf(h.client.secrets.delete("MISSING"));
 
+    // The service's answer is a 400; its code says the key is not there.
     expect(error).toMatchObject({
-      status: 404,
+      status: 400,
       code: "nonexistent_key",
       endpoint: "DELETE /api/v0/secrets/",
       isNotFound: true,
     });
     expect(error.message).toBe(
-      "DELETE /api/v0/secrets/ failed with HTTP 404 " +
+      "DELETE /api/v0/secrets/ failed with HTTP 400 " +
         "(nonexistent_key: No environment variable with that key.)",
     );
   });

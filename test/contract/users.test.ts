@@ -1,13 +1,23 @@
 import { request } from "undici";
 import { summary, useEmulator } from "./harness";
 
+const ED25519_KEY =
+  "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGgGqKZ6Wq2nTzZ8e3xvYb0wJ5m9cQm1nq3fJq7pY2xK dev@laptop";
+
 describe("users.current", () => {
   const h = useEmulator();
 
-  it("returns the account's id, email, credit and whether an SSH key is registered", async () => {
+  it("returns the account's id, email, credit, balance, key id and whether an SSH key is registered", async () => {
     const user = await h.client.users.current();
 
-    expect(user).toEqual({ id: 1, email: "dev@example.com", credit: 100, hasSshKey: false });
+    expect(user).toEqual({
+      id: 1,
+      email: "dev@example.com",
+      credit: 100,
+      balance: 0,
+      keyId: 1,
+      hasSshKey: false,
+    });
     expect(summary(await h.emulator.requests())).toEqual(["GET /api/v0/users/current/ 200"]);
   });
 
@@ -21,7 +31,14 @@ describe("users.current", () => {
     // ...and the client drops it.
     const user = await h.client.users.current();
     expect(JSON.stringify(user)).not.toContain(h.emulator.apiKey);
-    expect(Object.keys(user).sort()).toEqual(["credit", "email", "hasSshKey", "id"]);
+    expect(Object.keys(user).sort()).toEqual([
+      "balance",
+      "credit",
+      "email",
+      "hasSshKey",
+      "id",
+      "keyId",
+    ]);
   });
 
   it("reflects account changes: a registered SSH key, the credit and the email", async () => {
@@ -31,8 +48,7 @@ describe("users.current", () => {
       email: "ops@example.com",
     });
 
-    expect(await h.client.users.current()).toEqual({
-      id: 1,
+    expect(await h.client.users.current()).toMatchObject({
       email: "ops@example.com",
       credit: 12.5,
       hasSshKey: true,
@@ -43,5 +59,18 @@ describe("users.current", () => {
     await h.emulator.setUser({ ssh_key: "   " });
 
     expect((await h.client.users.current()).hasSshKey).toBe(false);
+  });
+
+  it("counts a key registered through the SSH key API, and names the key in use by id", async () => {
+    const scoped = await h.client.apiKeys.create({
+      name: "reader",
+      permissions: { api: { user_read: {} } },
+    });
+    await h.client.sshKeys.create(ED25519_KEY);
+
+    const user = await h.newClient({ apiKey: scoped.key }).users.current();
+
+    expect(user).toMatchObject({ hasSshKey: true, keyId: scoped.id });
+    expect(JSON.stringify(user)).not.toContain("AAAAC3Nza");
   });
 });

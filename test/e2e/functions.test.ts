@@ -19,6 +19,8 @@ describe("functions under the real Pulumi CLI", () => {
           id: 1,
           email: "dev@example.com",
           credit: 42.5,
+          balance: 0,
+          keyId: 1,
           hasSshKey: true,
         });
         expect(up.outputs["user"]?.secret).toBe(false);

@@ -79,8 +79,18 @@ describe("authentication and scopes", () => {
       ["misc", "POST", "/api/v0/webhooks/"],
       ["misc", "PUT", "/api/v0/webhooks/1/"],
       ["misc", "DELETE", "/api/v0/webhooks/1/"],
+      ["user_read", "GET", "/api/v0/ssh/"],
+      ["user_write", "POST", "/api/v0/ssh/"],
+      ["user_write", "PUT", "/api/v0/ssh/1/"],
+      ["user_write", "DELETE", "/api/v0/ssh/1/"],
+      ["instance_read", "GET", "/api/v0/instances/1/ssh/"],
+      ["instance_write", "POST", "/api/v0/instances/1/ssh/"],
+      ["instance_write", "DELETE", "/api/v0/instances/1/ssh/1/"],
+      ["user_read", "GET", "/api/v0/auth/apikeys/"],
+      ["user_write", "POST", "/api/v0/auth/apikeys/"],
+      ["user_write", "DELETE", "/api/v0/auth/apikeys/999/"],
     ];
-    const categories = ["misc", "user_read", "instance_read", "instance_write"];
+    const categories = ["misc", "user_read", "user_write", "instance_read", "instance_write"];
     for (const category of categories) {
       const granted = categories
         .filter((c) => c !== category)
@@ -107,9 +117,12 @@ describe("authentication and scopes", () => {
     const { call, control } = emulator;
     expect((await call("GET", "/api/v0/users/current/")).body).toEqual({
       id: 1,
+      key_id: 1,
       email: "dev@example.com",
       credit: 100,
+      balance: 0,
       ssh_key: "",
+      sid: expect.stringMatching(/^[0-9a-f]{32}$/) as string,
       api_key: API_KEY,
     });
     const others = [
@@ -123,6 +136,9 @@ describe("authentication and scopes", () => {
       await call("GET", "/api/v0/nope/"),
       await call("PUT", "/api/v0/volumes/", { id: 1 }),
       await call("GET", "/api/v0/secrets/", undefined, "wrong"),
+      await call("GET", "/api/v0/auth/apikeys/"),
+      await call("POST", "/api/v0/auth/apikeys/", { permissions: { api: { nope: {} } } }),
+      await call("DELETE", "/api/v0/auth/apikeys/99/"),
       await control("GET", "/_emulator/state"),
       await control("GET", "/_emulator/requests"),
     ];

@@ -93,7 +93,8 @@ describe("secrets", () => {
   it.each([
     [{ key: "NOPE", value: "v" }, "nonexistent_key"],
     [{ key: "", value: "v" }, "empty_input"],
-    [{ value: "v" }, "empty_input"],
+    [{ value: "v" }, "missing_input"],
+    [{ key: "EXISTS" }, "missing_input"],
     [{ key: "K".repeat(129), value: "v" }, "input_too_long"],
     [{ key: "EXISTS", value: "v".repeat(2049) }, "input_too_long"],
     [{ key: "EXISTS", value: "no spaces" }, "invalid_characters"],
@@ -106,9 +107,9 @@ describe("secrets", () => {
     });
   });
 
-  it("answers deleting an unknown key with 404 nonexistent_key", async () => {
+  it("answers deleting an unknown key with 400 nonexistent_key, as the description documents", async () => {
     expect(errorOf(await emulator.call("DELETE", "/api/v0/secrets/", { key: "NOPE" }))).toEqual({
-      status: 404,
+      status: 400,
       error: "nonexistent_key",
     });
   });
