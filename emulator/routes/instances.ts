@@ -48,9 +48,15 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
   const { store, settings } = ctx;
   const read = { category: "instance_read" } as const;
   const write = { category: "instance_write" } as const;
-  const byId = (id: number | undefined) => store.state.instances.find((i) => i.id === id);
+  const byId = (id: number) => store.state.instances.find((i) => i.id === id);
+  // The description answers an id that is not a number with 400, not as an unknown instance.
+  const instanceIdOf = (params: unknown): number => {
+    const id = pathId(params);
+    if (id === undefined) throw new ApiError(400, "invalid_args", "invalid instance_id");
+    return id;
+  };
   const mustFind = (params: unknown): Instance => {
-    const instance = byId(pathId(params));
+    const instance = byId(instanceIdOf(params));
     if (!instance) throw new ApiError(404, "no_such_instance", "No instance with that id.");
     return instance;
   };
@@ -124,7 +130,7 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
   });
 
   // Distinct (actual_status, verification, gpu_name) of the account's instances: what the
-  // official client offers as filter values. Registered before :id so it is no instance id.
+  // official client offers as filter values. The router prefers this static path to :id.
   app.get("/api/v0/instances/filters/", { config: read }, async () => {
     const now = Date.now();
     const combos = new Map<
@@ -141,7 +147,7 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
 
   // Reading an instance is what moves it along its boot: each show counts one poll.
   app.get("/api/v0/instances/:id/", { config: read }, async (request) => {
-    const instance = byId(pathId(request.params));
+    const instance = byId(instanceIdOf(request.params));
     if (!instance) return { instances: null };
     store.mutate(() => (instance.polls += 1));
     return { instances: describeInstance(instance, Date.now()) };

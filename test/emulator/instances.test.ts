@@ -381,6 +381,19 @@ describe("instances", () => {
     }
   });
 
+  it("answers an instance id that is not a number with 400 invalid_args", async () => {
+    const { call } = emulator;
+    for (const [method, body] of [
+      ["GET", undefined],
+      ["PUT", { state: "stopped" }],
+      ["DELETE", undefined],
+    ] as const) {
+      const reply = await call(method, "/api/v0/instances/abc/", body);
+      expect(errorOf(reply)).toEqual({ status: 400, error: "invalid_args" });
+      expect(reply.body).toMatchObject({ msg: "invalid instance_id" });
+    }
+  });
+
   it("answers an unknown ask with 404 no_such_ask", async () => {
     const reply = await emulator.call("POST", "/api/v0/asks/424242/", { image: "x", disk: 10 });
     expect(errorOf(reply)).toEqual({ status: 404, error: "no_such_ask" });
