@@ -1,7 +1,7 @@
 import type { BootStatus, Instance } from "./state";
 
 /** null is the service's "provisioning"; loading comes next while the image is pulled. */
-type ActualStatus = BootStatus | "loading" | null;
+export type ActualStatus = BootStatus | "loading" | "stopped" | null;
 
 function defaultMessage(status: BootStatus, image: string): string {
   switch (status) {
@@ -16,21 +16,32 @@ function defaultMessage(status: BootStatus, image: string): string {
   }
 }
 
-/** Where the instance is after the polls it has had; polling itself is the caller's change. */
+/**
+ * Where the instance is after the polls it has had (plus `extraPolls` not yet counted: a list
+ * looks at instances as the poll it is about to count leaves them). Polling itself is the
+ * caller's change.
+ */
 export function statusOf(
   instance: Instance,
   nowMs: number,
+  extraPolls = 0,
 ): { actualStatus: ActualStatus; statusMsg: string | null } {
-  const { boot, polls } = instance;
+  if (instance.intendedStatus === "stopped") {
+    return { actualStatus: "stopped", statusMsg: "Instance stopped by the user." };
+  }
+  const { boot } = instance;
+  const polls = instance.polls + extraPolls;
+  const bootStartedAtMs = instance.restartedAtMs ?? instance.createdAtMs;
   const waited =
-    boot.afterSeconds === undefined || nowMs - instance.createdAtMs >= boot.afterSeconds * 1000;
+    boot.afterSeconds === undefined || nowMs - bootStartedAtMs >= boot.afterSeconds * 1000;
   if (polls >= boot.afterPolls && waited) {
     return {
       actualStatus: boot.status,
       statusMsg: boot.statusMsg ?? defaultMessage(boot.status, instance.image),
     };
   }
-  if (polls <= 1) return { actualStatus: null, statusMsg: null };
+  // A restarted instance is already on its machine: no provisioning phase again.
+  if (polls <= 1 && instance.restartedAtMs === null) return { actualStatus: null, statusMsg: null };
   return { actualStatus: "loading", statusMsg: "Pulling image" };
 }
 
@@ -38,30 +49,24 @@ export function isRunning(instance: Instance, nowMs: number): boolean {
   return statusOf(instance, nowMs).actualStatus === "running";
 }
 
-/** The show/list shape. Addresses are in 192.0.2.0/24 (documentation range): never contacted. */
-export function describeInstance(instance: Instance, nowMs: number) {
-  const { actualStatus, statusMsg } = statusOf(instance, nowMs);
-  const running = actualStatus === "running";
-  return {
-    id: instance.id,
-    actual_status: actualStatus,
-    intended_status: "running",
-    cur_state: "running",
-    status_msg: statusMsg,
-    ssh_host: running ? "ssh1.emulator.local" : null,
-    ssh_port: running ? 20000 + (instance.id % 10000) : null,
-    public_ipaddr: running ? `192.0.2.${String((instance.id % 254) + 1)}` : null,
-    label: instance.label,
-    image_uuid: instance.image,
-    onstart: instance.onstart,
-    // The real service lists env as [name, value] pairs.
-    extra_env: Object.entries(instance.env),
-    disk_space: instance.diskGb,
-    gpu_ram: instance.offer.gpuRamMb,
-    gpu_name: instance.offer.gpuName,
-    num_gpus: instance.offer.numGpus,
-    dph_total: instance.offer.dollarsPerHour,
-    geolocation: instance.offer.geolocation,
-    runtype: instance.runtype,
+export function stop(instance: Instance): void {
+  instance.intendedStatus = "stopped";
+}
+
+/**
+ * Starts a stopped instance again: it loads for `bootPolls` polls, then reaches the outcome of
+ * its machine once more. A machine that ran it runs it again; a dead end stays a dead end (the
+ * spec: such an instance never becomes running). Starting a started instance changes nothing.
+ */
+export function start(instance: Instance, nowMs: number, bootPolls: number): void {
+  if (instance.intendedStatus === "running") return;
+  const { status, statusMsg } = instance.boot;
+  instance.intendedStatus = "running";
+  instance.restartedAtMs = nowMs;
+  instance.polls = 0;
+  instance.boot = {
+    status,
+    afterPolls: bootPolls,
+    ...(statusMsg === undefined ? {} : { statusMsg }),
   };
 }

@@ -64,6 +64,10 @@ const InstanceSchema = z.object({
   createdAtMs: z.number(),
   polls: z.int().nonnegative(),
   boot: BootOutcomeSchema.extend({ afterPolls: z.int().nonnegative() }),
+  // Stop/start (PUT /api/v0/instances/{id}/ {state}). Defaults let older state files load.
+  intendedStatus: z.enum(["running", "stopped"]).default("running"),
+  /** When it was last started again after a stop; null: never stopped and started. */
+  restartedAtMs: z.number().nullable().default(null),
 });
 export type Instance = z.infer<typeof InstanceSchema>;
 

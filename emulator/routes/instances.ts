@@ -2,11 +2,11 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { EmulatorContext } from "../context";
 import { ApiError, check, pathId } from "../http";
-import { describeInstance } from "../lifecycle";
+import { pageOf, parseListQuery } from "../instanceList";
+import { describeInstance } from "../instanceRow";
+import { start, stop } from "../lifecycle";
 import { accountHasSshKey } from "../sshKeys";
-import { type Instance, RuntypeSchema } from "../state";
-
-const PAGE_SIZE = 25;
+import { type Instance, RuntypeSchema, type State } from "../state";
 
 // The real command-line client sends null for options it was not given.
 const CreateInstanceSchema = z.object({
@@ -23,35 +23,71 @@ const CreateInstanceSchema = z.object({
   price: z.number().nonnegative().nullish(),
   image_login: z.string().nullish(),
 });
-const RelabelSchema = z.object({ label: z.string() });
-const ListQuerySchema = z.object({
-  next_token: z
-    .string()
-    .transform((token) => Buffer.from(token, "base64url").toString("utf8"))
-    .pipe(z.string().regex(/^after:[0-9]+$/, "is not a token this service issued"))
-    .transform((decoded) => Number(decoded.slice("after:".length)))
-    .optional(),
-});
+const StateChangeSchema = z.enum(["stopped", "running"], "must be stopped or running");
+const ManageSchema = z
+  .object({
+    state: StateChangeSchema.optional(),
+    label: z.string().max(1024, "is limited to 1024 characters").optional(),
+  })
+  .refine((body) => body.state !== undefined || body.label !== undefined, {
+    message: "give state or label",
+  });
+const IdListSchema = z.array(z.int().positive()).min(1, "must name at least one instance");
+const BulkStateSchema = z.object({ ids: IdListSchema, state: StateChangeSchema });
+const BulkDestroySchema = z.object({ instance_ids: IdListSchema });
 
-function nextToken(lastId: number): string {
-  return Buffer.from(`after:${String(lastId)}`).toString("base64url");
+type StateChange = z.infer<typeof StateChangeSchema>;
+
+function destroy(state: State, instance: Instance): void {
+  state.instances = state.instances.filter((i) => i !== instance);
+  state.copies = state.copies.filter(
+    (c) => c.srcInstanceId !== instance.id && c.dstInstanceId !== instance.id,
+  );
 }
 
 export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContext): void {
   const { store, settings } = ctx;
   const read = { category: "instance_read" } as const;
   const write = { category: "instance_write" } as const;
-  const find = (params: unknown): Instance | undefined => {
+  const byId = (id: number) => store.state.instances.find((i) => i.id === id);
+  // The description answers an id that is not a number with 400, not as an unknown instance.
+  const instanceIdOf = (params: unknown): number => {
     const id = pathId(params);
-    return store.state.instances.find((i) => i.id === id);
+    if (id === undefined) throw new ApiError(400, "invalid_args", "invalid instance_id");
+    return id;
   };
-  // Reading an instance is what moves it along its boot: each show or list counts one poll.
-  const poll = (instances: Instance[]) => {
-    store.mutate(() => {
-      for (const instance of instances) instance.polls += 1;
-    });
-    const now = Date.now();
-    return instances.map((instance) => describeInstance(instance, now));
+  const mustFind = (params: unknown): Instance => {
+    const instance = byId(instanceIdOf(params));
+    if (!instance) throw new ApiError(404, "no_such_instance", "No instance with that id.");
+    return instance;
+  };
+  const changeState = (instance: Instance, change: StateChange) => {
+    if (change === "stopped") stop(instance);
+    else start(instance, Date.now(), settings.bootPolls);
+  };
+  /** Bulk calls answer per id: one unknown id does not stop the others. */
+  const forEachId = (ids: number[], apply: (state: State, instance: Instance) => void) => {
+    const results = store.mutate((state) =>
+      [...new Set(ids)].map((id) => {
+        const instance = byId(id);
+        if (!instance) {
+          return {
+            id,
+            success: false,
+            error: "no_such_instance",
+            msg: "No instance with that id.",
+          };
+        }
+        apply(state, instance);
+        return { id, success: true };
+      }),
+    );
+    const missing = results.filter((r) => !r.success).map((r) => r.id);
+    return {
+      success: missing.length === 0,
+      ...(missing.length === 0 ? {} : { msg: `No instance with id ${missing.join(", ")}.` }),
+      results,
+    };
   };
 
   // The spec says POST; the real service routes PUT too.
@@ -84,6 +120,8 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
           createdAtMs: Date.now(),
           polls: 0,
           boot: { ...boot, afterPolls: boot.afterPolls ?? settings.bootPolls },
+          intendedStatus: "running",
+          restartedAtMs: null,
         };
         state.instances.push(created);
         return created;
@@ -92,42 +130,80 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
     },
   });
 
-  app.get("/api/v0/instances/:id/", { config: read }, async (request) => {
-    const instance = find(request.params);
-    return { instances: instance ? (poll([instance])[0] ?? null) : null };
+  // Distinct (actual_status, verification, gpu_name) of the account's instances: what the
+  // official client offers as filter values. The router prefers this static path to :id.
+  app.get("/api/v0/instances/filters/", { config: read }, async () => {
+    const now = Date.now();
+    const combos = new Map<
+      string,
+      { actual_status: string | null; verification: string; gpu_name: string }
+    >();
+    for (const instance of store.state.instances) {
+      const { actual_status, verification, gpu_name } = describeInstance(instance, now);
+      const combo = { actual_status, verification, gpu_name };
+      combos.set(JSON.stringify(combo), combo);
+    }
+    return { success: true, filters: [...combos.values()] };
   });
 
+  // Reading an instance is what moves it along its boot: each show counts one poll.
+  app.get("/api/v0/instances/:id/", { config: read }, async (request) => {
+    const instance = byId(instanceIdOf(request.params));
+    if (!instance) return { instances: null };
+    store.mutate(() => (instance.polls += 1));
+    return { instances: describeInstance(instance, Date.now()) };
+  });
+
+  // Each listed instance counts one poll; rows are filtered as that poll leaves them.
   app.get("/api/v1/instances/", { config: read }, async (request) => {
-    const { next_token: afterId = 0 } = check(ListQuerySchema, request.query, "invalid_args");
-    const remaining = store.state.instances
-      .filter((i) => i.id > afterId)
-      .sort((a, b) => a.id - b.id);
-    const page = remaining.slice(0, PAGE_SIZE);
-    const last = page.at(-1);
+    const query = parseListQuery(request.query);
+    const now = Date.now();
+    const entries = store.state.instances.map((instance) => ({
+      item: instance,
+      row: describeInstance(instance, now, 1),
+    }));
+    const page = pageOf(entries, query);
+    store.mutate(() => {
+      for (const instance of page.items) instance.polls += 1;
+    });
     return {
-      instances: poll(page),
-      next_token: remaining.length > PAGE_SIZE && last ? nextToken(last.id) : null,
-      total_instances: store.state.instances.length,
+      success: true,
+      instances_found: page.rows.length,
+      total_instances: page.totalInstances,
+      label_counts: page.labelCounts,
+      next_token: page.nextToken,
+      instances: page.rows,
     };
   });
 
+  // One route for stop/start ({state}) and relabel ({label}); both may come together.
   app.put("/api/v0/instances/:id/", { config: write }, async (request) => {
-    const instance = find(request.params);
-    if (!instance) throw new ApiError(404, "no_such_instance", "No instance with that id.");
-    const { label } = check(RelabelSchema, request.body, "invalid_args");
-    store.mutate(() => (instance.label = label));
+    const instance = mustFind(request.params);
+    const { state, label } = check(ManageSchema, request.body, "invalid_args");
+    store.mutate(() => {
+      if (label !== undefined) instance.label = label;
+      if (state !== undefined) changeState(instance, state);
+    });
     return { success: true };
   });
 
+  app.put("/api/v0/instances/", { config: write }, async (request) => {
+    const { ids, state } = check(BulkStateSchema, request.body, "invalid_args");
+    return forEachId(ids, (_state, instance) => {
+      changeState(instance, state);
+    });
+  });
+
   app.delete("/api/v0/instances/:id/", { config: write }, async (request) => {
-    const instance = find(request.params);
-    if (!instance) throw new ApiError(404, "no_such_instance", "No instance with that id.");
+    const instance = mustFind(request.params);
     store.mutate((state) => {
-      state.instances = state.instances.filter((i) => i !== instance);
-      state.copies = state.copies.filter(
-        (c) => c.srcInstanceId !== instance.id && c.dstInstanceId !== instance.id,
-      );
+      destroy(state, instance);
     });
     return { success: true };
+  });
+
+  app.delete("/api/v0/instances/", { config: write }, async (request) => {
+    const { instance_ids: ids } = check(BulkDestroySchema, request.body, "invalid_args");
+    return forEachId(ids, destroy);
   });
 }

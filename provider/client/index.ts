@@ -16,7 +16,14 @@ export type { MaskedSecrets } from "./secrets";
 export type { Webhook, CreatedWebhook, WebhookFields, NotificationType } from "./webhooks";
 export type { Volume, VolumeOffer } from "./volumes";
 export { volumeIdOf } from "./volumes";
-export type { Instance, InstanceOffer, CreateInstanceRequest } from "./instances";
+export type {
+  CreateInstanceRequest,
+  Instance,
+  InstanceFilterValues,
+  InstanceListQuery,
+  InstanceOffer,
+  InstanceState,
+} from "./instances";
 export { deadEndStatuses, environmentOf } from "./instances";
 export type { RemoteCopy } from "./commands";
 export type { SshKey, InstanceSshKey } from "./ssh-keys";

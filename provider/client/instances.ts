@@ -25,8 +25,48 @@ export const instanceSchema = z.object({
   gpu_name: z.string().nullable().optional(),
   num_gpus: z.number().nullable().optional(),
   runtype: z.string().nullable().optional(),
+  next_state: z.string().nullable().optional(),
+  machine_id: z.number().int().nullable().optional(),
+  /** Epoch seconds. */
+  start_date: z.number().nullable().optional(),
+  dph_total: z.number().nullable().optional(),
+  geolocation: z.string().nullable().optional(),
 });
 export type Instance = z.infer<typeof instanceSchema>;
+
+/** The states PUT /api/v0/instances/{id}/ moves an instance to. */
+export const instanceStateSchema = z.enum(["stopped", "running"]);
+export type InstanceState = z.infer<typeof instanceStateSchema>;
+
+const filterValueSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+/** Filters and order of GET /api/v1/instances/ (`select_filters`, `order_by`). */
+export const instanceListQuerySchema = z.object({
+  /** Column → {operator: value}; only columns stored on the contract (not dph_total, num_gpus). */
+  selectFilters: z
+    .record(
+      z.string(),
+      z.partialRecord(
+        z.enum(["eq", "neq", "gt", "gte", "lt", "lte", "in", "notin"]),
+        z.union([filterValueSchema, z.array(filterValueSchema)]),
+      ),
+    )
+    .optional(),
+  /** id is added as the last tie-breaker by the service. */
+  orderBy: z.array(z.object({ col: z.string(), dir: z.enum(["asc", "desc"]) })).optional(),
+});
+export type InstanceListQuery = z.infer<typeof instanceListQuerySchema>;
+
+// Per-id results are the emulator's; a 200 with success false (some id unknown) is an error.
+const bulkResponseSchema = z.object({ success: z.boolean(), msg: z.string().optional() });
+
+/** One distinct combination of the values the instance list can be filtered on. */
+const instanceFilterValuesSchema = z.object({
+  actual_status: z.string().nullable().optional(),
+  verification: z.string().nullable().optional(),
+  gpu_name: z.string().nullable().optional(),
+});
+export type InstanceFilterValues = z.infer<typeof instanceFilterValuesSchema>;
+const instanceFiltersSchema = z.object({ filters: z.array(instanceFilterValuesSchema) });
 
 // The service lists an instance's environment as [name, value] pairs; accept a map as well.
 const extraEnvSchema = z.union([
@@ -78,6 +118,12 @@ const createInstanceBodySchema = createInstanceRequestSchema.extend({
   client_id: z.literal("me"),
 });
 const relabelBodySchema = z.object({ label: z.string() });
+const setStateBodySchema = z.object({ state: instanceStateSchema });
+const setStatesBodySchema = z.object({
+  ids: z.array(z.number().int()).min(1),
+  state: instanceStateSchema,
+});
+const destroyManyBodySchema = z.object({ instance_ids: z.array(z.number().int()).min(1) });
 
 export class InstancesApi {
   constructor(private readonly transport: Transport) {}
@@ -115,25 +161,89 @@ export class InstancesApi {
     return body.instances ?? undefined;
   }
 
-  /** Every instance of the account, following the pages (25 a page). */
-  async list(signal?: AbortSignal): Promise<Instance[]> {
+  /**
+   * Every instance of the account (or those matching `query`), following the pages (25 a
+   * page): each page's `next_token` goes back as `after_token` until it is null.
+   */
+  async list(query: InstanceListQuery = {}, signal?: AbortSignal): Promise<Instance[]> {
+    const { selectFilters, orderBy } = instanceListQuerySchema.parse(query);
+    const params: Record<string, string> = {};
+    if (selectFilters !== undefined) params["select_filters"] = JSON.stringify(selectFilters);
+    if (orderBy !== undefined) params["order_by"] = JSON.stringify(orderBy);
     const all: Instance[] = [];
-    let nextToken: string | undefined;
+    let afterToken: string | undefined;
     do {
       const body = await this.transport.request({
         method: "GET",
         path: "/api/v1/instances/",
-        ...(nextToken === undefined ? {} : { query: { next_token: nextToken } }),
+        query: afterToken === undefined ? params : { ...params, after_token: afterToken },
         response: listInstancesSchema,
         signal,
       });
       all.push(...body.instances);
-      nextToken =
+      afterToken =
         body.next_token === null || body.next_token === undefined || body.instances.length === 0
           ? undefined
           : String(body.next_token);
-    } while (nextToken !== undefined);
+    } while (afterToken !== undefined);
     return all;
+  }
+
+  /** The distinct (actual_status, verification, gpu_name) of the account's instances. */
+  async filterValues(signal?: AbortSignal): Promise<InstanceFilterValues[]> {
+    const body = await this.transport.request({
+      method: "GET",
+      path: "/api/v0/instances/filters/",
+      response: instanceFiltersSchema,
+      signal,
+    });
+    return body.filters;
+  }
+
+  /** Stops (`"stopped"`) or starts (`"running"`) an instance; its disk is kept while stopped. */
+  async setState(instanceId: number, state: InstanceState, signal?: AbortSignal): Promise<void> {
+    await this.transport.request({
+      method: "PUT",
+      path: `/api/v0/instances/${instanceId}/`,
+      body: { state },
+      bodySchema: setStateBodySchema,
+      response: successSchema,
+      signal,
+    });
+  }
+
+  /**
+   * Stops or starts several instances. When some id is unknown it fails (a GpuCloudError whose
+   * message names those ids); the others were changed all the same.
+   */
+  async setStates(
+    instanceIds: number[],
+    state: InstanceState,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    await this.transport.request({
+      method: "PUT",
+      path: "/api/v0/instances/",
+      body: { ids: instanceIds, state },
+      bodySchema: setStatesBodySchema,
+      response: bulkResponseSchema,
+      signal,
+    });
+  }
+
+  /**
+   * Destroys several instances. When some id is unknown it fails (a GpuCloudError whose message
+   * names those ids); the others were destroyed all the same.
+   */
+  async destroyMany(instanceIds: number[], signal?: AbortSignal): Promise<void> {
+    await this.transport.request({
+      method: "DELETE",
+      path: "/api/v0/instances/",
+      body: { instance_ids: instanceIds },
+      bodySchema: destroyManyBodySchema,
+      response: bulkResponseSchema,
+      signal,
+    });
   }
 
   /** Destroys an instance; one that is already gone counts as destroyed. */

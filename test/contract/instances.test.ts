@@ -73,9 +73,9 @@ describe("instances", () => {
     ]);
   });
 
-  it("lists every instance, following pages past 25", async () => {
+  it("lists 60 instances, each exactly once, sending each next_token back as after_token", async () => {
     const created: number[] = [];
-    for (let i = 0; i < 30; i++) {
+    for (let i = 0; i < 60; i++) {
       created.push(await h.client.instances.create(ASK, { ...basic, label: `n${String(i)}` }));
     }
     await h.emulator.clearRequests();
@@ -87,8 +87,40 @@ describe("instances", () => {
       created.map((_, i) => `n${String(i)}`),
     );
     const pages = requestsTo(await h.emulator.requests(), "GET", "/api/v1/instances/");
-    expect(pages).toHaveLength(2);
-    expect(pages[1]?.path).toMatch(/\?next_token=\S+/);
+    expect(pages.map((page) => page.path.includes("after_token="))).toEqual([false, true, true]);
+    expect(pages.some((page) => page.path.includes("next_token="))).toBe(false);
+  });
+
+  it("lists only the instances matching filters, in the order asked", async () => {
+    const a = await h.client.instances.create(ASK, { ...basic, label: "train" });
+    await h.client.instances.create(ASK, { ...basic, label: "serve" });
+    const c = await h.client.instances.create(ASK, { ...basic, label: "train" });
+    await h.client.instances.setState(c, "stopped");
+
+    const trained = await h.client.instances.list({
+      selectFilters: { label: { eq: "train" } },
+      orderBy: [{ col: "id", dir: "desc" }],
+    });
+    expect(trained.map((instance) => instance.id)).toEqual([c, a]);
+
+    const stopped = await h.client.instances.list({
+      selectFilters: { actual_status: { in: ["stopped"] } },
+    });
+    expect(stopped.map((instance) => instance.id)).toEqual([c]);
+
+    const error = await failureOf(
+      h.client.instances.list({ selectFilters: { dph_total: { lt: 1 } } }),
+    );
+    expect(error).toMatchObject({ status: 400, code: "invalid_request" });
+  });
+
+  it("reads the values the list can be filtered on", async () => {
+    const id = await h.client.instances.create(ASK, basic);
+    await h.client.instances.setState(id, "stopped");
+
+    expect(await h.client.instances.filterValues()).toEqual([
+      { actual_status: "stopped", verification: "verified", gpu_name: "RTX 4090" },
+    ]);
   });
 
   it("lists nothing on a new account", async () => {
@@ -128,6 +160,79 @@ describe("instances", () => {
       endpoint: "PUT /api/v0/instances/777/",
       isNotFound: true,
     });
+  });
+
+  it("shows when the instance started, in epoch seconds", async () => {
+    const before = Date.now() / 1000;
+    const id = await h.client.instances.create(ASK, basic);
+
+    const shown = await h.client.instances.show(id);
+
+    expect(shown?.start_date).toBeGreaterThanOrEqual(Math.floor(before));
+    expect(shown?.start_date).toBeLessThanOrEqual(Date.now() / 1000);
+  });
+
+  it("stops an instance and starts it again, back through loading to running", async () => {
+    const id = await h.client.instances.create(ASK, basic);
+    await h.client.instances.show(id);
+    expect((await h.client.instances.show(id))?.actual_status).toBe("running");
+
+    await h.client.instances.setState(id, "stopped");
+    expect(await h.client.instances.show(id)).toMatchObject({
+      actual_status: "stopped",
+      intended_status: "stopped",
+      cur_state: "stopped",
+      ssh_host: null,
+    });
+
+    await h.client.instances.setState(id, "running");
+    const statuses = [
+      (await h.client.instances.show(id))?.actual_status,
+      (await h.client.instances.show(id))?.actual_status,
+    ];
+    expect(statuses).toEqual(["loading", "running"]);
+    expect(summary(await h.emulator.writes()).slice(1)).toEqual([
+      `PUT /api/v0/instances/${String(id)}/ 200`,
+      `PUT /api/v0/instances/${String(id)}/ 200`,
+    ]);
+  });
+
+  it("rejects stopping an unknown instance with no_such_instance", async () => {
+    const error = await failureOf(h.client.instances.setState(777, "stopped"));
+
+    expect(error).toMatchObject({
+      status: 404,
+      code: "no_such_instance",
+      endpoint: "PUT /api/v0/instances/777/",
+    });
+  });
+
+  it("stops, starts and destroys several instances in one call", async () => {
+    const a = await h.client.instances.create(ASK, basic);
+    const b = await h.client.instances.create(ASK, basic);
+
+    await h.client.instances.setStates([a, b], "stopped");
+    expect((await h.client.instances.show(a))?.actual_status).toBe("stopped");
+    expect((await h.client.instances.show(b))?.actual_status).toBe("stopped");
+
+    await h.client.instances.setStates([a], "running");
+    expect((await h.client.instances.show(a))?.intended_status).toBe("running");
+
+    await h.client.instances.destroyMany([a, b]);
+    expect(await h.client.instances.list()).toEqual([]);
+  });
+
+  it("fails a bulk call naming the unknown ids, having changed the others", async () => {
+    const a = await h.client.instances.create(ASK, basic);
+
+    const error = await failureOf(h.client.instances.setStates([a, 777], "stopped"));
+    expect(error).toMatchObject({ endpoint: "PUT /api/v0/instances/", status: 200 });
+    expect(error.message).toContain("777");
+    expect((await h.client.instances.show(a))?.actual_status).toBe("stopped");
+
+    const gone = await failureOf(h.client.instances.destroyMany([a, 778]));
+    expect(gone.message).toContain("778");
+    expect(await h.client.instances.show(a)).toBeUndefined();
   });
 
   it("searches instance offers, with GPU RAM in MB", async () => {

@@ -1,5 +1,10 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as nodePath from "node:path";
 import { z } from "zod";
+import { DOCUMENTED_FIELDS } from "./instance-fields";
 import {
+  type Call,
   INSTANCE_ASK_ID,
   type TestEmulator,
   createInstance,
@@ -8,6 +13,11 @@ import {
   showInstance,
   startTestEmulator,
 } from "./helpers";
+
+async function showRow(call: Call, id: number) {
+  const reply = await call("GET", `/api/v0/instances/${String(id)}/`);
+  return z.object({ instances: z.record(z.string(), z.unknown()) }).parse(reply.body).instances;
+}
 
 describe("instances", () => {
   let emulator: TestEmulator;
@@ -39,8 +49,9 @@ describe("instances", () => {
     });
   });
 
-  it("creates with POST or PUT and shows every field", async () => {
+  it("creates with POST or PUT and shows every field the description lists", async () => {
     const { call } = emulator;
+    const before = Date.now() / 1000;
     const created = await call("POST", `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`, {
       client_id: "me",
       image: "vllm/vllm-openai:latest",
@@ -59,34 +70,80 @@ describe("instances", () => {
     });
     expect(viaPut.body).toEqual({ success: true, new_contract: 1000002 });
 
-    const shown = await call("GET", "/api/v0/instances/1000001/?owner=me");
-    expect(shown.body).toEqual({
-      instances: {
-        id: 1000001,
-        actual_status: null,
-        intended_status: "running",
-        cur_state: "running",
-        status_msg: null,
-        ssh_host: null,
-        ssh_port: null,
-        public_ipaddr: null,
-        label: "inference",
-        image_uuid: "vllm/vllm-openai:latest",
-        onstart: "echo hi",
-        extra_env: [
-          ["MODEL", "llama"],
-          ["-p 8000:8000", "1"],
-        ],
-        disk_space: 32,
-        gpu_ram: 24564,
-        gpu_name: "RTX 4090",
-        num_gpus: 1,
-        dph_total: 0.35,
-        geolocation: "Oregon, US",
-        runtype: "ssh",
+    const shown = z
+      .object({ instances: z.record(z.string(), z.unknown()) })
+      .parse((await call("GET", "/api/v0/instances/1000001/?owner=me")).body).instances;
+    expect(Object.keys(shown)).toEqual(expect.arrayContaining([...DOCUMENTED_FIELDS]));
+    expect(shown).toMatchObject({
+      id: 1000001,
+      actual_status: null,
+      intended_status: "running",
+      cur_state: "running",
+      next_state: "running",
+      status_msg: null,
+      label: "inference",
+      image_uuid: "vllm/vllm-openai:latest",
+      image_runtype: "ssh",
+      runtype: "ssh",
+      onstart: "echo hi",
+      extra_env: [
+        ["MODEL", "llama"],
+        ["-p 8000:8000", "1"],
+      ],
+      disk_space: 32,
+      gpu_ram: 24564,
+      gpu_totalram: 24564,
+      gpu_name: "RTX 4090",
+      num_gpus: 1,
+      dph_total: 0.35,
+      geolocation: "Oregon, US",
+      country_code: "US",
+      bundle_id: INSTANCE_ASK_ID,
+      is_bid: false,
+      volume_info: [],
+      // Nothing to connect to before it runs.
+      ssh_host: null,
+      ssh_port: null,
+      public_ipaddr: null,
+      local_ipaddrs: null,
+      ports: null,
+      uptime_mins: null,
+    });
+    // The official client computes an age from start_date: epoch seconds of the create.
+    expect(shown["start_date"]).toBeGreaterThanOrEqual(Math.floor(before));
+    expect(shown["start_date"]).toBeLessThanOrEqual(Date.now() / 1000);
+    expect(shown["end_date"]).toBeGreaterThan(Number(shown["start_date"]));
+    // The price splits into GPU and disk, adding up to what the offer asked.
+    const dphBase = z.number().parse(shown["dph_base"]);
+    const storage = z.number().parse(shown["storage_total_cost"]);
+    expect(dphBase + storage).toBeCloseTo(0.35, 10);
+    expect((await call("GET", "/api/v0/instances/42/?owner=me")).body).toEqual({ instances: null });
+  });
+
+  it("shows addresses, ports and uptime once running, the same row as the list", async () => {
+    const { call } = emulator;
+    const id = await createInstance(call, { env: { "-p 8000:8000": "1" } });
+    await pollUntilRunning(call, id);
+    const row = z
+      .object({ instances: z.record(z.string(), z.unknown()) })
+      .parse((await call("GET", `/api/v0/instances/${String(id)}/`)).body).instances;
+
+    expect(row).toMatchObject({
+      actual_status: "running",
+      status_msg: "success, running pytorch/pytorch:latest",
+      ssh_host: "ssh1.emulator.local",
+      ssh_idx: "1",
+      public_ipaddr: expect.stringMatching(/^192\.0\.2\.\d+$/) as unknown,
+      uptime_mins: expect.any(Number) as unknown,
+      ports: {
+        "22/tcp": [{ HostIp: "0.0.0.0", HostPort: String(row["ssh_port"]) }],
+        "8000/tcp": [{ HostIp: "0.0.0.0", HostPort: String(row["direct_port_start"]) }],
       },
     });
-    expect((await call("GET", "/api/v0/instances/42/?owner=me")).body).toEqual({ instances: null });
+    const listed = z
+      .object({ instances: z.array(z.record(z.string(), z.unknown())) })
+      .parse((await call("GET", "/api/v1/instances/")).body).instances;
+    expect(Object.keys(listed[0] ?? {})).toEqual(Object.keys(row));
   });
 
   it("boots to running after the configured polls, with addresses only once running", async () => {
@@ -147,36 +204,6 @@ describe("instances", () => {
     expect(await showInstance(call, id)).toMatchObject({ actual_status: "loading" });
   });
 
-  it("pages the list 25 at a time and counts a poll for each listed instance", async () => {
-    const { call } = emulator;
-    for (let n = 0; n < 27; n++) await createInstance(call);
-    const PageSchema = z.object({
-      instances: z.array(z.object({ id: z.int(), actual_status: z.string().nullable() })),
-      next_token: z.string().nullable(),
-      total_instances: z.int(),
-    });
-    const first = PageSchema.parse((await call("GET", "/api/v1/instances/")).body);
-    expect(first.instances).toHaveLength(25);
-    expect(first.total_instances).toBe(27);
-    expect(first.next_token).not.toBeNull();
-    expect(first.instances[0]).toMatchObject({ id: 1000001, actual_status: null });
-
-    const token = encodeURIComponent(first.next_token ?? "");
-    const second = PageSchema.parse(
-      (await call("GET", `/api/v1/instances?next_token=${token}`)).body,
-    );
-    expect(second.instances.map((i) => i.id)).toEqual([1000026, 1000027]);
-    expect(second.next_token).toBeNull();
-
-    const again = PageSchema.parse((await call("GET", "/api/v1/instances/")).body);
-    expect(again.instances[0]).toMatchObject({ actual_status: "running" });
-
-    expect(errorOf(await call("GET", "/api/v1/instances/?next_token=bogus"))).toEqual({
-      status: 400,
-      error: "invalid_args",
-    });
-  });
-
   it("relabels and destroys, answering unknown ids with 404", async () => {
     const { call } = emulator;
     const id = await createInstance(call);
@@ -190,6 +217,181 @@ describe("instances", () => {
     const gone = { status: 404, error: "no_such_instance" };
     expect(errorOf(await call("DELETE", path))).toEqual(gone);
     expect(errorOf(await call("PUT", path, { label: "x" }))).toEqual(gone);
+  });
+
+  it("stops and starts: stopped at once, then back through loading to running", async () => {
+    const { call } = emulator;
+    const id = await createInstance(call);
+    const path = `/api/v0/instances/${String(id)}/`;
+    await pollUntilRunning(call, id);
+
+    expect((await call("PUT", path, { state: "stopped" })).body).toEqual({ success: true });
+    const stopped = await showRow(call, id);
+    expect(stopped).toMatchObject({
+      actual_status: "stopped",
+      intended_status: "stopped",
+      cur_state: "stopped",
+      next_state: "stopped",
+      ssh_host: null,
+      public_ipaddr: null,
+      ports: null,
+      // A stopped instance pays for its disk only.
+      instance: { gpuCostPerHour: 0 },
+    });
+    // Stopped stays stopped however often it is read, and stopping again changes nothing.
+    expect(await showInstance(call, id)).toMatchObject({ actual_status: "stopped" });
+    expect((await call("PUT", path, { state: "stopped" })).body).toEqual({ success: true });
+
+    expect((await call("PUT", path, { state: "running" })).body).toEqual({ success: true });
+    expect(await showRow(call, id)).toMatchObject({
+      actual_status: "loading",
+      intended_status: "running",
+      cur_state: "running",
+      ssh_host: null,
+    });
+    expect(await showRow(call, id)).toMatchObject({
+      actual_status: "running",
+      ssh_host: "ssh1.emulator.local",
+    });
+    // Starting a running instance changes nothing.
+    expect((await call("PUT", path, { state: "running" })).body).toEqual({ success: true });
+    expect(await showInstance(call, id)).toMatchObject({ actual_status: "running" });
+  });
+
+  it("keeps a dead end a dead end across stop and start", async () => {
+    const { call, control } = emulator;
+    await control("PUT", "/_emulator/boots", { outcomes: [{ status: "exited", afterPolls: 1 }] });
+    const id = await createInstance(call);
+    const path = `/api/v0/instances/${String(id)}/`;
+    expect(await showInstance(call, id)).toMatchObject({ actual_status: "exited" });
+
+    await call("PUT", path, { state: "stopped" });
+    expect(await showInstance(call, id)).toMatchObject({ actual_status: "stopped" });
+    await call("PUT", path, { state: "running" });
+    expect(await showInstance(call, id)).toMatchObject({ actual_status: "loading" });
+    expect(await showInstance(call, id)).toMatchObject({ actual_status: "exited" });
+  });
+
+  it("relabels and changes state in one call, and refuses what the description does not allow", async () => {
+    const { call } = emulator;
+    const id = await createInstance(call);
+    const path = `/api/v0/instances/${String(id)}/`;
+    expect((await call("PUT", path, { label: "both", state: "stopped" })).body).toEqual({
+      success: true,
+    });
+    expect(await showRow(call, id)).toMatchObject({ label: "both", actual_status: "stopped" });
+
+    for (const body of [{}, { state: "paused" }, { label: "x".repeat(1025) }, { label: 7 }]) {
+      expect(errorOf(await call("PUT", path, body))).toEqual({
+        status: 400,
+        error: "invalid_args",
+      });
+    }
+    expect((await call("PUT", path, { state: "paused" })).body).toMatchObject({
+      msg: "state: must be stopped or running",
+    });
+    expect(errorOf(await call("PUT", "/api/v0/instances/99/", { state: "stopped" }))).toEqual({
+      status: 404,
+      error: "no_such_instance",
+    });
+  });
+
+  it("stops, starts and destroys in bulk, answering per id", async () => {
+    const { call } = emulator;
+    const a = await createInstance(call);
+    const b = await createInstance(call);
+    const c = await createInstance(call);
+
+    expect(
+      (await call("PUT", "/api/v0/instances/", { ids: [a, b], state: "stopped" })).body,
+    ).toEqual({
+      success: true,
+      results: [
+        { id: a, success: true },
+        { id: b, success: true },
+      ],
+    });
+    expect(await showInstance(call, a)).toMatchObject({ actual_status: "stopped" });
+    expect(await showInstance(call, b)).toMatchObject({ actual_status: "stopped" });
+    expect(await showInstance(call, c)).not.toMatchObject({ actual_status: "stopped" });
+
+    expect(
+      (await call("PUT", "/api/v0/instances", { ids: [a, 99], state: "running" })).body,
+    ).toEqual({
+      success: false,
+      msg: "No instance with id 99.",
+      results: [
+        { id: a, success: true },
+        { id: 99, success: false, error: "no_such_instance", msg: "No instance with that id." },
+      ],
+    });
+    expect(await showInstance(call, a)).toMatchObject({ actual_status: "loading" });
+
+    expect((await call("DELETE", "/api/v0/instances/", { instance_ids: [a, c, 99] })).body).toEqual(
+      {
+        success: false,
+        msg: "No instance with id 99.",
+        results: [
+          { id: a, success: true },
+          { id: c, success: true },
+          { id: 99, success: false, error: "no_such_instance", msg: "No instance with that id." },
+        ],
+      },
+    );
+    expect(await showInstance(call, a)).toBeNull();
+    expect(await showInstance(call, c)).toBeNull();
+    expect(await showInstance(call, b)).toMatchObject({ actual_status: "stopped" });
+
+    for (const [method, body] of [
+      ["PUT", { ids: [], state: "stopped" }],
+      ["PUT", { ids: [b] }],
+      ["PUT", { ids: ["x"], state: "running" }],
+      ["DELETE", {}],
+      ["DELETE", { ids: [b] }],
+    ] as const) {
+      expect(errorOf(await call(method, "/api/v0/instances/", body))).toEqual({
+        status: 400,
+        error: "invalid_args",
+      });
+    }
+    expect(await showInstance(call, b)).not.toBeNull();
+  });
+
+  it("loads instances saved by the previous version, which had no stop/start fields", async () => {
+    const dir = fs.mkdtempSync(nodePath.join(os.tmpdir(), "gpucloud-instances-"));
+    try {
+      const stateFile = nodePath.join(dir, "state.json");
+      await emulator.close();
+      emulator = await startTestEmulator({ stateFile });
+      const id = await createInstance(emulator.call);
+      await emulator.close();
+      const saved = z
+        .looseObject({ instances: z.array(z.record(z.string(), z.unknown())) })
+        .parse(JSON.parse(fs.readFileSync(stateFile, "utf8")));
+      for (const instance of saved.instances) {
+        delete instance["intendedStatus"];
+        delete instance["restartedAtMs"];
+      }
+      fs.writeFileSync(stateFile, JSON.stringify(saved));
+
+      emulator = await startTestEmulator({ stateFile });
+      expect(await showRow(emulator.call, id)).toMatchObject({ id, intended_status: "running" });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("answers an instance id that is not a number with 400 invalid_args", async () => {
+    const { call } = emulator;
+    for (const [method, body] of [
+      ["GET", undefined],
+      ["PUT", { state: "stopped" }],
+      ["DELETE", undefined],
+    ] as const) {
+      const reply = await call(method, "/api/v0/instances/abc/", body);
+      expect(errorOf(reply)).toEqual({ status: 400, error: "invalid_args" });
+      expect(reply.body).toMatchObject({ msg: "invalid instance_id" });
+    }
   });
 
   it("answers an unknown ask with 404 no_such_ask", async () => {
