@@ -40,8 +40,11 @@ const VolumeSchema = z.object({
   id: z.int(),
   askId: z.int(),
   sizeGb: z.int(),
+  /** The name given at create (the official client's `create volume -n`), shown as `label`. */
   label: z.string().nullable(),
   createdAtMs: z.number(),
+  /** A copy of the ask as it was; volumes from before this field use the listed ask. */
+  offer: VolumeAskSchema.optional(),
 });
 export type Volume = z.infer<typeof VolumeSchema>;
 
@@ -64,7 +67,10 @@ const InstanceSchema = z.object({
 export type Instance = z.infer<typeof InstanceSchema>;
 
 const CopySchema = z.object({
-  srcInstanceId: z.int(),
+  /** Where the data comes from: an instance, the caller's machine, or a volume. */
+  source: z.enum(["instance", "local", "volume"]).default("instance"),
+  srcInstanceId: z.int().nullable(),
+  srcVolumeId: z.int().nullable().default(null),
   dstInstanceId: z.int(),
   srcPath: z.string(),
   dstPath: z.string(),
