@@ -12,11 +12,11 @@ export { defaultRetryPolicy, exponentialBackoff, type Backoff, type RetryPolicy 
 export type { CurrentUser } from "./users";
 export type { MaskedSecrets } from "./secrets";
 export type { Webhook, CreatedWebhook, WebhookFields } from "./webhooks";
-export type { Volume, VolumeOffer } from "./volumes";
+export type { AcceptVolumeAskOptions, Volume, VolumeOffer } from "./volumes";
 export { volumeIdOf } from "./volumes";
 export type { Instance, InstanceOffer, CreateInstanceRequest } from "./instances";
 export { deadEndStatuses, environmentOf } from "./instances";
-export type { RemoteCopy } from "./commands";
+export type { RemoteCopy, RemoteCopyStarted } from "./commands";
 
 /** A typed client for the whole GPU cloud API, one area per property. */
 export class GpuCloudClient {
