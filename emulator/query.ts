@@ -91,12 +91,14 @@ export function parseQuery<O extends z.ZodObject>(
   let limit = spec.defaultLimit;
   for (const [key, value] of Object.entries(entries)) {
     if (key === "order") {
-      order = check(OrderSchema, value, "invalid_args").map(([field, dir]) => {
+      order = check(z.object({ order: OrderSchema }), { order: value }, "invalid_args").order;
+      order = order.map(([field, dir]) => {
         if (!spec.fields.has(field)) throw invalid(`order: unknown field "${field}"`);
         return [field, dir];
       });
     } else if (key === "limit") {
-      if (value !== null) limit = check(LimitSchema, value, "invalid_args");
+      if (value !== null)
+        limit = check(z.object({ limit: LimitSchema }), { limit: value }, "invalid_args").limit;
     } else if (optionKeys.has(key)) {
       optionInput[key] = value;
     } else if (spec.fields.has(key)) {

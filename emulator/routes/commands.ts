@@ -28,12 +28,12 @@ function endOf(raw: unknown): End | undefined {
 const PathSchema = z.string().min(1);
 const CopyDirectSchema = z.object({
   client_id: z.string().nullish(),
-  src_id: z.unknown(),
-  dst_id: z.unknown(),
-  src_path: z.unknown(),
-  dst_path: z.unknown(),
+  src_id: z.unknown().optional(),
+  dst_id: z.unknown().optional(),
+  src_path: z.unknown().optional(),
+  dst_path: z.unknown().optional(),
 });
-const CancelSchema = z.object({ dst_id: z.unknown() });
+const CancelSchema = z.object({ dst_id: z.unknown().optional() });
 
 const REMOTE_COPY_STARTED =
   "Remote to Remote copy initiated - check instance status bar for progress updates (~30 seconds delayed).";
