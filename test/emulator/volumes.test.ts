@@ -1,3 +1,6 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { z } from "zod";
 import { type TestEmulator, VOLUME_ASK_ID, errorOf, startTestEmulator } from "./helpers";
 
@@ -203,5 +206,61 @@ describe("volumes and volume offers", () => {
     const reply = await emulator.call("PUT", "/api/v0/volumes/", body);
     expect(errorOf(reply)).toEqual({ status: 400, error: "invalid_args" });
     expect(reply.body).toMatchObject({ msg: expect.stringContaining(field) as unknown });
+  });
+
+  it("loads a state file written before asks had machine fields and volumes their ask", async () => {
+    await emulator.close();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpucloud-emulator-"));
+    const stateFile = path.join(dir, "state.json");
+    const oldState = {
+      version: 1,
+      user: { id: 1, email: "dev@example.com", creditDollars: 100, sshKey: "" },
+      volumeAsks: [
+        { id: 21001, diskGb: 100, storageCostPerGbMonth: 0.1, geolocation: "Oregon, US" },
+      ],
+      instanceAsks: [
+        {
+          id: 31001,
+          gpuName: "RTX 4090",
+          numGpus: 1,
+          gpuRamMb: 24564,
+          dollarsPerHour: 0.35,
+          diskGb: 200,
+          geolocation: "Oregon, US",
+        },
+      ],
+      secrets: [],
+      webhooks: [],
+      volumes: [{ id: 5001, askId: 21001, sizeGb: 10, label: null, createdAtMs: 1767225600000 }],
+      instances: [],
+      copies: [
+        {
+          srcInstanceId: 1000001,
+          dstInstanceId: 1000002,
+          srcPath: "/a",
+          dstPath: "/b",
+          startedAtMs: 1767225600000,
+        },
+      ],
+      bootQueue: [],
+      nextIds: { webhook: 1, volume: 5002, instance: 1000003 },
+    };
+    fs.writeFileSync(stateFile, JSON.stringify(oldState));
+    try {
+      emulator = await startTestEmulator({ stateFile });
+      expect((await emulator.call("GET", "/api/v0/volumes/")).body).toMatchObject({
+        volumes: [{ id: 5001, start_date: 1767225600, machine_id: expect.any(Number) as unknown }],
+      });
+      expect((await emulator.call("POST", "/api/v0/bundles/", {})).body).toMatchObject({
+        offers: [{ id: 31001, dph_total: 0.35, verification: "verified", rentable: true }],
+      });
+      expect((await emulator.control("GET", "/_emulator/state")).body).toMatchObject({
+        copies: [{ source: "instance", srcInstanceId: 1000001, srcVolumeId: null }],
+      });
+    } finally {
+      await emulator.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+      emulator = await startTestEmulator();
+    }
   });
 });
