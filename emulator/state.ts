@@ -44,8 +44,11 @@ const VolumeSchema = z.object({
   id: z.int(),
   askId: z.int(),
   sizeGb: z.int(),
+  /** The name given at create (the official client's `create volume -n`), shown as `label`. */
   label: z.string().nullable(),
   createdAtMs: z.number(),
+  /** A copy of the ask as it was; volumes from before this field use the listed ask. */
+  offer: VolumeAskSchema.optional(),
 });
 export type Volume = z.infer<typeof VolumeSchema>;
 
@@ -79,7 +82,10 @@ const SshKeyAttachmentSchema = z.object({ instanceId: z.int(), sshKeyIds: z.arra
 export type SshKeyAttachment = z.infer<typeof SshKeyAttachmentSchema>;
 
 const CopySchema = z.object({
-  srcInstanceId: z.int(),
+  /** Where the data comes from: an instance, the caller's machine, or a volume. */
+  source: z.enum(["instance", "local", "volume"]).default("instance"),
+  srcInstanceId: z.int().nullable(),
+  srcVolumeId: z.int().nullable().default(null),
   dstInstanceId: z.int(),
   srcPath: z.string(),
   dstPath: z.string(),

@@ -1,38 +1,94 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { EmulatorContext } from "../context";
-import { check } from "../http";
+import {
+  DEFAULT_ALLOCATED_STORAGE_GB,
+  type OfferType,
+  SAMPLE_INSTANCE_ASK,
+  SAMPLE_VOLUME_ASK,
+  describeInstanceOffer,
+  describeVolumeOffer,
+  instanceOfferFilterView,
+  volumeOfferFilterView,
+} from "../market";
+import { type Row, type SearchSpec, parseQuery, runQuery } from "../query";
 
-/** Filters are accepted and ignored: the emulator's few asks all match. */
-const SearchQuerySchema = z.record(z.string(), z.unknown()).optional();
+/** The official client spells on-demand with a dash, the description without. */
+const OfferTypeSchema = z
+  .enum(["on-demand", "ondemand", "bid", "reserved"])
+  .transform((type): OfferType => (type === "ondemand" ? "on-demand" : type));
+
+const BundleOptionsSchema = z.object({
+  type: OfferTypeSchema.default("on-demand"),
+  allocated_storage: z.number().positive().default(DEFAULT_ALLOCATED_STORAGE_GB),
+  /** Deprecated; the emulator does not bundle. */
+  disable_bundling: z.boolean().optional(),
+});
+
+/** Volumes are priced for the size a create makes by default (spec: 15 GB). */
+const VolumeSearchOptionsSchema = z.object({
+  allocated_storage: z.number().positive().default(15),
+});
+
+/** Every field a row or its filter view has: the same for every ask, so read off a sample. */
+function fieldsOf(view: Row): ReadonlySet<string> {
+  return new Set(Object.keys(view));
+}
+
+const BUNDLE_SEARCH: SearchSpec<typeof BundleOptionsSchema> = {
+  fields: fieldsOf(
+    instanceOfferFilterView(
+      SAMPLE_INSTANCE_ASK,
+      describeInstanceOffer(
+        SAMPLE_INSTANCE_ASK,
+        { type: "on-demand", allocatedStorageGb: 8 },
+        [],
+        0,
+      ),
+    ),
+  ),
+  // The description's defaults: what a query does not name, it gets.
+  defaults: { verified: { eq: true }, rentable: { eq: true }, rented: { eq: false } },
+  options: BundleOptionsSchema,
+};
+
+const VOLUME_SEARCH: SearchSpec<typeof VolumeSearchOptionsSchema> = {
+  fields: fieldsOf(
+    volumeOfferFilterView(SAMPLE_VOLUME_ASK, describeVolumeOffer(SAMPLE_VOLUME_ASK, 1, 0)),
+  ),
+  defaults: {},
+  defaultLimit: 64,
+  options: VolumeSearchOptionsSchema,
+};
 
 export function registerOfferRoutes(app: FastifyInstance, { store }: EmulatorContext): void {
   const config = { category: "instance_read" } as const;
+  const nowSeconds = () => Date.now() / 1000;
 
   app.post("/api/v0/bundles/", { config }, async (request) => {
-    check(SearchQuerySchema, request.body, "invalid_args");
-    return {
-      offers: store.state.instanceAsks.map((ask) => ({
-        id: ask.id,
-        gpu_name: ask.gpuName,
-        num_gpus: ask.numGpus,
-        gpu_ram: ask.gpuRamMb,
-        dph_total: ask.dollarsPerHour,
-        disk_space: ask.diskGb,
-        geolocation: ask.geolocation,
-      })),
+    const query = parseQuery(request.body, BUNDLE_SEARCH);
+    const pricing = {
+      type: query.options.type,
+      allocatedStorageGb: query.options.allocated_storage,
     };
+    const { instanceAsks, volumeAsks } = store.state;
+    const now = nowSeconds();
+    const rows = instanceAsks.map((ask) => ({
+      ask,
+      offer: describeInstanceOffer(ask, pricing, volumeAsks, now),
+    }));
+    const found = runQuery(rows, query, ({ ask, offer }) => instanceOfferFilterView(ask, offer));
+    return { offers: found.map(({ offer }, index) => ({ ...offer, rn: index + 1 })) };
   });
 
   app.post("/api/v0/volumes/search/", { config }, async (request) => {
-    check(SearchQuerySchema, request.body, "invalid_args");
-    return {
-      offers: store.state.volumeAsks.map((ask) => ({
-        id: ask.id,
-        disk_space: ask.diskGb,
-        storage_cost: ask.storageCostPerGbMonth,
-        geolocation: ask.geolocation,
-      })),
-    };
+    const query = parseQuery(request.body, VOLUME_SEARCH);
+    const now = nowSeconds();
+    const rows = store.state.volumeAsks.map((ask) => ({
+      ask,
+      offer: describeVolumeOffer(ask, query.options.allocated_storage, now),
+    }));
+    const found = runQuery(rows, query, ({ ask, offer }) => volumeOfferFilterView(ask, offer));
+    return { offers: found.map(({ offer }) => offer) };
   });
 }

@@ -2,20 +2,31 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { EmulatorContext } from "../context";
 import { ApiError, check } from "../http";
-import type { Volume } from "../state";
+import { SAMPLE_VOLUME_ASK, dollars, storageDollarsPerHour, volumeMachineColumns } from "../market";
+import type { VolumeAsk } from "../options";
+import type { State, Volume } from "../state";
 
 const AcceptVolumeAskSchema = z.object({
   id: z.int().positive(),
   size: z.int().positive(),
+  /** What the official client's `create volume -n NAME` sends. */
+  name: z.string().max(256).nullish(),
 });
-const DeleteVolumeQuerySchema = z.object({
-  id: z
+const VolumeIdSchema = z.union([
+  z.int().positive(),
+  z
     .string()
-    .regex(/^[0-9]+$/, "must be a volume id")
+    .regex(/^[0-9]+$/)
     .transform(Number),
-});
+]);
+/** The official client sends the id as a query parameter, the description as a body field. */
+const DeleteVolumeSchema = z.object({ id: VolumeIdSchema });
 
-function describeVolume(volume: Volume) {
+const UNKNOWN_MACHINE = Object.fromEntries(
+  Object.keys(volumeMachineColumns(SAMPLE_VOLUME_ASK)).map((key) => [key, null]),
+);
+
+function describeVolume(volume: Volume, ask: VolumeAsk | undefined) {
   return {
     id: volume.id,
     name: `V.${String(volume.id)}`,
@@ -23,13 +34,25 @@ function describeVolume(volume: Volume) {
     label: volume.label,
     disk_space: volume.sizeGb,
     ask_id: volume.askId,
+    start_date: volume.createdAtMs / 1000,
+    // Attaching volumes to instances is not modelled yet.
+    instances: [],
+    cluster_id: null,
+    ...(ask ? volumeMachineColumns(ask) : UNKNOWN_MACHINE),
+    storage_total_cost: ask
+      ? dollars(storageDollarsPerHour(ask.storageCostPerGbMonth, volume.sizeGb))
+      : null,
   };
+}
+
+function askOf(volume: Volume, state: State): VolumeAsk | undefined {
+  return volume.offer ?? state.volumeAsks.find((ask) => ask.id === volume.askId);
 }
 
 export function registerVolumeRoutes(app: FastifyInstance, { store }: EmulatorContext): void {
   // Accepting an ask spends money, so it needs the write permission; the asks stay available.
   app.put("/api/v0/volumes/", { config: { category: "instance_write" } }, async (request) => {
-    const { id, size } = check(AcceptVolumeAskSchema, request.body, "invalid_args");
+    const { id, size, name } = check(AcceptVolumeAskSchema, request.body, "invalid_args");
     const ask = store.state.volumeAsks.find((a) => a.id === id);
     if (!ask) throw new ApiError(400, "invalid_args", `id: no volume ask ${String(id)}`);
     if (size > ask.diskGb) {
@@ -44,24 +67,33 @@ export function registerVolumeRoutes(app: FastifyInstance, { store }: EmulatorCo
         id: state.nextIds.volume++,
         askId: id,
         sizeGb: size,
-        label: null,
+        label: name ?? null,
         createdAtMs: Date.now(),
+        offer: structuredClone(ask),
       };
       state.volumes.push(created);
       return created;
     });
-    return { success: true, volume_name: describeVolume(volume).name };
+    return { success: true, volume_name: `V.${String(volume.id)}` };
   });
 
   // owner=me&type=all_volume is what clients send; the emulator has one owner and one kind.
   app.get("/api/v0/volumes/", { config: { category: "instance_read" } }, async () => {
-    return { volumes: store.state.volumes.map(describeVolume) };
+    const { state } = store;
+    return { volumes: state.volumes.map((volume) => describeVolume(volume, askOf(volume, state))) };
   });
 
   app.delete("/api/v0/volumes/", { config: { category: "instance_write" } }, async (request) => {
-    const { id } = check(DeleteVolumeQuerySchema, request.query, "invalid_args");
-    const volume = store.state.volumes.find((v) => v.id === id);
-    if (!volume) throw new ApiError(404, "no_such_volume", `No volume with id ${String(id)}.`);
+    const query = z.object({ id: z.unknown() }).safeParse(request.query);
+    const input = query.success && query.data.id !== undefined ? query.data : request.body;
+    const parsed = DeleteVolumeSchema.safeParse(input);
+    if (!parsed.success) {
+      throw new ApiError(400, "invalid_args", "Please provide a valid volume ID.");
+    }
+    const volume = store.state.volumes.find((v) => v.id === parsed.data.id);
+    if (!volume) {
+      throw new ApiError(404, "no_such_volume", "Volume with that ID does not exist.");
+    }
     store.mutate((state) => (state.volumes = state.volumes.filter((v) => v !== volume)));
     return { success: true };
   });

@@ -3,8 +3,21 @@ import type { Transport } from "./transport";
 
 const successSchema = z.object({ success: z.literal(true) });
 
+/** A started copy; a copy from or to `local` says where the caller's own rsync must connect. */
+export const remoteCopyStartedSchema = z.object({
+  success: z.literal(true),
+  msg: z.string().optional(),
+  src_addr: z.string().nullable().optional(),
+  src_port: z.number().int().nullable().optional(),
+  dst_addr: z.string().nullable().optional(),
+  dst_port: z.number().int().nullable().optional(),
+});
+export type RemoteCopyStarted = z.infer<typeof remoteCopyStartedSchema>;
+
 export const remoteCopySchema = z.object({
+  /** An instance id (`123` or `C.123`), `local` for the caller's machine, or a volume `V.123`. */
   srcId: z.string(),
+  /** An instance id (`123` or `C.123`) or `local`. */
   dstId: z.string(),
   srcPath: z.string(),
   dstPath: z.string(),
@@ -22,9 +35,9 @@ const cancelRsyncBodySchema = z.object({ dst_id: z.string() });
 export class CommandsApi {
   constructor(private readonly transport: Transport) {}
 
-  /** Starts a copy between two instances. */
-  async startRemoteCopy(copy: RemoteCopy, signal?: AbortSignal): Promise<void> {
-    await this.transport.request({
+  /** Starts a copy between two instances, or between an instance and the caller's machine. */
+  async startRemoteCopy(copy: RemoteCopy, signal?: AbortSignal): Promise<RemoteCopyStarted> {
+    return this.transport.request({
       method: "PUT",
       path: "/api/v0/commands/copy_direct/",
       body: {
@@ -35,7 +48,7 @@ export class CommandsApi {
         dst_path: copy.dstPath,
       },
       bodySchema: copyDirectBodySchema,
-      response: successSchema,
+      response: remoteCopyStartedSchema,
       creates: true,
       signal,
     });

@@ -14,7 +14,7 @@ export { defaultRetryPolicy, exponentialBackoff, type Backoff, type RetryPolicy 
 export type { CurrentUser } from "./users";
 export type { MaskedSecrets } from "./secrets";
 export type { Webhook, CreatedWebhook, WebhookFields, NotificationType } from "./webhooks";
-export type { Volume, VolumeOffer } from "./volumes";
+export type { AcceptVolumeAskOptions, Volume, VolumeOffer } from "./volumes";
 export { volumeIdOf } from "./volumes";
 export type {
   CreateInstanceRequest,
@@ -25,7 +25,7 @@ export type {
   InstanceState,
 } from "./instances";
 export { deadEndStatuses, environmentOf } from "./instances";
-export type { RemoteCopy } from "./commands";
+export type { RemoteCopy, RemoteCopyStarted } from "./commands";
 export type { SshKey, InstanceSshKey } from "./ssh-keys";
 export type { ApiKey, ApiKeyPermissions, CreatedApiKey, CreateApiKeyRequest } from "./api-keys";
 

@@ -12,22 +12,58 @@ const acceptVolumeAskSchema = z.object({ success: z.boolean(), volume_name: volu
 export const volumeSchema = z.object({
   id: z.number().int(),
   status: z.string().nullable().optional(),
+  /** The name given at create (`name`); the official client shows it as the volume's name. */
   label: z.string().nullable().optional(),
+  /** GB */
   disk_space: z.number().nullable().optional(),
+  /** Unix seconds. */
+  start_date: z.number().nullable().optional(),
+  machine_id: z.number().int().nullable().optional(),
+  host_id: z.number().int().nullable().optional(),
+  geolocation: z.string().nullable().optional(),
+  public_ipaddr: z.string().nullable().optional(),
+  verification: z.string().nullable().optional(),
+  /** $/hour for the volume's size. */
+  storage_total_cost: z.number().nullable().optional(),
+  instances: z.array(z.unknown()).nullable().optional(),
 });
 export type Volume = z.infer<typeof volumeSchema>;
 const listVolumesSchema = z.object({ volumes: z.array(volumeSchema) });
 
 export const volumeOfferSchema = z.object({
   id: z.number().int(),
+  /** GB */
   disk_space: z.number(),
+  /** $/GB/month */
   storage_cost: z.number().optional(),
+  /** $/hour for the search's allocated_storage. */
+  storage_total_cost: z.number().nullable().optional(),
+  machine_id: z.number().int().nullable().optional(),
+  host_id: z.number().int().nullable().optional(),
+  geolocation: z.string().nullable().optional(),
+  reliability: z.number().nullable().optional(),
+  verification: z.string().nullable().optional(),
+  inet_up: z.number().nullable().optional(),
+  inet_down: z.number().nullable().optional(),
+  static_ip: z.boolean().nullable().optional(),
+  /** Unix seconds the offer is listed until. */
+  end_date: z.number().nullable().optional(),
 });
 export type VolumeOffer = z.infer<typeof volumeOfferSchema>;
 const volumeOffersSchema = z.object({ offers: z.array(volumeOfferSchema) });
 
 const successSchema = z.object({ success: z.boolean() });
-const acceptVolumeAskBodySchema = z.object({ id: z.number().int(), size: z.number().int() });
+const acceptVolumeAskBodySchema = z.object({
+  id: z.number().int(),
+  size: z.number().int(),
+  name: z.string().optional(),
+});
+
+export interface AcceptVolumeAskOptions {
+  /** A name for the volume, shown as its `label` (the official client's `create volume -n`). */
+  name?: string;
+  signal?: AbortSignal;
+}
 
 /** The id in a volume name `V.<id>`. */
 export function volumeIdOf(volumeName: string): number {
@@ -56,13 +92,13 @@ export class VolumesApi {
   async acceptVolumeAsk(
     askId: number,
     sizeGb: number,
-    signal?: AbortSignal,
+    { name, signal }: AcceptVolumeAskOptions = {},
   ): Promise<{ volumeName: string; volumeId: number }> {
     const body = await this.shared.write(() =>
       this.transport.request({
         method: "PUT",
         path: "/api/v0/volumes/",
-        body: { id: askId, size: sizeGb },
+        body: { id: askId, size: sizeGb, ...(name === undefined ? {} : { name }) },
         bodySchema: acceptVolumeAskBodySchema,
         response: acceptVolumeAskSchema,
         creates: true,
@@ -89,7 +125,10 @@ export class VolumesApi {
     );
   }
 
-  /** Searches volume offers (asks); `{}` lists them all. */
+  /**
+   * Searches volume offers (asks) with the service's query language:
+   * `{field: {op: value}, order: [[field, "asc"|"desc"]], limit}`; `{}` lists them (64 at most).
+   */
   async searchOffers(
     query: Record<string, unknown> = {},
     signal?: AbortSignal,

@@ -89,7 +89,7 @@ describe("commands", () => {
     });
   });
 
-  it("rejects a copy from an unknown source with the service's message", async () => {
+  it("rejects a copy from an unknown source with 404 and the service's message", async () => {
     const dst = await runningInstance(h.client);
 
     const error = await failureOf(
@@ -101,11 +101,47 @@ describe("commands", () => {
       }),
     );
 
-    expect(error.message).toBe("Invalid src_id.");
     expect(error).toMatchObject({
-      code: "invalid_args",
+      status: 404,
+      code: "no_such_instance",
+      serviceMessage: "Invalid src_id.",
       endpoint: "PUT /api/v0/commands/copy_direct/",
+      isNotFound: true,
+      mayHaveCreated: false,
     });
     expect(await copies()).toEqual([]);
+  });
+
+  it("says a remote copy started, and where to connect for a copy to or from local", async () => {
+    const src = await runningInstance(h.client);
+    const dst = await runningInstance(h.client);
+    const paths = { srcPath: "/workspace/", dstPath: "/workspace/" };
+
+    const remote = await h.client.commands.startRemoteCopy({
+      srcId: `C.${String(src)}`,
+      dstId: `C.${String(dst)}`,
+      ...paths,
+    });
+    expect(remote).toEqual({ success: true, msg: expect.stringContaining("copy") as unknown });
+
+    const shown = await h.client.instances.show(src);
+    const download = await h.client.commands.startRemoteCopy({
+      srcId: `C.${String(src)}`,
+      dstId: "local",
+      ...paths,
+    });
+    expect(download).toEqual({
+      success: true,
+      src_addr: shown?.public_ipaddr,
+      src_port: shown?.ssh_port,
+    });
+
+    const upload = await h.client.commands.startRemoteCopy({
+      srcId: "local",
+      dstId: String(dst),
+      ...paths,
+    });
+    expect(upload).toMatchObject({ success: true, dst_addr: expect.any(String) as unknown });
+    expect(upload.dst_port).toEqual(expect.any(Number));
   });
 });

@@ -16,6 +16,20 @@ describe("volumes", () => {
     ]);
   });
 
+  it("names a volume at create: the name comes back as its label", async () => {
+    const before = Date.now() / 1000;
+    const named = await h.client.volumes.acceptVolumeAsk(VOLUME_ASK, 20, { name: "datasets" });
+    const unnamed = await h.client.volumes.acceptVolumeAsk(VOLUME_ASK, 20);
+
+    const volumes = await h.client.volumes.list();
+
+    expect(volumes).toEqual([
+      expect.objectContaining({ id: named.volumeId, label: "datasets", machine_id: 41207 }),
+      expect.objectContaining({ id: unnamed.volumeId, label: null }),
+    ]);
+    expect(volumes[0]?.start_date).toBeGreaterThanOrEqual(before - 1);
+  });
+
   it("lists the account's volumes", async () => {
     const first = await h.client.volumes.acceptVolumeAsk(VOLUME_ASK, 15);
     const second = await h.client.volumes.acceptVolumeAsk(21002, 200);
@@ -54,7 +68,36 @@ describe("volumes", () => {
     const offers = await h.client.volumes.searchOffers();
 
     expect(offers.map((offer) => offer.id)).toEqual([21001, 21002, 21003]);
-    expect(offers[0]).toMatchObject({ id: 21001, disk_space: 100, storage_cost: 0.1 });
+    expect(offers[0]).toMatchObject({
+      id: 21001,
+      disk_space: 100,
+      storage_cost: 0.1,
+      geolocation: "Oregon, US",
+      verification: "verified",
+      machine_id: expect.any(Number) as unknown,
+    });
+  });
+
+  it("searches volume offers with filters, order and limit", async () => {
+    const offers = await h.client.volumes.searchOffers({
+      disk_space: { gte: 500 },
+      geolocation: { in: ["CA", "DE"] },
+      order: [["storage_cost", "asc"]],
+      limit: 1,
+    });
+
+    expect(offers.map((offer) => offer.id)).toEqual([21003]);
+  });
+
+  it("rejects a volume search on an unknown field with 400 invalid_args", async () => {
+    const error = await failureOf(h.client.volumes.searchOffers({ colour: { eq: "red" } }));
+
+    expect(error).toMatchObject({
+      status: 400,
+      code: "invalid_args",
+      endpoint: "POST /api/v0/volumes/search/",
+    });
+    expect(error.serviceMessage).toContain("colour");
   });
 
   it.each([

@@ -71,6 +71,7 @@ describe("authentication and scopes", () => {
       ["instance_write", "DELETE", "/api/v0/volumes/?id=1"],
       ["instance_write", "PUT", "/api/v0/commands/copy_direct/"],
       ["instance_write", "DELETE", "/api/v0/commands/rsync/"],
+      ["instance_write", "DELETE", "/api/v0/commands/copy_direct/"],
       ["misc", "GET", "/api/v0/secrets/"],
       ["misc", "POST", "/api/v0/secrets/"],
       ["misc", "PUT", "/api/v0/secrets/"],

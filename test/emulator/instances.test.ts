@@ -443,4 +443,17 @@ describe("instances", () => {
     await control("PUT", "/_emulator/user", { ssh_key: "ssh-ed25519 AAAA test" });
     expect((await call("POST", path, body)).body).toMatchObject({ success: true });
   });
+
+  it("shows the machine an instance was rented on as its offer showed it", async () => {
+    const { call } = emulator;
+    const search = await call("POST", "/api/v0/bundles/", { limit: 100 });
+    const offers = z
+      .object({ offers: z.array(z.looseObject({ id: z.int(), machine_id: z.int() })) })
+      .parse(search.body).offers;
+    const offer = offers.find((candidate) => candidate.id === INSTANCE_ASK_ID);
+    const id = await createInstance(call);
+    const shown = await call("GET", `/api/v0/instances/${id}/`);
+    expect(offer).toBeDefined();
+    expect(shown.body).toMatchObject({ instances: { machine_id: offer?.machine_id } });
+  });
 });
