@@ -8,6 +8,35 @@ import { start, stop } from "../lifecycle";
 import { accountHasSshKey } from "../sshKeys";
 import { type Instance, RuntypeSchema, type State } from "../state";
 
+/**
+ * The launch mode. The official client sends space-separated tokens ("ssh_direc ssh_proxy",
+ * "jupyter_proxy ssh_proxy"); the description lists the single words. What runs is one of
+ * ssh, jupyter, args or vm, so the tokens are reduced to that.
+ */
+const launchTokens = new Set([
+  ...RuntypeSchema.options,
+  "ssh_proxy",
+  "ssh_direc",
+  "ssh_direct",
+  "jupyter_proxy",
+  "jupyter_direc",
+  "jupyter_direct",
+]);
+const LaunchModeSchema = z
+  .string()
+  .trim()
+  .refine(
+    (mode) => mode.split(/\s+/).every((token) => launchTokens.has(token)),
+    "must be ssh, jupyter, args or vm (or the official client's ssh_proxy, ssh_direc, jupyter_proxy, jupyter_direc tokens)",
+  )
+  .transform((mode) => {
+    const tokens = mode.split(/\s+/);
+    if (tokens.includes("vm")) return "vm" as const;
+    if (tokens.includes("args")) return "args" as const;
+    if (tokens.some((token) => token.startsWith("jupyter"))) return "jupyter" as const;
+    return "ssh" as const;
+  });
+
 // The real command-line client sends null for options it was not given.
 const CreateInstanceSchema = z.object({
   client_id: z.string().nullish(),
@@ -19,7 +48,7 @@ const CreateInstanceSchema = z.object({
     .nullish(),
   env: z.record(z.string(), z.string()).nullish(),
   label: z.string().nullish(),
-  runtype: RuntypeSchema.nullish(),
+  runtype: LaunchModeSchema.nullish(),
   price: z.number().nonnegative().nullish(),
   image_login: z.string().nullish(),
 });

@@ -456,4 +456,17 @@ describe("instances", () => {
     expect(offer).toBeDefined();
     expect(shown.body).toMatchObject({ instances: { machine_id: offer?.machine_id } });
   });
+
+  it.each([
+    ["ssh_direc ssh_proxy", "ssh"],
+    ["ssh_proxy", "ssh"],
+    ["jupyter_direc ssh_direc ssh_proxy", "jupyter"],
+    ["jupyter_proxy ssh_proxy", "jupyter"],
+    ["args", "args"],
+  ])("takes the official client's launch mode %j as %s", async (runtype, shown) => {
+    const { call } = emulator;
+    const id = await createInstance(call, { runtype });
+    const shownRow = await call("GET", `/api/v0/instances/${id}/`);
+    expect(shownRow.body).toMatchObject({ instances: { image_runtype: shown } });
+  });
 });
