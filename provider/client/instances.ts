@@ -27,6 +27,8 @@ export const instanceSchema = z.object({
   runtype: z.string().nullable().optional(),
   next_state: z.string().nullable().optional(),
   machine_id: z.number().int().nullable().optional(),
+  /** The ask (offer) the instance was rented from. */
+  bundle_id: z.number().int().nullable().optional(),
   /** Epoch seconds. */
   start_date: z.number().nullable().optional(),
   dph_total: z.number().nullable().optional(),

@@ -99,6 +99,7 @@ describe("resource providers against the emulator", () => {
           image: "img",
           diskGb: 10,
           runtype: "ssh",
+          state: "running",
           createTimeoutSeconds: 0.5,
           maxAttempts: 3,
           pollIntervalSeconds: 0.05,

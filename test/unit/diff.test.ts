@@ -68,6 +68,7 @@ describe("Instance diff", () => {
     image: "img",
     diskGb: 20,
     runtype: "ssh" as const,
+    state: "running" as const,
     createTimeoutSeconds: 1200,
     maxAttempts: 3,
     pollIntervalSeconds: 3,
@@ -92,6 +93,17 @@ describe("Instance diff", () => {
       ...noChange,
       changes: true,
     });
+  });
+
+  it("stops and starts in place; a stack recorded before stop and start runs", () => {
+    expect(diffInstance(olds, { ...inputs, state: "stopped" })).toEqual({
+      ...noChange,
+      changes: true,
+    });
+    const { state: _state, ...recordedBefore } = olds;
+    expect(diffInstance(recordedBefore as InstanceOutputs, inputs)).toEqual(noChange);
+    const stoppedOutside = { ...olds, state: "stopped" as const, actualStatus: "stopped" };
+    expect(diffInstance(stoppedOutside, inputs)).toEqual({ ...noChange, changes: true });
   });
 
   it("keeps the instance when the ask list still holds the ask it was rented from", () => {

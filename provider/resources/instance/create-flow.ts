@@ -3,9 +3,13 @@ import {
   GpuCloudError,
   type Instance as InstanceWire,
 } from "../../client";
+import { whileEngineWatched } from "../../engine-watch";
 import { encodeOnstart } from "../../onstart";
 import { providerClient, reportProgress } from "../../provider-runtime";
+import { settleLeftovers } from "./adoption";
+import { markersOf, rememberRecorded, resourceNameOf } from "./identity";
 import { asksOf, type InstanceAttempt, type InstanceInputs, type InstanceOutputs } from "./inputs";
+import { followState } from "./power";
 import {
   type BootOutcome,
   CreateOutcomeUnknownError,
@@ -23,6 +27,7 @@ export function connectionOutputs(instance: InstanceWire | undefined) {
     publicIp: instance?.public_ipaddr ?? null,
     gpuRamMb: instance?.gpu_ram ?? null,
     statusMessage: instance?.status_msg ?? null,
+    intendedStatus: instance?.intended_status ?? null,
   };
 }
 
@@ -43,12 +48,31 @@ function describeAttempts(attempts: readonly InstanceAttempt[]): string {
 
 /**
  * Rents an instance from the asks and waits until it runs, destroying and retrying on dead
- * ends; fails, leaving nothing running, when no attempt succeeds.
+ * ends; fails, leaving nothing running, when no attempt succeeds. An instance an interrupted
+ * run rented for this resource is adopted (as the first attempt) instead of renting another.
  */
 export async function createInstance(
   inputs: InstanceInputs,
 ): Promise<{ id: string; outs: InstanceOutputs }> {
   const client = providerClient();
+  // Rented and not yet handed to the engine: destroyed if the engine goes away meanwhile, so
+  // that a killed `pulumi up` leaves nothing billing that no one will record.
+  const unrecorded = new Set<number>();
+  const destroyUnrecorded = async () => {
+    await Promise.allSettled([...unrecorded].map((id) => client.instances.destroy(id)));
+  };
+  return whileEngineWatched(destroyUnrecorded, () => rentUntilRunning(inputs, unrecorded));
+}
+
+async function rentUntilRunning(
+  inputs: InstanceInputs,
+  unrecorded: Set<number>,
+): Promise<{ id: string; outs: InstanceOutputs }> {
+  const client = providerClient();
+  const name = resourceNameOf(inputs.owner);
+  const progress = (message: string): void => {
+    reportProgress(`${name}: ${message}`);
+  };
   const asks = asksOf(inputs);
   const onstart = inputs.onstart === undefined ? undefined : encodeOnstart(inputs.onstart);
   const request: CreateInstanceRequest = {
@@ -63,22 +87,33 @@ export async function createInstance(
   const deadlineMs = Date.now() + inputs.createTimeoutSeconds * 1000;
   const attempts: InstanceAttempt[] = [];
   let reason = `every one of ${inputs.maxAttempts} attempts ended without a running instance`;
+  let adoptee = await settleLeftovers(client, inputs, progress);
 
   for (let number = 1; number <= inputs.maxAttempts; number++) {
     if (number > 1 && Date.now() >= deadlineMs) {
       reason = `the ${inputs.createTimeoutSeconds} s createTimeoutSeconds deadline passed`;
       break;
     }
-    const askId = asks[(number - 1) % asks.length] ?? 0;
+    const askId = adoptee?.askId ?? asks[(number - 1) % asks.length] ?? 0;
     let instanceId: number;
     try {
-      instanceId = await rentInstance(client, askId, request, deadlineMs);
+      instanceId =
+        adoptee?.instanceId ??
+        (await rentInstance(
+          client,
+          askId,
+          request,
+          (token) => markersOf(inputs, token),
+          deadlineMs,
+        ));
+      adoptee = undefined;
+      unrecorded.add(instanceId);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       attempts.push({ askId, error: message });
       if (error instanceof CreateOutcomeUnknownError) {
         throw new Error(
-          `an instance create from ask ${askId} may have reached the service, but its reply ` +
+          `${name}: an instance create from ask ${askId} may have reached the service, but its reply ` +
             `was lost.\n${describeAttempts(attempts)}`,
         );
       }
@@ -89,7 +124,7 @@ export async function createInstance(
     }
     const attempt: InstanceAttempt = { askId, instanceId };
     attempts.push(attempt);
-    reportProgress(
+    progress(
       `attempt ${number} of ${inputs.maxAttempts}: instance ${instanceId} from ask ${askId}, waiting for running`,
     );
     let outcome: BootOutcome;
@@ -100,7 +135,7 @@ export async function createInstance(
         deadlineMs,
         inputs.pollIntervalSeconds,
         (instance) => {
-          reportProgress(
+          progress(
             `instance ${instanceId}: ${instance.actual_status ?? "provisioning"}` +
               (instance.status_msg ? ` (${instance.status_msg})` : ""),
           );
@@ -118,24 +153,44 @@ export async function createInstance(
       attempts,
     };
     if (outcome.kind === "running") {
-      reportProgress(`instance ${instanceId} is running (attempt ${number})`);
+      progress(`instance ${instanceId} is running (attempt ${number})`);
+      rememberRecorded(inputs.owner, instanceId);
+      unrecorded.delete(instanceId);
+      if (inputs.state === "stopped") {
+        try {
+          const stopped = await followState(client, instanceId, "stopped", inputs, progress);
+          return { id: String(instanceId), outs: { ...outs, ...connectionOutputs(stopped) } };
+        } catch (error) {
+          // Running but not stopped: recorded all the same, and the next up stops it.
+          const message = `${name}: instance ${instanceId} runs but could not be stopped: ${String(error)}`;
+          throw new InstanceLeftBehindError(
+            message,
+            String(instanceId),
+            { ...outs, state: "running" },
+            [message],
+          );
+        }
+      }
       return { id: String(instanceId), outs };
     }
     attempt.lastStatus = outcome.kind === "gone" ? "gone" : (outs.actualStatus ?? "provisioning");
     if (outs.statusMessage) attempt.statusMessage = outs.statusMessage;
-    if (outcome.kind !== "gone") {
-      reportProgress(`instance ${instanceId} will not run (${attempt.lastStatus}); destroying it`);
+    if (outcome.kind === "gone") unrecorded.delete(instanceId);
+    else {
+      progress(`instance ${instanceId} will not run (${attempt.lastStatus}); destroying it`);
       let destroyed = false;
       try {
         destroyed = await destroyAndConfirm(client, instanceId, inputs.pollIntervalSeconds);
       } catch (error) {
         attempt.error = error instanceof Error ? error.message : String(error);
       }
-      if (!destroyed) {
+      if (destroyed) unrecorded.delete(instanceId);
+      else {
         const message =
-          `instance ${instanceId} did not reach running and could not be destroyed; it is ` +
+          `${name}: instance ${instanceId} did not reach running and could not be destroyed; it is ` +
           `kept in the stack so that a later \`pulumi up\` or \`pulumi destroy\` deals with it.\n` +
           describeAttempts(attempts);
+        unrecorded.delete(instanceId);
         throw new InstanceLeftBehindError(message, String(instanceId), outs, [message]);
       }
     }
@@ -147,6 +202,6 @@ export async function createInstance(
     }
   }
   throw new Error(
-    `no running instance: ${reason}; nothing is left running.\n${describeAttempts(attempts)}`,
+    `${name}: no running instance: ${reason}; nothing is left running.\n${describeAttempts(attempts)}`,
   );
 }

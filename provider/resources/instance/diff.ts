@@ -5,6 +5,7 @@ import { asksOf, type InstanceInputs, type InstanceOutputs } from "./inputs";
 export const replacingFields = ["image", "diskGb", "onstart", "env", "runtype", "price"] as const;
 const inPlaceFields = [
   "label",
+  "state",
   "createTimeoutSeconds",
   "maxAttempts",
   "pollIntervalSeconds",
@@ -29,9 +30,11 @@ function isBroken(olds: InstanceOutputs): boolean {
  * replacement on the same ask deletes first: the ask's machine cannot hold both.
  */
 export function diffInstance(
-  olds: InstanceOutputs,
+  recorded: InstanceOutputs,
   news: InstanceInputs,
 ): pulumi.dynamic.DiffResult {
+  // Stacks written before stop and start record no state: their instances run.
+  const olds = { ...recorded, state: recorded.state ?? "running" };
   const replaces: string[] = replacingFields.filter((field) => !same(olds[field], news[field]));
   const rentedFrom = olds.attempts.at(-1)?.askId;
   const newAsks = asksOf(news);

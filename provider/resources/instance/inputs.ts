@@ -36,6 +36,15 @@ export const instanceInputsSchema = z.object({
     .min(1, "maxAttempts must be at least 1")
     .max(10, "maxAttempts must be at most 10")
     .default(3),
+  /** Whether the instance runs or is stopped (kept, its disk billed, its GPUs released). */
+  state: z
+    .enum(["running", "stopped"], { error: "state must be running or stopped" })
+    .default("running"),
+  /**
+   * `<project>/<stack>/<resource name>`, set by the Instance class (a dynamic provider is not
+   * told its URN); carried by every instance rented, so later runs find what earlier ones left.
+   */
+  owner: z.string().optional(),
   pollIntervalSeconds: z
     .number()
     .min(0.05, "pollIntervalSeconds must be at least 0.05")
@@ -58,6 +67,8 @@ export const instanceOutputsSchema = instanceInputsSchema.extend({
   /** The service's id of the instance (`new_contract` of the create call). */
   instanceId: z.number().int(),
   actualStatus: z.string().nullable(),
+  /** What the service is asked to keep the instance at: running or stopped. */
+  intendedStatus: z.string().nullable().optional(),
   sshHost: z.string().nullable(),
   sshPort: z.number().nullable(),
   publicIp: z.string().nullable(),
@@ -67,9 +78,6 @@ export const instanceOutputsSchema = instanceInputsSchema.extend({
   attempts: z.array(instanceAttemptSchema),
 });
 export type InstanceOutputs = z.infer<typeof instanceOutputsSchema>;
-
-/** Marks the instances this provider creates, to find one whose create reply was lost. */
-export const createTokenVariable = "PULUMI_GPUCLOUD_CREATE_TOKEN";
 
 /** The asks an input set allows, in order. */
 export function asksOf(inputs: Pick<InstanceInputs, "askId" | "askIds">): number[] {

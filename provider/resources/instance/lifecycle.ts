@@ -9,7 +9,8 @@ import {
 } from "../../client";
 import { pollUntil } from "../../polling";
 import { reportProgress } from "../../provider-runtime";
-import { createTokenVariable, type InstanceOutputs } from "./inputs";
+import { createTokenVariable } from "./identity";
+import type { InstanceOutputs } from "./inputs";
 
 // One instance's life on the service: rent it, wait for it to run, destroy it.
 
@@ -37,13 +38,15 @@ export async function rentInstance(
   client: GpuCloudClient,
   askId: number,
   request: CreateInstanceRequest,
+  /** The marker variables for a create token (see identity.ts). */
+  markers: (token: string) => Record<string, string>,
   deadlineMs: number,
 ): Promise<number> {
   const token = randomUUID();
   try {
     return await client.instances.create(askId, {
       ...request,
-      env: { ...request.env, [createTokenVariable]: token },
+      env: { ...request.env, ...markers(token) },
     });
   } catch (error) {
     if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;

@@ -1,11 +1,13 @@
-import { providerClient } from "../../provider-runtime";
+import { providerClient, reportProgress } from "../../provider-runtime";
 import type { DynamicProvider } from "../../shim";
 import { checkInputs } from "../../validation";
 import { encodeOnstart, onstartLimitChars } from "../../onstart";
 import { connectionOutputs, createInstance } from "./create-flow";
 import { diffInstance, replacingFields, same } from "./diff";
 import { instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
+import { rememberRecorded, resourceNameOf } from "./identity";
 import { destroyAndConfirm } from "./lifecycle";
+import { followState } from "./power";
 
 export function inputsOf(props: InstanceOutputs): InstanceInputs {
   return Object.fromEntries(
@@ -59,6 +61,9 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
   },
 
   async diff(_id, olds, news) {
+    // The stack records this instance: a create for the same resource (a replacement) in this
+    // process must neither adopt nor destroy it.
+    rememberRecorded(olds.owner, olds.instanceId);
     return diffInstance(olds, news);
   },
 
@@ -70,18 +75,31 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
     if (!props) return {};
     const instance = await providerClient().instances.show(props.instanceId);
     if (!instance) return {};
+    rememberRecorded(props.owner, props.instanceId);
     const label = instance.label ?? undefined;
     const outs: InstanceOutputs = { ...props, ...connectionOutputs(instance) };
     if (label === undefined) delete outs.label;
     else outs.label = label;
+    // Stopped or started outside Pulumi: the next diff sees it and the next up restores it.
+    if (instance.intended_status === "stopped" || instance.intended_status === "running") {
+      outs.state = instance.intended_status;
+    }
     return { id, props: outs, inputs: inputsOf(outs) };
   },
 
   async update(_id, olds, news) {
+    const client = providerClient();
     if ((news.label ?? "") !== (olds.label ?? "")) {
-      await providerClient().instances.relabel(olds.instanceId, news.label ?? "");
+      await client.instances.relabel(olds.instanceId, news.label ?? "");
     }
-    const outs: InstanceOutputs = { ...olds, ...news };
+    let outs: InstanceOutputs = { ...olds, ...news };
+    if (news.state !== (olds.state ?? "running")) {
+      const name = resourceNameOf(news.owner ?? olds.owner);
+      const followed = await followState(client, olds.instanceId, news.state, news, (message) => {
+        reportProgress(`${name}: ${message}`);
+      });
+      outs = { ...outs, ...connectionOutputs(followed) };
+    }
     // A label removed from the program is removed from the outputs too.
     if (news.label === undefined) delete outs.label;
     return { outs };

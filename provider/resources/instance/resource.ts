@@ -1,6 +1,21 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providerShim } from "../../shim";
+import { stackSweeper } from "../instance-sweeper";
+import { ownerOf } from "./identity";
 import type { InstanceAttempt } from "./inputs";
+
+type DependsOn = pulumi.CustomResourceOptions["dependsOn"];
+
+function withSweeper(dependsOn: DependsOn): DependsOn {
+  const sweeper = stackSweeper();
+  if (dependsOn === undefined) return [sweeper];
+  if (Array.isArray(dependsOn)) return [...dependsOn, sweeper];
+  if (dependsOn instanceof pulumi.Resource) return [dependsOn, sweeper];
+  // An Output or a promise of a resource or a list of them.
+  return pulumi
+    .output(dependsOn as pulumi.Input<pulumi.Resource | pulumi.Input<pulumi.Resource>[]>)
+    .apply((resolved) => [...(Array.isArray(resolved) ? resolved : [resolved]), sweeper]);
+}
 
 export interface InstanceArgs {
   /** The instance ask (offer) to rent. Give this or `askIds`. */
@@ -28,6 +43,11 @@ export interface InstanceArgs {
   createTimeoutSeconds?: pulumi.Input<number>;
   /** Instances to try before giving up (default 3). */
   maxAttempts?: pulumi.Input<number>;
+  /**
+   * `running` (default) or `stopped`: a stopped instance keeps its disk and releases its GPUs;
+   * changing this stops or starts it in place.
+   */
+  state?: pulumi.Input<"running" | "stopped">;
   /** The first wait between status polls (default 3 s); later waits double up to 30 s. */
   pollIntervalSeconds?: pulumi.Input<number>;
 }
@@ -49,6 +69,9 @@ export class Instance extends pulumi.dynamic.Resource {
   /** Each attempt create made: ask, instance id, last status and status message. */
   declare readonly attempts: pulumi.Output<InstanceAttempt[]>;
   declare readonly label: pulumi.Output<string | undefined>;
+  declare readonly state: pulumi.Output<"running" | "stopped">;
+  /** What the service keeps the instance at (running or stopped). */
+  declare readonly intendedStatus: pulumi.Output<string | null>;
 
   constructor(name: string, args: InstanceArgs, opts?: pulumi.CustomResourceOptions) {
     super(
@@ -57,6 +80,7 @@ export class Instance extends pulumi.dynamic.Resource {
       {
         ...args,
         label: args.label,
+        owner: ownerOf(pulumi.getProject(), pulumi.getStack(), name),
         instanceId: undefined,
         actualStatus: undefined,
         sshHost: undefined,
@@ -64,9 +88,11 @@ export class Instance extends pulumi.dynamic.Resource {
         publicIp: undefined,
         gpuRamMb: undefined,
         statusMessage: undefined,
+        intendedStatus: undefined,
         attempts: undefined,
       },
-      opts,
+      // The sweeper exists before any instance is rented and outlives every one (see it).
+      { ...opts, dependsOn: withSweeper(opts?.dependsOn) },
       "gpucloud",
       "Instance",
     );

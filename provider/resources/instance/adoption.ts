@@ -1,0 +1,62 @@
+import { deadEndStatuses, type GpuCloudClient, type Instance as InstanceWire } from "../../client";
+import { isRecorded, ownerOfInstance, specOf, specOfInstance } from "./identity";
+import { asksOf, type InstanceInputs } from "./inputs";
+import { destroyAndConfirm } from "./lifecycle";
+
+/** An instance an interrupted run rented for this resource, to be waited for and recorded. */
+export interface Adoptee {
+  instanceId: number;
+  askId: number;
+}
+
+function whyNotAdoptable(instance: InstanceWire, inputs: InstanceInputs): string | undefined {
+  const status = instance.actual_status ?? "";
+  if ((deadEndStatuses as readonly string[]).includes(status)) return `it is ${status}`;
+  if (instance.intended_status === "stopped" || status === "stopped") return "it is stopped";
+  if (specOfInstance(instance) !== specOf(inputs)) return "it runs another image or settings";
+  const askId = instance.bundle_id ?? undefined;
+  if (askId !== undefined && !asksOf(inputs).includes(askId)) return `ask ${askId} is not listed`;
+  return undefined;
+}
+
+/**
+ * Before renting, settles what interrupted runs left for this resource: instances carrying its
+ * owner that the stack does not record (a killed `pulumi up`, a lost create reply). The first
+ * one that can still become this resource's instance is adopted; every other one is destroyed.
+ * Costs one list of the account's instances. Instances of other resources, stacks or projects,
+ * and those the stack records (the one a replacement replaces), are never touched.
+ */
+export async function settleLeftovers(
+  client: GpuCloudClient,
+  inputs: InstanceInputs,
+  progress: (message: string) => void,
+): Promise<Adoptee | undefined> {
+  const owner = inputs.owner;
+  if (owner === undefined) return undefined;
+  const leftovers = (await client.instances.list()).filter(
+    (instance) => ownerOfInstance(instance) === owner && !isRecorded(owner, instance.id),
+  );
+  let adoptee: Adoptee | undefined;
+  for (const instance of leftovers) {
+    const reason = whyNotAdoptable(instance, inputs);
+    if (adoptee === undefined && reason === undefined) {
+      adoptee = { instanceId: instance.id, askId: instance.bundle_id ?? asksOf(inputs)[0] ?? 0 };
+      progress(
+        `adopting instance ${instance.id}, rented by an interrupted run ` +
+          `(${instance.actual_status ?? "provisioning"})`,
+      );
+      continue;
+    }
+    progress(
+      `destroying instance ${instance.id}, rented by an interrupted run ` +
+        `(${reason ?? "another instance was adopted"})`,
+    );
+    if (!(await destroyAndConfirm(client, instance.id, inputs.pollIntervalSeconds))) {
+      throw new Error(
+        `instance ${instance.id}, rented by an interrupted run, could not be confirmed destroyed; ` +
+          `nothing new was rented. Run \`pulumi up\` again.`,
+      );
+    }
+  }
+  return adoptee;
+}

@@ -1,0 +1,50 @@
+import {
+  deadEndStatuses,
+  type GpuCloudClient,
+  type Instance as InstanceWire,
+  type InstanceState,
+} from "../../client";
+import { pollUntil } from "../../polling";
+import type { InstanceInputs } from "./inputs";
+
+/** How long a stop or start may take before the update fails; the service usually needs seconds. */
+const followTimeoutMs = 600_000;
+
+/**
+ * Asks the service to stop or start the instance and waits, bounded, until `actual_status`
+ * follows. A stopped instance is not a dead end: its disk is kept and it can start again.
+ */
+export async function followState(
+  client: GpuCloudClient,
+  instanceId: number,
+  state: InstanceState,
+  inputs: Pick<InstanceInputs, "pollIntervalSeconds">,
+  progress: (message: string) => void,
+): Promise<InstanceWire> {
+  progress(`${state === "stopped" ? "stopping" : "starting"} instance ${instanceId}`);
+  await client.instances.setState(instanceId, state);
+  let last: InstanceWire | undefined;
+  const reached = await pollUntil(
+    async () => {
+      const instance = await client.instances.show(instanceId);
+      if (!instance) throw new Error(`instance ${instanceId} disappeared while ${state}`);
+      last = instance;
+      const status = instance.actual_status ?? "";
+      if (status === state) return instance;
+      if (state === "running" && (deadEndStatuses as readonly string[]).includes(status)) {
+        throw new Error(`instance ${instanceId} reached ${status} while starting; it will not run`);
+      }
+      return undefined;
+    },
+    {
+      initialIntervalMs: inputs.pollIntervalSeconds * 1000,
+      maxIntervalMs: Math.max(30_000, inputs.pollIntervalSeconds * 1000),
+      deadlineMs: Date.now() + followTimeoutMs,
+    },
+  );
+  if (reached) return reached;
+  throw new Error(
+    `instance ${instanceId} was asked to be ${state} but is still ` +
+      `${last?.actual_status ?? "unknown"} after ${followTimeoutMs / 60_000} minutes`,
+  );
+}
