@@ -37,7 +37,7 @@ describe("Instance under the real Pulumi CLI", () => {
       async ({ stack, setProgram, output }) => {
         const onOutput = (text: string) => output.push(text);
         const up = await stack.up({ onOutput });
-        expect(up.summary.resourceChanges).toEqual({ create: 2 });
+        expect(up.summary.resourceChanges).toEqual({ create: 3 });
         const [instance] = (await emulator.state()).instances;
         expect(up.outputs["instanceId"]?.value).toBe(instance?.id);
         expect(up.outputs["actualStatus"]?.value).toBe("running");
@@ -56,12 +56,12 @@ describe("Instance under the real Pulumi CLI", () => {
         expect(polls).toHaveLength(4);
         expect(output.join("")).toMatch(/attempt 1 of 3: instance \d+ from ask 31001/);
 
-        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 2 });
-        expect((await stack.up({ onOutput })).summary.resourceChanges).toEqual({ same: 2 });
+        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 3 });
+        expect((await stack.up({ onOutput })).summary.resourceChanges).toEqual({ same: 3 });
 
         await setProgram(instanceProgram({ ...baseArgs, label: "training" }));
         const relabel = await stack.up({ onOutput });
-        expect(relabel.summary.resourceChanges).toEqual({ same: 1, update: 1 });
+        expect(relabel.summary.resourceChanges).toEqual({ same: 2, update: 1 });
         expect((await emulator.state()).instances).toEqual([
           expect.objectContaining({ id: instance?.id, label: "training" }),
         ]);
@@ -69,9 +69,9 @@ describe("Instance under the real Pulumi CLI", () => {
         // A removed label is cleared once, then the stack is steady.
         await setProgram(instanceProgram(baseArgs));
         const unlabel = await stack.up({ onOutput });
-        expect(unlabel.summary.resourceChanges).toEqual({ same: 1, update: 1 });
+        expect(unlabel.summary.resourceChanges).toEqual({ same: 2, update: 1 });
         expect((await emulator.state()).instances[0]?.label).toBe("");
-        expect((await stack.up({ onOutput })).summary.resourceChanges).toEqual({ same: 2 });
+        expect((await stack.up({ onOutput })).summary.resourceChanges).toEqual({ same: 3 });
 
         await stack.destroy({ onOutput });
         expect((await emulator.state()).instances).toEqual([]);
@@ -86,7 +86,7 @@ describe("Instance under the real Pulumi CLI", () => {
       { program: instanceProgram(baseArgs), config: emulatorConfig(emulator) },
       async ({ stack }) => {
         const up = await stack.up();
-        expect(up.summary.resourceChanges).toEqual({ create: 2 });
+        expect(up.summary.resourceChanges).toEqual({ create: 3 });
         const instances = (await emulator.state()).instances;
         expect(instances).toHaveLength(1);
         expect(up.outputs["instanceId"]?.value).toBe(instances[0]?.id);
@@ -124,7 +124,7 @@ describe("Instance under the real Pulumi CLI", () => {
       { program: instanceProgram(baseArgs), config: emulatorConfig(emulator) },
       async ({ stack, output }) => {
         const up = await stack.up({ onOutput: (text) => output.push(text) });
-        expect(up.summary.resourceChanges).toEqual({ create: 2 });
+        expect(up.summary.resourceChanges).toEqual({ create: 3 });
         const instances = (await emulator.state()).instances;
         expect(instances).toHaveLength(1);
         expect(up.outputs["instanceId"]?.value).toBe(instances[0]?.id);
@@ -206,7 +206,7 @@ describe("Instance under the real Pulumi CLI", () => {
         // The next up replaces the broken instance: a running one, and the kept one destroyed.
         await emulator.clearFaults();
         const repair = await stack.up();
-        expect(repair.summary.resourceChanges).toEqual({ same: 1, replace: 1 });
+        expect(repair.summary.resourceChanges).toEqual({ same: 2, replace: 1 });
         const instances = (await emulator.state()).instances;
         expect(instances).toHaveLength(1);
         expect(instances[0]?.id).not.toBe(instance?.id);
@@ -286,9 +286,9 @@ describe("Instance under the real Pulumi CLI", () => {
         const [instance] = (await emulator.state()).instances;
         await outsideClient(emulator).instances.destroy(instance?.id ?? 0);
         const refresh = await stack.refresh();
-        expect(refresh.summary.resourceChanges).toEqual({ same: 1, delete: 1 });
+        expect(refresh.summary.resourceChanges).toEqual({ same: 2, delete: 1 });
         const recreate = await stack.up();
-        expect(recreate.summary.resourceChanges).toEqual({ same: 1, create: 1 });
+        expect(recreate.summary.resourceChanges).toEqual({ same: 2, create: 1 });
         await stack.destroy();
         expect((await emulator.state()).instances).toEqual([]);
       },

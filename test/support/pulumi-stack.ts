@@ -61,6 +61,8 @@ export interface TestStack {
   exportState: (showSecrets?: boolean) => Promise<string>;
   /** Everything the CLI printed in this stack's steps, for leak checks. */
   readonly output: string[];
+  /** The environment the CLI runs with (backend, passphrase), to run it directly. */
+  readonly cliEnv: Readonly<Record<string, string>>;
 }
 
 /**
@@ -104,6 +106,7 @@ export async function withStack<T>(
     stack,
     workDir,
     output,
+    cliEnv,
     setProgram: (source) => writeFile(path.join(workDir, "index.js"), source),
     preview: () => stack.preview({ onOutput: (text) => output.push(text) }),
     exportState: async (showSecrets = true) => {

@@ -1,0 +1,212 @@
+import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
+import {
+  commandOf,
+  descendantsOf,
+  eventually,
+  isAlive,
+  releaseLock,
+  type RunningCli,
+  startCli,
+} from "../support/interrupt";
+import { type TestStack, withStack } from "../support/pulumi-stack";
+import { dynamicResources, emulatorConfig, outsideClient, program } from "../support/programs";
+
+// A `pulumi up` interrupted while an instance boots: killed (a cancelled CI job) or Ctrl-C. An
+// instance bills by the hour, so none may be left that no stack records.
+
+const trainer = (image: string, extra = "") =>
+  program(`
+const trainer = new gpucloud.Instance("trainer", {
+  askIds: [31001],
+  image: ${JSON.stringify(image)},
+  diskGb: 20,
+  pollIntervalSeconds: 0.2,
+  createTimeoutSeconds: 300,
+  ${extra}
+});
+exports.instanceId = trainer.instanceId;
+exports.actualStatus = trainer.actualStatus;
+exports.intendedStatus = trainer.intendedStatus;
+`);
+
+const OWNER_VARIABLE = "PULUMI_GPUCLOUD_OWNER";
+
+describe("Instance under interrupted runs (real Pulumi CLI)", () => {
+  let emulator!: TestEmulator;
+  startEmulatorForEachTest((started) => (emulator = started));
+
+  const instanceIds = async () => (await emulator.state()).instances.map((i) => i.id);
+  const imageOf = async (id: number) =>
+    (await emulator.state()).instances.find((i) => i.id === id)?.["image"];
+
+  /** Starts `pulumi up` and returns once `count` instances exist on the account. */
+  async function upUntilRented(stack: TestStack, count: number): Promise<RunningCli> {
+    const cli = startCli(stack, ["up", "--yes", "--skip-preview"]);
+    await eventually(
+      `${count} instance(s) rented`,
+      async () => (await instanceIds()).length >= count,
+    );
+    return cli;
+  }
+
+  const providersOf = (cli: RunningCli) =>
+    descendantsOf(cli.pid).filter((pid) => commandOf(pid).includes("dynamic-provider"));
+
+  /** Kills the CLI's process group, as a cancelled CI job does; its plugins live on. */
+  async function killCli(stack: TestStack, cli: RunningCli): Promise<number[]> {
+    const providers = providersOf(cli);
+    expect(providers.length).toBeGreaterThan(0);
+    process.kill(-cli.pid, "SIGKILL");
+    await cli.exited;
+    await releaseLock(stack);
+    return providers;
+  }
+
+  /** Kills the CLI and every process below it: nothing of the run can clean up. */
+  async function killEverything(stack: TestStack, cli: RunningCli): Promise<void> {
+    const tree = descendantsOf(cli.pid);
+    process.kill(-cli.pid, "SIGKILL");
+    for (const pid of tree) if (isAlive(pid)) process.kill(pid, "SIGKILL");
+    await cli.exited;
+    await releaseLock(stack);
+  }
+
+  it("killed, then up: the killed run's provider cleans up and exits, and one instance runs", async () => {
+    await emulator.queueBoots([{ status: "running", afterSeconds: 600 }]);
+    await withStack(
+      { program: trainer("img-a"), config: emulatorConfig(emulator) },
+      async (stack) => {
+        const providers = await killCli(stack, await upUntilRented(stack, 1));
+        // The provider notices its engine is gone, destroys what it rented, and exits.
+        await eventually("the killed run's providers to exit", () =>
+          providers.every((pid) => !isAlive(pid)),
+        );
+        expect(await instanceIds()).toEqual([]);
+
+        const up = await stack.stack.up({ onOutput: (text) => stack.output.push(text) });
+        const ids = await instanceIds();
+        expect(ids).toEqual([up.outputs["instanceId"]?.value]);
+        expect(up.outputs["actualStatus"]?.value).toBe("running");
+
+        await stack.stack.destroy({ onOutput: (text) => stack.output.push(text) });
+        expect(await instanceIds()).toEqual([]);
+      },
+    );
+  });
+
+  it("killed with its providers, then destroy: the stack's instances are gone, no other", async () => {
+    const outside = outsideClient(emulator);
+    const otherStack = await outside.instances.create(31001, {
+      image: "img",
+      disk: 10,
+      env: { [OWNER_VARIABLE]: "gpucloud-e2e/other-stack/trainer" },
+    });
+    const byHand = await outside.instances.create(31001, { image: "img", disk: 10 });
+    await emulator.queueBoots([{ status: "running", afterSeconds: 600 }]);
+    await withStack(
+      { program: trainer("img-a"), config: emulatorConfig(emulator) },
+      async (stack) => {
+        await killEverything(stack, await upUntilRented(stack, 3));
+        expect(await instanceIds()).toHaveLength(3);
+
+        // The state records no instance (its create was pending): the sweeper finds it.
+        await stack.stack.destroy({ onOutput: (text) => stack.output.push(text) });
+        expect(await instanceIds()).toEqual([otherStack, byHand]);
+      },
+    );
+  });
+
+  it("killed while the second attempt boots, then up: the booting one is adopted, none left over", async () => {
+    await emulator.queueBoots([
+      { status: "exited", afterPolls: 1 },
+      { status: "running", afterSeconds: 12 },
+    ]);
+    await withStack(
+      { program: trainer("img-a"), config: emulatorConfig(emulator) },
+      async (stack) => {
+        const cli = startCli(stack, ["up", "--yes", "--skip-preview"]);
+        await eventually("the second attempt rented", async () =>
+          (await instanceIds()).some((id) => id > 1000001),
+        );
+        await killEverything(stack, cli);
+        const [leftover] = await instanceIds();
+
+        const up = await stack.stack.up({ onOutput: (text) => stack.output.push(text) });
+        expect(await instanceIds()).toEqual([leftover]);
+        expect(up.outputs["instanceId"]?.value).toBe(leftover);
+        expect(stack.output.join("")).toMatch(
+          /trainer: adopting instance \d+, rented by an interrupted run/,
+        );
+      },
+    );
+  });
+
+  it("a replacement killed in between ends with exactly one instance, of the new image", async () => {
+    await withStack(
+      { program: trainer("img-a"), config: emulatorConfig(emulator) },
+      async (stack) => {
+        await stack.stack.up({ onOutput: (text) => stack.output.push(text) });
+        const [original] = await instanceIds();
+
+        await stack.setProgram(trainer("img-b"));
+        await emulator.queueBoots([{ status: "running", afterSeconds: 10 }]);
+        await killEverything(stack, await upUntilRented(stack, 2));
+
+        const up = await stack.stack.up({ onOutput: (text) => stack.output.push(text) });
+        const ids = await instanceIds();
+        expect(ids).toHaveLength(1);
+        expect(ids).not.toContain(original);
+        expect(up.outputs["instanceId"]?.value).toBe(ids[0]);
+        expect(await imageOf(ids[0] ?? 0)).toBe("img-b");
+      },
+    );
+  });
+
+  it("Ctrl-C while an instance boots: the engine waits, and the instance ends up recorded", async () => {
+    await emulator.queueBoots([{ status: "running", afterSeconds: 6 }]);
+    await withStack(
+      { program: trainer("img-a"), config: emulatorConfig(emulator) },
+      async (stack) => {
+        const cli = await upUntilRented(stack, 1);
+        // A terminal's Ctrl-C goes to the foreground process group: the CLI, not its plugins.
+        process.kill(-cli.pid, "SIGINT");
+        await cli.exited;
+        expect(cli.output.join("")).toMatch(/cancelling/);
+
+        const recorded = dynamicResources(await stack.exportState(false))
+          .map((resource) => resource.outputs?.["instanceId"])
+          .filter((id) => id !== undefined);
+        const ids = await instanceIds();
+        expect(ids).toHaveLength(1);
+        expect(recorded).toEqual(ids);
+      },
+    );
+  });
+
+  it("stops and starts in place; stopped outside Pulumi, refresh and up start it again", async () => {
+    await withStack(
+      { program: trainer("img-a", `state: "stopped",`), config: emulatorConfig(emulator) },
+      async (stack) => {
+        const onOutput = (text: string) => stack.output.push(text);
+        const stopped = await stack.stack.up({ onOutput });
+        expect(stopped.outputs["actualStatus"]?.value).toBe("stopped");
+        expect(stopped.outputs["intendedStatus"]?.value).toBe("stopped");
+        const [id] = await instanceIds();
+
+        await stack.setProgram(trainer("img-a"));
+        const started = await stack.stack.up({ onOutput });
+        expect(started.summary.resourceChanges).toEqual({ same: 2, update: 1 });
+        expect(started.outputs["actualStatus"]?.value).toBe("running");
+        expect(await instanceIds()).toEqual([id]);
+
+        await outsideClient(emulator).instances.setState(id ?? 0, "stopped");
+        const drift = await stack.stack.refresh({ onOutput });
+        expect(drift.summary.resourceChanges).toEqual({ same: 2, update: 1 });
+        const restored = await stack.stack.up({ onOutput });
+        expect(restored.summary.resourceChanges).toEqual({ same: 2, update: 1 });
+        expect(restored.outputs["actualStatus"]?.value).toBe("running");
+        expect(await instanceIds()).toEqual([id]);
+      },
+    );
+  });
+});
