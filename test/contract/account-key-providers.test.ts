@@ -43,7 +43,11 @@ describe("account key providers against the emulator", () => {
           fingerprint: "SHA256:BaVHplQrFzxdANndtnYRgO8syaCFIBY7cpwSY3G7N0k",
         },
       });
-      await sshKeyProvider.delete?.(created.id, created.outs);
+      await sshKeyProvider.delete?.(created.id, {
+        publicKey: ed25519,
+        sshKeyId: stored?.id ?? 0,
+        fingerprint: "",
+      });
     } finally {
       await emulator.clearFaults();
     }
