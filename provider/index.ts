@@ -1,5 +1,6 @@
 /**
- * pulumi-gpucloud: a GPU cloud's volumes, secrets, webhooks and instances as Pulumi resources.
+ * pulumi-gpucloud: a GPU cloud's volumes, secrets, webhooks, instances, SSH keys and API keys as
+ * Pulumi resources.
  *
  * Configure with `gpucloud:apiKey` (secret) and `gpucloud:baseUrl`, or GPUCLOUD_API_KEY and
  * GPUCLOUD_BASE_URL.
@@ -8,6 +9,13 @@ export { Secret, type SecretArgs } from "./resources/secret";
 export { Webhook, type WebhookArgs } from "./resources/webhook";
 export { Volume, type VolumeArgs } from "./resources/volume";
 export { Instance, type InstanceArgs, type InstanceAttempt } from "./resources/instance";
+export { SshKey, type SshKeyArgs } from "./resources/ssh-key";
+export {
+  ApiKey,
+  type ApiKeyArgs,
+  type ApiKeyCategory,
+  type ApiKeyPermissionsArgs,
+} from "./resources/api-key";
 export { getCurrentUser, cancelRsyncCopy } from "./functions";
 export * as client from "./client";
 export { GpuCloudClient, GpuCloudError } from "./client";

@@ -3,7 +3,7 @@ import path from "node:path";
 import ts from "typescript";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
-import { emulatorConfig } from "../support/programs";
+import { emulatorConfig, outsideClient } from "../support/programs";
 
 // Every TypeScript example in the README is a whole Pulumi program: each one is compiled and
 // deployed against the emulator, then destroyed, as a reader would run it.
@@ -82,12 +82,15 @@ describe("the README's examples", () => {
         expect(up.summary.result).toBe("succeeded");
         await stack.destroy();
         const state = await emulator.state();
-        expect([state.secrets, state.webhooks, state.volumes, state.instances]).toEqual([
-          [],
-          [],
-          [],
-          [],
-        ]);
+        expect([
+          state.secrets,
+          state.webhooks,
+          state.volumes,
+          state.instances,
+          state.sshKeys,
+        ]).toEqual([[], [], [], [], []]);
+        // Only the key the emulator was started with is left: every ApiKey was revoked.
+        expect((await outsideClient(emulator).apiKeys.list()).map((key) => key.id)).toEqual([1]);
       },
     );
   });

@@ -29,6 +29,7 @@ const stateSchema = z.object({
   instances: z.array(
     z.looseObject({ id: z.number(), label: z.string().nullable(), onstart: z.string().nullable() }),
   ),
+  sshKeys: z.array(z.object({ id: z.number(), publicKey: z.string() })),
 });
 export type EmulatorState = z.infer<typeof stateSchema>;
 

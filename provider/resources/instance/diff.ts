@@ -9,6 +9,7 @@ const inPlaceFields = [
   "createTimeoutSeconds",
   "maxAttempts",
   "pollIntervalSeconds",
+  "sshKeyIds",
 ] as const;
 
 export const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);

@@ -50,6 +50,15 @@ export const instanceInputsSchema = z.object({
     .min(0.05, "pollIntervalSeconds must be at least 0.05")
     .max(60, "pollIntervalSeconds must be at most 60")
     .default(3),
+  /** Account SSH keys (SshKey.sshKeyId) attached once the instance runs; in place (ssh-keys.ts). */
+  sshKeyIds: z
+    .array(
+      z.number().int("an SSH key id is a whole number").positive("an SSH key id is positive"),
+      {
+        error: "sshKeyIds must be a list of SSH key ids (SshKey.sshKeyId)",
+      },
+    )
+    .optional(),
 });
 export type InstanceInputs = z.infer<typeof instanceInputsSchema>;
 

@@ -8,6 +8,13 @@ import { instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from 
 import { rememberRecorded, resourceNameOf } from "./identity";
 import { destroyAndConfirm } from "./lifecycle";
 import { followState } from "./power";
+import {
+  attachAfterRunning,
+  declaresSshKeys,
+  sshKeyIdsOnInstance,
+  sshKeysBeforeRenting,
+  updateSshKeys,
+} from "./ssh-keys";
 
 export function inputsOf(props: InstanceOutputs): InstanceInputs {
   return Object.fromEntries(
@@ -42,18 +49,20 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
       }
     }
     // A VM cannot get an SSH key after it is created: refuse to rent one without a key. Only
-    // when one is about to be rented: a running VM must stay manageable if the key goes.
+    // when one is about to be rented: a running VM must stay manageable if the key goes. Keys
+    // the program declares in sshKeyIds are verified by create, before renting.
     const renting =
       Object.keys(olds).length === 0 ||
       replacingFields.some((field) => !same(olds[field], inputs[field]));
-    if (failures.length === 0 && inputs.runtype === "vm" && renting) {
+    if (failures.length === 0 && inputs.runtype === "vm" && renting && !declaresSshKeys(news)) {
       const user = await client.users.current();
       if (!user.hasSshKey) {
         failures.push({
           property: "runtype",
           reason:
             "runtype: a VM needs an SSH key registered on the account before it is created, " +
-            "and cannot recover without one; register a key first, or use a container runtype",
+            "and cannot recover without one; register a key first (a gpucloud.SshKey listed in " +
+            "sshKeyIds), or use a container runtype",
         });
       }
     }
@@ -68,7 +77,9 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
   },
 
   async create(inputs) {
-    return createInstance(inputs);
+    const client = providerClient();
+    const sshKeys = await sshKeysBeforeRenting(client, inputs);
+    return attachAfterRunning(client, await createInstance(inputs), sshKeys);
   },
 
   async read(id, props) {
@@ -77,7 +88,9 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
     if (!instance) return {};
     rememberRecorded(props.owner, props.instanceId);
     const label = instance.label ?? undefined;
-    const outs: InstanceOutputs = { ...props, ...connectionOutputs(instance) };
+    const sshKeyIds = await sshKeyIdsOnInstance(providerClient(), props);
+    const outs: InstanceOutputs = { ...props, ...connectionOutputs(instance), sshKeyIds };
+    if (sshKeyIds === undefined) delete outs.sshKeyIds;
     if (label === undefined) delete outs.label;
     else outs.label = label;
     // Stopped or started outside Pulumi: the next diff sees it and the next up restores it.
@@ -92,6 +105,7 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
     if ((news.label ?? "") !== (olds.label ?? "")) {
       await client.instances.relabel(olds.instanceId, news.label ?? "");
     }
+    await updateSshKeys(client, olds, news);
     let outs: InstanceOutputs = { ...olds, ...news };
     if (news.state !== (olds.state ?? "running")) {
       const name = resourceNameOf(news.owner ?? olds.owner);
@@ -100,8 +114,9 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
       });
       outs = { ...outs, ...connectionOutputs(followed) };
     }
-    // A label removed from the program is removed from the outputs too.
+    // A label or key list removed from the program is removed from the outputs too.
     if (news.label === undefined) delete outs.label;
+    if (news.sshKeyIds === undefined) delete outs.sshKeyIds;
     return { outs };
   },
 

@@ -50,6 +50,11 @@ export interface InstanceArgs {
   state?: pulumi.Input<"running" | "stopped">;
   /** The first wait between status polls (default 3 s); later waits double up to 30 s. */
   pollIntervalSeconds?: pulumi.Input<number>;
+  /**
+   * Account SSH keys to attach once the instance runs, e.g. `[key.sshKeyId]` of a `SshKey`;
+   * added or removed in place. A VM that lists one passes preview before the key exists.
+   */
+  sshKeyIds?: pulumi.Input<pulumi.Input<number>[]>;
 }
 
 /**

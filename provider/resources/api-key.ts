@@ -1,0 +1,235 @@
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { deleteUnlessGone, GpuCloudError } from "../client";
+import { once } from "../once";
+import { providerClient } from "../provider-runtime";
+import { type DynamicProvider, providerShim } from "../shim";
+import { checkInputs } from "../validation";
+
+// ---- Inputs -------------------------------------------------------------------------------
+
+/**
+ * The service's permission categories. The specification shows the first four; the others
+ * are those of the service's published category list (emulator/README.md, "Authentication and
+ * scopes").
+ */
+export const apiKeyCategories = [
+  "misc",
+  "user_read",
+  "user_write",
+  "instance_read",
+  "instance_write",
+  "billing_read",
+  "billing_write",
+  "machine_read",
+  "machine_write",
+  "team_read",
+  "team_write",
+] as const;
+export type ApiKeyCategory = (typeof apiKeyCategories)[number];
+
+/**
+ * A category's constraint object: `{}` grants the category without constraints. The
+ * specification does not give the constraint syntax, so any object is passed on as written.
+ */
+const constraintsSchema = z.record(z.string(), z.unknown(), {
+  error: "each category maps to a constraint object; {} grants it without constraints",
+});
+
+const categoryShape = Object.fromEntries(
+  apiKeyCategories.map((category) => [category, constraintsSchema.optional()]),
+) as { [Category in ApiKeyCategory]: z.ZodOptional<typeof constraintsSchema> };
+
+/** The specification's scope shape: `{ api: { <category>: { <constraints> } } }`. */
+export const apiKeyPermissionsSchema = z.strictObject(
+  {
+    api: z
+      .strictObject(categoryShape, {
+        error: (issue) =>
+          issue.code === "unrecognized_keys"
+            ? `${issue.keys.join(", ")}: not a permission category; the categories are ` +
+              apiKeyCategories.join(", ")
+            : "api must be an object of permission categories, e.g. { instance_read: {} }",
+      })
+      .refine(
+        (api) => Object.values(api).some((constraints) => constraints !== undefined),
+        "api must grant at least one category, e.g. { instance_read: {} }",
+      ),
+  },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? `only api is allowed at the top level, not ${issue.keys.join(", ")}`
+        : "permissions must be { api: { <category>: {} } }, e.g. { api: { instance_read: {} } }",
+  },
+);
+export type ApiKeyPermissions = z.infer<typeof apiKeyPermissionsSchema>;
+
+export const apiKeyInputsSchema = z.object({
+  name: z
+    .string({ error: "name must be a string" })
+    .trim()
+    .min(1, "name must not be empty")
+    // eslint-disable-next-line no-control-regex
+    .regex(/^[^\u0000-\u001f\u007f]*$/, "name must not contain control characters"),
+  permissions: apiKeyPermissionsSchema,
+});
+export type ApiKeyInputs = z.infer<typeof apiKeyInputsSchema>;
+
+export const apiKeyOutputsSchema = apiKeyInputsSchema.extend({
+  /** The service's id of the key (as `client.apiKeys.list()` shows it). */
+  apiKeyId: z.number().int(),
+  /** The key itself: shown by the service only at creation; a Pulumi secret. */
+  key: z.string(),
+});
+export type ApiKeyOutputs = z.infer<typeof apiKeyOutputsSchema>;
+
+// ---- Diff rules ---------------------------------------------------------------------------
+
+/** JSON with object keys sorted: two scopes that differ only in key order are the same. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === "object" && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => a.localeCompare(b)))
+      : inner,
+  );
+}
+
+/**
+ * The service cannot change a key's scope or name: either change replaces it. The new key is
+ * created before the old one is revoked, so whatever uses the key is never left without one.
+ */
+export function diffApiKey(olds: ApiKeyOutputs, news: ApiKeyInputs): pulumi.dynamic.DiffResult {
+  const replaces: string[] = [];
+  if (olds.name !== news.name) replaces.push("name");
+  if (canonical(olds.permissions) !== canonical(news.permissions)) replaces.push("permissions");
+  return { changes: replaces.length > 0, replaces };
+}
+
+// ---- CRUD ---------------------------------------------------------------------------------
+
+// The account's keys before this run created any, and those it created: after a lost create
+// reply, a key of that name in neither set can only be that create's.
+const keysBeforeThisRun = once(
+  async () => new Set((await providerClient().apiKeys.list()).map((key) => key.id)),
+);
+const createdThisRun = new Set<number>();
+
+/** The scope the service lists as JSON text (`rights`), or undefined when it is not one. */
+function scopeOf(rights: string | null | undefined): ApiKeyPermissions | undefined {
+  if (!rights) return undefined;
+  try {
+    const parsed = apiKeyPermissionsSchema.safeParse(JSON.parse(rights));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The provider only ever calls the service with the configured key (providerClient): a key
+ * created here is handed to the program as an output and never used as a credential.
+ */
+export const provider: DynamicProvider<ApiKeyInputs, ApiKeyOutputs> = {
+  async check(_olds, news) {
+    providerClient();
+    return checkInputs(apiKeyInputsSchema, news);
+  },
+
+  async diff(_id, olds, news) {
+    return diffApiKey(olds, news);
+  },
+
+  async create(inputs) {
+    const client = providerClient();
+    const before = await keysBeforeThisRun();
+    try {
+      const created = await client.apiKeys.create({
+        name: inputs.name,
+        permissions: inputs.permissions,
+      });
+      createdThisRun.add(created.id);
+      return {
+        id: String(created.id),
+        outs: { ...inputs, apiKeyId: created.id, key: created.key },
+      };
+    } catch (error) {
+      if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
+      // The service shows a key only in the create answer, which was lost: a key it may have
+      // made can never be handed to the program, so it is revoked rather than left working.
+      const orphans = (await client.apiKeys.list()).filter(
+        (key) => !before.has(key.id) && !createdThisRun.has(key.id) && key.name === inputs.name,
+      );
+      for (const orphan of orphans) await deleteUnlessGone(client.apiKeys.delete(orphan.id));
+      throw new Error(
+        `${error.message}. The service shows a new key only in that lost answer; ` +
+          (orphans.length === 0
+            ? "no new key of this name appeared. "
+            : `the key it created (id ${orphans.map((key) => key.id).join(", ")}) was revoked. `) +
+          "Run `pulumi up` again.",
+      );
+    }
+  },
+
+  /** Detects a key revoked outside Pulumi; the key itself is never listed, so it is kept. */
+  async read(id, props) {
+    if (!props) return {};
+    const found = (await providerClient().apiKeys.list()).find((key) => String(key.id) === id);
+    if (!found) return {};
+    const inputs: ApiKeyInputs = {
+      name: found.name ?? props.name,
+      permissions: scopeOf(found.rights) ?? props.permissions,
+    };
+    return { id, props: { ...props, ...inputs }, inputs };
+  },
+
+  async delete(_id, props) {
+    await deleteUnlessGone(providerClient().apiKeys.delete(props.apiKeyId));
+  },
+};
+
+// ---- The resource -------------------------------------------------------------------------
+
+/** A scope as a program writes it: every category optional, each one's constraints an object. */
+export type ApiKeyPermissionsArgs = z.input<typeof apiKeyPermissionsSchema>;
+
+export interface ApiKeyArgs {
+  /** The key's name on the service; default: the resource's name. A new name replaces it. */
+  name?: pulumi.Input<string>;
+  /**
+   * What the key may do, in the specification's shape, e.g.
+   * `{ api: { instance_read: {} } }`. A new scope replaces the key (a key's scope cannot change).
+   */
+  permissions: pulumi.Input<ApiKeyPermissionsArgs>;
+}
+
+/**
+ * A scoped API key of the account. `key` is shown by the service only at creation: it is
+ * stored as a Pulumi secret and never printed. Delete revokes it. The provider itself always
+ * uses the configured key (`gpucloud:apiKey`), never one it created.
+ */
+export class ApiKey extends pulumi.dynamic.Resource {
+  declare readonly name: pulumi.Output<string>;
+  declare readonly permissions: pulumi.Output<ApiKeyPermissions>;
+  /** The service's id of the key. */
+  declare readonly apiKeyId: pulumi.Output<number>;
+  /** The key itself, a Pulumi secret. */
+  declare readonly key: pulumi.Output<string>;
+
+  constructor(name: string, args: ApiKeyArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      providerShim("pulumi-gpucloud/provider/resources/api-key"),
+      name,
+      {
+        // The service's description requires a name: the resource's own is a readable default.
+        name: args.name ?? name,
+        permissions: args.permissions,
+        apiKeyId: undefined,
+        key: undefined,
+      },
+      { ...opts, additionalSecretOutputs: ["key"] },
+      "gpucloud",
+      "ApiKey",
+    );
+  }
+}

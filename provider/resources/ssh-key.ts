@@ -1,0 +1,215 @@
+import { createHash } from "node:crypto";
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { deleteUnlessGone, GpuCloudError, type SshKey as SshKeyWire } from "../client";
+import { once } from "../once";
+import { providerClient } from "../provider-runtime";
+import { type DynamicProvider, providerShim } from "../shim";
+import { checkInputs } from "../validation";
+
+// ---- Inputs -------------------------------------------------------------------------------
+
+/** The key types OpenSSH writes into a `.pub` file. */
+export const sshKeyTypes = [
+  "ssh-ed25519",
+  "ssh-rsa",
+  "ssh-dss",
+  "ecdsa-sha2-nistp256",
+  "ecdsa-sha2-nistp384",
+  "ecdsa-sha2-nistp521",
+  "sk-ssh-ed25519@openssh.com",
+  "sk-ecdsa-sha2-nistp256@openssh.com",
+] as const;
+
+/** The longest `ssh_key` the service's description allows. */
+export const maxPublicKeyChars = 4096;
+
+export type ParsedPublicKey =
+  { ok: true; type: string; keyData: Buffer; text: string } | { ok: false; reason: string };
+
+/**
+ * Checks OpenSSH's one-line public-key form, `<type> <base64 key data> [comment]`, where the
+ * key data starts with its own type name (as every real key does), so that a mangled paste
+ * fails at preview rather than locking the user out of an instance later. The reasons never
+ * quote the input: it may be a private key pasted by mistake.
+ */
+export function parsePublicKey(input: string): ParsedPublicKey {
+  const text = input.trim();
+  if (/PRIVATE KEY|PuTTY-User-Key-File/.test(text)) {
+    return {
+      ok: false,
+      reason:
+        "publicKey holds a private key; give the public key instead (the one line of the " +
+        ".pub file, e.g. ~/.ssh/id_ed25519.pub), and treat this private key as exposed if it " +
+        "was committed anywhere",
+    };
+  }
+  if (text.length > maxPublicKeyChars) {
+    return { ok: false, reason: `publicKey is longer than ${maxPublicKeyChars} characters` };
+  }
+  if (/[\r\n]/.test(text)) {
+    return { ok: false, reason: "publicKey must be one line: <type> <base64 key data> [comment]" };
+  }
+  const [type = "", data = ""] = text.split(/\s+/);
+  if (!(sshKeyTypes as readonly string[]).includes(type)) {
+    return {
+      ok: false,
+      reason:
+        `publicKey must be an OpenSSH public key, <type> <base64 key data> [comment], with ` +
+        `type one of ${sshKeyTypes.join(", ")}`,
+    };
+  }
+  const keyData = Buffer.from(data, "base64");
+  const namesType =
+    /^[A-Za-z0-9+/]+={0,2}$/.test(data) &&
+    keyData.length >= 4 + type.length &&
+    keyData.readUInt32BE(0) === type.length &&
+    keyData.toString("latin1", 4, 4 + type.length) === type;
+  if (!namesType) {
+    return { ok: false, reason: `publicKey's key data is not a base64 ${type} public key` };
+  }
+  return { ok: true, type, keyData, text };
+}
+
+/** The fingerprint as `ssh-keygen -l` prints it: SHA-256 of the key data, unpadded base64. */
+export function fingerprintOf(publicKey: string): string {
+  const parsed = parsePublicKey(publicKey);
+  if (!parsed.ok) throw new Error(parsed.reason);
+  const digest = createHash("sha256").update(parsed.keyData).digest("base64");
+  return `SHA256:${digest.replace(/=+$/, "")}`;
+}
+
+export const sshKeyInputsSchema = z.object({
+  publicKey: z
+    .string({ error: "publicKey is required: an OpenSSH public key (the line of a .pub file)" })
+    .transform((value, context) => {
+      const parsed = parsePublicKey(value);
+      if (parsed.ok) return parsed.text;
+      context.addIssue({ code: "custom", message: parsed.reason });
+      return z.NEVER;
+    }),
+});
+export type SshKeyInputs = z.infer<typeof sshKeyInputsSchema>;
+
+export const sshKeyOutputsSchema = sshKeyInputsSchema.extend({
+  /** The service's id of the key: what `Instance.sshKeyIds` lists. */
+  sshKeyId: z.number().int(),
+  /** `SHA256:…`, as `ssh-keygen -l` prints it. */
+  fingerprint: z.string(),
+});
+export type SshKeyOutputs = z.infer<typeof sshKeyOutputsSchema>;
+
+// ---- Diff rules ---------------------------------------------------------------------------
+
+/** A new key changes in place (PUT /api/v0/ssh/{id}/ keeps the id): nothing replaces. */
+export function diffSshKey(olds: SshKeyOutputs, news: SshKeyInputs): pulumi.dynamic.DiffResult {
+  return { changes: olds.publicKey !== news.publicKey, replaces: [] };
+}
+
+// ---- CRUD ---------------------------------------------------------------------------------
+
+// The account's keys before this run created any, and those it created: after a lost create
+// reply, a key with the same data that is in neither set can only be that create's.
+const keysBeforeThisRun = once(
+  async () => new Set((await providerClient().sshKeys.list()).map((key) => key.id)),
+);
+const createdThisRun = new Set<number>();
+
+function outputsOf(key: SshKeyWire): SshKeyOutputs {
+  return { publicKey: key.publicKey, sshKeyId: key.id, fingerprint: fingerprintOf(key.publicKey) };
+}
+
+/** The same key when type and key data match; the comment is only a label. */
+function sameKeyData(a: string, b: string): boolean {
+  const [left, right] = [parsePublicKey(a), parsePublicKey(b)];
+  return left.ok && right.ok && left.type === right.type && left.keyData.equals(right.keyData);
+}
+
+export const provider: DynamicProvider<SshKeyInputs, SshKeyOutputs> = {
+  async check(_olds, news) {
+    providerClient();
+    const checked = checkInputs(sshKeyInputsSchema, news);
+    // No `property`: the engine would print the value beside it, and it may be a private key.
+    // The reason names the field instead.
+    return {
+      ...checked,
+      failures: checked.failures.map((failure) => ({ property: "", reason: failure.reason })),
+    };
+  },
+
+  async diff(_id, olds, news) {
+    return diffSshKey(olds, news);
+  },
+
+  async create(inputs) {
+    const client = providerClient();
+    const before = await keysBeforeThisRun();
+    let created: SshKeyWire;
+    try {
+      created = await client.sshKeys.create(inputs.publicKey);
+    } catch (error) {
+      if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
+      const appeared = (await client.sshKeys.list()).filter(
+        (key) =>
+          !before.has(key.id) &&
+          !createdThisRun.has(key.id) &&
+          sameKeyData(key.publicKey, inputs.publicKey),
+      );
+      if (appeared.length !== 1 || !appeared[0]) throw error;
+      created = appeared[0];
+    }
+    createdThisRun.add(created.id);
+    return { id: String(created.id), outs: outputsOf(created) };
+  },
+
+  async read(id, props) {
+    const found = (await providerClient().sshKeys.list()).find((key) => String(key.id) === id);
+    if (!found || !props) return {};
+    const outs = outputsOf(found);
+    return { id, props: outs, inputs: { publicKey: outs.publicKey } };
+  },
+
+  async update(_id, olds, news) {
+    const updated = await providerClient().sshKeys.update(olds.sshKeyId, news.publicKey);
+    return { outs: outputsOf(updated) };
+  },
+
+  async delete(_id, props) {
+    await deleteUnlessGone(providerClient().sshKeys.delete(props.sshKeyId));
+  },
+};
+
+// ---- The resource -------------------------------------------------------------------------
+
+export interface SshKeyArgs {
+  /**
+   * An OpenSSH public key, the one line of a `.pub` file: `<type> <base64 key data> [comment]`.
+   * A private key given by mistake fails at preview without being printed.
+   */
+  publicKey: pulumi.Input<string>;
+}
+
+/**
+ * An SSH public key registered on the account. The service adds it to every current
+ * instance and to every instance created later; list its `sshKeyId` in `Instance.sshKeyIds` to
+ * make an instance depend on it (a VM needs a key before it is created). A new `publicKey`
+ * updates it in place, keeping the id.
+ */
+export class SshKey extends pulumi.dynamic.Resource {
+  declare readonly publicKey: pulumi.Output<string>;
+  /** The service's id of the key. */
+  declare readonly sshKeyId: pulumi.Output<number>;
+  /** `SHA256:…`, as `ssh-keygen -l` prints it. */
+  declare readonly fingerprint: pulumi.Output<string>;
+
+  constructor(name: string, args: SshKeyArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      providerShim("pulumi-gpucloud/provider/resources/ssh-key"),
+      name,
+      { publicKey: args.publicKey, sshKeyId: undefined, fingerprint: undefined },
+      opts,
+      "gpucloud",
+      "SshKey",
+    );
+  }
+}
