@@ -14,10 +14,10 @@ import { dynamicResources, emulatorConfig, outsideClient, program } from "../sup
 // A `pulumi up` interrupted while an instance boots: killed (a cancelled CI job) or Ctrl-C. An
 // instance bills by the hour, so none may be left that no stack records.
 
-const trainer = (image: string, extra = "") =>
+const trainer = (image: string, extra = "", askId = 31001) =>
   program(`
 const trainer = new gpucloud.Instance("trainer", {
-  askIds: [31001],
+  askIds: [${askId}],
   image: ${JSON.stringify(image)},
   diskGb: 20,
   pollIntervalSeconds: 0.2,
@@ -148,7 +148,8 @@ describe("Instance under interrupted runs (real Pulumi CLI)", () => {
         await stack.stack.up({ onOutput: (text) => stack.output.push(text) });
         const [original] = await instanceIds();
 
-        await stack.setProgram(trainer("img-b"));
+        // Another ask, so that the new instance is created before the old one is destroyed.
+        await stack.setProgram(trainer("img-b", "", 31002));
         await emulator.queueBoots([{ status: "running", afterSeconds: 10 }]);
         await killEverything(stack, await upUntilRented(stack, 2));
 
