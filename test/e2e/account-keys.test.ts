@@ -236,7 +236,7 @@ describe("SshKey and ApiKey under the real Pulumi CLI", () => {
         expect(await emulator.writes()).toEqual([]);
 
         const up = await stack.up({ onOutput });
-        expect(up.summary.resourceChanges).toEqual({ create: 3 });
+        expect(up.summary.resourceChanges).toEqual({ create: 4 });
         const instanceId = Number(up.outputs["instanceId"]?.value);
         const keyId = Number(up.outputs["sshKeyId"]?.value);
         const client = outsideClient(emulator);
@@ -249,17 +249,17 @@ describe("SshKey and ApiKey under the real Pulumi CLI", () => {
           `POST /api/v0/instances/${instanceId}/ssh/`,
         ]);
 
-        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 3 });
+        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 4 });
 
         // Detached outside Pulumi: refresh sees it, up attaches it again, in place.
         await client.sshKeys.detach(instanceId, keyId);
         expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({
-          same: 2,
+          same: 3,
           update: 1,
         });
         await emulator.clearRequests();
         const reattached = await stack.up({ onOutput });
-        expect(reattached.summary.resourceChanges).toEqual({ same: 2, update: 1 });
+        expect(reattached.summary.resourceChanges).toEqual({ same: 3, update: 1 });
         expect(attaches(await emulator.writes())).toHaveLength(1);
         expect((await client.sshKeys.onInstance(instanceId)).map((key) => key.id)).toEqual([keyId]);
 
@@ -274,12 +274,12 @@ exports.sshKeyId = key.sshKeyId;
 `),
         );
         const detached = await stack.up({ onOutput });
-        expect(detached.summary.resourceChanges).toEqual({ same: 2, update: 1 });
+        expect(detached.summary.resourceChanges).toEqual({ same: 3, update: 1 });
         expect(detached.outputs["instanceId"]?.value).toBe(instanceId);
         expect(detaches(await emulator.writes())).toHaveLength(1);
         expect(await client.sshKeys.onInstance(instanceId)).toEqual([]);
         expect((await emulator.state()).sshKeys.map((key) => key.id)).toEqual([keyId]);
-        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 3 });
+        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 4 });
 
         await stack.destroy({ onOutput });
         const state = await emulator.state();
@@ -334,7 +334,7 @@ exports.sshKeyId = key.sshKeyId;
       async ({ stack, exportState, output }) => {
         const onOutput = (text: string) => output.push(text);
         const up = await stack.up({ onOutput });
-        expect(up.summary.resourceChanges).toEqual({ create: 4 });
+        expect(up.summary.resourceChanges).toEqual({ create: 5 });
         expect(up.outputs["readerKey"]?.secret).toBe(true);
         expect(up.outputs["sshKeyFingerprint"]?.value).toBe(ed25519Fingerprint);
         const key = String(up.outputs["readerKey"]?.value);
@@ -349,7 +349,7 @@ exports.sshKeyId = key.sshKeyId;
         ).toBe(403);
         expect((await emulator.state()).instances[0]?.label).toBe("monitor");
 
-        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 4 });
+        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 5 });
         expectNoLeak([await exportState(false), ...output], [key, emulator.apiKey]);
 
         await stack.destroy({ onOutput });
