@@ -1,5 +1,9 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { z } from "zod";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { withStack } from "../support/pulumi-stack";
+import { repoRoot, withStack } from "../support/pulumi-stack";
 import { dynamicResources, emulatorConfig, program } from "../support/programs";
 
 /**
@@ -10,13 +14,54 @@ import { dynamicResources, emulatorConfig, program } from "../support/programs";
  */
 const providerBoundBytes = 400;
 
+const recorder = path.join(repoRoot, "scripts", "bench", "rss-recorder.cjs");
+const recordedProcess = z.object({
+  argv: z.array(z.string()),
+  packages: z.array(z.string()),
+  gpucloudModules: z.array(z.string()),
+});
+
+/**
+ * The dynamic-provider process loads what the providers need and nothing else: not the
+ * emulator, not its server framework, not the package's index (every resource and the client).
+ */
+async function expectLeanProviderProcess(log: string): Promise<void> {
+  // The engine stops the provider as the step ends; its line may land just after.
+  let providers: z.infer<typeof recordedProcess>[] = [];
+  for (let waited = 0; providers.length === 0 && waited < 3_000; waited += 100) {
+    const text = await readFile(log, "utf8").catch(() => "");
+    providers = text
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line) => recordedProcess.parse(JSON.parse(line)))
+      .filter((line) => line.argv.some((arg) => arg.includes("dynamic-provider")));
+    if (providers.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(providers.length).toBeGreaterThan(0);
+  for (const provider of providers) {
+    expect(provider.packages).toContain("pulumi-gpucloud");
+    expect(provider.packages).not.toContain("fastify");
+    expect(provider.gpucloudModules.filter((file) => /^dist\/emulator\//.test(file))).toEqual([]);
+    expect(provider.gpucloudModules).not.toContain("dist/provider/index.js");
+    expect(provider.gpucloudModules).toEqual(
+      expect.arrayContaining([
+        "dist/provider/dynamic/secret.js",
+        "dist/provider/resources/instance.js",
+      ]),
+    );
+  }
+}
+
 describe("what each resource adds to the state", () => {
   let emulator: TestEmulator;
+  let logDir: string;
   beforeAll(async () => {
     emulator = await startTestEmulator();
+    logDir = await mkdtemp(path.join(tmpdir(), "gpucloud-loaded-"));
   });
   afterAll(async () => {
     await emulator.close();
+    await rm(logDir, { recursive: true, force: true });
   });
 
   it("is a require of the package's provider entry plus the resource's own fields", async () => {
@@ -31,9 +76,15 @@ new gpucloud.Instance("instance", { askId: 31001, image: "img", diskGb: 10, poll
 new pulumi.dynamic.Resource({ async create(inputs) { return { id: "noop", outs: inputs }; } }, "noop", { value: "abc" });
 `),
         config: emulatorConfig(emulator),
+        // The benchmark's recorder: what each Node.js process of the step loaded.
+        env: {
+          NODE_OPTIONS: `--require ${JSON.stringify(recorder)}`,
+          GPUCLOUD_RSS_LOG: path.join(logDir, "loaded.jsonl"),
+        },
       },
       async ({ stack, exportState }) => {
         await stack.up();
+        await expectLeanProviderProcess(path.join(logDir, "loaded.jsonl"));
         const resources = dynamicResources(await exportState(false));
         expect(resources).toHaveLength(5);
         const floor = resources.find((resource) => resource.type === "pulumi-nodejs:dynamic:Resource");
