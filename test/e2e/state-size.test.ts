@@ -87,7 +87,9 @@ new pulumi.dynamic.Resource({ async create(inputs) { return { id: "noop", outs: 
         await expectLeanProviderProcess(path.join(logDir, "loaded.jsonl"));
         const resources = dynamicResources(await exportState(false));
         expect(resources).toHaveLength(5);
-        const floor = resources.find((resource) => resource.type === "pulumi-nodejs:dynamic:Resource");
+        const floor = resources.find(
+          (resource) => resource.type === "pulumi-nodejs:dynamic:Resource",
+        );
         const floorBytes = Buffer.byteLength(JSON.stringify(floor));
         for (const resource of resources.filter((r) => r !== floor)) {
           const provider = String(resource.outputs?.["__provider"]);

@@ -13,7 +13,9 @@ const methods = ["configure", "check", "diff", "create", "read", "update", "dele
 
 describe("provider entry modules", () => {
   it("exist for every resource module", () => {
-    expect(resourceNames).toEqual(expect.arrayContaining(["secret", "webhook", "volume", "instance"]));
+    expect(resourceNames).toEqual(
+      expect.arrayContaining(["secret", "webhook", "volume", "instance"]),
+    );
     const entries = readdirSync(path.join(root, "provider", "dynamic")).map((file) =>
       file.replace(/\.ts$/, ""),
     );
