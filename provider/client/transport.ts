@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { Pool } from "undici";
+import http from "node:http";
+import https from "node:https";
 import { z } from "zod";
 import { authErrorMessage, GpuCloudError } from "./errors";
 import {
@@ -45,22 +46,64 @@ export interface RequestSpec<T> {
   readonly signal?: AbortSignal;
 }
 
-// One connection pool per origin, shared by every client of this process.
-const pools = new Map<string, Pool>();
-function poolFor(origin: string): Pool {
-  let pool = pools.get(origin);
-  if (!pool) {
-    pool = new Pool(origin, { connections: 16, keepAliveTimeout: 4_000 });
-    pools.set(origin, pool);
+// Node's own HTTP client, with one keep-alive agent per origin shared by every client of this
+// process. The dynamic-provider process already holds node:http (the engine's gRPC runs over
+// it); a separate HTTP library would add its code and buffers to every provider process (about
+// 20 MB of its peak memory; see the README's performance notes).
+const agents = new Map<string, http.Agent>();
+function agentFor(origin: string): http.Agent {
+  let agent = agents.get(origin);
+  if (!agent) {
+    const options: http.AgentOptions = { keepAlive: true, maxSockets: 16, timeout: 4_000 };
+    agent = origin.startsWith("https:") ? new https.Agent(options) : new http.Agent(options);
+    agents.set(origin, agent);
   }
-  return pool;
+  return agent;
 }
 
-/** Closes every pool; for tests and short-lived processes that want a clean exit. */
+/** Closes every connection; for tests and short-lived processes that want a clean exit. */
 export async function closeAllPools(): Promise<void> {
-  const all = [...pools.values()];
-  pools.clear();
-  await Promise.all(all.map((pool) => pool.close()));
+  const all = [...agents.values()];
+  agents.clear();
+  for (const agent of all) agent.destroy();
+}
+
+interface RawResponse {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly text: string;
+}
+
+function send(
+  origin: string,
+  path: string,
+  init: { method: string; headers: Record<string, string>; body: string | undefined },
+  signal: AbortSignal,
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const client = origin.startsWith("https:") ? https : http;
+    const headers =
+      init.body === undefined
+        ? init.headers
+        : { ...init.headers, "content-length": String(Buffer.byteLength(init.body)) };
+    const request = client.request(
+      origin + path,
+      { method: init.method, headers, agent: agentFor(origin), signal },
+      (response) => {
+        response.setEncoding("utf8");
+        let text = "";
+        response.on("data", (chunk: string) => {
+          text += chunk;
+        });
+        response.on("end", () => {
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, text });
+        });
+        response.on("error", reject);
+      },
+    );
+    request.on("error", reject);
+    request.end(init.body);
+  });
 }
 
 // Codes of failures that happen before a connection exists: the request was never sent.
@@ -71,7 +114,6 @@ const notConnectedCodes = new Set([
   "EHOSTUNREACH",
   "ENETUNREACH",
   "EADDRNOTAVAIL",
-  "UND_ERR_CONNECT_TIMEOUT",
 ]);
 
 function errorCodes(error: unknown): string[] {
@@ -209,20 +251,23 @@ export class Transport {
     let headers: Record<string, string | string[] | undefined>;
     let text: string;
     try {
-      const response = await poolFor(this.origin).request({
-        method: spec.method,
-        path: this.basePath + spec.path + query,
-        headers: {
-          authorization: this.#authorization,
-          accept: "application/json",
-          ...(spec.body === undefined ? {} : { "content-type": "application/json" }),
+      const response = await send(
+        this.origin,
+        this.basePath + spec.path + query,
+        {
+          method: spec.method,
+          headers: {
+            authorization: this.#authorization,
+            accept: "application/json",
+            ...(spec.body === undefined ? {} : { "content-type": "application/json" }),
+          },
+          body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
         },
-        body: spec.body === undefined ? null : JSON.stringify(spec.body),
         signal,
-      });
-      status = response.statusCode;
+      );
+      status = response.status;
       headers = response.headers;
-      text = await response.body.text();
+      text = response.text;
     } catch (error) {
       if (spec.signal?.aborted) throw this.cancelled(endpoint, creates);
       const codes = errorCodes(error);
