@@ -504,7 +504,11 @@ async function main(): Promise<void> {
 
   const tmp = await mkdtemp(path.join(os.tmpdir(), "gpucloud-bench-"));
   const rssLog = path.join(tmp, "rss.jsonl");
-  const emulator = await startTestEmulator({ bootPolls: 0 });
+  // The service allows four webhooks per account; N = 200 declares forty.
+  const emulator = await startTestEmulator({
+    bootPolls: 0,
+    maxWebhooks: Math.max(...sizes.map((n) => mixFor(n).webhooks)),
+  });
   const samples: StackMeasure[] = [];
   try {
     // The first CLI run of a session pays for cold caches: a small stack, not recorded.
