@@ -19,10 +19,17 @@ export interface Mix {
 export const mixTotal = (mix: Mix): number =>
   mix.secrets + mix.webhooks + mix.volumes + mix.instances;
 
-/** 40% secrets, 20% webhooks, 20% volumes, 20% instances (secrets take the rounding). */
+/** The service allows this many webhooks per account (Webhook's check refuses a fifth). */
+export const maxWebhooksPerAccount = 4;
+
+/**
+ * 20% volumes, 20% instances, 20% webhooks up to the service's four per account, the rest
+ * secrets (40% while webhooks fit).
+ */
 export function mixFor(total: number): Mix {
   const fifth = Math.round(total * 0.2);
-  return { secrets: total - 3 * fifth, webhooks: fifth, volumes: fifth, instances: fifth };
+  const webhooks = Math.min(fifth, maxWebhooksPerAccount);
+  return { secrets: total - 2 * fifth - webhooks, webhooks, volumes: fifth, instances: fifth };
 }
 
 /** Fields every instance of a mixed program gets besides askId, image and diskGb. */
