@@ -22,6 +22,9 @@ module.exports = {
       displayName: "e2e",
       testMatch: ["<rootDir>/test/e2e/**/*.test.ts"],
       setupFilesAfterEnv: ["<rootDir>/test/support/e2e-setup.ts"],
+      // Installs the package from its tarball once per run (see scripts/install-package.mjs).
+      globalSetup: "<rootDir>/test/support/e2e-global-setup.ts",
+      globalTeardown: "<rootDir>/test/support/e2e-global-teardown.ts",
     },
   ],
 };

@@ -12,29 +12,60 @@ export interface DynamicProvider<Inputs, Outputs> extends Omit<
 }
 
 /**
- * The provider object Pulumi serializes into every resource's state. It is deliberately thin:
- * each method `require`s the implementation by package name in the provider process, so the
- * state holds forwarding code and the module path (about 2.8 KB, stored in both inputs and
- * outputs), never the implementation, its dependencies or any configuration.
+ * What Pulumi serializes into every resource's state (`__provider`, once in the inputs and once
+ * in the outputs) is the provider object handed to `dynamic.Resource`. The SDK's closure
+ * serializer writes an object that *is* a module's exports, from a package under
+ * `node_modules`, as a `require` of that module by name: about 290 bytes, less than a no-op
+ * provider's own code. So each resource type has an entry module, `provider/dynamic/<name>`,
+ * whose exports are its provider, and the resource passes that module's exports to `super`:
+ * the state then holds `require("pulumi-gpucloud/provider/dynamic/<name>")` and nothing else.
  *
- * `implementation` is a package subpath such as `pulumi-gpucloud/provider/resources/secret`
- * whose module exports `provider` (the real ResourceProvider). One shim serves every resource
- * of a type: the SDK serializes a provider object once and reuses the text.
+ * A new resource type follows the pattern: its module `provider/resources/<name>` exports
+ * `provider`, its class passes `providerShim("pulumi-gpucloud/provider/resources/<name>")` to
+ * `super`, and `provider/dynamic/<name>.ts` holds `export = forwardingProvider("<name>")`.
+ * test/unit/provider-entry.test.ts checks that every resource module has its entry.
+ *
+ * The entry's methods `require` the implementation by package name when called, so:
+ * - the provider process loads only the resource's module, the client and their dependencies
+ *   (never `provider/index`, the emulator or its server framework);
+ * - should the package be loaded through a symlink (an `npm link`ed checkout), the serializer
+ *   copies the entry by value instead, and that copy still works: it holds forwarding code and
+ *   the module path, never the implementation or any configuration.
+ *
+ * Both module paths are part of the state's contract: stacks written by earlier versions hold
+ * a forwarding object that requires `pulumi-gpucloud/provider/resources/<name>` (and calls its
+ * `provider`) and `pulumi-gpucloud/provider/provider-runtime` (and calls `configure`). Those
+ * modules must keep those exports, and the entries must keep their paths.
  */
-const shims = new Map<string, pulumi.dynamic.ResourceProvider>();
-
 export function providerShim(implementation: string): pulumi.dynamic.ResourceProvider {
-  let shim = shims.get(implementation);
-  if (!shim) {
-    shim = forwardingProvider(implementation);
-    shims.set(implementation, shim);
+  const name = implementationPrefix.exec(implementation)?.[1];
+  if (name === undefined) {
+    throw new Error(`providerShim: ${implementation} is not ${implementationPrefix.source}`);
   }
-  return shim;
+  try {
+    // The entry's exports, as `require` caches them: the serializer recognises them by identity.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require(`./dynamic/${name}`) as pulumi.dynamic.ResourceProvider;
+  } catch (error) {
+    throw new Error(
+      `no provider entry module for ${implementation}: add provider/dynamic/${name}.ts ` +
+        `(see provider/shim.ts): ${String(error)}`,
+    );
+  }
 }
 
-function forwardingProvider(implementation: string): pulumi.dynamic.ResourceProvider {
-  // `require` is resolved by the provider process from the program's node_modules; the
-  // closure serializer never captures it, and a static import here would be captured by value.
+const implementationPrefix = /^pulumi-gpucloud\/provider\/resources\/([a-z][a-z0-9-]*)$/;
+
+/**
+ * The provider an entry module exports: each method requires the resource's module by package
+ * name in the provider process and calls its `provider`. `configure` hands the stack's
+ * configuration to the process's one client (provider/provider-runtime.ts), so no
+ * configuration is ever part of the state.
+ */
+export function forwardingProvider(name: string): pulumi.dynamic.ResourceProvider {
+  const implementation = `pulumi-gpucloud/provider/resources/${name}`;
+  // `require` is resolved in the provider process; this function captures nothing else, so
+  // that a copy by value (see above) stays small.
   /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call */
   return {
     async configure(request) {

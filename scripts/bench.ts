@@ -6,13 +6,13 @@
  * bench-results/ and prints the table. A measurement, not a test: nothing asserts a timing.
  */
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { z } from "zod";
 import { startTestEmulator, type TestEmulator } from "../test/support/emulator";
-import { type Mix, mixedProgram, mixFor, noopProgram } from "../test/support/scale";
+import { type Mix, mixedProgram, mixFor, noopProgram, stackOverhead } from "../test/support/scale";
 import { repoRoot, withStack } from "../test/support/pulumi-stack";
 import { emulatorConfig, stateResources } from "../test/support/programs";
 import { lineChart, type Series } from "./bench/chart";
@@ -43,6 +43,9 @@ interface StepMeasure {
 interface StateMeasure {
   readonly kind: Kind;
   readonly n: number;
+  /** Bytes of the stack's checkpoint file, the (compact) JSON the file backend rewrites. */
+  readonly stateFileBytes: number;
+  readonly stateFileBytesPerResource: number;
   /** `pulumi stack export` output bytes (secrets encrypted). */
   readonly exportBytes: number;
   readonly exportBytesPerResource: number;
@@ -136,7 +139,12 @@ const peak = (lines: RssLine[]): number | undefined =>
 const mean = (numbers: number[]): number =>
   numbers.length === 0 ? 0 : numbers.reduce((a, b) => a + b, 0) / numbers.length;
 
-function measureState(kind: Kind, n: number, exported: string): StateMeasure {
+function measureState(
+  kind: Kind,
+  n: number,
+  exported: string,
+  stateFileBytes: number,
+): StateMeasure {
   const dynamic = stateResources(exported).filter((resource) =>
     resource.type.startsWith("pulumi-nodejs:dynamic"),
   );
@@ -162,6 +170,8 @@ function measureState(kind: Kind, n: number, exported: string): StateMeasure {
   return {
     kind,
     n,
+    stateFileBytes,
+    stateFileBytesPerResource: Math.round(stateFileBytes / n),
     exportBytes,
     exportBytesPerResource: Math.round(exportBytes / n),
     dynamicEntryBytes: Math.round(mean(dynamic.map(entryBytes))),
@@ -169,6 +179,17 @@ function measureState(kind: Kind, n: number, exported: string): StateMeasure {
     providerShimBytesByType: byType(shimBytes),
     dynamicEntryBytesByType: byType(entryBytes),
   };
+}
+
+/** The size of the stack's checkpoint file in a file backend (`.pulumi/stacks/<project>/<stack>.json`). */
+async function checkpointBytes(backendDir: string): Promise<number> {
+  const stacks = path.join(backendDir, ".pulumi", "stacks");
+  for (const project of await readdir(stacks)) {
+    for (const file of await readdir(path.join(stacks, project))) {
+      if (file.endsWith(".json")) return (await stat(path.join(stacks, project, file))).size;
+    }
+  }
+  throw new Error(`no checkpoint file under ${stacks}`);
 }
 
 // ---- One stack ----------------------------------------------------------------------------
@@ -186,16 +207,17 @@ async function measureStack(
       program,
       config: kind === "ours" ? emulatorConfig(emulator) : undefined,
       env: { NODE_OPTIONS: `--require ${JSON.stringify(recorder)}`, GPUCLOUD_RSS_LOG: rssLog },
-      projectName: `gpucloud-bench-${kind}`,
+      // One project name for both kinds: it is part of every URN, hence of the state sizes.
+      projectName: "gpucloud-bench",
     },
-    async ({ stack, exportState, output }) => {
+    async ({ stack, exportState, output, workDir }) => {
       const onOutput = (text: string) => output.push(text);
       const measured: StepMeasure[] = [];
       let state: StateMeasure | undefined;
       const expected: Record<StepName, Record<string, number>> = {
-        up: { create: n + 1 },
-        refresh: { same: n + 1 },
-        destroy: { delete: n + 1 },
+        up: { create: n + stackOverhead(mix) },
+        refresh: { same: n + stackOverhead(mix) },
+        destroy: { delete: n + stackOverhead(mix) },
       };
       for (const step of steps) {
         await writeFile(rssLog, "");
@@ -232,7 +254,10 @@ async function measureStack(
           `${kind.padEnd(5)} N=${String(n).padEnd(3)} ${step.padEnd(7)} ${seconds.toFixed(2)} s, ` +
             `${requests} requests, provider peak RSS ${mb(peak(providers))} MB`,
         );
-        if (step === "up") state = measureState(kind, n, await exportState(false));
+        if (step === "up") {
+          const stateFileBytes = await checkpointBytes(path.join(workDir, ".state"));
+          state = measureState(kind, n, await exportState(false), stateFileBytes);
+        }
       }
       if (state === undefined) throw new Error("no state measured");
       return { kind, n, mix, steps: measured, state };
@@ -307,6 +332,42 @@ function markdownTable(header: string[], rows: string[][]): string {
   ].join("\n");
 }
 
+const ratio = (ours: number | undefined, floor: number | undefined): number | undefined =>
+  ours === undefined || floor === undefined || floor === 0 ? undefined : ours / floor;
+const showRatio = (value: number | undefined): string =>
+  value === undefined ? "?" : value.toFixed(2);
+
+/** Ours against the floor, per size and step: what the issue's goals are stated in. */
+interface Ratios {
+  readonly n: number;
+  readonly step: StepName;
+  readonly time: number | undefined;
+  readonly providerPeakRss: number | undefined;
+  /** Mean state entry bytes of a resource (compact JSON), ours / floor; the same for every step. */
+  readonly stateEntryBytes: number | undefined;
+  /** Checkpoint file bytes, ours / floor (same N). */
+  readonly stateFileBytes: number | undefined;
+}
+
+function ratiosOf(stacks: StackMeasure[]): Ratios[] {
+  return sizes.flatMap((n) => {
+    const ours = find(stacks, "ours", n);
+    const floor = find(stacks, "floor", n);
+    return steps.map((step) => {
+      const o = stepOf(ours, step);
+      const f = stepOf(floor, step);
+      return {
+        n,
+        step,
+        time: ratio(o.seconds, f.seconds),
+        providerPeakRss: ratio(o.providerPeakRssKb, f.providerPeakRssKb),
+        stateEntryBytes: ratio(ours.state.dynamicEntryBytes, floor.state.dynamicEntryBytes),
+        stateFileBytes: ratio(ours.state.stateFileBytes, floor.state.stateFileBytes),
+      };
+    });
+  });
+}
+
 function mainTable(stacks: StackMeasure[]): string {
   const rows: string[][] = [];
   for (const n of sizes) {
@@ -315,17 +376,18 @@ function mainTable(stacks: StackMeasure[]): string {
     for (const step of steps) {
       const o = stepOf(ours, step);
       const f = stepOf(floor, step);
+      const ratios = ratiosOf(stacks).find((r) => r.n === n && r.step === step);
       rows.push([
         step,
         String(n),
         o.seconds.toFixed(2),
         f.seconds.toFixed(2),
-        (o.seconds / f.seconds).toFixed(2),
+        showRatio(ratios?.time),
         String(o.requests),
-        step === "up"
-          ? `${ours.state.exportBytesPerResource} / ${floor.state.exportBytesPerResource}`
-          : "",
+        step === "up" ? `${ours.state.dynamicEntryBytes} / ${floor.state.dynamicEntryBytes}` : "",
+        step === "up" ? showRatio(ratios?.stateEntryBytes) : "",
         `${mb(o.providerPeakRssKb)} / ${mb(f.providerPeakRssKb)}`,
+        showRatio(ratios?.providerPeakRss),
       ]);
     }
   }
@@ -335,10 +397,12 @@ function mainTable(stacks: StackMeasure[]): string {
       "N",
       "ours s",
       "floor s",
-      "ratio",
+      "time ratio",
       "API requests",
       "state bytes/resource (ours / floor)",
+      "state ratio",
       "provider peak RSS MB (ours / floor)",
+      "memory ratio",
     ],
     rows,
   );
@@ -350,6 +414,8 @@ function stateTable(stacks: StackMeasure[]): string {
     const floor = find(stacks, "floor", n).state;
     return [
       String(n),
+      `${ours.stateFileBytes} / ${floor.stateFileBytes}`,
+      `${ours.stateFileBytesPerResource} / ${floor.stateFileBytesPerResource}`,
       `${ours.exportBytes} / ${floor.exportBytes}`,
       `${ours.exportBytesPerResource} / ${floor.exportBytesPerResource}`,
       `${ours.dynamicEntryBytes} / ${floor.dynamicEntryBytes}`,
@@ -359,6 +425,8 @@ function stateTable(stacks: StackMeasure[]): string {
   return markdownTable(
     [
       "N",
+      "checkpoint file bytes (ours / floor)",
+      "checkpoint bytes/resource",
       "export bytes (ours / floor)",
       "export bytes/resource",
       "dynamic entry bytes",
@@ -467,11 +535,11 @@ async function main(): Promise<void> {
     `# pulumi-gpucloud benchmark${flags.quick ? " (quick)" : ""}`,
     "",
     `${environment.date}: ${environment.cpus}, ${environment.memoryGb} GiB; Node ${environment.node}; Pulumi ${environment.pulumi}; parallelism ${environment.parallel}.`,
-    `Emulator ${environment.emulator}. Ours: 40% secrets, 20% webhooks, 20% volumes, 20% instances.`,
+    `Emulator ${environment.emulator}. Ours: 20% volumes, 20% instances, 20% webhooks up to the service's 4 per account, the rest secrets.`,
     "Floor: the same number of no-op dynamic resources (create returns its inputs).",
     `Wall time is the Automation API call (CLI start, program, plugins, engine, state writes)${repeat > 1 ? `, median of ${repeat} runs` : ""}.`,
-    "API requests: the emulator's log for the step. State bytes: `pulumi stack export` after up, divided by N.",
-    "Peak RSS: maxRSS of the dynamic-provider plugin process, recorded at its exit.",
+    "API requests: the emulator's log for the step. State bytes/resource: the mean size of one dynamic resource's entry in the state (compact JSON, as the file backend writes it), after up; state ratio: ours / floor.",
+    "Peak RSS: maxRSS of the dynamic-provider plugin process, recorded at its exit; memory ratio: ours / floor.",
     "",
     table,
     "",
@@ -492,7 +560,11 @@ async function main(): Promise<void> {
   await writeFile(path.join(outDir, "bench.md"), markdown);
   await writeFile(
     path.join(outDir, "bench.json"),
-    JSON.stringify({ environment, repeat, totalSeconds, stacks, samples }, null, 2) + "\n",
+    JSON.stringify(
+      { environment, repeat, totalSeconds, ratios: ratiosOf(stacks), stacks, samples },
+      null,
+      2,
+    ) + "\n",
   );
   await writeFile(path.join(outDir, "bench.svg"), chart(stacks));
   process.stdout.write(`\n${table}\n\n${stateTable(stacks)}\n\n${typeTable(stacks)}\n\n`);

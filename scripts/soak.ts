@@ -1,6 +1,6 @@
 /**
  * `npm run soak [-- --resources N] [-- --rounds R] [-- --seed S]`: up and destroy of N
- * resources (default 50: 40% secrets, 20% webhooks, 20% volumes, 20% instances), R times,
+ * resources (default 50: 20% volumes, 20% instances, 4 webhooks, the rest secrets), R times,
  * while the emulator answers 20% of requests with 429 and 10% of reads with 503, and every
  * third instance's first boot is a dead end. Exits 1 when a run fails or a check finds a
  * resource created twice or anything left behind. test/e2e/soak.test.ts is the short version.

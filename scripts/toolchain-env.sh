@@ -30,8 +30,6 @@ export PULUMI_DIY_BACKEND_NO_LEGACY_WARNING=true
 mkdir -p "$PULUMI_HOME"
 case "$PULUMI_BACKEND_URL" in file://*) mkdir -p "${PULUMI_BACKEND_URL#file://}" ;; esac
 
-# The examples import this package by name, as a user's program would: link it into its own
-# node_modules (what `npm link` would do), so they resolve it and its built `dist/`.
-if [ -d "$_gpucloud_root/node_modules" ] && [ ! -e "$_gpucloud_root/node_modules/pulumi-gpucloud" ]; then
-  ln -s .. "$_gpucloud_root/node_modules/pulumi-gpucloud"
-fi
+# The examples, the demo and the tests import this package by name, as a user's program would,
+# from node_modules/pulumi-gpucloud: a copy installed from the packed tarball after each build
+# (scripts/install-package.mjs), never a link to the checkout (see that script for why).

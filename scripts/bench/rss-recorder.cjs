@@ -2,7 +2,10 @@
 // Peak-memory recorder for `npm run bench`. The bench loads it into every Node.js process a
 // stack step starts (the program, the dynamic-provider plugin) with
 // NODE_OPTIONS=--require <this file>. When the process ends it appends one JSON line,
-// {pid, argv, maxRssKb, signal?}, to the file named by GPUCLOUD_RSS_LOG.
+// {pid, argv, maxRssKb, signal?, packages, gpucloudModules}, to the file named by GPUCLOUD_RSS_LOG:
+// `packages` names every package the process loaded from node_modules, `gpucloudModules` the
+// files of pulumi-gpucloud it loaded (relative to the package), so tests can check that a
+// provider process loads only what it needs.
 //
 // The engine stops the dynamic-provider plugin with SIGINT, which ends a Node.js process
 // without an 'exit' event: the line is written from a signal listener too, which then removes
@@ -15,11 +18,22 @@ if (file) {
   const record = (signal) => {
     if (recorded) return;
     recorded = true;
+    const packages = new Set();
+    const gpucloudModules = new Set();
+    for (const file of Object.keys(require.cache)) {
+      const match = /^.*[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)[\\/](.*)$/.exec(file);
+      if (!match) continue;
+      const name = match[1].replace(/\\/g, "/");
+      packages.add(name);
+      if (name === "pulumi-gpucloud") gpucloudModules.add(match[2].replace(/\\/g, "/"));
+    }
     const line = {
       pid: process.pid,
       argv: process.argv,
       maxRssKb: process.resourceUsage().maxRSS,
       ...(signal ? { signal } : {}),
+      packages: [...packages].sort(),
+      gpucloudModules: [...gpucloudModules].sort(),
     };
     try {
       fs.appendFileSync(file, JSON.stringify(line) + "\n");

@@ -30,9 +30,15 @@ function startInstalledEmulator(projectDir: string, apiKey: string) {
 }
 
 describe("the published package", () => {
-  let packDir: string;
+  let packDir: string | undefined;
   let tarball: string;
   beforeAll(async () => {
+    // The run's tarball, packed once by the end-to-end global setup.
+    const packed = process.env["GPUCLOUD_PACKED_TARBALL"];
+    if (packed) {
+      tarball = packed;
+      return;
+    }
     packDir = await mkdtemp(path.join(tmpdir(), "gpucloud-pack-"));
     const { stdout } = await execFileAsync(
       "npm",
@@ -42,7 +48,7 @@ describe("the published package", () => {
     tarball = path.join(packDir, stdout.trim().split("\n").pop() ?? "");
   });
   afterAll(async () => {
-    await rm(packDir, { recursive: true, force: true });
+    if (packDir) await rm(packDir, { recursive: true, force: true });
   });
 
   it("holds the compiled code, its types and the emulator's command, and no sources", async () => {

@@ -1,17 +1,70 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { z } from "zod";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { withStack } from "../support/pulumi-stack";
+import { repoRoot, withStack } from "../support/pulumi-stack";
 import { dynamicResources, emulatorConfig, program } from "../support/programs";
+
+/**
+ * The serialized provider (`__provider`, held twice in each resource's state) must stay a
+ * reference to the package's entry module, never code copied by value: a copy costs kilobytes
+ * per resource and, were it to capture the implementation, would put dependencies (and worse,
+ * configuration) into the state.
+ */
+const providerBoundBytes = 400;
+
+const recorder = path.join(repoRoot, "scripts", "bench", "rss-recorder.cjs");
+const recordedProcess = z.object({
+  argv: z.array(z.string()),
+  packages: z.array(z.string()),
+  gpucloudModules: z.array(z.string()),
+});
+
+/**
+ * The dynamic-provider process loads what the providers need and nothing else: not the
+ * emulator, not its server framework, not the package's index (every resource and the client).
+ */
+async function expectLeanProviderProcess(log: string): Promise<void> {
+  // The engine stops the provider as the step ends; its line may land just after.
+  let providers: z.infer<typeof recordedProcess>[] = [];
+  for (let waited = 0; providers.length === 0 && waited < 3_000; waited += 100) {
+    const text = await readFile(log, "utf8").catch(() => "");
+    providers = text
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line) => recordedProcess.parse(JSON.parse(line)))
+      .filter((line) => line.argv.some((arg) => arg.includes("dynamic-provider")));
+    if (providers.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(providers.length).toBeGreaterThan(0);
+  for (const provider of providers) {
+    expect(provider.packages).toContain("pulumi-gpucloud");
+    expect(provider.packages).not.toContain("fastify");
+    expect(provider.gpucloudModules.filter((file) => /^dist\/emulator\//.test(file))).toEqual([]);
+    expect(provider.gpucloudModules).not.toContain("dist/provider/index.js");
+    expect(provider.gpucloudModules).toEqual(
+      expect.arrayContaining([
+        "dist/provider/dynamic/secret.js",
+        "dist/provider/resources/instance.js",
+      ]),
+    );
+  }
+}
 
 describe("what each resource adds to the state", () => {
   let emulator: TestEmulator;
+  let logDir: string;
   beforeAll(async () => {
     emulator = await startTestEmulator();
+    logDir = await mkdtemp(path.join(tmpdir(), "gpucloud-loaded-"));
   });
   afterAll(async () => {
     await emulator.close();
+    await rm(logDir, { recursive: true, force: true });
   });
 
-  it("is a thin provider shim plus the resource's own fields", async () => {
+  it("is a require of the package's provider entry plus the resource's own fields", async () => {
     await withStack(
       {
         program: program(`
@@ -19,25 +72,43 @@ new gpucloud.Secret("secret", { key: "TOKEN", value: "abc" });
 new gpucloud.Webhook("webhook", { url: "https://hooks.example.com/x", eventTypes: ["client:low_credit"] });
 new gpucloud.Volume("volume", { askId: 21001 });
 new gpucloud.Instance("instance", { askId: 31001, image: "img", diskGb: 10, pollIntervalSeconds: 0.05 });
+// The engine's floor: a no-op dynamic resource, for scale.
+new pulumi.dynamic.Resource({ async create(inputs) { return { id: "noop", outs: inputs }; } }, "noop", { value: "abc" });
 `),
         config: emulatorConfig(emulator),
+        // The benchmark's recorder: what each Node.js process of the step loaded.
+        env: {
+          NODE_OPTIONS: `--require ${JSON.stringify(recorder)}`,
+          GPUCLOUD_RSS_LOG: path.join(logDir, "loaded.jsonl"),
+        },
       },
       async ({ stack, exportState }) => {
         await stack.up();
+        await expectLeanProviderProcess(path.join(logDir, "loaded.jsonl"));
         const resources = dynamicResources(await exportState(false));
-        expect(resources).toHaveLength(4);
-        for (const resource of resources) {
-          const provider = resource.outputs?.["__provider"];
-          expect(typeof provider).toBe("string");
-          const providerBytes = Buffer.byteLength(String(provider));
+        expect(resources).toHaveLength(5);
+        const floor = resources.find(
+          (resource) => resource.type === "pulumi-nodejs:dynamic:Resource",
+        );
+        const floorBytes = Buffer.byteLength(JSON.stringify(floor));
+        for (const resource of resources.filter((r) => r !== floor)) {
+          const provider = String(resource.outputs?.["__provider"]);
+          const name = resource.type.replace("pulumi-nodejs:dynamic/gpucloud:", "").toLowerCase();
+          const providerBytes = Buffer.byteLength(provider);
           const totalBytes = Buffer.byteLength(JSON.stringify(resource));
           process.stdout.write(
-            `[state-size] ${resource.type}: ${totalBytes} bytes in state, of which __provider ${providerBytes} bytes (inputs and outputs each hold a copy)\n`,
+            `[state-size] ${resource.type}: ${totalBytes} bytes in state (no-op floor ${floorBytes}), ` +
+              `of which __provider ${providerBytes} bytes (inputs and outputs each hold a copy)\n`,
           );
-          // The shim forwards to the package by name: no implementation, no dependency code.
-          expect(String(provider)).toContain("pulumi-gpucloud/provider/resources/");
-          expect(String(provider)).not.toMatch(/undici|zod|GpuCloudClient/);
-          expect(providerBytes).toBeLessThan(4_000);
+          // By reference: the package's entry module, required by name.
+          expect(provider).toContain(`require("pulumi-gpucloud/provider/dynamic/${name}")`);
+          expect(resource.inputs?.["__provider"]).toBe(provider);
+          // No code by value: the only function is the SDK's own wrapper (`__f0`, which returns
+          // the provider), and no object is built property by property.
+          expect(provider.match(/function __f\d+\(/g)).toEqual(["function __f0("]);
+          expect(provider).not.toMatch(/async|Object\.create|__provider\b|\.provider\./);
+          expect(provider).not.toMatch(/undici|zod|GpuCloudClient|forwardingProvider/);
+          expect(providerBytes).toBeLessThanOrEqual(providerBoundBytes);
         }
       },
     );

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { cp, lstat, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -43,8 +43,9 @@ export interface StackOptions {
   readonly env?: Readonly<Record<string, string>>;
   readonly projectName?: string;
   /**
-   * How the program finds its dependencies: linked to this repository (the default), or
-   * installed from a packed tarball with npm, as a user's project would.
+   * How the program finds its dependencies: a copy of the package installed from its tarball,
+   * beside links to its dependencies (the default), or installed from a packed tarball with
+   * npm, as a user's project would.
    */
   readonly install?: { readonly tarball: string };
 }
@@ -147,12 +148,28 @@ export async function withStack<T>(
 }
 
 // The program resolves @pulumi/pulumi and this package as a user's project would, from its own
-// node_modules: links to the repository's dependencies and to the repository itself.
+// node_modules: a copy of the package as installed from its tarball (a real directory, so that
+// Pulumi serializes each provider as a `require` of the package, as it does for users), and
+// links to the repository's copies of the package's dependencies and of @pulumi/pulumi.
 async function linkDependencies(workDir: string): Promise<void> {
   const modules = path.join(workDir, "node_modules");
+  const installed = path.join(repoRoot, "node_modules", "pulumi-gpucloud");
+  const stat = await lstat(installed).catch(() => undefined);
+  if (!stat?.isDirectory()) {
+    throw new Error(
+      `${installed} is not an installed copy of the package: run node scripts/install-package.mjs ` +
+        "after building (the end-to-end tests' global setup does)",
+    );
+  }
   await mkdir(modules);
-  await symlink(path.join(repoRoot, "node_modules", "@pulumi"), path.join(modules, "@pulumi"));
-  await symlink(repoRoot, path.join(modules, "pulumi-gpucloud"));
+  await cp(installed, path.join(modules, "pulumi-gpucloud"), { recursive: true });
+  const manifest = z
+    .object({ dependencies: z.record(z.string(), z.string()).optional() })
+    .parse(JSON.parse(await readFile(path.join(installed, "package.json"), "utf8")));
+  for (const name of ["@pulumi", ...Object.keys(manifest.dependencies ?? {})]) {
+    await mkdir(path.dirname(path.join(modules, name)), { recursive: true });
+    await symlink(path.join(repoRoot, "node_modules", name), path.join(modules, name));
+  }
 }
 
 async function installTarball(workDir: string, tarball: string): Promise<void> {

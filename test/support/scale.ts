@@ -16,13 +16,28 @@ export interface Mix {
   readonly instances: number;
 }
 
+/**
+ * The resources a mix's stack holds besides the mix: the stack itself, and the stack's instance
+ * sweeper when the mix has instances (see provider/resources/instance-sweeper.ts).
+ */
+export function stackOverhead(mix: Mix | undefined): number {
+  return 1 + (mix !== undefined && mix.instances > 0 ? 1 : 0);
+}
+
 export const mixTotal = (mix: Mix): number =>
   mix.secrets + mix.webhooks + mix.volumes + mix.instances;
 
-/** 40% secrets, 20% webhooks, 20% volumes, 20% instances (secrets take the rounding). */
+/** The service allows this many webhooks per account (Webhook's check refuses a fifth). */
+export const maxWebhooksPerAccount = 4;
+
+/**
+ * 20% volumes, 20% instances, 20% webhooks up to the service's four per account, the rest
+ * secrets (40% while webhooks fit).
+ */
 export function mixFor(total: number): Mix {
   const fifth = Math.round(total * 0.2);
-  return { secrets: total - 3 * fifth, webhooks: fifth, volumes: fifth, instances: fifth };
+  const webhooks = Math.min(fifth, maxWebhooksPerAccount);
+  return { secrets: total - 2 * fifth - webhooks, webhooks, volumes: fifth, instances: fifth };
 }
 
 /** Fields every instance of a mixed program gets besides askId, image and diskGb. */

@@ -7,6 +7,7 @@ import {
   mixedProgram,
   mixFor,
   mixTotal,
+  stackOverhead,
   successfulCreates,
   successfulInstanceDeletes,
   summarizeTraffic,
@@ -155,7 +156,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           const up = await phase(emulator, () => stack.up({ onOutput }));
           const afterUp = await emulator.state();
           const queueLeft = bootQueueSchema.parse(JSON.parse(await emulator.stateText())).bootQueue;
-          check("up: resource changes", up.resourceChanges, { create: total + 1 });
+          check("up: resource changes", up.resourceChanges, { create: total + stackOverhead(mix) });
           check("up: 2xx creates", up.creates, {
             secret: mix.secrets,
             webhook: mix.webhooks,
@@ -181,7 +182,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           const destroy = await phase(emulator, () => stack.destroy({ onOutput }));
           await emulator.clearFaults();
           const afterDestroy = await emulator.state();
-          check("destroy: resource changes", destroy.resourceChanges, { delete: total + 1 });
+          check("destroy: resource changes", destroy.resourceChanges, {
+            delete: total + stackOverhead(mix),
+          });
           check("destroy: 2xx creates", destroy.creates, {
             secret: 0,
             webhook: 0,

@@ -1,0 +1,4 @@
+// The instance-sweeper resource's provider, as the module Pulumi's state names (see provider/shim.ts).
+import { forwardingProvider } from "../shim";
+
+export = forwardingProvider("instance-sweeper");

@@ -1,0 +1,84 @@
+// Installs this package into the repository's own node_modules/pulumi-gpucloud from a packed
+// tarball (`npm pack`), as a real directory: the way a user's project holds it.
+//
+// Why not a link: Pulumi serializes each resource's provider into the state, and its closure
+// serializer writes a `require("pulumi-gpucloud/...")` only for modules whose real path is under
+// node_modules. Through a link to the checkout the real path is the checkout, and the provider
+// is copied into the state by value instead. The examples, the demo, the benchmark and the
+// end-to-end tests (whose temporary projects link to this copy) must run as users do.
+//
+// Usage: node scripts/install-package.mjs [--tarball-dir DIR]
+// Run after `tsc -p tsconfig.build.json`. Prints one JSON line: {"tarball", "dir", "installed"}
+// (`installed` is false when the copy already held this build). The tarball is written to
+// DIR (default: a new temporary directory) and kept, for tests that install it elsewhere.
+import { execFileSync } from "node:child_process";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+
+const root = path.resolve(import.meta.dirname, "..");
+const { values } = parseArgs({ options: { "tarball-dir": { type: "string" } }, strict: true });
+const tarballDir = values["tarball-dir"] ?? mkdtempSync(path.join(tmpdir(), "gpucloud-pack-"));
+mkdirSync(tarballDir, { recursive: true });
+
+if (!existsSync(path.join(root, "dist", "provider", "index.js"))) {
+  throw new Error("dist/ is missing: run tsc -p tsconfig.build.json first");
+}
+const [packed] = JSON.parse(
+  execFileSync("npm", ["pack", "--json", "--loglevel=error", "--pack-destination", tarballDir], {
+    cwd: root,
+    encoding: "utf8",
+  }),
+);
+const tarball = path.join(tarballDir, packed.filename);
+
+const modules = path.join(root, "node_modules");
+const target = path.join(modules, "pulumi-gpucloud");
+const stampFile = ".gpucloud-pack-shasum";
+const isRealDir = (dir) => {
+  try {
+    return lstatSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+};
+const current =
+  isRealDir(target) && existsSync(path.join(target, stampFile))
+    ? readFileSync(path.join(target, stampFile), "utf8").trim()
+    : undefined;
+
+let installed = false;
+if (current !== packed.shasum) {
+  // Unpacked beside the target, then swapped in with renames: a concurrent reader sees the old
+  // copy or the new one, never half of one.
+  const fresh = path.join(modules, `.pulumi-gpucloud-new-${process.pid}`);
+  const old = path.join(modules, `.pulumi-gpucloud-old-${process.pid}`);
+  rmSync(fresh, { recursive: true, force: true });
+  mkdirSync(fresh);
+  execFileSync("tar", ["-xzf", tarball, "-C", fresh, "--strip-components=1"]);
+  writeFileSync(path.join(fresh, stampFile), `${packed.shasum}\n`);
+  let previous;
+  try {
+    previous = lstatSync(target);
+  } catch {
+    // Nothing there yet.
+  }
+  if (previous) renameSync(target, old);
+  renameSync(fresh, target);
+  // An earlier layout linked node_modules/pulumi-gpucloud to the checkout: remove the link only.
+  if (previous?.isSymbolicLink()) unlinkSync(old);
+  else if (previous) rmSync(old, { recursive: true, force: true });
+  installed = true;
+}
+process.stdout.write(`${JSON.stringify({ tarball, dir: target, installed })}\n`);

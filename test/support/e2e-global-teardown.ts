@@ -1,0 +1,8 @@
+import { rm } from "node:fs/promises";
+import path from "node:path";
+
+/** Removes the run's tarball (the installed copy stays, for the examples and the next run). */
+export default async function globalTeardown(): Promise<void> {
+  const tarball = process.env["GPUCLOUD_PACKED_TARBALL"];
+  if (tarball) await rm(path.dirname(tarball), { recursive: true, force: true });
+}

@@ -1,0 +1,46 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { providerShim } from "../../provider/shim";
+
+// Every resource module (provider/resources/<name>.ts) has its provider entry module
+// (provider/dynamic/<name>.ts), the module that each resource's state names: see
+// provider/shim.ts. A resource without one would fail at construction.
+const root = path.resolve(__dirname, "..", "..");
+const resourceNames = readdirSync(path.join(root, "provider", "resources"))
+  .filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts"))
+  .map((file) => file.replace(/\.ts$/, ""));
+const methods = ["configure", "check", "diff", "create", "read", "update", "delete"];
+
+describe("provider entry modules", () => {
+  it("exist for every resource module", () => {
+    expect(resourceNames).toEqual(
+      expect.arrayContaining(["secret", "webhook", "volume", "instance"]),
+    );
+    const entries = readdirSync(path.join(root, "provider", "dynamic")).map((file) =>
+      file.replace(/\.ts$/, ""),
+    );
+    expect(entries.sort()).toEqual([...resourceNames].sort());
+  });
+
+  it.each(resourceNames)("%s: the shim hands Pulumi the entry module's exports", (name) => {
+    const shim = providerShim(`pulumi-gpucloud/provider/resources/${name}`);
+    // The same object `require` caches: the closure serializer recognises it by identity.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    expect(shim).toBe(require(`../../provider/dynamic/${name}`));
+    expect(Object.keys(shim).sort()).toEqual([...methods].sort());
+  });
+
+  it.each(resourceNames)("%s: the entry imports nothing but the shim", (name) => {
+    // What it imports is loaded by every provider process, and copied into the state should
+    // the package ever be serialized by value.
+    const source = readFileSync(path.join(root, "provider", "dynamic", `${name}.ts`), "utf8");
+    expect([...source.matchAll(/from "([^"]+)"/g)].map((match) => match[1])).toEqual(["../shim"]);
+  });
+
+  it("refuses a module path it cannot serve", () => {
+    expect(() => providerShim("pulumi-gpucloud/provider/resources/nothing-here")).toThrow(
+      /add provider\/dynamic\/nothing-here\.ts/,
+    );
+    expect(() => providerShim("./provider/resources/secret")).toThrow(/is not/);
+  });
+});
