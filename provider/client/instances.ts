@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { deleteUnlessGone } from "./errors";
+import { instanceOfferWireSchema } from "./offer-query";
 import type { Transport } from "./transport";
 
 /** Values of `actual_status`; null while provisioning. */
@@ -91,16 +92,8 @@ const listInstancesSchema = z.object({
 const createInstanceSchema = z.object({ success: z.boolean(), new_contract: z.number().int() });
 const successSchema = z.object({ success: z.boolean() });
 
-export const instanceOfferSchema = z.object({
-  id: z.number().int(),
-  gpu_name: z.string(),
-  num_gpus: z.number(),
-  /** MB */
-  gpu_ram: z.number(),
-  dph_total: z.number(),
-});
-export type InstanceOffer = z.infer<typeof instanceOfferSchema>;
-const instanceOffersSchema = z.object({ offers: z.array(instanceOfferSchema) });
+const instanceOffersSchema = z.object({ offers: z.array(instanceOfferWireSchema) });
+export type InstanceOfferRow = z.infer<typeof instanceOfferWireSchema>;
 
 /** The body of a create-instance request (wire names; `client_id` is added). */
 export const createInstanceRequestSchema = z.object({
@@ -271,11 +264,15 @@ export class InstancesApi {
     });
   }
 
-  /** Searches instance offers (asks); `{}` lists them all. */
+  /**
+   * Searches instance offers with a raw query body in the service's wire form (`{}` lists them
+   * all). Programs use the typed `GpuCloudClient.searchOffers`, which checks the query and the
+   * answers.
+   */
   async searchOffers(
     query: Record<string, unknown> = {},
     signal?: AbortSignal,
-  ): Promise<InstanceOffer[]> {
+  ): Promise<InstanceOfferRow[]> {
     const body = await this.transport.request({
       method: "POST",
       path: "/api/v0/bundles/",
