@@ -34,6 +34,8 @@ export const instanceSchema = z.object({
   start_date: z.number().nullable().optional(),
   dph_total: z.number().nullable().optional(),
   geolocation: z.string().nullable().optional(),
+  /** Linked volumes: `{volume_id, name, mount_path}` each. */
+  volume_info: z.array(z.record(z.string(), z.unknown())).nullable().optional(),
 });
 export type Instance = z.infer<typeof instanceSchema>;
 
@@ -107,6 +109,10 @@ export const createInstanceRequestSchema = z.object({
   /** A bid, $/hour. */
   price: z.number().optional(),
   image_login: z.string().optional(),
+  /** Links an existing volume; it must be on the ask's machine. */
+  volume_info: z
+    .object({ create_new: z.literal(false), volume_id: z.number().int(), mount_path: z.string() })
+    .optional(),
 });
 export type CreateInstanceRequest = z.infer<typeof createInstanceRequestSchema>;
 const createInstanceBodySchema = createInstanceRequestSchema.extend({

@@ -14,7 +14,8 @@ type Kind = "text" | "number" | "boolean";
 const operatorsOf: Record<Kind, readonly Operator[]> = {
   text: ["eq", "neq", "in", "notin"],
   number: operators,
-  boolean: ["eq", "neq"],
+  // `{in: [true, false]}` lifts a default filter (verified, rentable, rented, external).
+  boolean: ["eq", "neq", "in", "notin"],
 };
 
 /**
@@ -289,7 +290,12 @@ const textCondition = conditionSchema(z.string());
 const numberCondition = conditionSchema(z.number());
 const booleanCondition = z.union([
   z.boolean(),
-  z.strictObject({ eq: z.boolean().optional(), neq: z.boolean().optional() }),
+  z.strictObject({
+    eq: z.boolean().optional(),
+    neq: z.boolean().optional(),
+    in: z.array(z.boolean()).optional(),
+    notin: z.array(z.boolean()).optional(),
+  }),
 ]);
 
 const commonOptions = {
