@@ -36,6 +36,7 @@ export {
   compileInstanceOfferQuery,
   compileVolumeOfferQuery,
   OfferQueryError,
+  withCondition,
   type CompiledQuery,
   type InstanceOffer,
   type InstanceOfferQuery,
