@@ -50,17 +50,14 @@ describe("resource providers against the emulator", () => {
     await emulator.clearRequests();
     await emulator.setFaults({ drops: { next: 1, afterHandling: true, methods: ["PUT"] } });
     try {
-      const created = await volumeProvider.create({
-        askId: 21001,
-        offerAskId: 21001,
-        machineId: 41207,
-        sizeGb: 33,
-      });
+      const created = await volumeProvider.create({ askId: 21001, sizeGb: 33 });
       const [volume] = (await emulator.state()).volumes;
       expect(created).toEqual({
         id: `V.${String(volume?.id)}`,
         outs: {
           askId: 21001,
+          offerAskId: 21001,
+          machineId: 41207,
           sizeGb: 33,
           volumeName: `V.${String(volume?.id)}`,
           volumeId: volume?.id,
