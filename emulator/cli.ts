@@ -4,7 +4,8 @@ import { startEmulator } from "./index";
 
 const USAGE =
   "usage: gpucloud-emulator --port N --api-key K [--host 127.0.0.1] [--state FILE] [--boot-polls N]\n" +
-  "                         [--allow-insecure-webhooks]\n" +
+  "                         [--allow-insecure-webhooks] [--market-seed N]\n" +
+  "  --market-seed N lists a generated market (300 instance offers, 36 volume offers) beside the seeded asks.\n" +
   "  --api-key may be replaced by the GPUCLOUD_API_KEY environment variable; --port 0 picks a free port.";
 
 function usageError(message: string): never {
@@ -29,6 +30,7 @@ function parseCommandLine() {
         state: { type: "string" },
         "boot-polls": { type: "string" },
         "allow-insecure-webhooks": { type: "boolean" },
+        "market-seed": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }).values;
@@ -56,6 +58,10 @@ async function main(): Promise<void> {
     stateFile: args.state,
     bootPolls: bootPolls === undefined ? undefined : nonNegativeInteger(bootPolls, "--boot-polls"),
     allowInsecureWebhooks: args["allow-insecure-webhooks"] === true,
+    market:
+      args["market-seed"] === undefined
+        ? undefined
+        : { seed: nonNegativeInteger(args["market-seed"], "--market-seed") },
   });
   process.stdout.write(`gpucloud-emulator listening on ${emulator.url}\n`);
 

@@ -16,6 +16,13 @@ export const FaultsSchema = z.object({
   }).optional(),
   drops: FaultRuleSchema.extend({ afterHandling: z.boolean().optional() }).optional(),
   seed: z.int().optional(),
+  /** Offer searches (bundles and volumes) ignore this field's filter, as the service has been seen to. */
+  searchIgnoresFilter: z.object({ field: z.string().min(1) }).optional(),
+  /**
+   * After each of the next N instance offer searches, the first offer it answered is rented by
+   * someone else: it leaves the market, as if taken between a search and a rent.
+   */
+  offerTakenAfterSearch: z.object({ next: z.int().nonnegative() }).optional(),
 });
 export type Faults = z.infer<typeof FaultsSchema>;
 
@@ -64,6 +71,19 @@ export class FaultInjector {
 
   clear(): void {
     this.set({});
+  }
+
+  /** The filter field searches ignore, if any. */
+  get ignoredSearchField(): string | undefined {
+    return this.config.searchIgnoresFilter?.field;
+  }
+
+  /** Whether this search's first offer is taken by someone else (counts one down). */
+  takeAfterSearch(): boolean {
+    const rule = this.config.offerTakenAfterSearch;
+    if (rule === undefined || rule.next <= 0) return false;
+    rule.next -= 1;
+    return true;
   }
 
   /** Kinds are tried in a fixed order and the first that fires wins. */

@@ -274,7 +274,15 @@ export function describeInstance(instance: Instance, nowMs: number, extraPolls =
     time_remaining: "",
     time_remaining_isbid: "",
     country_code: machine.countryCode,
-    volume_info: [],
+    volume_info: instance.volume
+      ? [
+          {
+            volume_id: instance.volume.volumeId,
+            name: `V.${String(instance.volume.volumeId)}`,
+            mount_path: instance.volume.mountPath,
+          },
+        ]
+      : [],
     runtype: instance.runtype,
   };
 }

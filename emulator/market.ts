@@ -23,6 +23,18 @@ export const SAMPLE_VOLUME_ASK = VolumeAskSchema.parse({
   geolocation: "Sample, XX",
 });
 
+/**
+ * Asks an on-demand instance holds. With a market (exclusive renting) such an ask is rented:
+ * searches show it `rented` (so the default filters hide it) and a create on it is refused.
+ */
+export function heldAskIds(
+  instances: ReadonlyArray<{ offer: { id: number }; bidDollarsPerHour: number | null }>,
+): Set<number> {
+  return new Set(
+    instances.filter((i) => i.bidDollarsPerHour === null).map((instance) => instance.offer.id),
+  );
+}
+
 export type OfferType = "on-demand" | "bid" | "reserved";
 
 export function dollars(amount: number): number {

@@ -199,6 +199,19 @@ export const EmulatorOptionsSchema = z.object({
    * public https addresses.
    */
   allowInsecureWebhooks: z.boolean().default(false),
+  /**
+   * A generated market beside the seeded asks: `instanceOffers` instance asks and up to
+   * `volumeOffers` volume asks over a spread of GPUs, prices, countries and machines,
+   * deterministic from `seed` (see marketGen.ts). With a market, renting is exclusive: an
+   * on-demand ask that is rented leaves the market until its instance is destroyed.
+   */
+  market: z
+    .object({
+      seed: z.int().default(1),
+      instanceOffers: z.int().nonnegative().max(100_000).default(300),
+      volumeOffers: z.int().nonnegative().max(10_000).default(36),
+    })
+    .optional(),
   /** Webhooks allowed per account; the real service allows four. */
   maxWebhooks: z.int().nonnegative().default(4),
 });

@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
 import { type EmulatorSettings, InstanceAskSchema, VolumeAskSchema } from "./options";
+import { generateMarket } from "./marketGen";
 import { DEFAULT_USER, FIRST_IDS, SEEDED_INSTANCE_ASKS, SEEDED_VOLUME_ASKS } from "./seed";
 
 const FIRST_SSH_KEY_ID = 1;
@@ -71,6 +72,8 @@ const InstanceSchema = z.object({
   intendedStatus: z.enum(["running", "stopped"]).default("running"),
   /** When it was last started again after a stop; null: never stopped and started. */
   restartedAtMs: z.number().nullable().default(null),
+  /** An existing volume linked at create (`volume_info` with `create_new: false`). */
+  volume: z.object({ volumeId: z.int(), mountPath: z.string() }).nullable().default(null),
 });
 export type Instance = z.infer<typeof InstanceSchema>;
 
@@ -124,12 +127,15 @@ export function clearResources(state: State): void {
   state.nextSshKeyId = FIRST_SSH_KEY_ID;
 }
 
-function initialState(): State {
+function initialState(settings: EmulatorSettings): State {
+  const market = settings.market
+    ? generateMarket(settings.market)
+    : { instanceAsks: [], volumeAsks: [] };
   return {
     version: 1,
     user: { ...DEFAULT_USER },
-    volumeAsks: structuredClone(SEEDED_VOLUME_ASKS),
-    instanceAsks: structuredClone(SEEDED_INSTANCE_ASKS),
+    volumeAsks: [...structuredClone(SEEDED_VOLUME_ASKS), ...market.volumeAsks],
+    instanceAsks: [...structuredClone(SEEDED_INSTANCE_ASKS), ...market.instanceAsks],
     secrets: [],
     webhooks: [],
     volumes: [],
@@ -188,7 +194,7 @@ export class Store {
 
   static open(settings: EmulatorSettings): Store {
     const file = settings.stateFile === undefined ? undefined : path.resolve(settings.stateFile);
-    const state = (file === undefined ? undefined : loadState(file)) ?? initialState();
+    const state = (file === undefined ? undefined : loadState(file)) ?? initialState(settings);
     if (settings.volumeAsks) state.volumeAsks = structuredClone(settings.volumeAsks);
     if (settings.instanceAsks) state.instanceAsks = structuredClone(settings.instanceAsks);
     const store = new Store(state, file);

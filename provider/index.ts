@@ -16,6 +16,7 @@ export {
   type ApiKeyCategory,
   type ApiKeyPermissionsArgs,
 } from "./resources/api-key";
-export { getCurrentUser, cancelRsyncCopy } from "./functions";
+export { getCurrentUser, cancelRsyncCopy, getOffers, getVolumeOffers } from "./functions";
+export type { InstanceOffer, InstanceOfferQuery, VolumeOffer, VolumeOfferQuery } from "./client";
 export * as client from "./client";
 export { GpuCloudClient, GpuCloudError } from "./client";

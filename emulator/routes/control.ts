@@ -22,6 +22,19 @@ const AsksSchema = z.object({
   instanceAsks: z.array(InstanceAskSchema).optional(),
 });
 const KeyParamsSchema = z.object({ key: z.string() });
+const AskParamsSchema = z.object({
+  kind: z.enum(["instance", "volume"]),
+  id: z
+    .string()
+    .regex(/^[0-9]+$/)
+    .transform(Number),
+});
+const AskChangeSchema = z.strictObject({
+  dollarsPerHour: z.number().nonnegative().optional(),
+  minBidDollarsPerHour: z.number().nonnegative().optional(),
+  storageCostPerGbMonth: z.number().nonnegative().optional(),
+  reliability: z.number().min(0).max(1).optional(),
+});
 
 /** Test controls: no auth, never under /api/, never in the request log. */
 export function registerControlRoutes(app: FastifyInstance, ctx: EmulatorContext): void {
@@ -85,6 +98,32 @@ export function registerControlRoutes(app: FastifyInstance, ctx: EmulatorContext
       state.instanceAsks = asks.instanceAsks ?? state.instanceAsks;
     });
     return ok;
+  });
+
+  // One ask leaves the market (as if someone else rented it), or changes its price.
+  app.delete("/_emulator/asks/:kind/:id", async (request) => {
+    const { kind, id } = check(AskParamsSchema, request.params, "invalid_args");
+    const removed = store.mutate((state) => {
+      if (kind === "instance") {
+        const before = state.instanceAsks.length;
+        state.instanceAsks = state.instanceAsks.filter((ask) => ask.id !== id);
+        return before !== state.instanceAsks.length;
+      }
+      const before = state.volumeAsks.length;
+      state.volumeAsks = state.volumeAsks.filter((ask) => ask.id !== id);
+      return before !== state.volumeAsks.length;
+    });
+    if (!removed) throw new ApiError(404, "no_such_ask", `No ${kind} ask ${String(id)}.`);
+    return ok;
+  });
+  app.patch("/_emulator/asks/:kind/:id", async (request) => {
+    const { kind, id } = check(AskParamsSchema, request.params, "invalid_args");
+    const change = check(AskChangeSchema, request.body, "invalid_args");
+    const asks = kind === "instance" ? store.state.instanceAsks : store.state.volumeAsks;
+    const ask = asks.find((a) => a.id === id);
+    if (!ask) throw new ApiError(404, "no_such_ask", `No ${kind} ask ${String(id)}.`);
+    store.mutate(() => Object.assign(ask, change));
+    return { success: true, ask };
   });
 
   app.post("/_emulator/reset", async () => {

@@ -5,6 +5,7 @@ import { ApiError, check, pathId } from "../http";
 import { pageOf, parseListQuery } from "../instanceList";
 import { describeInstance } from "../instanceRow";
 import { start, stop } from "../lifecycle";
+import { heldAskIds } from "../market";
 import { accountHasSshKey } from "../sshKeys";
 import { type Instance, RuntypeSchema, type State } from "../state";
 
@@ -51,6 +52,15 @@ const CreateInstanceSchema = z.object({
   runtype: LaunchModeSchema.nullish(),
   price: z.number().nonnegative().nullish(),
   image_login: z.string().nullish(),
+  /** Links an existing volume (`create_new: false`); creating one here is not modelled. */
+  volume_info: z
+    .object({
+      create_new: z.literal(false, "only false (link an existing volume) is supported"),
+      volume_id: z.int().positive(),
+      mount_path: z.string().startsWith("/", "must be an absolute path"),
+      size: z.int().nullish(),
+    })
+    .nullish(),
 });
 const StateChangeSchema = z.enum(["stopped", "running"], "must be stopped or running");
 const ManageSchema = z
@@ -129,6 +139,33 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
       const ask = store.state.instanceAsks.find((a) => a.id === askId);
       if (!ask) throw new ApiError(404, "no_such_ask", "No instance ask with that id.");
       const input = check(CreateInstanceSchema, request.body, "invalid_args");
+      // With a market, an on-demand ask someone rents is gone until the instance is destroyed.
+      if (settings.market && heldAskIds(store.state.instances).has(ask.id)) {
+        throw new ApiError(404, "no_such_ask", "No instance ask with that id.");
+      }
+      const volumeInfo = input.volume_info ?? undefined;
+      if (volumeInfo) {
+        const volume = store.state.volumes.find((v) => v.id === volumeInfo.volume_id);
+        if (!volume) {
+          throw new ApiError(
+            400,
+            "invalid_args",
+            `volume_info.volume_id: no volume ${String(volumeInfo.volume_id)}`,
+          );
+        }
+        // A local volume lives on one machine: only an instance there can mount it.
+        const volumeMachine =
+          volume.offer?.machineId ??
+          store.state.volumeAsks.find((a) => a.id === volume.askId)?.machineId;
+        if (volumeMachine !== ask.machineId) {
+          throw new ApiError(
+            400,
+            "invalid_args",
+            `volume_info.volume_id: volume V.${String(volume.id)} is on machine ` +
+              `${String(volumeMachine)}; ask ${String(ask.id)} is on machine ${String(ask.machineId)}`,
+          );
+        }
+      }
       const runtype = input.runtype ?? "ssh";
       if (runtype === "vm" && !accountHasSshKey(store.state)) {
         throw new ApiError(400, "no_ssh_key_for_vm", "Register an SSH key before creating a VM.");
@@ -151,6 +188,9 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
           boot: { ...boot, afterPolls: boot.afterPolls ?? settings.bootPolls },
           intendedStatus: "running",
           restartedAtMs: null,
+          volume: volumeInfo
+            ? { volumeId: volumeInfo.volume_id, mountPath: volumeInfo.mount_path }
+            : null,
         };
         state.instances.push(created);
         return created;

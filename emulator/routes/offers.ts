@@ -8,6 +8,7 @@ import {
   SAMPLE_VOLUME_ASK,
   describeInstanceOffer,
   describeVolumeOffer,
+  heldAskIds,
   instanceOfferFilterView,
   volumeOfferFilterView,
 } from "../market";
@@ -47,7 +48,8 @@ const BUNDLE_SEARCH: SearchSpec<typeof BundleOptionsSchema> = {
       ),
     ),
   ),
-  // The description's defaults: what a query does not name, it gets.
+  // The description's defaults: what a query does not name, it gets. (`external eq false` is
+  // the official client's own default, which it sends; the package sends it too.)
   defaults: { verified: { eq: true }, rentable: { eq: true }, rented: { eq: false } },
   options: BundleOptionsSchema,
 };
@@ -61,7 +63,10 @@ const VOLUME_SEARCH: SearchSpec<typeof VolumeSearchOptionsSchema> = {
   options: VolumeSearchOptionsSchema,
 };
 
-export function registerOfferRoutes(app: FastifyInstance, { store }: EmulatorContext): void {
+export function registerOfferRoutes(
+  app: FastifyInstance,
+  { store, settings, faults }: EmulatorContext,
+): void {
   const config = { category: "instance_read" } as const;
   const nowSeconds = () => Date.now() / 1000;
 
@@ -71,13 +76,25 @@ export function registerOfferRoutes(app: FastifyInstance, { store }: EmulatorCon
       type: query.options.type,
       allocatedStorageGb: query.options.allocated_storage,
     };
-    const { instanceAsks, volumeAsks } = store.state;
+    const { instanceAsks, volumeAsks, instances } = store.state;
     const now = nowSeconds();
-    const rows = instanceAsks.map((ask) => ({
-      ask,
-      offer: describeInstanceOffer(ask, pricing, volumeAsks, now),
-    }));
-    const found = runQuery(rows, query, ({ ask, offer }) => instanceOfferFilterView(ask, offer));
+    const held = settings.market ? heldAskIds(instances) : new Set<number>();
+    const rows = instanceAsks.map((listed) => {
+      const ask = held.has(listed.id) ? { ...listed, rented: true } : listed;
+      return { ask, offer: describeInstanceOffer(ask, pricing, volumeAsks, now) };
+    });
+    const found = runQuery(
+      rows,
+      query,
+      ({ ask, offer }) => instanceOfferFilterView(ask, offer),
+      faults.ignoredSearchField,
+    );
+    const [first] = found;
+    if (first && faults.takeAfterSearch()) {
+      store.mutate((state) => {
+        state.instanceAsks = state.instanceAsks.filter((ask) => ask.id !== first.ask.id);
+      });
+    }
     return { offers: found.map(({ offer }, index) => ({ ...offer, rn: index + 1 })) };
   });
 
@@ -88,7 +105,12 @@ export function registerOfferRoutes(app: FastifyInstance, { store }: EmulatorCon
       ask,
       offer: describeVolumeOffer(ask, query.options.allocated_storage, now),
     }));
-    const found = runQuery(rows, query, ({ ask, offer }) => volumeOfferFilterView(ask, offer));
+    const found = runQuery(
+      rows,
+      query,
+      ({ ask, offer }) => volumeOfferFilterView(ask, offer),
+      faults.ignoredSearchField,
+    );
     return { offers: found.map(({ offer }) => offer) };
   });
 }

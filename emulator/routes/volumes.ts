@@ -26,7 +26,7 @@ const UNKNOWN_MACHINE = Object.fromEntries(
   Object.keys(volumeMachineColumns(SAMPLE_VOLUME_ASK)).map((key) => [key, null]),
 );
 
-function describeVolume(volume: Volume, ask: VolumeAsk | undefined) {
+function describeVolume(volume: Volume, ask: VolumeAsk | undefined, state: State) {
   return {
     id: volume.id,
     name: `V.${String(volume.id)}`,
@@ -35,8 +35,8 @@ function describeVolume(volume: Volume, ask: VolumeAsk | undefined) {
     disk_space: volume.sizeGb,
     ask_id: volume.askId,
     start_date: volume.createdAtMs / 1000,
-    // Attaching volumes to instances is not modelled yet.
-    instances: [],
+    // The instances that linked it at create.
+    instances: state.instances.filter((i) => i.volume?.volumeId === volume.id).map((i) => i.id),
     cluster_id: null,
     ...(ask ? volumeMachineColumns(ask) : UNKNOWN_MACHINE),
     storage_total_cost: ask
@@ -80,7 +80,9 @@ export function registerVolumeRoutes(app: FastifyInstance, { store }: EmulatorCo
   // owner=me&type=all_volume is what clients send; the emulator has one owner and one kind.
   app.get("/api/v0/volumes/", { config: { category: "instance_read" } }, async () => {
     const { state } = store;
-    return { volumes: state.volumes.map((volume) => describeVolume(volume, askOf(volume, state))) };
+    return {
+      volumes: state.volumes.map((volume) => describeVolume(volume, askOf(volume, state), state)),
+    };
   });
 
   app.delete("/api/v0/volumes/", { config: { category: "instance_write" } }, async (request) => {

@@ -1,6 +1,13 @@
 import { ApiKeysApi } from "./api-keys";
 import { CommandsApi } from "./commands";
 import { InstancesApi } from "./instances";
+import type {
+  InstanceOffer,
+  InstanceOfferQuery,
+  VolumeOffer,
+  VolumeOfferQuery,
+} from "./offer-query";
+import { OffersApi } from "./offers";
 import { SecretsApi } from "./secrets";
 import { SshKeysApi } from "./ssh-keys";
 import { Transport, type TransportOptions } from "./transport";
@@ -14,17 +21,29 @@ export { defaultRetryPolicy, exponentialBackoff, type Backoff, type RetryPolicy 
 export type { CurrentUser } from "./users";
 export type { MaskedSecrets } from "./secrets";
 export type { Webhook, CreatedWebhook, WebhookFields, NotificationType } from "./webhooks";
-export type { AcceptVolumeAskOptions, Volume, VolumeOffer } from "./volumes";
+export type { AcceptVolumeAskOptions, Volume, VolumeOfferRow } from "./volumes";
 export { volumeIdOf } from "./volumes";
 export type {
   CreateInstanceRequest,
   Instance,
   InstanceFilterValues,
   InstanceListQuery,
-  InstanceOffer,
+  InstanceOfferRow,
   InstanceState,
 } from "./instances";
 export { deadEndStatuses, environmentOf } from "./instances";
+export {
+  compileInstanceOfferQuery,
+  compileVolumeOfferQuery,
+  OfferQueryError,
+  withCondition,
+  type CompiledQuery,
+  type InstanceOffer,
+  type InstanceOfferQuery,
+  type VolumeOffer,
+  type VolumeOfferQuery,
+} from "./offer-query";
+export type { RejectedOffer, Search } from "./offers";
 export type { RemoteCopy, RemoteCopyStarted } from "./commands";
 export type { SshKey, InstanceSshKey } from "./ssh-keys";
 export type { ApiKey, ApiKeyPermissions, CreatedApiKey, CreateApiKeyRequest } from "./api-keys";
@@ -39,6 +58,8 @@ export class GpuCloudClient {
   readonly commands: CommandsApi;
   readonly sshKeys: SshKeysApi;
   readonly apiKeys: ApiKeysApi;
+  /** Typed offer searches that check the answers (see searchOffers). */
+  readonly offers: OffersApi;
 
   constructor(options: TransportOptions) {
     const transport = new Transport(options);
@@ -50,5 +71,26 @@ export class GpuCloudClient {
     this.commands = new CommandsApi(transport);
     this.sshKeys = new SshKeysApi(transport);
     this.apiKeys = new ApiKeysApi(transport);
+    this.offers = new OffersApi(transport);
+  }
+
+  /**
+   * Instance offers matching the query (an object or the official client's string syntax),
+   * cheapest first unless `order` says otherwise. A malformed query throws OfferQueryError and
+   * sends nothing; answered offers that do not match are left out.
+   */
+  async searchOffers(
+    query: InstanceOfferQuery | string = {},
+    signal?: AbortSignal,
+  ): Promise<InstanceOffer[]> {
+    return (await this.offers.searchInstances(query, signal)).offers;
+  }
+
+  /** Volume offers matching the query, cheapest per GB-month first unless `order` says otherwise. */
+  async searchVolumeOffers(
+    query: VolumeOfferQuery | string = {},
+    signal?: AbortSignal,
+  ): Promise<VolumeOffer[]> {
+    return (await this.offers.searchVolumes(query, signal)).offers;
   }
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { deleteUnlessGone } from "./errors";
+import { instanceOfferWireSchema } from "./offer-query";
 import type { Transport } from "./transport";
 
 /** Values of `actual_status`; null while provisioning. */
@@ -33,6 +34,8 @@ export const instanceSchema = z.object({
   start_date: z.number().nullable().optional(),
   dph_total: z.number().nullable().optional(),
   geolocation: z.string().nullable().optional(),
+  /** Linked volumes: `{volume_id, name, mount_path}` each. */
+  volume_info: z.array(z.record(z.string(), z.unknown())).nullable().optional(),
 });
 export type Instance = z.infer<typeof instanceSchema>;
 
@@ -91,16 +94,8 @@ const listInstancesSchema = z.object({
 const createInstanceSchema = z.object({ success: z.boolean(), new_contract: z.number().int() });
 const successSchema = z.object({ success: z.boolean() });
 
-export const instanceOfferSchema = z.object({
-  id: z.number().int(),
-  gpu_name: z.string(),
-  num_gpus: z.number(),
-  /** MB */
-  gpu_ram: z.number(),
-  dph_total: z.number(),
-});
-export type InstanceOffer = z.infer<typeof instanceOfferSchema>;
-const instanceOffersSchema = z.object({ offers: z.array(instanceOfferSchema) });
+const instanceOffersSchema = z.object({ offers: z.array(instanceOfferWireSchema) });
+export type InstanceOfferRow = z.infer<typeof instanceOfferWireSchema>;
 
 /** The body of a create-instance request (wire names; `client_id` is added). */
 export const createInstanceRequestSchema = z.object({
@@ -114,6 +109,10 @@ export const createInstanceRequestSchema = z.object({
   /** A bid, $/hour. */
   price: z.number().optional(),
   image_login: z.string().optional(),
+  /** Links an existing volume; it must be on the ask's machine. */
+  volume_info: z
+    .object({ create_new: z.literal(false), volume_id: z.number().int(), mount_path: z.string() })
+    .optional(),
 });
 export type CreateInstanceRequest = z.infer<typeof createInstanceRequestSchema>;
 const createInstanceBodySchema = createInstanceRequestSchema.extend({
@@ -271,11 +270,15 @@ export class InstancesApi {
     });
   }
 
-  /** Searches instance offers (asks); `{}` lists them all. */
+  /**
+   * Searches instance offers with a raw query body in the service's wire form (`{}` lists them
+   * all). Programs use the typed `GpuCloudClient.searchOffers`, which checks the query and the
+   * answers.
+   */
   async searchOffers(
     query: Record<string, unknown> = {},
     signal?: AbortSignal,
-  ): Promise<InstanceOffer[]> {
+  ): Promise<InstanceOfferRow[]> {
     const body = await this.transport.request({
       method: "POST",
       path: "/api/v0/bundles/",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { volumeOfferWireSchema } from "./offer-query";
 import { SharedList } from "./shared-list";
 import type { Transport } from "./transport";
 
@@ -30,27 +31,8 @@ export const volumeSchema = z.object({
 export type Volume = z.infer<typeof volumeSchema>;
 const listVolumesSchema = z.object({ volumes: z.array(volumeSchema) });
 
-export const volumeOfferSchema = z.object({
-  id: z.number().int(),
-  /** GB */
-  disk_space: z.number(),
-  /** $/GB/month */
-  storage_cost: z.number().optional(),
-  /** $/hour for the search's allocated_storage. */
-  storage_total_cost: z.number().nullable().optional(),
-  machine_id: z.number().int().nullable().optional(),
-  host_id: z.number().int().nullable().optional(),
-  geolocation: z.string().nullable().optional(),
-  reliability: z.number().nullable().optional(),
-  verification: z.string().nullable().optional(),
-  inet_up: z.number().nullable().optional(),
-  inet_down: z.number().nullable().optional(),
-  static_ip: z.boolean().nullable().optional(),
-  /** Unix seconds the offer is listed until. */
-  end_date: z.number().nullable().optional(),
-});
-export type VolumeOffer = z.infer<typeof volumeOfferSchema>;
-const volumeOffersSchema = z.object({ offers: z.array(volumeOfferSchema) });
+const volumeOffersSchema = z.object({ offers: z.array(volumeOfferWireSchema) });
+export type VolumeOfferRow = z.infer<typeof volumeOfferWireSchema>;
 
 const successSchema = z.object({ success: z.boolean() });
 const acceptVolumeAskBodySchema = z.object({
@@ -132,7 +114,7 @@ export class VolumesApi {
   async searchOffers(
     query: Record<string, unknown> = {},
     signal?: AbortSignal,
-  ): Promise<VolumeOffer[]> {
+  ): Promise<VolumeOfferRow[]> {
     const body = await this.transport.request({
       method: "POST",
       path: "/api/v0/volumes/search/",

@@ -1,6 +1,13 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { deleteUnlessGone, GpuCloudError } from "../client";
+import {
+  compileVolumeOfferQuery,
+  deleteUnlessGone,
+  GpuCloudError,
+  OfferQueryError,
+  type VolumeOffer,
+  type VolumeOfferQuery,
+} from "../client";
 import { once } from "../once";
 import { providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
@@ -8,11 +15,27 @@ import { checkInputs } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------
 
+const volumeOfferQuerySchema = z
+  .union([z.string(), z.record(z.string(), z.unknown())], {
+    error: "volumeOfferQuery must be a query object ({ diskSpaceGb: { gte: 100 } }) or a string",
+  })
+  .superRefine((query, ctx) => {
+    try {
+      compileVolumeOfferQuery(query);
+    } catch (error) {
+      if (!(error instanceof OfferQueryError)) throw error;
+      ctx.addIssue({ code: "custom", message: error.message });
+    }
+  });
+
 export const volumeInputsSchema = z.object({
   askId: z
-    .number({ error: "askId is required: the id of a volume ask (offer)" })
+    .number({ error: "askId must be the id of a volume ask (offer)" })
     .int("askId must be an integer")
-    .positive("askId must be positive"),
+    .positive("askId must be positive")
+    .optional(),
+  /** Accept the cheapest volume offer matching this query (with room for sizeGb) instead. */
+  volumeOfferQuery: volumeOfferQuerySchema.optional(),
   sizeGb: z
     .number({ error: "sizeGb must be a number of GB" })
     .int("sizeGb must be a whole number of GB")
@@ -26,6 +49,12 @@ export const volumeOutputsSchema = volumeInputsSchema.extend({
   volumeName: z.string(),
   /** The number in the name; the id the service deletes it by. */
   volumeId: z.number().int(),
+  /** The ask accepted (the input askId, or the offer the query found). */
+  offerAskId: z.number().int().optional(),
+  /** The machine the volume lives on: an instance must be rented there to link it. */
+  machineId: z.number().int().nullable().optional(),
+  /** The offer accepted, as the search answered it (by query only). */
+  offer: z.record(z.string(), z.unknown()).optional(),
 });
 export type VolumeOutputs = z.infer<typeof volumeOutputsSchema>;
 
@@ -33,11 +62,43 @@ export type VolumeOutputs = z.infer<typeof volumeOutputsSchema>;
 
 /** The service has no call to resize or move a volume: any change replaces it. */
 export function diffVolume(olds: VolumeOutputs, news: VolumeInputs): pulumi.dynamic.DiffResult {
-  const replaces = (["askId", "sizeGb"] as const).filter((field) => olds[field] !== news[field]);
-  return { changes: replaces.length > 0, replaces };
+  const replaces: string[] = (["askId", "sizeGb"] as const).filter(
+    (field) => olds[field] !== news[field],
+  );
+  // A query change replaces only when the volume's machine no longer matches it.
+  const queryChanged =
+    JSON.stringify(olds.volumeOfferQuery) !== JSON.stringify(news.volumeOfferQuery);
+  if (queryChanged && news.volumeOfferQuery !== undefined) {
+    const recorded = olds.offer as VolumeOffer | undefined;
+    if (
+      recorded === undefined ||
+      compileVolumeOfferQuery(news.volumeOfferQuery).mismatch(recorded)
+    ) {
+      replaces.push("volumeOfferQuery");
+    }
+  }
+  return { changes: replaces.length > 0 || queryChanged, replaces };
 }
 
 // ---- CRUD ---------------------------------------------------------------------------------
+
+/** By query: the first offer, in the query's order, that matches it and offers sizeGb. */
+async function chooseVolumeOffer(inputs: VolumeInputs): Promise<VolumeOffer | undefined> {
+  const query = inputs.volumeOfferQuery;
+  if (query === undefined) return undefined;
+  const search = await providerClient().offers.searchVolumes(query);
+  const fits = search.offers.filter((offer) => offer.diskSpaceGb >= inputs.sizeGb);
+  const [best] = fits;
+  if (best !== undefined) return best;
+  throw new Error(
+    `no volume offer matches volumeOfferQuery with room for ${inputs.sizeGb} GB ` +
+      `(${search.offers.length} matched but were smaller` +
+      (search.rejected.length > 0
+        ? `; ${search.rejected.length} answered offer(s) did not match the query and were skipped`
+        : "") +
+      `); nothing was created`,
+  );
+}
 
 // The account's volumes before this run, and those this run created: one list per run, not one
 // per create, tells a volume a lost reply created from every other.
@@ -49,7 +110,23 @@ const createdThisRun = new Set<number>();
 export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
   async check(_olds, news) {
     providerClient();
-    return checkInputs(volumeInputsSchema, news);
+    const checked = checkInputs(volumeInputsSchema, news);
+    const ways = (["askId", "volumeOfferQuery"] as const).filter((f) => news[f] !== undefined);
+    if (ways.length !== 1) {
+      checked.failures.push({
+        property: "askId",
+        reason:
+          ways.length === 0
+            ? "askId: required (the id of a volume ask), or volumeOfferQuery to find one"
+            : "askId and volumeOfferQuery: give one of them",
+      });
+    }
+    return checked;
+  },
+
+  async update(_id, olds, news) {
+    // Only the query changed, and the volume still matches it.
+    return { outs: { ...olds, ...news } };
   },
 
   async diff(_id, olds, news) {
@@ -60,13 +137,21 @@ export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
     const client = providerClient();
     // Known before accepting, so that a volume that appears after a lost reply can be told apart.
     const before = await volumesBeforeThisRun();
+    const chosen = await chooseVolumeOffer(inputs);
+    const askId = chosen?.askId ?? inputs.askId ?? 0;
+    const found = {
+      offerAskId: askId,
+      machineId: chosen?.machineId ?? null,
+      ...(chosen === undefined ? {} : { offer: chosen }),
+    };
     try {
-      const { volumeName, volumeId } = await client.volumes.acceptVolumeAsk(
-        inputs.askId,
-        inputs.sizeGb,
-      );
+      const { volumeName, volumeId } = await client.volumes.acceptVolumeAsk(askId, inputs.sizeGb);
       createdThisRun.add(volumeId);
-      return { id: volumeName, outs: { ...inputs, volumeName, volumeId } };
+      const machineId =
+        found.machineId ??
+        (await client.volumes.list()).find((v) => v.id === volumeId)?.machine_id ??
+        null;
+      return { id: volumeName, outs: { ...inputs, volumeName, volumeId, ...found, machineId } };
     } catch (error) {
       if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
       // The reply was lost after the service may have created the volume: a single new volume
@@ -87,7 +172,16 @@ export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
       }
       createdThisRun.add(adopted.id);
       const volumeName = `V.${adopted.id}`;
-      return { id: volumeName, outs: { ...inputs, volumeName, volumeId: adopted.id } };
+      return {
+        id: volumeName,
+        outs: {
+          ...inputs,
+          volumeName,
+          volumeId: adopted.id,
+          ...found,
+          machineId: found.machineId ?? adopted.machine_id ?? null,
+        },
+      };
     }
   },
 
@@ -100,8 +194,14 @@ export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
     const sizeGb = found.disk_space ?? props.sizeGb;
     return {
       id,
-      props: { ...props, sizeGb },
-      inputs: { askId: props.askId, sizeGb },
+      props: { ...props, sizeGb, machineId: found.machine_id ?? props.machineId ?? null },
+      inputs: {
+        ...(props.askId === undefined ? {} : { askId: props.askId }),
+        ...(props.volumeOfferQuery === undefined
+          ? {}
+          : { volumeOfferQuery: props.volumeOfferQuery }),
+        sizeGb,
+      },
     };
   },
 
@@ -113,8 +213,14 @@ export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
 // ---- The resource -------------------------------------------------------------------------
 
 export interface VolumeArgs {
-  /** The volume ask (offer) to accept; see the service's volume search. */
-  askId: pulumi.Input<number>;
+  /** The volume ask (offer) to accept; see `getVolumeOffers`. Give this or volumeOfferQuery. */
+  askId?: pulumi.Input<number>;
+  /**
+   * Accept the cheapest volume offer matching this query (and offering at least sizeGb), e.g.
+   * `{ geolocation: "US", reliability: { gte: 0.99 } }`; each offer is checked against the
+   * query. Changing it replaces the volume only when the volume no longer matches.
+   */
+  volumeOfferQuery?: pulumi.Input<VolumeOfferQuery | string>;
   /** Size in GB (default 15). */
   sizeGb?: pulumi.Input<number>;
 }
@@ -126,13 +232,26 @@ export class Volume extends pulumi.dynamic.Resource {
   /** `V.<number>`. */
   declare readonly volumeName: pulumi.Output<string>;
   declare readonly volumeId: pulumi.Output<number>;
+  /** The ask accepted. */
+  declare readonly offerAskId: pulumi.Output<number>;
+  /** The machine the volume lives on; an Instance linking it is rented there. */
+  declare readonly machineId: pulumi.Output<number | null>;
 
   constructor(name: string, args: VolumeArgs, opts?: pulumi.CustomResourceOptions) {
     super(
       providerShim("pulumi-gpucloud/provider/resources/volume"),
       name,
       // Every output is named here, or the resource would not expose it.
-      { askId: args.askId, sizeGb: args.sizeGb, volumeName: undefined, volumeId: undefined },
+      {
+        askId: args.askId,
+        volumeOfferQuery: args.volumeOfferQuery,
+        sizeGb: args.sizeGb,
+        volumeName: undefined,
+        volumeId: undefined,
+        offerAskId: undefined,
+        machineId: undefined,
+        offer: undefined,
+      },
       opts,
       "gpucloud",
       "Volume",

@@ -239,7 +239,7 @@ describe("instances", () => {
     const offers = await h.client.instances.searchOffers();
 
     expect(offers.map((offer) => offer.id)).toEqual([31001, 31002, 31003, 31004]);
-    expect(offers[0]).toEqual({
+    expect(offers[0]).toMatchObject({
       id: 31001,
       gpu_name: "RTX 4090",
       num_gpus: 1,

@@ -56,6 +56,8 @@ describe("resource providers against the emulator", () => {
         id: `V.${String(volume?.id)}`,
         outs: {
           askId: 21001,
+          offerAskId: 21001,
+          machineId: 41207,
           sizeGb: 33,
           volumeName: `V.${String(volume?.id)}`,
           volumeId: volume?.id,

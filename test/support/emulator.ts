@@ -54,6 +54,8 @@ export interface Faults {
   serverErrors?: FaultKind & { status?: 500 | 502 | 503 | 504 };
   drops?: FaultKind & { afterHandling?: boolean };
   seed?: number;
+  searchIgnoresFilter?: { field: string };
+  offerTakenAfterSearch?: { next: number };
 }
 
 /** A running emulator with its test controls (`/_emulator/`). */
@@ -76,6 +78,14 @@ export interface TestEmulator {
   setUser(user: { ssh_key?: string; credit?: number; email?: string }): Promise<void>;
   addKey(key: string, permissions?: { api: Record<string, object> }): Promise<void>;
   revokeKey(key: string): Promise<void>;
+  /** An ask leaves the market, as if someone else rented it. */
+  removeAsk(kind: "instance" | "volume", id: number): Promise<void>;
+  /** Changes an ask's price (or reliability). */
+  changeAsk(
+    kind: "instance" | "volume",
+    id: number,
+    change: { dollarsPerHour?: number; storageCostPerGbMonth?: number; reliability?: number },
+  ): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -87,7 +97,11 @@ export async function startTestEmulator(
   const apiKey = options.apiKey ?? `test-key-${Math.random().toString(36).slice(2)}`;
   const running = await startEmulator({ ...options, apiKey, port: 0, host: "127.0.0.1" });
 
-  async function control(method: "GET" | "PUT" | "POST" | "DELETE", path: string, body?: unknown) {
+  async function control(
+    method: "GET" | "PUT" | "POST" | "DELETE" | "PATCH",
+    path: string,
+    body?: unknown,
+  ) {
     const response = await request(`${running.url}/_emulator/${path}`, {
       method,
       ...(body === undefined
@@ -124,6 +138,8 @@ export async function startTestEmulator(
     addKey: (key, permissions) =>
       send("POST", "keys", permissions ? { key, permissions } : { key }),
     revokeKey: (key) => send("DELETE", `keys/${encodeURIComponent(key)}`),
+    removeAsk: (kind, id) => send("DELETE", `asks/${kind}/${String(id)}`),
+    changeAsk: (kind, id, change) => send("PATCH", `asks/${kind}/${String(id)}`, change),
     close: () => running.close(),
   };
 }

@@ -15,7 +15,11 @@ function whyNotAdoptable(instance: InstanceWire, inputs: InstanceInputs): string
   if (instance.intended_status === "stopped" || status === "stopped") return "it is stopped";
   if (specOfInstance(instance) !== specOf(inputs)) return "it runs another image or settings";
   const askId = instance.bundle_id ?? undefined;
-  if (askId !== undefined && !asksOf(inputs).includes(askId)) return `ask ${askId} is not listed`;
+  // Rented by query: any ask the query led to will do.
+  const listed = asksOf(inputs);
+  if (askId !== undefined && listed.length > 0 && !listed.includes(askId)) {
+    return `ask ${askId} is not listed`;
+  }
   return undefined;
 }
 

@@ -1,6 +1,7 @@
 import {
   type CreateInstanceRequest,
   GpuCloudError,
+  type InstanceOffer,
   type Instance as InstanceWire,
 } from "../../client";
 import { whileEngineWatched } from "../../engine-watch";
@@ -10,6 +11,7 @@ import { settleLeftovers } from "./adoption";
 import { markersOf, rememberRecorded, resourceNameOf } from "./identity";
 import { asksOf, type InstanceAttempt, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { followState } from "./power";
+import { chooseOffer, effectiveQuery, NoOfferError } from "./offer-choice";
 import {
   type BootOutcome,
   CreateOutcomeUnknownError,
@@ -28,6 +30,18 @@ export function connectionOutputs(instance: InstanceWire | undefined) {
     gpuRamMb: instance?.gpu_ram ?? null,
     statusMessage: instance?.status_msg ?? null,
     intendedStatus: instance?.intended_status ?? null,
+  };
+}
+
+/** What an instance was rented from, as it shows it (for instances rented by ask id). */
+export function offerShownBy(instance: InstanceWire | undefined) {
+  if (instance?.bundle_id === undefined || instance.bundle_id === null) return undefined;
+  return {
+    askId: instance.bundle_id,
+    gpuName: instance.gpu_name ?? null,
+    numGpus: instance.num_gpus ?? null,
+    dollarsPerHour: instance.dph_total ?? null,
+    machineId: instance.machine_id ?? null,
   };
 }
 
@@ -83,7 +97,24 @@ async function rentUntilRunning(
     label: inputs.label,
     runtype: inputs.runtype,
     price: inputs.price,
+    ...(inputs.volume === undefined
+      ? {}
+      : {
+          volume_info: {
+            create_new: false,
+            volume_id: inputs.volume.volumeId,
+            mount_path: inputs.volume.mountPath,
+          },
+        }),
   };
+  // By query: each attempt searches afresh and rents the best offer not tried yet.
+  const query = await effectiveQuery(client, inputs).catch((error: unknown) => {
+    if (error instanceof NoOfferError)
+      throw new Error(`${name}: ${error.message}; nothing was rented.`);
+    throw error;
+  });
+  const tried = new Set<number>();
+  const chosen = new Map<number, InstanceOffer>();
   const deadlineMs = Date.now() + inputs.createTimeoutSeconds * 1000;
   const attempts: InstanceAttempt[] = [];
   let reason = `every one of ${inputs.maxAttempts} attempts ended without a running instance`;
@@ -94,7 +125,23 @@ async function rentUntilRunning(
       reason = `the ${inputs.createTimeoutSeconds} s createTimeoutSeconds deadline passed`;
       break;
     }
-    const askId = adoptee?.askId ?? asks[(number - 1) % asks.length] ?? 0;
+    let askId = adoptee?.askId ?? asks[(number - 1) % asks.length] ?? 0;
+    if (adoptee === undefined && query !== undefined) {
+      try {
+        const offer = await chooseOffer(client, query, inputs, tried, progress);
+        askId = offer.askId;
+        chosen.set(askId, offer);
+        progress(
+          `attempt ${number}: renting ask ${askId} (${offer.numGpus}x ${offer.gpuName}, ` +
+            `$${offer.dollarsPerHour}/h, machine ${offer.machineId ?? "?"})`,
+        );
+      } catch (error) {
+        if (!(error instanceof NoOfferError)) throw error;
+        reason = error.message;
+        break;
+      }
+    }
+    tried.add(askId);
     let instanceId: number;
     try {
       instanceId =
@@ -146,11 +193,14 @@ async function rentUntilRunning(
       outcome = { kind: "deadline", instance: undefined };
       reason = "polling the instance failed";
     }
+    const shown = outcome.kind === "gone" ? undefined : outcome.instance;
+    const offer = chosen.get(askId) ?? offerShownBy(shown);
     const outs: InstanceOutputs = {
       ...inputs,
       instanceId,
-      ...connectionOutputs(outcome.kind === "gone" ? undefined : outcome.instance),
+      ...connectionOutputs(shown),
       attempts,
+      ...(offer === undefined ? {} : { offer }),
     };
     if (outcome.kind === "running") {
       progress(`instance ${instanceId} is running (attempt ${number})`);

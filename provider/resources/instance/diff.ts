@@ -1,6 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { deadEndStatuses } from "../../client";
 import { asksOf, type InstanceInputs, type InstanceOutputs } from "./inputs";
+import { recordedOfferMismatch } from "./offer-choice";
 
 export const replacingFields = ["image", "diskGb", "onstart", "env", "runtype", "price"] as const;
 const inPlaceFields = [
@@ -10,6 +11,8 @@ const inPlaceFields = [
   "maxAttempts",
   "pollIntervalSeconds",
   "sshKeyIds",
+  "offerQuery",
+  "maxDollarsPerHour",
 ] as const;
 
 export const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
@@ -43,6 +46,22 @@ export function diffInstance(
   if (asksChanged && (rentedFrom === undefined || !newAsks.includes(rentedFrom))) {
     replaces.push(news.askIds === undefined ? "askId" : "askIds");
   }
+  // By query: what runs stays while its offer satisfies the (new) query and price cap.
+  if (news.offerQuery !== undefined) {
+    const queryChanged =
+      !same(olds.offerQuery, news.offerQuery) ||
+      !same(olds.maxDollarsPerHour, news.maxDollarsPerHour);
+    const price = olds.offer?.dollarsPerHour;
+    if (
+      queryChanged &&
+      (recordedOfferMismatch(olds.offer, news.offerQuery) !== undefined ||
+        (news.maxDollarsPerHour !== undefined &&
+          (price === null || price === undefined || price > news.maxDollarsPerHour)))
+    ) {
+      replaces.push("offerQuery");
+    }
+  }
+  if (!same(olds.volume, news.volume)) replaces.push("volume");
   if (isBroken(olds)) replaces.push("actualStatus");
   const changes =
     replaces.length > 0 ||

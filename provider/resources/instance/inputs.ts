@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { compileInstanceOfferQuery, OfferQueryError } from "../../client";
 
 // The instance's inputs and outputs: what a program declares and what the stack records.
 
@@ -7,11 +8,44 @@ const askIdSchema = z
   .int("an ask id is a whole number")
   .positive("an ask id is positive");
 
+/** A query in either form; checked by compiling it, so the failure names the field or token. */
+export const offerQueryInputSchema = z
+  .union([z.string(), z.record(z.string(), z.unknown())], {
+    error: 'offerQuery must be a query object ({ gpuName: "RTX 4090", ... }) or a query string',
+  })
+  .superRefine((query, ctx) => {
+    try {
+      compileInstanceOfferQuery(query);
+    } catch (error) {
+      if (!(error instanceof OfferQueryError)) throw error;
+      ctx.addIssue({ code: "custom", message: error.message });
+    }
+  });
+
 export const instanceInputsSchema = z.object({
   askId: askIdSchema.optional(),
   askIds: z
     .array(askIdSchema, { error: "askIds must be a list of ask ids" })
     .min(1, "askIds must list at least one ask")
+    .optional(),
+  /** Rent the best offer matching this query instead of a fixed ask (see create-flow.ts). */
+  offerQuery: offerQueryInputSchema.optional(),
+  /** A hard cap on the price of any offer rented by query, $/hour. */
+  maxDollarsPerHour: z
+    .number({ error: "maxDollarsPerHour must be a number ($/hour)" })
+    .positive("maxDollarsPerHour must be positive")
+    .optional(),
+  /** An existing volume linked at create; the instance is rented on the volume's machine. */
+  volume: z
+    .object(
+      {
+        volumeId: z.number().int("volumeId is a whole number").positive("volumeId is positive"),
+        mountPath: z
+          .string({ error: "mountPath is required, e.g. /data" })
+          .startsWith("/", "mountPath must be an absolute path, e.g. /data"),
+      },
+      { error: "volume must be { volumeId, mountPath }" },
+    )
     .optional(),
   image: z.string({ error: "image is required" }).trim().min(1, "image must not be empty"),
   diskGb: z
@@ -85,6 +119,19 @@ export const instanceOutputsSchema = instanceInputsSchema.extend({
   gpuRamMb: z.number().nullable(),
   statusMessage: z.string().nullable(),
   attempts: z.array(instanceAttemptSchema),
+  /**
+   * What was rented: the offer as the search answered it (by query), or as the instance shows
+   * it. Absent in stacks written before offers were recorded.
+   */
+  offer: z
+    .looseObject({
+      askId: z.number(),
+      gpuName: z.string().nullable(),
+      numGpus: z.number().nullable(),
+      dollarsPerHour: z.number().nullable(),
+      machineId: z.number().nullable(),
+    })
+    .optional(),
 });
 export type InstanceOutputs = z.infer<typeof instanceOutputsSchema>;
 

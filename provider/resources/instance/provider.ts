@@ -1,6 +1,7 @@
 import { providerClient, reportProgress } from "../../provider-runtime";
 import type { DynamicProvider } from "../../shim";
-import { checkInputs } from "../../validation";
+import { checkInputs, containsUnknown } from "../../validation";
+import { askOffVolumeMachine } from "./volume-link";
 import { encodeOnstart, onstartLimitChars } from "../../onstart";
 import { connectionOutputs, createInstance } from "./create-flow";
 import { diffInstance, replacingFields, same } from "./diff";
@@ -28,14 +29,33 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
   async check(olds, news) {
     const client = providerClient();
     const { inputs, failures } = checkInputs(instanceInputsSchema, news);
-    if (inputs.askId !== undefined && inputs.askIds !== undefined) {
-      failures.push({ property: "askId", reason: "askId: give askId or askIds, not both" });
+    const ways = (["askId", "askIds", "offerQuery"] as const).filter(
+      (field) => news[field] !== undefined,
+    );
+    if (ways.length > 1) {
+      failures.push({
+        property: ways[1] ?? "askId",
+        reason: `${ways.join(" and ")}: give one of askId, askIds or offerQuery`,
+      });
     }
-    if (news["askId"] === undefined && news["askIds"] === undefined) {
+    if (ways.length === 0) {
       failures.push({
         property: "askId",
-        reason: "askId: required (or askIds, an ordered list of asks to try)",
+        reason:
+          "askId: required (or askIds, an ordered list of asks to try, or offerQuery, a query " +
+          "for the best matching offer)",
       });
+    }
+    if (inputs.maxDollarsPerHour !== undefined && news["offerQuery"] === undefined) {
+      failures.push({
+        property: "maxDollarsPerHour",
+        reason: "maxDollarsPerHour: caps offers rented by offerQuery; give offerQuery with it",
+      });
+    }
+    // A volume lives on one machine: an explicit ask elsewhere can never mount it.
+    if (failures.length === 0 && inputs.volume !== undefined && !containsUnknown(news["volume"])) {
+      const mismatch = await askOffVolumeMachine(client, inputs, news);
+      if (mismatch !== undefined) failures.push({ property: "volume", reason: mismatch });
     }
     if (typeof inputs.onstart === "string") {
       const encoded = encodeOnstart(inputs.onstart);

@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { providerShim } from "../../shim";
 import { stackSweeper } from "../instance-sweeper";
 import { ownerOf } from "./identity";
+import type { InstanceOfferQuery } from "../../client";
 import type { InstanceAttempt } from "./inputs";
 
 type DependsOn = pulumi.CustomResourceOptions["dependsOn"];
@@ -22,6 +23,23 @@ export interface InstanceArgs {
   askId?: pulumi.Input<number>;
   /** Asks to try in order, one per attempt (cycling when attempts outnumber asks). */
   askIds?: pulumi.Input<pulumi.Input<number>[]>;
+  /**
+   * Rent the best offer matching this query instead of a fixed ask: an object
+   * (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official
+   * client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest
+   * first unless `order` says otherwise), checks each offer against the query itself and rents
+   * the first that matches; an offer gone at rent time or a dead-end boot moves to the next.
+   * Changing the query replaces the instance only when its offer no longer matches.
+   */
+  offerQuery?: pulumi.Input<InstanceOfferQuery | string>;
+  /** With offerQuery: never rent an offer above this price, $/hour. */
+  maxDollarsPerHour?: pulumi.Input<number>;
+  /**
+   * Link an existing volume (e.g. `{ volumeId: volume.volumeId, mountPath: "/data" }`). A volume
+   * lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another
+   * machine fails at preview. Changing it replaces the instance.
+   */
+  volume?: pulumi.Input<{ volumeId: pulumi.Input<number>; mountPath: pulumi.Input<string> }>;
   /** The container or VM image. */
   image: pulumi.Input<string>;
   /** Disk size in GB, at least 8. */
@@ -77,6 +95,17 @@ export class Instance extends pulumi.dynamic.Resource {
   declare readonly state: pulumi.Output<"running" | "stopped">;
   /** What the service keeps the instance at (running or stopped). */
   declare readonly intendedStatus: pulumi.Output<string | null>;
+  /**
+   * What was rented: `askId`, `gpuName`, `numGpus`, `dollarsPerHour`, `machineId` (and, when
+   * rented by query, every other field of the offer as the search answered it).
+   */
+  declare readonly offer: pulumi.Output<{
+    askId: number;
+    gpuName: string | null;
+    numGpus: number | null;
+    dollarsPerHour: number | null;
+    machineId: number | null;
+  }>;
 
   constructor(name: string, args: InstanceArgs, opts?: pulumi.CustomResourceOptions) {
     super(
@@ -95,6 +124,7 @@ export class Instance extends pulumi.dynamic.Resource {
         statusMessage: undefined,
         intendedStatus: undefined,
         attempts: undefined,
+        offer: undefined,
       },
       // The sweeper exists before any instance is rented and outlives every one (see it).
       { ...opts, dependsOn: withSweeper(opts?.dependsOn) },

@@ -1,0 +1,76 @@
+import { z } from "zod";
+import {
+  compileInstanceOfferQuery,
+  compileVolumeOfferQuery,
+  type InstanceOffer,
+  type InstanceOfferQuery,
+  instanceOfferSchema,
+  type VolumeOffer,
+  type VolumeOfferQuery,
+  volumeOfferSchema,
+} from "./offer-query";
+import type { Transport } from "./transport";
+
+const instanceOffersSchema = z.object({ offers: z.array(instanceOfferSchema) });
+const volumeOffersSchema = z.object({ offers: z.array(volumeOfferSchema) });
+
+/** An offer the service answered that does not match the query, and why. */
+export interface RejectedOffer<O> {
+  offer: O;
+  reason: string;
+}
+
+export interface Search<O> {
+  /** The offers that match the query, in the service's order. */
+  offers: O[];
+  /** Answered offers that fail the query (the service ignored some filter); never rented. */
+  rejected: RejectedOffer<O>[];
+}
+
+/**
+ * Typed offer searches. A malformed query throws OfferQueryError before anything is sent; every
+ * answered offer is checked against the query, and those that fail it are set apart.
+ */
+export class OffersApi {
+  constructor(private readonly transport: Transport) {}
+
+  async searchInstances(
+    query: InstanceOfferQuery | string = {},
+    signal?: AbortSignal,
+  ): Promise<Search<InstanceOffer>> {
+    const compiled = compileInstanceOfferQuery(query);
+    const body = await this.transport.request({
+      method: "POST",
+      path: "/api/v0/bundles/",
+      body: compiled.body,
+      response: instanceOffersSchema,
+      signal,
+    });
+    return split(body.offers, (offer) => compiled.mismatch(offer));
+  }
+
+  async searchVolumes(
+    query: VolumeOfferQuery | string = {},
+    signal?: AbortSignal,
+  ): Promise<Search<VolumeOffer>> {
+    const compiled = compileVolumeOfferQuery(query);
+    const body = await this.transport.request({
+      method: "POST",
+      path: "/api/v0/volumes/search/",
+      body: compiled.body,
+      response: volumeOffersSchema,
+      signal,
+    });
+    return split(body.offers, (offer) => compiled.mismatch(offer));
+  }
+}
+
+function split<O>(offers: O[], mismatch: (offer: O) => string | undefined): Search<O> {
+  const result: Search<O> = { offers: [], rejected: [] };
+  for (const offer of offers) {
+    const reason = mismatch(offer);
+    if (reason === undefined) result.offers.push(offer);
+    else result.rejected.push({ offer, reason });
+  }
+  return result;
+}

@@ -1,0 +1,84 @@
+import {
+  compileInstanceOfferQuery,
+  type GpuCloudClient,
+  type InstanceOffer,
+  type InstanceOfferQuery,
+  withCondition,
+} from "../../client";
+import type { InstanceInputs } from "./inputs";
+
+// Renting by query: which offer each attempt rents.
+
+/** A create by query that cannot rent anything: no match, or none under the price cap. */
+export class NoOfferError extends Error {}
+
+/** The query to search: the program's, pinned to the linked volume's machine if any. */
+export async function effectiveQuery(
+  client: GpuCloudClient,
+  inputs: InstanceInputs,
+): Promise<InstanceOfferQuery | string | undefined> {
+  const query = inputs.offerQuery;
+  if (query === undefined || inputs.volume === undefined) return query;
+  const machineId = await volumeMachineOf(client, inputs.volume.volumeId);
+  return withCondition(query, "machineId", machineId);
+}
+
+/** The machine a volume lives on; fails naming the volume when it is not on the account. */
+export async function volumeMachineOf(client: GpuCloudClient, volumeId: number): Promise<number> {
+  const volume = (await client.volumes.list()).find((v) => v.id === volumeId);
+  if (volume === undefined) {
+    throw new NoOfferError(`volume.volumeId: no volume ${volumeId} (V.${volumeId}) on the account`);
+  }
+  if (volume.machine_id === null || volume.machine_id === undefined) {
+    throw new NoOfferError(`volume V.${volumeId}: the service does not say which machine it is on`);
+  }
+  return volume.machine_id;
+}
+
+/**
+ * Searches afresh (offers come and go between attempts) and picks the best offer not tried yet
+ * in this create: the first in the query's order that matches the query when checked here (the
+ * service has been seen to ignore a filter) and costs at most `maxDollarsPerHour`.
+ */
+export async function chooseOffer(
+  client: GpuCloudClient,
+  query: InstanceOfferQuery | string,
+  inputs: Pick<InstanceInputs, "maxDollarsPerHour">,
+  tried: ReadonlySet<number>,
+  progress: (message: string) => void,
+): Promise<InstanceOffer> {
+  const search = await client.offers.searchInstances(query);
+  for (const { offer, reason } of search.rejected.slice(0, 3)) {
+    progress(`skipping ask ${offer.askId}: the search answered it, but ${reason}`);
+  }
+  const untried = search.offers.filter((offer) => !tried.has(offer.askId));
+  const cap = inputs.maxDollarsPerHour;
+  const affordable = untried.filter((offer) => cap === undefined || offer.dollarsPerHour <= cap);
+  const [best] = affordable;
+  if (best !== undefined) return best;
+  const cheapest = [...untried].sort((a, b) => a.dollarsPerHour - b.dollarsPerHour)[0];
+  if (cheapest !== undefined && cap !== undefined) {
+    throw new NoOfferError(
+      `no offer matching offerQuery costs at most maxDollarsPerHour $${cap}/h; the cheapest ` +
+        `match is $${cheapest.dollarsPerHour}/h (ask ${cheapest.askId}, ${cheapest.numGpus}x ` +
+        `${cheapest.gpuName})`,
+    );
+  }
+  const skipped = search.rejected.length;
+  throw new NoOfferError(
+    `no offer matches offerQuery` +
+      (tried.size > 0 ? ` that this create has not already tried (${tried.size} tried)` : "") +
+      (skipped > 0
+        ? `; ${skipped} answered offer(s) did not match the query and were skipped`
+        : ""),
+  );
+}
+
+/** Why the recorded offer does not satisfy the query, or undefined when it does. */
+export function recordedOfferMismatch(
+  offer: Record<string, unknown> | undefined,
+  query: InstanceOfferQuery | string,
+): string | undefined {
+  if (offer === undefined) return "no offer is recorded";
+  return compileInstanceOfferQuery(query).mismatch(offer as InstanceOffer);
+}
