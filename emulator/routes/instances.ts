@@ -47,7 +47,7 @@ const CreateInstanceSchema = z.object({
     .max(4048, "is limited to 4048 characters; gzip and base64-encode longer scripts")
     .nullish(),
   env: z.record(z.string(), z.string()).nullish(),
-  label: z.string().nullish(),
+  label: z.string().max(1024, "is limited to 1024 characters").nullish(),
   runtype: LaunchModeSchema.nullish(),
   price: z.number().nonnegative().nullish(),
   image_login: z.string().nullish(),
@@ -129,6 +129,14 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
       const ask = store.state.instanceAsks.find((a) => a.id === askId);
       if (!ask) throw new ApiError(404, "no_such_ask", "No instance ask with that id.");
       const input = check(CreateInstanceSchema, request.body, "invalid_args");
+      // The ask's disk_space is the most an instance from it can have.
+      if (input.disk > ask.diskGb) {
+        throw new ApiError(
+          400,
+          "invalid_args",
+          `disk: ask ${String(askId)} offers at most ${String(ask.diskGb)} GB`,
+        );
+      }
       const runtype = input.runtype ?? "ssh";
       if (runtype === "vm" && !accountHasSshKey(store.state)) {
         throw new ApiError(400, "no_ssh_key_for_vm", "Register an SSH key before creating a VM.");

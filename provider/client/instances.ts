@@ -98,6 +98,8 @@ export const instanceOfferSchema = z.object({
   /** MB */
   gpu_ram: z.number(),
   dph_total: z.number(),
+  /** GB: the most disk an instance rented from this ask can have. */
+  disk_space: z.number().optional(),
 });
 export type InstanceOffer = z.infer<typeof instanceOfferSchema>;
 const instanceOffersSchema = z.object({ offers: z.array(instanceOfferSchema) });

@@ -2,19 +2,19 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, GpuCloudError } from "../client";
 import { once } from "../once";
-import { providerClient } from "../provider-runtime";
+import { configurationFailures, providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
-import { checkInputs } from "../validation";
+import { checkInputs, containsUnknown, fieldFailure } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------
 
 export const volumeInputsSchema = z.object({
   askId: z
-    .number({ error: "askId is required: the id of a volume ask (offer)" })
+    .number({ error: "the id of a volume ask (offer)" })
     .int("askId must be an integer")
     .positive("askId must be positive"),
   sizeGb: z
-    .number({ error: "sizeGb must be a number of GB" })
+    .number({ error: "the size in GB" })
     .int("sizeGb must be a whole number of GB")
     .positive("sizeGb must be positive")
     .default(15),
@@ -48,8 +48,24 @@ const createdThisRun = new Set<number>();
 
 export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
   async check(_olds, news) {
-    providerClient();
-    return checkInputs(volumeInputsSchema, news);
+    const checked = checkInputs(volumeInputsSchema, news);
+    const failures = [...(await configurationFailures()), ...checked.failures];
+    const { askId, sizeGb } = checked.inputs;
+    if (failures.length === 0 && !containsUnknown(news)) {
+      // The ask's disk_space is the most a volume from it can hold: one search tells at preview.
+      const [offer] = await providerClient()
+        .volumes.searchOffers({ id: { eq: askId } })
+        .catch(() => []);
+      if (offer && sizeGb > offer.disk_space) {
+        failures.push(
+          fieldFailure(
+            "sizeGb",
+            `${sizeGb} GB is more than ask ${askId} offers (${offer.disk_space} GB disk_space)`,
+          ),
+        );
+      }
+    }
+    return { ...checked, failures };
   },
 
   async diff(_id, olds, news) {

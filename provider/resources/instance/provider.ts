@@ -1,10 +1,16 @@
-import { providerClient, reportProgress } from "../../provider-runtime";
+import type * as pulumi from "@pulumi/pulumi";
+import { configurationFailures, providerClient, reportProgress } from "../../provider-runtime";
 import type { DynamicProvider } from "../../shim";
-import { checkInputs } from "../../validation";
+import { checkInputs, containsUnknown, fieldFailure } from "../../validation";
 import { encodeOnstart, onstartLimitChars } from "../../onstart";
 import { connectionOutputs, createInstance } from "./create-flow";
 import { diffInstance, replacingFields, same } from "./diff";
-import { instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
+import {
+  asksOf,
+  instanceInputsSchema,
+  type InstanceInputs,
+  type InstanceOutputs,
+} from "./inputs";
 import { rememberRecorded, resourceNameOf } from "./identity";
 import { destroyAndConfirm } from "./lifecycle";
 import { followState } from "./power";
@@ -24,28 +30,57 @@ export function inputsOf(props: InstanceOutputs): InstanceInputs {
   ) as InstanceInputs;
 }
 
+/**
+ * The disk asked for against what each listed ask offers (`disk_space`): the service has been
+ * seen to cap a larger disk silently. One offer search per check; an ask the search does not
+ * show (rented meanwhile, filtered out) is left to create, which the service refuses at once.
+ */
+async function diskFailures(inputs: InstanceInputs): Promise<pulumi.dynamic.CheckFailure[]> {
+  const asks = asksOf(inputs);
+  const offers = await providerClient()
+    .instances.searchOffers({ id: { in: asks } })
+    .catch(() => []);
+  const tooSmall = offers.filter(
+    (offer) => offer.disk_space !== undefined && inputs.diskGb > offer.disk_space,
+  );
+  return tooSmall.length === 0
+    ? []
+    : [
+        fieldFailure(
+          "diskGb",
+          `${inputs.diskGb} GB is more than ` +
+            tooSmall
+              .map((offer) => `ask ${offer.id} offers (${offer.disk_space} GB disk_space)`)
+              .join(", ") +
+            "; ask for at most that much, or choose an ask with more disk",
+        ),
+      ];
+}
+
 export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
   async check(olds, news) {
-    const client = providerClient();
-    const { inputs, failures } = checkInputs(instanceInputsSchema, news);
+    const setup = await configurationFailures();
+    const checked = checkInputs(instanceInputsSchema, news);
+    const { inputs } = checked;
+    const failures = [...setup, ...checked.failures];
     if (inputs.askId !== undefined && inputs.askIds !== undefined) {
-      failures.push({ property: "askId", reason: "askId: give askId or askIds, not both" });
+      failures.push(fieldFailure("askId", "give askId or askIds, not both"));
     }
     if (news["askId"] === undefined && news["askIds"] === undefined) {
-      failures.push({
-        property: "askId",
-        reason: "askId: required (or askIds, an ordered list of asks to try)",
-      });
+      failures.push(
+        fieldFailure("askId", "required: the id of an instance offer (or askIds, a list to try)"),
+      );
     }
     if (typeof inputs.onstart === "string") {
       const encoded = encodeOnstart(inputs.onstart);
       if (!encoded.ok) {
-        failures.push({
-          property: "onstart",
-          reason:
-            `onstart: ${encoded.originalChars} characters, ${encoded.encodedChars} even when ` +
-            `gzipped and base64-encoded; the service takes at most ${onstartLimitChars}`,
-        });
+        failures.push(
+          fieldFailure(
+            "onstart",
+            `${encoded.originalChars} characters, ${encoded.encodedChars} even when ` +
+              `gzipped and base64-encoded; the service takes at most ${onstartLimitChars}`,
+          ),
+        );
       }
     }
     // A VM cannot get an SSH key after it is created: refuse to rent one without a key. Only
@@ -54,16 +89,20 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
     const renting =
       Object.keys(olds).length === 0 ||
       replacingFields.some((field) => !same(olds[field], inputs[field]));
+    if (failures.length === 0 && renting && !containsUnknown(news)) {
+      failures.push(...(await diskFailures(inputs)));
+    }
     if (failures.length === 0 && inputs.runtype === "vm" && renting && !declaresSshKeys(news)) {
-      const user = await client.users.current();
+      const user = await providerClient().users.current();
       if (!user.hasSshKey) {
-        failures.push({
-          property: "runtype",
-          reason:
-            "runtype: a VM needs an SSH key registered on the account before it is created, " +
-            "and cannot recover without one; register a key first (a gpucloud.SshKey listed in " +
-            "sshKeyIds), or use a container runtype",
-        });
+        failures.push(
+          fieldFailure(
+            "runtype",
+            "a VM needs an SSH key registered on the account before it is created, " +
+              "and cannot recover without one; register a key first (a gpucloud.SshKey listed in " +
+              "sshKeyIds), or use a container runtype",
+          ),
+        );
       }
     }
     return { inputs, failures };
