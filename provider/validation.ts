@@ -110,7 +110,10 @@ export function describeIssue(issue: z.core.$ZodIssue, received: unknown): strin
         custom ??
         `must be ${relation} ${String(bound)}` +
           (issue.origin === "string" ? " characters" : issue.origin === "array" ? " items" : "");
-      const size = actualSize(received);
+      // "got 0 characters" beside "must not be empty" says nothing; a number or a length over
+      // a maximum does.
+      const size =
+        issue.code === "too_big" || typeof received === "number" ? actualSize(received) : undefined;
       return size === undefined ? limit : `${limit}; got ${size}`;
     }
     case "invalid_key": {
