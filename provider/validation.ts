@@ -91,7 +91,8 @@ export function describeIssue(issue: z.core.$ZodIssue, received: unknown): strin
     case "invalid_type": {
       const expected = article[issue.expected] ?? issue.expected;
       const hint = custom ? ` (${custom})` : "";
-      return received === undefined
+      // The engine passes an unset secret input as null: both are "not given".
+      return received === undefined || received === null
         ? `required: ${custom ?? expected}`
         : `expected ${expected}, received ${describeReceived(received)}${hint}`;
     }

@@ -36,7 +36,9 @@ export const webhookInputsSchema = z.object({
     .regex(/^[^\u0000-\u001f\u007f]*$/, "name must not contain control characters (newlines, tabs)")
     .optional(),
   /** Any value; a new value rotates the signing secret in place. */
-  secretRotation: z.string({ error: "any string; a new one rotates the signing secret" }).optional(),
+  secretRotation: z
+    .string({ error: "any string; a new one rotates the signing secret" })
+    .optional(),
 });
 export type WebhookInputs = z.infer<typeof webhookInputsSchema>;
 

@@ -13,7 +13,10 @@ export const instanceInputsSchema = z.object({
     .array(askIdSchema, { error: "an ordered list of ask ids" })
     .min(1, "askIds must list at least one ask")
     .optional(),
-  image: z.string({ error: "the container image, e.g. pytorch/pytorch" }).trim().min(1, "image must not be empty"),
+  image: z
+    .string({ error: "the container image, e.g. pytorch/pytorch" })
+    .trim()
+    .min(1, "image must not be empty"),
   diskGb: z
     .number({ error: "the disk size in GB, at least 8" })
     .min(8, "diskGb must be at least 8 (GB)"),

@@ -5,12 +5,7 @@ import { checkInputs, containsUnknown, fieldFailure } from "../../validation";
 import { encodeOnstart, onstartLimitChars } from "../../onstart";
 import { connectionOutputs, createInstance } from "./create-flow";
 import { diffInstance, replacingFields, same } from "./diff";
-import {
-  asksOf,
-  instanceInputsSchema,
-  type InstanceInputs,
-  type InstanceOutputs,
-} from "./inputs";
+import { asksOf, instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { rememberRecorded, resourceNameOf } from "./identity";
 import { destroyAndConfirm } from "./lifecycle";
 import { followState } from "./power";
