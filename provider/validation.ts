@@ -107,10 +107,16 @@ export function describeIssue(issue: z.core.$ZodIssue, received: unknown): strin
           : issue.inclusive === false
             ? "more than"
             : "at least";
-      const limit =
-        custom ??
+      const rule =
         `must be ${relation} ${String(bound)}` +
-          (issue.origin === "string" ? " characters" : issue.origin === "array" ? " items" : "");
+        (issue.origin === "string" ? " characters" : issue.origin === "array" ? " items" : "");
+      // A schema-wide custom message may not state the bound: then the bound is added.
+      const limit =
+        custom === undefined
+          ? rule
+          : /\d|\bat (least|most)\b|empty|positive|negative/.test(custom)
+            ? custom
+            : `${custom}: ${rule}`;
       // "got 0 characters" beside "must not be empty" says nothing; a number or a length over
       // a maximum does.
       const size =
