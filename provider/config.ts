@@ -81,7 +81,7 @@ export async function verifyConfiguration(config: ProviderConfig): Promise<strin
     if (error.network === "not-connected" || error.network === "timed-out") {
       return (
         `${where}: nothing answers there ` +
-        `(${error.network === "timed-out" ? `no reply within ${reachabilityTimeoutMs / 1000} s` : "connection failed"}); ` +
+        `(${error.network === "timed-out" ? `no reply within ${reachabilityTimeoutMs / 1000} s` : whyNotConnected(error.message)}); ` +
         "is the service (or the emulator) running at that address?"
       );
     }
@@ -100,6 +100,13 @@ export async function verifyConfiguration(config: ProviderConfig): Promise<strin
     }
     return undefined;
   }
+}
+
+/** The transport's message names the system's error code; said in words here. */
+function whyNotConnected(message: string): string {
+  if (message.includes("ECONNREFUSED")) return "connection refused";
+  if (/ENOTFOUND|EAI_AGAIN/.test(message)) return "no such host";
+  return "no connection";
 }
 
 /** A 403 that says the key lacks a permission: a scoped key without user_read, not an error. */

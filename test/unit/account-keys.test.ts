@@ -54,7 +54,9 @@ describe("SSH public keys", () => {
       const checked = await sshKeyProvider.check?.({} as never, { publicKey: privateKey });
       // Nothing answers at the configured address: check says so too, in its own failure.
       const [address, key, ...rest] = checked?.failures ?? [];
-      expect(address?.reason).toMatch(/^gpucloud:baseUrl http:\/\/127.0.0.1:1: nothing answers/);
+      expect(address?.reason).toMatch(
+        /^gpucloud:baseUrl http:\/\/127.0.0.1:1: nothing answers there \(connection refused\)/,
+      );
       expect(rest).toEqual([]);
       expect(key?.property).toBe("");
       expect(key?.reason).toMatch(/^publicKey: publicKey holds a private key/);
