@@ -46,6 +46,8 @@ export interface FaultKind {
   rate?: number;
   next?: number;
   methods?: string[];
+  /** Path prefixes, e.g. "/api/v0/asks/". */
+  paths?: string[];
 }
 
 export interface Faults {
