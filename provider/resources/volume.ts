@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { deleteUnlessGone, GpuCloudError } from "../client";
+import { deleteUnlessGone, GpuCloudError, type VolumeOffer } from "../client";
 import { once } from "../once";
 import { configurationFailures, providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
@@ -46,16 +46,28 @@ const volumesBeforeThisRun = once(
 );
 const createdThisRun = new Set<number>();
 
+// Each ask's offer, read once per run: the ask's disk_space is the most a volume from it holds.
+const offerReads = new Map<number, Promise<VolumeOffer | undefined>>();
+function volumeOffer(askId: number): Promise<VolumeOffer | undefined> {
+  let read = offerReads.get(askId);
+  if (!read) {
+    // A failed search says nothing about the size: check passes and create decides.
+    read = providerClient()
+      .volumes.searchOffers({ id: { eq: askId } })
+      .then(([offer]) => offer)
+      .catch(() => undefined);
+    offerReads.set(askId, read);
+  }
+  return read;
+}
+
 export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
   async check(_olds, news) {
     const checked = checkInputs(volumeInputsSchema, news);
     const failures = [...(await configurationFailures()), ...checked.failures];
     const { askId, sizeGb } = checked.inputs;
     if (failures.length === 0 && !containsUnknown(news)) {
-      // The ask's disk_space is the most a volume from it can hold: one search tells at preview.
-      const [offer] = await providerClient()
-        .volumes.searchOffers({ id: { eq: askId } })
-        .catch(() => []);
+      const offer = await volumeOffer(askId);
       if (offer && sizeGb > offer.disk_space) {
         failures.push(
           fieldFailure(

@@ -1,4 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
+import type { InstanceOffer } from "../../client";
 import { configurationFailures, providerClient, reportProgress } from "../../provider-runtime";
 import type { DynamicProvider } from "../../shim";
 import { checkInputs, containsUnknown, fieldFailure } from "../../validation";
@@ -25,16 +26,26 @@ export function inputsOf(props: InstanceOutputs): InstanceInputs {
   ) as InstanceInputs;
 }
 
+// The offers of each ask list, read once per run: many instances usually share their asks.
+const offerReads = new Map<string, Promise<InstanceOffer[]>>();
+
 /**
  * The disk asked for against what each listed ask offers (`disk_space`): the service has been
- * seen to cap a larger disk silently. One offer search per check; an ask the search does not
- * show (rented meanwhile, filtered out) is left to create, which the service refuses at once.
+ * seen to cap a larger disk silently. An ask the search does not show (rented meanwhile,
+ * filtered out) is left to create, which the service refuses at once.
  */
 async function diskFailures(inputs: InstanceInputs): Promise<pulumi.dynamic.CheckFailure[]> {
   const asks = asksOf(inputs);
-  const offers = await providerClient()
-    .instances.searchOffers({ id: { in: asks } })
-    .catch(() => []);
+  const listKey = asks.join(",");
+  let read = offerReads.get(listKey);
+  if (!read) {
+    // A failed search says nothing about the disk: check passes and create decides.
+    read = providerClient()
+      .instances.searchOffers({ id: { in: asks } })
+      .catch(() => []);
+    offerReads.set(listKey, read);
+  }
+  const offers = await read;
   const tooSmall = offers.filter(
     (offer) => offer.disk_space !== undefined && inputs.diskGb > offer.disk_space,
   );
