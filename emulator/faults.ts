@@ -5,6 +5,8 @@ const FaultRuleSchema = z.object({
   /** The next N matching requests get the fault, before rate is consulted. */
   next: z.int().nonnegative().optional(),
   methods: z.array(z.string().min(1)).optional(),
+  /** Path prefixes the rule applies to, e.g. "/api/v0/asks/" (all paths when absent). */
+  paths: z.array(z.string().min(1)).optional(),
 });
 type FaultRule = z.infer<typeof FaultRuleSchema>;
 
@@ -87,24 +89,25 @@ export class FaultInjector {
   }
 
   /** Kinds are tried in a fixed order and the first that fires wins. */
-  decide(method: string): Fault | undefined {
+  decide(method: string, path = ""): Fault | undefined {
     const { tooManyRequests, serverErrors, drops } = this.config;
-    if (this.fires(tooManyRequests, method)) {
+    if (this.fires(tooManyRequests, method, path)) {
       // Real gateways answer 429 in either form; alternate so clients must handle both.
       return { kind: "too_many_requests", plainText: this.throttled++ % 2 === 0 };
     }
-    if (serverErrors && this.fires(serverErrors, method)) {
+    if (serverErrors && this.fires(serverErrors, method, path)) {
       return { kind: "server_error", status: serverErrors.status ?? 503 };
     }
-    if (drops && this.fires(drops, method)) {
+    if (drops && this.fires(drops, method, path)) {
       return { kind: drops.afterHandling === true ? "drop_after_handling" : "drop" };
     }
     return undefined;
   }
 
-  private fires(rule: FaultRule | undefined, method: string): boolean {
+  private fires(rule: FaultRule | undefined, method: string, path: string): boolean {
     if (rule === undefined) return false;
     if (rule.methods && !rule.methods.some((m) => m.toUpperCase() === method)) return false;
+    if (rule.paths && !rule.paths.some((prefix) => path.startsWith(prefix))) return false;
     if (rule.next !== undefined && rule.next > 0) {
       rule.next -= 1;
       return true;

@@ -17,7 +17,7 @@ export function registerTraffic(
     const entry = log.start(request.method, request.url);
     entries.set(request, entry);
     if (faults.latencyMs > 0) await delay(faults.latencyMs);
-    const fault = faults.decide(request.method);
+    const fault = faults.decide(request.method, request.url);
     if (fault === undefined) return;
     entry.fault = fault.kind;
     switch (fault.kind) {

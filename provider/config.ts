@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { GpuCloudClient, type TransportOptions } from "./client";
+import { exponentialBackoff, GpuCloudClient, GpuCloudError, type TransportOptions } from "./client";
 
 /** Where configuration comes from: Pulumi config (`gpucloud:*`), then the environment. */
 export interface ConfigSource {
@@ -35,8 +35,83 @@ export function resolveConfig(
   if (apiKey === undefined || apiKey === "") throw new Error(howToSet.apiKey);
   if (baseUrl === undefined || baseUrl === "") throw new Error(howToSet.baseUrl);
   const parsed = providerConfigSchema.safeParse({ apiKey, baseUrl });
-  if (!parsed.success) throw new Error(howToSet.badUrl);
+  if (!parsed.success) throw new Error(`${howToSet.badUrl}; ${describeUrl(baseUrl)}`);
+  // The client adds /api/v0 to every path: a base URL holding it would ask /api/v0/api/v0/.
+  if (/\/api\/v\d+\/?$/.test(new URL(baseUrl).pathname)) {
+    throw new Error(
+      "gpucloud:baseUrl must be the service's address without /api/v0 " +
+        `(received ${new URL(baseUrl).pathname}); the provider adds the API path itself`,
+    );
+  }
   return parsed.data;
+}
+
+/** What kind of URL was given, never the whole of it (a URL may hold a password). */
+function describeUrl(value: string): string {
+  if (!URL.canParse(value)) return "received text that is not a URL";
+  return `received a ${new URL(value).protocol.replace(/:$/, "")}: URL`;
+}
+
+/** How long check waits for the service before saying that nothing answers. */
+export const reachabilityTimeoutMs = 3_000;
+
+/**
+ * Reads the current user once to verify the address and the key, and turns a certain problem
+ * into one line naming what to fix: nothing answers at the address, the address is not this
+ * API, or the key is refused. Anything else (a slow or overloaded service, a key whose scope
+ * lacks user_read) is left to the calls that follow: undefined means "no known problem".
+ */
+export async function verifyConfiguration(config: ProviderConfig): Promise<string | undefined> {
+  const probe = clientFor(config, {
+    timeoutMs: reachabilityTimeoutMs,
+    // A refused connection is retried briefly (a service starting up), within the 3 s.
+    retryPolicy: {
+      maxAttempts: 4,
+      deadlineMs: reachabilityTimeoutMs - 500,
+      floorMs: 250,
+      backoff: exponentialBackoff(250, 1_000),
+    },
+  });
+  try {
+    await probe.users.current();
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof GpuCloudError)) return undefined;
+    const where = `gpucloud:baseUrl ${config.baseUrl}`;
+    if (error.network === "not-connected" || error.network === "timed-out") {
+      return (
+        `${where}: nothing answers there ` +
+        `(${error.network === "timed-out" ? `no reply within ${reachabilityTimeoutMs / 1000} s` : whyNotConnected(error.message)}); ` +
+        "is the service (or the emulator) running at that address?"
+      );
+    }
+    if (error.status === 404) {
+      return (
+        `${where} answers, but not as the gpucloud API (HTTP 404 on GET /api/v0/users/current/): ` +
+        "is gpucloud:baseUrl the service's address, without /api/v0?"
+      );
+    }
+    if (error.status === 401 || (error.status === 403 && !lacksPermission(error))) {
+      return (
+        `gpucloud:apiKey was refused by ${config.baseUrl} (HTTP ${error.status}): the key is wrong, ` +
+        "expired or revoked; set a valid one with `pulumi config set --secret gpucloud:apiKey <key>` " +
+        "or GPUCLOUD_API_KEY"
+      );
+    }
+    return undefined;
+  }
+}
+
+/** The transport's message names the system's error code; said in words here. */
+function whyNotConnected(message: string): string {
+  if (message.includes("ECONNREFUSED")) return "connection refused";
+  if (/ENOTFOUND|EAI_AGAIN/.test(message)) return "no such host";
+  return "no connection";
+}
+
+/** A 403 that says the key lacks a permission: a scoped key without user_read, not an error. */
+function lacksPermission(error: GpuCloudError): boolean {
+  return /permission|scope|lacks/i.test(error.serviceMessage ?? "");
 }
 
 /** Builds a client from resolved configuration. */

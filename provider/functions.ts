@@ -1,17 +1,35 @@
 import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
 import type {
   CurrentUser,
+  GpuCloudClient,
   InstanceOffer,
   InstanceOfferQuery,
   VolumeOffer,
   VolumeOfferQuery,
 } from "./client";
-import { clientFor, resolveConfig } from "./config";
+import { clientFor, type ProviderConfig, resolveConfig, verifyConfiguration } from "./config";
+import { once } from "./once";
+import { describeIssue } from "./validation";
 
 // Functions run in the program's process: configuration comes from the stack's config
-// (read raw, so a secret key is not echoed in a warning) or the environment.
-function programClient() {
-  return clientFor(resolveConfig({ get: (key) => pulumi.runtime.getConfig(key) }));
+// (read raw, so a secret key is not echoed in a warning) or the environment. It is verified
+// once per program run, like the providers' check does; a problem is a RunError, which the
+// runtime prints as its message alone, without a stack trace.
+const programConfig = once(async (): Promise<ProviderConfig> => {
+  let config: ProviderConfig;
+  try {
+    config = resolveConfig({ get: (key) => pulumi.runtime.getConfig(key) });
+  } catch (error) {
+    throw new pulumi.RunError(error instanceof Error ? error.message : String(error));
+  }
+  const problem = await verifyConfiguration(config);
+  if (problem !== undefined) throw new pulumi.RunError(problem);
+  return config;
+});
+
+async function programClient(): Promise<GpuCloudClient> {
+  return clientFor(await programConfig());
 }
 
 /**
@@ -20,17 +38,31 @@ function programClient() {
  * key material or an API key.
  */
 export function getCurrentUser(): pulumi.Output<CurrentUser> {
-  return pulumi.output(programClient().users.current());
+  return pulumi.output(programClient().then((client) => client.users.current()));
 }
+
+/** An instance id, as a number or its digits. */
+const dstIdSchema = z.union(
+  [z.number().int().positive(), z.string().regex(/^[1-9][0-9]*$/, "the digits of an instance id")],
+  { error: "an instance id: a positive whole number, or its digits as a string" },
+);
 
 /**
  * Cancels the rsync copy running into instance `dstId`. Rejects with the service's message
  * (`Invalid dst_id.` or `Remote instance does not have an open port`) when it cannot. During a
- * preview it sends nothing and resolves: a preview changes nothing.
+ * preview it checks its argument and the configuration, sends nothing and resolves: a preview
+ * changes nothing.
  */
 export async function cancelRsyncCopy(dstId: string | number): Promise<void> {
+  const parsed = dstIdSchema.safeParse(dstId);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const why = issue ? describeIssue(issue, dstId) : "invalid";
+    throw new pulumi.RunError(`cancelRsyncCopy: dstId: ${why}`);
+  }
+  const client = await programClient();
   if (pulumi.runtime.isDryRun()) return;
-  await programClient().commands.cancelRsyncCopy(String(dstId));
+  await client.commands.cancelRsyncCopy(String(parsed.data));
 }
 
 /**
@@ -41,12 +73,12 @@ export async function cancelRsyncCopy(dstId: string | number): Promise<void> {
  * match the query are left out.
  */
 export function getOffers(query: InstanceOfferQuery | string = {}): pulumi.Output<InstanceOffer[]> {
-  return pulumi.output(programClient().searchOffers(query));
+  return pulumi.output(programClient().then((client) => client.searchOffers(query)));
 }
 
 /** Volume offers matching `query` (e.g. `{ diskSpaceGb: { gte: 100 }, geolocation: "US" }`). */
 export function getVolumeOffers(
   query: VolumeOfferQuery | string = {},
 ): pulumi.Output<VolumeOffer[]> {
-  return pulumi.output(programClient().searchVolumeOffers(query));
+  return pulumi.output(programClient().then((client) => client.searchVolumeOffers(query)));
 }

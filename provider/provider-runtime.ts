@@ -1,6 +1,12 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { GpuCloudClient } from "./client";
-import { clientFor, type ConfigSource, resolveConfig } from "./config";
+import {
+  clientFor,
+  type ConfigSource,
+  type ProviderConfig,
+  resolveConfig,
+  verifyConfiguration,
+} from "./config";
 
 /**
  * The state of the dynamic-provider process: the configuration the engine handed to
@@ -31,6 +37,29 @@ export function providerClient(): GpuCloudClient {
     },
   });
   return client;
+}
+
+// One verification per provider process (one `pulumi` operation), shared by every check.
+let verification: Promise<string | undefined> | undefined;
+
+/**
+ * The configuration and credentials, checked once per run on the first check that asks: a
+ * missing or malformed setting, an address where nothing answers (within 3 s), an address that
+ * is not this API, a refused key. The problem becomes one check failure without a stack trace;
+ * every check of the run reports it, so that nothing proceeds to write with a broken setup.
+ */
+export async function configurationFailures(): Promise<pulumi.dynamic.CheckFailure[]> {
+  verification ??= (async () => {
+    let config: ProviderConfig;
+    try {
+      config = resolveConfig(configSource);
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+    return verifyConfiguration(config);
+  })();
+  const problem = await verification;
+  return problem === undefined ? [] : [{ property: "", reason: problem }];
 }
 
 /**

@@ -13,6 +13,132 @@ export function containsUnknown(value: unknown): boolean {
   return false;
 }
 
+/** The longest reason a check failure carries: one readable line, whatever the input held. */
+export const maxReasonChars = 400;
+
+/**
+ * A check failure for `field`. The field is named in the reason and `property` is left empty:
+ * given a property, the engine prints that input's value beside the reason, and the value may
+ * be a secret (dynamic providers see secrets in plaintext) or hundreds of KB.
+ */
+export function fieldFailure(field: string, message: string): pulumi.dynamic.CheckFailure {
+  const reason = `${field}: ${message}`.replace(/\s*\n\s*/g, " ");
+  return {
+    property: "",
+    reason: reason.length > maxReasonChars ? `${reason.slice(0, maxReasonChars - 1)}…` : reason,
+  };
+}
+
+const article: Record<string, string> = {
+  number: "a number",
+  int: "a whole number",
+  string: "a string",
+  boolean: "true or false",
+  array: "a list",
+  object: "an object",
+  record: "an object",
+};
+
+/**
+ * What was received, without its content: a string may be a secret (or 200 KB), so only its
+ * length is said. Numbers and booleans are shown; they are what a user needs to see.
+ */
+export function describeReceived(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "null";
+  if (typeof value === "string") {
+    const numeric = value.trim() !== "" && Number.isFinite(Number(value));
+    return numeric
+      ? "a string holding a number (convert it, e.g. Number(config.require(...)))"
+      : `a string of ${value.length} characters`;
+  }
+  if (typeof value === "number") return Number.isFinite(value) ? `${value}` : String(value);
+  if (typeof value === "boolean") return `${value}`;
+  if (Array.isArray(value)) return `a list of ${value.length}`;
+  if (typeof value === "object") return "an object";
+  return `a ${typeof value}`;
+}
+
+/** The size of a value, for "at most N, got M" messages. */
+function actualSize(value: unknown): string | undefined {
+  if (typeof value === "string") return `${value.length} characters`;
+  if (Array.isArray(value)) return `${value.length} items`;
+  if (typeof value === "number") return `${value}`;
+  return undefined;
+}
+
+/** Zod's own messages start like this; a schema's custom message says more and is kept. */
+const isDefaultMessage = (message: string): boolean =>
+  /^(Invalid|Too (big|small)|Unrecognized)/.test(message);
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let here = value;
+  for (const key of path) {
+    if (typeof here !== "object" || here === null) return undefined;
+    here = (here as Record<PropertyKey, unknown>)[key];
+  }
+  return here;
+}
+
+/**
+ * One issue as "what was wrong and what is allowed": the type received against the type
+ * expected (a wrong type is never reported as missing), the limit with the actual size, the
+ * schema's own words for patterns and choices.
+ */
+export function describeIssue(issue: z.core.$ZodIssue, received: unknown): string {
+  const custom = isDefaultMessage(issue.message) ? undefined : issue.message;
+  switch (issue.code) {
+    case "invalid_type": {
+      const expected = article[issue.expected] ?? issue.expected;
+      const hint = custom ? ` (${custom})` : "";
+      // The engine passes an unset secret input as null: both are "not given".
+      return received === undefined || received === null
+        ? `required: ${custom ?? expected}`
+        : `expected ${expected}, received ${describeReceived(received)}${hint}`;
+    }
+    case "too_big":
+    case "too_small": {
+      const bound = issue.code === "too_big" ? issue.maximum : issue.minimum;
+      const relation =
+        issue.code === "too_big"
+          ? issue.inclusive === false
+            ? "less than"
+            : "at most"
+          : issue.inclusive === false
+            ? "more than"
+            : "at least";
+      const rule =
+        `must be ${relation} ${String(bound)}` +
+        (issue.origin === "string" ? " characters" : issue.origin === "array" ? " items" : "");
+      // A schema-wide custom message may not state the bound: then the bound is added.
+      const limit =
+        custom === undefined
+          ? rule
+          : /\d|\bat (least|most)\b|empty|positive|negative/.test(custom)
+            ? custom
+            : `${custom}: ${rule}`;
+      // "got 0 characters" beside "must not be empty" says nothing; a number or a length over
+      // a maximum does.
+      const size =
+        issue.code === "too_big" || typeof received === "number" ? actualSize(received) : undefined;
+      return size === undefined ? limit : `${limit}; got ${size}`;
+    }
+    case "invalid_key": {
+      const inner = issue.issues[0]?.message ?? "not an allowed name";
+      return `the name ${JSON.stringify(String(issue.path.at(-1) ?? "").slice(0, 40))} is not allowed: ${inner}`;
+    }
+    case "invalid_format":
+    case "invalid_value":
+      return typeof received === "string"
+        ? `${issue.message} (received ${describeReceived(received)})`
+        : issue.message;
+    case "invalid_union":
+      return `${issue.message} (received ${describeReceived(received)})`;
+    default:
+      return issue.message;
+  }
+}
+
 /**
  * Checks inputs field by field against a resource's schema. A field not known yet at preview
  * is left for the real run; every other problem becomes a check failure naming the field and
@@ -32,8 +158,14 @@ export function checkInputs<Shape extends z.ZodRawShape>(
       else inputs.set(name, parsed.data);
     } else {
       const issue = parsed.error.issues[0];
-      const where = issue && issue.path.length > 0 ? `${name}.${issue.path.join(".")}` : name;
-      failures.push({ property: name, reason: `${where}: ${issue?.message ?? "invalid"}` });
+      if (!issue) {
+        failures.push(fieldFailure(name, "invalid"));
+        continue;
+      }
+      // A record's bad key is named in the message, not in the path.
+      const path = issue.code === "invalid_key" ? issue.path.slice(0, -1) : issue.path;
+      const where = [name, ...path.map(String)].join(".");
+      failures.push(fieldFailure(where, describeIssue(issue, valueAt(news[name], issue.path))));
     }
   }
   // Unknown fields stay as the engine sent them; the schema holds for everything known.

@@ -48,7 +48,7 @@ const CreateInstanceSchema = z.object({
     .max(4048, "is limited to 4048 characters; gzip and base64-encode longer scripts")
     .nullish(),
   env: z.record(z.string(), z.string()).nullish(),
-  label: z.string().nullish(),
+  label: z.string().max(1024, "is limited to 1024 characters").nullish(),
   runtype: LaunchModeSchema.nullish(),
   price: z.number().nonnegative().nullish(),
   image_login: z.string().nullish(),
@@ -139,6 +139,14 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
       const ask = store.state.instanceAsks.find((a) => a.id === askId);
       if (!ask) throw new ApiError(404, "no_such_ask", "No instance ask with that id.");
       const input = check(CreateInstanceSchema, request.body, "invalid_args");
+      // The ask's disk_space is the most an instance from it can have.
+      if (input.disk > ask.diskGb) {
+        throw new ApiError(
+          400,
+          "invalid_args",
+          `disk: ask ${String(askId)} offers at most ${String(ask.diskGb)} GB`,
+        );
+      }
       // With a market, an on-demand ask someone rents is gone until the instance is destroyed.
       if (settings.market && heldAskIds(store.state.instances).has(ask.id)) {
         throw new ApiError(404, "no_such_ask", "No instance ask with that id.");

@@ -26,6 +26,11 @@ export class GpuCloudError extends Error {
      * success was seen: the thing may exist and must be looked for, not created again.
      */
     readonly mayHaveCreated = false,
+    /**
+     * Why no answer arrived, when none did: the connection never opened, the attempt timed
+     * out, or the connection broke. Undefined when the service answered.
+     */
+    readonly network?: "not-connected" | "timed-out" | "interrupted",
   ) {
     super(message);
   }

@@ -101,6 +101,7 @@ function afterRetries(error: GpuCloudError, attempts: number): GpuCloudError {
     error.code,
     error.serviceMessage,
     error.mayHaveCreated,
+    error.network,
   );
 }
 
@@ -242,6 +243,7 @@ export class Transport {
           undefined,
           undefined,
           maybe,
+          neverSent ? "not-connected" : timeout.aborted ? "timed-out" : "interrupted",
         ),
       };
     }

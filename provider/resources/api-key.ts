@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, GpuCloudError } from "../client";
 import { once } from "../once";
-import { providerClient } from "../provider-runtime";
+import { configurationFailures, providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
 import { checkInputs } from "../validation";
 
@@ -67,7 +67,7 @@ export type ApiKeyPermissions = z.infer<typeof apiKeyPermissionsSchema>;
 
 export const apiKeyInputsSchema = z.object({
   name: z
-    .string({ error: "name must be a string" })
+    .string({ error: "the key's name" })
     .trim()
     .min(1, "name must not be empty")
     // eslint-disable-next-line no-control-regex
@@ -132,8 +132,8 @@ function scopeOf(rights: string | null | undefined): ApiKeyPermissions | undefin
  */
 export const provider: DynamicProvider<ApiKeyInputs, ApiKeyOutputs> = {
   async check(_olds, news) {
-    providerClient();
-    return checkInputs(apiKeyInputsSchema, news);
+    const checked = checkInputs(apiKeyInputsSchema, news);
+    return { ...checked, failures: [...(await configurationFailures()), ...checked.failures] };
   },
 
   async diff(_id, olds, news) {

@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, GpuCloudError } from "../client";
 import { once } from "../once";
-import { providerClient } from "../provider-runtime";
+import { configurationFailures, providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
 import { checkInputs } from "../validation";
 
@@ -11,7 +11,7 @@ import { checkInputs } from "../validation";
 /** The service stores keys upper-case; two keys differing only in case are the same key. */
 export const secretInputsSchema = z.object({
   key: z
-    .string({ error: "key is required" })
+    .string({ error: "the variable's name: letters, digits and _" })
     .min(1, "key must not be empty")
     .max(128, "key must be at most 128 characters")
     .regex(
@@ -20,7 +20,7 @@ export const secretInputsSchema = z.object({
     )
     .transform((key) => key.toUpperCase()),
   value: z
-    .string({ error: 'value is required (a string; use "" for an empty value)' })
+    .string({ error: 'a string of letters, digits, _, - and . (use "" for an empty value)' })
     .max(2048, "value must be at most 2048 characters")
     .regex(/^[A-Za-z0-9_.-]*$/, "value may hold only letters, digits, _, - and ."),
 });
@@ -61,8 +61,8 @@ function alreadyExists(key: string): Error {
 
 export const provider: DynamicProvider<SecretInputs, SecretOutputs> = {
   async check(_olds, news) {
-    providerClient();
-    return checkInputs(secretInputsSchema, news);
+    const checked = checkInputs(secretInputsSchema, news);
+    return { ...checked, failures: [...(await configurationFailures()), ...checked.failures] };
   },
 
   async diff(_id, olds, news) {

@@ -3,7 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, GpuCloudError, type SshKey as SshKeyWire } from "../client";
 import { once } from "../once";
-import { providerClient } from "../provider-runtime";
+import { configurationFailures, providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
 import { checkInputs } from "../validation";
 
@@ -81,7 +81,7 @@ export function fingerprintOf(publicKey: string): string {
 
 export const sshKeyInputsSchema = z.object({
   publicKey: z
-    .string({ error: "publicKey is required: an OpenSSH public key (the line of a .pub file)" })
+    .string({ error: "an OpenSSH public key (the line of a .pub file)" })
     .transform((value, context) => {
       const parsed = parsePublicKey(value);
       if (parsed.ok) return parsed.text;
@@ -127,14 +127,8 @@ function sameKeyData(a: string, b: string): boolean {
 
 export const provider: DynamicProvider<SshKeyInputs, SshKeyOutputs> = {
   async check(_olds, news) {
-    providerClient();
     const checked = checkInputs(sshKeyInputsSchema, news);
-    // No `property`: the engine would print the value beside it, and it may be a private key.
-    // The reason names the field instead.
-    return {
-      ...checked,
-      failures: checked.failures.map((failure) => ({ property: "", reason: failure.reason })),
-    };
+    return { ...checked, failures: [...(await configurationFailures()), ...checked.failures] };
   },
 
   async diff(_id, olds, news) {

@@ -6,12 +6,13 @@ import {
   GpuCloudError,
   OfferQueryError,
   type VolumeOffer,
+  type VolumeOfferRow,
   type VolumeOfferQuery,
 } from "../client";
 import { once } from "../once";
-import { providerClient } from "../provider-runtime";
+import { configurationFailures, providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
-import { checkInputs } from "../validation";
+import { checkInputs, containsUnknown, fieldFailure } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------
 
@@ -30,14 +31,14 @@ const volumeOfferQuerySchema = z
 
 export const volumeInputsSchema = z.object({
   askId: z
-    .number({ error: "askId must be the id of a volume ask (offer)" })
+    .number({ error: "the id of a volume ask (offer)" })
     .int("askId must be an integer")
     .positive("askId must be positive")
     .optional(),
   /** Accept the cheapest volume offer matching this query (with room for sizeGb) instead. */
   volumeOfferQuery: volumeOfferQuerySchema.optional(),
   sizeGb: z
-    .number({ error: "sizeGb must be a number of GB" })
+    .number({ error: "the size in GB" })
     .int("sizeGb must be a whole number of GB")
     .positive("sizeGb must be positive")
     .default(15),
@@ -107,21 +108,49 @@ const volumesBeforeThisRun = once(
 );
 const createdThisRun = new Set<number>();
 
+// Each ask's offer, read once per run: the ask's disk_space is the most a volume from it holds.
+const offerReads = new Map<number, Promise<VolumeOfferRow | undefined>>();
+function volumeOffer(askId: number): Promise<VolumeOfferRow | undefined> {
+  let read = offerReads.get(askId);
+  if (!read) {
+    // A failed search says nothing about the size: check passes and create decides.
+    read = providerClient()
+      .volumes.searchOffers({ id: { eq: askId } })
+      .then(([offer]) => offer)
+      .catch(() => undefined);
+    offerReads.set(askId, read);
+  }
+  return read;
+}
+
 export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
   async check(_olds, news) {
-    providerClient();
     const checked = checkInputs(volumeInputsSchema, news);
+    const failures = [...(await configurationFailures()), ...checked.failures];
     const ways = (["askId", "volumeOfferQuery"] as const).filter((f) => news[f] !== undefined);
     if (ways.length !== 1) {
-      checked.failures.push({
-        property: "askId",
-        reason:
+      failures.push(
+        fieldFailure(
+          "askId",
           ways.length === 0
-            ? "askId: required (the id of a volume ask), or volumeOfferQuery to find one"
-            : "askId and volumeOfferQuery: give one of them",
-      });
+            ? "required (the id of a volume ask), or volumeOfferQuery to find one"
+            : "give askId or volumeOfferQuery, not both",
+        ),
+      );
     }
-    return checked;
+    const { askId, sizeGb } = checked.inputs;
+    if (failures.length === 0 && askId !== undefined && !containsUnknown(news)) {
+      const offer = await volumeOffer(askId);
+      if (offer && sizeGb > offer.disk_space) {
+        failures.push(
+          fieldFailure(
+            "sizeGb",
+            `${sizeGb} GB is more than ask ${askId} offers (${offer.disk_space} GB disk_space)`,
+          ),
+        );
+      }
+    }
+    return { ...checked, failures };
   },
 
   async update(_id, olds, news) {

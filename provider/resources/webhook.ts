@@ -1,10 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, type Webhook as WebhookWire, type WebhookFields } from "../client";
-import { providerClient } from "../provider-runtime";
+import { configurationFailures, providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
 import { once } from "../once";
-import { checkInputs, containsUnknown } from "../validation";
+import { checkInputs, containsUnknown, fieldFailure } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------
 
@@ -26,7 +26,7 @@ export const webhookInputsSchema = z.object({
           eventKeyPattern,
           "each event type is a notification key <context>:<slug> with context client or host, e.g. client:low_credit",
         ),
-      { error: "eventTypes must be a list of notification keys such as client:low_credit" },
+      { error: "a list of notification keys such as client:low_credit" },
     )
     .min(1, "eventTypes needs at least one event type"),
   name: z
@@ -36,7 +36,9 @@ export const webhookInputsSchema = z.object({
     .regex(/^[^\u0000-\u001f\u007f]*$/, "name must not contain control characters (newlines, tabs)")
     .optional(),
   /** Any value; a new value rotates the signing secret in place. */
-  secretRotation: z.string({ error: "secretRotation must be a string" }).optional(),
+  secretRotation: z
+    .string({ error: "any string; a new one rotates the signing secret" })
+    .optional(),
 });
 export type WebhookInputs = z.infer<typeof webhookInputsSchema>;
 
@@ -86,23 +88,25 @@ async function accountFailures(
   const catalogue = await notificationKeys().catch(() => undefined);
   const unknownKeys = catalogue && inputs.eventTypes.filter((key) => !catalogue.includes(key));
   if (unknownKeys && unknownKeys.length > 0) {
-    failures.push({
-      property: "eventTypes",
-      reason:
-        `eventTypes: ${unknownKeys.join(", ")} ` +
-        `${unknownKeys.length === 1 ? "is not a notification type" : "are not notification types"} ` +
-        `of this service; valid keys: ${catalogue.join(", ")}`,
-    });
+    failures.push(
+      fieldFailure(
+        "eventTypes",
+        `${unknownKeys.join(", ")} ` +
+          `${unknownKeys.length === 1 ? "is not a notification type" : "are not notification types"} ` +
+          `of this service; valid keys: ${catalogue.join(", ")}`,
+      ),
+    );
   }
   if (isNew) {
     const existing = await client.webhooks.list().catch(() => undefined);
     if (existing && existing.length >= maxWebhooksPerUser) {
-      failures.push({
-        property: "url",
-        reason:
+      failures.push(
+        fieldFailure(
+          "url",
           `the account already has ${existing.length} webhooks and the service allows ` +
-          `${maxWebhooksPerUser} per user: delete one, or subscribe an existing webhook to these events`,
-      });
+            `${maxWebhooksPerUser} per user: delete one, or subscribe an existing webhook to these events`,
+        ),
+      );
     }
   }
   return failures;
@@ -131,8 +135,9 @@ function fromWire(webhook: WebhookWire): WebhookInputs {
 
 export const provider: DynamicProvider<WebhookInputs, WebhookOutputs> = {
   async check(olds, news) {
-    providerClient();
+    const setup = await configurationFailures();
     const checked = checkInputs(webhookInputsSchema, news);
+    if (setup.length > 0) return { ...checked, failures: [...setup, ...checked.failures] };
     const known = checked.failures.length === 0 && !containsUnknown(news);
     if (!known) return checked;
     const isNew = Object.keys(olds).length === 0;

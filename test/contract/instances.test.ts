@@ -245,6 +245,7 @@ describe("instances", () => {
       num_gpus: 1,
       gpu_ram: 24564,
       dph_total: 0.35,
+      disk_space: 200,
     });
   });
 

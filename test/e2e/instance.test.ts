@@ -81,7 +81,10 @@ describe("Instance under the real Pulumi CLI", () => {
 
   it("finds the instance by its create token when the create's reply is lost", async () => {
     // The service handles the create, then the connection drops before the reply.
-    await emulator.setFaults({ drops: { next: 1, afterHandling: true, methods: ["POST"] } });
+    // Only the create: check's offer search is a POST too.
+    await emulator.setFaults({
+      drops: { next: 1, afterHandling: true, methods: ["POST"], paths: ["/api/v0/asks/"] },
+    });
     await withStack(
       { program: instanceProgram(baseArgs), config: emulatorConfig(emulator) },
       async ({ stack }) => {

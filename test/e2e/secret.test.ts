@@ -124,14 +124,16 @@ describe("Secret under the real Pulumi CLI", () => {
     );
   });
 
-  it("fails with the 401 message on a wrong key and creates nothing", async () => {
+  it("fails at check on a wrong key, never printing it, and sends nothing", async () => {
     const wrongKey = "not-the-right-key-123";
     await withStack(
       { program: secretProgram("api_token", "v"), config: emulatorConfig(emulator, wrongKey) },
       async ({ stack, output }) => {
         await expect(stack.up({ onOutput: (text) => output.push(text) })).rejects.toThrow(
-          /API key was refused \(401\)/,
+          /gpucloud:apiKey was refused by http:\/\/127\.0\.0\.1:\d+ \(HTTP 401\)/,
         );
+        // Caught by the configuration check, before any create is sent.
+        expect(await emulator.writes()).toEqual([]);
         expect(await emulator.secrets()).toEqual({});
         expectNoLeak(output, [wrongKey]);
       },

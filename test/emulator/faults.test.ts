@@ -75,6 +75,14 @@ describe("fault injection", () => {
     expect((await call("DELETE", "/api/v0/secrets/", { key: "B" })).status).toBe(200);
   });
 
+  it("fails only the listed paths", async () => {
+    const { call } = emulator;
+    await setFaults({ serverErrors: { next: 1, paths: ["/api/v0/webhooks/"] } });
+    expect((await call("GET", "/api/v0/secrets/")).status).toBe(200);
+    expect((await call("GET", "/api/v0/webhooks/")).status).toBe(503);
+    expect((await call("GET", "/api/v0/webhooks/")).status).toBe(200);
+  });
+
   it("drops a create before handling it: no instance exists", async () => {
     await setFaults({ drops: { next: 1, methods: ["POST"] } });
     await expect(createInstance(emulator.call)).rejects.toThrow();

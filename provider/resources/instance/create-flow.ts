@@ -119,13 +119,16 @@ async function rentUntilRunning(
   const attempts: InstanceAttempt[] = [];
   let reason = `every one of ${inputs.maxAttempts} attempts ended without a running instance`;
   let adoptee = await settleLeftovers(client, inputs, progress);
+  const missingAsks = new Set<number>();
 
   for (let number = 1; number <= inputs.maxAttempts; number++) {
     if (number > 1 && Date.now() >= deadlineMs) {
       reason = `the ${inputs.createTimeoutSeconds} s createTimeoutSeconds deadline passed`;
       break;
     }
-    let askId = adoptee?.askId ?? asks[(number - 1) % asks.length] ?? 0;
+    // An ask the service said does not exist is not asked for again in this create.
+    const live = asks.filter((ask) => !missingAsks.has(ask));
+    let askId = adoptee?.askId ?? live[(number - 1) % live.length] ?? 0;
     if (adoptee === undefined && query !== undefined) {
       try {
         const offer = await chooseOffer(client, query, inputs, tried, progress);
@@ -164,10 +167,17 @@ async function rentUntilRunning(
             `was lost.\n${describeAttempts(attempts)}`,
         );
       }
-      // An ask that is gone is worth trying the next one; anything else is not.
-      if (error instanceof GpuCloudError && error.code === "no_such_ask") continue;
-      reason = "an instance could not be created";
-      break;
+      // An ask that is gone (rented by someone else since the search) is worth trying the next
+      // one, while there is one; anything else (a refused key, invalid arguments) no retry can
+      // fix: it stops here and leads the error.
+      if (error instanceof GpuCloudError && error.code === "no_such_ask") {
+        missingAsks.add(askId);
+        if (query !== undefined || asks.some((ask) => !missingAsks.has(ask))) continue;
+      }
+      throw new Error(
+        `${name}: ${message}; no instance was created and retrying cannot help.\n` +
+          describeAttempts(attempts),
+      );
     }
     const attempt: InstanceAttempt = { askId, instanceId };
     attempts.push(attempt);

@@ -4,7 +4,7 @@ import { compileInstanceOfferQuery, OfferQueryError } from "../../client";
 // The instance's inputs and outputs: what a program declares and what the stack records.
 
 const askIdSchema = z
-  .number({ error: "an ask id is a number: the id of an instance offer" })
+  .number({ error: "the id of an instance offer (ask)" })
   .int("an ask id is a whole number")
   .positive("an ask id is positive");
 
@@ -25,7 +25,7 @@ export const offerQueryInputSchema = z
 export const instanceInputsSchema = z.object({
   askId: askIdSchema.optional(),
   askIds: z
-    .array(askIdSchema, { error: "askIds must be a list of ask ids" })
+    .array(askIdSchema, { error: "an ordered list of ask ids" })
     .min(1, "askIds must list at least one ask")
     .optional(),
   /** Rent the best offer matching this query instead of a fixed ask (see create-flow.ts). */
@@ -47,18 +47,22 @@ export const instanceInputsSchema = z.object({
       { error: "volume must be { volumeId, mountPath }" },
     )
     .optional(),
-  image: z.string({ error: "image is required" }).trim().min(1, "image must not be empty"),
+  image: z
+    .string({ error: "the container image, e.g. pytorch/pytorch" })
+    .trim()
+    .min(1, "image must not be empty"),
   diskGb: z
-    .number({ error: "diskGb is required: the disk size in GB" })
+    .number({ error: "the disk size in GB, at least 8" })
     .min(8, "diskGb must be at least 8 (GB)"),
   onstart: z.string().optional(),
   env: z
     .record(
       z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "env names hold letters, digits and _"),
-      z.string({ error: "env values must be strings" }),
+      z.string({ error: "env values are strings" }),
     )
     .optional(),
-  label: z.string().optional(),
+  /** The service takes labels of at most 1024 characters (PUT /api/v0/instances/{id}/). */
+  label: z.string().max(1024, "label must be at most 1024 characters").optional(),
   runtype: z
     .enum(["ssh", "jupyter", "args", "vm"], { error: "runtype must be ssh, jupyter, args or vm" })
     .default("ssh"),
@@ -89,7 +93,7 @@ export const instanceInputsSchema = z.object({
     .array(
       z.number().int("an SSH key id is a whole number").positive("an SSH key id is positive"),
       {
-        error: "sshKeyIds must be a list of SSH key ids (SshKey.sshKeyId)",
+        error: "a list of SSH key ids (SshKey.sshKeyId)",
       },
     )
     .optional(),

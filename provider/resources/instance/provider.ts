@@ -1,11 +1,13 @@
-import { providerClient, reportProgress } from "../../provider-runtime";
+import type * as pulumi from "@pulumi/pulumi";
+import type { InstanceOfferRow } from "../../client";
+import { configurationFailures, providerClient, reportProgress } from "../../provider-runtime";
 import type { DynamicProvider } from "../../shim";
-import { checkInputs, containsUnknown } from "../../validation";
+import { checkInputs, containsUnknown, fieldFailure } from "../../validation";
 import { askOffVolumeMachine } from "./volume-link";
 import { encodeOnstart, onstartLimitChars } from "../../onstart";
 import { connectionOutputs, createInstance } from "./create-flow";
 import { diffInstance, replacingFields, same } from "./diff";
-import { instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
+import { asksOf, instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { rememberRecorded, resourceNameOf } from "./identity";
 import { destroyAndConfirm } from "./lifecycle";
 import { followState } from "./power";
@@ -25,47 +27,93 @@ export function inputsOf(props: InstanceOutputs): InstanceInputs {
   ) as InstanceInputs;
 }
 
+// The offers of each ask list, read once per run: many instances usually share their asks.
+const offerReads = new Map<string, Promise<InstanceOfferRow[]>>();
+
+/**
+ * The disk asked for against what each listed ask offers (`disk_space`): the service has been
+ * seen to cap a larger disk silently. An ask the search does not show (rented meanwhile,
+ * filtered out) is left to create, which the service refuses at once.
+ */
+async function diskFailures(inputs: InstanceInputs): Promise<pulumi.dynamic.CheckFailure[]> {
+  const asks = asksOf(inputs);
+  // Offers found by query are checked against the disk when they are chosen.
+  if (asks.length === 0) return [];
+  const listKey = asks.join(",");
+  let read = offerReads.get(listKey);
+  if (!read) {
+    // A failed search says nothing about the disk: check passes and create decides.
+    read = providerClient()
+      .instances.searchOffers({ id: { in: asks } })
+      .catch(() => []);
+    offerReads.set(listKey, read);
+  }
+  const offers = await read;
+  const tooSmall = offers.filter(
+    (offer) => offer.disk_space != null && inputs.diskGb > offer.disk_space,
+  );
+  return tooSmall.length === 0
+    ? []
+    : [
+        fieldFailure(
+          "diskGb",
+          `${inputs.diskGb} GB is more than ` +
+            tooSmall
+              .map((offer) => `ask ${offer.id} offers (${offer.disk_space} GB disk_space)`)
+              .join(", ") +
+            "; ask for at most that much, or choose an ask with more disk",
+        ),
+      ];
+}
+
 export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
   async check(olds, news) {
     const client = providerClient();
-    const { inputs, failures } = checkInputs(instanceInputsSchema, news);
+    const setup = await configurationFailures();
+    const checked = checkInputs(instanceInputsSchema, news);
+    const { inputs } = checked;
+    const failures = [...setup, ...checked.failures];
     const ways = (["askId", "askIds", "offerQuery"] as const).filter(
       (field) => news[field] !== undefined,
     );
     if (ways.length > 1) {
-      failures.push({
-        property: ways[1] ?? "askId",
-        reason: `${ways.join(" and ")}: give one of askId, askIds or offerQuery`,
-      });
+      failures.push(fieldFailure(ways.join(" and "), "give one of askId, askIds or offerQuery"));
     }
     if (ways.length === 0) {
-      failures.push({
-        property: "askId",
-        reason:
-          "askId: required (or askIds, an ordered list of asks to try, or offerQuery, a query " +
-          "for the best matching offer)",
-      });
+      failures.push(
+        fieldFailure(
+          "askId",
+          "required: the id of an instance offer (or askIds, a list to try, or offerQuery, a " +
+            "query for the best matching offer)",
+        ),
+      );
     }
     if (inputs.maxDollarsPerHour !== undefined && news["offerQuery"] === undefined) {
-      failures.push({
-        property: "maxDollarsPerHour",
-        reason: "maxDollarsPerHour: caps offers rented by offerQuery; give offerQuery with it",
-      });
+      failures.push(
+        fieldFailure(
+          "maxDollarsPerHour",
+          "caps offers rented by offerQuery; give offerQuery with it",
+        ),
+      );
     }
     // A volume lives on one machine: an explicit ask elsewhere can never mount it.
     if (failures.length === 0 && inputs.volume !== undefined && !containsUnknown(news["volume"])) {
       const mismatch = await askOffVolumeMachine(client, inputs, news);
-      if (mismatch !== undefined) failures.push({ property: "volume", reason: mismatch });
+      if (mismatch !== undefined) {
+        const [, field = "volume", why = mismatch] = /^([\w.]+): (.*)$/s.exec(mismatch) ?? [];
+        failures.push(fieldFailure(field, why));
+      }
     }
     if (typeof inputs.onstart === "string") {
       const encoded = encodeOnstart(inputs.onstart);
       if (!encoded.ok) {
-        failures.push({
-          property: "onstart",
-          reason:
-            `onstart: ${encoded.originalChars} characters, ${encoded.encodedChars} even when ` +
-            `gzipped and base64-encoded; the service takes at most ${onstartLimitChars}`,
-        });
+        failures.push(
+          fieldFailure(
+            "onstart",
+            `${encoded.originalChars} characters, ${encoded.encodedChars} even when ` +
+              `gzipped and base64-encoded; the service takes at most ${onstartLimitChars}`,
+          ),
+        );
       }
     }
     // A VM cannot get an SSH key after it is created: refuse to rent one without a key. Only
@@ -74,16 +122,20 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
     const renting =
       Object.keys(olds).length === 0 ||
       replacingFields.some((field) => !same(olds[field], inputs[field]));
+    if (failures.length === 0 && renting && !containsUnknown(news)) {
+      failures.push(...(await diskFailures(inputs)));
+    }
     if (failures.length === 0 && inputs.runtype === "vm" && renting && !declaresSshKeys(news)) {
-      const user = await client.users.current();
+      const user = await providerClient().users.current();
       if (!user.hasSshKey) {
-        failures.push({
-          property: "runtype",
-          reason:
-            "runtype: a VM needs an SSH key registered on the account before it is created, " +
-            "and cannot recover without one; register a key first (a gpucloud.SshKey listed in " +
-            "sshKeyIds), or use a container runtype",
-        });
+        failures.push(
+          fieldFailure(
+            "runtype",
+            "a VM needs an SSH key registered on the account before it is created, " +
+              "and cannot recover without one; register a key first (a gpucloud.SshKey listed in " +
+              "sshKeyIds), or use a container runtype",
+          ),
+        );
       }
     }
     return { inputs, failures };

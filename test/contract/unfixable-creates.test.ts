@@ -1,0 +1,88 @@
+import { closeAllPools } from "../../provider/client";
+import { configure } from "../../provider/provider-runtime";
+import { provider as instanceProvider } from "../../provider/resources/instance";
+import { instanceInputsSchema } from "../../provider/resources/instance/inputs";
+import { provider as volumeProvider } from "../../provider/resources/volume";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+
+// Creates that no retry can fix stop at once, leading with the reason; limits the offer shows
+// are refused at check. The providers' methods are called directly, as the provider process does.
+describe("creates that no retry can fix, and limits at check", () => {
+  let emulator: TestEmulator;
+  beforeAll(async () => {
+    emulator = await startTestEmulator({ bootPolls: 1 });
+    const values: Record<string, string> = {
+      "gpucloud:apiKey": emulator.apiKey,
+      "gpucloud:baseUrl": emulator.url,
+    };
+    configure({
+      config: { get: (key) => values[key], require: (key) => values[key] ?? "" },
+    });
+  });
+  afterAll(async () => {
+    await closeAllPools();
+    await emulator.close();
+  });
+  beforeEach(async () => {
+    await emulator.clearRequests();
+  });
+
+  const inputs = (fields: Record<string, unknown>) =>
+    instanceInputsSchema.parse({
+      image: "img",
+      diskGb: 10,
+      pollIntervalSeconds: 0.05,
+      owner: "p/s/gpu",
+      ...fields,
+    });
+  const rents = async () =>
+    (await emulator.requests()).filter((entry) => entry.path.startsWith("/api/v0/asks/"));
+
+  it("an ask that does not exist is asked for once, and the error leads with the 404", async () => {
+    await expect(instanceProvider.create(inputs({ askId: 99, maxAttempts: 3 }))).rejects.toThrow(
+      /^gpu: POST \/api\/v0\/asks\/99\/ failed with HTTP 404 \(no_such_ask: .*\); no instance was created and retrying cannot help/,
+    );
+    expect(await rents()).toHaveLength(1);
+  });
+
+  it("a missing ask in askIds moves on to the next ask, once", async () => {
+    const created = await instanceProvider.create(inputs({ askIds: [99, 31001], maxAttempts: 3 }));
+    const outs = created.outs;
+    if (!outs) throw new Error("create returned no outputs");
+    expect(outs.attempts.map((attempt) => attempt.askId)).toEqual([99, 31001]);
+    expect((await rents()).map((entry) => entry.path)).toEqual([
+      "/api/v0/asks/99/",
+      "/api/v0/asks/31001/",
+    ]);
+    await instanceProvider.delete?.(created.id, outs);
+  });
+
+  it("a disk larger than the ask offers is refused at create at once, and at check", async () => {
+    await expect(
+      instanceProvider.create(inputs({ askId: 31001, diskGb: 201, maxAttempts: 3 })),
+    ).rejects.toThrow(/^gpu: POST \/api\/v0\/asks\/31001\/ failed with HTTP 400 \(invalid_args: /);
+    expect(await rents()).toHaveLength(1);
+    expect((await emulator.state()).instances).toEqual([]);
+
+    const checked = await instanceProvider.check?.(
+      {} as never,
+      inputs({ askId: 31001, diskGb: 1e9 }),
+    );
+    expect(checked?.failures).toEqual([
+      {
+        property: "",
+        reason:
+          "diskGb: 1000000000 GB is more than ask 31001 offers (200 GB disk_space); ask for at " +
+          "most that much, or choose an ask with more disk",
+      },
+    ]);
+  });
+
+  it("a volume larger than its ask offers is refused at check", async () => {
+    const checked = await volumeProvider.check?.({} as never, { askId: 21001, sizeGb: 101 });
+    expect(checked?.failures).toEqual([
+      { property: "", reason: "sizeGb: 101 GB is more than ask 21001 offers (100 GB disk_space)" },
+    ]);
+    expect(await emulator.writes()).toEqual([]);
+  });
+});
