@@ -5,8 +5,9 @@ import * as gpucloud from "pulumi-gpucloud";
 
 const config = new pulumi.Config();
 
+// Asks (offers) come and go as other people rent them: find them by query, not by id.
 const data = new gpucloud.Volume("data", {
-  askId: config.getNumber("volumeAskId") ?? 21001,
+  volumeOfferQuery: { diskSpaceGb: { gte: 100 }, reliability: { gte: 0.95 } },
   sizeGb: 50,
 });
 
@@ -38,8 +39,13 @@ echo "ready: model \${MODEL_ID}, volume \${DATA_VOLUME}, project \${WANDB_PROJEC
 `;
 
 const trainer = new gpucloud.Instance("trainer", {
-  // Tried in order: another ask is rented when one ends in a dead end.
-  askIds: config.getObject<number[]>("instanceAskIds") ?? [31001, 31002],
+  // The cheapest matching offer; another one is rented when one ends in a dead end.
+  offerQuery: {
+    gpuName: { in: ["RTX 4090", "RTX 3090"] },
+    gpuRamGb: { gte: 24 },
+    reliability: { gte: 0.95 },
+  },
+  maxDollarsPerHour: 1,
   image: "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime",
   diskGb: 40,
   label: "gpu-workspace",

@@ -133,7 +133,7 @@ export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
         fieldFailure(
           "askId",
           ways.length === 0
-            ? "required (the id of a volume ask), or volumeOfferQuery to find one"
+            ? "required: the id of a volume ask (or volumeOfferQuery, a query to find one)"
             : "give askId or volumeOfferQuery, not both",
         ),
       );

@@ -77,7 +77,7 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
       (field) => news[field] !== undefined,
     );
     if (ways.length > 1) {
-      failures.push(fieldFailure(ways.join(" and "), "give one of askId, askIds or offerQuery"));
+      failures.push(fieldFailure(ways[0] ?? "askId", `give ${ways.join(" or ")}, not both`));
     }
     if (ways.length === 0) {
       failures.push(
