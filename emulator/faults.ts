@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { seededRandom } from "./random";
 
 const FaultRuleSchema = z.object({
   rate: z.number().min(0).max(1).optional(),
@@ -33,18 +34,6 @@ export type Fault =
   | { kind: "server_error"; status: number }
   | { kind: "drop" }
   | { kind: "drop_after_handling" };
-
-/** mulberry32: tiny, seedable, and good enough to spread faults over requests. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export class FaultInjector {
   private config: Faults = {};

@@ -1,4 +1,5 @@
 import type { InstanceAsk, VolumeAsk } from "./options";
+import { seededRandom } from "./random";
 
 /**
  * A realistic market, deterministic from a seed: machines across GPUs, countries, prices and
@@ -10,18 +11,6 @@ import type { InstanceAsk, VolumeAsk } from "./options";
 export const FIRST_GENERATED_INSTANCE_ASK = 40001;
 export const FIRST_GENERATED_VOLUME_ASK = 22001;
 const FIRST_GENERATED_MACHINE = 70001;
-
-/** mulberry32, as the fault injector uses: small, seedable, the same on every platform. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Gpu {
   name: string;
@@ -202,7 +191,7 @@ export function generateMarket({ seed, instanceOffers, volumeOffers }: MarketOpt
   instanceAsks: InstanceAsk[];
   volumeAsks: VolumeAsk[];
 } {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const between = (low: number, high: number) => low + random() * (high - low);
   const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
