@@ -44,6 +44,11 @@ export function countryCodeOf(geolocation: string | null | undefined): string | 
   return code === "" ? null : code;
 }
 
+/** The service's `verification` ("verified", "unverified", …) as a yes/no; null when absent. */
+function isVerified(verification: string | null | undefined): boolean | null {
+  return verification === undefined || verification === null ? null : verification === "verified";
+}
+
 /** POST /api/v0/bundles/ rows (wire names), as far as the package reads them. */
 export const instanceOfferWireSchema = z.object({
   id: z.number().int(),
@@ -103,8 +108,7 @@ export const instanceOfferSchema = instanceOfferWireSchema.transform((o) => ({
   inetDownMbps: o.inet_down ?? null,
   inetUpMbps: o.inet_up ?? null,
   datacenter: o.hosting_type === undefined || o.hosting_type === null ? null : o.hosting_type === 1,
-  verified:
-    o.verification === undefined || o.verification === null ? null : o.verification === "verified",
+  verified: isVerified(o.verification),
   rentable: o.rentable ?? null,
   rented: o.rented ?? null,
   external: o.external ?? null,
@@ -152,8 +156,7 @@ export const volumeOfferSchema = volumeOfferWireSchema.transform((o) => ({
   location: o.geolocation ?? null,
   geolocation: countryCodeOf(o.geolocation),
   reliability: o.reliability ?? null,
-  verified:
-    o.verification === undefined || o.verification === null ? null : o.verification === "verified",
+  verified: isVerified(o.verification),
   inetUpMbps: o.inet_up ?? null,
   inetDownMbps: o.inet_down ?? null,
   staticIp: o.static_ip ?? null,

@@ -1,11 +1,11 @@
 import { closeAllPools, GpuCloudClient } from "../../provider/client";
-import { configure } from "../../provider/provider-runtime";
 import { provider as apiKeyProvider } from "../../provider/resources/api-key";
 import { type InstanceOutputs } from "../../provider/resources/instance";
 import { InstanceLeftBehindError } from "../../provider/resources/instance/lifecycle";
 import { attachAfterRunning } from "../../provider/resources/instance/ssh-keys";
 import { provider as sshKeyProvider } from "../../provider/resources/ssh-key";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { configureProviderFor } from "../support/provider-config";
 
 const ed25519 =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPhlKxSmAILXPiklFetxXJ412q6DLq52hOZ2JGxdT6n0 dev@example";
@@ -18,11 +18,7 @@ describe("account key providers against the emulator", () => {
   beforeAll(async () => {
     emulator = await startTestEmulator({ bootPolls: 1 });
     client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
-    const values: Record<string, string> = {
-      "gpucloud:apiKey": emulator.apiKey,
-      "gpucloud:baseUrl": emulator.url,
-    };
-    configure({ config: { get: (key) => values[key], require: (key) => values[key] ?? "" } });
+    configureProviderFor(emulator);
   });
   afterAll(async () => {
     await closeAllPools();

@@ -1,5 +1,4 @@
 import { closeAllPools, GpuCloudClient } from "../../provider/client";
-import { configure } from "../../provider/provider-runtime";
 import { provider as sweeperProvider } from "../../provider/resources/instance-sweeper";
 import { markersOf, ownerVariable, specVariable } from "../../provider/resources/instance/identity";
 import {
@@ -8,6 +7,7 @@ import {
   type InstanceOutputs,
 } from "../../provider/resources/instance";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { configureProviderFor } from "../support/provider-config";
 
 // What interrupted runs leave behind: instances carrying a resource's owner that no state
 // records. The providers' methods are called directly, as the dynamic-provider process does.
@@ -29,11 +29,7 @@ describe("instances left by interrupted runs", () => {
   // One emulator for the file: the provider process keeps its first configuration.
   beforeAll(async () => {
     emulator = await startTestEmulator({ bootPolls: 1 });
-    const values: Record<string, string> = {
-      "gpucloud:apiKey": emulator.apiKey,
-      "gpucloud:baseUrl": emulator.url,
-    };
-    configure({ config: { get: (key) => values[key], require: (key) => values[key] ?? "" } });
+    configureProviderFor(emulator);
     client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
   });
   // Instances are destroyed rather than the emulator reset: ids must not repeat, as on the

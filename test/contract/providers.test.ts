@@ -1,10 +1,10 @@
 import { closeAllPools } from "../../provider/client";
-import { configure } from "../../provider/provider-runtime";
 import { provider as instanceProvider } from "../../provider/resources/instance";
 import { provider as secretProvider } from "../../provider/resources/secret";
 import { provider as volumeProvider } from "../../provider/resources/volume";
 import { unknownValue } from "../../provider/validation";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { configureProviderFor } from "../support/provider-config";
 
 // The providers' methods called directly against the emulator, as the dynamic-provider process
 // calls them (whole programs under the real CLI are in test/e2e).
@@ -12,16 +12,7 @@ describe("resource providers against the emulator", () => {
   let emulator: TestEmulator;
   beforeAll(async () => {
     emulator = await startTestEmulator({ bootPolls: 1 });
-    const values: Record<string, string> = {
-      "gpucloud:apiKey": emulator.apiKey,
-      "gpucloud:baseUrl": emulator.url,
-    };
-    configure({
-      config: {
-        get: (key) => values[key],
-        require: (key) => values[key] ?? "",
-      },
-    });
+    configureProviderFor(emulator);
   });
   afterAll(async () => {
     await closeAllPools();

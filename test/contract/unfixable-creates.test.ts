@@ -1,9 +1,9 @@
 import { closeAllPools } from "../../provider/client";
-import { configure } from "../../provider/provider-runtime";
 import { provider as instanceProvider } from "../../provider/resources/instance";
 import { instanceInputsSchema } from "../../provider/resources/instance/inputs";
 import { provider as volumeProvider } from "../../provider/resources/volume";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { configureProviderFor } from "../support/provider-config";
 
 // Creates that no retry can fix stop at once, leading with the reason; limits the offer shows
 // are refused at check. The providers' methods are called directly, as the provider process does.
@@ -11,13 +11,7 @@ describe("creates that no retry can fix, and limits at check", () => {
   let emulator: TestEmulator;
   beforeAll(async () => {
     emulator = await startTestEmulator({ bootPolls: 1 });
-    const values: Record<string, string> = {
-      "gpucloud:apiKey": emulator.apiKey,
-      "gpucloud:baseUrl": emulator.url,
-    };
-    configure({
-      config: { get: (key) => values[key], require: (key) => values[key] ?? "" },
-    });
+    configureProviderFor(emulator);
   });
   afterAll(async () => {
     await closeAllPools();
