@@ -23,23 +23,36 @@ const recordedProcess = z.object({
 
 /**
  * The dynamic-provider process loads what the providers need and nothing else: not the
- * emulator, not its server framework, not the package's index (every resource and the client).
+ * emulator, not its server framework, not the package's index (every resource and the client);
+ * the program loads the resources' classes but not the HTTP library.
  */
-async function expectLeanProviderProcess(log: string): Promise<void> {
+async function expectLeanProcesses(log: string): Promise<void> {
   // The engine stops the provider as the step ends; its line may land just after.
-  let providers: z.infer<typeof recordedProcess>[] = [];
-  for (let waited = 0; providers.length === 0 && waited < 3_000; waited += 100) {
+  let recorded: z.infer<typeof recordedProcess>[] = [];
+  const providers = () =>
+    recorded.filter((line) => line.argv.some((arg) => arg.includes("dynamic-provider")));
+  for (let waited = 0; providers().length === 0 && waited < 3_000; waited += 100) {
     const text = await readFile(log, "utf8").catch(() => "");
-    providers = text
+    recorded = text
       .split("\n")
       .filter((line) => line.trim() !== "")
-      .map((line) => recordedProcess.parse(JSON.parse(line)))
-      .filter((line) => line.argv.some((arg) => arg.includes("dynamic-provider")));
-    if (providers.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      .map((line) => recordedProcess.parse(JSON.parse(line)));
+    if (providers().length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  expect(providers.length).toBeGreaterThan(0);
-  for (const provider of providers) {
+  // The program declares resources and sends no request: it never loads the HTTP client's
+  // library (provider/client/transport.ts loads it at the first request).
+  const programs = recorded.filter((line) =>
+    line.argv.some((arg) => arg.includes(`${path.sep}cmd${path.sep}run`)),
+  );
+  expect(programs.length).toBeGreaterThan(0);
+  for (const program of programs) {
+    expect(program.packages).toContain("pulumi-gpucloud");
+    expect(program.packages).not.toContain("undici");
+  }
+  expect(providers().length).toBeGreaterThan(0);
+  for (const provider of providers()) {
     expect(provider.packages).toContain("pulumi-gpucloud");
+    expect(provider.packages).toContain("undici");
     expect(provider.packages).not.toContain("fastify");
     expect(provider.gpucloudModules.filter((file) => /^dist\/emulator\//.test(file))).toEqual([]);
     expect(provider.gpucloudModules).not.toContain("dist/provider/index.js");
@@ -84,7 +97,7 @@ new pulumi.dynamic.Resource({ async create(inputs) { return { id: "noop", outs: 
       },
       async ({ stack, exportState }) => {
         await stack.up();
-        await expectLeanProviderProcess(path.join(logDir, "loaded.jsonl"));
+        await expectLeanProcesses(path.join(logDir, "loaded.jsonl"));
         const resources = dynamicResources(await exportState(false));
         // Four of ours, the stack's instance sweeper and the no-op floor.
         expect(resources).toHaveLength(6);
