@@ -1,5 +1,6 @@
 import { closeAllPools, GpuCloudClient } from "../../provider/client";
 import { provider as sweeperProvider } from "../../provider/resources/instance-sweeper";
+import { startNewRun } from "../../provider/resources/instance/adoption";
 import { markersOf, ownerVariable, specVariable } from "../../provider/resources/instance/identity";
 import {
   provider as instanceProvider,
@@ -34,10 +35,12 @@ describe("instances left by interrupted runs", () => {
   });
   // Instances are destroyed rather than the emulator reset: ids must not repeat, as on the
   // service, since the provider process remembers the ids it recorded.
+  // Each test plays a new run (a new provider process): its creates list the account afresh.
   beforeEach(async () => {
     for (const instance of await client.instances.list())
       await client.instances.destroy(instance.id);
     await emulator.clearRequests();
+    startNewRun();
   });
   afterAll(async () => {
     await closeAllPools();
@@ -70,6 +73,29 @@ describe("instances left by interrupted runs", () => {
       entry.path.startsWith("/api/v1/instances/"),
     );
     expect(lists).toHaveLength(1);
+  });
+
+  it("lists the account once per run, however many instances the run creates", async () => {
+    const leftover = await rentLeftover({ ...inputs, owner: "proj/dev/third" });
+    await emulator.clearRequests();
+
+    const created = await Promise.all(
+      ["first", "second", "third"].map((name) =>
+        instanceProvider.create({ ...inputs, owner: `proj/dev/${name}` }),
+      ),
+    );
+    const fourth = await instanceProvider.create({ ...inputs, owner: "proj/dev/fourth" });
+
+    const lists = (await emulator.requests()).filter((entry) =>
+      entry.path.startsWith("/api/v1/instances/"),
+    );
+    expect(lists).toHaveLength(1);
+    // The list still finds what an earlier run left: the third adopted its leftover.
+    expect(created.map((instance) => instance.id)[2]).toBe(String(leftover));
+    expect(await creates()).toHaveLength(3);
+    expect((await emulator.state()).instances.map((instance) => instance.id)).toEqual(
+      expect.arrayContaining([...created.map((c) => Number(c.id)), Number(fourth.id)]),
+    );
   });
 
   it("destroys a leftover of another spec or at a dead end, and rents anew", async () => {

@@ -24,11 +24,41 @@ function whyNotAdoptable(instance: InstanceWire, inputs: InstanceInputs): string
 }
 
 /**
+ * The account's instances as this run found them. Leftovers only come from earlier runs: the
+ * stack's lock keeps two runs of a stack apart, and a resource looks before it rents. So one
+ * list, taken by the first create of the provider process (one `pulumi` operation), serves
+ * every create of the run: a run creating N instances sends ⌈N/25⌉ list requests (the
+ * service's page) instead of N × ⌈N/25⌉. A failed list is not kept.
+ */
+let instancesAtRunStart: Promise<InstanceWire[]> | undefined;
+
+function instancesBeforeThisRun(client: GpuCloudClient): Promise<InstanceWire[]> {
+  if (instancesAtRunStart === undefined) {
+    const listed = client.instances.list();
+    instancesAtRunStart = listed;
+    listed.catch(() => {
+      if (instancesAtRunStart === listed) instancesAtRunStart = undefined;
+    });
+  }
+  return instancesAtRunStart;
+}
+
+/**
+ * Starts a new run in this process: the next create lists the account again. The engine starts
+ * a provider process per `pulumi` operation; tests that play several runs in one process call
+ * this between them.
+ */
+export function startNewRun(): void {
+  instancesAtRunStart = undefined;
+}
+
+/**
  * Before renting, settles what interrupted runs left for this resource: instances carrying its
  * owner that the stack does not record (a killed `pulumi up`, a lost create reply). The first
  * one that can still become this resource's instance is adopted; every other one is destroyed.
- * Costs one list of the account's instances. Instances of other resources, stacks or projects,
- * and those the stack records (the one a replacement replaces), are never touched.
+ * Costs the run's one list of the account's instances (see above). Instances of other
+ * resources, stacks or projects, and those the stack records (the one a replacement replaces),
+ * are never touched.
  */
 export async function settleLeftovers(
   client: GpuCloudClient,
@@ -37,7 +67,7 @@ export async function settleLeftovers(
 ): Promise<Adoptee | undefined> {
   const owner = inputs.owner;
   if (owner === undefined) return undefined;
-  const leftovers = (await client.instances.list()).filter(
+  const leftovers = (await instancesBeforeThisRun(client)).filter(
     (instance) => ownerOfInstance(instance) === owner && !isRecorded(owner, instance.id),
   );
   let adoptee: Adoptee | undefined;
