@@ -2,8 +2,10 @@
  * `npm run bench [-- --quick] [-- --sizes 10,50] [-- --repeat R] [-- --out DIR]`: how our resources compare
  * with the engine's own floor (no-op dynamic resources) at N = 10, 50 and 200, for pulumi up,
  * refresh and destroy: wall time, API requests, state bytes per resource and the
- * dynamic-provider process's peak memory. Writes bench.md, bench.json and bench.svg to
- * bench-results/ and prints the table. A measurement, not a test: nothing asserts a timing.
+ * dynamic-provider process's peak memory; and, once per run, the API requests each Instance
+ * created by `offerQuery` costs (against an emulator with a generated market). Writes bench.md,
+ * bench.json and bench.svg to bench-results/ and prints the tables. A measurement, not a test:
+ * nothing asserts a timing.
  */
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
@@ -11,10 +13,24 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { z } from "zod";
+import { closeAllPools, type InstanceOfferQuery } from "../provider/client";
 import { startTestEmulator, type TestEmulator } from "../test/support/emulator";
-import { type Mix, mixedProgram, mixFor, noopProgram, stackOverhead } from "../test/support/scale";
+import {
+  byQueryProgram,
+  countInstanceRequests,
+  instanceRequestKind,
+  type InstanceRequestKind,
+  instanceRequestKinds,
+  type Mix,
+  mixedProgram,
+  mixFor,
+  noopProgram,
+  routeOf,
+  stackOverhead,
+  successfulCreates,
+} from "../test/support/scale";
 import { repoRoot, withStack } from "../test/support/pulumi-stack";
-import { emulatorConfig, stateResources } from "../test/support/programs";
+import { emulatorConfig, outsideClient, stateResources } from "../test/support/programs";
 import { lineChart, type Series } from "./bench/chart";
 
 const execFileAsync = promisify(execFile);
@@ -267,6 +283,116 @@ async function measureStack(
   );
 }
 
+// ---- Instances by query ------------------------------------------------------------------
+
+/** Instances of the by-query stack, and the seed of its emulator's generated market. */
+const byQueryInstances = 10;
+const marketSeed = 1;
+
+/**
+ * One query per instance, each on a GPU of its own: instances sharing a query all rent its
+ * cheapest match at once, and all but one lose that race and search again (an attempt each),
+ * which measures contention rather than what one create costs. The GPUs are the market's, found
+ * by one search before the measured up; half the queries are in the official client's syntax.
+ */
+async function byQueryQueries(emulator: TestEmulator): Promise<(InstanceOfferQuery | string)[]> {
+  const client = outsideClient(emulator);
+  try {
+    const offers = await client.searchOffers({ numGpus: 1 });
+    const gpus = [...new Set(offers.map((offer) => offer.gpuName))].slice(0, byQueryInstances);
+    if (gpus.length < byQueryInstances) {
+      throw new Error(`by query: the market has single-GPU offers of ${gpus.length} GPUs only`);
+    }
+    return gpus.map((gpuName, n) =>
+      n % 2 === 0 ? { gpuName, numGpus: 1 } : `gpu_name=${gpuName.replaceAll(" ", "_")} num_gpus=1`,
+    );
+  } finally {
+    await closeAllPools();
+  }
+}
+
+interface ByQueryMeasure {
+  readonly instances: number;
+  readonly marketSeed: number;
+  readonly queries: (InstanceOfferQuery | string)[];
+  /** Resources the up created: the instances, the stack and its instance sweeper. */
+  readonly resources: number;
+  /** Wall time of the up. */
+  readonly seconds: number;
+  /** Requests the emulator logged during the up (preview and creates). */
+  readonly requests: number;
+  readonly requestsPerCreate: number;
+  readonly byKind: Record<InstanceRequestKind, number>;
+  /** The requests counted as `other`, by method and route (path without query or final slash). */
+  readonly otherRoutes: Record<string, number>;
+  /** Creates the emulator refused: the offer was rented (by a sibling) since the search. */
+  readonly createsRefused: number;
+}
+
+/**
+ * `pulumi up` of instances rented by `offerQuery` against an emulator with a generated market,
+ * where renting is exclusive: the requests each create costs, by kind. Then destroys them.
+ */
+async function measureByQuery(emulator: TestEmulator): Promise<ByQueryMeasure> {
+  const queries = await byQueryQueries(emulator);
+  const n = queries.length;
+  const mix: Mix = { secrets: 0, webhooks: 0, volumes: 0, instances: n };
+  return withStack(
+    {
+      program: byQueryProgram(queries),
+      config: emulatorConfig(emulator),
+      projectName: "gpucloud-bench",
+    },
+    async ({ stack, output }) => {
+      const onOutput = (text: string) => output.push(text);
+      await emulator.clearRequests();
+      const started = performance.now();
+      const up = await stack.up({ onOutput });
+      const seconds = (performance.now() - started) / 1000;
+      const requests = await emulator.requests();
+      const expected = { create: n + stackOverhead(mix) };
+      const changes = up.summary.resourceChanges ?? {};
+      if (JSON.stringify(changes) !== JSON.stringify(expected)) {
+        throw new Error(
+          `by query: changes ${JSON.stringify(changes)}, expected ${JSON.stringify(expected)}`,
+        );
+      }
+      const rented = successfulCreates(requests).instance;
+      if (rented !== n)
+        throw new Error(`by query: ${rented} successful creates for ${n} instances`);
+      const byKind = countInstanceRequests(requests);
+      const otherRoutes: Record<string, number> = {};
+      for (const request of requests) {
+        if (instanceRequestKind(request) !== "other") continue;
+        const route = `${request.method} ${routeOf(request.path)}`;
+        otherRoutes[route] = (otherRoutes[route] ?? 0) + 1;
+      }
+      const measure: ByQueryMeasure = {
+        instances: n,
+        marketSeed,
+        queries,
+        resources: expected.create,
+        seconds,
+        requests: requests.length,
+        requestsPerCreate: requests.length / n,
+        byKind,
+        otherRoutes,
+        createsRefused: byKind.create - rented,
+      };
+      log(
+        `by query N=${n} up ${seconds.toFixed(2)} s, ${requests.length} requests ` +
+          `(${measure.requestsPerCreate.toFixed(1)} per create: ` +
+          instanceRequestKinds.map((kind) => `${kind} ${byKind[kind]}`).join(", ") +
+          ")",
+      );
+      await stack.destroy({ onOutput });
+      const left = (await emulator.state()).instances.length;
+      if (left !== 0) throw new Error(`by query: ${left} instances left after destroy`);
+      return measure;
+    },
+  );
+}
+
 // ---- Medians ------------------------------------------------------------------------------
 
 function median(numbers: number[]): number {
@@ -464,6 +590,32 @@ function typeTable(stacks: StackMeasure[]): string {
   );
 }
 
+const requestKindLabels: Record<InstanceRequestKind, string> = {
+  instanceList: "instance list (leftovers of interrupted runs), GET /api/v1/instances/",
+  offerSearch: "offer search, POST /api/v0/bundles/",
+  create: "create, POST /api/v0/asks/{id}/",
+  statusPoll: "status poll, GET /api/v0/instances/{id}/",
+  other: "other",
+};
+
+function byQueryTable(byQuery: ByQueryMeasure): string {
+  const perCreate = (count: number) => (count / byQuery.instances).toFixed(1);
+  const otherRoutes = Object.entries(byQuery.otherRoutes)
+    .map(([route, count]) => `${route} × ${count}`)
+    .join(", ");
+  return markdownTable(
+    ["requests during up", "total", "per create"],
+    [
+      ...instanceRequestKinds.map((kind) => [
+        kind === "other" && otherRoutes !== "" ? `other: ${otherRoutes}` : requestKindLabels[kind],
+        String(byQuery.byKind[kind]),
+        perCreate(byQuery.byKind[kind]),
+      ]),
+      ["all", String(byQuery.requests), byQuery.requestsPerCreate.toFixed(1)],
+    ],
+  );
+}
+
 function chart(stacks: StackMeasure[]): string {
   const colors: Record<StepName, string> = {
     up: "#1f77b4",
@@ -508,6 +660,7 @@ async function main(): Promise<void> {
   const rssLog = path.join(tmp, "rss.jsonl");
   const emulator = await startTestEmulator({ bootPolls: 0 });
   const samples: StackMeasure[] = [];
+  let byQuery: ByQueryMeasure | undefined;
   try {
     // The first CLI run of a session pays for cold caches: a small stack, not recorded.
     log("warm-up (not recorded)");
@@ -521,11 +674,21 @@ async function main(): Promise<void> {
         }
       }
     }
+    // Its own emulator: the market's offers beside the main one's hand-written asks would
+    // change nothing there, but exclusive renting would (the mix rents each seeded ask often).
+    log(`instances by query: N=${byQueryInstances}, one run, market seed ${marketSeed}`);
+    const market = await startTestEmulator({ bootPolls: 0, market: { seed: marketSeed } });
+    try {
+      byQuery = await measureByQuery(market);
+    } finally {
+      await market.close();
+    }
   } finally {
     await emulator.close();
     await rm(tmp, { recursive: true, force: true });
   }
   const totalSeconds = (performance.now() - started) / 1000;
+  if (byQuery === undefined) throw new Error("instances by query were not measured");
   const stacks = sizes.flatMap((n) =>
     (["ours", "floor"] as const).map((kind) =>
       summarize(samples.filter((sample) => sample.kind === kind && sample.n === n)),
@@ -553,6 +716,16 @@ async function main(): Promise<void> {
     "",
     typeTable(stacks),
     "",
+    "## Instances by query",
+    "",
+    `\`pulumi up\` of ${byQuery.instances} instances rented by \`offerQuery\` (one GPU model each, ` +
+      `single GPU), against an emulator of its own with a generated market (seed ` +
+      `${byQuery.marketSeed}; renting exclusive); instances run on their first poll. ` +
+      `${byQuery.resources} resources (with the stack and its instance sweeper) in ` +
+      `${byQuery.seconds.toFixed(2)} s, one run; ${byQuery.createsRefused} creates refused.`,
+    "",
+    byQueryTable(byQuery),
+    "",
     "![wall time against N](bench.svg)",
     "",
     `Total bench time ${totalSeconds.toFixed(0)} s.`,
@@ -563,13 +736,23 @@ async function main(): Promise<void> {
   await writeFile(
     path.join(outDir, "bench.json"),
     JSON.stringify(
-      { environment, repeat, totalSeconds, ratios: ratiosOf(stacks), stacks, samples },
+      {
+        environment,
+        repeat,
+        totalSeconds,
+        ratios: ratiosOf(stacks),
+        byQuery,
+        stacks,
+        samples,
+      },
       null,
       2,
     ) + "\n",
   );
   await writeFile(path.join(outDir, "bench.svg"), chart(stacks));
-  process.stdout.write(`\n${table}\n\n${stateTable(stacks)}\n\n${typeTable(stacks)}\n\n`);
+  process.stdout.write(
+    `\n${table}\n\n${stateTable(stacks)}\n\n${typeTable(stacks)}\n\n${byQueryTable(byQuery)}\n\n`,
+  );
   log(
     `wrote ${path.relative(process.cwd(), outDir) || "."}/bench.{md,json,svg} in ${totalSeconds.toFixed(0)} s`,
   );

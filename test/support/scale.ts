@@ -1,3 +1,6 @@
+import type { z } from "zod";
+import type { InstanceOfferQuery } from "../../provider/client";
+import type { instanceInputsSchema } from "../../provider/resources/instance";
 import type { LoggedRequest } from "./emulator";
 
 /**
@@ -40,11 +43,10 @@ export function mixFor(total: number): Mix {
   return { secrets: total - 2 * fifth - webhooks, webhooks, volumes: fifth, instances: fifth };
 }
 
-/** Fields every instance of a mixed program gets besides askId, image and diskGb. */
-export interface InstanceOptions {
-  readonly pollIntervalSeconds?: number;
-  readonly maxAttempts?: number;
-}
+/** Fields every instance of a program gets besides how it is rented, image and diskGb. */
+export type InstanceOptions = Readonly<
+  Pick<z.input<typeof instanceInputsSchema>, "pollIntervalSeconds" | "maxAttempts">
+>;
 
 /**
  * A program declaring `mix` of our resources: secrets `S_<n>`, webhooks on distinct URLs,
@@ -75,6 +77,25 @@ for (let n = 0; n < mix.instances; n++) {
 }
 
 /**
+ * A program declaring `queries.length` instances `q<n>`, each rented by its `offerQuery` (the
+ * best match its search answers) rather than a fixed ask: for an emulator with a market.
+ */
+export function byQueryProgram(
+  queries: readonly (InstanceOfferQuery | string)[],
+  instance: InstanceOptions = {},
+): string {
+  const instanceArgs = JSON.stringify({ pollIntervalSeconds: 0.05, ...instance });
+  return `"use strict";
+const gpucloud = require("pulumi-gpucloud");
+const queries = ${JSON.stringify(queries)};
+const instanceArgs = ${instanceArgs};
+queries.forEach((offerQuery, n) => {
+  new gpucloud.Instance("q" + n, { offerQuery, image: "img", diskGb: 10, ...instanceArgs });
+});
+`;
+}
+
+/**
  * The engine's floor: `count` dynamic resources whose provider does nothing but return its
  * inputs, so every cost left is Pulumi's own (engine, plugin, state).
  */
@@ -96,11 +117,14 @@ for (let n = 0; n < ${count}; n++) {
 
 export type CreateKind = "secret" | "webhook" | "volume" | "instance";
 
+/** A request's path without its query string and trailing slash: `/api/v0/asks/40001`. */
+export const routeOf = (path: string): string => (path.split("?")[0] ?? "").replace(/\/+$/, "");
+
 /** Which of our resources a request creates, by method and path, if any. */
 export function createKind(
   request: Pick<LoggedRequest, "method" | "path">,
 ): CreateKind | undefined {
-  const route = (request.path.split("?")[0] ?? "").replace(/\/+$/, "");
+  const route = routeOf(request.path);
   if (request.method === "POST" && route === "/api/v0/secrets") return "secret";
   if (request.method === "POST" && route === "/api/v0/webhooks") return "webhook";
   if (request.method === "PUT" && route === "/api/v0/volumes") return "volume";
@@ -111,6 +135,47 @@ export function createKind(
     return "instance";
   }
   return undefined;
+}
+
+/** What an instance create by query sends, by kind (see `instanceRequestKind`). */
+export const instanceRequestKinds = [
+  "instanceList",
+  "offerSearch",
+  "create",
+  "statusPoll",
+  "other",
+] as const;
+export type InstanceRequestKind = (typeof instanceRequestKinds)[number];
+
+/**
+ * The kind of a request an instance create sends: the list of the account's instances (looking
+ * for leftovers of interrupted runs), an offer search, the create itself (POST or PUT on an ask),
+ * a poll of the new instance's status, or anything else (the user, for example).
+ */
+export function instanceRequestKind(
+  request: Pick<LoggedRequest, "method" | "path">,
+): InstanceRequestKind {
+  const route = routeOf(request.path);
+  if (request.method === "GET" && route === "/api/v1/instances") return "instanceList";
+  if (request.method === "POST" && route === "/api/v0/bundles") return "offerSearch";
+  if (createKind(request) === "instance") return "create";
+  if (request.method === "GET" && /^\/api\/v0\/instances\/\d+$/.test(route)) return "statusPoll";
+  return "other";
+}
+
+/** Requests by `instanceRequestKind`. */
+export function countInstanceRequests(
+  requests: readonly Pick<LoggedRequest, "method" | "path">[],
+): Record<InstanceRequestKind, number> {
+  const counts: Record<InstanceRequestKind, number> = {
+    instanceList: 0,
+    offerSearch: 0,
+    create: 0,
+    statusPoll: 0,
+    other: 0,
+  };
+  for (const request of requests) counts[instanceRequestKind(request)] += 1;
+  return counts;
 }
 
 const succeeded = (request: LoggedRequest): boolean =>
@@ -131,7 +196,7 @@ export function successfulInstanceDeletes(requests: readonly LoggedRequest[]): n
   return requests.filter(
     (request) =>
       request.method === "DELETE" &&
-      /^\/api\/v0\/instances\/\d+\/?$/.test(request.path.split("?")[0] ?? "") &&
+      /^\/api\/v0\/instances\/\d+$/.test(routeOf(request.path)) &&
       succeeded(request),
   ).length;
 }
