@@ -11,7 +11,7 @@ import { settleLeftovers } from "./adoption";
 import { markersOf, rememberRecorded, resourceNameOf } from "./identity";
 import { asksOf, type InstanceAttempt, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { followState } from "./power";
-import { chooseOffer, effectiveQuery, NoOfferError } from "./offer-choice";
+import { chooseOffer, effectiveQuery, NoOfferError, releaseOffers } from "./offer-choice";
 import {
   type BootOutcome,
   CreateOutcomeUnknownError,
@@ -75,12 +75,21 @@ export async function createInstance(
   const destroyUnrecorded = async () => {
     await Promise.allSettled([...unrecorded].map((id) => client.instances.destroy(id)));
   };
-  return whileEngineWatched(destroyUnrecorded, () => rentUntilRunning(inputs, unrecorded));
+  // Offers this create chose by query, which other creates of the run leave to it until it ends.
+  const claimed = new Set<number>();
+  try {
+    return await whileEngineWatched(destroyUnrecorded, () =>
+      rentUntilRunning(inputs, unrecorded, claimed),
+    );
+  } finally {
+    releaseOffers(claimed);
+  }
 }
 
 async function rentUntilRunning(
   inputs: InstanceInputs,
   unrecorded: Set<number>,
+  claimed: Set<number>,
 ): Promise<{ id: string; outs: InstanceOutputs }> {
   const client = providerClient();
   const name = resourceNameOf(inputs.owner);
@@ -131,7 +140,7 @@ async function rentUntilRunning(
     let askId = adoptee?.askId ?? live[(number - 1) % live.length] ?? 0;
     if (adoptee === undefined && query !== undefined) {
       try {
-        const offer = await chooseOffer(client, query, inputs, tried, progress);
+        const offer = await chooseOffer(client, query, inputs, tried, claimed, progress);
         askId = offer.askId;
         chosen.set(askId, offer);
         progress(

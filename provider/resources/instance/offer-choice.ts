@@ -36,15 +36,32 @@ export async function volumeMachineOf(client: GpuCloudClient, volumeId: number):
 }
 
 /**
+ * Asks that creates of this provider process have chosen and not finished with. Instances
+ * declared with one query search at about the same moment and would all pick the same best
+ * offer, which the service rents once: all but one would spend an attempt on a refusal (10
+ * instances of one query, 3 attempts each: 3 or 4 of them failed). Each create claims the offer
+ * it chooses until it ends ({@link releaseOffers}); the others choose among the rest.
+ */
+const asksBeingRented = new Set<number>();
+
+/** Ends a create's claims: its asks are rented (and no longer offered) or free again. */
+export function releaseOffers(claimed: Set<number>): void {
+  for (const askId of claimed) asksBeingRented.delete(askId);
+  claimed.clear();
+}
+
+/**
  * Searches afresh (offers come and go between attempts) and picks the best offer not tried yet
- * in this create: the first in the query's order that matches the query when checked here (the
- * service has been seen to ignore a filter) and costs at most `maxDollarsPerHour`.
+ * in this create nor being rented by another: the first in the query's order that matches the
+ * query when checked here (the service has been seen to ignore a filter) and costs at most
+ * `maxDollarsPerHour`. The offer is claimed (added to `claimed`) before this returns.
  */
 export async function chooseOffer(
   client: GpuCloudClient,
   query: InstanceOfferQuery | string,
   inputs: Pick<InstanceInputs, "maxDollarsPerHour">,
   tried: ReadonlySet<number>,
+  claimed: Set<number>,
   progress: (message: string) => void,
 ): Promise<InstanceOffer> {
   const search = await client.offers.searchInstances(query);
@@ -52,11 +69,24 @@ export async function chooseOffer(
     progress(`skipping ask ${offer.askId}: the search answered it, but ${reason}`);
   }
   const untried = search.offers.filter((offer) => !tried.has(offer.askId));
+  const free = untried.filter((offer) => !asksBeingRented.has(offer.askId));
   const cap = inputs.maxDollarsPerHour;
-  const affordable = untried.filter((offer) => cap === undefined || offer.dollarsPerHour <= cap);
+  const affordable = free.filter((offer) => cap === undefined || offer.dollarsPerHour <= cap);
   const [best] = affordable;
-  if (best !== undefined) return best;
-  const cheapest = [...untried].sort((a, b) => a.dollarsPerHour - b.dollarsPerHour)[0];
+  if (best !== undefined) {
+    asksBeingRented.add(best.askId);
+    claimed.add(best.askId);
+    return best;
+  }
+  const busy = untried.length - free.length;
+  if (busy > 0 && free.length === 0) {
+    throw new NoOfferError(
+      `no offer matching offerQuery is left: the ${busy} that match are being rented by other ` +
+        `instances of this run` +
+        (tried.size > 0 ? ` (and this create has tried ${tried.size})` : ""),
+    );
+  }
+  const cheapest = [...free].sort((a, b) => a.dollarsPerHour - b.dollarsPerHour)[0];
   if (cheapest !== undefined && cap !== undefined) {
     throw new NoOfferError(
       `no offer matching offerQuery costs at most maxDollarsPerHour $${cap}/h; the cheapest ` +

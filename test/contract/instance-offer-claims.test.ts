@@ -1,0 +1,63 @@
+import { closeAllPools, GpuCloudClient } from "../../provider/client";
+import {
+  provider as instanceProvider,
+  type InstanceInputs,
+} from "../../provider/resources/instance";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { configureProviderFor } from "../support/provider-config";
+
+// Instances declared with one query are created at the same moment by the engine. The
+// providers' methods are called directly, as the dynamic-provider process does.
+describe("instances of one run renting by the same query", () => {
+  let emulator: TestEmulator;
+  let client: GpuCloudClient;
+  const query = { numGpus: 1, gpuRamGb: { gte: 16 } };
+  const inputs = (name: string): InstanceInputs => ({
+    offerQuery: query,
+    image: "img",
+    diskGb: 10,
+    runtype: "ssh",
+    state: "running",
+    createTimeoutSeconds: 60,
+    maxAttempts: 3,
+    pollIntervalSeconds: 0.05,
+    owner: `proj/dev/${name}`,
+  });
+
+  beforeAll(async () => {
+    // A generated market: an ask is rented once, as on the service.
+    emulator = await startTestEmulator({ bootPolls: 0, market: { seed: 3 } });
+    configureProviderFor(emulator);
+    client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
+  });
+  afterAll(async () => {
+    await closeAllPools();
+    await emulator.close();
+  });
+
+  it("rent distinct offers, the best ones, without a refused create", async () => {
+    const best = (await client.searchOffers(query)).slice(0, 6).map((offer) => offer.askId);
+    expect(best).toHaveLength(6);
+    await emulator.clearRequests();
+
+    const created = await Promise.all(
+      ["a", "b", "c", "d", "e", "f"].map((name) => instanceProvider.create(inputs(name))),
+    );
+
+    const rented = created.map((instance) => instance.outs?.offer?.["askId"]);
+    expect(new Set(rented)).toEqual(new Set(best));
+    const creates = (await emulator.requests()).filter(
+      (entry) => entry.method === "POST" && entry.path.startsWith("/api/v0/asks/"),
+    );
+    expect(creates.map((entry) => entry.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    for (const instance of created) expect(instance.outs?.attempts).toHaveLength(1);
+  });
+
+  it("a create after the others ended may choose what they left: claims end with their create", async () => {
+    const [next] = (await client.searchOffers(query)).map((offer) => offer.askId);
+
+    const created = await instanceProvider.create(inputs("g"));
+
+    expect(created.outs?.offer?.["askId"]).toBe(next);
+  });
+});
