@@ -1,6 +1,6 @@
 import { closeAllPools, GpuCloudClient } from "../../provider/client";
 import { provider as sweeperProvider } from "../../provider/resources/instance-sweeper";
-import { startNewRun } from "../../provider/resources/instance/adoption";
+import { forgetRunListing } from "../../provider/resources/instance/adoption";
 import { markersOf, ownerVariable, specVariable } from "../../provider/resources/instance/identity";
 import {
   provider as instanceProvider,
@@ -40,7 +40,7 @@ describe("instances left by interrupted runs", () => {
     for (const instance of await client.instances.list())
       await client.instances.destroy(instance.id);
     await emulator.clearRequests();
-    startNewRun();
+    forgetRunListing();
   });
   afterAll(async () => {
     await closeAllPools();
@@ -96,6 +96,19 @@ describe("instances left by interrupted runs", () => {
     expect((await emulator.state()).instances.map((instance) => instance.id)).toEqual(
       expect.arrayContaining([...created.map((c) => Number(c.id)), Number(fourth.id)]),
     );
+  });
+
+  it("decides on a leftover as it is when its resource is created, not as the run's list showed it", async () => {
+    const leftover = await rentLeftover(inputs);
+    // Another resource's create takes the run's list while the leftover is still there.
+    await instanceProvider.create({ ...inputs, owner: "proj/dev/first" });
+    // Gone since (destroyed by hand): nothing to adopt, and no attempt spent on it.
+    await client.instances.destroy(leftover);
+
+    const created = await instanceProvider.create({ ...inputs, maxAttempts: 1 });
+
+    expect(created.id).not.toBe(String(leftover));
+    expect(created.outs?.attempts).toHaveLength(1);
   });
 
   it("destroys a leftover of another spec or at a dead end, and rents anew", async () => {

@@ -53,11 +53,18 @@ describe("instances of one run renting by the same query", () => {
     for (const instance of created) expect(instance.outs?.attempts).toHaveLength(1);
   });
 
-  it("a create after the others ended may choose what they left: claims end with their create", async () => {
-    const [next] = (await client.searchOffers(query)).map((offer) => offer.askId);
+  it("an offer is free again once the create that claimed it ends", async () => {
+    const [best] = (await client.searchOffers(query)).map((offer) => offer.askId);
+    // The create that claims the best offer ends at a dead end: its one attempt's instance is
+    // destroyed, and the ask is offered again.
+    await emulator.queueBoots([{ status: "exited", afterPolls: 0 }]);
+    await expect(instanceProvider.create({ ...inputs("g"), maxAttempts: 1 })).rejects.toThrow(
+      /no running instance/,
+    );
+    expect((await client.searchOffers(query))[0]?.askId).toBe(best);
 
-    const created = await instanceProvider.create(inputs("g"));
+    const created = await instanceProvider.create(inputs("h"));
 
-    expect(created.outs?.offer?.["askId"]).toBe(next);
+    expect(created.outs?.offer?.["askId"]).toBe(best);
   });
 });

@@ -2,6 +2,8 @@ import { deadEndStatuses, type GpuCloudClient, type Instance as InstanceWire } f
 import { isRecorded, ownerOfInstance, specOf, specOfInstance } from "./identity";
 import { asksOf, type InstanceInputs } from "./inputs";
 import { destroyAndConfirm } from "./lifecycle";
+import { once } from "../../once";
+import { providerClient } from "../../provider-runtime";
 
 /** An instance an interrupted run rented for this resource, to be waited for and recorded. */
 export interface Adoptee {
@@ -27,36 +29,27 @@ function whyNotAdoptable(instance: InstanceWire, inputs: InstanceInputs): string
  * The account's instances as this run found them. Leftovers only come from earlier runs: the
  * stack's lock keeps two runs of a stack apart, and a resource looks before it rents. So one
  * list, taken by the first create of the provider process (one `pulumi` operation), serves
- * every create of the run: a run creating N instances sends ⌈N/25⌉ list requests (the
- * service's page) instead of N × ⌈N/25⌉. A failed list is not kept.
+ * every create of the run: ⌈M/25⌉ requests (the service's page) for the M instances the account
+ * holds then, instead of that much per create. A leftover it shows is looked at again before
+ * anything is decided (it may have changed since).
  */
-let instancesAtRunStart: Promise<InstanceWire[]> | undefined;
-
-function instancesBeforeThisRun(client: GpuCloudClient): Promise<InstanceWire[]> {
-  if (instancesAtRunStart === undefined) {
-    const listed = client.instances.list();
-    instancesAtRunStart = listed;
-    listed.catch(() => {
-      if (instancesAtRunStart === listed) instancesAtRunStart = undefined;
-    });
-  }
-  return instancesAtRunStart;
-}
+const listInstances = () => once(() => providerClient().instances.list());
+let instancesAtRunStart = listInstances();
 
 /**
- * Starts a new run in this process: the next create lists the account again. The engine starts
- * a provider process per `pulumi` operation; tests that play several runs in one process call
+ * Forgets the run's list: the next create lists the account again. The engine starts a
+ * provider process per `pulumi` operation; tests that play several runs in one process call
  * this between them.
  */
-export function startNewRun(): void {
-  instancesAtRunStart = undefined;
+export function forgetRunListing(): void {
+  instancesAtRunStart = listInstances();
 }
 
 /**
  * Before renting, settles what interrupted runs left for this resource: instances carrying its
  * owner that the stack does not record (a killed `pulumi up`, a lost create reply). The first
  * one that can still become this resource's instance is adopted; every other one is destroyed.
- * Costs the run's one list of the account's instances (see above). Instances of other
+ * Costs the run's one list of the account's instances (see above), and one read per leftover. Instances of other
  * resources, stacks or projects, and those the stack records (the one a replacement replaces),
  * are never touched.
  */
@@ -67,9 +60,16 @@ export async function settleLeftovers(
 ): Promise<Adoptee | undefined> {
   const owner = inputs.owner;
   if (owner === undefined) return undefined;
-  const leftovers = (await instancesBeforeThisRun(client)).filter(
+  const listed = (await instancesAtRunStart()).filter(
     (instance) => ownerOfInstance(instance) === owner && !isRecorded(owner, instance.id),
   );
+  // The list may be minutes old (creates wait for what they depend on): decide on each
+  // leftover as it is now. One that is gone needs nothing.
+  const leftovers: InstanceWire[] = [];
+  for (const { id } of listed) {
+    const now = await client.instances.show(id);
+    if (now !== undefined) leftovers.push(now);
+  }
   let adoptee: Adoptee | undefined;
   for (const instance of leftovers) {
     const reason = whyNotAdoptable(instance, inputs);
