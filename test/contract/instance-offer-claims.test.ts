@@ -53,6 +53,25 @@ describe("instances of one run renting by the same query", () => {
     for (const instance of created) expect(instance.outs?.attempts).toHaveLength(1);
   });
 
+  it("with a query limit below the number of instances, each waits for the others' rents and searches again", async () => {
+    const limited = { ...query, limit: 2 };
+    await emulator.clearRequests();
+
+    const created = await Promise.all(
+      ["p", "q", "r", "s", "t"].map((name) =>
+        instanceProvider.create({ ...inputs(name), offerQuery: limited }),
+      ),
+    );
+
+    const rented = created.map((instance) => instance.outs?.offer?.["askId"]);
+    expect(new Set(rented).size).toBe(5);
+    const creates = (await emulator.requests()).filter(
+      (entry) => entry.method === "POST" && entry.path.startsWith("/api/v0/asks/"),
+    );
+    expect(creates.map((entry) => entry.status)).toEqual([200, 200, 200, 200, 200]);
+    for (const instance of created) expect(instance.outs?.attempts).toHaveLength(1);
+  });
+
   it("an offer is free again once the create that claimed it ends", async () => {
     const [best] = (await client.searchOffers(query)).map((offer) => offer.askId);
     // The create that claims the best offer ends at a dead end: its one attempt's instance is

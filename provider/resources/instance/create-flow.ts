@@ -11,7 +11,7 @@ import { settleLeftovers } from "./adoption";
 import { markersOf, rememberRecorded, resourceNameOf } from "./identity";
 import { asksOf, type InstanceAttempt, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { followState } from "./power";
-import { chooseOffer, effectiveQuery, NoOfferError, releaseOffers } from "./offer-choice";
+import { chooseOffer, effectiveQuery, NoOfferError, releaseOffers, renting } from "./offer-choice";
 import {
   type BootOutcome,
   CreateOutcomeUnknownError,
@@ -140,7 +140,15 @@ async function rentUntilRunning(
     let askId = adoptee?.askId ?? live[(number - 1) % live.length] ?? 0;
     if (adoptee === undefined && query !== undefined) {
       try {
-        const offer = await chooseOffer(client, query, inputs, tried, claimed, progress);
+        const offer = await chooseOffer(
+          client,
+          query,
+          inputs,
+          tried,
+          claimed,
+          progress,
+          deadlineMs,
+        );
         askId = offer.askId;
         chosen.set(askId, offer);
         progress(
@@ -158,12 +166,8 @@ async function rentUntilRunning(
     try {
       instanceId =
         adoptee?.instanceId ??
-        (await rentInstance(
-          client,
-          askId,
-          request,
-          (token) => markersOf(inputs, token),
-          deadlineMs,
+        (await renting(() =>
+          rentInstance(client, askId, request, (token) => markersOf(inputs, token), deadlineMs),
         ));
       adoptee = undefined;
       unrecorded.add(instanceId);

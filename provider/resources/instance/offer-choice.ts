@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   compileInstanceOfferQuery,
   type GpuCloudClient,
@@ -44,10 +45,42 @@ export async function volumeMachineOf(client: GpuCloudClient, volumeId: number):
  */
 const asksBeingRented = new Set<number>();
 
+/**
+ * Rent requests in flight, and a signal each time one returns. When every offer a search
+ * answers is claimed (a query's `limit` smaller than the instances sharing it), the offers
+ * beyond it show once those rents land: the service no longer offers what it rented.
+ */
+let rentsInFlight = 0;
+let rentReturned = signal();
+
+function signal(): { promise: Promise<void>; fire: () => void } {
+  let fire = () => {};
+  const promise = new Promise<void>((resolve) => (fire = resolve));
+  return { promise, fire };
+}
+
+/** Runs one rent request, so that creates waiting for an offer search again when it returns. */
+export async function renting<T>(rent: () => Promise<T>): Promise<T> {
+  rentsInFlight++;
+  try {
+    return await rent();
+  } finally {
+    rentsInFlight--;
+    const returned = rentReturned;
+    rentReturned = signal();
+    returned.fire();
+  }
+}
+
 /** Ends a create's claims: its asks are rented (and no longer offered) or free again. */
 export function releaseOffers(claimed: Set<number>): void {
   for (const askId of claimed) asksBeingRented.delete(askId);
   claimed.clear();
+}
+
+/** The answered offers this create has not tried and no other create has claimed. */
+function freeOffers(offers: InstanceOffer[], tried: ReadonlySet<number>): InstanceOffer[] {
+  return offers.filter((offer) => !tried.has(offer.askId) && !asksBeingRented.has(offer.askId));
 }
 
 /**
@@ -63,13 +96,23 @@ export async function chooseOffer(
   tried: ReadonlySet<number>,
   claimed: Set<number>,
   progress: (message: string) => void,
+  deadlineMs: number,
 ): Promise<InstanceOffer> {
-  const search = await client.offers.searchInstances(query);
+  let search = await client.offers.searchInstances(query);
+  let free = freeOffers(search.offers, tried);
+  // Every answer claimed by others: search again as their rents land, until the deadline.
+  while (free.length === 0 && search.offers.some((offer) => asksBeingRented.has(offer.askId))) {
+    const remainingMs = deadlineMs - Date.now();
+    if (rentsInFlight === 0 || remainingMs <= 0) break;
+    // Unreferenced: a wait that lost the race must not keep the process alive.
+    await Promise.race([rentReturned.promise, sleep(remainingMs, undefined, { ref: false })]);
+    search = await client.offers.searchInstances(query);
+    free = freeOffers(search.offers, tried);
+  }
   for (const { offer, reason } of search.rejected.slice(0, 3)) {
     progress(`skipping ask ${offer.askId}: the search answered it, but ${reason}`);
   }
   const untried = search.offers.filter((offer) => !tried.has(offer.askId));
-  const free = untried.filter((offer) => !asksBeingRented.has(offer.askId));
   const cap = inputs.maxDollarsPerHour;
   const affordable = free.filter((offer) => cap === undefined || offer.dollarsPerHour <= cap);
   const [best] = affordable;
