@@ -49,9 +49,9 @@ export function forgetRunListing(): void {
  * Before renting, settles what interrupted runs left for this resource: instances carrying its
  * owner that the stack does not record (a killed `pulumi up`, a lost create reply). The first
  * one that can still become this resource's instance is adopted; every other one is destroyed.
- * Costs the run's one list of the account's instances (see above), and one read per leftover. Instances of other
- * resources, stacks or projects, and those the stack records (the one a replacement replaces),
- * are never touched.
+ * Costs the run's one list of the account's instances (see above) and one read per leftover.
+ * Instances of other resources, stacks or projects, and those the stack records (the one a
+ * replacement replaces), are never touched.
  */
 export async function settleLeftovers(
   client: GpuCloudClient,
