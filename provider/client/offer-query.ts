@@ -49,8 +49,41 @@ function isVerified(verification: string | null | undefined): boolean | null {
   return verification === undefined || verification === null ? null : verification === "verified";
 }
 
+/** What instance and volume offers both say of the machine they are on (wire names). */
+const machineWireSchema = z.object({
+  machine_id: nullableNumber,
+  host_id: nullableNumber,
+  geolocation: nullableString,
+  reliability: nullableNumber,
+  verification: nullableString,
+  inet_up: nullableNumber,
+  inet_down: nullableNumber,
+  static_ip: nullableBoolean,
+  cuda_max_good: nullableNumber,
+  external: nullableBoolean,
+});
+
+/** The machine's fields of an offer as the package gives them: camelCase, units in names. */
+function machineFieldsOf(o: z.infer<typeof machineWireSchema>) {
+  return {
+    machineId: o.machine_id ?? null,
+    hostId: o.host_id ?? null,
+    /** As listed, e.g. "Oregon, US". */
+    location: o.geolocation ?? null,
+    /** The two-letter country code, which `geolocation` queries compare. */
+    geolocation: countryCodeOf(o.geolocation),
+    reliability: o.reliability ?? null,
+    verified: isVerified(o.verification),
+    inetUpMbps: o.inet_up ?? null,
+    inetDownMbps: o.inet_down ?? null,
+    staticIp: o.static_ip ?? null,
+    cudaMaxGood: o.cuda_max_good ?? null,
+    external: o.external ?? null,
+  };
+}
+
 /** POST /api/v0/bundles/ rows (wire names), as far as the package reads them. */
-export const instanceOfferWireSchema = z.object({
+export const instanceOfferWireSchema = machineWireSchema.extend({
   id: z.number().int(),
   gpu_name: z.string(),
   num_gpus: z.number(),
@@ -61,20 +94,10 @@ export const instanceOfferWireSchema = z.object({
   cpu_ram: nullableNumber,
   cpu_cores: nullableNumber,
   disk_space: nullableNumber,
-  reliability: nullableNumber,
-  geolocation: nullableString,
-  machine_id: nullableNumber,
-  host_id: nullableNumber,
-  cuda_max_good: nullableNumber,
   compute_cap: nullableNumber,
-  inet_down: nullableNumber,
-  inet_up: nullableNumber,
   hosting_type: nullableNumber,
-  verification: nullableString,
   rentable: nullableBoolean,
   rented: nullableBoolean,
-  external: nullableBoolean,
-  static_ip: nullableBoolean,
   direct_port_count: nullableNumber,
   dlperf: nullableNumber,
   min_bid: nullableNumber,
@@ -86,6 +109,7 @@ export const instanceOfferWireSchema = z.object({
 /** An instance offer (ask) as the package gives it: camelCase, units in names. */
 export const instanceOfferSchema = instanceOfferWireSchema.transform((o) => ({
   askId: o.id,
+  ...machineFieldsOf(o),
   gpuName: o.gpu_name,
   numGpus: o.num_gpus,
   gpuRamMb: o.gpu_ram,
@@ -96,23 +120,10 @@ export const instanceOfferSchema = instanceOfferWireSchema.transform((o) => ({
   cpuRamMb: o.cpu_ram ?? null,
   cpuCores: o.cpu_cores ?? null,
   diskSpaceGb: o.disk_space ?? null,
-  reliability: o.reliability ?? null,
-  /** As listed, e.g. "Oregon, US". */
-  location: o.geolocation ?? null,
-  /** The two-letter country code, which `geolocation` queries compare. */
-  geolocation: countryCodeOf(o.geolocation),
-  machineId: o.machine_id ?? null,
-  hostId: o.host_id ?? null,
-  cudaMaxGood: o.cuda_max_good ?? null,
   computeCap: o.compute_cap ?? null,
-  inetDownMbps: o.inet_down ?? null,
-  inetUpMbps: o.inet_up ?? null,
   datacenter: o.hosting_type === undefined || o.hosting_type === null ? null : o.hosting_type === 1,
-  verified: isVerified(o.verification),
   rentable: o.rentable ?? null,
   rented: o.rented ?? null,
-  external: o.external ?? null,
-  staticIp: o.static_ip ?? null,
   directPortCount: o.direct_port_count ?? null,
   dlperf: o.dlperf ?? null,
   storageCostPerGbMonth: o.storage_cost ?? null,
@@ -122,7 +133,7 @@ export const instanceOfferSchema = instanceOfferWireSchema.transform((o) => ({
 export type InstanceOffer = z.output<typeof instanceOfferSchema>;
 
 /** POST /api/v0/volumes/search/ rows (wire names), as far as the package reads them. */
-export const volumeOfferWireSchema = z.object({
+export const volumeOfferWireSchema = machineWireSchema.extend({
   id: z.number().int(),
   /** GB */
   disk_space: z.number(),
@@ -130,39 +141,19 @@ export const volumeOfferWireSchema = z.object({
   storage_cost: nullableNumber,
   /** $/hour for the search's allocated_storage. */
   storage_total_cost: nullableNumber,
-  machine_id: nullableNumber,
-  host_id: nullableNumber,
-  geolocation: nullableString,
-  reliability: nullableNumber,
-  verification: nullableString,
-  inet_up: nullableNumber,
-  inet_down: nullableNumber,
-  static_ip: nullableBoolean,
   disk_bw: nullableNumber,
-  cuda_max_good: nullableNumber,
-  external: nullableBoolean,
   /** Unix seconds the offer is listed until. */
   end_date: nullableNumber,
 });
 
 export const volumeOfferSchema = volumeOfferWireSchema.transform((o) => ({
   askId: o.id,
+  ...machineFieldsOf(o),
   /** The most this offer rents out, GB. */
   diskSpaceGb: o.disk_space,
   storageCostPerGbMonth: o.storage_cost ?? null,
   dollarsPerHour: o.storage_total_cost ?? null,
-  machineId: o.machine_id ?? null,
-  hostId: o.host_id ?? null,
-  location: o.geolocation ?? null,
-  geolocation: countryCodeOf(o.geolocation),
-  reliability: o.reliability ?? null,
-  verified: isVerified(o.verification),
-  inetUpMbps: o.inet_up ?? null,
-  inetDownMbps: o.inet_down ?? null,
-  staticIp: o.static_ip ?? null,
   diskBwMbps: o.disk_bw ?? null,
-  cudaMaxGood: o.cuda_max_good ?? null,
-  external: o.external ?? null,
 }));
 export type VolumeOffer = z.output<typeof volumeOfferSchema>;
 
