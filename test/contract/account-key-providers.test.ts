@@ -1,11 +1,11 @@
-import { closeAllPools, GpuCloudClient } from "../../provider/client";
+import { GpuCloudClient } from "../../provider/client";
 import { provider as apiKeyProvider } from "../../provider/resources/api-key";
 import { type InstanceOutputs } from "../../provider/resources/instance";
 import { InstanceLeftBehindError } from "../../provider/resources/instance/lifecycle";
 import { attachAfterRunning } from "../../provider/resources/instance/ssh-keys";
 import { provider as sshKeyProvider } from "../../provider/resources/ssh-key";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { configureProviderFor } from "../support/provider-config";
+import type { TestEmulator } from "../support/emulator";
+import { emulatorForProviders } from "../support/provider-config";
 
 const ed25519 =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPhlKxSmAILXPiklFetxXJ412q6DLq52hOZ2JGxdT6n0 dev@example";
@@ -15,15 +15,13 @@ const ed25519 =
 describe("account key providers against the emulator", () => {
   let emulator: TestEmulator;
   let client: GpuCloudClient;
-  beforeAll(async () => {
-    emulator = await startTestEmulator({ bootPolls: 1 });
-    client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
-    configureProviderFor(emulator);
-  });
-  afterAll(async () => {
-    await closeAllPools();
-    await emulator.close();
-  });
+  emulatorForProviders(
+    (started) => {
+      emulator = started;
+      client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
+    },
+    { bootPolls: 1 },
+  );
 
   it("SshKey: takes the key a lost reply registered, registering it once", async () => {
     await emulator.clearRequests();

@@ -1,4 +1,4 @@
-import { closeAllPools, GpuCloudClient } from "../../provider/client";
+import { GpuCloudClient } from "../../provider/client";
 import { provider as sweeperProvider } from "../../provider/resources/instance-sweeper";
 import { forgetRunListing } from "../../provider/resources/instance/adoption";
 import { markersOf, ownerVariable, specVariable } from "../../provider/resources/instance/identity";
@@ -7,8 +7,8 @@ import {
   type InstanceInputs,
   type InstanceOutputs,
 } from "../../provider/resources/instance";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { configureProviderFor } from "../support/provider-config";
+import type { TestEmulator } from "../support/emulator";
+import { emulatorForProviders } from "../support/provider-config";
 
 // What interrupted runs leave behind: instances carrying a resource's owner that no state
 // records. The providers' methods are called directly, as the dynamic-provider process does.
@@ -28,11 +28,14 @@ describe("instances left by interrupted runs", () => {
   };
 
   // One emulator for the file: the provider process keeps its first configuration.
-  beforeAll(async () => {
-    emulator = await startTestEmulator({ bootPolls: 1 });
-    configureProviderFor(emulator);
-    client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
-  });
+  emulatorForProviders(
+    (started) => {
+      emulator = started;
+      client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
+    },
+    { bootPolls: 1 },
+  );
+
   // Instances are destroyed rather than the emulator reset: ids must not repeat, as on the
   // service, since the provider process remembers the ids it recorded.
   // Each test plays a new run (a new provider process): its creates list the account afresh.
@@ -41,10 +44,6 @@ describe("instances left by interrupted runs", () => {
       await client.instances.destroy(instance.id);
     await emulator.clearRequests();
     forgetRunListing();
-  });
-  afterAll(async () => {
-    await closeAllPools();
-    await emulator.close();
   });
 
   /** Rents as an interrupted run of `owner` would have: with its markers, never recorded. */

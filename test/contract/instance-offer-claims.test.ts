@@ -1,10 +1,10 @@
-import { closeAllPools, GpuCloudClient } from "../../provider/client";
+import { GpuCloudClient } from "../../provider/client";
 import {
   provider as instanceProvider,
   type InstanceInputs,
 } from "../../provider/resources/instance";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { configureProviderFor } from "../support/provider-config";
+import type { TestEmulator } from "../support/emulator";
+import { emulatorForProviders } from "../support/provider-config";
 
 // Instances declared with one query are created at the same moment by the engine. The
 // providers' methods are called directly, as the dynamic-provider process does.
@@ -24,16 +24,14 @@ describe("instances of one run renting by the same query", () => {
     owner: `proj/dev/${name}`,
   });
 
-  beforeAll(async () => {
-    // A generated market: an ask is rented once, as on the service.
-    emulator = await startTestEmulator({ bootPolls: 0, market: { seed: 3 } });
-    configureProviderFor(emulator);
-    client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
-  });
-  afterAll(async () => {
-    await closeAllPools();
-    await emulator.close();
-  });
+  // A generated market: an ask is rented once, as on the service.
+  emulatorForProviders(
+    (started) => {
+      emulator = started;
+      client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
+    },
+    { bootPolls: 0, market: { seed: 3 } },
+  );
 
   it("rent distinct offers, the best ones, without a refused create", async () => {
     const best = (await client.searchOffers(query)).slice(0, 6).map((offer) => offer.askId);

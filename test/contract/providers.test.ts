@@ -1,23 +1,15 @@
-import { closeAllPools } from "../../provider/client";
 import { provider as instanceProvider } from "../../provider/resources/instance";
 import { provider as secretProvider } from "../../provider/resources/secret";
 import { provider as volumeProvider } from "../../provider/resources/volume";
 import { unknownValue } from "../../provider/validation";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { configureProviderFor } from "../support/provider-config";
+import type { TestEmulator } from "../support/emulator";
+import { emulatorForProviders } from "../support/provider-config";
 
 // The providers' methods called directly against the emulator, as the dynamic-provider process
 // calls them (whole programs under the real CLI are in test/e2e).
 describe("resource providers against the emulator", () => {
   let emulator: TestEmulator;
-  beforeAll(async () => {
-    emulator = await startTestEmulator({ bootPolls: 1 });
-    configureProviderFor(emulator);
-  });
-  afterAll(async () => {
-    await closeAllPools();
-    await emulator.close();
-  });
+  emulatorForProviders((started) => (emulator = started), { bootPolls: 1 });
 
   it("Secret: check normalises, create, read, update, read masked drift, delete", async () => {
     const checked = await secretProvider.check?.({} as never, { key: "db_url", value: "v-1" });

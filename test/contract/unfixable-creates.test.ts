@@ -1,22 +1,14 @@
-import { closeAllPools } from "../../provider/client";
 import { provider as instanceProvider } from "../../provider/resources/instance";
 import { instanceInputsSchema } from "../../provider/resources/instance/inputs";
 import { provider as volumeProvider } from "../../provider/resources/volume";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { configureProviderFor } from "../support/provider-config";
+import type { TestEmulator } from "../support/emulator";
+import { emulatorForProviders } from "../support/provider-config";
 
 // Creates that no retry can fix stop at once, leading with the reason; limits the offer shows
 // are refused at check. The providers' methods are called directly, as the provider process does.
 describe("creates that no retry can fix, and limits at check", () => {
   let emulator: TestEmulator;
-  beforeAll(async () => {
-    emulator = await startTestEmulator({ bootPolls: 1 });
-    configureProviderFor(emulator);
-  });
-  afterAll(async () => {
-    await closeAllPools();
-    await emulator.close();
-  });
+  emulatorForProviders((started) => (emulator = started), { bootPolls: 1 });
   beforeEach(async () => {
     await emulator.clearRequests();
   });
