@@ -1,0 +1,94 @@
+import { execFile } from "node:child_process";
+import v8 from "node:v8";
+import { promisify } from "node:util";
+import { configure, providerProcessV8Flags } from "../../provider/provider-runtime";
+import { repoRoot } from "../support/pulumi-stack";
+
+const execFileAsync = promisify(execFile);
+
+// A process that, like a provider process, sets the flags it is given and then parses HTTP
+// replies with undici; V8 traces each WebAssembly function it compiles, and with which compiler.
+const parseRepliesWithUndici = `
+const v8 = require("node:v8");
+for (const flag of JSON.parse(process.env.V8_FLAGS)) v8.setFlagsFromString(flag);
+const http = require("node:http");
+const { Pool } = require("undici");
+const body = JSON.stringify({ user: { id: 1, balance: 12.5, email: "dev@example.com" } });
+const server = http.createServer((_, res) => res.setHeader("content-type", "application/json").end(body));
+server.listen(0, "127.0.0.1", async () => {
+  const pool = new Pool("http://127.0.0.1:" + server.address().port);
+  for (let i = 0; i < 200; i++) await (await pool.request({ path: "/", method: "GET" })).body.json();
+  await pool.close();
+  server.close();
+});
+`;
+
+// A process that allocates, as a run does, objects that survive a young-generation collection.
+const allocateSurvivors = `
+const v8 = require("node:v8");
+for (const flag of JSON.parse(process.env.V8_FLAGS)) v8.setFlagsFromString(flag);
+let kept = [];
+for (let i = 0; i < 2e6; i++) {
+  kept.push({ i });
+  if (kept.length > 2e5) kept = [];
+}
+const newSpace = v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
+console.log(newSpace.space_size);
+`;
+
+async function runNode(flags: readonly string[], args: string[]): Promise<string> {
+  const { stdout } = await execFileAsync(process.execPath, args, {
+    cwd: repoRoot,
+    env: { ...process.env, V8_FLAGS: JSON.stringify(flags) },
+  });
+  return stdout;
+}
+
+async function compilersUsed(flags: readonly string[]): Promise<string[]> {
+  const trace = await runNode(flags, [
+    "--trace-wasm-compilation-times",
+    "-e",
+    parseRepliesWithUndici,
+  ]);
+  return [...trace.matchAll(/^Compiled function \S+ using (\w+)/gm)].map((match) => match[1] ?? "");
+}
+
+async function youngGenerationBytes(flags: readonly string[]): Promise<number> {
+  return Number(await runNode(flags, ["-e", allocateSurvivors]));
+}
+
+describe("the provider process's V8 flags", () => {
+  it("keep undici's HTTP parser on V8's baseline compiler", async () => {
+    const [without, withFlags] = await Promise.all([
+      compilersUsed([]),
+      compilersUsed(providerProcessV8Flags),
+    ]);
+    // Without them, V8 recompiles the parser with its optimizing compiler (TurboFan).
+    expect(without).toContain("TurboFan");
+    expect(withFlags).toContain("Liftoff");
+    expect(withFlags).not.toContain("TurboFan");
+  });
+
+  it("keep V8's young generation from growing", async () => {
+    const [without, withFlags] = await Promise.all([
+      youngGenerationBytes([]),
+      youngGenerationBytes(providerProcessV8Flags),
+    ]);
+    // Without them it doubles up to its maximum (64 MB on 64-bit Node.js 24); with them it
+    // stays within a doubling of its starting size.
+    expect(without).toBeGreaterThanOrEqual(32 * 2 ** 20);
+    expect(withFlags).toBeLessThanOrEqual(4 * 2 ** 20);
+  });
+
+  it("are set once, at the process's first configure", () => {
+    const setFlags = jest.spyOn(v8, "setFlagsFromString");
+    try {
+      const config = { get: () => undefined, require: () => "" };
+      configure({ config });
+      configure({ config });
+      expect(setFlags.mock.calls).toEqual(providerProcessV8Flags.map((flag) => [flag]));
+    } finally {
+      setFlags.mockRestore();
+    }
+  });
+});
