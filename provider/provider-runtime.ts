@@ -41,8 +41,8 @@ export function configure(request: pulumi.dynamic.ConfigureRequest): void {
  *   the parser on the baseline compiler, for WebAssembly compiled after it is set.
  * - V8 doubles its young generation when much of what it allocates survives a collection, as a
  *   run's replies and checks do while resources are in flight: 34 → 67 MB. A growth factor of 1
- *   keeps it at the size it has when the provider starts (after the SDK's load), so short-lived
- *   garbage is collected a little more often instead of held.
+ *   keeps it near the size it has when the provider starts (after the SDK's load), so that
+ *   short-lived garbage is collected a little more often instead of held.
  */
 export const providerProcessV8Flags: readonly string[] = [
   "--wasm-tiering-budget=2000000000",

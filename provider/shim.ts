@@ -69,6 +69,11 @@ export function forwardingProvider(name: string): pulumi.dynamic.ResourceProvide
   /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call */
   return {
     async configure(request) {
+      // The provider process's first call, before it loads the implementation: Node.js keeps
+      // the compiled code of what it loads from here on (zod, undici, this package) in its
+      // compile cache (NODE_COMPILE_CACHE, or os.tmpdir()/node-compile-cache), so that the
+      // next run loads it faster. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+      require("node:module").enableCompileCache?.();
       require("pulumi-gpucloud/provider/provider-runtime").configure(request);
     },
     async check(olds, news) {

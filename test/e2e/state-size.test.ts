@@ -19,6 +19,7 @@ const recordedProcess = z.object({
   argv: z.array(z.string()),
   packages: z.array(z.string()),
   gpucloudModules: z.array(z.string()),
+  compileCacheDir: z.string().optional(),
 });
 
 /**
@@ -48,6 +49,8 @@ async function expectLeanProcesses(log: string): Promise<void> {
   for (const program of programs) {
     expect(program.packages).toContain("pulumi-gpucloud");
     expect(program.packages).not.toContain("undici");
+    // The program is the user's process: the package changes nothing of how it loads code.
+    expect(program.compileCacheDir).toBeUndefined();
   }
   expect(providers().length).toBeGreaterThan(0);
   for (const provider of providers()) {
@@ -56,6 +59,8 @@ async function expectLeanProcesses(log: string): Promise<void> {
     expect(provider.packages).not.toContain("fastify");
     expect(provider.gpucloudModules.filter((file) => /^dist\/emulator\//.test(file))).toEqual([]);
     expect(provider.gpucloudModules).not.toContain("dist/provider/index.js");
+    // The provider process keeps what it compiles in Node.js's compile cache for the next run.
+    expect(provider.compileCacheDir).toEqual(expect.any(String));
     expect(provider.gpucloudModules).toEqual(
       expect.arrayContaining([
         "dist/provider/dynamic/secret.js",
@@ -93,6 +98,8 @@ new pulumi.dynamic.Resource({ async create(inputs) { return { id: "noop", outs: 
         env: {
           NODE_OPTIONS: `--require ${JSON.stringify(recorder)}`,
           GPUCLOUD_RSS_LOG: path.join(logDir, "loaded.jsonl"),
+          // Set, it would turn the compile cache on in every process, the program's too.
+          NODE_COMPILE_CACHE: "",
         },
       },
       async ({ stack, exportState }) => {

@@ -45,8 +45,10 @@ async function runNode(flags: readonly string[], args: string[]): Promise<string
 }
 
 async function compilersUsed(flags: readonly string[]): Promise<string[]> {
+  // Tier-up compiles run on the main thread, so none is still pending when the process ends.
   const trace = await runNode(flags, [
     "--trace-wasm-compilation-times",
+    "--wasm-sync-tier-up",
     "-e",
     parseRepliesWithUndici,
   ]);
@@ -74,10 +76,11 @@ describe("the provider process's V8 flags", () => {
       youngGenerationBytes([]),
       youngGenerationBytes(providerProcessV8Flags),
     ]);
-    // Without them it doubles up to its maximum (64 MB on 64-bit Node.js 24); with them it
-    // stays within a doubling of its starting size.
+    // Without them it doubles up to its maximum (64 MB on 64-bit Node.js 24). With them it
+    // starts at 1 MB and stays near that (V8 still adjusts it a little: up to 10 MB measured
+    // on a loaded machine).
     expect(without).toBeGreaterThanOrEqual(32 * 2 ** 20);
-    expect(withFlags).toBeLessThanOrEqual(4 * 2 ** 20);
+    expect(withFlags).toBeLessThanOrEqual(16 * 2 ** 20);
   });
 
   it("are set once, at the process's first configure", () => {
