@@ -19,7 +19,8 @@ let client: GpuCloudClient | undefined;
 
 /**
  * Called once per resource type with the same stack configuration: the first call's is kept,
- * so that every resource type shares one client (and its shared list reads).
+ * so that every resource type shares one client (and its shared list reads). The first call
+ * also sets {@link providerProcessV8Flags}, which hold for the whole process.
  */
 export function configure(request: pulumi.dynamic.ConfigureRequest): void {
   if (configSource === undefined) {
@@ -30,9 +31,10 @@ export function configure(request: pulumi.dynamic.ConfigureRequest): void {
 
 /**
  * V8 flags the dynamic-provider process sets at its first `configure`, before its first request:
- * they bound its peak memory (measured with `npm run bench`: about 184 → 164 MB at 10
- * resources, 205 → 180 MB at 200). They apply to this process only, which the engine starts for
- * one `pulumi` operation to serve dynamic resources.
+ * they bound its peak memory (the README's performance notes give the figures). They hold for
+ * the whole process, which the engine starts for one `pulumi` operation to serve the stack's
+ * dynamic resources: the user's own dynamic resources in the same program share them, and run
+ * with the same smaller young generation. (Tests that call `configure` set them in their worker.)
  *
  * - undici parses HTTP with WebAssembly (llhttp). After two or three replies V8 recompiles the
  *   parser's main function with its optimizing compiler: 70 ms of CPU and a 23 MB allocation

@@ -61,6 +61,13 @@ const implementationPrefix = /^pulumi-gpucloud\/provider\/resources\/([a-z][a-z0
  * name in the provider process and calls its `provider`. `configure` hands the stack's
  * configuration to the process's one client (provider/provider-runtime.ts), so no
  * configuration is ever part of the state.
+ *
+ * `configure` is the provider process's first call, before it loads the implementation: it
+ * turns on Node.js's compile cache for that process (`NODE_COMPILE_CACHE`, or
+ * `os.tmpdir()/node-compile-cache`; `NODE_DISABLE_COMPILE_CACHE=1` keeps it off), so that the
+ * next run loads zod, undici and this package from the cached code. Entries are kept per
+ * installed path. (Comments inside the methods would be copied into the state along with a
+ * copy by value: they live here.)
  */
 export function forwardingProvider(name: string): pulumi.dynamic.ResourceProvider {
   const implementation = `pulumi-gpucloud/provider/resources/${name}`;
@@ -69,10 +76,6 @@ export function forwardingProvider(name: string): pulumi.dynamic.ResourceProvide
   /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call */
   return {
     async configure(request) {
-      // The provider process's first call, before it loads the implementation: Node.js keeps
-      // the compiled code of what it loads from here on (zod, undici, this package) in its
-      // compile cache (NODE_COMPILE_CACHE, or os.tmpdir()/node-compile-cache), so that the
-      // next run loads it faster. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
       require("node:module").enableCompileCache?.();
       require("pulumi-gpucloud/provider/provider-runtime").configure(request);
     },

@@ -225,6 +225,8 @@ async function measureStack(
       program,
       config: kind === "ours" ? emulatorConfig(emulator) : undefined,
       env: { NODE_OPTIONS: `--require ${JSON.stringify(recorder)}`, GPUCLOUD_RSS_LOG: rssLog },
+      // As users run: the provider process loads zod and undici from Node.js's compile cache.
+      compileCache: true,
       // One project name for both kinds: it is part of every URN, hence of the state sizes.
       projectName: "gpucloud-bench",
     },

@@ -94,6 +94,7 @@ new gpucloud.Instance("instance", { askId: 31001, image: "img", diskGb: 10, poll
 new pulumi.dynamic.Resource({ async create(inputs) { return { id: "noop", outs: inputs }; } }, "noop", { value: "abc" });
 `),
         config: emulatorConfig(emulator),
+        compileCache: true,
         // The benchmark's recorder: what each Node.js process of the step loaded.
         env: {
           NODE_OPTIONS: `--require ${JSON.stringify(recorder)}`,

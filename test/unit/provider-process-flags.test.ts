@@ -44,11 +44,15 @@ async function runNode(flags: readonly string[], args: string[]): Promise<string
   return stdout;
 }
 
+// Tier-up compiles run on the main thread, so none is still pending when the process ends. Only
+// from V8 13 (Node.js 24): V8 12 (Node.js 22) then tiers up every function, one after another,
+// for seconds; there its single background compile has finished well within the 200 replies.
+const syncTierUp = Number(process.versions.v8.split(".")[0]) >= 13 ? ["--wasm-sync-tier-up"] : [];
+
 async function compilersUsed(flags: readonly string[]): Promise<string[]> {
-  // Tier-up compiles run on the main thread, so none is still pending when the process ends.
   const trace = await runNode(flags, [
     "--trace-wasm-compilation-times",
-    "--wasm-sync-tier-up",
+    ...syncTierUp,
     "-e",
     parseRepliesWithUndici,
   ]);
@@ -76,15 +80,16 @@ describe("the provider process's V8 flags", () => {
       youngGenerationBytes([]),
       youngGenerationBytes(providerProcessV8Flags),
     ]);
-    // Without them it doubles up to its maximum (64 MB on 64-bit Node.js 24). With them it
-    // starts at 1 MB and stays near that (V8 still adjusts it a little: up to 10 MB measured
+    // Without them it doubles up to its maximum (32 MB on Node.js 22, 64 MB on 24). With them
+    // it starts at 1 MB and stays near that (V8 still adjusts it a little: up to 10 MB measured
     // on a loaded machine).
-    expect(without).toBeGreaterThanOrEqual(32 * 2 ** 20);
+    expect(without).toBeGreaterThan(16 * 2 ** 20);
     expect(withFlags).toBeLessThanOrEqual(16 * 2 ** 20);
   });
 
   it("are set once, at the process's first configure", () => {
-    const setFlags = jest.spyOn(v8, "setFlagsFromString");
+    // Recorded, not applied: this worker goes on to run other test files.
+    const setFlags = jest.spyOn(v8, "setFlagsFromString").mockImplementation(() => undefined);
     try {
       const config = { get: () => undefined, require: () => "" };
       configure({ config });
