@@ -1,4 +1,5 @@
 import v8 from "node:v8";
+import vm from "node:vm";
 import type * as pulumi from "@pulumi/pulumi";
 import type { GpuCloudClient } from "./client";
 import {
@@ -20,13 +21,50 @@ let client: GpuCloudClient | undefined;
 /**
  * Called once per resource type with the same stack configuration: the first call's is kept,
  * so that every resource type shares one client (and its shared list reads). The first call
- * also sets {@link providerProcessV8Flags}, which hold for the whole process.
+ * also sets {@link providerProcessV8Flags}, which hold for the whole process, and then
+ * {@link releaseSdkLoadMemory}.
  */
 export function configure(request: pulumi.dynamic.ConfigureRequest): void {
   if (configSource === undefined) {
     for (const flag of providerProcessV8Flags) v8.setFlagsFromString(flag);
+    releaseSdkLoadMemory();
   }
   configSource ??= request.config;
+}
+
+/**
+ * Hands back to the system what loading the SDK left behind, once, before the provider's first
+ * request: a collection of the whole heap that also shrinks V8's young generation. The SDK's
+ * load grows the young generation (`new_space`) to 32 MB, and V8 shrinks it only in a
+ * collection that is asked to reduce memory. The young generation then starts again at 1 MB, and {@link providerProcessV8Flags}' growth factor of 1
+ * keeps it small: the provider's peak falls from about 164 to 149 MB at N = 10 and from 179 to
+ * 149 MB at N = 200 (`npm run bench`). The price is time: the collection takes 40–65 ms, and
+ * V8 collects more often afterwards (the README's performance notes weigh both).
+ *
+ * V8 offers such a collection only through its `gc` extension, which exists in contexts created
+ * while `--expose-gc` is set: unless the process was started with it, it is set for one new
+ * context and unset again, so the process's global object (and any context created later) has
+ * no `gc`. A V8 without the extension or the option skips the collection: memory, never
+ * correctness, depends on it.
+ */
+export function releaseSdkLoadMemory(): void {
+  gcExtension()?.({ type: "major", flavor: "last-resort" });
+}
+
+/** V8's `gc` extension, with the options its source (`gc-extension.cc`) reads. */
+type GcExtension = (options: { type: "major"; flavor: "last-resort" }) => void;
+
+function gcExtension(): GcExtension | undefined {
+  let found: unknown = Reflect.get(globalThis, "gc");
+  if (typeof found !== "function") {
+    v8.setFlagsFromString("--expose-gc");
+    try {
+      found = vm.runInNewContext("typeof gc === 'function' ? gc : undefined");
+    } finally {
+      v8.setFlagsFromString("--no-expose-gc");
+    }
+  }
+  return typeof found === "function" ? (found as GcExtension) : undefined;
 }
 
 /**
@@ -42,9 +80,9 @@ export function configure(request: pulumi.dynamic.ConfigureRequest): void {
  *   replies. A tiering budget no run reaches (V8 counts about a byte executed per unit) keeps
  *   the parser on the baseline compiler, for WebAssembly compiled after it is set.
  * - V8 doubles its young generation when much of what it allocates survives a collection, as a
- *   run's replies and checks do while resources are in flight: 34 → 67 MB. A growth factor of 1
- *   keeps it near the size it has when the provider starts (after the SDK's load), so that
- *   short-lived garbage is collected a little more often instead of held.
+ *   run's replies and checks do while resources are in flight. A growth factor of 1 keeps it
+ *   near the 1 MB it has after {@link releaseSdkLoadMemory}, so that short-lived garbage is
+ *   collected more often instead of held.
  */
 export const providerProcessV8Flags: readonly string[] = [
   "--wasm-tiering-budget=2000000000",

@@ -1,7 +1,12 @@
 import { execFile } from "node:child_process";
 import v8 from "node:v8";
 import { promisify } from "node:util";
-import { configure, providerProcessV8Flags } from "../../provider/provider-runtime";
+import vm from "node:vm";
+import {
+  configure,
+  providerProcessV8Flags,
+  releaseSdkLoadMemory,
+} from "../../provider/provider-runtime";
 import { repoRoot } from "../support/pulumi-stack";
 
 const execFileAsync = promisify(execFile);
@@ -87,16 +92,44 @@ describe("the provider process's V8 flags", () => {
     expect(withFlags).toBeLessThanOrEqual(16 * 2 ** 20);
   });
 
-  it("are set once, at the process's first configure", () => {
+  it("are set once, at the process's first configure, with the collection after the SDK's load", () => {
     // Recorded, not applied: this worker goes on to run other test files.
     const setFlags = jest.spyOn(v8, "setFlagsFromString").mockImplementation(() => undefined);
     try {
       const config = { get: () => undefined, require: () => "" };
       configure({ config });
       configure({ config });
-      expect(setFlags.mock.calls).toEqual(providerProcessV8Flags.map((flag) => [flag]));
+      expect(setFlags.mock.calls).toEqual(
+        [...providerProcessV8Flags, "--expose-gc", "--no-expose-gc"].map((flag) => [flag]),
+      );
     } finally {
       setFlags.mockRestore();
     }
+  });
+});
+
+function youngGenerationCapacity(): number {
+  const newSpace = v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
+  return newSpace?.space_size ?? 0;
+}
+
+describe("the collection after the SDK's load", () => {
+  it("shrinks a grown young generation to its starting size and leaves no gc behind", () => {
+    expect(vm.runInNewContext("typeof gc")).toBe("undefined");
+    // What loading the SDK does to the provider process's young generation: objects that
+    // survive collections make V8 grow it (to 32 MB for the SDK).
+    let kept: { i: number }[] = [];
+    for (let i = 0; i < 2e6; i++) {
+      kept.push({ i });
+      if (kept.length > 2e5) kept = [];
+    }
+    expect(youngGenerationCapacity()).toBeGreaterThan(8 * 2 ** 20);
+
+    releaseSdkLoadMemory();
+
+    expect(youngGenerationCapacity()).toBeLessThanOrEqual(2 ** 20);
+    // Exposed for one context only: the process's global object and later contexts have none.
+    expect(Reflect.get(globalThis, "gc")).toBeUndefined();
+    expect(vm.runInNewContext("typeof gc")).toBe("undefined");
   });
 });
