@@ -36,10 +36,11 @@ export function configure(request: pulumi.dynamic.ConfigureRequest): void {
  * Hands back to the system what loading the SDK left behind, once, before the provider's first
  * request: a collection of the whole heap that also shrinks V8's young generation. The SDK's
  * load grows the young generation (`new_space`) to 32 MB, and V8 shrinks it only in a
- * collection that is asked to reduce memory. The young generation then starts again at 1 MB, and {@link providerProcessV8Flags}' growth factor of 1
- * keeps it small: the provider's peak falls from about 164 to 149 MB at N = 10 and from 179 to
- * 149 MB at N = 200 (`npm run bench`). The price is time: the collection takes 40–65 ms, and
- * V8 collects more often afterwards (the README's performance notes weigh both).
+ * collection that is asked to reduce memory. The young generation then starts again at 1 MB,
+ * and the growth factor of 1 in {@link providerProcessV8Flags} keeps it small: the provider's
+ * peak falls from about 164 to 149 MB at N = 10 and from 179 to 149 MB at N = 200 (`npm run
+ * bench`). The price is time: the collection takes 40–65 ms, and V8 collects more often
+ * afterwards (the README's performance notes weigh both).
  *
  * V8 offers such a collection only through its `gc` extension, which exists in contexts created
  * while `--expose-gc` is set: unless the process was started with it, it is set for one new
