@@ -127,7 +127,14 @@ describe("the collection after the SDK's load", () => {
     }
     expect(youngGenerationCapacity()).toBeGreaterThan(8 * 2 ** 20);
 
-    releaseSdkLoadMemory();
+    const setFlags = jest.spyOn(v8, "setFlagsFromString");
+    try {
+      releaseSdkLoadMemory();
+      // The heap growth it sets for its collection is V8's own again afterwards.
+      expect(setFlags.mock.calls.at(-1)).toEqual(["--heap-growing-percent=0"]);
+    } finally {
+      setFlags.mockRestore();
+    }
 
     expect(youngGenerationCapacity()).toBeLessThanOrEqual(2 ** 20);
     // Exposed for one context only: the process's global object and later contexts have none.
