@@ -26,6 +26,7 @@ import {
   mixFor,
   noopProgram,
   routeOf,
+  shapesProgram,
   stackOverhead,
   successfulCreates,
 } from "../test/support/scale";
@@ -35,7 +36,13 @@ import { lineChart, type Series } from "./bench/chart";
 
 const execFileAsync = promisify(execFile);
 
-type Kind = "ours" | "floor";
+/**
+ * The three stacks of each size: ours; the no-op floor (the engine's own cost); and our resources'
+ * shapes (our classes and their properties, no-op providers: what the engine and the SDK charge
+ * for those properties, so that ours over shapes is our provider's own cost).
+ */
+const kinds = ["floor", "shapes", "ours"] as const;
+type Kind = (typeof kinds)[number];
 const steps = ["up", "refresh", "destroy"] as const;
 type StepName = (typeof steps)[number];
 
@@ -164,8 +171,8 @@ function measureState(
   const dynamic = stateResources(exported).filter((resource) =>
     resource.type.startsWith("pulumi-nodejs:dynamic"),
   );
-  // Ours also holds the stack's instance sweeper: its bytes count against our N resources.
-  const expected = kind === "ours" ? n + stackOverhead(mixFor(n)) - 1 : n;
+  // Ours (and their shapes) also hold the stack's instance sweeper: its bytes count against N.
+  const expected = kind === "floor" ? n : n + stackOverhead(mixFor(n)) - 1;
   if (dynamic.length !== expected) {
     throw new Error(`${kind} N=${n}: ${dynamic.length} dynamic resources in the state`);
   }
@@ -218,8 +225,13 @@ async function measureStack(
   emulator: TestEmulator,
   rssLog: string,
 ): Promise<StackMeasure> {
-  const mix = kind === "ours" ? mixFor(n) : undefined;
-  const program = mix ? mixedProgram(mix, { pollIntervalSeconds: 0.05 }) : noopProgram(n);
+  const mix = kind === "floor" ? undefined : mixFor(n);
+  const program =
+    mix === undefined
+      ? noopProgram(n)
+      : kind === "shapes"
+        ? shapesProgram(mix, { pollIntervalSeconds: 0.05 })
+        : mixedProgram(mix, { pollIntervalSeconds: 0.05 });
   return withStack(
     {
       program,
@@ -271,7 +283,7 @@ async function measureStack(
           resourceChanges,
         });
         log(
-          `${kind.padEnd(5)} N=${String(n).padEnd(3)} ${step.padEnd(7)} ${seconds.toFixed(2)} s, ` +
+          `${kind.padEnd(6)} N=${String(n).padEnd(3)} ${step.padEnd(7)} ${seconds.toFixed(2)} s, ` +
             `${requests} requests, provider peak RSS ${mb(peak(providers))} MB`,
         );
         if (step === "up") {
@@ -481,15 +493,21 @@ interface Ratios {
   readonly stateEntryBytes: number | undefined;
   /** Checkpoint file bytes, ours / floor (same N). */
   readonly stateFileBytes: number | undefined;
+  /** Time of our resources' shapes (no-op providers) / floor: the engine's and SDK's share. */
+  readonly shapesTime: number | undefined;
+  /** Time of ours / our resources' shapes: our provider's own share. */
+  readonly timeOverShapes: number | undefined;
 }
 
 function ratiosOf(stacks: StackMeasure[]): Ratios[] {
   return sizes.flatMap((n) => {
     const ours = find(stacks, "ours", n);
     const floor = find(stacks, "floor", n);
+    const shapes = find(stacks, "shapes", n);
     return steps.map((step) => {
       const o = stepOf(ours, step);
       const f = stepOf(floor, step);
+      const sh = stepOf(shapes, step);
       return {
         n,
         step,
@@ -497,6 +515,8 @@ function ratiosOf(stacks: StackMeasure[]): Ratios[] {
         providerPeakRss: ratio(o.providerPeakRssKb, f.providerPeakRssKb),
         stateEntryBytes: ratio(ours.state.dynamicEntryBytes, floor.state.dynamicEntryBytes),
         stateFileBytes: ratio(ours.state.stateFileBytes, floor.state.stateFileBytes),
+        shapesTime: ratio(sh.seconds, f.seconds),
+        timeOverShapes: ratio(o.seconds, sh.seconds),
       };
     });
   });
@@ -537,6 +557,40 @@ function mainTable(stacks: StackMeasure[]): string {
       "state ratio",
       "provider peak RSS MB (ours / floor)",
       "memory ratio",
+    ],
+    rows,
+  );
+}
+
+/** Where each step's time goes: the engine, its SDK's handling of our properties, our provider. */
+function timeTable(stacks: StackMeasure[]): string {
+  const rows: string[][] = [];
+  for (const n of sizes) {
+    for (const step of steps) {
+      const [floor, shapes, ours] = kinds.map((kind) => stepOf(find(stacks, kind, n), step));
+      const ratios = ratiosOf(stacks).find((r) => r.n === n && r.step === step);
+      rows.push([
+        step,
+        String(n),
+        floor?.seconds.toFixed(2) ?? "?",
+        shapes?.seconds.toFixed(2) ?? "?",
+        ours?.seconds.toFixed(2) ?? "?",
+        showRatio(ratios?.shapesTime),
+        showRatio(ratios?.timeOverShapes),
+        showRatio(ratios?.time),
+      ]);
+    }
+  }
+  return markdownTable(
+    [
+      "step",
+      "N",
+      "floor s",
+      "shapes s",
+      "ours s",
+      "shapes / floor (engine and SDK)",
+      "ours / shapes (our provider)",
+      "ours / floor",
     ],
     rows,
   );
@@ -655,7 +709,12 @@ async function main(): Promise<void> {
     pulumi: pulumiVersion.trim(),
     cpus: `${os.cpus().length} × ${os.cpus()[0]?.model ?? "unknown"}`,
     memoryGb: Math.round(os.totalmem() / 2 ** 30),
-    parallel: "CLI default (8 on this machine: 4 × cores)",
+    // The CLI's default `--parallel` is 4 × GOMAXPROCS (the usable cores), unless PULUMI_PARALLEL
+    // sets it: at most that many resource steps are in flight, so a provider's start-up stalls
+    // that many steps at once.
+    parallel: process.env["PULUMI_PARALLEL"]
+      ? `PULUMI_PARALLEL=${process.env["PULUMI_PARALLEL"]}`
+      : `CLI default (${4 * os.availableParallelism()} here: 4 × cores)`,
     emulator: "in-process, no added latency; instances run on their first poll (bootPolls 0)",
   };
   log(
@@ -675,7 +734,7 @@ async function main(): Promise<void> {
     for (let run = 1; run <= repeat; run++) {
       if (repeat > 1) log(`run ${run} of ${repeat}`);
       for (const n of sizes) {
-        for (const kind of ["floor", "ours"] as const) {
+        for (const kind of kinds) {
           samples.push(await measureStack(kind, n, emulator, rssLog));
         }
       }
@@ -696,7 +755,7 @@ async function main(): Promise<void> {
   const totalSeconds = (performance.now() - started) / 1000;
   if (byQuery === undefined) throw new Error("instances by query were not measured");
   const stacks = sizes.flatMap((n) =>
-    (["ours", "floor"] as const).map((kind) =>
+    kinds.map((kind) =>
       summarize(samples.filter((sample) => sample.kind === kind && sample.n === n)),
     ),
   );
@@ -708,11 +767,18 @@ async function main(): Promise<void> {
     `${environment.date}: ${environment.cpus}, ${environment.memoryGb} GiB; Node ${environment.node}; Pulumi ${environment.pulumi}; parallelism ${environment.parallel}.`,
     `Emulator ${environment.emulator}. Ours: 20% volumes, 20% instances, 20% webhooks up to the service's 4 per account, the rest secrets.`,
     "Floor: the same number of no-op dynamic resources (create returns its inputs).",
+    "Shapes: our resources declared through our classes, with the properties they register, each with a no-op provider (stored as a module reference, as ours): nothing is sent to an API.",
     `Wall time is the Automation API call (CLI start, program, plugins, engine, state writes)${repeat > 1 ? `, median of ${repeat} runs` : ""}.`,
     "API requests: the emulator's log for the step. State bytes/resource: the mean size of one dynamic resource's entry in the state (compact JSON, as the file backend writes it), after up; state ratio: ours / floor.",
     "Peak RSS: maxRSS of the dynamic-provider plugin process, recorded at its exit; memory ratio: ours / floor.",
     "",
     table,
+    "",
+    "## Where the time goes",
+    "",
+    "Shapes over the floor is what the engine and the SDK charge for our resources' properties (their number and size); ours over shapes is our provider's own work: its start in each `pulumi` process (V8 settings, the heap collection, loading zod, undici and the package), its checks and its API requests.",
+    "",
+    timeTable(stacks),
     "",
     "## State",
     "",
@@ -757,7 +823,7 @@ async function main(): Promise<void> {
   );
   await writeFile(path.join(outDir, "bench.svg"), chart(stacks));
   process.stdout.write(
-    `\n${table}\n\n${stateTable(stacks)}\n\n${typeTable(stacks)}\n\n${byQueryTable(byQuery)}\n\n`,
+    `\n${table}\n\n${timeTable(stacks)}\n\n${stateTable(stacks)}\n\n${typeTable(stacks)}\n\n${byQueryTable(byQuery)}\n\n`,
   );
   log(
     `wrote ${path.relative(process.cwd(), outDir) || "."}/bench.{md,json,svg} in ${totalSeconds.toFixed(0)} s`,

@@ -53,9 +53,61 @@ export type InstanceOptions = Readonly<
  * volumes and instances spread over the emulator's seeded asks.
  */
 export function mixedProgram(mix: Mix, instance: InstanceOptions = {}): string {
-  const instanceArgs = JSON.stringify({ pollIntervalSeconds: 0.05, ...instance });
+  return `"use strict";\n${mixDeclarations(mix, instance)}`;
+}
+
+/**
+ * The benchmark's middle stack: {@link mixedProgram}'s resources, declared through our own
+ * classes with exactly the properties they register, but each handed a provider that does
+ * nothing (create returns its inputs, with every other property the class registers as null;
+ * the SDK's default read and delete). What it costs over the no-op floor is what the engine and
+ * the SDK charge for our resources' properties; what ours cost over it is our provider's own
+ * work (its start, its checks, its requests). Nothing is sent to any API.
+ *
+ * Like ours, each provider is stored in the state as a `require` of a module under
+ * `node_modules` (the program writes one module per set of property names), not copied by
+ * value: otherwise its larger state alone would slow every step.
+ */
+export function shapesProgram(mix: Mix, instance: InstanceOptions = {}): string {
   return `"use strict";
-const gpucloud = require("pulumi-gpucloud");
+const fs = require("node:fs");
+const path = require("node:path");
+const pulumi = require("@pulumi/pulumi");
+const shapes = path.join(__dirname, "node_modules", "gpucloud-bench-shapes");
+fs.mkdirSync(shapes, { recursive: true });
+const providers = new Map();
+function providerFor(names) {
+  const key = names.join(",");
+  if (!providers.has(key)) {
+    const file = path.join(shapes, "shape-" + providers.size + ".js");
+    fs.writeFileSync(
+      file,
+      '"use strict";\\n' +
+        "const names = " + JSON.stringify(names) + ";\\n" +
+        "module.exports = {\\n" +
+        "  async create(inputs) {\\n" +
+        "    const outs = Object.fromEntries(names.map((name) => [name, null]));\\n" +
+        '    return { id: "shape-" + Math.random().toString(36).slice(2), outs: { ...outs, ...inputs } };\\n' +
+        "  },\\n" +
+        "};\\n",
+    );
+    providers.set(key, require(file));
+  }
+  return providers.get(key);
+}
+// Before the package's classes extend it.
+const DynamicResource = pulumi.dynamic.Resource;
+pulumi.dynamic.Resource = class extends DynamicResource {
+  constructor(_provider, name, props, opts, module, type) {
+    super(providerFor(Object.keys(props)), name, props, opts, module, type);
+  }
+};
+${mixDeclarations(mix, instance)}`;
+}
+
+function mixDeclarations(mix: Mix, instance: InstanceOptions): string {
+  const instanceArgs = JSON.stringify({ pollIntervalSeconds: 0.05, ...instance });
+  return `const gpucloud = require("pulumi-gpucloud");
 const mix = ${JSON.stringify(mix)};
 const instanceArgs = ${instanceArgs};
 for (let n = 0; n < mix.secrets; n++) {
