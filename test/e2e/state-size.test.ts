@@ -5,6 +5,7 @@ import { z } from "zod";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { repoRoot, withStack } from "../support/pulumi-stack";
 import { dynamicResources, emulatorConfig, program } from "../support/programs";
+import { mixFor, shapesProgram, stackOverhead } from "../support/scale";
 
 /**
  * The serialized provider (`__provider`, held twice in each resource's state) must stay a
@@ -137,5 +138,40 @@ new pulumi.dynamic.Resource({ async create(inputs) { return { id: "noop", outs: 
         }
       },
     );
+  });
+
+  // The benchmark's shapes stack stands between the floor and ours only while it is our own
+  // classes with no-op providers that cost in the state what ours cost: otherwise its time says
+  // nothing about where ours goes.
+  it("of the benchmark's shapes stack: our classes, no-op providers by reference, no request", async () => {
+    const mix = mixFor(5);
+    await emulator.clearRequests();
+    await withStack({ program: shapesProgram(mix) }, async ({ stack, exportState }) => {
+      const up = await stack.up();
+      expect(up.summary.resourceChanges).toEqual({ create: 5 + stackOverhead(mix) });
+      const resources = dynamicResources(await exportState(false));
+      expect(resources.map((resource) => resource.type).sort()).toEqual(
+        [
+          "pulumi-nodejs:dynamic/gpucloud:Instance",
+          "pulumi-nodejs:dynamic/gpucloud:InstanceSweeper",
+          "pulumi-nodejs:dynamic/gpucloud:Secret",
+          "pulumi-nodejs:dynamic/gpucloud:Secret",
+          "pulumi-nodejs:dynamic/gpucloud:Volume",
+          "pulumi-nodejs:dynamic/gpucloud:Webhook",
+        ].sort(),
+      );
+      for (const resource of resources) {
+        const provider = String(resource.outputs?.["__provider"]);
+        expect(provider).toMatch(/require\("gpucloud-bench-shapes\/shape-\d+\.js"\)/);
+        expect(provider).not.toContain("pulumi-gpucloud");
+        expect(Buffer.byteLength(provider)).toBeLessThanOrEqual(providerBoundBytes);
+      }
+      // Every property the class registers is in the state, as the class declared it.
+      const instance = resources.find((r) => r.type.endsWith(":Instance"));
+      expect(Object.keys(instance?.outputs ?? {})).toEqual(
+        expect.arrayContaining(["instanceId", "sshHost", "attempts", "offer", "owner", "image"]),
+      );
+    });
+    expect(await emulator.requests()).toEqual([]);
   });
 });
