@@ -565,16 +565,17 @@ function mainTable(stacks: StackMeasure[]): string {
 /** Where each step's time goes: the engine, its SDK's handling of our properties, our provider. */
 function timeTable(stacks: StackMeasure[]): string {
   const rows: string[][] = [];
+  const allRatios = ratiosOf(stacks);
   for (const n of sizes) {
     for (const step of steps) {
-      const [floor, shapes, ours] = kinds.map((kind) => stepOf(find(stacks, kind, n), step));
-      const ratios = ratiosOf(stacks).find((r) => r.n === n && r.step === step);
+      const seconds = (kind: Kind) => stepOf(find(stacks, kind, n), step).seconds.toFixed(2);
+      const ratios = allRatios.find((r) => r.n === n && r.step === step);
       rows.push([
         step,
         String(n),
-        floor?.seconds.toFixed(2) ?? "?",
-        shapes?.seconds.toFixed(2) ?? "?",
-        ours?.seconds.toFixed(2) ?? "?",
+        seconds("floor"),
+        seconds("shapes"),
+        seconds("ours"),
         showRatio(ratios?.shapesTime),
         showRatio(ratios?.timeOverShapes),
         showRatio(ratios?.time),

@@ -75,22 +75,24 @@ const path = require("node:path");
 const pulumi = require("@pulumi/pulumi");
 const shapes = path.join(__dirname, "node_modules", "gpucloud-bench-shapes");
 fs.mkdirSync(shapes, { recursive: true });
+fs.writeFileSync(
+  path.join(shapes, "noop.js"),
+  \`"use strict";
+module.exports = (names) => ({
+  async create(inputs) {
+    const outs = Object.fromEntries(names.map((name) => [name, null]));
+    return { id: "shape-" + Math.random().toString(36).slice(2), outs: { ...outs, ...inputs } };
+  },
+});
+\`,
+);
+// The serializer writes a require of a module whose exports the provider is: one module each.
 const providers = new Map();
 function providerFor(names) {
   const key = names.join(",");
   if (!providers.has(key)) {
     const file = path.join(shapes, "shape-" + providers.size + ".js");
-    fs.writeFileSync(
-      file,
-      '"use strict";\\n' +
-        "const names = " + JSON.stringify(names) + ";\\n" +
-        "module.exports = {\\n" +
-        "  async create(inputs) {\\n" +
-        "    const outs = Object.fromEntries(names.map((name) => [name, null]));\\n" +
-        '    return { id: "shape-" + Math.random().toString(36).slice(2), outs: { ...outs, ...inputs } };\\n' +
-        "  },\\n" +
-        "};\\n",
-    );
+    fs.writeFileSync(file, 'module.exports = require("./noop.js")(' + JSON.stringify(names) + ");\\n");
     providers.set(key, require(file));
   }
   return providers.get(key);
