@@ -2,13 +2,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import type * as pulumi from "@pulumi/pulumi";
 import type { GpuCloudClient } from "./client";
-import {
-  clientFor,
-  type ConfigSource,
-  type ProviderConfig,
-  resolveConfig,
-  verifyConfiguration,
-} from "./config";
+import type { ConfigSource, ProviderConfig } from "./config";
 
 /**
  * The state of the dynamic-provider process: the configuration the engine handed to
@@ -37,10 +31,11 @@ export function configure(request: pulumi.dynamic.ConfigureRequest): void {
  * request: a collection of the whole heap that also shrinks V8's young generation. The SDK's
  * load grows the young generation (`new_space`) to 32 MB, and V8 shrinks it only in a
  * collection that is asked to reduce memory. The young generation then starts again at 1 MB,
- * and the growth factor of 1 in {@link providerProcessV8Flags} keeps it small: the provider's
- * peak falls from about 164 to 149 MB at N = 10 and from 179 to 149 MB at N = 200 (`npm run
- * bench`). The price is time: the collection takes 40–65 ms, and V8 collects more often
- * afterwards (the README's performance notes weigh both).
+ * and the growth factor of 1 in {@link providerProcessV8Flags} keeps it small. It must come
+ * before the provider's own modules load (see {@link configModule}): the provider's peak then
+ * falls from about 164 to 134–138 MB at N = 10 (the floor's: 133–135) and from 179 to 144–151
+ * MB at N = 200 (`npm run bench`). The price is time: the collection takes 40–65 ms, and V8
+ * collects more often afterwards (the README's performance notes weigh both).
  *
  * V8 offers such a collection only through its `gc` extension, which exists in contexts created
  * while `--expose-gc` is set: unless the process was started with it, it is set for one new
@@ -101,9 +96,26 @@ export const providerProcessV8Flags: readonly string[] = [
   "--semi-space-growth-factor=1",
 ];
 
+/**
+ * The configuration's module, loaded at its first use rather than with this module. Through it
+ * come zod and the client, the bulk of the provider's load, and what a module allocates while it
+ * loads lands in V8's young generation: loaded before {@link releaseSdkLoadMemory}, they filled
+ * the 32 MB the SDK's load left it, and the process's peak was reached there (about 153 MB at
+ * N = 10, against 135 for the floor). Loaded after the collection, into the shrunk young
+ * generation, they leave the peak near the floor's (`npm run bench`). The entry modules'
+ * `configure` (provider/shim.ts) loads this module, and nothing else of the package, before
+ * calling it; test/unit/provider-process-flags.test.ts checks the order.
+ */
+function configModule(): typeof import("./config") {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require("./config") as typeof import("./config");
+}
+
 /** The configured client; throws, saying how to set it, when configuration is missing. */
 export function providerClient(): GpuCloudClient {
-  client ??= clientFor(resolveConfig(configSource), {
+  if (client !== undefined) return client;
+  const { clientFor, resolveConfig } = configModule();
+  client = clientFor(resolveConfig(configSource), {
     onRetry: (event) => {
       // Debug-level: what was retried and why, never a credential or a body.
       void import("@pulumi/pulumi").then((sdk) =>
@@ -127,6 +139,7 @@ let verification: Promise<string | undefined> | undefined;
  */
 export async function configurationFailures(): Promise<pulumi.dynamic.CheckFailure[]> {
   verification ??= (async () => {
+    const { resolveConfig, verifyConfiguration } = configModule();
     let config: ProviderConfig;
     try {
       config = resolveConfig(configSource);

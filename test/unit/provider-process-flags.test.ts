@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import v8 from "node:v8";
 import { promisify } from "node:util";
 import vm from "node:vm";
+import { z } from "zod";
 import {
   configure,
   providerProcessV8Flags,
@@ -39,6 +40,23 @@ for (let i = 0; i < 2e6; i++) {
 }
 const newSpace = v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
 console.log(newSpace.space_size);
+`;
+
+// A process that loads the package's runtime from dist/ (as an entry module's `configure` does)
+// and lists the modules loaded when the collection begins: it sets --expose-gc just before.
+const modulesAtCollection = `
+const v8 = require("node:v8");
+const setFlags = v8.setFlagsFromString;
+let atCollection;
+v8.setFlagsFromString = (flag) => {
+  if (flag === "--expose-gc") atCollection ??= Object.keys(require.cache);
+  return setFlags.call(v8, flag);
+};
+const runtime = require("./dist/provider/provider-runtime.js");
+runtime.configure({ config: { get: () => undefined, require: () => "" } });
+runtime.configurationFailures().then((failures) => {
+  console.log(JSON.stringify({ atCollection, failures, atEnd: Object.keys(require.cache) }));
+});
 `;
 
 async function runNode(flags: readonly string[], args: string[]): Promise<string> {
@@ -114,6 +132,31 @@ function youngGenerationCapacity(): number {
 }
 
 describe("the collection after the SDK's load", () => {
+  it("comes before the provider loads zod and the client", async () => {
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !name.startsWith("GPUCLOUD_")),
+    );
+    const { stdout } = await execFileAsync(process.execPath, ["-e", modulesAtCollection], {
+      cwd: repoRoot,
+      env,
+    });
+    const { atCollection, failures, atEnd } = z
+      .object({
+        atCollection: z.array(z.string()),
+        failures: z.array(z.object({ property: z.string(), reason: z.string() })),
+        atEnd: z.array(z.string()),
+      })
+      .parse(JSON.parse(stdout));
+    const zodOrClient = (file: string) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(file) ||
+      /[\\/]dist[\\/]provider[\\/](config\.js|client[\\/])/.test(file);
+    expect(atCollection.filter(zodOrClient)).toEqual([]);
+    // Loaded at their first use, after it: the configuration is still read and checked.
+    expect(atEnd.filter(zodOrClient).length).toBeGreaterThan(0);
+    expect(failures.map((failure) => failure.property)).toEqual([""]);
+    expect(failures[0]?.reason).toContain("gpucloud:apiKey is not set");
+  });
+
   it("shrinks a grown young generation to its starting size and leaves no gc behind", () => {
     expect(vm.runInNewContext("typeof gc")).toBe("undefined");
     // What loading the SDK does to the provider process's young generation: objects that
