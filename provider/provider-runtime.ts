@@ -103,7 +103,7 @@ export const providerProcessV8Flags: readonly string[] = [
  * the 32 MB the SDK's load left it, and the process's peak was reached there (about 153 MB at
  * N = 10, against 135 for the floor). Loaded after the collection, into the shrunk young
  * generation, they leave the peak near the floor's (`npm run bench`). The entry modules'
- * `configure` (provider/shim.ts) loads this module, and nothing else of the package, before
+ * `configure` (provider/shim.ts) loads the runtime, and nothing else of the package, before
  * calling it; test/unit/provider-process-flags.test.ts checks the order.
  */
 function configModule(): typeof import("./config") {
