@@ -33,7 +33,7 @@ export function configure(request: pulumi.dynamic.ConfigureRequest): void {
  * collection that is asked to reduce memory. The young generation then starts again at 1 MB,
  * and the growth factor of 1 in {@link providerProcessV8Flags} keeps it small. It must come
  * before the provider's own modules load (see {@link configModule}): the provider's peak then
- * falls from about 164 to 134–138 MB at N = 10 (the floor's: 133–135) and from 179 to 144–151
+ * falls from about 164 to 134–138 MB at N = 10 (the floor's: 132–135) and from 179 to 144–151
  * MB at N = 200 (`npm run bench`). The price is time: the collection takes 40–65 ms, and V8
  * collects more often afterwards (the README's performance notes weigh both).
  *

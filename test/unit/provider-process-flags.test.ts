@@ -59,10 +59,14 @@ runtime.configurationFailures().then((failures) => {
 });
 `;
 
+// Without the GPUCLOUD_* settings of the shell that runs the tests: a child reads none.
 async function runNode(flags: readonly string[], args: string[]): Promise<string> {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith("GPUCLOUD_")),
+  );
   const { stdout } = await execFileAsync(process.execPath, args, {
     cwd: repoRoot,
-    env: { ...process.env, V8_FLAGS: JSON.stringify(flags) },
+    env: { ...env, V8_FLAGS: JSON.stringify(flags) },
   });
   return stdout;
 }
@@ -133,13 +137,7 @@ function youngGenerationCapacity(): number {
 
 describe("the collection after the SDK's load", () => {
   it("comes before the provider loads zod and the client", async () => {
-    const env = Object.fromEntries(
-      Object.entries(process.env).filter(([name]) => !name.startsWith("GPUCLOUD_")),
-    );
-    const { stdout } = await execFileAsync(process.execPath, ["-e", modulesAtCollection], {
-      cwd: repoRoot,
-      env,
-    });
+    const stdout = await runNode([], ["-e", modulesAtCollection]);
     const { atCollection, failures, atEnd } = z
       .object({
         atCollection: z.array(z.string()),
