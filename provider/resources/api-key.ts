@@ -4,6 +4,7 @@ import { deleteUnlessGone, GpuCloudError } from "../client";
 import { once } from "../once";
 import { configurationFailures, providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
+import { skipSdkPromiseTraces } from "../promise-traces";
 import { checkInputs } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------
@@ -217,6 +218,7 @@ export class ApiKey extends pulumi.dynamic.Resource {
   declare readonly key: pulumi.Output<string>;
 
   constructor(name: string, args: ApiKeyArgs, opts?: pulumi.CustomResourceOptions) {
+    using _registration = skipSdkPromiseTraces();
     super(
       providerShim("pulumi-gpucloud/provider/resources/api-key"),
       name,

@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { providerClient, reportProgress } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
+import { skipSdkPromiseTraces } from "../promise-traces";
 import { isRecorded, ownerOfInstance, stackPrefixOf } from "./instance/identity";
 import { destroyAndConfirm } from "./instance/lifecycle";
 import { checkInputs } from "../validation";
@@ -87,6 +88,7 @@ export class InstanceSweeper extends pulumi.dynamic.Resource {
   declare readonly ownerPrefix: pulumi.Output<string>;
 
   constructor(name: string, args: SweeperInputs, opts?: pulumi.CustomResourceOptions) {
+    using _registration = skipSdkPromiseTraces();
     super(
       providerShim("pulumi-gpucloud/provider/resources/instance-sweeper"),
       name,

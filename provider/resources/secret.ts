@@ -4,6 +4,7 @@ import { deleteUnlessGone, GpuCloudError } from "../client";
 import { once } from "../once";
 import { configurationFailures, providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
+import { skipSdkPromiseTraces } from "../promise-traces";
 import { checkInputs } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------
@@ -134,6 +135,7 @@ export class Secret extends pulumi.dynamic.Resource {
   declare readonly value: pulumi.Output<string>;
 
   constructor(name: string, args: SecretArgs, opts?: pulumi.CustomResourceOptions) {
+    using _registration = skipSdkPromiseTraces();
     super(
       providerShim("pulumi-gpucloud/provider/resources/secret"),
       name,

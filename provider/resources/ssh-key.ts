@@ -5,6 +5,7 @@ import { deleteUnlessGone, GpuCloudError, type SshKey as SshKeyWire } from "../c
 import { once } from "../once";
 import { configurationFailures, providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
+import { skipSdkPromiseTraces } from "../promise-traces";
 import { checkInputs } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------
@@ -197,6 +198,7 @@ export class SshKey extends pulumi.dynamic.Resource {
   declare readonly fingerprint: pulumi.Output<string>;
 
   constructor(name: string, args: SshKeyArgs, opts?: pulumi.CustomResourceOptions) {
+    using _registration = skipSdkPromiseTraces();
     super(
       providerShim("pulumi-gpucloud/provider/resources/ssh-key"),
       name,

@@ -12,6 +12,7 @@ import {
 import { once } from "../once";
 import { configurationFailures, providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
+import { skipSdkPromiseTraces } from "../promise-traces";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------
@@ -267,6 +268,7 @@ export class Volume extends pulumi.dynamic.Resource {
   declare readonly machineId: pulumi.Output<number | null>;
 
   constructor(name: string, args: VolumeArgs, opts?: pulumi.CustomResourceOptions) {
+    using _registration = skipSdkPromiseTraces();
     super(
       providerShim("pulumi-gpucloud/provider/resources/volume"),
       name,

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { deleteUnlessGone, type Webhook as WebhookWire, type WebhookFields } from "../client";
 import { configurationFailures, providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
+import { skipSdkPromiseTraces } from "../promise-traces";
 import { once } from "../once";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
 
@@ -219,6 +220,7 @@ export class Webhook extends pulumi.dynamic.Resource {
   declare readonly webhookSecret: pulumi.Output<string>;
 
   constructor(name: string, args: WebhookArgs, opts?: pulumi.CustomResourceOptions) {
+    using _registration = skipSdkPromiseTraces();
     super(
       providerShim("pulumi-gpucloud/provider/resources/webhook"),
       name,

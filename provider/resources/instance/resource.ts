@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { skipSdkPromiseTraces } from "../../promise-traces";
 import { providerShim } from "../../shim";
 import { stackSweeper } from "../instance-sweeper";
 import { ownerOf } from "./identity";
@@ -108,6 +109,7 @@ export class Instance extends pulumi.dynamic.Resource {
   }>;
 
   constructor(name: string, args: InstanceArgs, opts?: pulumi.CustomResourceOptions) {
+    using _registration = skipSdkPromiseTraces();
     super(
       providerShim("pulumi-gpucloud/provider/resources/instance"),
       name,
