@@ -1,4 +1,5 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
@@ -104,7 +105,7 @@ new pulumi.dynamic.Resource({ async create(inputs) { return { id: "noop", outs: 
           NODE_COMPILE_CACHE: "",
         },
       },
-      async ({ stack, exportState }) => {
+      async ({ stack, exportState, workDir }) => {
         await stack.up();
         await expectLeanProcesses(path.join(logDir, "loaded.jsonl"));
         const resources = dynamicResources(await exportState(false));
@@ -126,8 +127,13 @@ new pulumi.dynamic.Resource({ async create(inputs) { return { id: "noop", outs: 
             `[state-size] ${resource.type}: ${totalBytes} bytes in state (no-op floor ${floorBytes}), ` +
               `of which __provider ${providerBytes} bytes (inputs and outputs each hold a copy)\n`,
           );
-          // By reference: the package's entry module, required by name.
-          expect(provider).toContain(`require("pulumi-gpucloud/provider/dynamic/${name}")`);
+          // By reference: the package's entry module, required by name (the shorter of its two
+          // names; states written before hold the other, which names the same module).
+          expect(provider).toContain(`require("pulumi-gpucloud/dynamic/${name}")`);
+          const requireInProject = createRequire(path.join(workDir, "index.js"));
+          expect(requireInProject.resolve(`pulumi-gpucloud/provider/dynamic/${name}`)).toBe(
+            requireInProject.resolve(`pulumi-gpucloud/dynamic/${name}`),
+          );
           expect(resource.inputs?.["__provider"]).toBe(provider);
           // No code by value: the only function is the SDK's own wrapper (`__f0`, which returns
           // the provider), and no object is built property by property.
