@@ -25,7 +25,8 @@ export interface DynamicProvider<Inputs, Outputs> extends Omit<
  *
  * A new resource type follows the pattern: its module `provider/resources/<name>` exports
  * `provider`, its class passes `providerShim("pulumi-gpucloud/provider/resources/<name>")` to
- * `super`, and `provider/dynamic/<name>.ts` holds `export = forwardingProvider("<name>")`.
+ * `super` (after `using _registration = skipSdkPromiseTraces()`, see provider/promise-traces.ts),
+ * and `provider/dynamic/<name>.ts` holds `export = forwardingProvider("<name>")`.
  * test/unit/provider-entry.test.ts checks that every resource module has its entry.
  *
  * The entry's methods `require` the implementation by package name when called, so:

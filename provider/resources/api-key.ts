@@ -2,9 +2,9 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, GpuCloudError } from "../client";
 import { once } from "../once";
+import { skipSdkPromiseTraces } from "../promise-traces";
 import { configurationFailures, providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
-import { skipSdkPromiseTraces } from "../promise-traces";
 import { checkInputs } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------

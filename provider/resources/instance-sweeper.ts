@@ -1,8 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { skipSdkPromiseTraces } from "../promise-traces";
 import { providerClient, reportProgress } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
-import { skipSdkPromiseTraces } from "../promise-traces";
 import { isRecorded, ownerOfInstance, stackPrefixOf } from "./instance/identity";
 import { destroyAndConfirm } from "./instance/lifecycle";
 import { checkInputs } from "../validation";

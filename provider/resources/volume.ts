@@ -10,9 +10,9 @@ import {
   type VolumeOfferQuery,
 } from "../client";
 import { once } from "../once";
+import { skipSdkPromiseTraces } from "../promise-traces";
 import { configurationFailures, providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
-import { skipSdkPromiseTraces } from "../promise-traces";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------

@@ -1,9 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, type Webhook as WebhookWire, type WebhookFields } from "../client";
+import { skipSdkPromiseTraces } from "../promise-traces";
 import { configurationFailures, providerClient } from "../provider-runtime";
 import { type DynamicProvider, providerShim } from "../shim";
-import { skipSdkPromiseTraces } from "../promise-traces";
 import { once } from "../once";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
 

@@ -1,7 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
+import { ApiKey } from "../../provider/resources/api-key";
 import { Instance } from "../../provider/resources/instance";
 import { Secret } from "../../provider/resources/secret";
+import { SshKey } from "../../provider/resources/ssh-key";
 import { Volume } from "../../provider/resources/volume";
+import { Webhook } from "../../provider/resources/webhook";
 
 // A program's process formats stack traces with ts-node's source-map support, which the SDK
 // registers. This stands in for it and records the top frame of each trace it formats.
@@ -76,13 +79,17 @@ describe("registering a resource in a program", () => {
     expect(promiseTraces()).toBeGreaterThanOrEqual(3);
 
     formattedTops = [];
+    // Every resource class of the package (the Instance declares the stack's InstanceSweeper).
     registered(new Secret("secret", { key: "TOKEN", value: "abc" }));
     registered(new Volume("volume", { askId: 21001 }));
     registered(new Instance("instance", { askId: 31001, image: "img", diskGb: 10 }));
+    registered(new Webhook("webhook", { url: "https://hooks.example.com/x", eventTypes: [] }));
+    registered(new SshKey("ssh-key", { publicKey: "ssh-ed25519 AAAA" }));
+    registered(new ApiKey("api-key", { permissions: { api: { instance_read: {} } } }));
     expect(promiseTraces()).toBe(0);
     // The declaration's position the SDK sends the engine is still formatted by the formatter
     // the program has, so that a TypeScript program's lines are still its own.
-    expect(formattedTops.filter((top) => top === "callsites").length).toBeGreaterThanOrEqual(3);
+    expect(formattedTops.filter((top) => top === "callsites").length).toBeGreaterThanOrEqual(7);
     expect(currentFormatter()).toBe(countingFormatter);
   });
 
