@@ -50,15 +50,35 @@ const pools = new Map<string, Pool>();
 function poolFor(origin: string): Pool {
   let pool = pools.get(origin);
   if (!pool) {
-    // undici is loaded by the first request, not with the package: a Pulumi program that only
-    // declares resources (their classes import the client's schemas) never sends one, and
-    // undici is the largest part of the package's load (about 40 ms and 10 MB).
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { Pool } = require("undici") as typeof import("undici");
+    const Pool = loadUndiciPool();
     pool = new Pool(origin, { connections: 16, keepAliveTimeout: 4_000 });
     pools.set(origin, pool);
   }
   return pool;
+}
+
+/**
+ * undici's `Pool`, loaded by the first request, not with the package: a Pulumi program that only
+ * declares resources (their classes import the client's schemas) never sends one. undici's
+ * index loads all of undici (fetch, WebSocket, caches, mocks, proxies) for 20 ms and 6 MB in a
+ * provider process that waits on it; the pool and its request API alone take 5 ms and 2 MB.
+ * They are the files the index itself assembles them from, in the version package.json pins:
+ * should a different undici lack them, the index is loaded instead (one test checks both ways).
+ */
+export function loadUndiciPool(
+  load: (id: string) => unknown = require,
+): typeof import("undici").Pool {
+  try {
+    const Pool = load("undici/lib/dispatcher/pool.js") as typeof import("undici").Pool;
+    const Dispatcher = load("undici/lib/dispatcher/dispatcher.js") as { prototype: object };
+    const api = load("undici/lib/api/index.js") as object;
+    // What the index does: the request API is mixed into every dispatcher.
+    Object.assign(Dispatcher.prototype, api);
+    if (typeof Pool === "function" && typeof Pool.prototype.request === "function") return Pool;
+  } catch {
+    // A different layout: the index below.
+  }
+  return (load("undici") as typeof import("undici")).Pool;
 }
 
 /** Closes every pool; for tests and short-lived processes that want a clean exit. */

@@ -1,0 +1,63 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { Pool } from "undici";
+import { z } from "zod";
+import { loadUndiciPool } from "../../../provider/client/transport";
+import { repoRoot } from "../../support/pulumi-stack";
+
+const execFileAsync = promisify(execFile);
+
+// A fresh process (its own module cache) that loads the client's transport from dist/, as a
+// provider process does, sends one request through the pool it gets, and lists undici's files.
+const requestThroughLoadedPool = `
+const http = require("node:http");
+const { loadUndiciPool } = require("./dist/provider/client/transport.js");
+const server = http.createServer((_, res) => res.setHeader("content-type", "application/json").end('{"ok":true}'));
+server.listen(0, "127.0.0.1", async () => {
+  const Pool = loadUndiciPool();
+  const pool = new Pool("http://127.0.0.1:" + server.address().port);
+  const reply = await pool.request({ path: "/", method: "GET" });
+  const body = await reply.body.json();
+  await pool.close();
+  server.close();
+  const undiciFiles = Object.keys(require.cache).filter((file) => /[\\\\/]node_modules[\\\\/]undici[\\\\/]/.test(file));
+  console.log(JSON.stringify({ status: reply.statusCode, body, undiciFiles }));
+});
+`;
+
+describe("loadUndiciPool", () => {
+  it("gives a working pool without loading undici's index", async () => {
+    const { stdout } = await execFileAsync(process.execPath, ["-e", requestThroughLoadedPool], {
+      cwd: repoRoot,
+    });
+    const result = z
+      .object({ status: z.number(), body: z.unknown(), undiciFiles: z.array(z.string()) })
+      .parse(JSON.parse(stdout));
+    expect(result.status).toBe(200);
+    expect(result.body).toEqual({ ok: true });
+    expect(
+      result.undiciFiles.some((file) =>
+        /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]pool\.js$/.test(file),
+      ),
+    ).toBe(true);
+    // Neither the index nor what only it brings (fetch, mocks, caches).
+    expect(
+      result.undiciFiles.filter((file) =>
+        /[\\/]undici[\\/](index\.js|lib[\\/](web|mock|cache)[\\/])/.test(file),
+      ),
+    ).toEqual([]);
+  });
+
+  it("falls back to undici's index when the files are not where this version has them", () => {
+    const loaded: string[] = [];
+    const Loaded = loadUndiciPool((id) => {
+      loaded.push(id);
+      if (id !== "undici")
+        throw Object.assign(new Error(`Cannot find module '${id}'`), { code: "MODULE_NOT_FOUND" });
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      return require("undici") as unknown;
+    });
+    expect(Loaded).toBe(Pool);
+    expect(loaded.at(-1)).toBe("undici");
+  });
+});
