@@ -34,8 +34,8 @@ export function configure(request: pulumi.dynamic.ConfigureRequest): void {
  * and the growth factor of 1 in {@link providerProcessV8Flags} keeps it small. It must come
  * before the provider's own modules load (see {@link configModule}): the provider's peak then
  * falls from about 164 to 134–138 MB at N = 10 (the floor's: 132–135) and from 179 to 144–151
- * MB at N = 200 (`npm run bench`). The price is time: the collection takes 40–65 ms, and V8
- * collects more often afterwards (the README's performance notes weigh both).
+ * MB at N = 200 (`npm run bench`). The price is time: the collection takes about 36 ms (see
+ * below), and V8 collects more often afterwards (the README's performance notes weigh both).
  *
  * V8 offers such a collection only through its `gc` extension, which exists in contexts created
  * while `--expose-gc` is set: unless the process was started with it, it is set for one new
