@@ -12,30 +12,63 @@ import type { ConfigSource, ProviderConfig } from "./config";
 let configSource: ConfigSource | undefined;
 let client: GpuCloudClient | undefined;
 
+/** A resource provider's methods, as the engine calls them: the process's first names its kind. */
+export type ProviderCall = "check" | "diff" | "create" | "read" | "update" | "delete";
+
+/** Whether the collection of {@link releaseSdkLoadMemory} waits for the process's first call. */
+let collectionAwaitsFirstCall = false;
+
 /**
  * Called once per resource type with the same stack configuration: the first call's is kept,
  * so that every resource type shares one client (and its shared list reads). The first call
- * also sets {@link providerProcessV8Flags}, which hold for the whole process, and then
- * {@link releaseSdkLoadMemory}.
+ * also sets {@link providerProcessV8Flags}, which hold for the whole process.
+ *
+ * The entry modules (provider/shim.ts) pass `"at-first-call"` and call {@link beforeCall}
+ * before each method, so that the collection after the SDK's load can suit the operation. The
+ * forwarders that 0.1.0 wrote into states by value pass nothing: the collection then comes
+ * at once, as it did in 0.1.0.
  */
-export function configure(request: pulumi.dynamic.ConfigureRequest): void {
+export function configure(
+  request: pulumi.dynamic.ConfigureRequest,
+  collection: "now" | "at-first-call" = "now",
+): void {
   if (configSource === undefined) {
     for (const flag of providerProcessV8Flags) v8.setFlagsFromString(flag);
-    releaseSdkLoadMemory();
+    collectionAwaitsFirstCall = true;
   }
   configSource ??= request.config;
+  if (collection === "now") beforeCall("check");
+}
+
+/**
+ * Called by the entry modules before each method, before they load the resource's module: the
+ * process's first call runs {@link releaseSdkLoadMemory}, of the kind that call's operation
+ * needs. A process whose first call is a `read` serves a `pulumi refresh` (or the refresh
+ * before an update), which creates nothing: a collection of the young generation alone (about
+ * 3 ms, against 36) frees the SDK's short-lived garbage and keeps the young generation's size,
+ * which the reads then fill less often. Refresh of 200 takes 1.12–1.14 × the floor instead of
+ * 1.17, for a peak of 152–153 MB instead of 134 at N = 10 (the floor's: 135) and 169–171
+ * instead of 143 at N = 200 (the floor's: 156). Every other first call (a check for `up`
+ * and `preview`, a delete for `destroy`) gets the collection that shrinks the young
+ * generation: for `up`, keeping it left the peak at 153–154 MB (the floor's: 134).
+ */
+export function beforeCall(call: ProviderCall): void {
+  if (!collectionAwaitsFirstCall) return;
+  collectionAwaitsFirstCall = false;
+  releaseSdkLoadMemory(call === "read" ? "minor" : "last-resort");
 }
 
 /**
  * Hands back to the system what loading the SDK left behind, once, before the provider's first
- * request: a collection of the whole heap that also shrinks V8's young generation. The SDK's
- * load grows the young generation (`new_space`) to 32 MB, and V8 shrinks it only in a
- * collection that is asked to reduce memory. The young generation then starts again at 1 MB,
- * and the growth factor of 1 in {@link providerProcessV8Flags} keeps it small. It must come
- * before the provider's own modules load (see {@link configModule}): the provider's peak then
- * falls from about 164 to 134–138 MB at N = 10 (the floor's: 132–135) and from 179 to 144–151
- * MB at N = 200 (`npm run bench`). The price is time: the collection takes about 36 ms (see
- * below), and V8 collects more often afterwards (the README's performance notes weigh both).
+ * request. The SDK's load grows the young generation (`new_space`) to 32 MB, and V8 shrinks it
+ * only in a collection of the whole heap that is asked to reduce memory (`"last-resort"`). The
+ * young generation then starts again at 1 MB, and the growth factor of 1 in
+ * {@link providerProcessV8Flags} keeps it small. It must come before the provider's own modules
+ * load (see {@link configModule}): the provider's peak then falls from about 164 to 134–138 MB
+ * at N = 10 (the floor's: 132–135) and from 179 to 144–151 MB at N = 200 (`npm run bench`).
+ * The price is time: the collection takes about 36 ms (see below), and V8 collects more often
+ * afterwards (the README's performance notes weigh both). A `"minor"` collection frees the
+ * young generation's garbage and keeps its size: {@link beforeCall} chooses.
  *
  * V8 offers such a collection only through its `gc` extension, which exists in contexts created
  * while `--expose-gc` is set: unless the process was started with it, it is set for one new
@@ -43,9 +76,13 @@ export function configure(request: pulumi.dynamic.ConfigureRequest): void {
  * no `gc`. A V8 without the extension or the option skips the collection: memory, never
  * correctness, depends on it.
  */
-export function releaseSdkLoadMemory(): void {
+export function releaseSdkLoadMemory(collection: "minor" | "last-resort"): void {
   const collect = gcExtension();
   if (collect === undefined) return;
+  if (collection === "minor") {
+    collect({ type: "minor" });
+    return;
+  }
   // A collection that reduces memory also sets the old generation's next limit tight (1.1 × what
   // survives), and the provider's own load, just after, would cross it at once: one or two
   // more full collections per run. Twice what survives (for this collection only) avoids them:
@@ -62,7 +99,7 @@ export function releaseSdkLoadMemory(): void {
 }
 
 /** V8's `gc` extension, with the options its source (`gc-extension.cc`) reads. */
-type GcExtension = (options: { type: "major"; flavor: "last-resort" }) => void;
+type GcExtension = (options: { type: "minor" } | { type: "major"; flavor: "last-resort" }) => void;
 
 function gcExtension(): GcExtension | undefined {
   let found: unknown = Reflect.get(globalThis, "gc");

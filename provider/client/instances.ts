@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { deleteUnlessGone } from "./errors";
 import { instanceOfferWireSchema } from "./offer-query";
+import { SharedList } from "./shared-list";
 import type { Transport } from "./transport";
 
 /** Values of `actual_status`; null while provisioning. */
@@ -126,8 +127,41 @@ const setStatesBodySchema = z.object({
 });
 const destroyManyBodySchema = z.object({ instance_ids: z.array(z.number().int()).min(1) });
 
+/** The most instances a page of GET /api/v1/instances/ holds. */
+const instancesPerPage = 25;
+
+/**
+ * The first page of the account's instance list, and its second: read once, when first asked,
+ * and only when it is the last (undefined otherwise).
+ */
+interface ListHead {
+  readonly firstPage: Map<number, Instance>;
+  readonly secondPage: () => Promise<Map<number, Instance>> | undefined;
+}
+
+const byId = (instances: Instance[]) => new Map(instances.map((i) => [i.id, i]));
+
 export class InstancesApi {
-  constructor(private readonly transport: Transport) {}
+  // A refresh reads every instance of a stack at about the same moment: those reads share the
+  // head of the account's list (see showAmongMany). Any write here ends the sharing (SharedList).
+  private readonly listHead: SharedList<ListHead>;
+
+  constructor(private readonly transport: Transport) {
+    this.listHead = new SharedList(async (signal) => {
+      const { instances, nextToken, total } = await this.listPage({}, undefined, signal);
+      let secondPage: Promise<Map<number, Instance>> | undefined;
+      const secondPageIsLast =
+        nextToken !== undefined && total !== undefined && total <= 2 * instancesPerPage;
+      return {
+        firstPage: byId(instances),
+        secondPage: () => {
+          if (!secondPageIsLast) return undefined;
+          secondPage ??= this.listPage({}, nextToken).then((page) => byId(page.instances));
+          return secondPage;
+        },
+      };
+    });
+  }
 
   /**
    * Rents an instance from an ask. Never retried once it may have reached the service: a
@@ -138,16 +172,36 @@ export class InstancesApi {
     request: CreateInstanceRequest,
     signal?: AbortSignal,
   ): Promise<number> {
-    const body = await this.transport.request({
-      method: "POST",
-      path: `/api/v0/asks/${askId}/`,
-      body: { client_id: "me", ...request },
-      bodySchema: createInstanceBodySchema,
-      response: createInstanceSchema,
-      creates: true,
-      signal,
-    });
+    const body = await this.listHead.write(() =>
+      this.transport.request({
+        method: "POST",
+        path: `/api/v0/asks/${askId}/`,
+        body: { client_id: "me", ...request },
+        bodySchema: createInstanceBodySchema,
+        response: createInstanceSchema,
+        creates: true,
+        signal,
+      }),
+    );
     return body.new_contract;
+  }
+
+  /**
+   * The instance, or undefined when it does not exist, for a caller that reads many instances
+   * at about the same moment (a refresh). Reads within 2 s share one request for the first page
+   * of the account's list (25 instances, the most a page holds); those not on it share the
+   * second page when the account has no more than 50 instances, and otherwise show theirs by
+   * id. A read waits for at most two requests in a row, as one that shows by id after the first
+   * page does. A stack's refresh then sends one request in an account of up to 25 instances, two
+   * up to 50, and beyond, one for each of its instances not on the first page, and one more.
+   */
+  async showAmongMany(instanceId: number): Promise<Instance | undefined> {
+    const head = await this.listHead.read();
+    const listed =
+      head.firstPage.get(instanceId) ??
+      // A second page that fails leaves the read to the show by id, which reports its own.
+      (await head.secondPage()?.catch(() => undefined))?.get(instanceId);
+    return listed ?? this.show(instanceId);
   }
 
   /** The instance, or undefined when it does not exist. */
@@ -167,27 +221,41 @@ export class InstancesApi {
    * page): each page's `next_token` goes back as `after_token` until it is null.
    */
   async list(query: InstanceListQuery = {}, signal?: AbortSignal): Promise<Instance[]> {
+    const all: Instance[] = [];
+    let afterToken: string | undefined;
+    do {
+      const page = await this.listPage(query, afterToken, signal);
+      all.push(...page.instances);
+      afterToken = page.nextToken;
+    } while (afterToken !== undefined);
+    return all;
+  }
+
+  /** One page of the list; `nextToken` is undefined on the last. */
+  private async listPage(
+    query: InstanceListQuery,
+    afterToken: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<{ instances: Instance[]; nextToken: string | undefined; total: number | undefined }> {
     const { selectFilters, orderBy } = instanceListQuerySchema.parse(query);
     const params: Record<string, string> = {};
     if (selectFilters !== undefined) params["select_filters"] = JSON.stringify(selectFilters);
     if (orderBy !== undefined) params["order_by"] = JSON.stringify(orderBy);
-    const all: Instance[] = [];
-    let afterToken: string | undefined;
-    do {
-      const body = await this.transport.request({
-        method: "GET",
-        path: "/api/v1/instances/",
-        query: afterToken === undefined ? params : { ...params, after_token: afterToken },
-        response: listInstancesSchema,
-        signal,
-      });
-      all.push(...body.instances);
-      afterToken =
-        body.next_token === null || body.next_token === undefined || body.instances.length === 0
-          ? undefined
-          : String(body.next_token);
-    } while (afterToken !== undefined);
-    return all;
+    if (afterToken !== undefined) params["after_token"] = afterToken;
+    const body = await this.transport.request({
+      method: "GET",
+      path: "/api/v1/instances/",
+      query: params,
+      response: listInstancesSchema,
+      signal,
+    });
+    const last =
+      body.next_token === null || body.next_token === undefined || body.instances.length === 0;
+    return {
+      instances: body.instances,
+      nextToken: last ? undefined : String(body.next_token),
+      total: body.total_instances,
+    };
   }
 
   /** The distinct (actual_status, verification, gpu_name) of the account's instances. */
@@ -203,14 +271,16 @@ export class InstancesApi {
 
   /** Stops (`"stopped"`) or starts (`"running"`) an instance; its disk is kept while stopped. */
   async setState(instanceId: number, state: InstanceState, signal?: AbortSignal): Promise<void> {
-    await this.transport.request({
-      method: "PUT",
-      path: `/api/v0/instances/${instanceId}/`,
-      body: { state },
-      bodySchema: setStateBodySchema,
-      response: successSchema,
-      signal,
-    });
+    await this.listHead.write(() =>
+      this.transport.request({
+        method: "PUT",
+        path: `/api/v0/instances/${instanceId}/`,
+        body: { state },
+        bodySchema: setStateBodySchema,
+        response: successSchema,
+        signal,
+      }),
+    );
   }
 
   /**
@@ -222,14 +292,16 @@ export class InstancesApi {
     state: InstanceState,
     signal?: AbortSignal,
   ): Promise<void> {
-    await this.transport.request({
-      method: "PUT",
-      path: "/api/v0/instances/",
-      body: { ids: instanceIds, state },
-      bodySchema: setStatesBodySchema,
-      response: bulkResponseSchema,
-      signal,
-    });
+    await this.listHead.write(() =>
+      this.transport.request({
+        method: "PUT",
+        path: "/api/v0/instances/",
+        body: { ids: instanceIds, state },
+        bodySchema: setStatesBodySchema,
+        response: bulkResponseSchema,
+        signal,
+      }),
+    );
   }
 
   /**
@@ -237,37 +309,43 @@ export class InstancesApi {
    * names those ids); the others were destroyed all the same.
    */
   async destroyMany(instanceIds: number[], signal?: AbortSignal): Promise<void> {
-    await this.transport.request({
-      method: "DELETE",
-      path: "/api/v0/instances/",
-      body: { instance_ids: instanceIds },
-      bodySchema: destroyManyBodySchema,
-      response: bulkResponseSchema,
-      signal,
-    });
-  }
-
-  /** Destroys an instance; one that is already gone counts as destroyed. */
-  async destroy(instanceId: number, signal?: AbortSignal): Promise<void> {
-    await deleteUnlessGone(
+    await this.listHead.write(() =>
       this.transport.request({
         method: "DELETE",
-        path: `/api/v0/instances/${instanceId}/`,
-        response: successSchema,
+        path: "/api/v0/instances/",
+        body: { instance_ids: instanceIds },
+        bodySchema: destroyManyBodySchema,
+        response: bulkResponseSchema,
         signal,
       }),
     );
   }
 
+  /** Destroys an instance; one that is already gone counts as destroyed. */
+  async destroy(instanceId: number, signal?: AbortSignal): Promise<void> {
+    await this.listHead.write(() =>
+      deleteUnlessGone(
+        this.transport.request({
+          method: "DELETE",
+          path: `/api/v0/instances/${instanceId}/`,
+          response: successSchema,
+          signal,
+        }),
+      ),
+    );
+  }
+
   async relabel(instanceId: number, label: string, signal?: AbortSignal): Promise<void> {
-    await this.transport.request({
-      method: "PUT",
-      path: `/api/v0/instances/${instanceId}/`,
-      body: { label },
-      bodySchema: relabelBodySchema,
-      response: successSchema,
-      signal,
-    });
+    await this.listHead.write(() =>
+      this.transport.request({
+        method: "PUT",
+        path: `/api/v0/instances/${instanceId}/`,
+        body: { label },
+        bodySchema: relabelBodySchema,
+        response: successSchema,
+        signal,
+      }),
+    );
   }
 
   /**

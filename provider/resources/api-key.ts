@@ -4,6 +4,7 @@ import { deleteUnlessGone, GpuCloudError } from "../client";
 import { once } from "../once";
 import { skipSdkPromiseTraces } from "../promise-traces";
 import { configurationFailures, providerClient } from "../provider-runtime";
+import { readResult } from "../read-result";
 import { type DynamicProvider, providerShim } from "../shim";
 import { checkInputs } from "../validation";
 
@@ -181,7 +182,7 @@ export const provider: DynamicProvider<ApiKeyInputs, ApiKeyOutputs> = {
       name: found.name ?? props.name,
       permissions: scopeOf(found.rights) ?? props.permissions,
     };
-    return { id, props: { ...props, ...inputs }, inputs };
+    return readResult(id, props, { ...props, ...inputs }, inputs);
   },
 
   async delete(_id, props) {

@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { skipSdkPromiseTraces } from "../promise-traces";
 import { providerClient, reportProgress } from "../provider-runtime";
+import { readResult } from "../read-result";
 import { type DynamicProvider, providerShim } from "../shim";
 import { isRecorded, ownerOfInstance, stackPrefixOf } from "./instance/identity";
 import { destroyAndConfirm } from "./instance/lifecycle";
@@ -39,7 +40,7 @@ export const provider: DynamicProvider<SweeperInputs, SweeperInputs> = {
   },
 
   async read(id, props) {
-    return props ? { id, props, inputs: props } : {};
+    return props ? readResult(id, props, props, props) : {};
   },
 
   async delete(_id, props) {

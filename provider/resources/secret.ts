@@ -4,6 +4,7 @@ import { deleteUnlessGone, GpuCloudError } from "../client";
 import { once } from "../once";
 import { skipSdkPromiseTraces } from "../promise-traces";
 import { configurationFailures, providerClient } from "../provider-runtime";
+import { readResult } from "../read-result";
 import { type DynamicProvider, providerShim } from "../shim";
 import { checkInputs } from "../validation";
 
@@ -99,7 +100,7 @@ export const provider: DynamicProvider<SecretInputs, SecretOutputs> = {
     // Drift in emptiness: record what the service holds so the next up restores the value.
     const value = emptyNow ? "" : recorded === "" ? "(set outside Pulumi)" : recorded;
     const outs = { key: id, value };
-    return { id, props: outs, inputs: outs };
+    return readResult(id, props, outs, outs);
   },
 
   async update(_id, _olds, news) {

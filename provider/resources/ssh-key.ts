@@ -5,6 +5,7 @@ import { deleteUnlessGone, GpuCloudError, type SshKey as SshKeyWire } from "../c
 import { once } from "../once";
 import { skipSdkPromiseTraces } from "../promise-traces";
 import { configurationFailures, providerClient } from "../provider-runtime";
+import { readResult } from "../read-result";
 import { type DynamicProvider, providerShim } from "../shim";
 import { checkInputs } from "../validation";
 
@@ -161,7 +162,7 @@ export const provider: DynamicProvider<SshKeyInputs, SshKeyOutputs> = {
     const found = (await providerClient().sshKeys.list()).find((key) => String(key.id) === id);
     if (!found || !props) return {};
     const outs = outputsOf(found);
-    return { id, props: outs, inputs: { publicKey: outs.publicKey } };
+    return readResult(id, props, outs, { publicKey: outs.publicKey });
   },
 
   async update(_id, olds, news) {

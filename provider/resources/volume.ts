@@ -12,6 +12,7 @@ import {
 import { once } from "../once";
 import { skipSdkPromiseTraces } from "../promise-traces";
 import { configurationFailures, providerClient } from "../provider-runtime";
+import { readResult } from "../read-result";
 import { type DynamicProvider, providerShim } from "../shim";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
 
@@ -222,17 +223,12 @@ export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
     );
     if (!found) return {};
     const sizeGb = found.disk_space ?? props.sizeGb;
-    return {
-      id,
-      props: { ...props, sizeGb, machineId: found.machine_id ?? props.machineId ?? null },
-      inputs: {
-        ...(props.askId === undefined ? {} : { askId: props.askId }),
-        ...(props.volumeOfferQuery === undefined
-          ? {}
-          : { volumeOfferQuery: props.volumeOfferQuery }),
-        sizeGb,
-      },
-    };
+    const outs = { ...props, sizeGb, machineId: found.machine_id ?? props.machineId ?? null };
+    return readResult(id, props, outs, {
+      ...(props.askId === undefined ? {} : { askId: props.askId }),
+      ...(props.volumeOfferQuery === undefined ? {} : { volumeOfferQuery: props.volumeOfferQuery }),
+      sizeGb,
+    });
   },
 
   async delete(_id, props) {

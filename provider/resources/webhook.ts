@@ -3,6 +3,7 @@ import { z } from "zod";
 import { deleteUnlessGone, type Webhook as WebhookWire, type WebhookFields } from "../client";
 import { skipSdkPromiseTraces } from "../promise-traces";
 import { configurationFailures, providerClient } from "../provider-runtime";
+import { readResult } from "../read-result";
 import { type DynamicProvider, providerShim } from "../shim";
 import { once } from "../once";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
@@ -169,7 +170,7 @@ export const provider: DynamicProvider<WebhookInputs, WebhookOutputs> = {
     };
     // A name removed outside Pulumi must not survive from the old outputs.
     const { name: _recordedName, ...recorded } = props;
-    return { id, props: { ...recorded, ...inputs }, inputs };
+    return readResult(id, props, { ...recorded, ...inputs }, inputs);
   },
 
   async update(_id, olds, news) {

@@ -91,6 +91,51 @@ describe("instances", () => {
     expect(pages.some((page) => page.path.includes("next_token="))).toBe(false);
   });
 
+  async function createInstances(count: number): Promise<number[]> {
+    const created: number[] = [];
+    for (let i = 0; i < count; i++) created.push(await h.client.instances.create(ASK, basic));
+    await h.emulator.clearRequests();
+    return created;
+  }
+
+  const showsById = (requests: readonly { path: string }[]) =>
+    requests.filter((request) => /^\/api\/v0\/instances\/\d+\//.test(request.path)).length;
+
+  it("answers reads of many instances in an account of up to 50 from the list's two pages", async () => {
+    const created = await createInstances(30);
+
+    const shown = await Promise.all(created.map((id) => h.client.instances.showAmongMany(id)));
+
+    expect(shown.map((instance) => instance?.id)).toEqual(created);
+    const requests = await h.emulator.requests();
+    expect(requestsTo(requests, "GET", "/api/v1/instances/")).toHaveLength(2);
+    expect(showsById(requests)).toBe(0);
+    // One not listed is shown by id, to tell that it is gone.
+    expect(await h.client.instances.showAmongMany(424242)).toBeUndefined();
+    expect(showsById(await h.emulator.requests())).toBe(1);
+  });
+
+  it("shows by id those not on the first page in an account of more than 50", async () => {
+    const created = await createInstances(55);
+
+    const shown = await Promise.all(created.map((id) => h.client.instances.showAmongMany(id)));
+
+    expect(shown.map((instance) => instance?.id)).toEqual(created);
+    const requests = await h.emulator.requests();
+    expect(requestsTo(requests, "GET", "/api/v1/instances/")).toHaveLength(1);
+    expect(showsById(requests)).toBe(30);
+  });
+
+  it("reads among many afresh after a write to an instance", async () => {
+    const id = await h.client.instances.create(ASK, { ...basic, label: "before" });
+    expect((await h.client.instances.showAmongMany(id))?.label).toBe("before");
+
+    await h.client.instances.relabel(id, "after");
+
+    expect((await h.client.instances.showAmongMany(id))?.label).toBe("after");
+    expect(requestsTo(await h.emulator.requests(), "GET", "/api/v1/instances/")).toHaveLength(2);
+  });
+
   it("lists only the instances matching filters, in the order asked", async () => {
     const a = await h.client.instances.create(ASK, { ...basic, label: "train" });
     await h.client.instances.create(ASK, { ...basic, label: "serve" });

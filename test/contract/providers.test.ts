@@ -18,10 +18,17 @@ describe("resource providers against the emulator", () => {
     expect(created.id).toBe("DB_URL");
     expect(created.outs).toEqual({ key: "DB_URL", value: "v-1" });
     const recorded = { key: "DB_URL", value: "v-1" };
+    // Found as recorded: no inputs, so the engine keeps the recorded ones.
     expect(await secretProvider.read("DB_URL", recorded)).toEqual({
       id: "DB_URL",
       props: { key: "DB_URL", value: "v-1" },
-      inputs: { key: "DB_URL", value: "v-1" },
+    });
+    // Emptied (as if outside this stack): drift, with the inputs the next up compares with.
+    await secretProvider.update?.("DB_URL", recorded, { key: "DB_URL", value: "" });
+    expect(await secretProvider.read("DB_URL", recorded)).toEqual({
+      id: "DB_URL",
+      props: { key: "DB_URL", value: "" },
+      inputs: { key: "DB_URL", value: "" },
     });
     await secretProvider.update?.("DB_URL", recorded, { key: "DB_URL", value: "v-2" });
     expect(await emulator.secrets()).toEqual({ DB_URL: "v-2" });

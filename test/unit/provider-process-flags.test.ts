@@ -3,11 +3,7 @@ import v8 from "node:v8";
 import { promisify } from "node:util";
 import vm from "node:vm";
 import { z } from "zod";
-import {
-  configure,
-  providerProcessV8Flags,
-  releaseSdkLoadMemory,
-} from "../../provider/provider-runtime";
+import { providerProcessV8Flags, releaseSdkLoadMemory } from "../../provider/provider-runtime";
 import { repoRoot } from "../support/pulumi-stack";
 
 const execFileAsync = promisify(execFile);
@@ -42,8 +38,10 @@ const newSpace = v8.getHeapSpaceStatistics().find((space) => space.space_name ==
 console.log(newSpace.space_size);
 `;
 
-// A process that loads the package's runtime from dist/ (as an entry module's `configure` does)
-// and lists the modules loaded when the collection begins: it sets --expose-gc just before.
+// A process that, as a provider process does, configures the package (from dist/) through a
+// secret's provider and checks a secret; it lists the modules loaded when the collection begins
+// (it sets --expose-gc just before). ENTRY=dynamic takes the provider from its entry module,
+// ENTRY=0.1.0 from the forwarder that 0.1.0 wrote into states by value (as the SDK does).
 const modulesAtCollection = `
 const v8 = require("node:v8");
 const setFlags = v8.setFlagsFromString;
@@ -52,21 +50,34 @@ v8.setFlagsFromString = (flag) => {
   if (flag === "--expose-gc") atCollection ??= Object.keys(require.cache);
   return setFlags.call(v8, flag);
 };
-const runtime = require("./dist/provider/provider-runtime.js");
-runtime.configure({ config: { get: () => undefined, require: () => "" } });
-runtime.configurationFailures().then((failures) => {
-  console.log(JSON.stringify({ atCollection, failures, atEnd: Object.keys(require.cache) }));
-});
+function provider() {
+  if (process.env.ENTRY === "dynamic") return require("./dist/provider/dynamic/secret.js");
+  const shims = JSON.parse(require("node:fs").readFileSync("test/fixtures/provider-shims-0.1.0.json", "utf8"));
+  const serialized = { exports: {} };
+  new Function("exports", "require", "module", shims.Secret)(serialized.exports, require, serialized);
+  return serialized.exports.handler();
+}
+const secret = provider();
+const config = { get: () => undefined, require: () => "" };
+secret.configure({ config })
+  .then(() => secret.check({}, { key: "A", value: "v" }))
+  .then(({ failures }) => {
+    console.log(JSON.stringify({ atCollection, failures, atEnd: Object.keys(require.cache) }));
+  });
 `;
 
 // Without the GPUCLOUD_* settings of the shell that runs the tests: a child reads none.
-async function runNode(flags: readonly string[], args: string[]): Promise<string> {
+async function runNode(
+  flags: readonly string[],
+  args: string[],
+  extraEnv: Record<string, string> = {},
+): Promise<string> {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith("GPUCLOUD_")),
   );
   const { stdout } = await execFileAsync(process.execPath, args, {
     cwd: repoRoot,
-    env: { ...env, V8_FLAGS: JSON.stringify(flags) },
+    env: { ...env, ...extraEnv, V8_FLAGS: JSON.stringify(flags) },
   });
   return stdout;
 }
@@ -88,6 +99,24 @@ async function compilersUsed(flags: readonly string[]): Promise<string[]> {
 
 async function youngGenerationBytes(flags: readonly string[]): Promise<number> {
   return Number(await runNode(flags, ["-e", allocateSurvivors]));
+}
+
+const config = { get: () => undefined, require: () => "" };
+
+// A runtime module of its own: its state (configured or not, collection pending) is per process.
+function freshRuntime(): typeof import("../../provider/provider-runtime") {
+  let runtime: typeof import("../../provider/provider-runtime") | undefined;
+  jest.isolateModules(() => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    runtime = require("../../provider/provider-runtime") as typeof runtime;
+  });
+  if (runtime === undefined) throw new Error("provider-runtime did not load");
+  return runtime;
+}
+
+// Recorded, not applied: this worker goes on to run other test files.
+function recordFlags(): jest.SpyInstance {
+  return jest.spyOn(v8, "setFlagsFromString").mockImplementation(() => undefined);
 }
 
 describe("the provider process's V8 flags", () => {
@@ -114,13 +143,30 @@ describe("the provider process's V8 flags", () => {
     expect(withFlags).toBeLessThanOrEqual(16 * 2 ** 20);
   });
 
-  it("are set once, at the process's first configure, with the collection after the SDK's load", () => {
-    // Recorded, not applied: this worker goes on to run other test files.
-    const setFlags = jest.spyOn(v8, "setFlagsFromString").mockImplementation(() => undefined);
+  it("are set once, at the process's first configure; the collection waits for the first call", () => {
+    const runtime = freshRuntime();
+    const setFlags = recordFlags();
     try {
-      const config = { get: () => undefined, require: () => "" };
-      configure({ config });
-      configure({ config });
+      runtime.configure({ config }, "at-first-call");
+      runtime.configure({ config }, "at-first-call");
+      expect(setFlags.mock.calls).toEqual(providerProcessV8Flags.map((flag) => [flag]));
+      runtime.beforeCall("read");
+      runtime.beforeCall("check");
+      expect(setFlags.mock.calls.slice(providerProcessV8Flags.length)).toEqual(
+        ["--expose-gc", "--no-expose-gc"].map((flag) => [flag]),
+      );
+    } finally {
+      setFlags.mockRestore();
+    }
+  });
+
+  it("are followed by the collection at once when a 0.1.0 forwarder configures", () => {
+    const runtime = freshRuntime();
+    const setFlags = recordFlags();
+    try {
+      runtime.configure({ config });
+      runtime.beforeCall("read");
+      runtime.configure({ config });
       expect(setFlags.mock.calls).toEqual(
         [...providerProcessV8Flags, "--expose-gc", "--no-expose-gc"].map((flag) => [flag]),
       );
@@ -130,47 +176,79 @@ describe("the provider process's V8 flags", () => {
   });
 });
 
+describe("the collection's kind", () => {
+  it.each([
+    ["read", { type: "minor" }],
+    ["check", { type: "major", flavor: "last-resort" }],
+    ["delete", { type: "major", flavor: "last-resort" }],
+    ["create", { type: "major", flavor: "last-resort" }],
+  ] as const)("is chosen by the first call: %s → %j", (call, collection) => {
+    const runtime = freshRuntime();
+    const setFlags = recordFlags();
+    const collect = jest.fn();
+    // Found on the global object, as when the process was started with --expose-gc.
+    Reflect.set(globalThis, "gc", collect);
+    try {
+      runtime.configure({ config }, "at-first-call");
+      expect(collect).not.toHaveBeenCalled();
+      runtime.beforeCall(call);
+      runtime.beforeCall(call === "read" ? "check" : "read");
+      expect(collect.mock.calls).toEqual([[collection]]);
+    } finally {
+      Reflect.deleteProperty(globalThis, "gc");
+      setFlags.mockRestore();
+    }
+  });
+});
+
+// What loading the SDK does to the provider process's young generation: objects that survive
+// collections make V8 grow it (to 32 MB for the SDK). With V8's own growth factor: tests that
+// ran `configure` in this worker before may have set it to 1.
+function growYoungGeneration(): void {
+  v8.setFlagsFromString("--semi-space-growth-factor=2");
+  let kept: { i: number }[] = [];
+  for (let i = 0; i < 2e6; i++) {
+    kept.push({ i });
+    if (kept.length > 2e5) kept = [];
+  }
+  expect(youngGenerationCapacity()).toBeGreaterThan(8 * 2 ** 20);
+}
+
 function youngGenerationCapacity(): number {
   const newSpace = v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
   return newSpace?.space_size ?? 0;
 }
 
 describe("the collection after the SDK's load", () => {
-  it("comes before the provider loads zod and the client", async () => {
-    const stdout = await runNode([], ["-e", modulesAtCollection]);
-    const { atCollection, failures, atEnd } = z
-      .object({
-        atCollection: z.array(z.string()),
-        failures: z.array(z.object({ property: z.string(), reason: z.string() })),
-        atEnd: z.array(z.string()),
-      })
-      .parse(JSON.parse(stdout));
-    const zodOrClient = (file: string) =>
-      /[\\/]node_modules[\\/]zod[\\/]/.test(file) ||
-      /[\\/]dist[\\/]provider[\\/](config\.js|client[\\/])/.test(file);
-    expect(atCollection.filter(zodOrClient)).toEqual([]);
-    // Loaded at their first use, after it: the configuration is still read and checked.
-    expect(atEnd.filter(zodOrClient).length).toBeGreaterThan(0);
-    expect(failures.map((failure) => failure.property)).toEqual([""]);
-    expect(failures[0]?.reason).toContain("gpucloud:apiKey is not set");
-  });
+  it.each(["dynamic", "0.1.0"])(
+    "comes before the provider loads zod and the client (%s forwarders)",
+    async (entry) => {
+      const stdout = await runNode([], ["-e", modulesAtCollection], { ENTRY: entry });
+      const { atCollection, failures, atEnd } = z
+        .object({
+          atCollection: z.array(z.string()),
+          failures: z.array(z.object({ property: z.string(), reason: z.string() })),
+          atEnd: z.array(z.string()),
+        })
+        .parse(JSON.parse(stdout));
+      const zodOrClient = (file: string) =>
+        /[\\/]node_modules[\\/]zod[\\/]/.test(file) ||
+        /[\\/]dist[\\/]provider[\\/](config\.js|client[\\/]|resources[\\/])/.test(file);
+      expect(atCollection.filter(zodOrClient)).toEqual([]);
+      // Loaded at their first use, after it: the configuration is still read and checked.
+      expect(atEnd.filter(zodOrClient).length).toBeGreaterThan(0);
+      expect(failures.map((failure) => failure.property)).toEqual([""]);
+      expect(failures[0]?.reason).toContain("gpucloud:apiKey is not set");
+    },
+  );
 
   it("shrinks a grown young generation to its starting size and leaves no gc behind", () => {
     expect(vm.runInNewContext("typeof gc")).toBe("undefined");
-    // What loading the SDK does to the provider process's young generation: objects that
-    // survive collections make V8 grow it (to 32 MB for the SDK). With V8's own growth factor:
-    // tests that ran `configure` in this worker before may have set it to 1.
-    v8.setFlagsFromString("--semi-space-growth-factor=2");
-    let kept: { i: number }[] = [];
-    for (let i = 0; i < 2e6; i++) {
-      kept.push({ i });
-      if (kept.length > 2e5) kept = [];
-    }
-    expect(youngGenerationCapacity()).toBeGreaterThan(8 * 2 ** 20);
+    growYoungGeneration();
 
     const setFlags = jest.spyOn(v8, "setFlagsFromString");
     try {
-      releaseSdkLoadMemory();
+      releaseSdkLoadMemory("last-resort");
       // The heap growth it sets for its collection is V8's own again afterwards.
       expect(setFlags.mock.calls.at(-1)).toEqual(["--heap-growing-percent=0"]);
     } finally {
@@ -181,5 +259,12 @@ describe("the collection after the SDK's load", () => {
     // Exposed for one context only: the process's global object and later contexts have none.
     expect(Reflect.get(globalThis, "gc")).toBeUndefined();
     expect(vm.runInNewContext("typeof gc")).toBe("undefined");
+  });
+
+  it("keeps a grown young generation when it is a minor one (before a refresh's reads)", () => {
+    growYoungGeneration();
+    releaseSdkLoadMemory("minor");
+    expect(youngGenerationCapacity()).toBeGreaterThan(8 * 2 ** 20);
+    expect(Reflect.get(globalThis, "gc")).toBeUndefined();
   });
 });

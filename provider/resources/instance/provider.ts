@@ -1,6 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { InstanceOfferRow } from "../../client";
 import { configurationFailures, providerClient, reportProgress } from "../../provider-runtime";
+import { readResult } from "../../read-result";
 import type { DynamicProvider } from "../../shim";
 import { checkInputs, containsUnknown, fieldFailure } from "../../validation";
 import { askOffVolumeMachine } from "./volume-link";
@@ -156,7 +157,7 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
 
   async read(id, props) {
     if (!props) return {};
-    const instance = await providerClient().instances.show(props.instanceId);
+    const instance = await providerClient().instances.showAmongMany(props.instanceId);
     if (!instance) return {};
     rememberRecorded(props.owner, props.instanceId);
     const label = instance.label ?? undefined;
@@ -169,7 +170,7 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
     if (instance.intended_status === "stopped" || instance.intended_status === "running") {
       outs.state = instance.intended_status;
     }
-    return { id, props: outs, inputs: inputsOf(outs) };
+    return readResult(id, props, outs, inputsOf(outs));
   },
 
   async update(_id, olds, news) {
