@@ -43,14 +43,15 @@ export function configure(
 /**
  * Called by the entry modules before each method, before they load the resource's module: the
  * process's first call runs {@link releaseSdkLoadMemory}, of the kind that call's operation
- * needs. A process whose first call is a `read` serves a `pulumi refresh` (or the refresh
- * before an update), which creates nothing: a collection of the young generation alone (about
- * 3 ms, against 36) frees the SDK's short-lived garbage and keeps the young generation's size,
- * which the reads then fill less often. Refresh of 200 takes 1.12–1.14 × the floor instead of
- * 1.17, for a peak of 152–153 MB instead of 134 at N = 10 (the floor's: 135) and 169–171
- * instead of 143 at N = 200 (the floor's: 156). Every other first call (a check for `up`
- * and `preview`, a delete for `destroy`) gets the collection that shrinks the young
- * generation: for `up`, keeping it left the peak at 153–154 MB (the floor's: 134).
+ * needs. A process whose first call is a `read` serves a `pulumi refresh`, which creates
+ * nothing. A collection of the young generation alone (about 3 ms, against 36) frees the SDK's
+ * short-lived garbage and keeps the young generation's size, which the reads then fill less
+ * often. Refresh of 200 takes 1.12–1.14 × the floor instead of 1.17, for a peak of 152–153 MB
+ * instead of 134 at N = 10 (the floor's: 135) and 169–171 instead of 143 at N = 200 (the
+ * floor's: 156). Every other first call (a check for `up` and `preview`, a delete for
+ * `destroy`) gets the collection that shrinks the young generation: for `up`, keeping it left
+ * the peak at 153–154 MB (the floor's: 134). An operation run with `--refresh` reads first and
+ * then writes in the same process, with the larger young generation (not benchmarked).
  */
 export function beforeCall(call: ProviderCall): void {
   if (!collectionAwaitsFirstCall) return;

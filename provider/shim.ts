@@ -73,16 +73,17 @@ const implementationPrefix = /^pulumi-gpucloud\/provider\/resources\/([a-z][a-z0
  * turns on Node.js's compile cache for that process (`NODE_COMPILE_CACHE`, or
  * `os.tmpdir()/node-compile-cache`; `NODE_DISABLE_COMPILE_CACHE=1` keeps it off), so that the
  * next run loads zod, undici and this package from the cached code. Entries are kept per
- * installed path. Each method first tells the runtime which call it is (`beforeCall`): the
- * process's first call chooses the one heap collection that comes before the implementation
- * loads (provider/provider-runtime.ts). (Comments inside the methods would be copied into the state along with a
- * copy by value: they live here.)
+ * installed path. Each method first tells the runtime which call it is (`beforeCall`; absent
+ * from runtimes before it, should a copy by value meet one): the process's first call chooses
+ * the one heap collection that comes before the implementation loads
+ * (provider/provider-runtime.ts). (Comments inside the methods would be copied into the state
+ * along with a copy by value: they live here.)
  */
 export function forwardingProvider(name: string): pulumi.dynamic.ResourceProvider {
   const implementation = `pulumi-gpucloud/provider/resources/${name}`;
   const runtime = "pulumi-gpucloud/provider/provider-runtime";
-  // `require` is resolved in the provider process; this function captures nothing else, so
-  // that a copy by value (see above) stays small.
+  // `require` is resolved in the provider process; this function captures nothing but the two
+  // module names, so that a copy by value (see above) stays small.
   /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call */
   return {
     async configure(request) {
@@ -90,27 +91,27 @@ export function forwardingProvider(name: string): pulumi.dynamic.ResourceProvide
       require(runtime).configure(request, "at-first-call");
     },
     async check(olds, news) {
-      require(runtime).beforeCall("check");
+      require(runtime).beforeCall?.("check");
       return require(implementation).provider.check(olds, news);
     },
     async diff(id, olds, news) {
-      require(runtime).beforeCall("diff");
+      require(runtime).beforeCall?.("diff");
       return require(implementation).provider.diff(id, olds, news);
     },
     async create(inputs) {
-      require(runtime).beforeCall("create");
+      require(runtime).beforeCall?.("create");
       return require(implementation).provider.create(inputs);
     },
     async read(id, props) {
-      require(runtime).beforeCall("read");
+      require(runtime).beforeCall?.("read");
       return require(implementation).provider.read(id, props);
     },
     async update(id, olds, news) {
-      require(runtime).beforeCall("update");
+      require(runtime).beforeCall?.("update");
       return require(implementation).provider.update(id, olds, news);
     },
     async delete(id, props) {
-      require(runtime).beforeCall("delete");
+      require(runtime).beforeCall?.("delete");
       return require(implementation).provider.delete(id, props);
     },
   };

@@ -191,16 +191,17 @@ export class InstancesApi {
    * at about the same moment (a refresh). Reads within 2 s share one request for the first page
    * of the account's list (25 instances, the most a page holds); those not on it share the
    * second page when the account has no more than 50 instances, and otherwise show theirs by
-   * id. A read waits for at most two requests in a row, as one that shows by id after the first
-   * page does. A stack's refresh then sends one request in an account of up to 25 instances, two
-   * up to 50, and beyond, one for each of its instances not on the first page, and one more.
+   * id. A read of a listed instance waits for at most two requests in a row, as one that shows
+   * by id after the first page does. A stack's refresh then sends one request in an account of
+   * up to 25 instances, two up to 50, and beyond, one for each of its instances not on the
+   * first page, and one more. A list that fails leaves each read to show its instance by id,
+   * which reports its own failure.
    */
   async showAmongMany(instanceId: number): Promise<Instance | undefined> {
-    const head = await this.listHead.read();
+    const head = await this.listHead.read().catch(() => undefined);
     const listed =
-      head.firstPage.get(instanceId) ??
-      // A second page that fails leaves the read to the show by id, which reports its own.
-      (await head.secondPage()?.catch(() => undefined))?.get(instanceId);
+      head?.firstPage.get(instanceId) ??
+      (await head?.secondPage()?.catch(() => undefined))?.get(instanceId);
     return listed ?? this.show(instanceId);
   }
 

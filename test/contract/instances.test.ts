@@ -1,4 +1,4 @@
-import { deadEndStatuses } from "../../provider/client";
+import { deadEndStatuses, type GpuCloudClient } from "../../provider/client";
 import { failureOf, requestsTo, summary, useEmulator } from "./harness";
 
 const ASK = 31001; // a seeded ask: RTX 4090, 24564 MB
@@ -126,13 +126,30 @@ describe("instances", () => {
     expect(showsById(requests)).toBe(30);
   });
 
-  it("reads among many afresh after a write to an instance", async () => {
+  it("shows by id when the list fails", async () => {
+    const [id] = await createInstances(1);
+    await h.emulator.setFaults({
+      serverErrors: { rate: 1, methods: ["GET"], paths: ["/api/v1/instances"] },
+    });
+
+    expect((await h.client.instances.showAmongMany(id ?? 0))?.id).toBe(id);
+    expect(showsById(await h.emulator.requests())).toBe(1);
+  });
+
+  it.each([
+    ["a relabel", (c: GpuCloudClient, id: number) => c.instances.relabel(id, "after")],
+    ["a stop", (c: GpuCloudClient, id: number) => c.instances.setState(id, "stopped")],
+    ["a destroy", (c: GpuCloudClient, id: number) => c.instances.destroy(id)],
+    ["a create", (c: GpuCloudClient) => c.instances.create(ASK, basic)],
+  ])("reads among many afresh after %s", async (_case, write) => {
     const id = await h.client.instances.create(ASK, { ...basic, label: "before" });
-    expect((await h.client.instances.showAmongMany(id))?.label).toBe("before");
+    const before = await h.client.instances.showAmongMany(id);
+    expect(before?.label).toBe("before");
 
-    await h.client.instances.relabel(id, "after");
+    await write(h.client, id);
 
-    expect((await h.client.instances.showAmongMany(id))?.label).toBe("after");
+    // A second list, not the one read before the write.
+    await h.client.instances.showAmongMany(id);
     expect(requestsTo(await h.emulator.requests(), "GET", "/api/v1/instances/")).toHaveLength(2);
   });
 

@@ -39,15 +39,19 @@ console.log(newSpace.space_size);
 `;
 
 // A process that, as a provider process does, configures the package (from dist/) through a
-// secret's provider and checks a secret; it lists the modules loaded when the collection begins
-// (it sets --expose-gc just before). ENTRY=dynamic takes the provider from its entry module,
-// ENTRY=0.1.0 from the forwarder that 0.1.0 wrote into states by value (as the SDK does).
+// secret's provider and makes a first call (FIRST=check or read). It lists the modules loaded
+// when the collection begins (it sets --expose-gc just before) and the V8 flags set from then
+// on: the shrinking collection sets --no-compact for its duration, the young generation's
+// does not. ENTRY=dynamic takes the provider from its entry module, ENTRY=0.1.0 from the
+// forwarder that 0.1.0 wrote into states by value (as the SDK does).
 const modulesAtCollection = `
 const v8 = require("node:v8");
 const setFlags = v8.setFlagsFromString;
 let atCollection;
+const flagsFromCollection = [];
 v8.setFlagsFromString = (flag) => {
   if (flag === "--expose-gc") atCollection ??= Object.keys(require.cache);
+  if (atCollection) flagsFromCollection.push(flag);
   return setFlags.call(v8, flag);
 };
 function provider() {
@@ -59,10 +63,18 @@ function provider() {
 }
 const secret = provider();
 const config = { get: () => undefined, require: () => "" };
+const firstCall = () =>
+  process.env.FIRST === "read"
+    ? secret.read("A", { key: "A", value: "v" }).then(
+        () => [],
+        (error) => [{ property: "", reason: error.message }],
+      )
+    : secret.check({}, { key: "A", value: "v" }).then(({ failures }) => failures);
 secret.configure({ config })
-  .then(() => secret.check({}, { key: "A", value: "v" }))
-  .then(({ failures }) => {
-    console.log(JSON.stringify({ atCollection, failures, atEnd: Object.keys(require.cache) }));
+  .then(firstCall)
+  .then((failures) => {
+    const atEnd = Object.keys(require.cache);
+    console.log(JSON.stringify({ atCollection, flagsFromCollection, failures, atEnd }));
   });
 `;
 
@@ -160,17 +172,23 @@ describe("the provider process's V8 flags", () => {
     }
   });
 
-  it("are followed by the collection at once when a 0.1.0 forwarder configures", () => {
+  it("are followed by the shrinking collection at once when a 0.1.0 forwarder configures", () => {
     const runtime = freshRuntime();
     const setFlags = recordFlags();
+    const collect = jest.fn();
+    // Found on the global object, as when the process was started with --expose-gc.
+    Reflect.set(globalThis, "gc", collect);
     try {
       runtime.configure({ config });
+      expect(collect.mock.calls).toEqual([[{ type: "major", flavor: "last-resort" }]]);
       runtime.beforeCall("read");
       runtime.configure({ config });
-      expect(setFlags.mock.calls).toEqual(
-        [...providerProcessV8Flags, "--expose-gc", "--no-expose-gc"].map((flag) => [flag]),
+      expect(collect).toHaveBeenCalledTimes(1);
+      expect(setFlags.mock.calls.slice(0, providerProcessV8Flags.length)).toEqual(
+        providerProcessV8Flags.map((flag) => [flag]),
       );
     } finally {
+      Reflect.deleteProperty(globalThis, "gc");
       setFlags.mockRestore();
     }
   });
@@ -214,19 +232,33 @@ function growYoungGeneration(): void {
   expect(youngGenerationCapacity()).toBeGreaterThan(8 * 2 ** 20);
 }
 
+function youngGenerationUsed(): number {
+  const newSpace = v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
+  return newSpace?.space_used_size ?? 0;
+}
+
 function youngGenerationCapacity(): number {
   const newSpace = v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
   return newSpace?.space_size ?? 0;
 }
 
 describe("the collection after the SDK's load", () => {
-  it.each(["dynamic", "0.1.0"])(
-    "comes before the provider loads zod and the client (%s forwarders)",
-    async (entry) => {
-      const stdout = await runNode([], ["-e", modulesAtCollection], { ENTRY: entry });
-      const { atCollection, failures, atEnd } = z
+  it.each([
+    ["dynamic", "check", "the shrinking one"],
+    ["dynamic", "read", "the young generation's"],
+    ["0.1.0", "check", "the shrinking one"],
+    ["0.1.0", "read", "the shrinking one"],
+  ])(
+    "comes before the provider loads zod and the client (%s forwarders, first call %s): %s",
+    async (entry, first, kind) => {
+      const stdout = await runNode([], ["-e", modulesAtCollection], {
+        ENTRY: entry,
+        FIRST: first,
+      });
+      const { atCollection, flagsFromCollection, failures, atEnd } = z
         .object({
           atCollection: z.array(z.string()),
+          flagsFromCollection: z.array(z.string()),
           failures: z.array(z.object({ property: z.string(), reason: z.string() })),
           atEnd: z.array(z.string()),
         })
@@ -235,6 +267,7 @@ describe("the collection after the SDK's load", () => {
         /[\\/]node_modules[\\/]zod[\\/]/.test(file) ||
         /[\\/]dist[\\/]provider[\\/](config\.js|client[\\/]|resources[\\/])/.test(file);
       expect(atCollection.filter(zodOrClient)).toEqual([]);
+      expect(flagsFromCollection.includes("--no-compact")).toBe(kind === "the shrinking one");
       // Loaded at their first use, after it: the configuration is still read and checked.
       expect(atEnd.filter(zodOrClient).length).toBeGreaterThan(0);
       expect(failures.map((failure) => failure.property)).toEqual([""]);
@@ -263,7 +296,13 @@ describe("the collection after the SDK's load", () => {
 
   it("keeps a grown young generation when it is a minor one (before a refresh's reads)", () => {
     growYoungGeneration();
+    // Garbage the collection must free: allocated, then dropped.
+    let garbage: { i: number }[] = [];
+    for (let i = 0; i < 1e5; i++) garbage.push({ i });
+    garbage = [];
+    const usedBefore = youngGenerationUsed() + garbage.length;
     releaseSdkLoadMemory("minor");
+    expect(youngGenerationUsed()).toBeLessThan(usedBefore);
     expect(youngGenerationCapacity()).toBeGreaterThan(8 * 2 ** 20);
     expect(Reflect.get(globalThis, "gc")).toBeUndefined();
   });

@@ -12,6 +12,14 @@ describe("a read's answer", () => {
     });
   });
 
+  it("leaves them out when the outputs built from the recorded ones carry its provider too", () => {
+    const recorded = { ...outs, __provider: "exports.handler = …" } as typeof outs;
+    expect(readResult("V.7", recorded, { ...recorded }, { sizeGb: 20 })).toEqual({
+      id: "V.7",
+      props: recorded,
+    });
+  });
+
   it.each([
     ["a changed value", { ...outs, sizeGb: 40 }],
     ["an output gone", { volumeId: 7, sizeGb: 20 }],
