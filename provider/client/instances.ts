@@ -139,6 +139,15 @@ interface ListHead {
   readonly secondPage: () => Promise<Map<number, Instance>> | undefined;
 }
 
+/** The list's query parameters (wire names) for `query`, checked once for all its pages. */
+function listParams(query: InstanceListQuery): Record<string, string> {
+  const { selectFilters, orderBy } = instanceListQuerySchema.parse(query);
+  const params: Record<string, string> = {};
+  if (selectFilters !== undefined) params["select_filters"] = JSON.stringify(selectFilters);
+  if (orderBy !== undefined) params["order_by"] = JSON.stringify(orderBy);
+  return params;
+}
+
 const byId = (instances: Instance[]) => new Map(instances.map((i) => [i.id, i]));
 
 export class InstancesApi {
@@ -222,10 +231,11 @@ export class InstancesApi {
    * page): each page's `next_token` goes back as `after_token` until it is null.
    */
   async list(query: InstanceListQuery = {}, signal?: AbortSignal): Promise<Instance[]> {
+    const params = listParams(query);
     const all: Instance[] = [];
     let afterToken: string | undefined;
     do {
-      const page = await this.listPage(query, afterToken, signal);
+      const page = await this.listPage(params, afterToken, signal);
       all.push(...page.instances);
       afterToken = page.nextToken;
     } while (afterToken !== undefined);
@@ -234,19 +244,14 @@ export class InstancesApi {
 
   /** One page of the list; `nextToken` is undefined on the last. */
   private async listPage(
-    query: InstanceListQuery,
+    params: Readonly<Record<string, string>>,
     afterToken: string | undefined,
     signal?: AbortSignal,
   ): Promise<{ instances: Instance[]; nextToken: string | undefined; total: number | undefined }> {
-    const { selectFilters, orderBy } = instanceListQuerySchema.parse(query);
-    const params: Record<string, string> = {};
-    if (selectFilters !== undefined) params["select_filters"] = JSON.stringify(selectFilters);
-    if (orderBy !== undefined) params["order_by"] = JSON.stringify(orderBy);
-    if (afterToken !== undefined) params["after_token"] = afterToken;
     const body = await this.transport.request({
       method: "GET",
       path: "/api/v1/instances/",
-      query: params,
+      query: afterToken === undefined ? params : { ...params, after_token: afterToken },
       response: listInstancesSchema,
       signal,
     });
