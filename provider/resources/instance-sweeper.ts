@@ -4,56 +4,96 @@ import { skipSdkPromiseTraces } from "../promise-traces";
 import { providerClient, reportProgress } from "../provider-runtime";
 import { readResult } from "../read-result";
 import { type DynamicProvider, providerShim } from "../shim";
-import { isRecorded, ownerOfInstance, stackPrefixOf } from "./instance/identity";
+import {
+  isLeftoverOf,
+  isRecorded,
+  leftoversQuery,
+  newStackToken,
+  ownerOfInstance,
+  stackPrefixOf,
+} from "./instance/identity";
 import { destroyAndConfirm } from "./instance/lifecycle";
 import { checkInputs } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------
 
 export const sweeperInputsSchema = z.object({
-  /** `<project>/<stack>/`: the owners of this stack's instances start with it. */
+  /** `<project>/<stack>/`: the resource's id, and what its instances' owners start with. */
   ownerPrefix: z.string().min(3),
 });
 export type SweeperInputs = z.infer<typeof sweeperInputsSchema>;
 
+export const sweeperOutputsSchema = sweeperInputsSchema.extend({
+  /**
+   * The stack's identity, made when the sweeper is created (or first updated, in a stack
+   * written before it existed) and kept in its state: every instance the stack rents carries it.
+   */
+  stackToken: z.string().optional(),
+});
+export type SweeperOutputs = z.infer<typeof sweeperOutputsSchema>;
+
+// ---- Diff ---------------------------------------------------------------------------------
+
+/** A sweeper from before stack tokens gets one in place; its instances are left as they are. */
+function diffSweeper(olds: SweeperOutputs, news: SweeperInputs): pulumi.dynamic.DiffResult {
+  const renamed = olds.ownerPrefix !== news.ownerPrefix;
+  return {
+    changes: renamed || olds.stackToken === undefined,
+    replaces: renamed ? ["ownerPrefix"] : [],
+  };
+}
+
 // ---- CRUD ---------------------------------------------------------------------------------
 
 /**
- * A stack's guard against instances that no state records. A `pulumi up` killed while an
- * instance boots leaves a pending create that `pulumi destroy` skips: the instance is in no
- * resource's state. Every Instance depends on the stack's sweeper, so the sweeper is created
- * before any instance is rented and deleted after every instance is: its delete destroys the
- * instances still carrying this stack's owner prefix. Creating it sends nothing.
+ * A stack's identity, and its guard against instances that no state records. A `pulumi up`
+ * killed while an instance boots leaves a pending create that `pulumi destroy` skips: the
+ * instance is in no resource's state. Every Instance depends on the stack's sweeper, so the
+ * sweeper is created before any instance is rented and deleted after every instance is. Its
+ * delete destroys this stack's leftovers: instances still labelled as being created by this
+ * stack's token (instance/identity.ts). An instance that was handed over to the engine (then
+ * perhaps retained with `retainOnDelete` or removed with `pulumi state delete`), another
+ * stack's, one rented by hand, or one marked before stack tokens existed is never touched.
+ * Creating it sends nothing.
  */
-export const provider: DynamicProvider<SweeperInputs, SweeperInputs> = {
+export const provider: DynamicProvider<SweeperInputs, SweeperOutputs> = {
   async check(_olds, news) {
     return checkInputs(sweeperInputsSchema, news);
   },
 
   async diff(_id, olds, news) {
-    const changed = olds.ownerPrefix !== news.ownerPrefix;
-    return { changes: changed, replaces: changed ? ["ownerPrefix"] : [] };
+    return diffSweeper(olds, news);
   },
 
   async create(inputs) {
-    return { id: inputs.ownerPrefix, outs: inputs };
+    return { id: inputs.ownerPrefix, outs: { ...inputs, stackToken: newStackToken() } };
   },
 
   async read(id, props) {
-    return props ? readResult(id, props, props, props) : {};
+    return props ? readResult(id, props, props, { ownerPrefix: props.ownerPrefix }) : {};
+  },
+
+  async update(_id, olds, news) {
+    return { outs: { ...news, stackToken: olds.stackToken ?? newStackToken() } };
   },
 
   async delete(_id, props) {
+    const { stackToken } = props;
+    if (stackToken === undefined) {
+      // Written before stack tokens: nothing proves which instances are this stack's own.
+      return;
+    }
     const client = providerClient();
-    const left = (await client.instances.list()).filter((instance) => {
-      const owner = ownerOfInstance(instance);
-      return owner?.startsWith(props.ownerPrefix) === true && !isRecorded(owner, instance.id);
-    });
+    const left = (await client.instances.list(leftoversQuery(stackToken))).filter(
+      (instance) =>
+        isLeftoverOf(instance, stackToken) &&
+        !isRecorded(ownerOfInstance(instance) ?? "", instance.id),
+    );
     const kept: number[] = [];
     for (const instance of left) {
       reportProgress(
         `destroying instance ${instance.id} (${ownerOfInstance(instance) ?? ""}), ` +
-          `rented by an interrupted run and recorded by no resource`,
+          `left by an interrupted create of this stack and recorded by no resource`,
       );
       if (!(await destroyAndConfirm(client, instance.id, 3))) kept.push(instance.id);
     }
@@ -82,18 +122,20 @@ export function stackSweeper(): InstanceSweeper {
 }
 
 /**
- * Destroys, when it is deleted (by `pulumi destroy`, or when the program no longer declares any
- * Instance), the stack's instances that an interrupted run rented and no state records.
+ * The stack's identity (`stackToken`) for its instances. Destroys, when it is deleted (by
+ * `pulumi destroy`, or when the program no longer declares any Instance), the instances that
+ * this stack's interrupted creates left and no state records.
  */
 export class InstanceSweeper extends pulumi.dynamic.Resource {
   declare readonly ownerPrefix: pulumi.Output<string>;
+  declare readonly stackToken: pulumi.Output<string>;
 
   constructor(name: string, args: SweeperInputs, opts?: pulumi.CustomResourceOptions) {
     using _registration = skipSdkPromiseTraces();
     super(
       providerShim("pulumi-gpucloud/provider/resources/instance-sweeper"),
       name,
-      { ownerPrefix: args.ownerPrefix },
+      { ownerPrefix: args.ownerPrefix, stackToken: undefined },
       opts,
       "gpucloud",
       "InstanceSweeper",

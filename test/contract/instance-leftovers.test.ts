@@ -1,7 +1,13 @@
 import { GpuCloudClient } from "../../provider/client";
 import { provider as sweeperProvider } from "../../provider/resources/instance-sweeper";
 import { forgetRunListing } from "../../provider/resources/instance/adoption";
-import { markersOf, ownerVariable, specVariable } from "../../provider/resources/instance/identity";
+import {
+  creatingLabelOf,
+  markersOf,
+  ownerVariable,
+  specVariable,
+  stackTokenVariable,
+} from "../../provider/resources/instance/identity";
 import {
   provider as instanceProvider,
   type InstanceInputs,
@@ -10,11 +16,15 @@ import {
 import type { TestEmulator } from "../support/emulator";
 import { emulatorForProviders } from "../support/provider-config";
 
-// What interrupted runs leave behind: instances carrying a resource's owner that no state
-// records. The providers' methods are called directly, as the dynamic-provider process does.
+// What interrupted runs leave behind, and what is never theirs: instances of this stack still
+// labelled as being created, against other stacks' (even of the same names), handed-over,
+// hand-made and pre-token ones. The providers' methods are called directly, as the
+// dynamic-provider process does.
 describe("instances left by interrupted runs", () => {
   let emulator: TestEmulator;
   let client: GpuCloudClient;
+  const stackToken = "1b4e28ba-2fa1-41d2-883f-0016d3cca427";
+  const otherStackToken = "6fa459ea-ee8a-4ca4-894e-db77e160355e";
   const inputs: InstanceInputs = {
     askId: 31001,
     image: "img",
@@ -25,6 +35,7 @@ describe("instances left by interrupted runs", () => {
     maxAttempts: 2,
     pollIntervalSeconds: 0.05,
     owner: "proj/dev/trainer",
+    stackToken,
   };
 
   // One emulator for the file: the provider process keeps its first configuration.
@@ -42,36 +53,55 @@ describe("instances left by interrupted runs", () => {
   beforeEach(async () => {
     for (const instance of await client.instances.list())
       await client.instances.destroy(instance.id);
+    await emulator.clearFaults();
     await emulator.clearRequests();
     forgetRunListing();
   });
 
-  /** Rents as an interrupted run of `owner` would have: with its markers, never recorded. */
+  /** Rents as an interrupted create of `of` would have: its markers and label, never handed over. */
   const rentLeftover = (of: InstanceInputs, image = of.image) =>
     client.instances.create(31001, {
       image,
       disk: of.diskGb,
       runtype: of.runtype,
       env: markersOf({ ...of, image }, "lost-token"),
+      ...(of.stackToken === undefined ? {} : { label: creatingLabelOf(of.stackToken) }),
+    });
+  /** Rents as a finished create of `of` did: handed over, with the program's label (or none). */
+  const rentHandedOver = async (of: InstanceInputs, label = "") => {
+    const id = await rentLeftover(of);
+    await client.instances.relabel(id, label);
+    return id;
+  };
+  /** Rents as a release before stack tokens did: the owner, no token, the program's label. */
+  const rentPreToken = (of: InstanceInputs) =>
+    client.instances.create(31001, {
+      image: of.image,
+      disk: of.diskGb,
+      env: markersOf({ ...of, stackToken: undefined }, "lost-token"),
     });
   const creates = async () =>
     (await emulator.requests()).filter((entry) => entry.path.startsWith("/api/v0/asks/"));
+  const instanceIds = async () => (await emulator.state()).instances.map((i) => i.id);
 
-  it("adopts a booting instance of the same resource instead of renting another", async () => {
+  it("adopts a booting leftover of the same resource instead of renting another", async () => {
     const leftover = await rentLeftover(inputs);
     await emulator.clearRequests();
 
-    const created = await instanceProvider.create(inputs);
+    const created = await instanceProvider.create({ ...inputs, label: "trainer" });
 
     expect(created.id).toBe(String(leftover));
     expect(created.outs).toMatchObject({ instanceId: leftover, actualStatus: "running" });
     expect(await creates()).toEqual([]);
-    expect((await emulator.state()).instances.map((instance) => instance.id)).toEqual([leftover]);
-    // One list of the account is all that looking for leftovers costs.
+    expect(await instanceIds()).toEqual([leftover]);
+    // Handed over: the program's label replaces the being-created one.
+    expect((await emulator.state()).instances[0]?.label).toBe("trainer");
+    // One list of the account, filtered by the being-created label, is all looking costs.
     const lists = (await emulator.requests()).filter((entry) =>
       entry.path.startsWith("/api/v1/instances/"),
     );
     expect(lists).toHaveLength(1);
+    expect(decodeURIComponent(lists[0]?.path ?? "")).toContain(creatingLabelOf(stackToken));
   });
 
   it("lists the account once per run, however many instances the run creates", async () => {
@@ -92,22 +122,31 @@ describe("instances left by interrupted runs", () => {
     // The list still finds what an earlier run left: the third adopted its leftover.
     expect(created.map((instance) => instance.id)[2]).toBe(String(leftover));
     expect(await creates()).toHaveLength(3);
-    expect((await emulator.state()).instances.map((instance) => instance.id)).toEqual(
+    expect(await instanceIds()).toEqual(
       expect.arrayContaining([...created.map((c) => Number(c.id)), Number(fourth.id)]),
     );
   });
 
   it("decides on a leftover as it is when its resource is created, not as the run's list showed it", async () => {
     const leftover = await rentLeftover(inputs);
-    // Another resource's create takes the run's list while the leftover is still there.
+    const relabelled = await rentLeftover({ ...inputs, owner: "proj/dev/second" });
+    // Another resource's create takes the run's list while both are still there.
     await instanceProvider.create({ ...inputs, owner: "proj/dev/first" });
-    // Gone since (destroyed by hand): nothing to adopt, and no attempt spent on it.
+    // Gone since (destroyed by hand), or relabelled by a person: neither is adopted.
     await client.instances.destroy(leftover);
+    await client.instances.relabel(relabelled, "keep me");
 
     const created = await instanceProvider.create({ ...inputs, maxAttempts: 1 });
+    const second = await instanceProvider.create({
+      ...inputs,
+      owner: "proj/dev/second",
+      maxAttempts: 1,
+    });
 
     expect(created.id).not.toBe(String(leftover));
     expect(created.outs?.attempts).toHaveLength(1);
+    expect(second.id).not.toBe(String(relabelled));
+    expect(await instanceIds()).toContain(relabelled);
   });
 
   it("destroys a leftover of another spec or at a dead end, and rents anew", async () => {
@@ -118,17 +157,24 @@ describe("instances left by interrupted runs", () => {
 
     const created = await instanceProvider.create(inputs);
 
-    const ids = (await emulator.state()).instances.map((instance) => instance.id);
+    const ids = await instanceIds();
     expect(ids).toEqual([Number(created.id)]);
     expect(ids).not.toContain(deadEnd);
     expect(ids).not.toContain(otherImage);
   });
 
-  it("never touches another resource's, stack's or project's instance, nor a recorded one", async () => {
+  it("never adopts or destroys another stack's (even of the same names), a handed-over, a pre-token, a hand-made or a recorded instance", async () => {
     const others = [
+      // A namesake stack in another backend: same project, stack and resource names.
+      await rentLeftover({ ...inputs, stackToken: otherStackToken }),
+      await rentHandedOver({ ...inputs, stackToken: otherStackToken }),
+      // This resource's, handed over and then retained or dropped from the state.
+      await rentHandedOver(inputs),
+      await rentHandedOver(inputs, "trainer"),
+      // Rented by a release before stack tokens: its owner alone proves nothing.
+      await rentPreToken(inputs),
+      // Another resource of this stack, and an instance rented by hand.
       await rentLeftover({ ...inputs, owner: "proj/dev/other" }),
-      await rentLeftover({ ...inputs, owner: "proj/prod/trainer" }),
-      await rentLeftover({ ...inputs, owner: "other/dev/trainer" }),
       await client.instances.create(31001, { image: "img", disk: 10 }),
     ];
     // The instance a replacement replaces: recorded, and seen by the diff before the create.
@@ -139,39 +185,108 @@ describe("instances left by interrupted runs", () => {
       attempts: [],
     } as unknown as InstanceOutputs;
     await instanceProvider.diff?.(String(replaced), recorded, { ...inputs, image: "new-image" });
+    await emulator.clearRequests();
 
     const created = await instanceProvider.create({ ...inputs, image: "new-image" });
 
-    const ids = (await emulator.state()).instances.map((instance) => instance.id);
-    expect(ids).toEqual([...others, replaced, Number(created.id)]);
+    expect(await instanceIds()).toEqual([...others, replaced, Number(created.id)]);
+    const destroys = (await emulator.requests()).filter((entry) => entry.method === "DELETE");
+    expect(destroys).toEqual([]);
   });
 
-  it("the stack's sweeper destroys its unrecorded instances and nothing else", async () => {
+  it("the stack's sweeper destroys its leftovers and nothing else", async () => {
     const mine = [
       await rentLeftover(inputs),
       await rentLeftover({ ...inputs, owner: "proj/dev/second" }),
     ];
     const untouched = [
-      await rentLeftover({ ...inputs, owner: "proj/dev2/trainer" }),
+      await rentLeftover({ ...inputs, stackToken: otherStackToken }),
+      await rentHandedOver({ ...inputs, stackToken: otherStackToken }),
+      await rentHandedOver(inputs),
+      await rentPreToken(inputs),
       await client.instances.create(31001, { image: "img", disk: 10 }),
     ];
 
-    await sweeperProvider.delete?.("proj/dev/", { ownerPrefix: "proj/dev/" });
+    await sweeperProvider.delete?.("proj/dev/", { ownerPrefix: "proj/dev/", stackToken });
 
-    const ids = (await emulator.state()).instances.map((instance) => instance.id);
+    const ids = await instanceIds();
     expect(ids).toEqual(untouched);
     expect(ids).not.toEqual(expect.arrayContaining(mine));
   });
 
-  it("marks every rented instance with its owner and spec", async () => {
-    const created = await instanceProvider.create({ ...inputs, owner: "proj/dev/marked" });
+  it("a sweeper written before stack tokens destroys nothing", async () => {
+    const ids = [await rentPreToken(inputs), await rentLeftover(inputs)];
+    await emulator.clearRequests();
+
+    await sweeperProvider.delete?.("proj/dev/", { ownerPrefix: "proj/dev/" });
+
+    expect(await instanceIds()).toEqual(ids);
+    expect(await emulator.requests()).toEqual([]);
+  });
+
+  it("the sweeper makes the stack's token once: at create, or at the first update of an older sweeper", async () => {
+    const news = { ownerPrefix: "proj/dev/" };
+    const created = await sweeperProvider.create(news);
+    const token = created.outs?.stackToken;
+    expect(token).toMatch(/^[0-9a-f-]{36}$/);
+    const again = await sweeperProvider.create(news);
+    expect(again.outs?.stackToken).not.toBe(token);
+
+    const kept = { ownerPrefix: "proj/dev/", stackToken: token };
+    expect(await sweeperProvider.diff?.("proj/dev/", kept, news)).toMatchObject({ changes: false });
+    expect((await sweeperProvider.update?.("proj/dev/", kept, news))?.outs?.stackToken).toBe(token);
+
+    // A stack written before tokens gets one in place, without a replacement.
+    const older = { ownerPrefix: "proj/dev/" };
+    expect(await sweeperProvider.diff?.("proj/dev/", older, news)).toEqual({
+      changes: true,
+      replaces: [],
+    });
+    const updated = await sweeperProvider.update?.("proj/dev/", older, news);
+    expect(updated?.outs?.stackToken).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("marks every rented instance with its owner, stack and spec, and hands it over with one relabel", async () => {
+    await emulator.queueBoots([{ status: "running", afterPolls: 5 }]);
+    const creating = instanceProvider.create({
+      ...inputs,
+      owner: "proj/dev/marked",
+      label: "marked",
+    });
+    // While it boots, it is labelled as being created by this stack.
+    let labelWhileBooting: string | null | undefined;
+    while (labelWhileBooting === undefined) {
+      labelWhileBooting = (await emulator.state()).instances[0]?.label;
+    }
+    expect(labelWhileBooting).toBe(creatingLabelOf(stackToken));
+    const created = await creating;
     const [instance] = (await emulator.state()).instances;
     expect(instance).toMatchObject({
       id: Number(created.id),
+      label: "marked",
       env: expect.objectContaining({
         [ownerVariable]: "proj/dev/marked",
+        [stackTokenVariable]: stackToken,
         [specVariable]: expect.stringMatching(/^[0-9a-f]{32}$/) as unknown,
       }) as unknown,
     });
+    const writes = (await emulator.requests()).filter((entry) => entry.method !== "GET");
+    // The rent (labelled as being created) and one relabel: the only extra request.
+    expect(writes.map((entry) => `${entry.method} ${entry.path}`)).toEqual([
+      "POST /api/v0/asks/31001/",
+      `PUT /api/v0/instances/${created.id}/`,
+    ]);
+  });
+
+  it("an instance whose relabel is refused is destroyed, not recorded", async () => {
+    await emulator.setFaults({
+      serverErrors: { status: 500, methods: ["PUT"], paths: ["/api/v0/instances/"], next: 1 },
+    });
+
+    await expect(instanceProvider.create(inputs)).rejects.toThrow(
+      /setting its label failed .* destroyed; nothing is left running/,
+    );
+
+    expect(await instanceIds()).toEqual([]);
   });
 });

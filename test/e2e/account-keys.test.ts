@@ -242,11 +242,13 @@ describe("SshKey and ApiKey under the real Pulumi CLI", () => {
         const client = outsideClient(emulator);
         expect((await client.sshKeys.onInstance(instanceId)).map((key) => key.id)).toEqual([keyId]);
         const writes = await emulator.writes();
-        // The key is registered before the VM is rented, and attached once it runs.
+        // The key is registered before the VM is rented, and attached once it runs, before
+        // the VM is handed over (relabelled).
         expect(writes.map((w) => `${w.method} ${w.path}`)).toEqual([
           "POST /api/v0/ssh/",
           "POST /api/v0/asks/31001/",
           `POST /api/v0/instances/${instanceId}/ssh/`,
+          `PUT /api/v0/instances/${instanceId}/`,
         ]);
 
         expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 4 });

@@ -30,6 +30,7 @@ exports.intendedStatus = trainer.intendedStatus;
 `);
 
 const OWNER_VARIABLE = "PULUMI_GPUCLOUD_OWNER";
+const STACK_VARIABLE = "PULUMI_GPUCLOUD_STACK";
 
 describe("Instance under interrupted runs (real Pulumi CLI)", () => {
   let emulator!: TestEmulator;
@@ -96,24 +97,46 @@ describe("Instance under interrupted runs (real Pulumi CLI)", () => {
 
   it("killed with its providers, then destroy: the stack's instances are gone, no other", async () => {
     const outside = outsideClient(emulator);
-    const otherStack = await outside.instances.create(31001, {
-      image: "img",
-      disk: 10,
-      env: { [OWNER_VARIABLE]: "gpucloud-e2e/other-stack/trainer" },
-    });
-    const byHand = await outside.instances.create(31001, { image: "img", disk: 10 });
+    const otherToken = "6fa459ea-ee8a-4ca4-894e-db77e160355e";
+    const others = [
+      await outside.instances.create(31001, {
+        image: "img",
+        disk: 10,
+        env: { [OWNER_VARIABLE]: "gpucloud-e2e/other-stack/trainer" },
+      }),
+      // A namesake stack's (same project, stack and resource names, another backend), both
+      // being created and handed over; and one rented before stack tokens existed.
+      await outside.instances.create(31001, {
+        image: "img",
+        disk: 10,
+        label: `pulumi-gpucloud:creating:${otherToken}`,
+        env: { [OWNER_VARIABLE]: "gpucloud-e2e/test/trainer", [STACK_VARIABLE]: otherToken },
+      }),
+      await outside.instances.create(31001, {
+        image: "img",
+        disk: 10,
+        env: { [OWNER_VARIABLE]: "gpucloud-e2e/test/trainer", [STACK_VARIABLE]: otherToken },
+      }),
+      await outside.instances.create(31001, {
+        image: "img",
+        disk: 10,
+        env: { [OWNER_VARIABLE]: "gpucloud-e2e/test/trainer" },
+      }),
+      await outside.instances.create(31001, { image: "img", disk: 10 }),
+    ];
     await emulator.queueBoots([{ status: "running", afterSeconds: 600 }]);
     await withStack(
       { program: trainer("img-a"), config: emulatorConfig(emulator) },
       async (stack) => {
-        await killEverything(stack, await upUntilRented(stack, 3));
-        expect(await instanceIds()).toHaveLength(3);
+        await killEverything(stack, await upUntilRented(stack, others.length + 1));
+        expect(await instanceIds()).toHaveLength(others.length + 1);
 
         // The state records no instance (its create was pending): the sweeper finds it.
         await stack.stack.destroy({ onOutput: (text) => stack.output.push(text) });
-        expect(await instanceIds()).toEqual([otherStack, byHand]);
+        expect(await instanceIds()).toEqual(others);
       },
     );
+    for (const id of others) await outside.instances.destroy(id);
   });
 
   it("killed while the second attempt boots, then up: the booting one is adopted, none left over", async () => {

@@ -1,5 +1,12 @@
 import { deadEndStatuses, type GpuCloudClient, type Instance as InstanceWire } from "../../client";
-import { isRecorded, ownerOfInstance, specOf, specOfInstance } from "./identity";
+import {
+  isLeftoverOf,
+  isRecorded,
+  leftoversQuery,
+  ownerOfInstance,
+  specOf,
+  specOfInstance,
+} from "./identity";
 import { asksOf, type InstanceInputs } from "./inputs";
 import { destroyAndConfirm } from "./lifecycle";
 import { once } from "../../once";
@@ -26,15 +33,23 @@ function whyNotAdoptable(instance: InstanceWire, inputs: InstanceInputs): string
 }
 
 /**
- * The account's instances as this run found them. Leftovers only come from earlier runs: the
- * stack's lock keeps two runs of a stack apart, and a resource looks before it rents. So one
- * list, taken by the first create of the provider process (one `pulumi` operation), serves
- * every create of the run: ⌈M/25⌉ requests (the service's page) for the M instances the account
- * holds then, instead of that much per create. A leftover it shows is looked at again before
- * anything is decided (it may have changed since).
+ * This stack's possible leftovers as the run found them: instances still labelled as being
+ * created by this stack (identity.ts). Leftovers only come from earlier runs: the stack's lock
+ * keeps two runs of a stack apart, and a resource looks before it rents. So one list, taken by
+ * the first create of the provider process (one `pulumi` operation) and filtered by the service
+ * on that label, serves every create of the run: one request, usually answering nothing. A
+ * leftover it shows is looked at again before anything is decided (it may have changed since).
  */
-const listInstances = () => once(() => providerClient().instances.list());
-let instancesAtRunStart = listInstances();
+const runListings = new Map<string, () => Promise<InstanceWire[]>>();
+
+function leftoversAtRunStart(stackToken: string): Promise<InstanceWire[]> {
+  let listing = runListings.get(stackToken);
+  if (listing === undefined) {
+    listing = once(() => providerClient().instances.list(leftoversQuery(stackToken)));
+    runListings.set(stackToken, listing);
+  }
+  return listing();
+}
 
 /**
  * Forgets the run's list: the next create lists the account again. The engine starts a
@@ -42,33 +57,37 @@ let instancesAtRunStart = listInstances();
  * this between them.
  */
 export function forgetRunListing(): void {
-  instancesAtRunStart = listInstances();
+  runListings.clear();
 }
 
 /**
- * Before renting, settles what interrupted runs left for this resource: instances carrying its
- * owner that the stack does not record (a killed `pulumi up`, a lost create reply). The first
- * one that can still become this resource's instance is adopted; every other one is destroyed.
- * Costs the run's one list of the account's instances (see above) and one read per leftover.
- * Instances of other resources, stacks or projects, and those the stack records (the one a
- * replacement replaces), are never touched.
+ * Before renting, settles what this stack's interrupted runs left for this resource: instances
+ * carrying this stack's token and this resource's owner that are still labelled as being
+ * created (a killed `pulumi up`, a lost create reply). The first one that can still become
+ * this resource's instance is adopted; every other one is destroyed. Costs the run's one
+ * filtered list (see above) and one read per leftover. Nothing else is ever touched: not
+ * another stack's instance (whatever its names), not an instance that was handed over to the
+ * engine (recorded, retained or dropped from the state), not one rented by hand, and not one
+ * marked by a release before stack tokens, which proves nothing about its stack.
  */
 export async function settleLeftovers(
   client: GpuCloudClient,
   inputs: InstanceInputs,
   progress: (message: string) => void,
 ): Promise<Adoptee | undefined> {
-  const owner = inputs.owner;
-  if (owner === undefined) return undefined;
-  const listed = (await instancesAtRunStart()).filter(
-    (instance) => ownerOfInstance(instance) === owner && !isRecorded(owner, instance.id),
-  );
+  const { owner, stackToken } = inputs;
+  if (owner === undefined || stackToken === undefined) return undefined;
+  const isThisResources = (instance: InstanceWire) =>
+    isLeftoverOf(instance, stackToken) &&
+    ownerOfInstance(instance) === owner &&
+    !isRecorded(owner, instance.id);
+  const listed = (await leftoversAtRunStart(stackToken)).filter(isThisResources);
   // The list may be minutes old (creates wait for what they depend on): decide on each
-  // leftover as it is now. One that is gone needs nothing.
+  // leftover as it is now. One that is gone, or was handed over since, needs nothing.
   const leftovers: InstanceWire[] = [];
   for (const { id } of listed) {
     const now = await client.instances.show(id);
-    if (now !== undefined) leftovers.push(now);
+    if (now !== undefined && isThisResources(now)) leftovers.push(now);
   }
   let adoptee: Adoptee | undefined;
   for (const instance of leftovers) {

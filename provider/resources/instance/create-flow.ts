@@ -1,6 +1,7 @@
 import {
   type CreateInstanceRequest,
   GpuCloudError,
+  type GpuCloudClient,
   type InstanceOffer,
   type Instance as InstanceWire,
 } from "../../client";
@@ -8,7 +9,7 @@ import { whileEngineWatched } from "../../engine-watch";
 import { encodeOnstart } from "../../onstart";
 import { providerClient, reportProgress } from "../../provider-runtime";
 import { settleLeftovers } from "./adoption";
-import { markersOf, rememberRecorded, resourceNameOf } from "./identity";
+import { creatingLabelOf, markersOf, rememberRecorded, resourceNameOf } from "./identity";
 import { asksOf, type InstanceAttempt, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { followState } from "./power";
 import { chooseOffer, effectiveQuery, NoOfferError, releaseOffers, renting } from "./offer-choice";
@@ -16,6 +17,7 @@ import {
   type BootOutcome,
   CreateOutcomeUnknownError,
   destroyAndConfirm,
+  handOver,
   InstanceLeftBehindError,
   rentInstance,
   waitUntilRunning,
@@ -60,14 +62,19 @@ function describeAttempts(attempts: readonly InstanceAttempt[]): string {
     .join("\n");
 }
 
+type Created = { id: string; outs: InstanceOutputs };
+
 /**
  * Rents an instance from the asks and waits until it runs, destroying and retrying on dead
  * ends; fails, leaving nothing running, when no attempt succeeds. An instance an interrupted
- * run rented for this resource is adopted (as the first attempt) instead of renting another.
+ * run of this stack rented for this resource is adopted (as the first attempt) instead of
+ * renting another. The instance is handed over (identity.ts) only as create returns it.
  */
 export async function createInstance(
   inputs: InstanceInputs,
-): Promise<{ id: string; outs: InstanceOutputs }> {
+  /** What is done to the running instance before it is handed over (attaching SSH keys). */
+  finish: (created: Created) => Promise<Created> = async (created) => created,
+): Promise<Created> {
   const client = providerClient();
   // Rented and not yet handed to the engine: destroyed if the engine goes away meanwhile, so
   // that a killed `pulumi up` leaves nothing billing that no one will record.
@@ -78,11 +85,65 @@ export async function createInstance(
   // Offers this create chose by query, which other creates of the run leave to it until it ends.
   const claimed = new Set<number>();
   try {
-    return await whileEngineWatched(destroyUnrecorded, () =>
-      rentUntilRunning(inputs, unrecorded, claimed),
-    );
+    return await whileEngineWatched(destroyUnrecorded, async () => {
+      let created: Created;
+      try {
+        created = await finish(await rentUntilRunning(inputs, unrecorded, claimed));
+      } catch (error) {
+        if (error instanceof InstanceLeftBehindError) {
+          // Recorded all the same (with init errors): best effort, since a later refresh sees a
+          // label left as it was and the next up sets the declared one.
+          await handOver(client, Number(error.id), inputs).catch(() => undefined);
+          unrecorded.delete(Number(error.id));
+        }
+        throw error;
+      }
+      await handOverOrDestroy(client, created, inputs, unrecorded);
+      rememberRecorded(inputs.owner, Number(created.id));
+      return created;
+    });
   } finally {
     releaseOffers(claimed);
+  }
+}
+
+/**
+ * Hands a running instance over to the engine: one relabel, from the being-created label to
+ * the program's. When the service refuses it, the instance is not this stack's to keep: it is
+ * destroyed (and recorded only if that fails too, for a later run to deal with).
+ */
+async function handOverOrDestroy(
+  client: GpuCloudClient,
+  created: Created,
+  inputs: InstanceInputs,
+  unrecorded: Set<number>,
+): Promise<void> {
+  const instanceId = Number(created.id);
+  const name = resourceNameOf(inputs.owner);
+  try {
+    await handOver(client, instanceId, inputs);
+    unrecorded.delete(instanceId);
+    return;
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    reportProgress(
+      `${name}: instance ${instanceId} could not be relabelled (${why}); destroying it`,
+    );
+    const destroyed = await destroyAndConfirm(client, instanceId, inputs.pollIntervalSeconds).catch(
+      () => false,
+    );
+    unrecorded.delete(instanceId);
+    if (destroyed) {
+      throw new Error(
+        `${name}: instance ${instanceId} ran, but setting its label failed (${why}), so it was ` +
+          `destroyed; nothing is left running. Run \`pulumi up\` again.`,
+      );
+    }
+    const message =
+      `${name}: instance ${instanceId} ran, but setting its label failed (${why}) and it could ` +
+      `not be destroyed; it is kept in the stack so that a later \`pulumi up\` or ` +
+      `\`pulumi destroy\` deals with it.`;
+    throw new InstanceLeftBehindError(message, created.id, created.outs, [message]);
   }
 }
 
@@ -103,7 +164,8 @@ async function rentUntilRunning(
     disk: inputs.diskGb,
     onstart: onstart?.ok ? onstart.command : undefined,
     env: inputs.env,
-    label: inputs.label,
+    // Marked as being created by this stack until create hands it over (identity.ts).
+    label: inputs.stackToken === undefined ? inputs.label : creatingLabelOf(inputs.stackToken),
     runtype: inputs.runtype,
     price: inputs.price,
     ...(inputs.volume === undefined
@@ -227,8 +289,6 @@ async function rentUntilRunning(
     };
     if (outcome.kind === "running") {
       progress(`instance ${instanceId} is running (attempt ${number})`);
-      rememberRecorded(inputs.owner, instanceId);
-      unrecorded.delete(instanceId);
       if (inputs.state === "stopped") {
         try {
           const stopped = await followState(client, instanceId, "stopped", inputs, progress);

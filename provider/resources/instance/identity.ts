@@ -1,15 +1,24 @@
-import { createHash } from "node:crypto";
-import { environmentOf, type Instance as InstanceWire } from "../../client";
+import { createHash, randomUUID } from "node:crypto";
+import { environmentOf, type InstanceListQuery, type Instance as InstanceWire } from "../../client";
 import { replacingFields } from "./diff";
 import type { InstanceInputs } from "./inputs";
 
+// What makes an instance this stack's own, and what tells an interrupted create's leftover
+// apart from an instance that was handed over to the engine (docs/ownership.md has the whole
+// reasoning and every interrupted-run window).
+
 /**
- * Every instance this provider rents carries, in its environment (which the service returns),
- * the identity of the resource that rented it: `<project>/<stack>/<resource name>`. A dynamic
- * provider is not told its URN, so the Instance class passes this as the `owner` input. With it
- * a later run finds what an interrupted one rented and never recorded.
+ * `<project>/<stack>/<resource name>`: which resource rented the instance, for people and for
+ * adoption within a stack. Project and stack names are not unique (stack names are per backend,
+ * and many teams call theirs `dev`): on its own it proves nothing.
  */
 export const ownerVariable = "PULUMI_GPUCLOUD_OWNER";
+
+/**
+ * The stack's identity: a random token the stack's InstanceSweeper makes when it is created and
+ * keeps in its state. No other stack has it, whatever its names or backend.
+ */
+export const stackTokenVariable = "PULUMI_GPUCLOUD_STACK";
 
 /** A digest of what the instance runs, so that only an instance of the same spec is adopted. */
 export const specVariable = "PULUMI_GPUCLOUD_SPEC";
@@ -17,11 +26,43 @@ export const specVariable = "PULUMI_GPUCLOUD_SPEC";
 /** Marks one create call, to find its instance when the reply is lost. */
 export const createTokenVariable = "PULUMI_GPUCLOUD_CREATE_TOKEN";
 
+export function newStackToken(): string {
+  return randomUUID();
+}
+
+/**
+ * The label an instance carries from its rent until create hands it over to the engine, when
+ * it is relabelled with the program's label. The environment cannot be changed after a rent;
+ * the label can, and the service filters the instance list by it. Only an instance still
+ * carrying it can be a leftover of an interrupted create: one that was ever handed over (and
+ * then perhaps retained, or removed with `pulumi state delete`) never carries it again.
+ */
+export function creatingLabelOf(stackToken: string): string {
+  return `pulumi-gpucloud:creating:${stackToken}`;
+}
+
+/** The list query for the instances this stack's interrupted creates may have left. */
+export function leftoversQuery(stackToken: string): InstanceListQuery {
+  return { selectFilters: { label: { eq: creatingLabelOf(stackToken) } } };
+}
+
+/**
+ * True when the instance is a leftover of one of this stack's creates: being created (never
+ * handed over) and marked with this stack's token. Checked on each instance, whatever the list
+ * was filtered by.
+ */
+export function isLeftoverOf(instance: InstanceWire, stackToken: string): boolean {
+  return (
+    instance.label === creatingLabelOf(stackToken) &&
+    environmentOf(instance)[stackTokenVariable] === stackToken
+  );
+}
+
 export function ownerOf(project: string, stack: string, resourceName: string): string {
   return `${project}/${stack}/${resourceName}`;
 }
 
-/** The owners of one stack share this prefix; no other stack's or project's do. */
+/** The owners of one stack's instances share this prefix (as do those of its namesakes). */
 export function stackPrefixOf(project: string, stack: string): string {
   return `${project}/${stack}/`;
 }
@@ -36,13 +77,18 @@ export function specOf(inputs: InstanceInputs): string {
   return createHash("sha256").update(spec).digest("hex").slice(0, 32);
 }
 
-/** The marker variables a new instance of these inputs carries. */
+/**
+ * The marker variables a new instance of these inputs carries. Without a stack token (the
+ * provider called directly, not through the Instance class) nothing can prove the instance is a
+ * stack's own: it carries only its create token, and no cleanup or adoption ever touches it.
+ */
 export function markersOf(inputs: InstanceInputs, token: string): Record<string, string> {
   return {
     [createTokenVariable]: token,
     ...(inputs.owner === undefined
       ? {}
       : { [ownerVariable]: inputs.owner, [specVariable]: specOf(inputs) }),
+    ...(inputs.stackToken === undefined ? {} : { [stackTokenVariable]: inputs.stackToken }),
   };
 }
 

@@ -83,6 +83,12 @@ export const instanceInputsSchema = z.object({
    * told its URN); carried by every instance rented, so later runs find what earlier ones left.
    */
   owner: z.string().optional(),
+  /**
+   * The stack's identity (the InstanceSweeper's `stackToken`), set by the Instance class:
+   * adoption and cleanup touch only instances carrying it (identity.ts). Absent in stacks
+   * written before it existed; never a reason to replace or update an instance.
+   */
+  stackToken: z.string().optional(),
   pollIntervalSeconds: z
     .number()
     .min(0.05, "pollIntervalSeconds must be at least 0.05")

@@ -10,7 +10,7 @@ import {
 import { pollUntil } from "../../polling";
 import { reportProgress } from "../../provider-runtime";
 import { createTokenVariable } from "./identity";
-import type { InstanceOutputs } from "./inputs";
+import type { InstanceInputs, InstanceOutputs } from "./inputs";
 
 // One instance's life on the service: rent it, wait for it to run, destroy it.
 
@@ -69,6 +69,20 @@ export async function rentInstance(
         `deadline: one may exist in your account; look for that variable and destroy it.`,
     );
   }
+}
+
+/**
+ * Hands an instance over to the engine: it takes the program's label in place of the label it
+ * was rented with (identity.ts), which no cleanup touches again. One request (retried: a
+ * relabel is idempotent), only for instances rented with a stack token.
+ */
+export async function handOver(
+  client: GpuCloudClient,
+  instanceId: number,
+  inputs: Pick<InstanceInputs, "label" | "stackToken">,
+): Promise<void> {
+  if (inputs.stackToken === undefined) return;
+  await client.instances.relabel(instanceId, inputs.label ?? "");
 }
 
 export type BootOutcome =

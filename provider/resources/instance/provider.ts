@@ -123,7 +123,8 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
     const renting =
       Object.keys(olds).length === 0 ||
       replacingFields.some((field) => !same(olds[field], inputs[field]));
-    if (failures.length === 0 && renting && !containsUnknown(news)) {
+    // The stack token is unknown at a new stack's first preview; it is not the program's.
+    if (failures.length === 0 && renting && !containsUnknown({ ...news, stackToken: undefined })) {
       failures.push(...(await diskFailures(inputs)));
     }
     if (failures.length === 0 && inputs.runtype === "vm" && renting && !declaresSshKeys(news)) {
@@ -152,7 +153,7 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
   async create(inputs) {
     const client = providerClient();
     const sshKeys = await sshKeysBeforeRenting(client, inputs);
-    return attachAfterRunning(client, await createInstance(inputs), sshKeys);
+    return createInstance(inputs, (created) => attachAfterRunning(client, created, sshKeys));
   },
 
   async read(id, props) {
@@ -160,7 +161,8 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
     const instance = await providerClient().instances.showAmongMany(props.instanceId);
     if (!instance) return {};
     rememberRecorded(props.owner, props.instanceId);
-    const label = instance.label ?? undefined;
+    // An instance without a label may show "" (relabelled to nothing) as well as null.
+    const label = instance.label || undefined;
     const sshKeyIds = await sshKeyIdsOnInstance(providerClient(), props);
     const outs: InstanceOutputs = { ...props, ...connectionOutputs(instance), sshKeyIds };
     if (sshKeyIds === undefined) delete outs.sshKeyIds;

@@ -1,15 +1,14 @@
 import * as pulumi from "@pulumi/pulumi";
 import { skipSdkPromiseTraces } from "../../promise-traces";
 import { providerShim } from "../../shim";
-import { stackSweeper } from "../instance-sweeper";
+import { type InstanceSweeper, stackSweeper } from "../instance-sweeper";
 import { ownerOf } from "./identity";
 import type { InstanceOfferQuery } from "../../client";
 import type { InstanceAttempt } from "./inputs";
 
 type DependsOn = pulumi.CustomResourceOptions["dependsOn"];
 
-function withSweeper(dependsOn: DependsOn): DependsOn {
-  const sweeper = stackSweeper();
+function withSweeper(dependsOn: DependsOn, sweeper: InstanceSweeper): DependsOn {
   if (dependsOn === undefined) return [sweeper];
   if (Array.isArray(dependsOn)) return [...dependsOn, sweeper];
   if (dependsOn instanceof pulumi.Resource) return [dependsOn, sweeper];
@@ -110,6 +109,7 @@ export class Instance extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: InstanceArgs, opts?: pulumi.CustomResourceOptions) {
     using _registration = skipSdkPromiseTraces();
+    const sweeper = stackSweeper();
     super(
       providerShim("pulumi-gpucloud/provider/resources/instance"),
       name,
@@ -117,6 +117,7 @@ export class Instance extends pulumi.dynamic.Resource {
         ...args,
         label: args.label,
         owner: ownerOf(pulumi.getProject(), pulumi.getStack(), name),
+        stackToken: sweeper.stackToken,
         instanceId: undefined,
         actualStatus: undefined,
         sshHost: undefined,
@@ -129,7 +130,7 @@ export class Instance extends pulumi.dynamic.Resource {
         offer: undefined,
       },
       // The sweeper exists before any instance is rented and outlives every one (see it).
-      { ...opts, dependsOn: withSweeper(opts?.dependsOn) },
+      { ...opts, dependsOn: withSweeper(opts?.dependsOn, sweeper) },
       "gpucloud",
       "Instance",
     );
