@@ -652,10 +652,11 @@ function typeTable(stacks: StackMeasure[]): string {
 }
 
 const requestKindLabels: Record<InstanceRequestKind, string> = {
-  instanceList: "instance list (leftovers of interrupted runs), GET /api/v1/instances/",
+  instanceList: "instance list (this stack's leftovers, by label), GET /api/v1/instances/",
   offerSearch: "offer search, POST /api/v0/bundles/",
   create: "create, POST /api/v0/asks/{id}/",
   statusPoll: "status poll, GET /api/v0/instances/{id}/",
+  handOver: "hand-over (relabel), PUT /api/v0/instances/{id}/",
   other: "other",
 };
 

@@ -194,6 +194,82 @@ describe("instances left by interrupted runs", () => {
     expect(destroys).toEqual([]);
   });
 
+  it("a being-created label alone proves nothing: the stack's token must be in the environment too", async () => {
+    const label = creatingLabelOf(stackToken);
+    const impostors = [
+      await client.instances.create(31001, {
+        image: inputs.image,
+        disk: inputs.diskGb,
+        label,
+        env: markersOf({ ...inputs, stackToken: otherStackToken }, "lost-token"),
+      }),
+      await client.instances.create(31001, {
+        image: inputs.image,
+        disk: inputs.diskGb,
+        label,
+        env: markersOf({ ...inputs, stackToken: undefined }, "lost-token"),
+      }),
+    ];
+
+    const created = await instanceProvider.create(inputs);
+    await sweeperProvider.delete?.("proj/dev/", { ownerPrefix: "proj/dev/", stackToken });
+
+    expect(await instanceIds()).toEqual([...impostors, Number(created.id)]);
+  });
+
+  it("an instance of the same resource and spec that was handed over is never adopted", async () => {
+    // Retained, or dropped with `pulumi state delete`, and then declared again.
+    const retained = await rentHandedOver(inputs, "trainer");
+
+    const created = await instanceProvider.create({ ...inputs, label: "trainer" });
+
+    expect(created.id).not.toBe(String(retained));
+    expect(await instanceIds()).toEqual([retained, Number(created.id)]);
+  });
+
+  it("an instance recorded before its hand-over says so in its label, and the next update hands it over", async () => {
+    // The relabel and then the destroy fail: the instance is kept in the stack (init error).
+    await emulator.setFaults({
+      serverErrors: {
+        status: 500,
+        methods: ["PUT", "DELETE"],
+        paths: ["/api/v0/instances/"],
+        rate: 1,
+      },
+    });
+    const failure: unknown = await instanceProvider.create({ ...inputs, label: "trainer" }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await emulator.clearFaults();
+    const kept = failure as { id?: string; properties?: InstanceOutputs };
+    expect(kept.properties?.label).toBe(creatingLabelOf(stackToken));
+    const [instance] = (await emulator.state()).instances;
+    expect(instance?.label).toBe(creatingLabelOf(stackToken));
+
+    // Recorded: this process's sweeps leave it alone; the next up relabels it.
+    const olds = kept.properties as InstanceOutputs;
+    const news = { ...inputs, label: "trainer" };
+    expect(
+      instanceProvider.diff && (await instanceProvider.diff(kept.id ?? "", olds, news)),
+    ).toMatchObject({
+      changes: true,
+      replaces: [],
+    });
+    await instanceProvider.update?.(kept.id ?? "", olds, news);
+    expect((await emulator.state()).instances.map((i) => [i.id, i.label])).toEqual([
+      [Number(kept.id), "trainer"],
+    ]);
+  });
+
+  it("refresh sees no drift in an instance relabelled to nothing", async () => {
+    const created = await instanceProvider.create(inputs);
+    expect((await emulator.state()).instances[0]?.label).toBe("");
+    const read = await instanceProvider.read?.(created.id, created.outs);
+    expect(read?.inputs).toBeUndefined();
+    expect(read?.props?.label).toBeUndefined();
+  });
+
   it("the stack's sweeper destroys its leftovers and nothing else", async () => {
     const mine = [
       await rentLeftover(inputs),
@@ -228,7 +304,7 @@ describe("instances left by interrupted runs", () => {
     const news = { ownerPrefix: "proj/dev/" };
     const created = await sweeperProvider.create(news);
     const token = created.outs?.stackToken;
-    expect(token).toMatch(/^[0-9a-f-]{36}$/);
+    expect(token).toMatch(/^[\w-]{22}$/);
     const again = await sweeperProvider.create(news);
     expect(again.outs?.stackToken).not.toBe(token);
 
@@ -243,7 +319,7 @@ describe("instances left by interrupted runs", () => {
       replaces: [],
     });
     const updated = await sweeperProvider.update?.("proj/dev/", older, news);
-    expect(updated?.outs?.stackToken).toMatch(/^[0-9a-f-]{36}$/);
+    expect(updated?.outs?.stackToken).toMatch(/^[\w-]{22}$/);
   });
 
   it("marks every rented instance with its owner, stack and spec, and hands it over with one relabel", async () => {
@@ -255,7 +331,8 @@ describe("instances left by interrupted runs", () => {
     });
     // While it boots, it is labelled as being created by this stack.
     let labelWhileBooting: string | null | undefined;
-    while (labelWhileBooting === undefined) {
+    const deadline = Date.now() + 30_000;
+    while (labelWhileBooting === undefined && Date.now() < deadline) {
       labelWhileBooting = (await emulator.state()).instances[0]?.label;
     }
     expect(labelWhileBooting).toBe(creatingLabelOf(stackToken));

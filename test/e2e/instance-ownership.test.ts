@@ -144,7 +144,7 @@ describe("which instances are a stack's own (real Pulumi CLI)", () => {
     }
   });
 
-  it("pulumi state delete, then destroy: the instance stays on the account", async () => {
+  it("pulumi state delete, then the same resource declared again, then destroy: the dropped instance stays on the account", async () => {
     const byHand: number[] = [];
     try {
       await withStack(
@@ -166,8 +166,15 @@ describe("which instances are a stack's own (real Pulumi CLI)", () => {
             },
           );
 
+          // Still declared: the next up creates it again. The dropped instance has the same
+          // owner, spec and stack token, but it was handed over: a new one is rented.
+          const again = await stack.stack.up({ onOutput: onOutput(stack) });
+          expect(again.summary.resourceChanges).toEqual({ same: 3, create: 1 });
+          expect(again.outputs["dropped"]?.value).not.toBe(dropped);
+          expect(stack.output.join("")).not.toMatch(/adopting|destroying instance/);
+
           const destroyed = await stack.stack.destroy({ onOutput: onOutput(stack) });
-          expect(destroyed.summary.resourceChanges).toEqual({ delete: 3 });
+          expect(destroyed.summary.resourceChanges).toEqual({ delete: 4 });
           expect(await instances()).toEqual([
             expect.objectContaining({ id: dropped, label: "dropped" }),
           ]);
@@ -233,7 +240,7 @@ describe("which instances are a stack's own (real Pulumi CLI)", () => {
           expect(up.summary.resourceChanges).toEqual({ same: 2, update: 1, create: 1 });
           expect(up.outputs["gpu"]?.value).toBe(old);
           const token = await stackTokenOf(stack);
-          expect(token).toEqual(expect.stringMatching(/^[0-9a-f-]{36}$/));
+          expect(token).toEqual(expect.stringMatching(/^[\w-]{22}$/));
           const gpu2 = up.outputs["gpu2"]?.value as number;
           const tokens = (await instances()).map((found) => [found.id, found.env[STACK]]);
           // The old instance and the old leftover keep their markers; the new one has the token.

@@ -197,6 +197,7 @@ export const instanceRequestKinds = [
   "offerSearch",
   "create",
   "statusPoll",
+  "handOver",
   "other",
 ] as const;
 export type InstanceRequestKind = (typeof instanceRequestKinds)[number];
@@ -204,7 +205,8 @@ export type InstanceRequestKind = (typeof instanceRequestKinds)[number];
 /**
  * The kind of a request an instance create sends: the list of the account's instances (looking
  * for leftovers of interrupted runs), an offer search, the create itself (POST or PUT on an ask),
- * a poll of the new instance's status, or anything else (the user, for example).
+ * a poll of the new instance's status, its hand-over (the relabel that ends its being-created
+ * label), or anything else (the user, for example).
  */
 export function instanceRequestKind(
   request: Pick<LoggedRequest, "method" | "path">,
@@ -214,6 +216,7 @@ export function instanceRequestKind(
   if (request.method === "POST" && route === "/api/v0/bundles") return "offerSearch";
   if (createKind(request) === "instance") return "create";
   if (request.method === "GET" && /^\/api\/v0\/instances\/\d+$/.test(route)) return "statusPoll";
+  if (request.method === "PUT" && /^\/api\/v0\/instances\/\d+$/.test(route)) return "handOver";
   return "other";
 }
 
@@ -226,6 +229,7 @@ export function countInstanceRequests(
     offerSearch: 0,
     create: 0,
     statusPoll: 0,
+    handOver: 0,
     other: 0,
   };
   for (const request of requests) counts[instanceRequestKind(request)] += 1;

@@ -91,10 +91,15 @@ export async function createInstance(
         created = await finish(await rentUntilRunning(inputs, unrecorded, claimed));
       } catch (error) {
         if (error instanceof InstanceLeftBehindError) {
-          // Recorded all the same (with init errors): best effort, since a later refresh sees a
-          // label left as it was and the next up sets the declared one.
-          await handOver(client, Number(error.id), inputs).catch(() => undefined);
-          unrecorded.delete(Number(error.id));
+          // Recorded all the same (with init errors): handed over too, or said not to be.
+          const instanceId = Number(error.id);
+          unrecorded.delete(instanceId);
+          rememberRecorded(inputs.owner, instanceId);
+          const handedOver = await handOver(client, instanceId, inputs).then(
+            () => true,
+            () => false,
+          );
+          if (!handedOver) throw recordedAsBeingCreated(error, inputs);
         }
         throw error;
       }
@@ -143,8 +148,27 @@ async function handOverOrDestroy(
       `${name}: instance ${instanceId} ran, but setting its label failed (${why}) and it could ` +
       `not be destroyed; it is kept in the stack so that a later \`pulumi up\` or ` +
       `\`pulumi destroy\` deals with it.`;
-    throw new InstanceLeftBehindError(message, created.id, created.outs, [message]);
+    rememberRecorded(inputs.owner, instanceId);
+    throw recordedAsBeingCreated(
+      new InstanceLeftBehindError(message, created.id, created.outs, [message]),
+      inputs,
+    );
   }
+}
+
+/**
+ * An instance recorded while the service still shows its being-created label: the recorded
+ * label says so, so that the next `up` (which updates a resource kept with init errors) sets
+ * the program's label and the hand-over completes. Until then a cleanup could take it for a
+ * leftover; the recorded label is what lets the stack finish it.
+ */
+function recordedAsBeingCreated(
+  error: InstanceLeftBehindError,
+  inputs: InstanceInputs,
+): InstanceLeftBehindError {
+  if (inputs.stackToken === undefined) return error;
+  const properties = { ...error.properties, label: creatingLabelOf(inputs.stackToken) };
+  return new InstanceLeftBehindError(error.message, error.id, properties, error.reasons);
 }
 
 async function rentUntilRunning(

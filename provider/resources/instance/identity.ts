@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { environmentOf, type InstanceListQuery, type Instance as InstanceWire } from "../../client";
 import { replacingFields } from "./diff";
 import type { InstanceInputs } from "./inputs";
@@ -15,7 +15,7 @@ import type { InstanceInputs } from "./inputs";
 export const ownerVariable = "PULUMI_GPUCLOUD_OWNER";
 
 /**
- * The stack's identity: a random token the stack's InstanceSweeper makes when it is created and
+ * The stack's identity: a random token (22 characters) the stack's InstanceSweeper makes when it is created and
  * keeps in its state. No other stack has it, whatever its names or backend.
  */
 export const stackTokenVariable = "PULUMI_GPUCLOUD_STACK";
@@ -26,8 +26,9 @@ export const specVariable = "PULUMI_GPUCLOUD_SPEC";
 /** Marks one create call, to find its instance when the reply is lost. */
 export const createTokenVariable = "PULUMI_GPUCLOUD_CREATE_TOKEN";
 
+/** 128 random bits, base64url: 22 characters, stored in each instance's inputs and outputs. */
 export function newStackToken(): string {
-  return randomUUID();
+  return randomBytes(16).toString("base64url");
 }
 
 /**

@@ -162,7 +162,8 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
     if (!instance) return {};
     rememberRecorded(props.owner, props.instanceId);
     // An instance without a label may show "" (relabelled to nothing) as well as null.
-    const label = instance.label || undefined;
+    const label =
+      (instance.label ?? "") === (props.label ?? "") ? props.label : (instance.label ?? undefined);
     const sshKeyIds = await sshKeyIdsOnInstance(providerClient(), props);
     const outs: InstanceOutputs = { ...props, ...connectionOutputs(instance), sshKeyIds };
     if (sshKeyIds === undefined) delete outs.sshKeyIds;
