@@ -3,9 +3,13 @@ import { parseArgs } from "node:util";
 import { startEmulator } from "./index";
 
 const USAGE =
-  "usage: gpucloud-emulator --port N --api-key K [--host 127.0.0.1] [--state FILE] [--boot-polls N]\n" +
-  "                         [--allow-insecure-webhooks] [--market-seed N]\n" +
-  "  --market-seed N lists a generated market (300 instance offers, 36 volume offers) beside the seeded asks.\n" +
+  "usage: gpucloud-emulator --port N --api-key K [--host 127.0.0.1] [--state FILE]\n" +
+  "                         [--boot-polls N | --boot-seconds S[:JITTER]] [--rate-limits off|documented]\n" +
+  "                         [--market-seed N | --small-market] [--allow-insecure-webhooks]\n" +
+  "  --boot-seconds S[:J]  instances boot S seconds after they are created (± up to J), whoever polls.\n" +
+  "  --rate-limits documented  each endpoint limited per key at the threshold the service documents.\n" +
+  "  The market: 300 generated instance offers and 36 volume offers beside the seeded asks, renting\n" +
+  "  exclusive (--market-seed N picks another); --small-market lists the seeded asks alone.\n" +
   "  --api-key may be replaced by the GPUCLOUD_API_KEY environment variable; --port 0 picks a free port.";
 
 function usageError(message: string): never {
@@ -31,6 +35,9 @@ function parseCommandLine() {
         "boot-polls": { type: "string" },
         "allow-insecure-webhooks": { type: "boolean" },
         "market-seed": { type: "string" },
+        "small-market": { type: "boolean" },
+        "boot-seconds": { type: "string" },
+        "rate-limits": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }).values;
@@ -51,6 +58,19 @@ async function main(): Promise<void> {
   }
   if (args.port === undefined) usageError("--port is required (0 picks a free port)");
   const bootPolls = args["boot-polls"];
+  const bootSeconds = args["boot-seconds"];
+  const boot =
+    bootSeconds === undefined
+      ? undefined
+      : /^([0-9]+(?:\.[0-9]+)?)(?::([0-9]+(?:\.[0-9]+)?))?$/.exec(bootSeconds);
+  if (bootSeconds !== undefined && !boot)
+    usageError("--boot-seconds must be S or S:JITTER, in seconds, e.g. 20 or 20:5");
+  if (boot && bootPolls !== undefined) usageError("give --boot-polls or --boot-seconds, not both");
+  const rateLimits = args["rate-limits"] ?? "off";
+  if (rateLimits !== "off" && rateLimits !== "documented")
+    usageError("--rate-limits must be off or documented");
+  if (args["small-market"] === true && args["market-seed"] !== undefined)
+    usageError("give --market-seed or --small-market, not both");
   const emulator = await startEmulator({
     apiKey,
     port: nonNegativeInteger(args.port, "--port", 65535),
@@ -58,10 +78,17 @@ async function main(): Promise<void> {
     stateFile: args.state,
     bootPolls: bootPolls === undefined ? undefined : nonNegativeInteger(bootPolls, "--boot-polls"),
     allowInsecureWebhooks: args["allow-insecure-webhooks"] === true,
+    ...(boot ? { bootSeconds: Number(boot[1]), bootJitterSeconds: Number(boot[2] ?? 0) } : {}),
+    rateLimits,
     market:
-      args["market-seed"] === undefined
-        ? undefined
-        : { seed: nonNegativeInteger(args["market-seed"], "--market-seed") },
+      args["small-market"] === true
+        ? false
+        : {
+            seed:
+              args["market-seed"] === undefined
+                ? 1
+                : nonNegativeInteger(args["market-seed"], "--market-seed"),
+          },
   });
   process.stdout.write(`gpucloud-emulator listening on ${emulator.url}\n`);
 

@@ -1,6 +1,7 @@
 import type { KeyRing } from "./auth";
 import type { FaultInjector } from "./faults";
 import type { EmulatorSettings } from "./options";
+import type { RateLimiter } from "./rateLimits";
 import type { RequestLog } from "./requestLog";
 import type { Store } from "./state";
 
@@ -10,5 +11,6 @@ export interface EmulatorContext {
   readonly keys: KeyRing;
   readonly faults: FaultInjector;
   readonly requests: RequestLog;
+  readonly rateLimits: RateLimiter;
   readonly settings: EmulatorSettings;
 }

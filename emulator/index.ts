@@ -10,6 +10,7 @@ import {
   type StartOptions,
   StartOptionsSchema,
 } from "./options";
+import { RateLimiter } from "./rateLimits";
 import { RequestLog } from "./requestLog";
 import { registerApiKeyRoutes } from "./routes/apikeys";
 import { registerCommandRoutes } from "./routes/commands";
@@ -54,12 +55,13 @@ export function buildEmulator(options: EmulatorOptions): FastifyInstance {
     keys: new KeyRing(settings.apiKey),
     faults: new FaultInjector(settings.seed ?? 1),
     requests: new RequestLog(),
+    rateLimits: new RateLimiter(settings.rateLimits),
     settings,
   };
   // No logger: Fastify would log requests, and requests carry the API key.
   const app = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } });
   installHttpBasics(app);
-  registerTraffic(app, ctx.requests, ctx.faults);
+  registerTraffic(app, ctx.requests, ctx.faults, ctx.rateLimits);
   registerAuth(app, ctx.keys);
   for (const register of ROUTES) register(app, ctx);
   return app;

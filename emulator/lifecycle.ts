@@ -1,3 +1,5 @@
+import type { EmulatorSettings } from "./options";
+import { seededRandom } from "./random";
 import type { BootStatus, Instance } from "./state";
 
 /** null is the service's "provisioning"; loading comes next while the image is pulled. */
@@ -53,12 +55,34 @@ export function stop(instance: Instance): void {
   instance.intendedStatus = "stopped";
 }
 
+/** How long a boot takes when no queued outcome says: polls, or wall-clock seconds. */
+export interface BootTiming {
+  readonly afterPolls: number;
+  readonly afterSeconds?: number;
+}
+
 /**
- * Starts a stopped instance again: it loads for `bootPolls` polls, then reaches the outcome of
+ * The emulator's boot timing for an instance: `bootPolls` polls, or with `bootSeconds` that
+ * many seconds whoever polls, with a jitter of up to `bootJitterSeconds` either way that is
+ * the same for the same instance id and seed.
+ */
+export function bootTimingOf(
+  settings: Pick<EmulatorSettings, "bootPolls" | "bootSeconds" | "bootJitterSeconds" | "seed">,
+  instanceId: number,
+): BootTiming {
+  if (settings.bootSeconds === undefined) return { afterPolls: settings.bootPolls };
+  const spread =
+    (seededRandom((settings.seed ?? 1) * 1_000_003 + instanceId)() * 2 - 1) *
+    settings.bootJitterSeconds;
+  return { afterPolls: 0, afterSeconds: Math.max(0, settings.bootSeconds + spread) };
+}
+
+/**
+ * Starts a stopped instance again: it loads for the boot timing, then reaches the outcome of
  * its machine once more. A machine that ran it runs it again; a dead end stays a dead end (the
  * spec: such an instance never becomes running). Starting a started instance changes nothing.
  */
-export function start(instance: Instance, nowMs: number, bootPolls: number): void {
+export function start(instance: Instance, nowMs: number, timing: BootTiming): void {
   if (instance.intendedStatus === "running") return;
   const { status, statusMsg } = instance.boot;
   instance.intendedStatus = "running";
@@ -66,7 +90,7 @@ export function start(instance: Instance, nowMs: number, bootPolls: number): voi
   instance.polls = 0;
   instance.boot = {
     status,
-    afterPolls: bootPolls,
+    ...timing,
     ...(statusMsg === undefined ? {} : { statusMsg }),
   };
 }

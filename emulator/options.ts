@@ -186,6 +186,14 @@ export const EmulatorOptionsSchema = z.object({
   stateFile: z.string().min(1).optional(),
   /** Polls of an instance before it reaches its boot outcome, unless a queued outcome says otherwise. */
   bootPolls: z.int().nonnegative().default(2),
+  /**
+   * Boots in wall-clock time instead of polls: an instance reaches its outcome this many
+   * seconds after it was created (or started again), whoever polls, plus a jitter of up to
+   * `bootJitterSeconds` either way, deterministic per instance id and seed. Queued outcomes
+   * keep their own timing.
+   */
+  bootSeconds: z.number().nonnegative().max(86_400).optional(),
+  bootJitterSeconds: z.number().nonnegative().max(86_400).default(0),
   maxSecrets: z.int().nonnegative().default(250),
   /** Seeds the generator behind fault rates, so a run with the same traffic faults the same requests. */
   seed: z.int().optional(),
@@ -200,18 +208,28 @@ export const EmulatorOptionsSchema = z.object({
    */
   allowInsecureWebhooks: z.boolean().default(false),
   /**
-   * A generated market beside the seeded asks: `instanceOffers` instance asks and up to
-   * `volumeOffers` volume asks over a spread of GPUs, prices, countries and machines,
+   * A generated market beside the seeded asks (the default): `instanceOffers` instance asks
+   * and up to `volumeOffers` volume asks over a spread of GPUs, prices, countries and machines,
    * deterministic from `seed` (see marketGen.ts). With a market, renting is exclusive: an
-   * on-demand ask that is rented leaves the market until its instance is destroyed.
+   * on-demand ask that is rented leaves the market until its instance is destroyed. `false`:
+   * the seeded asks alone, each rentable any number of times (the small market tests use).
    */
   market: z
-    .object({
-      seed: z.int().default(1),
-      instanceOffers: z.int().nonnegative().max(100_000).default(300),
-      volumeOffers: z.int().nonnegative().max(10_000).default(36),
-    })
-    .optional(),
+    .union([
+      z.literal(false),
+      z.object({
+        seed: z.int().default(1),
+        instanceOffers: z.int().nonnegative().max(100_000).default(300),
+        volumeOffers: z.int().nonnegative().max(10_000).default(36),
+      }),
+    ])
+    .default({ seed: 1, instanceOffers: 300, volumeOffers: 36 }),
+  /**
+   * `documented`: each endpoint limited per API key at the threshold its 429 example documents
+   * (rateLimits.ts says how it is read), refused with the documented bodies. `off` (the
+   * default) limits nothing.
+   */
+  rateLimits: z.enum(["off", "documented"]).default("off"),
   /** Webhooks allowed per account; the real service allows four. */
   maxWebhooks: z.int().nonnegative().default(4),
 });

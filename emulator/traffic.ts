@@ -1,16 +1,21 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { setTimeout as delay } from "node:timers/promises";
 import type { FaultInjector } from "./faults";
+import type { RateLimiter } from "./rateLimits";
 import { errorBody, isApiPath } from "./http";
 import type { RequestLog, RequestLogEntry } from "./requestLog";
 
 const entries = new WeakMap<FastifyRequest, RequestLogEntry>();
 
-/** Logs /api/ requests and injects faults; registered first so faults precede auth and state. */
+/**
+ * Logs /api/ requests, injects faults and applies rate limits; registered first so that faults
+ * and limits precede auth and state.
+ */
 export function registerTraffic(
   app: FastifyInstance,
   log: RequestLog,
   faults: FaultInjector,
+  limits: RateLimiter,
 ): void {
   app.addHook("onRequest", async (request, reply) => {
     if (!isApiPath(request.url)) return;
@@ -18,13 +23,25 @@ export function registerTraffic(
     entries.set(request, entry);
     if (faults.latencyMs > 0) await delay(faults.latencyMs);
     const fault = faults.decide(request.method, request.url);
-    if (fault === undefined) return;
+    if (fault === undefined) {
+      const limited = limits.take(
+        request.method,
+        request.routeOptions.url ?? "",
+        request.headers.authorization ?? "",
+        Date.now(),
+      );
+      // No Retry-After: the service sends none (its rate-limit page says so).
+      if (limited !== undefined)
+        return reply.code(429).type(limited.contentType).send(limited.body);
+      return;
+    }
     entry.fault = fault.kind;
     switch (fault.kind) {
       case "too_many_requests":
-        reply.code(429).header("retry-after", "0");
+        // As the service answers (no Retry-After), in its plain and JSON forms by turns.
+        reply.code(429);
         return fault.plainText
-          ? reply.type("text/plain; charset=utf-8").send("Too Many Requests")
+          ? reply.type("text/plain; charset=utf-8").send("API requests too frequent")
           : reply.send({ detail: "API requests too frequent endpoint threshold=2.0" });
       case "server_error":
         return reply

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import type { GpuCloudClient, Instance } from "./client";
 
 export interface PollOptions {
   /** The first wait, in ms; each later wait doubles, up to `maxIntervalMs`. */
@@ -24,5 +25,25 @@ export async function pollUntil<T>(
     if (remainingMs <= 0) return undefined;
     await sleep(Math.min(intervalMs, remainingMs));
     intervalMs = Math.min(options.maxIntervalMs, intervalMs * 2);
+  }
+}
+
+/**
+ * Reads the instance at each of the process's shared status rounds
+ * (`client.instances.nextStatus`, one list request a round for every instance waited on) until
+ * `decide` returns a value (not undefined), or returns undefined once the deadline has passed.
+ * `decide` sees undefined when the instance does not exist.
+ */
+export async function watchInstance<T>(
+  client: GpuCloudClient,
+  instanceId: number,
+  intervalMs: number,
+  deadlineMs: number,
+  decide: (instance: Instance | undefined) => T | undefined,
+): Promise<T | undefined> {
+  for (;;) {
+    const value = decide(await client.instances.nextStatus(instanceId, intervalMs));
+    if (value !== undefined) return value;
+    if (Date.now() >= deadlineMs) return undefined;
   }
 }

@@ -25,8 +25,7 @@ export interface DynamicProvider<Inputs, Outputs> extends Omit<
  *
  * A new resource type follows the pattern: its module `provider/resources/<name>` exports
  * `provider`, its class passes `providerShim("pulumi-gpucloud/provider/resources/<name>")` to
- * `super` (after `using _registration = skipSdkPromiseTraces()`, see provider/promise-traces.ts),
- * and `provider/dynamic/<name>.ts` holds `export = forwardingProvider("<name>")`.
+ * `super`, and `provider/dynamic/<name>.ts` holds `export = forwardingProvider("<name>")`.
  * test/unit/provider-entry.test.ts checks that every resource module has its entry.
  *
  * The entry's methods `require` the implementation by package name when called, so:
@@ -41,8 +40,9 @@ export interface DynamicProvider<Inputs, Outputs> extends Omit<
  * its `provider`) and `pulumi-gpucloud/provider/provider-runtime` (and calls `configure`), and
  * stacks written before the `./dynamic/*` export hold `pulumi-gpucloud/provider/dynamic/<name>`.
  * Those modules must keep those exports, and the entries must keep their paths and both names.
- * A copy by value of today's entries also calls the runtime's `beforeCall` and passes
- * `"at-first-call"` to its `configure`: those stay too.
+ * A copy by value of the entries of the release before this one also calls the runtime's
+ * `beforeCall` and passes `"at-first-call"` to its `configure` (and enables Node.js's compile
+ * cache itself): the runtime keeps both, as no-ops.
  */
 export function providerShim(implementation: string): pulumi.dynamic.ResourceProvider {
   const name = implementationPrefix.exec(implementation)?.[1];
@@ -69,15 +69,9 @@ const implementationPrefix = /^pulumi-gpucloud\/provider\/resources\/([a-z][a-z0
  * configuration to the process's one client (provider/provider-runtime.ts), so no
  * configuration is ever part of the state.
  *
- * `configure` is the provider process's first call, before it loads the implementation: it
- * turns on Node.js's compile cache for that process (`NODE_COMPILE_CACHE`, or
- * `os.tmpdir()/node-compile-cache`; `NODE_DISABLE_COMPILE_CACHE=1` keeps it off), so that the
- * next run loads zod, undici and this package from the cached code. Entries are kept per
- * installed path. Each method first tells the runtime which call it is (`beforeCall`; absent
- * from runtimes before it, should a copy by value meet one): the process's first call chooses
- * the one heap collection that comes before the implementation loads
- * (provider/provider-runtime.ts). (Comments inside the methods would be copied into the state
- * along with a copy by value: they live here.)
+ * The entries change nothing of the process they run in (it is shared with the user's own
+ * dynamic resources). (Comments inside the methods would be copied into the state along with a
+ * copy by value: they live here.)
  */
 export function forwardingProvider(name: string): pulumi.dynamic.ResourceProvider {
   const implementation = `pulumi-gpucloud/provider/resources/${name}`;
@@ -87,31 +81,24 @@ export function forwardingProvider(name: string): pulumi.dynamic.ResourceProvide
   /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call */
   return {
     async configure(request) {
-      require("node:module").enableCompileCache?.();
-      require(runtime).configure(request, "at-first-call");
+      require(runtime).configure(request);
     },
     async check(olds, news) {
-      require(runtime).beforeCall?.("check");
       return require(implementation).provider.check(olds, news);
     },
     async diff(id, olds, news) {
-      require(runtime).beforeCall?.("diff");
       return require(implementation).provider.diff(id, olds, news);
     },
     async create(inputs) {
-      require(runtime).beforeCall?.("create");
       return require(implementation).provider.create(inputs);
     },
     async read(id, props) {
-      require(runtime).beforeCall?.("read");
       return require(implementation).provider.read(id, props);
     },
     async update(id, olds, news) {
-      require(runtime).beforeCall?.("update");
       return require(implementation).provider.update(id, olds, news);
     },
     async delete(id, props) {
-      require(runtime).beforeCall?.("delete");
       return require(implementation).provider.delete(id, props);
     },
   };

@@ -31,7 +31,14 @@ import {
   successfulCreates,
 } from "../test/support/scale";
 import { repoRoot, withStack } from "../test/support/pulumi-stack";
-import { emulatorConfig, outsideClient, stateResources } from "../test/support/programs";
+import { emulatorConfig, outsideClient, program, stateResources } from "../test/support/programs";
+import {
+  fleetEmulatorOptions,
+  fleetParallel,
+  fleetProgram,
+  fleetRequests,
+  fleetSize,
+} from "../test/support/fleet";
 import { lineChart, type Series } from "./bench/chart";
 
 const execFileAsync = promisify(execFile);
@@ -237,8 +244,6 @@ async function measureStack(
       program,
       config: kind === "ours" ? emulatorConfig(emulator) : undefined,
       env: { NODE_OPTIONS: `--require ${JSON.stringify(recorder)}`, GPUCLOUD_RSS_LOG: rssLog },
-      // As users run: the provider process loads zod and undici from Node.js's compile cache.
-      compileCache: true,
       // One project name for both kinds: it is part of every URN, hence of the state sizes.
       projectName: "gpucloud-bench",
     },
@@ -408,6 +413,94 @@ async function measureByQuery(emulator: TestEmulator): Promise<ByQueryMeasure> {
       if (left !== 0) throw new Error(`by query: ${left} instances left after destroy`);
       return measure;
     },
+  );
+}
+
+// ---- A fleet under the service's limits -----------------------------------------------------
+
+interface FleetMeasure {
+  readonly instances: number;
+  readonly parallel: number;
+  readonly bootSeconds: number;
+  /** Wall time of the up, until every worker runs and is recorded. */
+  readonly upSeconds: number;
+  readonly destroySeconds: number;
+  /** Requests of the up, answered (not 429) and refused with 429, by kind. */
+  readonly answeredByKind: Record<InstanceRequestKind, number>;
+  readonly refusedByKind: Record<InstanceRequestKind, number>;
+  readonly statusReadsPerInstance: number;
+  readonly destroyRequests: { answered: number; refused: number };
+}
+
+/**
+ * `pulumi up` and `destroy` of a fleet (test/support/fleet.ts) against an emulator that limits
+ * every endpoint as the service documents and boots instances in wall-clock time.
+ */
+async function measureFleet(): Promise<FleetMeasure> {
+  const emulator = await startTestEmulator({ ...fleetEmulatorOptions });
+  try {
+    return await withStack(
+      {
+        program: program(fleetProgram(fleetSize)),
+        config: emulatorConfig(emulator),
+        projectName: "gpucloud-bench",
+      },
+      async ({ stack, output }) => {
+        const onOutput = (text: string) => output.push(text);
+        let started = performance.now();
+        await stack.up({ onOutput, parallel: fleetParallel });
+        const upSeconds = (performance.now() - started) / 1000;
+        const up = fleetRequests(await emulator.requests());
+        const running = (await emulator.state()).instances.length;
+        if (running !== fleetSize) throw new Error(`fleet: ${running} of ${fleetSize} instances`);
+        await emulator.clearRequests();
+        started = performance.now();
+        await stack.destroy({ onOutput, parallel: fleetParallel });
+        const destroySeconds = (performance.now() - started) / 1000;
+        const destroyed = fleetRequests(await emulator.requests());
+        const left = (await emulator.state()).instances.length;
+        if (left !== 0) throw new Error(`fleet: ${left} instances left after destroy`);
+        const sum = (counts: Record<InstanceRequestKind, number>) =>
+          Object.values(counts).reduce((total, count) => total + count, 0);
+        const measure: FleetMeasure = {
+          instances: fleetSize,
+          parallel: fleetParallel,
+          bootSeconds: fleetEmulatorOptions.bootSeconds,
+          upSeconds,
+          destroySeconds,
+          answeredByKind: up.answeredByKind,
+          refusedByKind: up.refusedByKind,
+          statusReadsPerInstance: up.statusReads.answered / fleetSize,
+          destroyRequests: {
+            answered: sum(destroyed.answeredByKind),
+            refused: sum(destroyed.refusedByKind),
+          },
+        };
+        log(
+          `fleet N=${fleetSize} up ${upSeconds.toFixed(1)} s (boot ${measure.bootSeconds} s), ` +
+            `status reads ${measure.statusReadsPerInstance.toFixed(2)} per instance, ` +
+            `429s ${sum(up.refusedByKind)}; destroy ${destroySeconds.toFixed(1)} s`,
+        );
+        return measure;
+      },
+    );
+  } finally {
+    await emulator.close();
+  }
+}
+
+function fleetTable(fleet: FleetMeasure): string {
+  const per = (count: number) => (count / fleet.instances).toFixed(2);
+  return markdownTable(
+    ["requests during up", "answered", "per instance", "refused (429)"],
+    [
+      ...instanceRequestKinds.map((kind) => [
+        requestKindLabels[kind],
+        String(fleet.answeredByKind[kind]),
+        per(fleet.answeredByKind[kind]),
+        String(fleet.refusedByKind[kind]),
+      ]),
+    ],
   );
 }
 
@@ -655,7 +748,9 @@ const requestKindLabels: Record<InstanceRequestKind, string> = {
   instanceList: "instance list (this stack's leftovers, by label), GET /api/v1/instances/",
   offerSearch: "offer search, POST /api/v0/bundles/",
   create: "create, POST /api/v0/asks/{id}/",
-  statusPoll: "status poll, GET /api/v0/instances/{id}/",
+  statusRead:
+    "status read (a shared round's list by id, or a show), GET /api/v1/instances/ or /api/v0/instances/{id}/",
+  destroy: "destroy, DELETE /api/v0/instances/{id}/",
   handOver: "hand-over (relabel), PUT /api/v0/instances/{id}/",
   other: "other",
 };
@@ -728,6 +823,7 @@ async function main(): Promise<void> {
   const emulator = await startTestEmulator({ bootPolls: 0 });
   const samples: StackMeasure[] = [];
   let byQuery: ByQueryMeasure | undefined;
+  let fleet: FleetMeasure | undefined;
   try {
     // The first CLI run of a session pays for cold caches: a small stack, not recorded.
     log("warm-up (not recorded)");
@@ -750,12 +846,15 @@ async function main(): Promise<void> {
     } finally {
       await market.close();
     }
+    log(`a fleet: N=${fleetSize}, --parallel ${fleetParallel}, documented rate limits, one run`);
+    fleet = await measureFleet();
   } finally {
     await emulator.close();
     await rm(tmp, { recursive: true, force: true });
   }
   const totalSeconds = (performance.now() - started) / 1000;
   if (byQuery === undefined) throw new Error("instances by query were not measured");
+  if (fleet === undefined) throw new Error("the fleet was not measured");
   const stacks = sizes.flatMap((n) =>
     kinds.map((kind) =>
       summarize(samples.filter((sample) => sample.kind === kind && sample.n === n)),
@@ -778,7 +877,7 @@ async function main(): Promise<void> {
     "",
     "## Where the time goes",
     "",
-    "Shapes over the floor is what the engine and the SDK charge for our resources' properties (their number and size); ours over shapes is our provider's own work: its start in each `pulumi` process (V8 settings, the heap collection, loading zod, undici and the package), its checks and its API requests.",
+    "Shapes over the floor is what the engine and the SDK charge for our resources' properties (their number and size); ours over shapes is our provider's own work: its start in each `pulumi` process (loading zod, undici and the package), its checks and its API requests.",
     "",
     timeTable(stacks),
     "",
@@ -800,6 +899,19 @@ async function main(): Promise<void> {
     "",
     byQueryTable(byQuery),
     "",
+    "## A fleet under the service's limits",
+    "",
+    `\`pulumi up --parallel ${fleet.parallel}\` of ${fleet.instances} single-GPU workers rented by one ` +
+      `\`offerQuery\`, against an emulator with the documented rate limits (\`--rate-limits ` +
+      `documented\`), boots of ${fleet.bootSeconds} s in wall-clock time and a generated market; one ` +
+      `run. Up until all run: ${fleet.upSeconds.toFixed(1)} s (boot + ` +
+      `${(fleet.upSeconds - fleet.bootSeconds).toFixed(1)} s); status reads ` +
+      `${fleet.statusReadsPerInstance.toFixed(2)} per instance. Destroy: ` +
+      `${fleet.destroySeconds.toFixed(1)} s, ${fleet.destroyRequests.answered} requests answered, ` +
+      `${fleet.destroyRequests.refused} refused.`,
+    "",
+    fleetTable(fleet),
+    "",
     "![wall time against N](bench.svg)",
     "",
     `Total bench time ${totalSeconds.toFixed(0)} s.`,
@@ -816,6 +928,7 @@ async function main(): Promise<void> {
         totalSeconds,
         ratios: ratiosOf(stacks),
         byQuery,
+        fleet,
         stacks,
         samples,
       },
@@ -825,7 +938,7 @@ async function main(): Promise<void> {
   );
   await writeFile(path.join(outDir, "bench.svg"), chart(stacks));
   process.stdout.write(
-    `\n${table}\n\n${timeTable(stacks)}\n\n${stateTable(stacks)}\n\n${typeTable(stacks)}\n\n${byQueryTable(byQuery)}\n\n`,
+    `\n${table}\n\n${timeTable(stacks)}\n\n${stateTable(stacks)}\n\n${typeTable(stacks)}\n\n${byQueryTable(byQuery)}\n\n${fleetTable(fleet)}\n\n`,
   );
   log(
     `wrote ${path.relative(process.cwd(), outDir) || "."}/bench.{md,json,svg} in ${totalSeconds.toFixed(0)} s`,

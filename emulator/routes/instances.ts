@@ -4,7 +4,7 @@ import type { EmulatorContext } from "../context";
 import { ApiError, check, pathId } from "../http";
 import { pageOf, parseListQuery } from "../instanceList";
 import { describeInstance } from "../instanceRow";
-import { start, stop } from "../lifecycle";
+import { bootTimingOf, start, stop } from "../lifecycle";
 import { heldAskIds } from "../market";
 import { accountHasSshKey } from "../sshKeys";
 import { type Instance, RuntypeSchema, type State } from "../state";
@@ -102,7 +102,7 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
   };
   const changeState = (instance: Instance, change: StateChange) => {
     if (change === "stopped") stop(instance);
-    else start(instance, Date.now(), settings.bootPolls);
+    else start(instance, Date.now(), bootTimingOf(settings, instance.id));
   };
   /** Bulk calls answer per id: one unknown id does not stop the others. */
   const forEachId = (ids: number[], apply: (state: State, instance: Instance) => void) => {
@@ -179,9 +179,11 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
         throw new ApiError(400, "no_ssh_key_for_vm", "Register an SSH key before creating a VM.");
       }
       const instance = store.mutate((state) => {
-        const boot = state.bootQueue.shift() ?? { status: "running" };
+        const id = state.nextIds.instance++;
+        const timing = bootTimingOf(settings, id);
+        const queued = state.bootQueue.shift();
         const created: Instance = {
-          id: state.nextIds.instance++,
+          id,
           offer: structuredClone(ask),
           image: input.image,
           diskGb: input.disk,
@@ -193,7 +195,11 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
           imageLogin: input.image_login ?? null,
           createdAtMs: Date.now(),
           polls: 0,
-          boot: { ...boot, afterPolls: boot.afterPolls ?? settings.bootPolls },
+          // A queued outcome keeps its own timing; polls default to the emulator's.
+          boot:
+            queued === undefined
+              ? { status: "running", ...timing }
+              : { ...queued, afterPolls: queued.afterPolls ?? settings.bootPolls },
           intendedStatus: "running",
           restartedAtMs: null,
           volume: volumeInfo

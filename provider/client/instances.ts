@@ -2,6 +2,7 @@ import { z } from "zod";
 import { deleteUnlessGone } from "./errors";
 import { instanceOfferWireSchema } from "./offer-query";
 import { SharedList } from "./shared-list";
+import { StatusRounds } from "./status-rounds";
 import type { Transport } from "./transport";
 
 /** Values of `actual_status`; null while provisioning. */
@@ -154,6 +155,11 @@ export class InstancesApi {
   // A refresh reads every instance of a stack at about the same moment: those reads share the
   // head of the account's list (see showAmongMany). Any write here ends the sharing (SharedList).
   private readonly listHead: SharedList<ListHead>;
+  // Instances waited on (booting, stopping, being destroyed) share their status reads.
+  private readonly statusRounds = new StatusRounds<Instance>(
+    (ids) => this.list({ selectFilters: { id: { in: ids } } }),
+    (id) => this.show(id),
+  );
 
   constructor(private readonly transport: Transport) {
     this.listHead = new SharedList(async (signal) => {
@@ -212,6 +218,17 @@ export class InstancesApi {
       head?.firstPage.get(instanceId) ??
       (await head?.secondPage()?.catch(() => undefined))?.get(instanceId);
     return listed ?? this.show(instanceId);
+  }
+
+  /**
+   * The instance as the next shared status round finds it, or undefined when it does not
+   * exist: for callers that wait on an instance (a boot, a stop, a destroy). Every instance
+   * waited on in this process is read by one list request a round (a page per 25), at a
+   * steady `intervalMs` (the shortest any waiter asks for); only one the list does not hold is
+   * shown by id. The first round comes at once.
+   */
+  nextStatus(instanceId: number, intervalMs: number): Promise<Instance | undefined> {
+    return this.statusRounds.next(instanceId, intervalMs);
   }
 
   /** The instance, or undefined when it does not exist. */

@@ -20,6 +20,12 @@ export interface RetryPolicy {
   /** No retry starts later than this many ms after the first attempt began. */
   readonly deadlineMs: number;
   /**
+   * The same for a request the service keeps refusing with 429 (its rate limit): a fleet's
+   * requests to one endpoint queue at its pace, which can take longer than `deadlineMs`.
+   * `deadlineMs` when absent.
+   */
+  readonly throttledDeadlineMs?: number;
+  /**
    * The least wait before any retry. The real service sends `Retry-After: 0` with its 429s;
    * taking that literally would hammer it.
    */
@@ -30,13 +36,23 @@ export interface RetryPolicy {
 export const defaultRetryPolicy: RetryPolicy = {
   maxAttempts: 8,
   deadlineMs: 120_000,
+  throttledDeadlineMs: 600_000,
   floorMs: 250,
   backoff: exponentialBackoff(500, 10_000),
 };
 
 /** Why a failed attempt happened, as far as retrying is concerned. */
 export type AttemptFailure =
-  | { kind: "status"; status: number; retryAfterMs: number | undefined }
+  | {
+      kind: "status";
+      status: number;
+      retryAfterMs: number | undefined;
+      /**
+       * A 429's `endpoint threshold=T`, the endpoint's limit as the service words it (read as
+       * T requests a second), when the refusal says it.
+       */
+      thresholdPerSecond?: number;
+    }
   /** The connection never opened: the request cannot have reached the server. */
   | { kind: "not-connected" }
   /** The connection broke or timed out after the request may have been sent. */
@@ -62,7 +78,9 @@ export function isRetryable(failure: AttemptFailure, creates: boolean): boolean 
 
 /**
  * The wait before retry number `retry`, or undefined when the policy says to stop (attempts
- * used up, or the wait would end past the deadline).
+ * used up, or the wait would end past the deadline). A 429 is the service asking for fewer
+ * requests, not a failure: it uses up no attempt, and only `throttledDeadlineMs` stops its
+ * retries, so that a fleet under the service's rate limits slows down instead of failing.
  */
 export function retryDelayMs(
   policy: RetryPolicy,
@@ -70,10 +88,14 @@ export function retryDelayMs(
   elapsedMs: number,
   failure: AttemptFailure,
 ): number | undefined {
-  if (retry >= policy.maxAttempts) return undefined;
+  const throttled = failure.kind === "status" && failure.status === 429;
+  if (!throttled && retry >= policy.maxAttempts) return undefined;
   const retryAfterMs = failure.kind === "status" ? (failure.retryAfterMs ?? 0) : 0;
   const delay = Math.max(policy.floorMs, retryAfterMs, policy.backoff(retry));
-  return elapsedMs + delay > policy.deadlineMs ? undefined : delay;
+  const deadlineMs = throttled
+    ? (policy.throttledDeadlineMs ?? policy.deadlineMs)
+    : policy.deadlineMs;
+  return elapsedMs + delay > deadlineMs ? undefined : delay;
 }
 
 /** Parses a `Retry-After` header (seconds or an HTTP date) into milliseconds. */

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Pool } from "undici";
 import { z } from "zod";
 import { authErrorMessage, GpuCloudError } from "./errors";
+import { EndpointPacer, endpointOf } from "./pacing";
 import {
   type AttemptFailure,
   defaultRetryPolicy,
@@ -117,6 +118,15 @@ const serviceErrorBody = z.object({
 });
 const successFlag = z.object({ success: z.literal(false) });
 
+/**
+ * The threshold a 429 names (`API requests too frequent: endpoint threshold=2.0`, in plain text
+ * or in a JSON body's `detail` or `msg`), if it names one.
+ */
+function thresholdOf(text: string): { thresholdPerSecond?: number } {
+  const threshold = Number(/endpoint threshold=([0-9]+(?:\.[0-9]+)?)/.exec(text)?.[1]);
+  return Number.isFinite(threshold) && threshold > 0 ? { thresholdPerSecond: threshold } : {};
+}
+
 /** The last attempt's error, saying that it was the last of several. */
 function afterRetries(error: GpuCloudError, attempts: number): GpuCloudError {
   return new GpuCloudError(
@@ -150,6 +160,8 @@ export class Transport {
   // client never show them, so logging a client cannot print the key.
   readonly #authorization: string;
   readonly #onRetry: ((event: RetryEvent) => void) | undefined;
+  // The service's limits are per endpoint and key: one pacer per client's key.
+  private readonly pacer = new EndpointPacer();
 
   constructor(options: TransportOptions) {
     let url: URL;
@@ -187,12 +199,30 @@ export class Transport {
       }
     }
     const started = Date.now();
+    const paced = endpointOf(spec.method, spec.path);
     for (let attempt = 1; ; attempt++) {
+      let turnAtMs: number;
+      try {
+        turnAtMs = await this.pacer.turn(paced, spec.signal);
+      } catch {
+        throw this.cancelled(endpoint, false);
+      }
       const outcome = await this.attempt(spec, endpoint);
-      if (outcome.ok) return outcome.value;
+      if (outcome.ok) {
+        this.pacer.answered(paced);
+        return outcome.value;
+      }
+      const throttled = outcome.failure.kind === "status" && outcome.failure.status === 429;
+      if (throttled) {
+        const { thresholdPerSecond } = outcome.failure as { thresholdPerSecond?: number };
+        this.pacer.throttled(paced, turnAtMs, thresholdPerSecond);
+      }
       const creates = spec.creates ?? false;
+      // A refusal's retry waits for its turn at the endpoint's learnt pace (capped, jittered),
+      // not for a backoff of its own on top: the policy's floor, then the pacer.
+      const policy = throttled ? { ...this.retryPolicy, backoff: () => 0 } : this.retryPolicy;
       const delayMs = isRetryable(outcome.failure, creates)
-        ? retryDelayMs(this.retryPolicy, attempt, Date.now() - started, outcome.failure)
+        ? retryDelayMs(policy, attempt, Date.now() - started, outcome.failure)
         : undefined;
       if (delayMs === undefined)
         throw attempt > 1 ? afterRetries(outcome.error, attempt) : outcome.error;
@@ -292,6 +322,7 @@ export class Transport {
       kind: "status",
       status,
       retryAfterMs: parseRetryAfterMs(headers["retry-after"]),
+      ...(status === 429 ? thresholdOf(text) : {}),
     };
     if (status < 200 || status >= 300) {
       const parsed = serviceErrorBody.safeParse(body);

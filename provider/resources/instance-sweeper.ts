@@ -1,6 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { skipSdkPromiseTraces } from "../promise-traces";
 import { providerClient, reportProgress } from "../provider-runtime";
 import { readResult } from "../read-result";
 import { type DynamicProvider, providerShim } from "../shim";
@@ -89,14 +88,19 @@ export const provider: DynamicProvider<SweeperInputs, SweeperOutputs> = {
         isLeftoverOf(instance, stackToken) &&
         !isRecorded(ownerOfInstance(instance) ?? "", instance.id),
     );
-    const kept: number[] = [];
-    for (const instance of left) {
-      reportProgress(
-        `destroying instance ${instance.id} (${ownerOfInstance(instance) ?? ""}), ` +
-          `left by an interrupted create of this stack and recorded by no resource`,
-      );
-      if (!(await destroyAndConfirm(client, instance.id, 3))) kept.push(instance.id);
-    }
+    // At once: their confirmations share the status rounds.
+    const destroyed = await Promise.all(
+      left.map(async (instance) => {
+        reportProgress(
+          `destroying instance ${instance.id} (${ownerOfInstance(instance) ?? ""}), ` +
+            `left by an interrupted create of this stack and recorded by no resource`,
+        );
+        return (await destroyAndConfirm(client, instance.id, 3).catch(() => false))
+          ? undefined
+          : instance.id;
+      }),
+    );
+    const kept = destroyed.filter((id) => id !== undefined);
     if (kept.length > 0) {
       throw new Error(
         `instances ${kept.join(", ")} of this stack could not be confirmed destroyed; ` +
@@ -131,7 +135,6 @@ export class InstanceSweeper extends pulumi.dynamic.Resource {
   declare readonly stackToken: pulumi.Output<string>;
 
   constructor(name: string, args: SweeperInputs, opts?: pulumi.CustomResourceOptions) {
-    using _registration = skipSdkPromiseTraces();
     super(
       providerShim("pulumi-gpucloud/provider/resources/instance-sweeper"),
       name,

@@ -2,7 +2,6 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, GpuCloudError } from "../client";
 import { once } from "../once";
-import { skipSdkPromiseTraces } from "../promise-traces";
 import { configurationFailures, providerClient } from "../provider-runtime";
 import { readResult } from "../read-result";
 import { type DynamicProvider, providerShim } from "../shim";
@@ -136,7 +135,6 @@ export class Secret extends pulumi.dynamic.Resource {
   declare readonly value: pulumi.Output<string>;
 
   constructor(name: string, args: SecretArgs, opts?: pulumi.CustomResourceOptions) {
-    using _registration = skipSdkPromiseTraces();
     super(
       providerShim("pulumi-gpucloud/provider/resources/secret"),
       name,

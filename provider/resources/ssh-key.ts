@@ -3,7 +3,6 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, GpuCloudError, type SshKey as SshKeyWire } from "../client";
 import { once } from "../once";
-import { skipSdkPromiseTraces } from "../promise-traces";
 import { configurationFailures, providerClient } from "../provider-runtime";
 import { readResult } from "../read-result";
 import { type DynamicProvider, providerShim } from "../shim";
@@ -199,7 +198,6 @@ export class SshKey extends pulumi.dynamic.Resource {
   declare readonly fingerprint: pulumi.Output<string>;
 
   constructor(name: string, args: SshKeyArgs, opts?: pulumi.CustomResourceOptions) {
-    using _registration = skipSdkPromiseTraces();
     super(
       providerShim("pulumi-gpucloud/provider/resources/ssh-key"),
       name,

@@ -10,7 +10,6 @@ import {
   type VolumeOfferQuery,
 } from "../client";
 import { once } from "../once";
-import { skipSdkPromiseTraces } from "../promise-traces";
 import { configurationFailures, providerClient } from "../provider-runtime";
 import { readResult } from "../read-result";
 import { type DynamicProvider, providerShim } from "../shim";
@@ -264,7 +263,6 @@ export class Volume extends pulumi.dynamic.Resource {
   declare readonly machineId: pulumi.Output<number | null>;
 
   constructor(name: string, args: VolumeArgs, opts?: pulumi.CustomResourceOptions) {
-    using _registration = skipSdkPromiseTraces();
     super(
       providerShim("pulumi-gpucloud/provider/resources/volume"),
       name,

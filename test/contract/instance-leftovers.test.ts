@@ -83,6 +83,13 @@ describe("instances left by interrupted runs", () => {
   const creates = async () =>
     (await emulator.requests()).filter((entry) => entry.path.startsWith("/api/v0/asks/"));
   const instanceIds = async () => (await emulator.state()).instances.map((i) => i.id);
+  /** Lists looking for leftovers (status reads list the account too, by id). */
+  const leftoverLists = async () =>
+    (await emulator.requests()).filter(
+      (entry) =>
+        entry.path.startsWith("/api/v1/instances/") &&
+        decodeURIComponent(entry.path).includes('"label"'),
+    );
 
   it("adopts a booting leftover of the same resource instead of renting another", async () => {
     const leftover = await rentLeftover(inputs);
@@ -97,9 +104,7 @@ describe("instances left by interrupted runs", () => {
     // Handed over: the program's label replaces the being-created one.
     expect((await emulator.state()).instances[0]?.label).toBe("trainer");
     // One list of the account, filtered by the being-created label, is all looking costs.
-    const lists = (await emulator.requests()).filter((entry) =>
-      entry.path.startsWith("/api/v1/instances/"),
-    );
+    const lists = await leftoverLists();
     expect(lists).toHaveLength(1);
     expect(decodeURIComponent(lists[0]?.path ?? "")).toContain(creatingLabelOf(stackToken));
   });
@@ -115,9 +120,7 @@ describe("instances left by interrupted runs", () => {
     );
     const fourth = await instanceProvider.create({ ...inputs, owner: "proj/dev/fourth" });
 
-    const lists = (await emulator.requests()).filter((entry) =>
-      entry.path.startsWith("/api/v1/instances/"),
-    );
+    const lists = await leftoverLists();
     expect(lists).toHaveLength(1);
     // The list still finds what an earlier run left: the third adopted its leftover.
     expect(created.map((instance) => instance.id)[2]).toBe(String(leftover));

@@ -74,6 +74,8 @@ describe("the README's examples", () => {
         config: {
           ...emulatorConfig(emulator),
           "gpucloud-e2e:hfToken": { value: "hf_example", secret: true },
+          // The fleet example's size: a fleet of its own is the benchmark's (and fleet.test.ts).
+          "gpucloud-e2e:workers": { value: "2" },
         },
         env: { GPUCLOUD_API_KEY: emulator.apiKey, GPUCLOUD_BASE_URL: emulator.url },
       },

@@ -61,8 +61,8 @@ async function expectLeanProcesses(log: string): Promise<void> {
     expect(provider.packages).not.toContain("fastify");
     expect(provider.gpucloudModules.filter((file) => /^dist\/emulator\//.test(file))).toEqual([]);
     expect(provider.gpucloudModules).not.toContain("dist/provider/index.js");
-    // The provider process keeps what it compiles in Node.js's compile cache for the next run.
-    expect(provider.compileCacheDir).toEqual(expect.any(String));
+    // Nor of the provider process's, which the user's own dynamic resources share.
+    expect(provider.compileCacheDir).toBeUndefined();
     expect(provider.gpucloudModules).toEqual(
       expect.arrayContaining([
         "dist/provider/dynamic/secret.js",
@@ -96,13 +96,10 @@ new gpucloud.Instance("instance", { askId: 31001, image: "img", diskGb: 10, poll
 new pulumi.dynamic.Resource({ async create(inputs) { return { id: "noop", outs: inputs }; } }, "noop", { value: "abc" });
 `),
         config: emulatorConfig(emulator),
-        compileCache: true,
         // The benchmark's recorder: what each Node.js process of the step loaded.
         env: {
           NODE_OPTIONS: `--require ${JSON.stringify(recorder)}`,
           GPUCLOUD_RSS_LOG: path.join(logDir, "loaded.jsonl"),
-          // Set, it would turn the compile cache on in every process, the program's too.
-          NODE_COMPILE_CACHE: "",
         },
       },
       async ({ stack, exportState, workDir }) => {

@@ -55,7 +55,7 @@ function parseJson(text: string): unknown {
 export async function startTestEmulator(
   options: Partial<EmulatorOptions> = {},
 ): Promise<TestEmulator> {
-  const emulator = await startEmulator({ apiKey: API_KEY, ...options });
+  const emulator = await startEmulator({ apiKey: API_KEY, market: false, ...options });
   const dispatcher = new Agent();
   const raw = async (
     method: Method,

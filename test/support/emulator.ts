@@ -99,7 +99,14 @@ export async function startTestEmulator(
   options: Partial<EmulatorOptions> = {},
 ): Promise<TestEmulator> {
   const apiKey = options.apiKey ?? `test-key-${Math.random().toString(36).slice(2)}`;
-  const running = await startEmulator({ ...options, apiKey, port: 0, host: "127.0.0.1" });
+  // The small market (the seeded asks, rentable any number of times) unless a test asks for one.
+  const running = await startEmulator({
+    market: false,
+    ...options,
+    apiKey,
+    port: 0,
+    host: "127.0.0.1",
+  });
 
   async function control(
     method: "GET" | "PUT" | "POST" | "DELETE" | "PATCH",

@@ -48,12 +48,6 @@ export interface StackOptions {
    * npm, as a user's project would.
    */
   readonly install?: { readonly tarball: string };
-  /**
-   * Leave Node.js's compile cache as the package sets it (the provider process turns it on).
-   * Off by default: each stack holds its own copy of the package, so each would leave its own
-   * cache entries in os.tmpdir().
-   */
-  readonly compileCache?: boolean;
 }
 
 /** A stack in its own temporary directory and file backend, driven by the real Pulumi CLI. */
@@ -101,7 +95,6 @@ export async function withStack<T>(
     PULUMI_BACKEND_URL: `file://${backendDir}`,
     PULUMI_CONFIG_PASSPHRASE: "gpucloud-e2e-passphrase",
     PULUMI_SKIP_UPDATE_CHECK: "true",
-    ...(options.compileCache ? {} : { NODE_DISABLE_COMPILE_CACHE: "1" }),
     ...options.env,
   };
   const stack = await LocalWorkspace.createStack(

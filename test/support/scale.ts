@@ -196,43 +196,47 @@ export const instanceRequestKinds = [
   "instanceList",
   "offerSearch",
   "create",
-  "statusPoll",
+  "statusRead",
   "handOver",
+  "destroy",
   "other",
 ] as const;
 export type InstanceRequestKind = (typeof instanceRequestKinds)[number];
 
 /**
- * The kind of a request an instance create sends: the list of the account's instances (looking
- * for leftovers of interrupted runs), an offer search, the create itself (POST or PUT on an ask),
- * a poll of the new instance's status, its hand-over (the relabel that ends its being-created
- * label), or anything else (the user, for example).
+ * The kind of a request an instance's life sends: the list looking for this stack's leftovers
+ * of interrupted runs (filtered by label), an offer search, the create itself (POST or PUT on an
+ * ask), a status read (a shared round's list of the instances waited on, filtered by id, or a
+ * show by id), its hand-over (the relabel that ends its being-created label), its destroy, or
+ * anything else (the user, for example).
  */
 export function instanceRequestKind(
   request: Pick<LoggedRequest, "method" | "path">,
 ): InstanceRequestKind {
   const route = routeOf(request.path);
-  if (request.method === "GET" && route === "/api/v1/instances") return "instanceList";
+  if (request.method === "GET" && route === "/api/v1/instances") {
+    return decodeURIComponent(request.path).includes('"label"') ? "instanceList" : "statusRead";
+  }
   if (request.method === "POST" && route === "/api/v0/bundles") return "offerSearch";
   if (createKind(request) === "instance") return "create";
-  if (request.method === "GET" && /^\/api\/v0\/instances\/\d+$/.test(route)) return "statusPoll";
+  if (request.method === "GET" && /^\/api\/v0\/instances\/\d+$/.test(route)) return "statusRead";
   if (request.method === "PUT" && /^\/api\/v0\/instances\/\d+$/.test(route)) return "handOver";
+  if (request.method === "DELETE" && /^\/api\/v0\/instances\/\d+$/.test(route)) return "destroy";
   return "other";
 }
 
-/** Requests by `instanceRequestKind`. */
+/** Requests by `instanceRequestKind`; with `status`, only those the emulator answered so. */
 export function countInstanceRequests(
-  requests: readonly Pick<LoggedRequest, "method" | "path">[],
+  requests: readonly Pick<LoggedRequest, "method" | "path" | "status">[],
+  status?: (code: number | null) => boolean,
 ): Record<InstanceRequestKind, number> {
-  const counts: Record<InstanceRequestKind, number> = {
-    instanceList: 0,
-    offerSearch: 0,
-    create: 0,
-    statusPoll: 0,
-    handOver: 0,
-    other: 0,
-  };
-  for (const request of requests) counts[instanceRequestKind(request)] += 1;
+  const counts = Object.fromEntries(instanceRequestKinds.map((kind) => [kind, 0])) as Record<
+    InstanceRequestKind,
+    number
+  >;
+  for (const request of requests) {
+    if (status === undefined || status(request.status)) counts[instanceRequestKind(request)] += 1;
+  }
   return counts;
 }
 

@@ -24,7 +24,7 @@ import { withStack } from "./pulumi-stack";
 export const soakFaultSeed = 4242;
 
 /**
- * 20% of all requests get 429 (`Retry-After: 0`) and 10% of reads (GET) get 503. The emulator
+ * 20% of all requests get 429 (no `Retry-After`) and 10% of reads (GET) get 503. The emulator
  * tries 429 first, so a GET reaches the 503 rule only 80% of the time: 0.125 × 0.8 = 10%.
  * Besides the rates, the first request of a phase gets 429 and the first GET that reaches the
  * 503 rule gets 503, so that even a short phase meets both faults.

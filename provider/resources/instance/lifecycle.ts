@@ -7,7 +7,7 @@ import {
   type GpuCloudClient,
   type Instance as InstanceWire,
 } from "../../client";
-import { pollUntil } from "../../polling";
+import { pollUntil, watchInstance } from "../../polling";
 import { reportProgress } from "../../provider-runtime";
 import { createTokenVariable } from "./identity";
 import type { InstanceInputs, InstanceOutputs } from "./inputs";
@@ -91,7 +91,10 @@ export type BootOutcome =
   | { kind: "gone" }
   | { kind: "deadline"; instance: InstanceWire | undefined };
 
-/** Polls until the instance runs, reaches a dead end, disappears, or the deadline passes. */
+/**
+ * Waits, through the shared status rounds, until the instance runs, reaches a dead end,
+ * disappears, or the deadline passes.
+ */
 export async function waitUntilRunning(
   client: GpuCloudClient,
   instanceId: number,
@@ -100,9 +103,12 @@ export async function waitUntilRunning(
   onStatus: (instance: InstanceWire) => void,
 ): Promise<BootOutcome> {
   let last: InstanceWire | undefined;
-  const outcome = await pollUntil<BootOutcome>(
-    async () => {
-      const instance = await client.instances.show(instanceId);
+  const outcome = await watchInstance<BootOutcome>(
+    client,
+    instanceId,
+    pollIntervalSeconds * 1000,
+    deadlineMs,
+    (instance) => {
       if (!instance) return { kind: "gone" };
       if (instance.actual_status !== last?.actual_status) onStatus(instance);
       last = instance;
@@ -112,11 +118,6 @@ export async function waitUntilRunning(
         return { kind: "dead-end", instance };
       }
       return undefined;
-    },
-    {
-      initialIntervalMs: pollIntervalSeconds * 1000,
-      maxIntervalMs: Math.max(30_000, pollIntervalSeconds * 1000),
-      deadlineMs,
     },
   );
   return outcome ?? { kind: "deadline", instance: last };
@@ -130,13 +131,12 @@ export async function destroyAndConfirm(
   timeoutMs = 120_000,
 ): Promise<boolean> {
   await client.instances.destroy(instanceId);
-  const gone = await pollUntil(
-    async () => ((await client.instances.show(instanceId)) === undefined ? true : undefined),
-    {
-      initialIntervalMs: pollIntervalSeconds * 1000,
-      maxIntervalMs: Math.max(10_000, pollIntervalSeconds * 1000),
-      deadlineMs: Date.now() + timeoutMs,
-    },
+  const gone = await watchInstance(
+    client,
+    instanceId,
+    pollIntervalSeconds * 1000,
+    Date.now() + timeoutMs,
+    (instance) => (instance === undefined ? true : undefined),
   );
   return gone === true;
 }

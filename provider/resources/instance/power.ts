@@ -4,7 +4,7 @@ import {
   type Instance as InstanceWire,
   type InstanceState,
 } from "../../client";
-import { pollUntil } from "../../polling";
+import { watchInstance } from "../../polling";
 import type { InstanceInputs } from "./inputs";
 
 /** How long a stop or start may take before the update fails; the service usually needs seconds. */
@@ -24,9 +24,12 @@ export async function followState(
   progress(`${state === "stopped" ? "stopping" : "starting"} instance ${instanceId}`);
   await client.instances.setState(instanceId, state);
   let last: InstanceWire | undefined;
-  const reached = await pollUntil(
-    async () => {
-      const instance = await client.instances.show(instanceId);
+  const reached = await watchInstance(
+    client,
+    instanceId,
+    inputs.pollIntervalSeconds * 1000,
+    Date.now() + followTimeoutMs,
+    (instance) => {
       if (!instance) throw new Error(`instance ${instanceId} disappeared while ${state}`);
       last = instance;
       const status = instance.actual_status ?? "";
@@ -35,11 +38,6 @@ export async function followState(
         throw new Error(`instance ${instanceId} reached ${status} while starting; it will not run`);
       }
       return undefined;
-    },
-    {
-      initialIntervalMs: inputs.pollIntervalSeconds * 1000,
-      maxIntervalMs: Math.max(30_000, inputs.pollIntervalSeconds * 1000),
-      deadlineMs: Date.now() + followTimeoutMs,
     },
   );
   if (reached) return reached;

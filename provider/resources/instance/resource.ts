@@ -1,5 +1,4 @@
 import * as pulumi from "@pulumi/pulumi";
-import { skipSdkPromiseTraces } from "../../promise-traces";
 import { providerShim } from "../../shim";
 import { type InstanceSweeper, stackSweeper } from "../instance-sweeper";
 import { ownerOf } from "./identity";
@@ -66,7 +65,10 @@ export interface InstanceArgs {
    * changing this stops or starts it in place.
    */
   state?: pulumi.Input<"running" | "stopped">;
-  /** The first wait between status polls (default 3 s); later waits double up to 30 s. */
+  /**
+   * Seconds between status reads while the instance boots, stops, starts or is destroyed
+   * (default 3). The instances a run waits on share their reads: one list request a round.
+   */
   pollIntervalSeconds?: pulumi.Input<number>;
   /**
    * Account SSH keys to attach once the instance runs, e.g. `[key.sshKeyId]` of a `SshKey`;
@@ -108,7 +110,6 @@ export class Instance extends pulumi.dynamic.Resource {
   }>;
 
   constructor(name: string, args: InstanceArgs, opts?: pulumi.CustomResourceOptions) {
-    using _registration = skipSdkPromiseTraces();
     const sweeper = stackSweeper();
     super(
       providerShim("pulumi-gpucloud/provider/resources/instance"),

@@ -63,6 +63,17 @@ describe("retryDelayMs", () => {
     expect(retryDelayMs({ ...policy, maxAttempts: 1 }, 1, 0, status(503))).toBeUndefined();
   });
 
+  it("retries a 429 past maxAttempts, until the deadline", () => {
+    expect(retryDelayMs(policy, 4, 0, status(429))).toBeDefined();
+    expect(retryDelayMs(policy, 40, 0, status(429))).toBeDefined();
+    expect(retryDelayMs(policy, 40, 9_751, status(429))).toBeUndefined();
+    // A deadline of their own for refusals, when the policy has one.
+    const patient = { ...policy, throttledDeadlineMs: 60_000 };
+    expect(retryDelayMs(patient, 40, 50_000, status(429))).toBeDefined();
+    expect(retryDelayMs(patient, 1, 9_751, status(503))).toBeUndefined();
+    expect(defaultRetryPolicy.throttledDeadlineMs).toBe(600_000);
+  });
+
   it("stops when the wait would end past the deadline", () => {
     expect(retryDelayMs(policy, 1, 9_750, status(503))).toBe(250);
     expect(retryDelayMs(policy, 1, 9_751, status(503))).toBeUndefined();
