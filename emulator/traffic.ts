@@ -38,11 +38,12 @@ export function registerTraffic(
     entry.fault = fault.kind;
     switch (fault.kind) {
       case "too_many_requests":
-        // As the service answers (no Retry-After), in its plain and JSON forms by turns.
+        // As the service answers (no Retry-After), in its plain and JSON forms by turns; no
+        // threshold, which would be a limit of an endpoint the fault has nothing to do with.
         reply.code(429);
         return fault.plainText
           ? reply.type("text/plain; charset=utf-8").send("API requests too frequent")
-          : reply.send({ detail: "API requests too frequent endpoint threshold=2.0" });
+          : reply.send({ detail: "API requests too frequent" });
       case "server_error":
         return reply
           .code(fault.status)

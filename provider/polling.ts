@@ -31,8 +31,8 @@ export async function pollUntil<T>(
 /**
  * Reads the instance at each of the process's shared status rounds
  * (`client.instances.nextStatus`, one list request a round for every instance waited on) until
- * `decide` returns a value (not undefined), or returns undefined once the deadline has passed.
- * `decide` sees undefined when the instance does not exist.
+ * `decide` returns a value (not undefined), or returns undefined at the deadline, even while a
+ * read is still under way. `decide` sees undefined when the instance does not exist.
  */
 export async function watchInstance<T>(
   client: GpuCloudClient,
@@ -42,8 +42,31 @@ export async function watchInstance<T>(
   decide: (instance: Instance | undefined) => T | undefined,
 ): Promise<T | undefined> {
   for (;;) {
-    const value = decide(await client.instances.nextStatus(instanceId, intervalMs));
+    const read = await beforeDeadline(
+      client.instances.nextStatus(instanceId, intervalMs),
+      deadlineMs,
+    );
+    if (!read.done) return undefined;
+    const value = decide(read.value);
     if (value !== undefined) return value;
-    if (Date.now() >= deadlineMs) return undefined;
+  }
+}
+
+/** The promise's value, or `done: false` once the deadline passes first. */
+async function beforeDeadline<T>(
+  promise: Promise<T>,
+  deadlineMs: number,
+): Promise<{ done: true; value: T } | { done: false }> {
+  const timer = new AbortController();
+  const late = sleep(Math.max(0, deadlineMs - Date.now()), undefined, {
+    signal: timer.signal,
+  }).then(
+    () => ({ done: false }) as const,
+    () => ({ done: false }) as const,
+  );
+  try {
+    return await Promise.race([promise.then((value) => ({ done: true, value }) as const), late]);
+  } finally {
+    timer.abort();
   }
 }

@@ -1,21 +1,27 @@
 /**
  * Status reads shared by every instance one process waits on (boots, stops and starts,
- * destroys). A round lists the instances waited on at once (the list filtered by id, 25 a page
- * as the service pages) and shows by id only those the list does not hold (gone, or not listed
- * yet): ⌈W/25⌉ requests for W instances, where each polling its own would send W. Rounds come
- * at a steady interval, the shortest any waiter asked for, and only while someone waits.
+ * destroys). A round lists the instances waited on at once (the list filtered by id, 25 ids a
+ * request: the service's page, which also keeps each request's address short) and shows by id
+ * only those the list does not hold (gone, or not listed yet): ⌈W/25⌉ requests for W
+ * instances, where each polling its own would send W. Rounds come at a steady interval, the
+ * shortest any waiter asks for, and only while someone waits. A show can take long (retried
+ * under the service's rate limits): it holds up its own waiters only, never the next round.
  */
 export class StatusRounds<Row extends { id: number }> {
   private waiting: Waiter<Row>[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private timerAtMs = Number.POSITIVE_INFINITY;
   private inRound = false;
   private lastRoundAtMs = Number.NEGATIVE_INFINITY;
+  /** Shows in flight, one per id, shared by the rounds that need it. */
+  private readonly shows = new Map<number, Promise<Row | undefined>>();
 
   constructor(
-    /** The rows of these ids that exist (a failure leaves each id to `show`). */
+    /** The rows of these ids (at most `idsPerList`) that exist. */
     private readonly listByIds: (ids: number[]) => Promise<Row[]>,
     /** One row by id, or undefined when it does not exist. */
     private readonly show: (id: number) => Promise<Row | undefined>,
+    private readonly idsPerList = 25,
   ) {}
 
   /**
@@ -30,13 +36,20 @@ export class StatusRounds<Row extends { id: number }> {
   }
 
   private schedule(): void {
-    if (this.inRound || this.timer !== undefined || this.waiting.length === 0) return;
+    if (this.inRound || this.waiting.length === 0) return;
     const intervalMs = Math.min(...this.waiting.map((waiter) => waiter.intervalMs));
-    const delayMs = Math.max(0, this.lastRoundAtMs + intervalMs - Date.now());
+    const atMs = Math.max(Date.now(), this.lastRoundAtMs + intervalMs);
+    // A waiter asking for a shorter interval brings the pending round forward.
+    if (this.timer !== undefined) {
+      if (atMs >= this.timerAtMs) return;
+      clearTimeout(this.timer);
+    }
+    this.timerAtMs = atMs;
     this.timer = setTimeout(() => {
       this.timer = undefined;
+      this.timerAtMs = Number.POSITIVE_INFINITY;
       void this.round();
-    }, delayMs);
+    }, atMs - Date.now());
   }
 
   private async round(): Promise<void> {
@@ -46,28 +59,32 @@ export class StatusRounds<Row extends { id: number }> {
     this.waiting = [];
     try {
       const ids = [...new Set(batch.map((waiter) => waiter.id))];
-      const listed = new Map(
-        (await this.listByIds(ids).catch(() => [])).map((row): [number, Row] => [row.id, row]),
-      );
-      const shows = new Map<number, Promise<Row | undefined>>();
+      const listed = new Map<number, Row>();
+      for (let start = 0; start < ids.length; start += this.idsPerList) {
+        // A list that fails leaves its ids to their shows.
+        const rows = await this.listByIds(ids.slice(start, start + this.idsPerList)).catch(
+          () => [],
+        );
+        for (const row of rows) listed.set(row.id, row);
+      }
       for (const waiter of batch) {
         const row = listed.get(waiter.id);
-        if (row !== undefined) {
-          waiter.resolve(row);
-          continue;
-        }
-        let show = shows.get(waiter.id);
-        if (show === undefined) {
-          show = this.show(waiter.id);
-          shows.set(waiter.id, show);
-        }
-        show.then(waiter.resolve, waiter.reject);
+        if (row !== undefined) waiter.resolve(row);
+        else this.showOf(waiter.id).then(waiter.resolve, waiter.reject);
       }
-      await Promise.allSettled(shows.values());
     } finally {
       this.inRound = false;
       this.schedule();
     }
+  }
+
+  private showOf(id: number): Promise<Row | undefined> {
+    let show = this.shows.get(id);
+    if (show === undefined) {
+      show = this.show(id).finally(() => this.shows.delete(id));
+      this.shows.set(id, show);
+    }
+    return show;
   }
 }
 

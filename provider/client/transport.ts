@@ -200,6 +200,12 @@ export class Transport {
     }
     const started = Date.now();
     const paced = endpointOf(spec.method, spec.path);
+    // Refusals (429) and other failures are counted apart: a refusal uses up no attempt, and
+    // the time spent waiting for the endpoint's pace counts only against the refusals' own
+    // deadline, not against the deadline of other failures.
+    let failures = 0;
+    let refusals = 0;
+    let pacedMs = 0;
     for (let attempt = 1; ; attempt++) {
       let turnAtMs: number;
       try {
@@ -207,6 +213,7 @@ export class Transport {
       } catch {
         throw this.cancelled(endpoint, false);
       }
+      pacedMs += Date.now() - turnAtMs;
       const outcome = await this.attempt(spec, endpoint);
       if (outcome.ok) {
         this.pacer.answered(paced);
@@ -214,16 +221,30 @@ export class Transport {
       }
       const throttled = outcome.failure.kind === "status" && outcome.failure.status === 429;
       if (throttled) {
+        refusals += 1;
         const { thresholdPerSecond } = outcome.failure as { thresholdPerSecond?: number };
         this.pacer.throttled(paced, turnAtMs, thresholdPerSecond);
+      } else {
+        failures += 1;
       }
       const creates = spec.creates ?? false;
       // A refusal's retry waits for its turn at the endpoint's learnt pace (capped, jittered),
       // not for a backoff of its own on top: the policy's floor, then the pacer.
-      const policy = throttled ? { ...this.retryPolicy, backoff: () => 0 } : this.retryPolicy;
-      const delayMs = isRetryable(outcome.failure, creates)
-        ? retryDelayMs(policy, attempt, Date.now() - started, outcome.failure)
-        : undefined;
+      const delayMs = !isRetryable(outcome.failure, creates)
+        ? undefined
+        : throttled
+          ? retryDelayMs(
+              { ...this.retryPolicy, backoff: () => 0 },
+              refusals,
+              Date.now() - started,
+              outcome.failure,
+            )
+          : retryDelayMs(
+              this.retryPolicy,
+              failures,
+              Date.now() - started - pacedMs,
+              outcome.failure,
+            );
       if (delayMs === undefined)
         throw attempt > 1 ? afterRetries(outcome.error, attempt) : outcome.error;
       this.#onRetry?.({ endpoint, retry: attempt, delayMs, reason: outcome.error.message });
@@ -232,6 +253,7 @@ export class Transport {
       } catch {
         throw this.cancelled(endpoint, false);
       }
+      if (throttled) pacedMs += delayMs;
     }
   }
 

@@ -95,12 +95,16 @@ export const provider: DynamicProvider<SweeperInputs, SweeperOutputs> = {
           `destroying instance ${instance.id} (${ownerOfInstance(instance) ?? ""}), ` +
             `left by an interrupted create of this stack and recorded by no resource`,
         );
-        return (await destroyAndConfirm(client, instance.id, 3).catch(() => false))
-          ? undefined
-          : instance.id;
+        try {
+          return (await destroyAndConfirm(client, instance.id, 3))
+            ? undefined
+            : `${instance.id} (still shown)`;
+        } catch (error) {
+          return `${instance.id} (${error instanceof Error ? error.message : String(error)})`;
+        }
       }),
     );
-    const kept = destroyed.filter((id) => id !== undefined);
+    const kept = destroyed.filter((why) => why !== undefined);
     if (kept.length > 0) {
       throw new Error(
         `instances ${kept.join(", ")} of this stack could not be confirmed destroyed; ` +

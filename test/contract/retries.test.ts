@@ -226,6 +226,37 @@ describe("retries under injected faults", () => {
   });
 });
 
+describe("refusals and failures counted apart", () => {
+  const h = useEmulator();
+
+  it("refusals (429) use up no attempt: failures after them still get their retries", async () => {
+    // Four refusals, then two 503s (the emulator tries 429 first), then an answer: seven
+    // requests for a policy of 3 attempts.
+    await h.emulator.setFaults({
+      tooManyRequests: { next: 4 },
+      serverErrors: { next: 2, status: 503 },
+    });
+    const client = h.newClient({
+      retryPolicy: {
+        maxAttempts: 3,
+        deadlineMs: 5_000,
+        throttledDeadlineMs: 60_000,
+        floorMs: 5,
+        backoff: () => 5,
+      },
+    });
+    await client.secrets.list();
+
+    expect(summary(await h.emulator.requests())).toEqual([
+      ...Array.from({ length: 4 }, () => "GET /api/v0/secrets/ 429"),
+      "GET /api/v0/secrets/ 503",
+      "GET /api/v0/secrets/ 503",
+      "GET /api/v0/secrets/ 200",
+    ]);
+    // The refusals paced the endpoint (0.25 + 0.5 + 1 + 2 s): a ceiling against hangs only.
+  }, 30_000);
+});
+
 describe("retry waits", () => {
   const h = useEmulator();
 
