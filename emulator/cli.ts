@@ -6,10 +6,13 @@ const USAGE =
   "usage: gpucloud-emulator --port N --api-key K [--host 127.0.0.1] [--state FILE]\n" +
   "                         [--boot-polls N | --boot-seconds S[:JITTER]] [--rate-limits off|documented]\n" +
   "                         [--market-seed N | --small-market] [--allow-insecure-webhooks]\n" +
+  "                         [--worker-release-seconds S]\n" +
   "  --boot-seconds S[:J]  instances boot S seconds after they are created (± up to J), whoever polls.\n" +
   "  --rate-limits documented  each endpoint limited per key at the threshold the service documents.\n" +
   "  The market: 300 generated instance offers and 36 volume offers beside the seeded asks, renting\n" +
   "  exclusive (--market-seed N picks another); --small-market lists the seeded asks alone.\n" +
+  "  --worker-release-seconds S  workers of a deleted worker group or endpoint leave the account S seconds\n" +
+  "  later (default 1).\n" +
   "  --api-key may be replaced by the GPUCLOUD_API_KEY environment variable; --port 0 picks a free port.";
 
 function usageError(message: string): never {
@@ -38,6 +41,7 @@ function parseCommandLine() {
         "small-market": { type: "boolean" },
         "boot-seconds": { type: "string" },
         "rate-limits": { type: "string" },
+        "worker-release-seconds": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }).values;
@@ -69,6 +73,13 @@ async function main(): Promise<void> {
   const rateLimits = args["rate-limits"] ?? "off";
   if (rateLimits !== "off" && rateLimits !== "documented")
     usageError("--rate-limits must be off or documented");
+  const releaseText = args["worker-release-seconds"];
+  const workerReleaseSeconds = releaseText === undefined ? undefined : Number(releaseText);
+  if (
+    releaseText !== undefined &&
+    (!/^[0-9]+(\.[0-9]+)?$/.test(releaseText) || Number(releaseText) > 3600)
+  )
+    usageError("--worker-release-seconds must be a number of seconds from 0 to 3600");
   if (args["small-market"] === true && args["market-seed"] !== undefined)
     usageError("give --market-seed or --small-market, not both");
   const emulator = await startEmulator({
@@ -80,6 +91,7 @@ async function main(): Promise<void> {
     allowInsecureWebhooks: args["allow-insecure-webhooks"] === true,
     ...(boot ? { bootSeconds: Number(boot[1]), bootJitterSeconds: Number(boot[2] ?? 0) } : {}),
     rateLimits,
+    workerReleaseSeconds,
     market:
       args["small-market"] === true
         ? false

@@ -26,6 +26,11 @@ export const FaultsSchema = z.object({
    * someone else: it leaves the market, as if taken between a search and a rent.
    */
   offerTakenAfterSearch: z.object({ next: z.int().nonnegative() }).optional(),
+  /**
+   * The next N worker instances a worker group or endpoint deletion releases are not destroyed:
+   * they stay running on the account and the deletion reports them in `failed_workers`.
+   */
+  workerReleaseFails: z.object({ next: z.int().nonnegative() }).optional(),
 });
 export type Faults = z.infer<typeof FaultsSchema>;
 
@@ -72,6 +77,14 @@ export class FaultInjector {
   /** Whether this search's first offer is taken by someone else (counts one down). */
   takeAfterSearch(): boolean {
     const rule = this.config.offerTakenAfterSearch;
+    if (rule === undefined || rule.next <= 0) return false;
+    rule.next -= 1;
+    return true;
+  }
+
+  /** Whether this worker's release fails (counts one down). */
+  takeWorkerReleaseFailure(): boolean {
+    const rule = this.config.workerReleaseFails;
     if (rule === undefined || rule.next <= 0) return false;
     rule.next -= 1;
     return true;

@@ -13,15 +13,21 @@ import {
 import { RateLimiter } from "./rateLimits";
 import { RequestLog } from "./requestLog";
 import { registerApiKeyRoutes } from "./routes/apikeys";
+import { registerBidRoutes } from "./routes/bids";
+import { registerEndpointRoutes } from "./routes/endpoints";
 import { registerCommandRoutes } from "./routes/commands";
 import { registerControlRoutes } from "./routes/control";
 import { registerInstanceRoutes } from "./routes/instances";
 import { registerOfferRoutes } from "./routes/offers";
 import { registerSecretRoutes } from "./routes/secrets";
 import { registerSshRoutes } from "./routes/ssh";
+import { registerTemplateRoutes } from "./routes/templates";
 import { registerUserRoutes } from "./routes/users";
 import { registerVolumeRoutes } from "./routes/volumes";
 import { registerWebhookRoutes } from "./routes/webhooks";
+import { registerWorkerGroupRoutes } from "./routes/workergroups";
+import { ServerlessEngine } from "./serverless";
+import { registerServerlessEngine } from "./serverless-hooks";
 import { Store } from "./state";
 import { registerTraffic } from "./traffic";
 
@@ -44,25 +50,33 @@ const ROUTES = [
   registerCommandRoutes,
   registerSshRoutes,
   registerApiKeyRoutes,
+  registerTemplateRoutes,
+  registerBidRoutes,
+  registerEndpointRoutes,
+  registerWorkerGroupRoutes,
   registerControlRoutes,
 ];
 
 /** An app ready for app.inject; throws when a state file cannot be read as emulator state. */
 export function buildEmulator(options: EmulatorOptions): FastifyInstance {
   const settings = parseOptions(EmulatorOptionsSchema, options);
+  const store = Store.open(settings);
+  const faults = new FaultInjector(settings.seed ?? 1);
   const ctx: EmulatorContext = {
-    store: Store.open(settings),
+    store,
     keys: new KeyRing(settings.apiKey),
-    faults: new FaultInjector(settings.seed ?? 1),
+    faults,
     requests: new RequestLog(),
     rateLimits: new RateLimiter(settings.rateLimits),
     settings,
+    serverless: new ServerlessEngine(store, settings, faults),
   };
   // No logger: Fastify would log requests, and requests carry the API key.
   const app = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } });
   installHttpBasics(app);
   registerTraffic(app, ctx.requests, ctx.faults, ctx.rateLimits);
   registerAuth(app, ctx.keys);
+  registerServerlessEngine(app, ctx.serverless, store);
   for (const register of ROUTES) register(app, ctx);
   return app;
 }

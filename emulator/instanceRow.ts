@@ -151,6 +151,8 @@ export function describeInstance(instance: Instance, nowMs: number, extraPolls =
   const { actualStatus, statusMsg } = statusOf(instance, nowMs, extraPolls);
   const running = actualStatus === "running";
   const stopped = instance.intendedStatus === "stopped";
+  // An outbid instance wants to run but has lost its machine: its contract is stopped.
+  const outbid = !stopped && instance.outbidDollarsPerHour !== null;
   const { offer } = instance;
   const machine = machineOf(offer);
   const sshPort = 20000 + (instance.id % 10000);
@@ -181,12 +183,12 @@ export function describeInstance(instance: Instance, nowMs: number, extraPolls =
     id: instance.id,
     actual_status: actualStatus,
     intended_status: state,
-    cur_state: state,
+    cur_state: outbid ? "stopped" : state,
     next_state: state,
     label: instance.label,
-    template_id: null,
-    template_hash_id: null,
-    template_name: null,
+    template_id: instance.template?.id ?? null,
+    template_hash_id: instance.template?.hashId ?? null,
+    template_name: instance.template?.name ?? null,
     image_uuid: instance.image,
     image_args: [],
     image_runtype: instance.runtype,
@@ -242,7 +244,8 @@ export function describeInstance(instance: Instance, nowMs: number, extraPolls =
     rentable: true,
     host_id: machine.hostId,
     hosting_type: machine.datacenter ? 1 : 0,
-    min_bid: round(dphTotal * 0.5, 4),
+    // While outbid, the price that took the machine: what a bid must beat to get it back.
+    min_bid: instance.outbidDollarsPerHour ?? round(dphTotal * 0.5, 4),
     is_bid: instance.bidDollarsPerHour !== null,
     dph_base: dphBase,
     dph_total: dphTotal,
@@ -261,7 +264,7 @@ export function describeInstance(instance: Instance, nowMs: number, extraPolls =
     webpage: null,
     search: pricing(dphBase),
     // A stopped instance keeps paying for its disk only.
-    instance: pricing(stopped ? 0 : dphBase),
+    instance: pricing(stopped || outbid ? 0 : dphBase),
     storage_cost: STORAGE_DOLLARS_PER_GB_MONTH,
     storage_total_cost: storageHour,
     vram_costperhour: dphBase / (offer.gpuRamMb * offer.numGpus),

@@ -18,6 +18,11 @@ function defaultMessage(status: BootStatus, image: string): string {
   }
 }
 
+/** The status message of an interruptible instance that lost its machine to a higher bid. */
+export function outbidMessage(dollarsPerHour: number): string {
+  return `Outbid: a higher bid of $${dollarsPerHour.toFixed(4)}/hour took the machine; raise your bid above it to resume.`;
+}
+
 /**
  * Where the instance is after the polls it has had (plus `extraPolls` not yet counted: a list
  * looks at instances as the poll it is about to count leaves them). Polling itself is the
@@ -30,6 +35,9 @@ export function statusOf(
 ): { actualStatus: ActualStatus; statusMsg: string | null } {
   if (instance.intendedStatus === "stopped") {
     return { actualStatus: "stopped", statusMsg: "Instance stopped by the user." };
+  }
+  if (instance.outbidDollarsPerHour !== null) {
+    return { actualStatus: "stopped", statusMsg: outbidMessage(instance.outbidDollarsPerHour) };
   }
   const { boot } = instance;
   const polls = instance.polls + extraPolls;
@@ -84,8 +92,13 @@ export function bootTimingOf(
  */
 export function start(instance: Instance, nowMs: number, timing: BootTiming): void {
   if (instance.intendedStatus === "running") return;
-  const { status, statusMsg } = instance.boot;
   instance.intendedStatus = "running";
+  reboot(instance, nowMs, timing);
+}
+
+/** Loads again on its machine for the boot timing, then reaches its outcome once more. */
+export function reboot(instance: Instance, nowMs: number, timing: BootTiming): void {
+  const { status, statusMsg } = instance.boot;
   instance.restartedAtMs = nowMs;
   instance.polls = 0;
   instance.boot = {

@@ -230,6 +230,11 @@ export const EmulatorOptionsSchema = z.object({
    * default) limits nothing.
    */
   rateLimits: z.enum(["off", "documented"]).default("off"),
+  /**
+   * Seconds a worker instance of a deleted worker group or endpoint stays on the account (shown
+   * stopped) before it is gone: the service destroys workers asynchronously.
+   */
+  workerReleaseSeconds: z.number().nonnegative().max(3600).default(1),
   /** Webhooks allowed per account; the real service allows four. */
   maxWebhooks: z.int().nonnegative().default(4),
 });

@@ -37,11 +37,29 @@ const documented: Readonly<Record<string, Limit>> = {
   "DELETE /api/v0/auth/apikeys/:id/": { threshold: 2.0, json: "detail" },
   "POST /api/v0/ssh/": { threshold: 1.0, json: "detail" },
   "PUT /api/v0/ssh/:id/": { threshold: 1.0, json: "detail" },
+  "PUT /api/v0/instances/bid_price/:id/": { threshold: 5.5, json: "detail" },
+  // Templates: only the search documents a 429 example (create's 429 has no body).
+  "GET /api/v0/template/": { threshold: 3.0, json: "detail" },
+  "POST /api/v0/endptjobs/": { threshold: 4.0, json: "detail" },
+  "GET /api/v0/endptjobs/": { threshold: 3.0, json: "detail" },
+  "PUT /api/v0/endptjobs/:id/": { threshold: 2.0, json: "detail" },
+  "DELETE /api/v0/endptjobs/:id/": { threshold: 3.0, json: "detail" },
+  "POST /api/v0/workergroups/": { threshold: 4.0, json: "detail" },
+  "GET /api/v0/workergroups/": { threshold: 2.0, json: "detail" },
+  "PUT /api/v0/workergroups/:id/": { threshold: 2.0, json: "detail" },
+  "DELETE /api/v0/workergroups/:id/": { threshold: 3.0, json: "detail" },
 };
+
+/** The official client's older path for worker groups is the same endpoint (one limit). */
+function canonicalRoute(route: string): string {
+  return route.startsWith("/api/v0/autojobs/")
+    ? `/api/v0/workergroups/${route.slice("/api/v0/autojobs/".length)}`
+    : route;
+}
 
 /** The documented threshold of an endpoint, or undefined when it is not limited. */
 export function documentedThreshold(method: string, route: string): number | undefined {
-  return documented[`${method} ${route}`]?.threshold;
+  return documented[`${method} ${canonicalRoute(route)}`]?.threshold;
 }
 
 export type RateLimitMode = "off" | "documented";
@@ -67,8 +85,9 @@ export class RateLimiter {
    * Takes a token for one request, or answers the refusal to send instead. `identity` is the
    * request's credential; only its digest is kept.
    */
-  take(method: string, route: string, identity: string, nowMs: number): RateLimited | undefined {
+  take(method: string, rawRoute: string, identity: string, nowMs: number): RateLimited | undefined {
     if (this.mode === "off") return undefined;
+    const route = canonicalRoute(rawRoute);
     const limit = documented[`${method} ${route}`];
     if (limit === undefined) return undefined;
     const who = createHash("sha256").update(identity).digest("base64url").slice(0, 16);

@@ -265,4 +265,11 @@ export const SEEDED_INSTANCE_ASKS: InstanceAsk[] = [
 /** ssh_key is empty so that tests of VM instances must register one first, as on the real service. */
 export const DEFAULT_USER = { id: 1, email: "dev@example.com", creditDollars: 100, sshKey: "" };
 
-export const FIRST_IDS = { webhook: 1, volume: 5001, instance: 1000001 };
+export const FIRST_IDS = {
+  webhook: 1,
+  volume: 5001,
+  instance: 1000001,
+  template: 300001,
+  endpoint: 7001,
+  workerGroup: 9001,
+};

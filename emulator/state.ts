@@ -5,6 +5,8 @@ import { z } from "zod";
 import { type EmulatorSettings, InstanceAskSchema, VolumeAskSchema } from "./options";
 import { generateMarket } from "./marketGen";
 import { DEFAULT_USER, FIRST_IDS, SEEDED_INSTANCE_ASKS, SEEDED_VOLUME_ASKS } from "./seed";
+import { EndpointSchema, WorkerGroupSchema } from "./serverless-state";
+import { SEEDED_TEMPLATES, TemplateSchema } from "./template-state";
 
 const FIRST_SSH_KEY_ID = 1;
 
@@ -74,6 +76,17 @@ const InstanceSchema = z.object({
   restartedAtMs: z.number().nullable().default(null),
   /** An existing volume linked at create (`volume_info` with `create_new: false`). */
   volume: z.object({ volumeId: z.int(), mountPath: z.string() }).nullable().default(null),
+  /** The template it was launched from (`template_hash_id` at create). */
+  template: z
+    .object({ id: z.int(), hashId: z.string(), name: z.string() })
+    .nullable()
+    .default(null),
+  /** The serverless worker group that rented it, while it belongs to one. */
+  workerGroupId: z.int().nullable().default(null),
+  /** Being released (a deleted worker group's worker): gone from the account at this time. */
+  releaseAtMs: z.number().nullable().default(null),
+  /** An interruptible instance that lost its machine to this higher bid ($/hour). */
+  outbidDollarsPerHour: z.number().nullable().default(null),
 });
 export type Instance = z.infer<typeof InstanceSchema>;
 
@@ -106,10 +119,22 @@ export const StateSchema = z.object({
   instances: z.array(InstanceSchema),
   copies: z.array(CopySchema),
   bootQueue: z.array(BootOutcomeSchema),
-  nextIds: z.object({ webhook: z.int(), volume: z.int(), instance: z.int() }),
+  nextIds: z.object({
+    webhook: z.int(),
+    volume: z.int(),
+    instance: z.int(),
+    // Defaults let state files from before templates and serverless load.
+    template: z.int().default(FIRST_IDS.template),
+    endpoint: z.int().default(FIRST_IDS.endpoint),
+    workerGroup: z.int().default(FIRST_IDS.workerGroup),
+  }),
   sshKeys: z.array(SshKeySchema).default([]),
   sshKeyAttachments: z.array(SshKeyAttachmentSchema).default([]),
   nextSshKeyId: z.int().default(FIRST_SSH_KEY_ID),
+  /** The account's templates and other users' public ones (the seeded ones stay on reset). */
+  templates: z.array(TemplateSchema).default(() => [...structuredClone(SEEDED_TEMPLATES)]),
+  endpoints: z.array(EndpointSchema).default([]),
+  workerGroups: z.array(WorkerGroupSchema).default([]),
 });
 export type State = z.infer<typeof StateSchema>;
 
@@ -125,6 +150,9 @@ export function clearResources(state: State): void {
   state.sshKeys = [];
   state.sshKeyAttachments = [];
   state.nextSshKeyId = FIRST_SSH_KEY_ID;
+  state.templates = state.templates.filter((t) => t.creatorId !== state.user.id);
+  state.endpoints = [];
+  state.workerGroups = [];
 }
 
 function initialState(settings: EmulatorSettings): State {
@@ -146,6 +174,9 @@ function initialState(settings: EmulatorSettings): State {
     sshKeys: [],
     sshKeyAttachments: [],
     nextSshKeyId: FIRST_SSH_KEY_ID,
+    templates: [...structuredClone(SEEDED_TEMPLATES)],
+    endpoints: [],
+    workerGroups: [],
   };
 }
 

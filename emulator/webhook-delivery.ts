@@ -56,16 +56,30 @@ export type DeliveryOutcome = { delivered: true } | { delivered: false; reason: 
 
 /** Sends one signed `webhook_test` event to the webhook's URL, as a real delivery would be. */
 export async function deliverTestEvent(webhook: Webhook): Promise<DeliveryOutcome> {
-  const eventId = randomUUID();
-  const timestampSeconds = Math.floor(Date.now() / 1000);
-  // The payload names the event by its slug, as real deliveries do; the rest is ours.
-  const body = JSON.stringify({
-    event_id: eventId,
+  return deliverEvent(webhook, {
     notif_type: "webhook_test",
-    webhook_id: webhook.id,
-    created_at: timestampSeconds,
     title: "Test webhook",
     message: "This is a test delivery from the gpucloud emulator.",
+  });
+}
+
+/**
+ * Sends one signed event to the webhook's URL: `notif_type` is the event's slug (as real
+ * deliveries name it), `title`, `message` and any further fields are the event's.
+ */
+export async function deliverEvent(
+  webhook: Webhook,
+  event: { notif_type: string; title: string; message: string } & Record<string, unknown>,
+): Promise<DeliveryOutcome> {
+  const eventId = randomUUID();
+  const timestampSeconds = Math.floor(Date.now() / 1000);
+  const { notif_type, ...rest } = event;
+  const body = JSON.stringify({
+    event_id: eventId,
+    notif_type,
+    webhook_id: webhook.id,
+    created_at: timestampSeconds,
+    ...rest,
   });
   try {
     const response = await request(webhook.url, {

@@ -7,7 +7,7 @@ export interface ConfigSource {
 }
 
 export const providerConfigSchema = z.object({
-  apiKey: z.string().min(1),
+  apiKey: z.string().min(1).meta({ secret: true }),
   baseUrl: z.url({ protocol: /^https?$/ }),
 });
 export type ProviderConfig = z.infer<typeof providerConfigSchema>;

@@ -5,9 +5,16 @@ import type {
   GpuCloudClient,
   InstanceOffer,
   InstanceOfferQuery,
+  InstanceListQuery,
+  InstanceQuery,
+  InstanceSummary,
+  TemplateQuery,
+  TemplateSummary,
   VolumeOffer,
   VolumeOfferQuery,
 } from "./client";
+import { templateSummaryOf } from "./client/templates";
+import { instanceQuerySchema, instanceSummaryOf, listQueryOf } from "./client/instance-summaries";
 import { clientFor, type ProviderConfig, resolveConfig, verifyConfiguration } from "./config";
 import { once } from "./once";
 import { describeIssue } from "./validation";
@@ -54,15 +61,24 @@ const dstIdSchema = z.union(
  * changes nothing.
  */
 export async function cancelRsyncCopy(dstId: string | number): Promise<void> {
+  const checked = checkedDstId(dstId);
+  const client = await programClient();
+  if (pulumi.runtime.isDryRun()) return;
+  await client.commands.cancelRsyncCopy(checked);
+}
+
+/**
+ * cancelRsyncCopy's argument, checked (shared with the native plugin's Invoke): the instance
+ * id's digits, or a RunError naming what is wrong.
+ */
+export function checkedDstId(dstId: unknown): string {
   const parsed = dstIdSchema.safeParse(dstId);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const why = issue ? describeIssue(issue, dstId) : "invalid";
     throw new pulumi.RunError(`cancelRsyncCopy: dstId: ${why}`);
   }
-  const client = await programClient();
-  if (pulumi.runtime.isDryRun()) return;
-  await client.commands.cancelRsyncCopy(String(parsed.data));
+  return String(parsed.data);
 }
 
 /**
@@ -81,4 +97,65 @@ export function getVolumeOffers(
   query: VolumeOfferQuery | string = {},
 ): pulumi.Output<VolumeOffer[]> {
   return pulumi.output(programClient().then((client) => client.searchVolumeOffers(query)));
+}
+
+/**
+ * Templates matching `query`: the account's own and others' public ones. Each field of the
+ * templates guide (creatorId, name, image, tag, hashId, templateId, recommended, useSsh,
+ * sshDirect, jupyterDirect, countCreated, createdAt, recentCreateDate, diskGb, defaultTag,
+ * dockerLoginRepo) is a plain value (meaning `eq`) or an operator object (eq, neq, lt, lte, gt,
+ * gte, in, notin); `orderBy` names the field to sort by. A malformed query rejects naming the
+ * field, and sends nothing. Summaries never carry a registry password.
+ */
+export function getTemplates(query: TemplateQuery = {}): pulumi.Output<TemplateSummary[]> {
+  return pulumi.output(
+    programClient().then(async (client) =>
+      (await client.templates.find(query)).map(templateSummaryOf),
+    ),
+  );
+}
+
+/**
+ * The account's instances, or those matching `query`, as summaries (instanceId, label,
+ * actualStatus, gpuName, numGpus, gpuRamMb, dollarsPerHour, sshHost, ...): never an instance's
+ * environment or onstart script, nor any credential. Filters are camelCase fields of the list
+ * (`{ actualStatus: "running", label: { in: ["a", "b"] }, gpuName: "RTX 4090" }`), each a
+ * plain value (meaning `eq`) or an operator object (eq, neq, gt, gte, lt, lte, in, notin), with
+ * `selectFilters` for other columns in the list's own names and `orderBy` to sort. A malformed
+ * query rejects naming the field, and sends nothing.
+ */
+export function getInstances(query: InstanceQuery = {}): pulumi.Output<InstanceSummary[]> {
+  let listQuery: InstanceListQuery;
+  try {
+    listQuery = checkedInstanceQuery(query);
+  } catch (error) {
+    return pulumi.output(Promise.reject(error as Error));
+  }
+  return pulumi.output(
+    programClient().then(async (client) =>
+      (await client.instances.list(listQuery)).map(instanceSummaryOf),
+    ),
+  );
+}
+
+/**
+ * getInstances's query, checked and turned into the list's query (shared with the native
+ * plugin's Invoke), or a RunError naming the field.
+ */
+export function checkedInstanceQuery(query: unknown): InstanceListQuery {
+  const parsed = instanceQuerySchema.safeParse(query);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.map(String).join(".") || "query";
+    let received: unknown = query;
+    for (const key of issue?.path ?? []) {
+      received =
+        typeof received === "object" && received !== null
+          ? (received as Record<PropertyKey, unknown>)[key]
+          : undefined;
+    }
+    const why = issue ? describeIssue(issue, received) : "invalid";
+    throw new pulumi.RunError(`getInstances: ${field}: ${why}`);
+  }
+  return listQueryOf(parsed.data);
 }

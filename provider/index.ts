@@ -10,6 +10,9 @@ export { Webhook, type WebhookArgs } from "./resources/webhook";
 export { Volume, type VolumeArgs } from "./resources/volume";
 export { Instance, type InstanceArgs, type InstanceAttempt } from "./resources/instance";
 export { SshKey, type SshKeyArgs } from "./resources/ssh-key";
+export { Endpoint, type EndpointArgs } from "./resources/endpoint";
+export { WorkerGroup, type WorkerGroupArgs } from "./resources/worker-group";
+export { Template, type TemplateArgs, type TemplateDockerLoginArgs } from "./resources/template";
 export {
   ApiKey,
   type ApiKeyArgs,
@@ -17,6 +20,10 @@ export {
   type ApiKeyPermissionsArgs,
 } from "./resources/api-key";
 export { getCurrentUser, cancelRsyncCopy, getOffers, getVolumeOffers } from "./functions";
+export { getTemplates } from "./functions";
+export { getInstances } from "./functions";
+export type { InstanceQuery, InstanceSummary } from "./client";
 export type { InstanceOffer, InstanceOfferQuery, VolumeOffer, VolumeOfferQuery } from "./client";
+export type { TemplateQuery, TemplateSummary } from "./client";
 export * as client from "./client";
 export { GpuCloudClient, GpuCloudError } from "./client";

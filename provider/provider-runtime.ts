@@ -79,12 +79,23 @@ export async function configurationFailures(): Promise<pulumi.dynamic.CheckFailu
 }
 
 /**
+ * Where progress goes instead, when a host knows better (the native plugin sends each line with
+ * the URN of the resource being worked on): returns false to leave a line to the default.
+ */
+let progressSink: ((message: string) => boolean) | undefined;
+
+export function setProgressSink(sink: ((message: string) => boolean) | undefined): void {
+  progressSink = sink;
+}
+
+/**
  * Shows a progress line in `pulumi up`'s display, on the stack's row (a dynamic provider is
  * not told which resource it is working on). The dynamic-provider process is given the
  * engine's address as its first argument but does not hand it to the SDK's logger, so it is
  * handed over here, once. Progress is best effort: a line that cannot be sent is dropped.
  */
 export function reportProgress(message: string): void {
+  if (progressSink?.(message) === true) return;
   void import("@pulumi/pulumi")
     .then(async (sdk) => {
       const engineAddress = process.argv[2];

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what this project needs on a fresh machine: Node 22+ (Node 24 from the npm registry
 # when the system's is older), the npm dependencies from the lockfile, and the Pulumi CLI
-# (built offline from its Go modules when no suitable one is installed). Idempotent.
+# and its YAML language host (built offline from their Go modules when no suitable ones are
+# installed). Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -12,4 +13,7 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-audit --no-fund
 fi
 pulumi_dir="$(bash scripts/ensure-pulumi.sh | tail -n 1)"
+# The YAML language host, for programs with `runtime: yaml` (examples/yaml-workspace).
+bash scripts/ensure-yaml-host.sh "$pulumi_dir" >/dev/null \
+  || { echo "setup: building the Pulumi YAML language host failed (see above)" >&2; exit 1; }
 echo "setup: $("$pulumi_dir/pulumi" version | sed 's/^/pulumi /') ready after $(( $(date +%s) - start ))s"

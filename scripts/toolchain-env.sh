@@ -9,6 +9,10 @@ export PATH="$_gpucloud_node_dir:$_gpucloud_root/node_modules/.bin:$PATH"
 if [ -z "${GPUCLOUD_SKIP_PULUMI:-}" ]; then
   _gpucloud_pulumi_dir="$(bash "$_gpucloud_root/scripts/ensure-pulumi.sh" | tail -n 1)" || return 1
   export PATH="$_gpucloud_pulumi_dir:$PATH"
+  # The YAML language host: beside a CLI we built (where the CLI looks first), else in a cache
+  # directory put on PATH. Built on first use when setup has not built it yet.
+  _gpucloud_yaml_dir="$(bash "$_gpucloud_root/scripts/ensure-yaml-host.sh" "$_gpucloud_pulumi_dir" | tail -n 1)" || return 1
+  [ "$_gpucloud_yaml_dir" = "$_gpucloud_pulumi_dir" ] || export PATH="$PATH:$_gpucloud_yaml_dir"
   # The dynamic-provider plugin is a script at the root of the @pulumi/pulumi package; it finds
   # @pulumi/pulumi from the program's directory, so one copy beside a CLI we built serves every
   # project (the CLI warns about plugins it finds on PATH instead).

@@ -3,7 +3,8 @@ import { z } from "zod";
 import { PermissionsSchema } from "../auth";
 import type { EmulatorContext } from "../context";
 import { FaultsSchema } from "../faults";
-import { ApiError, check } from "../http";
+import { notifyOutbid, outbid } from "../bids";
+import { ApiError, check, pathId } from "../http";
 import { InstanceAskSchema, VolumeAskSchema } from "../options";
 import { BootOutcomeSchema, clearResources } from "../state";
 
@@ -21,6 +22,7 @@ const AsksSchema = z.object({
   volumeAsks: z.array(VolumeAskSchema).optional(),
   instanceAsks: z.array(InstanceAskSchema).optional(),
 });
+const OutbidSchema = z.object({ dollarsPerHour: z.number().positive() });
 const KeyParamsSchema = z.object({ key: z.string() });
 const AskParamsSchema = z.object({
   kind: z.enum(["instance", "volume"]),
@@ -124,6 +126,29 @@ export function registerControlRoutes(app: FastifyInstance, ctx: EmulatorContext
     if (!ask) throw new ApiError(404, "no_such_ask", `No ${kind} ask ${String(id)}.`);
     store.mutate(() => Object.assign(ask, change));
     return { success: true, ask };
+  });
+
+  // A higher bid takes an interruptible instance's machine.
+  app.post("/_emulator/instances/:id/outbid", async (request) => {
+    const instance = store.state.instances.find((i) => i.id === pathId(request.params));
+    if (!instance) throw new ApiError(404, "no_such_instance", "No instance with that id.");
+    const { dollarsPerHour } = check(OutbidSchema, request.body, "invalid_args");
+    const bid = instance.bidDollarsPerHour;
+    if (bid === null) {
+      throw new ApiError(400, "invalid_args", "The instance is on-demand: no bid can take it.");
+    }
+    if (dollarsPerHour <= bid) {
+      throw new ApiError(
+        400,
+        "invalid_args",
+        `dollarsPerHour: must be above the instance's bid (${String(bid)} $/hour)`,
+      );
+    }
+    store.mutate(() => {
+      outbid(instance, dollarsPerHour);
+    });
+    notifyOutbid(store.state, ctx.settings, instance);
+    return { success: true };
   });
 
   app.post("/_emulator/reset", async () => {

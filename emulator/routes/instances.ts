@@ -4,10 +4,12 @@ import type { EmulatorContext } from "../context";
 import { ApiError, check, pathId } from "../http";
 import { pageOf, parseListQuery } from "../instanceList";
 import { describeInstance } from "../instanceRow";
+import { addInstance } from "../instanceCreate";
 import { bootTimingOf, start, stop } from "../lifecycle";
 import { heldAskIds } from "../market";
 import { accountHasSshKey } from "../sshKeys";
 import { type Instance, RuntypeSchema, type State } from "../state";
+import { findVisibleTemplate, noteLaunch, templateDefaults } from "../templateLaunch";
 
 /**
  * The launch mode. The official client sends space-separated tokens ("ssh_direc ssh_proxy",
@@ -41,8 +43,11 @@ const LaunchModeSchema = z
 // The real command-line client sends null for options it was not given.
 const CreateInstanceSchema = z.object({
   client_id: z.string().nullish(),
-  image: z.string().min(1, "must name an image"),
-  disk: z.number().min(8, "must be at least 8 GB"),
+  /** Optional with a template, which gives it. */
+  image: z.string().min(1, "must name an image").nullish(),
+  disk: z.number().min(8, "must be at least 8 GB").nullish(),
+  /** A template's content hash: its values are the defaults the request's own fields override. */
+  template_hash_id: z.string().nullish(),
   onstart: z
     .string()
     .max(4048, "is limited to 4048 characters; gzip and base64-encode longer scripts")
@@ -139,8 +144,20 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
       const ask = store.state.instanceAsks.find((a) => a.id === askId);
       if (!ask) throw new ApiError(404, "no_such_ask", "No instance ask with that id.");
       const input = check(CreateInstanceSchema, request.body, "invalid_args");
+      const template = input.template_hash_id
+        ? findVisibleTemplate(store.state, { hashId: input.template_hash_id })
+        : undefined;
+      if (input.template_hash_id && !template) {
+        throw new ApiError(400, "invalid_args", "template_hash_id: no such template");
+      }
+      const base = template ? templateDefaults(template) : undefined;
+      const image = input.image ?? base?.image;
+      if (image === undefined) throw new ApiError(400, "invalid_args", "image: is required");
+      const disk = input.disk ?? base?.diskGb;
+      if (disk === undefined) throw new ApiError(400, "invalid_args", "disk: is required");
+      if (disk < 8) throw new ApiError(400, "invalid_args", "disk: must be at least 8 GB");
       // The ask's disk_space is the most an instance from it can have.
-      if (input.disk > ask.diskGb) {
+      if (disk > ask.diskGb) {
         throw new ApiError(
           400,
           "invalid_args",
@@ -174,40 +191,28 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
           );
         }
       }
-      const runtype = input.runtype ?? "ssh";
+      const runtype = input.runtype ?? base?.runtype ?? "ssh";
       if (runtype === "vm" && !accountHasSshKey(store.state)) {
         throw new ApiError(400, "no_ssh_key_for_vm", "Register an SSH key before creating a VM.");
       }
       const instance = store.mutate((state) => {
-        const id = state.nextIds.instance++;
-        const timing = bootTimingOf(settings, id);
-        const queued = state.bootQueue.shift();
-        const created: Instance = {
-          id,
-          offer: structuredClone(ask),
-          image: input.image,
-          diskGb: input.disk,
-          onstart: input.onstart ?? null,
-          env: input.env ?? {},
+        if (template) noteLaunch(template, Date.now());
+        return addInstance(state, settings, ask, {
+          image,
+          diskGb: disk,
+          onstart: input.onstart ?? base?.onstart ?? null,
+          // The template's flags parsed into the dict, the request's keys winning.
+          env: { ...base?.env, ...input.env },
           label: input.label ?? null,
           runtype,
           bidDollarsPerHour: input.price ?? null,
-          imageLogin: input.image_login ?? null,
-          createdAtMs: Date.now(),
-          polls: 0,
-          // A queued outcome keeps its own timing; polls default to the emulator's.
-          boot:
-            queued === undefined
-              ? { status: "running", ...timing }
-              : { ...queued, afterPolls: queued.afterPolls ?? settings.bootPolls },
-          intendedStatus: "running",
-          restartedAtMs: null,
+          imageLogin: input.image_login ?? base?.imageLogin ?? null,
           volume: volumeInfo
             ? { volumeId: volumeInfo.volume_id, mountPath: volumeInfo.mount_path }
             : null,
-        };
-        state.instances.push(created);
-        return created;
+          template: base?.template ?? null,
+          workerGroupId: null,
+        });
       });
       return { success: true, new_contract: instance.id };
     },

@@ -12,7 +12,9 @@ import {
   instanceOfferFilterView,
   volumeOfferFilterView,
 } from "../market";
-import { type Row, type SearchSpec, parseQuery, runQuery } from "../query";
+import type { EmulatorSettings } from "../options";
+import { type Query, type Row, type SearchSpec, parseQuery, runQuery } from "../query";
+import type { State } from "../state";
 
 /** The official client spells on-demand with a dash, the description without. */
 const OfferTypeSchema = z
@@ -36,7 +38,7 @@ function fieldsOf(view: Row): ReadonlySet<string> {
   return new Set(Object.keys(view));
 }
 
-const BUNDLE_SEARCH: SearchSpec<typeof BundleOptionsSchema> = {
+export const BUNDLE_SEARCH: SearchSpec<typeof BundleOptionsSchema> = {
   fields: fieldsOf(
     instanceOfferFilterView(
       SAMPLE_INSTANCE_ASK,
@@ -63,6 +65,32 @@ const VOLUME_SEARCH: SearchSpec<typeof VolumeSearchOptionsSchema> = {
   options: VolumeSearchOptionsSchema,
 };
 
+/** Instance offers a bundles query finds, as priced rows beside their asks. */
+export function findInstanceOffers(
+  state: State,
+  settings: EmulatorSettings,
+  query: Query<z.output<typeof BundleOptionsSchema>>,
+  ignoredField?: string,
+) {
+  const pricing = {
+    type: query.options.type,
+    allocatedStorageGb: query.options.allocated_storage,
+  };
+  const { instanceAsks, volumeAsks, instances } = state;
+  const now = Date.now() / 1000;
+  const held = settings.market ? heldAskIds(instances) : new Set<number>();
+  const rows = instanceAsks.map((listed) => {
+    const ask = held.has(listed.id) ? { ...listed, rented: true } : listed;
+    return { ask, offer: describeInstanceOffer(ask, pricing, volumeAsks, now) };
+  });
+  return runQuery(
+    rows,
+    query,
+    ({ ask, offer }) => instanceOfferFilterView(ask, offer),
+    ignoredField,
+  );
+}
+
 export function registerOfferRoutes(
   app: FastifyInstance,
   { store, settings, faults }: EmulatorContext,
@@ -72,23 +100,7 @@ export function registerOfferRoutes(
 
   app.post("/api/v0/bundles/", { config }, async (request) => {
     const query = parseQuery(request.body, BUNDLE_SEARCH);
-    const pricing = {
-      type: query.options.type,
-      allocatedStorageGb: query.options.allocated_storage,
-    };
-    const { instanceAsks, volumeAsks, instances } = store.state;
-    const now = nowSeconds();
-    const held = settings.market ? heldAskIds(instances) : new Set<number>();
-    const rows = instanceAsks.map((listed) => {
-      const ask = held.has(listed.id) ? { ...listed, rented: true } : listed;
-      return { ask, offer: describeInstanceOffer(ask, pricing, volumeAsks, now) };
-    });
-    const found = runQuery(
-      rows,
-      query,
-      ({ ask, offer }) => instanceOfferFilterView(ask, offer),
-      faults.ignoredSearchField,
-    );
+    const found = findInstanceOffers(store.state, settings, query, faults.ignoredSearchField);
     const [first] = found;
     if (first && faults.takeAfterSearch()) {
       store.mutate((state) => {

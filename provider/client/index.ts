@@ -1,5 +1,6 @@
 import { ApiKeysApi } from "./api-keys";
 import { CommandsApi } from "./commands";
+import { EndpointsApi } from "./endpoints";
 import { InstancesApi } from "./instances";
 import type {
   InstanceOffer,
@@ -10,10 +11,12 @@ import type {
 import { OffersApi } from "./offers";
 import { SecretsApi } from "./secrets";
 import { SshKeysApi } from "./ssh-keys";
+import { TemplatesApi } from "./templates";
 import { Transport, type TransportOptions } from "./transport";
 import { UsersApi } from "./users";
 import { VolumesApi } from "./volumes";
 import { WebhooksApi } from "./webhooks";
+import { WorkerGroupsApi } from "./worker-groups";
 
 export { deleteUnlessGone, GpuCloudError } from "./errors";
 export { closeAllPools, type RetryEvent, type TransportOptions } from "./transport";
@@ -32,6 +35,7 @@ export type {
   InstanceState,
 } from "./instances";
 export { deadEndStatuses, environmentOf } from "./instances";
+export { bidBounds } from "./instances";
 export {
   compileInstanceOfferQuery,
   compileVolumeOfferQuery,
@@ -46,7 +50,28 @@ export {
 export type { RejectedOffer, Search } from "./offers";
 export type { RemoteCopy, RemoteCopyStarted } from "./commands";
 export type { SshKey, InstanceSshKey } from "./ssh-keys";
+export {
+  compileTemplateQuery,
+  templateSummaryOf,
+  TemplateQueryError,
+  type SavedTemplate,
+  type Template,
+  type TemplateFields,
+  type TemplateQuery,
+  type TemplateSearch,
+  type TemplateSummary,
+} from "./templates";
 export type { ApiKey, ApiKeyPermissions, CreatedApiKey, CreateApiKeyRequest } from "./api-keys";
+export type { DeletedWorkers, Endpoint, EndpointFields } from "./endpoints";
+export { isEndpointGone } from "./endpoints";
+export type { WorkerGroup, WorkerGroupFields, WorkerGroupUpdate } from "./worker-groups";
+export {
+  instanceQuerySchema,
+  instanceSummaryOf,
+  listQueryOf,
+  type InstanceQuery,
+  type InstanceSummary,
+} from "./instance-summaries";
 
 /** A typed client for the whole GPU cloud API, one area per property. */
 export class GpuCloudClient {
@@ -58,8 +83,13 @@ export class GpuCloudClient {
   readonly commands: CommandsApi;
   readonly sshKeys: SshKeysApi;
   readonly apiKeys: ApiKeysApi;
+  readonly templates: TemplatesApi;
   /** Typed offer searches that check the answers (see searchOffers). */
   readonly offers: OffersApi;
+  /** Serverless endpoints. */
+  readonly endpoints: EndpointsApi;
+  /** Serverless worker groups. */
+  readonly workerGroups: WorkerGroupsApi;
 
   constructor(options: TransportOptions) {
     const transport = new Transport(options);
@@ -71,7 +101,10 @@ export class GpuCloudClient {
     this.commands = new CommandsApi(transport);
     this.sshKeys = new SshKeysApi(transport);
     this.apiKeys = new ApiKeysApi(transport);
+    this.templates = new TemplatesApi(transport);
     this.offers = new OffersApi(transport);
+    this.endpoints = new EndpointsApi(transport);
+    this.workerGroups = new WorkerGroupsApi(transport);
   }
 
   /**

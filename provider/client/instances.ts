@@ -35,6 +35,15 @@ export const instanceSchema = z.object({
   /** Epoch seconds. */
   start_date: z.number().nullable().optional(),
   dph_total: z.number().nullable().optional(),
+  /** True for an interruptible instance (rented with a bid). */
+  is_bid: z.boolean().nullable().optional(),
+  /**
+   * The lowest bid that holds the machine now, $/hour: above an interruptible instance's own
+   * bid when a higher bid has taken its machine (it is then stopped, still intended running).
+   */
+  min_bid: z.number().nullable().optional(),
+  /** The template the instance was launched from, if any. */
+  template_hash_id: z.string().nullable().optional(),
   geolocation: z.string().nullable().optional(),
   /** Linked volumes: `{volume_id, name, mount_path}` each. */
   volume_info: z.array(z.record(z.string(), z.unknown())).nullable().optional(),
@@ -101,9 +110,15 @@ export type InstanceOfferRow = z.infer<typeof instanceOfferWireSchema>;
 
 /** The body of a create-instance request (wire names; `client_id` is added). */
 export const createInstanceRequestSchema = z.object({
-  image: z.string(),
-  /** GB, at least 8. */
-  disk: z.number(),
+  /** Optional with `template_hash_id`: the template provides it. */
+  image: z.string().optional(),
+  /** GB, at least 8; optional with a template (its recommended disk space). */
+  disk: z.number().optional(),
+  /**
+   * Launch from a template: its values are defaults, the request's own fields override them
+   * (scalars replace, `env` is merged by key, the request's keys winning).
+   */
+  template_hash_id: z.string().optional(),
   onstart: z.string().optional(),
   env: z.record(z.string(), z.string()).optional(),
   label: z.string().optional(),
@@ -125,6 +140,12 @@ const setStateBodySchema = z.object({ state: instanceStateSchema });
 const setStatesBodySchema = z.object({
   ids: z.array(z.number().int()).min(1),
   state: instanceStateSchema,
+});
+/** The service's bounds for a bid change, $/hour. */
+export const bidBounds = { minDollarsPerHour: 0.001, maxDollarsPerHour: 32 } as const;
+const changeBidBodySchema = z.object({
+  client_id: z.literal("me"),
+  price: z.number().min(bidBounds.minDollarsPerHour).max(bidBounds.maxDollarsPerHour),
 });
 const destroyManyBodySchema = z.object({ instance_ids: z.array(z.number().int()).min(1) });
 
@@ -365,6 +386,24 @@ export class InstancesApi {
         path: `/api/v0/instances/${instanceId}/`,
         body: { label },
         bodySchema: relabelBodySchema,
+        response: successSchema,
+        signal,
+      }),
+    );
+  }
+
+  /**
+   * Changes an interruptible instance's bid, $/hour (0.001 to 32). Raising it above the bid
+   * that took the instance's machine resumes it. The service refuses an on-demand instance
+   * (400 invalid_args) and an unknown one (404 no_such_instance).
+   */
+  async changeBid(instanceId: number, dollarsPerHour: number, signal?: AbortSignal): Promise<void> {
+    await this.listHead.write(() =>
+      this.transport.request({
+        method: "PUT",
+        path: `/api/v0/instances/bid_price/${instanceId}/`,
+        body: { client_id: "me", price: dollarsPerHour },
+        bodySchema: changeBidBodySchema,
         response: successSchema,
         signal,
       }),

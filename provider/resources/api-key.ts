@@ -81,7 +81,7 @@ export const apiKeyOutputsSchema = apiKeyInputsSchema.extend({
   /** The service's id of the key (as `client.apiKeys.list()` shows it). */
   apiKeyId: z.number().int(),
   /** The key itself: shown by the service only at creation; a Pulumi secret. */
-  key: z.string(),
+  key: z.string().meta({ secret: true }),
 });
 export type ApiKeyOutputs = z.infer<typeof apiKeyOutputsSchema>;
 

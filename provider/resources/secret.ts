@@ -23,7 +23,8 @@ export const secretInputsSchema = z.object({
   value: z
     .string({ error: 'a string of letters, digits, _, - and . (use "" for an empty value)' })
     .max(2048, "value must be at most 2048 characters")
-    .regex(/^[A-Za-z0-9_.-]*$/, "value may hold only letters, digits, _, - and ."),
+    .regex(/^[A-Za-z0-9_.-]*$/, "value may hold only letters, digits, _, - and .")
+    .meta({ secret: true }),
 });
 export type SecretInputs = z.infer<typeof secretInputsSchema>;
 

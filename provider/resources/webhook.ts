@@ -47,7 +47,7 @@ export const webhookOutputsSchema = webhookInputsSchema.extend({
   /** The service's id of the webhook. */
   webhookId: z.number().int(),
   /** The signing secret, returned by the service only at creation (a Pulumi secret). */
-  webhookSecret: z.string(),
+  webhookSecret: z.string().meta({ secret: true }),
 });
 export type WebhookOutputs = z.infer<typeof webhookOutputsSchema>;
 

@@ -257,7 +257,10 @@ function resourceGroups(): Group[] {
         },
         { field: "label", says: /label: label must be at most 1024 characters; got 10000/ },
         { field: "runtype", says: /runtype: runtype must be ssh, jupyter, args or vm/ },
-        { field: "price", says: /price: price \(the bid, \$\/hour\) must not be negative; got -1/ },
+        {
+          field: "price",
+          says: /price: price \(the bid, \$\/hour\) must be at least 0.001; got -1/,
+        },
         {
           field: "createTimeoutSeconds",
           says: /createTimeoutSeconds: createTimeoutSeconds must be positive; got 0/,

@@ -258,7 +258,9 @@ describe("Instance under the real Pulumi CLI", () => {
         await expect(failure).rejects.toThrow(/askIds must list at least one ask/);
         await expect(failure).rejects.toThrow(/image must not be empty/);
         await expect(failure).rejects.toThrow(/diskGb must be at least 8/);
-        await expect(failure).rejects.toThrow(/price \(the bid, \$\/hour\) must not be negative/);
+        await expect(failure).rejects.toThrow(
+          /price \(the bid, \$\/hour\) must be at least 0\.001; got -1/,
+        );
         await expect(failure).rejects.toThrow(/runtype must be ssh, jupyter, args or vm/);
         expect(await emulator.writes()).toEqual([]);
       },

@@ -90,7 +90,10 @@ describe("the README's examples", () => {
           state.volumes,
           state.instances,
           state.sshKeys,
-        ]).toEqual([[], [], [], [], []]);
+          state.templates.filter((template) => template.creatorId === state.user.id),
+          state.endpoints,
+          state.workerGroups,
+        ]).toEqual([[], [], [], [], [], [], [], []]);
         // Only the key the emulator was started with is left: every ApiKey was revoked.
         expect((await outsideClient(emulator).apiKeys.list()).map((key) => key.id)).toEqual([1]);
       },

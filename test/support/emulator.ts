@@ -30,6 +30,11 @@ const stateSchema = z.object({
     z.looseObject({ id: z.number(), label: z.string().nullable(), onstart: z.string().nullable() }),
   ),
   sshKeys: z.array(z.object({ id: z.number(), publicKey: z.string() })),
+  user: z.looseObject({ id: z.number() }),
+  // Seeded public templates of other users are there from the start.
+  templates: z.array(z.looseObject({ id: z.number(), creatorId: z.number() })),
+  endpoints: z.array(z.looseObject({ id: z.number() })),
+  workerGroups: z.array(z.looseObject({ id: z.number() })),
 });
 export type EmulatorState = z.infer<typeof stateSchema>;
 

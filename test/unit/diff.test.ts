@@ -1,7 +1,13 @@
-import { diffInstance, type InstanceOutputs } from "../../provider/resources/instance";
+import {
+  diffInstance,
+  instanceInputsSchema,
+  type InstanceOutputs,
+} from "../../provider/resources/instance";
+import { outbidBy } from "../../provider/resources/instance/bids";
 import { diffSecret } from "../../provider/resources/secret";
 import { diffVolume } from "../../provider/resources/volume";
 import { diffWebhook } from "../../provider/resources/webhook";
+import { checkInputs } from "../../provider/validation";
 
 describe("Secret diff", () => {
   const olds = { key: "API_TOKEN", value: "v1" };
@@ -146,5 +152,188 @@ describe("Instance diff", () => {
       replaces: ["actualStatus"],
       deleteBeforeReplace: true,
     });
+  });
+});
+
+describe("Instance diff: bids and templates", () => {
+  const inputs = {
+    askId: 31001,
+    image: "img",
+    diskGb: 20,
+    runtype: "ssh" as const,
+    state: "running" as const,
+    createTimeoutSeconds: 1200,
+    maxAttempts: 3,
+    pollIntervalSeconds: 3,
+    price: 0.2,
+  };
+  const olds: InstanceOutputs = {
+    ...inputs,
+    instanceId: 7,
+    actualStatus: "running",
+    sshHost: null,
+    sshPort: null,
+    publicIp: null,
+    gpuRamMb: null,
+    statusMessage: null,
+    attempts: [{ askId: 31001, instanceId: 7 }],
+  };
+  const inPlace = { changes: true, replaces: [], deleteBeforeReplace: false };
+
+  it("changes a bid for another in place, up or down", () => {
+    expect(diffInstance(olds, { ...inputs, price: 0.35 })).toEqual(inPlace);
+    expect(diffInstance(olds, { ...inputs, price: 0.1 })).toEqual(inPlace);
+    expect(diffInstance(olds, inputs).changes).toBe(false);
+  });
+
+  it("replaces between on-demand and interruptible (a bid added or removed)", () => {
+    const { price: _price, ...onDemand } = inputs;
+    const replaced = { changes: true, replaces: ["price"], deleteBeforeReplace: true };
+    expect(diffInstance(olds, onDemand)).toEqual(replaced);
+    const { price: _recorded, ...onDemandOlds } = olds;
+    expect(diffInstance(onDemandOlds, inputs)).toEqual(replaced);
+  });
+
+  it("acts on an instance refresh found outbid, in place, whatever the program says", () => {
+    const outbid = { ...olds, actualStatus: "stopped", outbidByDollarsPerHour: 0.5 };
+    expect(diffInstance(outbid, inputs)).toEqual(inPlace);
+    expect(diffInstance(outbid, { ...inputs, price: 0.6 })).toEqual(inPlace);
+    // Never a replacement: a stopped instance is not at a dead end.
+    expect(diffInstance(outbid, { ...inputs, state: "stopped" })).toEqual(inPlace);
+  });
+
+  it("records a changed template hash in place, never replacing", () => {
+    const { image: _image, diskGb: _diskGb, ...fromTemplate } = inputs;
+    const templated: InstanceOutputs = {
+      ...olds,
+      image: undefined,
+      diskGb: undefined,
+      templateHashId: "a".repeat(32),
+    };
+    delete templated.image;
+    delete templated.diskGb;
+    const same = { ...fromTemplate, templateHashId: "a".repeat(32) };
+    expect(diffInstance(templated, same).changes).toBe(false);
+    expect(diffInstance(templated, { ...same, templateHashId: "b".repeat(32) })).toEqual(inPlace);
+    // A template named for the first time is recorded too.
+    expect(diffInstance(olds, { ...inputs, templateHashId: "c".repeat(32) })).toEqual(inPlace);
+    // What runs still replaces: the program's own image overrides the template's.
+    expect(diffInstance(templated, { ...same, image: "other" })).toEqual({
+      changes: true,
+      replaces: ["image"],
+      deleteBeforeReplace: true,
+    });
+  });
+});
+
+describe("Instance inputs: bids and templates at check", () => {
+  const base = { askId: 31001, image: "img", diskGb: 20 };
+  const reasons = (news: Record<string, unknown>) =>
+    checkInputs(instanceInputsSchema, news).failures.map((failure) => failure.reason);
+
+  it("takes a bid of 0.001 to 32 $/hour, the bounds of the service's bid change", () => {
+    expect(reasons({ ...base, price: 0.001 })).toEqual([]);
+    expect(reasons({ ...base, price: 32 })).toEqual([]);
+    expect(reasons({ ...base, price: 0 })).toEqual([
+      "price: price (the bid, $/hour) must be at least 0.001; got 0",
+    ]);
+    expect(reasons({ ...base, price: -1 })).toEqual([
+      "price: price (the bid, $/hour) must be at least 0.001; got -1",
+    ]);
+    expect(reasons({ ...base, price: 32.5 })).toEqual([
+      "price: price (the bid, $/hour) must be at most 32; got 32.5",
+    ]);
+    expect(reasons({ ...base, price: "0.4" })).toEqual([
+      "price: expected a number, received a string holding a number (convert it, e.g. Number(config.require(...))) (price (the bid, $/hour) must be a number)",
+    ]);
+  });
+
+  it("takes a template's hash_id, never echoing what it was given", () => {
+    expect(reasons({ ...base, templateHashId: "4e17788f74f075dd9aab7d0d4427968f" })).toEqual([]);
+    const bad = reasons({ ...base, templateHashId: "not-a-hash-SECRETISH" });
+    expect(bad).toEqual([
+      "templateHashId: templateHashId must be a template's hash_id: 32 lowercase hexadecimal characters (received a string of 20 characters)",
+    ]);
+    expect(bad.join("")).not.toContain("SECRETISH");
+  });
+
+  it("leaves the image, disk and runtype to a template (provider check requires them without)", () => {
+    const { inputs, failures } = checkInputs(instanceInputsSchema, {
+      askId: 31001,
+      templateHashId: "4e17788f74f075dd9aab7d0d4427968f",
+    });
+    expect(failures).toEqual([]);
+    expect(inputs.image).toBeUndefined();
+    expect(inputs.diskGb).toBeUndefined();
+    expect(inputs.runtype).toBeUndefined();
+  });
+});
+
+describe("Instance diff: the replaceOnChanges option", () => {
+  const inputs = {
+    askId: 31001,
+    image: "img",
+    diskGb: 20,
+    runtype: "ssh" as const,
+    state: "running" as const,
+    createTimeoutSeconds: 1200,
+    maxAttempts: 3,
+    pollIntervalSeconds: 3,
+    price: 0.2,
+    templateHashId: "a".repeat(32),
+  };
+  const olds: InstanceOutputs = {
+    ...inputs,
+    instanceId: 7,
+    actualStatus: "running",
+    sshHost: null,
+    sshPort: null,
+    publicIp: null,
+    gpuRamMb: null,
+    statusMessage: null,
+    attempts: [{ askId: 31001, instanceId: 7 }],
+  };
+  const replaced = (field: string) => ({
+    changes: true,
+    replaces: [field],
+    deleteBeforeReplace: true,
+  });
+
+  it("relaunches on a changed template hash when the option names templateHashId", () => {
+    const option = { replaceOnChanges: ["templateHashId"] };
+    expect(diffInstance(olds, { ...inputs, ...option, templateHashId: "b".repeat(32) })).toEqual(
+      replaced("templateHashId"),
+    );
+    // Other in-place changes stay in place; the option alone changes nothing.
+    expect(diffInstance(olds, { ...inputs, ...option, price: 0.3 }).replaces).toEqual([]);
+    expect(diffInstance(olds, { ...inputs, ...option }).changes).toBe(false);
+  });
+
+  it("relaunches on any change with *", () => {
+    expect(diffInstance(olds, { ...inputs, replaceOnChanges: ["*"], price: 0.3 })).toEqual(
+      replaced("price"),
+    );
+  });
+});
+
+describe("Instance outbid, as read from the service's row", () => {
+  const row = {
+    id: 7,
+    is_bid: true,
+    actual_status: "stopped",
+    intended_status: "running",
+    min_bid: 0.5,
+  };
+  it("is the winning price while a higher bid holds the machine", () => {
+    expect(outbidBy(row, 0.3)).toBe(0.5);
+  });
+  it.each([
+    ["an on-demand instance", { ...row, is_bid: false }, 0.3],
+    ["no recorded bid", row, undefined],
+    ["an instance stopped on purpose", { ...row, intended_status: "stopped" }, 0.3],
+    ["a running instance", { ...row, actual_status: "running" }, 0.3],
+    ["a bid at or above the lowest one", row, 0.5],
+  ])("is nothing for %s", (_case, instance, bid) => {
+    expect(outbidBy(instance, bid)).toBeUndefined();
   });
 });

@@ -10,7 +10,13 @@ import { encodeOnstart } from "../../onstart";
 import { providerClient, reportProgress } from "../../provider-runtime";
 import { settleLeftovers } from "./adoption";
 import { creatingLabelOf, markersOf, rememberRecorded, resourceNameOf } from "./identity";
-import { asksOf, type InstanceAttempt, type InstanceInputs, type InstanceOutputs } from "./inputs";
+import {
+  asksOf,
+  runtypeOf,
+  type InstanceAttempt,
+  type InstanceInputs,
+  type InstanceOutputs,
+} from "./inputs";
 import { followState } from "./power";
 import { chooseOffer, effectiveQuery, NoOfferError, releaseOffers, renting } from "./offer-choice";
 import {
@@ -186,11 +192,13 @@ async function rentUntilRunning(
   const request: CreateInstanceRequest = {
     image: inputs.image,
     disk: inputs.diskGb,
+    // The template's values are defaults; every field given here overrides its own.
+    template_hash_id: inputs.templateHashId,
     onstart: onstart?.ok ? onstart.command : undefined,
     env: inputs.env,
     // Marked as being created by this stack until create hands it over (identity.ts).
     label: inputs.stackToken === undefined ? inputs.label : creatingLabelOf(inputs.stackToken),
-    runtype: inputs.runtype,
+    runtype: runtypeOf(inputs),
     price: inputs.price,
     ...(inputs.volume === undefined
       ? {}

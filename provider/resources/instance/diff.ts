@@ -3,8 +3,13 @@ import { deadEndStatuses } from "../../client";
 import { asksOf, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { recordedOfferMismatch } from "./offer-choice";
 
-export const replacingFields = ["image", "diskGb", "onstart", "env", "runtype", "price"] as const;
+/** What runs is set at launch: a change of any of these launches a new instance. */
+export const replacingFields = ["image", "diskGb", "onstart", "env", "runtype"] as const;
 const inPlaceFields = [
+  // A bid changes in place (PUT /api/v0/instances/bid_price/{id}/); see bidKindChanged.
+  "price",
+  // A template applies only at launch: a new hash (an edited template) is only recorded.
+  "templateHashId",
   "label",
   "state",
   "createTimeoutSeconds",
@@ -17,6 +22,25 @@ const inPlaceFields = [
 
 export const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
+/**
+ * True when the instance would go between on-demand and interruptible (a bid added or
+ * removed): the service cannot change that, so it replaces. A bid changed for another changes
+ * in place.
+ */
+export function bidKindChanged(
+  olds: Pick<InstanceInputs, "price">,
+  news: Pick<InstanceInputs, "price">,
+): boolean {
+  return (olds.price === undefined) !== (news.price === undefined);
+}
+
+/** True when these inputs launch a new instance instead of the recorded one. */
+export function launchesAnew(olds: Partial<InstanceInputs>, news: InstanceInputs): boolean {
+  return (
+    replacingFields.some((field) => !same(olds[field], news[field])) || bidKindChanged(olds, news)
+  );
+}
+
 /** True when the recorded instance never reached running or has since reached a dead end. */
 function isBroken(olds: InstanceOutputs): boolean {
   const lastAttempt = olds.attempts.at(-1);
@@ -27,7 +51,8 @@ function isBroken(olds: InstanceOutputs): boolean {
 }
 
 /**
- * The service can only relabel a running instance: any other change of what runs replaces it.
+ * The service can relabel, stop and start an instance and change its bid: any other change of
+ * what runs replaces it (a template's hash is only recorded: a template applies at launch).
  * The ask list replaces only when it no longer holds the ask the instance was rented from; the
  * resource's own timing settings change nothing on the service. An instance recorded as not
  * running (kept after a failed create, or found at a dead end by refresh) is replaced. A
@@ -40,6 +65,7 @@ export function diffInstance(
   // Stacks written before stop and start record no state: their instances run.
   const olds = { ...recorded, state: recorded.state ?? "running" };
   const replaces: string[] = replacingFields.filter((field) => !same(olds[field], news[field]));
+  if (bidKindChanged(olds, news)) replaces.push("price");
   const rentedFrom = olds.attempts.at(-1)?.askId;
   const newAsks = asksOf(news);
   const asksChanged = !same(asksOf(olds), newAsks);
@@ -62,10 +88,20 @@ export function diffInstance(
     }
   }
   if (!same(olds.volume, news.volume)) replaces.push("volume");
+  // `replaceOnChanges` (the resource option): what would change in place replaces instead.
+  const replaceOn = news.replaceOnChanges ?? [];
+  for (const field of inPlaceFields) {
+    if ((replaceOn.includes(field) || replaceOn.includes("*")) && !same(olds[field], news[field])) {
+      replaces.push(field);
+    }
+  }
   if (isBroken(olds)) replaces.push("actualStatus");
+  // Outbid (found by refresh): the update raises the bid or says why it cannot (provider.ts).
+  const outbid = olds.outbidByDollarsPerHour !== undefined;
   const changes =
     replaces.length > 0 ||
     asksChanged ||
+    outbid ||
     inPlaceFields.some((field) => !same(olds[field], news[field]));
   return {
     changes,

@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { environmentOf, type InstanceListQuery, type Instance as InstanceWire } from "../../client";
-import { replacingFields } from "./diff";
-import type { InstanceInputs } from "./inputs";
+import { runtypeOf, type InstanceInputs } from "./inputs";
 
 // What makes an instance this stack's own, and what tells an interrupted create's leftover
 // apart from an instance that was handed over to the engine (docs/ownership.md has the whole
@@ -73,8 +72,16 @@ export function resourceNameOf(owner: string | undefined): string {
   return owner?.split("/").slice(2).join("/") || "instance";
 }
 
+/** What an adopted leftover must have been rented with (the order of releases before this). */
+const specFields = ["image", "diskGb", "onstart", "env", "runtype", "price"] as const;
+
 export function specOf(inputs: InstanceInputs): string {
-  const spec = JSON.stringify(replacingFields.map((field) => inputs[field] ?? null));
+  const values: unknown[] = specFields.map((field) =>
+    field === "runtype" ? (runtypeOf(inputs) ?? null) : (inputs[field] ?? null),
+  );
+  // Only when given: the digest of every instance rented without a template stays as it was.
+  if (inputs.templateHashId !== undefined) values.push(inputs.templateHashId);
+  const spec = JSON.stringify(values);
   return createHash("sha256").update(spec).digest("hex").slice(0, 32);
 }
 

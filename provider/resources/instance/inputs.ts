@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { compileInstanceOfferQuery, OfferQueryError } from "../../client";
+import { bidBounds, compileInstanceOfferQuery, OfferQueryError } from "../../client";
 
 // The instance's inputs and outputs: what a program declares and what the stack records.
 
@@ -47,13 +47,29 @@ export const instanceInputsSchema = z.object({
       { error: "volume must be { volumeId, mountPath }" },
     )
     .optional(),
+  /**
+   * A template to launch from (`Template.hashId`): its values are the defaults and the
+   * instance's own inputs override them. Used only at launch: a changed hash is recorded in
+   * place (see diff.ts).
+   */
+  templateHashId: z
+    .string({ error: "templateHashId is a template's hash_id (Template.hashId), a string" })
+    .regex(
+      /^[0-9a-f]{32}$/,
+      "templateHashId must be a template's hash_id: 32 lowercase hexadecimal characters",
+    )
+    .optional(),
+  /** Required unless templateHashId is given (the template provides it); see check. */
   image: z
     .string({ error: "the container image, e.g. pytorch/pytorch" })
     .trim()
-    .min(1, "image must not be empty"),
+    .min(1, "image must not be empty")
+    .optional(),
+  /** Required unless templateHashId is given (the template recommends one); see check. */
   diskGb: z
     .number({ error: "the disk size in GB, at least 8" })
-    .min(8, "diskGb must be at least 8 (GB)"),
+    .min(8, "diskGb must be at least 8 (GB)")
+    .optional(),
   onstart: z.string().optional(),
   env: z
     .record(
@@ -63,10 +79,25 @@ export const instanceInputsSchema = z.object({
     .optional(),
   /** The service takes labels of at most 1024 characters (PUT /api/v0/instances/{id}/). */
   label: z.string().max(1024, "label must be at most 1024 characters").optional(),
+  /** `ssh` when neither the program nor a template says (check sets it without a template). */
   runtype: z
     .enum(["ssh", "jupyter", "args", "vm"], { error: "runtype must be ssh, jupyter, args or vm" })
-    .default("ssh"),
-  price: z.number().nonnegative("price (the bid, $/hour) must not be negative").optional(),
+    .optional(),
+  /**
+   * The bid, $/hour: an interruptible instance. Within the bounds the service's bid change takes,
+   * so that every bid can later change in place (diff.ts).
+   */
+  price: z
+    .number({ error: "price (the bid, $/hour) must be a number" })
+    .min(
+      bidBounds.minDollarsPerHour,
+      `price (the bid, $/hour) must be at least ${bidBounds.minDollarsPerHour}`,
+    )
+    .max(
+      bidBounds.maxDollarsPerHour,
+      `price (the bid, $/hour) must be at most ${bidBounds.maxDollarsPerHour}`,
+    )
+    .optional(),
   createTimeoutSeconds: z.number().positive("createTimeoutSeconds must be positive").default(1200),
   maxAttempts: z
     .number()
@@ -89,6 +120,13 @@ export const instanceInputsSchema = z.object({
    * written before it existed; never a reason to replace or update an instance.
    */
   stackToken: z.string().optional(),
+  /**
+   * The resource option `replaceOnChanges`, handed over by the Instance class: the engine applies
+   * it only to properties a provider reports as changed, which a dynamic provider cannot, so
+   * diff.ts applies it to the changes it would make in place. Absent when not given; never a
+   * reason to update or replace on its own.
+   */
+  replaceOnChanges: z.array(z.string()).optional(),
   pollIntervalSeconds: z
     .number()
     .min(0.05, "pollIntervalSeconds must be at least 0.05")
@@ -130,6 +168,13 @@ export const instanceOutputsSchema = instanceInputsSchema.extend({
   statusMessage: z.string().nullable(),
   attempts: z.array(instanceAttemptSchema),
   /**
+   * Set (by read) while a higher bid holds the instance's machine: the winning price, $/hour.
+   * The instance is stopped and the service still intends it to run; `up` raises the bid above
+   * this price when the program declares a higher one, and otherwise fails saying so. Absent
+   * otherwise (and in stacks written before it existed).
+   */
+  outbidByDollarsPerHour: z.number().optional(),
+  /**
    * What was rented: the offer as the search answered it (by query), or as the instance shows
    * it. Absent in stacks written before offers were recorded.
    */
@@ -148,4 +193,14 @@ export type InstanceOutputs = z.infer<typeof instanceOutputsSchema>;
 /** The asks an input set allows, in order. */
 export function asksOf(inputs: Pick<InstanceInputs, "askId" | "askIds">): number[] {
   return inputs.askIds ?? (inputs.askId === undefined ? [] : [inputs.askId]);
+}
+
+/**
+ * The runtype an instance is launched with: the program's, else `ssh`, except from a template,
+ * whose own runtype then applies (undefined: not sent).
+ */
+export function runtypeOf(
+  inputs: Pick<InstanceInputs, "runtype" | "templateHashId">,
+): InstanceInputs["runtype"] {
+  return inputs.runtype ?? (inputs.templateHashId === undefined ? "ssh" : undefined);
 }

@@ -7,11 +7,12 @@ import { checkInputs, containsUnknown, fieldFailure } from "../../validation";
 import { askOffVolumeMachine } from "./volume-link";
 import { encodeOnstart, onstartLimitChars } from "../../onstart";
 import { connectionOutputs, createInstance } from "./create-flow";
-import { diffInstance, replacingFields, same } from "./diff";
+import { diffInstance, launchesAnew } from "./diff";
 import { asksOf, instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { rememberRecorded, resourceNameOf } from "./identity";
 import { destroyAndConfirm } from "./lifecycle";
 import { followState } from "./power";
+import { outbidBy, planOutbid, raiseBidAndResume } from "./bids";
 import {
   attachAfterRunning,
   declaresSshKeys,
@@ -38,8 +39,10 @@ const offerReads = new Map<string, Promise<InstanceOfferRow[]>>();
  */
 async function diskFailures(inputs: InstanceInputs): Promise<pulumi.dynamic.CheckFailure[]> {
   const asks = asksOf(inputs);
-  // Offers found by query are checked against the disk when they are chosen.
-  if (asks.length === 0) return [];
+  const { diskGb } = inputs;
+  // Offers found by query are checked against the disk when they are chosen; a disk left to a
+  // template is the template's.
+  if (asks.length === 0 || diskGb === undefined) return [];
   const listKey = asks.join(",");
   let read = offerReads.get(listKey);
   if (!read) {
@@ -50,15 +53,13 @@ async function diskFailures(inputs: InstanceInputs): Promise<pulumi.dynamic.Chec
     offerReads.set(listKey, read);
   }
   const offers = await read;
-  const tooSmall = offers.filter(
-    (offer) => offer.disk_space != null && inputs.diskGb > offer.disk_space,
-  );
+  const tooSmall = offers.filter((offer) => offer.disk_space != null && diskGb > offer.disk_space);
   return tooSmall.length === 0
     ? []
     : [
         fieldFailure(
           "diskGb",
-          `${inputs.diskGb} GB is more than ` +
+          `${diskGb} GB is more than ` +
             tooSmall
               .map((offer) => `ask ${offer.id} offers (${offer.disk_space} GB disk_space)`)
               .join(", ") +
@@ -88,6 +89,28 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
             "query for the best matching offer)",
         ),
       );
+    }
+    // A template provides the image and recommends a disk; without one, the program gives them.
+    if (news["templateHashId"] === undefined) {
+      if (news["image"] === undefined) {
+        failures.push(
+          fieldFailure(
+            "image",
+            "required: the container image, e.g. pytorch/pytorch (or templateHashId, a " +
+              "template that provides it)",
+          ),
+        );
+      }
+      if (news["diskGb"] === undefined) {
+        failures.push(
+          fieldFailure(
+            "diskGb",
+            "required: the disk size in GB, at least 8 (or templateHashId, a template that " +
+              "recommends one)",
+          ),
+        );
+      }
+      inputs.runtype ??= "ssh";
     }
     if (inputs.maxDollarsPerHour !== undefined && news["offerQuery"] === undefined) {
       failures.push(
@@ -120,9 +143,7 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
     // A VM cannot get an SSH key after it is created: refuse to rent one without a key. Only
     // when one is about to be rented: a running VM must stay manageable if the key goes. Keys
     // the program declares in sshKeyIds are verified by create, before renting.
-    const renting =
-      Object.keys(olds).length === 0 ||
-      replacingFields.some((field) => !same(olds[field], inputs[field]));
+    const renting = Object.keys(olds).length === 0 || launchesAnew(olds, inputs);
     // The stack token is unknown at a new stack's first preview; it is not the program's.
     if (failures.length === 0 && renting && !containsUnknown({ ...news, stackToken: undefined })) {
       failures.push(...(await diskFailures(inputs)));
@@ -167,6 +188,11 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
     const sshKeyIds = await sshKeyIdsOnInstance(providerClient(), props);
     const outs: InstanceOutputs = { ...props, ...connectionOutputs(instance), sshKeyIds };
     if (sshKeyIds === undefined) delete outs.sshKeyIds;
+    // Outbid: the next up raises the bid, or says why it cannot (update). Absent otherwise, so
+    // that stacks recorded before this output see no drift.
+    const outbid = outbidBy(instance, props.price);
+    if (outbid === undefined) delete outs.outbidByDollarsPerHour;
+    else outs.outbidByDollarsPerHour = outbid;
     if (label === undefined) delete outs.label;
     else outs.label = label;
     // Stopped or started outside Pulumi: the next diff sees it and the next up restores it.
@@ -178,21 +204,50 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
 
   async update(_id, olds, news) {
     const client = providerClient();
+    const name = resourceNameOf(news.owner ?? olds.owner);
+    const progress = (message: string): void => {
+      reportProgress(`${name}: ${message}`);
+    };
+    // Outbid (found by refresh) and declared running: decided before any write, so that an
+    // update that cannot win the machine back fails having changed nothing.
+    const outbid =
+      olds.outbidByDollarsPerHour !== undefined && news.state === "running"
+        ? await planOutbid(client, name, olds, news)
+        : undefined;
+    let outs: InstanceOutputs = { ...olds, ...news };
+    delete outs.outbidByDollarsPerHour;
+    if (outbid?.kind === "raise") {
+      const resumed = await raiseBidAndResume(
+        client,
+        name,
+        olds.instanceId,
+        outbid,
+        news.pollIntervalSeconds,
+        progress,
+      );
+      outs = { ...outs, ...connectionOutputs(resumed) };
+    } else {
+      if (outbid?.instance !== undefined) outs = { ...outs, ...connectionOutputs(outbid.instance) };
+      // A bid changed for another (between on-demand and a bid, diff replaces).
+      if (news.price !== undefined && olds.price !== undefined && news.price !== olds.price) {
+        progress(`changing the bid of instance ${olds.instanceId} to $${news.price}/h`);
+        await client.instances.changeBid(olds.instanceId, news.price);
+      }
+    }
     if ((news.label ?? "") !== (olds.label ?? "")) {
       await client.instances.relabel(olds.instanceId, news.label ?? "");
     }
     await updateSshKeys(client, olds, news);
-    let outs: InstanceOutputs = { ...olds, ...news };
     if (news.state !== (olds.state ?? "running")) {
-      const name = resourceNameOf(news.owner ?? olds.owner);
-      const followed = await followState(client, olds.instanceId, news.state, news, (message) => {
-        reportProgress(`${name}: ${message}`);
-      });
+      const followed = await followState(client, olds.instanceId, news.state, news, progress);
       outs = { ...outs, ...connectionOutputs(followed) };
     }
     // A label or key list removed from the program is removed from the outputs too.
     if (news.label === undefined) delete outs.label;
     if (news.sshKeyIds === undefined) delete outs.sshKeyIds;
+    // A template hash is recorded as given; with none, none is recorded.
+    if (news.templateHashId === undefined) delete outs.templateHashId;
+    if (news.replaceOnChanges === undefined) delete outs.replaceOnChanges;
     return { outs };
   },
 

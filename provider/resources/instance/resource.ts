@@ -39,10 +39,23 @@ export interface InstanceArgs {
    * machine fails at preview. Changing it replaces the instance.
    */
   volume?: pulumi.Input<{ volumeId: pulumi.Input<number>; mountPath: pulumi.Input<string> }>;
-  /** The container or VM image. */
-  image: pulumi.Input<string>;
-  /** Disk size in GB, at least 8. */
-  diskGb: pulumi.Input<number>;
+  /**
+   * Launch from a template (`Template.hashId`, or any template's `hash_id`): the template's
+   * values (image and tag, onstart, runtype, environment, recommended disk) are the defaults,
+   * and this instance's own inputs override them, as the service does it: a field given here
+   * replaces the template's, and `env` is merged with the template's by name (the names given
+   * here win). The template is applied only at launch: a changed hash (editing a template
+   * changes it) is recorded in place and never relaunches a running instance. To relaunch on
+   * every template change, add Pulumi's own option `replaceOnChanges: ["templateHashId"]`.
+   */
+  templateHashId?: pulumi.Input<string>;
+  /** The container or VM image. Required unless `templateHashId` is given. */
+  image?: pulumi.Input<string>;
+  /**
+   * Disk size in GB, at least 8. Required unless `templateHashId` is given (the template's
+   * recommended disk space then applies).
+   */
+  diskGb?: pulumi.Input<number>;
   /**
    * A script run at start. Over 4048 characters it is gzipped and base64-encoded into a short
    * bootstrap command; one that does not fit even then fails at preview.
@@ -50,11 +63,21 @@ export interface InstanceArgs {
   onstart?: pulumi.Input<string>;
   /** Environment variables of the instance. */
   env?: pulumi.Input<Record<string, pulumi.Input<string>>>;
-  /** A label; the only field that changes in place. */
+  /** A label; changes in place. */
   label?: pulumi.Input<string>;
-  /** `ssh` (default), `jupyter`, `args` or `vm`. A VM needs an SSH key on the account. */
+  /**
+   * `ssh` (default; from a template, the template's), `jupyter`, `args` or `vm`. A VM needs an
+   * SSH key on the account.
+   */
   runtype?: pulumi.Input<"ssh" | "jupyter" | "args" | "vm">;
-  /** A bid in $/hour (interruptible); on-demand when absent. */
+  /**
+   * A bid in $/hour, 0.001 to 32 (interruptible); on-demand when absent. A changed bid changes
+   * in place (the instance keeps its id); adding or removing it (on-demand ⇄ interruptible)
+   * replaces the instance. When a higher bid takes the machine (outbid), `pulumi refresh` shows
+   * it (`actualStatus` stopped, `statusMessage`, `outbidByDollarsPerHour`); the next `up` raises
+   * the bid to this price and waits until the instance runs again when this price is above the
+   * winning one, and otherwise fails saying so, never destroying the instance.
+   */
   price?: pulumi.Input<number>;
   /** How long create may take in all, attempts included (default 1200 s). */
   createTimeoutSeconds?: pulumi.Input<number>;
@@ -91,6 +114,13 @@ export class Instance extends pulumi.dynamic.Resource {
   /** GPU memory in MB. */
   declare readonly gpuRamMb: pulumi.Output<number | null>;
   declare readonly statusMessage: pulumi.Output<string | null>;
+  /**
+   * While a higher bid holds the instance's machine (seen by refresh): the winning price,
+   * $/hour; undefined otherwise.
+   */
+  declare readonly outbidByDollarsPerHour: pulumi.Output<number | undefined>;
+  /** The template the instance was launched from, as last declared. */
+  declare readonly templateHashId: pulumi.Output<string | undefined>;
   /** Each attempt create made: ask, instance id, last status and status message. */
   declare readonly attempts: pulumi.Output<InstanceAttempt[]>;
   declare readonly label: pulumi.Output<string | undefined>;
@@ -118,6 +148,9 @@ export class Instance extends pulumi.dynamic.Resource {
         ...args,
         label: args.label,
         owner: ownerOf(pulumi.getProject(), pulumi.getStack(), name),
+        // The engine cannot apply the option to a dynamic provider's in-place changes: the
+        // provider's diff does (diff.ts). Only when given, so that other states stay as they are.
+        ...(opts?.replaceOnChanges?.length ? { replaceOnChanges: opts.replaceOnChanges } : {}),
         stackToken: sweeper.stackToken,
         instanceId: undefined,
         actualStatus: undefined,
@@ -126,6 +159,7 @@ export class Instance extends pulumi.dynamic.Resource {
         publicIp: undefined,
         gpuRamMb: undefined,
         statusMessage: undefined,
+        outbidByDollarsPerHour: undefined,
         intendedStatus: undefined,
         attempts: undefined,
         offer: undefined,

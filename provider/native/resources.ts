@@ -1,0 +1,173 @@
+import type { z } from "zod";
+import type { DynamicProvider } from "../shim";
+import { ownerOf } from "../resources/instance/identity";
+import * as apiKey from "../resources/api-key";
+import * as endpoint from "../resources/endpoint";
+import * as instance from "../resources/instance";
+import * as secret from "../resources/secret";
+import * as sshKey from "../resources/ssh-key";
+import * as template from "../resources/template";
+import * as volume from "../resources/volume";
+import * as webhook from "../resources/webhook";
+import * as workerGroup from "../resources/worker-group";
+
+type Props = Record<string, unknown>;
+
+/** A resource module's `provider`: every module has each method but update (replace only). */
+export type ResourceImplementation = Required<
+  Pick<DynamicProvider<Props, Props>, "check" | "diff" | "create" | "read" | "delete">
+> &
+  Pick<DynamicProvider<Props, Props>, "update">;
+
+/** The package's name in Pulumi: every type token starts with it. */
+export const packageName = "gpucloud";
+
+/** One resource type the plugin serves: the same module the dynamic entry forwards to. */
+export interface NativeResource {
+  /** `gpucloud:index:<Type>`'s last part; the TypeScript class's name. */
+  readonly type: string;
+  /** The one implementation (check, diff, create, read, update, delete). */
+  readonly provider: ResourceImplementation;
+  /** The zod definitions the implementation checks with: the schema is generated from them. */
+  readonly inputs: z.ZodObject;
+  readonly outputs: z.ZodObject;
+  /**
+   * Inputs that the TypeScript class sets itself (never the program): absent from the schema;
+   * `fill` sets them from what the engine tells the plugin.
+   */
+  readonly hidden: readonly string[];
+  /** Inputs the class defaults from the resource's name: optional in the schema. */
+  readonly optional: readonly string[];
+  readonly description: string;
+  /**
+   * What the TypeScript class adds to the program's inputs, from the URN's parts and the
+   * provider's stack token instead of the program; values already present are kept.
+   */
+  fill(news: Props, resource: ResourceContext): Props;
+}
+
+/** What the engine tells the plugin about the resource being checked. */
+export interface ResourceContext {
+  readonly project: string;
+  readonly stack: string;
+  readonly name: string;
+  /** The provider's stack token (CheckConfig makes it and keeps it in the provider's state). */
+  readonly stackToken: string | undefined;
+}
+
+const resource = (
+  type: string,
+  module: { provider: unknown },
+  inputs: z.ZodObject,
+  outputs: z.ZodObject,
+  description: string,
+  extra: Partial<Pick<NativeResource, "hidden" | "optional" | "fill">> = {},
+): NativeResource => ({
+  type,
+  provider: module.provider as ResourceImplementation,
+  inputs,
+  outputs,
+  hidden: extra.hidden ?? [],
+  optional: extra.optional ?? [],
+  fill: extra.fill ?? ((news) => news),
+  description,
+});
+
+/** Every resource type of the package, by the token's last part. */
+export const nativeResources: readonly NativeResource[] = [
+  resource(
+    "Secret",
+    secret,
+    secret.secretInputsSchema,
+    secret.secretInputsSchema,
+    "An account environment-variable secret. The service returns values only masked, so " +
+      "refresh detects a deleted key or an emptied value, not a value changed to another one.",
+  ),
+  resource(
+    "Volume",
+    volume,
+    volume.volumeInputsSchema,
+    volume.volumeOutputsSchema,
+    "A disk volume, created by accepting a volume ask (askId) or the best offer matching " +
+      "volumeOfferQuery. Any change of ask or size replaces it.",
+  ),
+  resource(
+    "Webhook",
+    webhook,
+    webhook.webhookInputsSchema,
+    webhook.webhookOutputsSchema,
+    "A webhook of the account: the service POSTs the subscribed notification events to url, " +
+      "signed with webhookSecret. Every change updates it in place.",
+  ),
+  resource(
+    "Instance",
+    instance,
+    instance.instanceInputsSchema,
+    instance.instanceOutputsSchema,
+    "A GPU instance rented from an ask (askId, askIds) or the best offer matching offerQuery. " +
+      "Create waits until it is running; an instance that reaches a dead end is destroyed and " +
+      "another is tried, up to maxAttempts. A failed create leaves nothing running.",
+    {
+      hidden: ["owner", "stackToken", "replaceOnChanges"],
+      // As the Instance class does (instance/resource.ts): the owner names the resource, and the
+      // stack token proves the instance is this stack's (instance/identity.ts).
+      fill: (news, { project, stack, name, stackToken }) => ({
+        ...news,
+        owner: news["owner"] ?? ownerOf(project, stack, name),
+        ...(stackToken !== undefined && news["stackToken"] === undefined ? { stackToken } : {}),
+      }),
+    },
+  ),
+  resource(
+    "SshKey",
+    sshKey,
+    sshKey.sshKeyInputsSchema,
+    sshKey.sshKeyOutputsSchema,
+    "An SSH public key of the account; its sshKeyId is what Instance.sshKeyIds lists.",
+  ),
+  resource(
+    "ApiKey",
+    apiKey,
+    apiKey.apiKeyInputsSchema,
+    apiKey.apiKeyOutputsSchema,
+    "A scoped API key of the account. key is shown by the service only at creation: it is " +
+      "stored as a Pulumi secret. Delete revokes it.",
+    {
+      // As the ApiKey class does: the key's name defaults to the resource's.
+      optional: ["name"],
+      fill: (news, { name }) => ({ ...news, name: news["name"] ?? name }),
+    },
+  ),
+  resource(
+    "Template",
+    template,
+    template.templateInputsSchema,
+    template.templateOutputsSchema,
+    "A template of the account: the image, launch settings and defaults instances, endpoints " +
+      "and worker groups are launched from (hashId).",
+  ),
+  resource(
+    "Endpoint",
+    endpoint,
+    endpoint.endpointInputsSchema,
+    endpoint.endpointOutputsSchema,
+    "A serverless endpoint: the scaling rules its worker groups share.",
+  ),
+  resource(
+    "WorkerGroup",
+    workerGroup,
+    workerGroup.workerGroupInputsSchema,
+    workerGroup.workerGroupOutputsSchema,
+    "A worker group of a serverless endpoint: workers launched from a template on offers " +
+      "matching a query.",
+  ),
+];
+
+/** The resource a type token names, or undefined. */
+export function resourceOf(token: string): NativeResource | undefined {
+  const [pkg, module, type] = token.split(":");
+  if (pkg !== packageName || module !== "index") return undefined;
+  return nativeResources.find((candidate) => candidate.type === type);
+}
+
+export const typeToken = (type: string): string => `${packageName}:index:${type}`;

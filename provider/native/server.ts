@@ -1,0 +1,408 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import * as grpc from "@grpc/grpc-js";
+import * as enginerpc from "@pulumi/pulumi/proto/engine_grpc_pb";
+import * as engineproto from "@pulumi/pulumi/proto/engine_pb";
+import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
+import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
+import * as provproto from "@pulumi/pulumi/proto/provider_pb";
+import * as emptyproto from "google-protobuf/google/protobuf/empty_pb";
+import * as structproto from "google-protobuf/google/protobuf/struct_pb";
+import type * as pulumi from "@pulumi/pulumi";
+import type { ConfigSource } from "../config";
+import { configure, providerClient, setProgressSink } from "../provider-runtime";
+import { newStackToken } from "../resources/instance/identity";
+import { functionOf } from "./functions";
+import { type NativeResource, resourceOf } from "./resources";
+import { packageSchema, type PackageSpec, secretOutputs } from "./schema";
+import { unwrapSecrets, wrapSecrets } from "./secrets";
+
+/**
+ * The `pulumi-resource-gpucloud` plugin: Pulumi's `ResourceProvider` gRPC service over the
+ * resource modules (provider/resources), the same implementation the dynamic entries forward
+ * to. This adapter translates and decides nothing: it unwraps secrets on the way in, hands the
+ * module what a dynamic provider would see, and wraps the secrets again on the way out.
+ */
+
+type Props = Record<string, unknown>;
+type Unary<Req, Res> = (
+  call: grpc.ServerUnaryCall<Req, Res>,
+  callback: grpc.sendUnaryData<Res>,
+) => void;
+
+/** The provider inputs the plugin keeps in the provider's own state (CheckConfig). */
+const stackTokenKey = "stackToken";
+
+/** The package's version, from its package.json (two or three levels up, source or dist). */
+export function packageVersion(): string {
+  let dir = __dirname;
+  for (let depth = 0; depth < 5; depth += 1) {
+    const candidate = join(dir, "package.json");
+    if (existsSync(candidate)) {
+      const parsed = JSON.parse(readFileSync(candidate, "utf8")) as {
+        name?: string;
+        version?: string;
+      };
+      if (parsed.name === "pulumi-gpucloud" && parsed.version) return parsed.version;
+    }
+    dir = dirname(dir);
+  }
+  return "0.0.0";
+}
+
+/** `urn:pulumi:<stack>::<project>::<type>::<name>`'s parts. */
+export function urnParts(urn: string): {
+  stack: string;
+  project: string;
+  type: string;
+  name: string;
+} {
+  const [head = "", project = "", qualifiedType = "", ...rest] = urn.split("::");
+  return {
+    stack: head.replace(/^urn:pulumi:/, ""),
+    project,
+    type: qualifiedType.split("$").pop() ?? "",
+    name: rest.join("::"),
+  };
+}
+
+const toStruct = (props: Props): structproto.Struct =>
+  // JSON drops undefined (which a Struct cannot hold) as the dynamic provider's states do.
+  structproto.Struct.fromJavaScript(
+    JSON.parse(JSON.stringify(props)) as Record<string, structproto.JavaScriptValue>,
+  );
+
+const fromStruct = (struct: structproto.Struct | undefined): Props => struct?.toJavaScript() ?? {};
+
+function failure(error: unknown): Partial<grpc.StatusObject> {
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: grpc.status.UNKNOWN, details: message };
+}
+
+function unimplemented(method: string): Unary<unknown, unknown> {
+  return (_call, callback) => {
+    callback({ code: grpc.status.UNIMPLEMENTED, details: `${method} is not implemented` }, null);
+  };
+}
+
+/** Top-level input properties whose values differ (for the engine's display and options). */
+function changedKeys(olds: Props, news: Props): string[] {
+  const keys = new Set([...Object.keys(olds), ...Object.keys(news)]);
+  return [...keys].filter((key) => !isDeepStrictEqual(olds[key], news[key]));
+}
+
+export class GpuCloudProviderService {
+  private readonly schema: PackageSpec;
+  private readonly version: string;
+  private config: Props = {};
+  private engine: enginerpc.EngineClient | undefined;
+  private readonly current = new AsyncLocalStorage<{ urn: string }>();
+  /** Set by Cancel. The modules' waits offer no abort hook yet (see notes/native-plugin.md). */
+  cancelled = false;
+
+  constructor(engineAddress: string | undefined) {
+    this.version = packageVersion();
+    this.schema = packageSchema(this.version);
+    if (engineAddress !== undefined) this.connectEngine(engineAddress);
+    setProgressSink((message) => this.progress(message));
+  }
+
+  private connectEngine(address: string): void {
+    this.engine?.close();
+    this.engine = new enginerpc.EngineClient(address, grpc.credentials.createInsecure());
+  }
+
+  /** A progress line on the row of the resource being worked on (ephemeral: a status). */
+  private progress(message: string): boolean {
+    const urn = this.current.getStore()?.urn;
+    if (this.engine === undefined || urn === undefined) return false;
+    const request = new engineproto.LogRequest();
+    request.setSeverity(engineproto.LogSeverity.INFO);
+    request.setMessage(`gpucloud: ${message}`);
+    request.setUrn(urn);
+    request.setEphemeral(true);
+    this.engine.log(request, () => undefined);
+    return true;
+  }
+
+  private resource(type: string, urn: string): NativeResource {
+    const token = type || urnParts(urn).type;
+    const found = resourceOf(token);
+    if (found === undefined) throw new Error(`unknown resource type ${token}`);
+    return found;
+  }
+
+  /** Secret outputs of a type: every property the schema marks, and those that arrived secret. */
+  private secretsOf(resource: NativeResource, arrived: Iterable<string>): Set<string> {
+    return new Set([...secretOutputs(this.schema, `gpucloud:index:${resource.type}`), ...arrived]);
+  }
+
+  /** What the TypeScript class adds to the program's inputs (resources.ts, `fill`). */
+  private fill(resource: NativeResource, urn: string, news: Props): Props {
+    const { project, stack, name } = urnParts(urn);
+    const token = this.config[stackTokenKey];
+    return resource.fill(news, {
+      project,
+      stack,
+      name,
+      stackToken: typeof token === "string" ? token : undefined,
+    });
+  }
+
+  private run<T>(urn: string, work: () => Promise<T>): Promise<T> {
+    return this.current.run({ urn }, work);
+  }
+
+  /** Each gRPC method, as grpc-js calls it. */
+  handlers(): grpc.UntypedServiceImplementation {
+    const unary =
+      <Req, Res>(work: (request: Req) => Promise<Res>): Unary<Req, Res> =>
+      (call, callback) => {
+        work(call.request).then(
+          (response) => {
+            callback(null, response);
+          },
+          (error: unknown) => {
+            callback(failure(error), null);
+          },
+        );
+      };
+
+    return {
+      getPluginInfo: unary(async () => {
+        const info = new plugproto.PluginInfo();
+        info.setVersion(this.version);
+        return info;
+      }),
+
+      getSchema: unary(async (request: provproto.GetSchemaRequest) => {
+        if (request.getSubpackageName()) {
+          throw new Error(`no sub-package ${request.getSubpackageName()}`);
+        }
+        const response = new provproto.GetSchemaResponse();
+        response.setSchema(JSON.stringify(this.schema));
+        return response;
+      }),
+
+      /**
+       * The provider's inputs, with its stack token: made once, when the provider is first
+       * checked, and kept in the provider's state (olds) from then on.
+       */
+      checkConfig: unary(async (request: provproto.CheckRequest) => {
+        const olds = unwrapSecrets(fromStruct(request.getOlds()));
+        const news = unwrapSecrets(fromStruct(request.getNews()));
+        const token = olds.props[stackTokenKey] ?? news.props[stackTokenKey] ?? newStackToken();
+        const inputs = { ...news.props, [stackTokenKey]: token };
+        const response = new provproto.CheckResponse();
+        response.setInputs(toStruct(wrapSecrets(inputs, new Set([...news.secret, "apiKey"]))));
+        return response;
+      }),
+
+      /** A new address or key changes the provider in place: nothing it manages is replaced. */
+      diffConfig: unary(async (request: provproto.DiffRequest) => {
+        const olds = unwrapSecrets(fromStruct(request.getOldInputs() ?? request.getOlds())).props;
+        const news = unwrapSecrets(fromStruct(request.getNews())).props;
+        const diffs = changedKeys(olds, news).filter((key) => key !== stackTokenKey);
+        const response = new provproto.DiffResponse();
+        response.setChanges(
+          diffs.length > 0
+            ? provproto.DiffResponse.DiffChanges.DIFF_SOME
+            : provproto.DiffResponse.DiffChanges.DIFF_NONE,
+        );
+        response.setDiffsList(diffs);
+        return response;
+      }),
+
+      configure: unary(async (request: provproto.ConfigureRequest) => {
+        const args = unwrapSecrets(fromStruct(request.getArgs())).props;
+        const variables = request.getVariablesMap();
+        const source: ConfigSource = {
+          get: (key) => {
+            const name = key.replace(/^gpucloud:/, "");
+            const value = args[name] ?? variables.get(`gpucloud:config:${name}`);
+            return typeof value === "string" && value !== "" ? value : undefined;
+          },
+        };
+        this.config = args;
+        configure({ config: source } as unknown as pulumi.dynamic.ConfigureRequest);
+        const response = new provproto.ConfigureResponse();
+        response.setAcceptsecrets(true);
+        response.setSupportspreview(false);
+        response.setAcceptresources(false);
+        response.setAcceptoutputs(false);
+        return response;
+      }),
+
+      check: unary(async (request: provproto.CheckRequest) => {
+        const urn = request.getUrn();
+        const resource = this.resource(request.getType(), urn);
+        const olds = unwrapSecrets(fromStruct(request.getOlds()));
+        const news = unwrapSecrets(fromStruct(request.getNews()));
+        const result = await this.run(urn, () =>
+          resource.provider.check(olds.props, this.fill(resource, urn, news.props)),
+        );
+        const response = new provproto.CheckResponse();
+        const inputs = result.inputs ?? news.props;
+        response.setInputs(toStruct(wrapSecrets(inputs, this.secretsOf(resource, news.secret))));
+        response.setFailuresList(
+          (result.failures ?? []).map((failed) => {
+            const checkFailure = new provproto.CheckFailure();
+            checkFailure.setProperty(failed.property);
+            checkFailure.setReason(failed.reason);
+            return checkFailure;
+          }),
+        );
+        return response;
+      }),
+
+      diff: unary(async (request: provproto.DiffRequest) => {
+        const urn = request.getUrn();
+        const resource = this.resource(request.getType(), urn);
+        const olds = unwrapSecrets(fromStruct(request.getOlds())).props;
+        const oldInputs = unwrapSecrets(fromStruct(request.getOldInputs())).props;
+        const news = unwrapSecrets(fromStruct(request.getNews())).props;
+        const result = await this.run(urn, () =>
+          resource.provider.diff(request.getId(), olds, news),
+        );
+        const response = new provproto.DiffResponse();
+        const { DiffChanges } = provproto.DiffResponse;
+        response.setChanges(
+          result.changes === true
+            ? DiffChanges.DIFF_SOME
+            : result.changes === false
+              ? DiffChanges.DIFF_NONE
+              : DiffChanges.DIFF_UNKNOWN,
+        );
+        const replaces = result.replaces ?? [];
+        response.setReplacesList(replaces);
+        if (result.changes === true) {
+          const inputsBefore = Object.keys(oldInputs).length > 0 ? oldInputs : olds;
+          const changed = changedKeys(inputsBefore, news).filter(
+            (key) => key in news || key in oldInputs,
+          );
+          response.setDiffsList([...new Set([...replaces, ...changed])]);
+        }
+        if (result.deleteBeforeReplace) response.setDeletebeforereplace(true);
+        return response;
+      }),
+
+      create: unary(async (request: provproto.CreateRequest) => {
+        const urn = request.getUrn();
+        const resource = this.resource(request.getType(), urn);
+        const inputs = unwrapSecrets(fromStruct(request.getProperties()));
+        const result = await this.run(urn, () => resource.provider.create(inputs.props));
+        const response = new provproto.CreateResponse();
+        response.setId(result.id);
+        response.setProperties(
+          toStruct(wrapSecrets(result.outs ?? {}, this.secretsOf(resource, inputs.secret))),
+        );
+        return response;
+      }),
+
+      read: unary(async (request: provproto.ReadRequest) => {
+        const urn = request.getUrn();
+        const resource = this.resource(request.getType(), urn);
+        const props = unwrapSecrets(fromStruct(request.getProperties()));
+        const inputs = unwrapSecrets(fromStruct(request.getInputs()));
+        const known = Object.keys(props.props).length > 0;
+        const result = await this.run(urn, () =>
+          resource.provider.read(request.getId(), known ? props.props : undefined),
+        );
+        const secret = this.secretsOf(resource, [...props.secret, ...inputs.secret]);
+        const response = new provproto.ReadResponse();
+        if (result.id === undefined || result.id === "") return response;
+        response.setId(result.id);
+        response.setProperties(toStruct(wrapSecrets(result.props ?? {}, secret)));
+        if (result.inputs !== undefined) {
+          response.setInputs(toStruct(wrapSecrets(result.inputs, secret)));
+        }
+        return response;
+      }),
+
+      update: unary(async (request: provproto.UpdateRequest) => {
+        const urn = request.getUrn();
+        const resource = this.resource(request.getType(), urn);
+        const olds = unwrapSecrets(fromStruct(request.getOlds()));
+        const news = unwrapSecrets(fromStruct(request.getNews()));
+        const update = resource.provider.update?.bind(resource.provider);
+        const result = update
+          ? await this.run(urn, () => update(request.getId(), olds.props, news.props))
+          : { outs: { ...olds.props, ...news.props } };
+        const response = new provproto.UpdateResponse();
+        const secret = this.secretsOf(resource, [...olds.secret, ...news.secret]);
+        response.setProperties(toStruct(wrapSecrets(result.outs ?? {}, secret)));
+        return response;
+      }),
+
+      delete: unary(async (request: provproto.DeleteRequest) => {
+        const urn = request.getUrn();
+        const resource = this.resource(request.getType(), urn);
+        const props = unwrapSecrets(fromStruct(request.getProperties())).props;
+        await this.run(urn, async () => {
+          await resource.provider.delete(request.getId(), props);
+        });
+        return new emptyproto.Empty();
+      }),
+
+      invoke: unary(async (request: provproto.InvokeRequest) => {
+        const fn = functionOf(request.getTok());
+        if (fn === undefined) throw new Error(`unknown function ${request.getTok()}`);
+        const args = unwrapSecrets(fromStruct(request.getArgs()));
+        const result = (await fn.run(providerClient(), args.props, request.getPreview())) as Props;
+        const response = new provproto.InvokeResponse();
+        // A result computed from a secret argument is secret as a whole.
+        const secret = args.secret.size > 0 ? Object.keys(result) : [];
+        response.setReturn(toStruct(wrapSecrets(result, secret)));
+        return response;
+      }),
+
+      cancel: unary(async () => {
+        this.cancelled = true;
+        return new emptyproto.Empty();
+      }),
+
+      attach: unary(async (request: plugproto.PluginAttach) => {
+        this.connectEngine(request.getAddress());
+        return new emptyproto.Empty();
+      }),
+
+      handshake: unimplemented("Handshake"),
+      parameterize: unimplemented("Parameterize"),
+      construct: unimplemented("Construct"),
+      call: unimplemented("Call"),
+      getMapping: unimplemented("GetMapping"),
+      getMappings: unimplemented("GetMappings"),
+      list: (call: grpc.ServerWritableStream<unknown, unknown>) => {
+        call.emit("error", { code: grpc.status.UNIMPLEMENTED, details: "List is not implemented" });
+      },
+    };
+  }
+
+  close(): void {
+    setProgressSink(undefined);
+    this.engine?.close();
+  }
+}
+
+/** The engine's address among the plugin's arguments (flags such as -v=9 come first). */
+export function engineAddressOf(args: readonly string[]): string | undefined {
+  return args.filter((arg) => !arg.startsWith("-") && /^[\w.[\]:-]+:\d+$/.test(arg)).at(-1);
+}
+
+/** Starts the server on a free local port and returns it (the caller prints it). */
+export async function serve(
+  args: readonly string[],
+): Promise<{ port: number; server: grpc.Server; service: GpuCloudProviderService }> {
+  const service = new GpuCloudProviderService(engineAddressOf(args));
+  const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
+  server.addService(provrpc.ResourceProviderService, service.handlers());
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) => {
+      if (error) reject(error);
+      else resolve(bound);
+    });
+  });
+  return { port, server, service };
+}

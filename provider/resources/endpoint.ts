@@ -1,0 +1,224 @@
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { type Endpoint as EndpointWire, type EndpointFields, isEndpointGone } from "../client";
+import { configurationFailures, providerClient } from "../provider-runtime";
+import { readResult } from "../read-result";
+import { type DynamicProvider, providerShim } from "../shim";
+import { checkInputs, fieldFailure } from "../validation";
+import { deleteNamingWorkers, releaseWorkers } from "./serverless/release";
+import {
+  coldMultSchema,
+  coldWithinMax,
+  deleteTimeoutSchema,
+  minLoadSchema,
+  targetUtilSchema,
+  workerCountSchema,
+} from "./serverless/scaling";
+
+// ---- Inputs -------------------------------------------------------------------------------
+
+export const endpointInputsSchema = z.object({
+  endpointName: z
+    .string({ error: "the endpoint's name, e.g. vllm-qwen3-8b-prod" })
+    .min(1, "endpointName must not be empty")
+    .max(256, "endpointName must be at most 256 characters")
+    // eslint-disable-next-line no-control-regex
+    .regex(/^[^\u0000-\u001f\u007f]*$/, "endpointName must not contain control characters"),
+  /** Floor load, perf units per second; the service's create default is 10. */
+  minLoad: minLoadSchema(10),
+  /** Target capacity utilization, in (0, 1]; default 0.9. */
+  targetUtil: targetUtilSchema,
+  /** Inactive capacity as a multiple of the active capacity target; default 2.5. */
+  coldMult: coldMultSchema(2.5),
+  /** Workers kept cold (loaded, inactive) when there is no load; default 5. */
+  coldWorkers: workerCountSchema("coldWorkers").default(5),
+  /** The most workers the endpoint may have, active and inactive; default 20. */
+  maxWorkers: workerCountSchema("maxWorkers").default(20),
+  /** How long delete waits for the endpoint's workers to be gone; default 600 s. */
+  deleteTimeoutSeconds: deleteTimeoutSchema,
+});
+export type EndpointInputs = z.infer<typeof endpointInputsSchema>;
+
+export const endpointOutputsSchema = endpointInputsSchema.extend({
+  /** The service's id of the endpoint. */
+  endpointId: z.number().int(),
+});
+export type EndpointOutputs = z.infer<typeof endpointOutputsSchema>;
+
+// ---- Diff rules ---------------------------------------------------------------------------
+
+/** The fields the service holds (everything but the provider's own deleteTimeoutSeconds). */
+const serviceFields = [
+  "endpointName",
+  "minLoad",
+  "targetUtil",
+  "coldMult",
+  "coldWorkers",
+  "maxWorkers",
+] as const;
+
+/** Everything PUT /api/v0/endptjobs/{id}/ takes changes in place: nothing replaces. */
+export function diffEndpoint(
+  olds: EndpointOutputs,
+  news: EndpointInputs,
+): pulumi.dynamic.DiffResult {
+  const changed = serviceFields.filter((field) => olds[field] !== news[field]);
+  const timeoutChanged = olds.deleteTimeoutSeconds !== news.deleteTimeoutSeconds;
+  return { changes: changed.length > 0 || timeoutChanged, replaces: [] };
+}
+
+// ---- CRUD ---------------------------------------------------------------------------------
+
+function toWire(inputs: EndpointInputs): EndpointFields {
+  return {
+    endpoint_name: inputs.endpointName,
+    min_load: inputs.minLoad,
+    target_util: inputs.targetUtil,
+    cold_mult: inputs.coldMult,
+    cold_workers: inputs.coldWorkers,
+    max_workers: inputs.maxWorkers,
+  };
+}
+
+function fromWire(endpoint: EndpointWire): Omit<EndpointInputs, "deleteTimeoutSeconds"> {
+  return {
+    endpointName: endpoint.endpoint_name,
+    minLoad: endpoint.min_load,
+    targetUtil: endpoint.target_util,
+    coldMult: endpoint.cold_mult,
+    coldWorkers: endpoint.cold_workers,
+    maxWorkers: endpoint.max_workers,
+  };
+}
+
+/** Status reads while the endpoint's workers are released, ms. */
+const releaseIntervalMs = 2_000;
+
+export const provider: DynamicProvider<EndpointInputs, EndpointOutputs> = {
+  async check(_olds, news) {
+    const setup = await configurationFailures();
+    const checked = checkInputs(endpointInputsSchema, news);
+    const failures = [...setup, ...checked.failures];
+    const { coldWorkers, maxWorkers } = checked.inputs;
+    const tooMany =
+      typeof coldWorkers === "number" && typeof maxWorkers === "number"
+        ? coldWithinMax(coldWorkers, maxWorkers, news["coldWorkers"] === undefined)
+        : undefined;
+    if (tooMany !== undefined) failures.push(fieldFailure("coldWorkers", tooMany));
+    return { inputs: checked.inputs, failures };
+  },
+
+  async diff(_id, olds, news) {
+    return diffEndpoint(olds, news);
+  },
+
+  async create(inputs) {
+    const endpointId = await providerClient().endpoints.create(toWire(inputs));
+    return { id: String(endpointId), outs: { ...inputs, endpointId } };
+  },
+
+  async read(id, props) {
+    if (!props) return {};
+    const found = await providerClient().endpoints.find(props.endpointId);
+    if (!found) return {};
+    const outs: EndpointOutputs = { ...props, ...fromWire(found) };
+    const { endpointId: _id, ...inputs } = outs;
+    return readResult(id, props, outs, inputs);
+  },
+
+  async update(_id, olds, news) {
+    const changed = serviceFields.some((field) => olds[field] !== news[field]);
+    if (changed) await providerClient().endpoints.update(olds.endpointId, toWire(news));
+    return { outs: { ...news, endpointId: olds.endpointId } };
+  },
+
+  async delete(_id, props) {
+    const client = providerClient();
+    const id = props.endpointId;
+    // Already gone before this delete: its workers went with it.
+    const answer = await deleteNamingWorkers({
+      what: `endpoint ${id}`,
+      send: () => client.endpoints.delete(id),
+      isGone: isEndpointGone,
+      exists: async () =>
+        (await client.endpoints.list(new AbortController().signal)).some(
+          (endpoint) => endpoint.id === id,
+        ),
+      suspects: async () => undefined,
+    });
+    if (answer === undefined) return;
+    await releaseWorkers(client, `endpoint ${id}`, answer, {
+      intervalMs: releaseIntervalMs,
+      timeoutMs: (props.deleteTimeoutSeconds ?? 600) * 1000,
+    });
+  },
+};
+
+// ---- The resource -------------------------------------------------------------------------
+
+export interface EndpointArgs {
+  /** The endpoint's name (1-256 characters): what clients route requests to. */
+  endpointName: pulumi.Input<string>;
+  /**
+   * The floor load the endpoint keeps capacity for, in perf units per second (tokens/s for
+   * LLMs); 0 or more, default 10.
+   */
+  minLoad?: pulumi.Input<number>;
+  /**
+   * Target capacity utilization: the anticipated load over the active capacity, more than 0
+   * and at most 1 (0.9 keeps 11% headroom); default 0.9.
+   */
+  targetUtil?: pulumi.Input<number>;
+  /** Inactive (cold) capacity as a multiple of the active capacity target; 0 or more, default 2.5. */
+  coldMult?: pulumi.Input<number>;
+  /**
+   * Workers (GPU instances, billed) kept loaded but inactive when there is no load; a whole
+   * number, 0 or more, at most maxWorkers; default 5.
+   */
+  coldWorkers?: pulumi.Input<number>;
+  /** The most workers the endpoint may have, active and inactive; a whole number, default 20. */
+  maxWorkers?: pulumi.Input<number>;
+  /**
+   * How long delete waits until every worker instance of the endpoint is gone from the account
+   * (seconds, at most 3600; default 600).
+   */
+  deleteTimeoutSeconds?: pulumi.Input<number>;
+}
+
+/**
+ * A serverless endpoint: the router its worker groups' workers serve, with its scaling
+ * parameters. Every change is made in place. Deleting it deletes its worker groups, and waits
+ * until none of their worker instances is left on the account.
+ */
+export class Endpoint extends pulumi.dynamic.Resource {
+  declare readonly endpointName: pulumi.Output<string>;
+  declare readonly minLoad: pulumi.Output<number>;
+  declare readonly targetUtil: pulumi.Output<number>;
+  declare readonly coldMult: pulumi.Output<number>;
+  declare readonly coldWorkers: pulumi.Output<number>;
+  declare readonly maxWorkers: pulumi.Output<number>;
+  declare readonly deleteTimeoutSeconds: pulumi.Output<number>;
+  /** The service's id of the endpoint (a WorkerGroup's `endpointId`). */
+  declare readonly endpointId: pulumi.Output<number>;
+
+  constructor(name: string, args: EndpointArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      providerShim("pulumi-gpucloud/provider/resources/endpoint"),
+      name,
+      // Every output is named here, or the resource would not expose it.
+      {
+        endpointName: args.endpointName,
+        minLoad: args.minLoad,
+        targetUtil: args.targetUtil,
+        coldMult: args.coldMult,
+        coldWorkers: args.coldWorkers,
+        maxWorkers: args.maxWorkers,
+        deleteTimeoutSeconds: args.deleteTimeoutSeconds,
+        endpointId: undefined,
+      },
+      opts,
+      "gpucloud",
+      "Endpoint",
+    );
+  }
+}

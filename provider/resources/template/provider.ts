@@ -1,0 +1,92 @@
+import { deleteUnlessGone, GpuCloudError, type SavedTemplate } from "../../client";
+import { configurationFailures, providerClient } from "../../provider-runtime";
+import { readResult } from "../../read-result";
+import type { DynamicProvider } from "../../shim";
+import { checkInputs } from "../../validation";
+import { diffTemplate } from "./diff";
+import { templateInputsSchema, type TemplateInputs, type TemplateOutputs } from "./inputs";
+import { createdHere, findOwn, lostCreate, notOurs, ownTemplateIds } from "./ownership";
+import { editFields, fromWire, toWire } from "./wire";
+
+export const provider: DynamicProvider<TemplateInputs, TemplateOutputs> = {
+  async check(_olds, news) {
+    const checked = checkInputs(templateInputsSchema, news);
+    return { ...checked, failures: [...(await configurationFailures()), ...checked.failures] };
+  },
+
+  async diff(_id, olds, news) {
+    return diffTemplate(olds, news);
+  },
+
+  /**
+   * Creates the template, refusing one the service answers with that already existed: the
+   * caller's templates are listed before the create, and an answered id among them (or one
+   * another create of this run took) is an existing template, never adopted.
+   */
+  async create(inputs) {
+    const templates = providerClient().templates;
+    const before = await ownTemplateIds();
+    let saved: SavedTemplate;
+    try {
+      saved = await templates.create(toWire(inputs));
+    } catch (error) {
+      if (!(error instanceof GpuCloudError) || !error.mayHaveCreated) throw error;
+      const found = await lostCreate(inputs, before);
+      if (found === undefined) throw error;
+      saved = found;
+    }
+    if (before.has(saved.id) || createdHere.has(saved.id)) throw notOurs(inputs, saved);
+    createdHere.add(saved.id);
+    return {
+      id: String(saved.id),
+      outs: { ...inputs, templateId: saved.id, hashId: saved.hash_id },
+    };
+  },
+
+  async read(id, props) {
+    if (!props) return {};
+    const found = await findOwn(props.templateId);
+    if (!found) return {};
+    const inputs = fromWire(found, props);
+    const outs: TemplateOutputs = {
+      ...inputs,
+      templateId: found.id,
+      hashId: found.hash_id ?? props.hashId,
+    };
+    return readResult(id, props, outs, inputs);
+  },
+
+  /**
+   * Edits in place by the recorded hash. Should that hash be stale (edited outside Pulumi, or a
+   * retried edit whose first reply was lost), the template is found by its id and edited by its
+   * current hash. The answered hash is recorded.
+   */
+  async update(_id, olds, news) {
+    const templates = providerClient().templates;
+    const fields = editFields(olds, news);
+    let saved: SavedTemplate;
+    try {
+      saved = await templates.edit(olds.hashId, fields);
+    } catch (error) {
+      if (!(error instanceof GpuCloudError) || !error.isNotFound) throw error;
+      const current = await findOwn(olds.templateId);
+      if (current?.hash_id === undefined || current.hash_id === null) {
+        throw new Error(
+          `template ${olds.templateId} no longer exists on the account: run pulumi refresh, then up to create it again`,
+        );
+      }
+      saved = await templates.edit(current.hash_id, fields);
+    }
+    if (saved.id !== olds.templateId) {
+      throw new Error(
+        `the edit of template ${olds.templateId} was answered with template ${saved.id}: the ` +
+          `account has another template with this content; change a field (e.g. description)`,
+      );
+    }
+    return { outs: { ...news, templateId: olds.templateId, hashId: saved.hash_id } };
+  },
+
+  async delete(_id, props) {
+    await deleteUnlessGone(providerClient().templates.delete(props.templateId));
+  },
+};

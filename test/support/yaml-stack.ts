@@ -1,0 +1,74 @@
+import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { type ConfigMap, LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
+
+export interface YamlStackOptions {
+  /** The program: the text of a `Pulumi.yaml` with `runtime: yaml`, or a directory to copy. */
+  readonly program: { readonly text: string } | { readonly dir: string };
+  /** Stack config, e.g. `{ "gpucloud:apiKey": { value: key, secret: true } }`. */
+  readonly config?: ConfigMap;
+  /** Extra environment for the CLI, the language host and the providers. */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly stackName?: string;
+}
+
+export interface YamlTestStack {
+  readonly stack: Stack;
+  /** The copy of the program the stack runs from. */
+  readonly workDir: string;
+  /** The environment the CLI runs with (backend, passphrase), to run it directly. */
+  readonly cliEnv: Readonly<Record<string, string>>;
+}
+
+/**
+ * Runs `body` against a fresh stack of a YAML program, in its own temporary directory and file
+ * backend, driven by the real Pulumi CLI and the YAML language host that scripts/setup.sh puts
+ * beside it. Always tears down afterwards (destroy when anything is left, stack removal, the
+ * directory), also when `body` throws; the body's failure is the one reported.
+ */
+export async function withYamlStack<T>(
+  options: YamlStackOptions,
+  body: (stack: YamlTestStack) => Promise<T>,
+): Promise<T> {
+  const root = await mkdtemp(path.join(tmpdir(), "gpucloud-yaml-e2e-"));
+  const workDir = path.join(root, "program");
+  const backendDir = path.join(root, "state");
+  await mkdir(backendDir);
+  if ("dir" in options.program) {
+    await cp(options.program.dir, workDir, { recursive: true });
+  } else {
+    await mkdir(workDir);
+    await writeFile(path.join(workDir, "Pulumi.yaml"), options.program.text);
+  }
+  const stackName = options.stackName ?? "test";
+  const cliEnv = {
+    PULUMI_BACKEND_URL: `file://${backendDir}`,
+    PULUMI_CONFIG_PASSPHRASE: "gpucloud-e2e-passphrase",
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    ...options.env,
+  };
+  try {
+    const stack = await LocalWorkspace.createStack({ stackName, workDir }, { envVars: cliEnv });
+    if (options.config) await stack.setAllConfig(options.config);
+    const cleanUp = async () => {
+      const exported = await stack.exportStack();
+      const deployment = exported.deployment as { resources?: unknown[] };
+      if ((deployment.resources ?? []).length > 0) await stack.destroy();
+      await stack.workspace.removeStack(stackName);
+    };
+    try {
+      const result = await body({ stack, workDir, cliEnv });
+      await cleanUp();
+      return result;
+    } catch (error) {
+      await cleanUp().catch((cleanUpError: unknown) => {
+        if (error instanceof Error)
+          error.message += `\n(clean-up failed too: ${String(cleanUpError)})`;
+      });
+      throw error;
+    }
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
