@@ -1,4 +1,4 @@
-import { gzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 
 /** The service's limit on the onstart field, in characters. */
 export const onstartLimitChars = 4048;
@@ -19,4 +19,23 @@ export function encodeOnstart(script: string): OnstartEncoding {
   return command.length <= onstartLimitChars
     ? { ok: true, command, compressed: true }
     : { ok: false, originalChars: script.length, encodedChars: command.length };
+}
+
+/**
+ * The script an onstart command stands for: the original of a bootstrap command that
+ * `encodeOnstart` made, else the command itself.
+ */
+export function decodeOnstart(command: string): string {
+  const match =
+    /^f=\$\(mktemp\) && echo ([A-Za-z0-9+/]+={0,2}) \| base64 -d \| gzip -dc > "\$f" && bash "\$f"$/.exec(
+      command,
+    );
+  if (match?.[1] === undefined) return command;
+  try {
+    const script = gunzipSync(Buffer.from(match[1], "base64")).toString("utf8");
+    const again = encodeOnstart(script);
+    return again.ok && again.command === command ? script : command;
+  } catch {
+    return command;
+  }
 }

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { CancelledError, cancellation, unlessCancelled } from "./cancellation";
 import type { GpuCloudClient, Instance } from "./client";
 
 export interface PollOptions {
@@ -7,23 +8,35 @@ export interface PollOptions {
   readonly maxIntervalMs: number;
   /** Epoch ms after which polling stops. */
   readonly deadlineMs: number;
+  /**
+   * Stops the wait (a CancelledError) when it fires; the engine's Cancel by default
+   * (cancellation.ts), `neverCancelled` for a cleanup that must run on.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
  * Calls `probe` until it returns a value (not undefined) or the deadline passes, waiting with
- * backoff between calls (the real service rate-limits). Returns undefined on the deadline.
+ * backoff between calls (the real service rate-limits). Returns undefined on the deadline;
+ * throws a CancelledError as soon as the signal fires (no further probe is made).
  */
 export async function pollUntil<T>(
   probe: () => Promise<T | undefined>,
   options: PollOptions,
 ): Promise<T | undefined> {
+  const signal = options.signal ?? cancellation();
   let intervalMs = options.initialIntervalMs;
   for (;;) {
-    const value = await probe();
+    if (signal.aborted) throw new CancelledError();
+    const value = await unlessCancelled(probe(), signal);
     if (value !== undefined) return value;
     const remainingMs = options.deadlineMs - Date.now();
     if (remainingMs <= 0) return undefined;
-    await sleep(Math.min(intervalMs, remainingMs));
+    await sleep(Math.min(intervalMs, remainingMs), undefined, { signal }).catch(
+      (error: unknown) => {
+        throw signal.aborted ? new CancelledError() : error;
+      },
+    );
     intervalMs = Math.min(options.maxIntervalMs, intervalMs * 2);
   }
 }
@@ -32,7 +45,8 @@ export async function pollUntil<T>(
  * Reads the instance at each of the process's shared status rounds
  * (`client.instances.nextStatus`, one list request a round for every instance waited on) until
  * `decide` returns a value (not undefined), or returns undefined at the deadline, even while a
- * read is still under way. `decide` sees undefined when the instance does not exist.
+ * read is still under way. `decide` sees undefined when the instance does not exist. Throws a
+ * CancelledError as soon as `signal` fires (the engine's Cancel by default), even mid-read.
  */
 export async function watchInstance<T>(
   client: GpuCloudClient,
@@ -40,24 +54,40 @@ export async function watchInstance<T>(
   intervalMs: number,
   deadlineMs: number,
   decide: (instance: Instance | undefined) => T | undefined,
+  signal: AbortSignal = cancellation(),
 ): Promise<T | undefined> {
   for (;;) {
-    const read = await beforeDeadline(
-      client.instances.nextStatus(instanceId, intervalMs),
-      deadlineMs,
-    );
+    if (signal.aborted) throw new CancelledError();
+    let read: { done: true; value: Instance | undefined } | { done: false };
+    try {
+      // A waiter whose signal fires leaves the shared rounds: no read is made for it any more.
+      read = await beforeDeadline(
+        client.instances.nextStatus(instanceId, intervalMs, signal),
+        deadlineMs,
+        signal,
+      );
+    } catch (error) {
+      throw signal.aborted ? new CancelledError() : error;
+    }
+    if (signal.aborted) throw new CancelledError();
     if (!read.done) return undefined;
     const value = decide(read.value);
     if (value !== undefined) return value;
   }
 }
 
-/** The promise's value, or `done: false` once the deadline passes first. */
+/** The promise's value, or `done: false` once the deadline passes or `cancel` fires first. */
 async function beforeDeadline<T>(
   promise: Promise<T>,
   deadlineMs: number,
+  cancel: AbortSignal,
 ): Promise<{ done: true; value: T } | { done: false }> {
   const timer = new AbortController();
+  // A listener rather than AbortSignal.any: the process's signal lives as long as the process.
+  const stop = (): void => {
+    timer.abort();
+  };
+  cancel.addEventListener("abort", stop, { once: true });
   const late = sleep(Math.max(0, deadlineMs - Date.now()), undefined, {
     signal: timer.signal,
   }).then(
@@ -67,6 +97,7 @@ async function beforeDeadline<T>(
   try {
     return await Promise.race([promise.then((value) => ({ done: true, value }) as const), late]);
   } finally {
+    cancel.removeEventListener("abort", stop);
     timer.abort();
   }
 }

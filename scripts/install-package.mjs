@@ -7,19 +7,27 @@
 // is copied into the state by value instead. The examples, the demo, the benchmark and the
 // end-to-end tests (whose temporary projects link to this copy) must run as users do.
 //
+// Like npm, it links each of the package's `bin` entries into node_modules/.bin (relative links
+// into the copy, e.g. .bin/pulumi-resource-gpucloud → ../pulumi-gpucloud/dist/provider/native/
+// main.js), so the native plugin is found where an installed package puts it: the YAML
+// example's `plugins.providers[].path` and the YAML end-to-end tests point at node_modules/.bin.
+//
 // Usage: node scripts/install-package.mjs [--tarball-dir DIR]
 // Run after `tsc -p tsconfig.build.json`. Prints one JSON line: {"tarball", "dir", "installed"}
 // (`installed` is false when the copy already held this build). The tarball is written to
 // DIR (default: a new temporary directory) and kept, for tests that install it elsewhere.
 import { execFileSync } from "node:child_process";
 import {
+  chmodSync,
   existsSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   rmSync,
+  symlinkSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -80,5 +88,28 @@ if (current !== packed.shasum) {
   if (previous?.isSymbolicLink()) unlinkSync(old);
   else if (previous) rmSync(old, { recursive: true, force: true });
   installed = true;
+}
+
+// The bin links, as npm makes them; each one replaced by a rename, so a concurrent reader never
+// finds it missing. Like npm, the targets are made executable (the tarball keeps the bit only
+// where tsc's output had it).
+const binDir = path.join(modules, ".bin");
+mkdirSync(binDir, { recursive: true });
+const { bin = {} } = JSON.parse(readFileSync(path.join(target, "package.json"), "utf8"));
+for (const [name, file] of Object.entries(bin)) {
+  const link = path.join(binDir, name);
+  const linkTarget = path.join("..", "pulumi-gpucloud", path.normalize(file));
+  chmodSync(path.join(target, file), 0o755);
+  let existing;
+  try {
+    existing = readlinkSync(link);
+  } catch {
+    // Missing, or not a link.
+  }
+  if (existing === linkTarget) continue;
+  const temporary = path.join(binDir, `.${name}-${process.pid}`);
+  rmSync(temporary, { force: true });
+  symlinkSync(linkTarget, temporary);
+  renameSync(temporary, link);
 }
 process.stdout.write(`${JSON.stringify({ tarball, dir: target, installed })}\n`);

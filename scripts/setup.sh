@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what this project needs on a fresh machine: Node 22+ (Node 24 from the npm registry
-# when the system's is older), the npm dependencies from the lockfile, and the Pulumi CLI
-# and its YAML language host (built offline from their Go modules when no suitable ones are
-# installed). Idempotent.
+# when the system's is older), the npm dependencies from the lockfile, and the Pulumi CLI with
+# its YAML and Go language hosts and the Go SDK generator (built offline from their Go modules
+# when no suitable ones are installed). Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -16,4 +16,8 @@ pulumi_dir="$(bash scripts/ensure-pulumi.sh | tail -n 1)"
 # The YAML language host, for programs with `runtime: yaml` (examples/yaml-workspace).
 bash scripts/ensure-yaml-host.sh "$pulumi_dir" >/dev/null \
   || { echo "setup: building the Pulumi YAML language host failed (see above)" >&2; exit 1; }
+# The Go language host, the Go SDK generator and the Go SDK's compiled dependencies (Go programs,
+# examples/go-workspace; scripts/ensure-go-tools.sh).
+bash scripts/ensure-go-tools.sh "$pulumi_dir" >/dev/null \
+  || { echo "setup: building the Go language host and the Go SDK generator failed (see above)" >&2; exit 1; }
 echo "setup: $("$pulumi_dir/pulumi" version | sed 's/^/pulumi /') ready after $(( $(date +%s) - start ))s"

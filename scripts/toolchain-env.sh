@@ -13,6 +13,10 @@ if [ -z "${GPUCLOUD_SKIP_PULUMI:-}" ]; then
   # directory put on PATH. Built on first use when setup has not built it yet.
   _gpucloud_yaml_dir="$(bash "$_gpucloud_root/scripts/ensure-yaml-host.sh" "$_gpucloud_pulumi_dir" | tail -n 1)" || return 1
   [ "$_gpucloud_yaml_dir" = "$_gpucloud_pulumi_dir" ] || export PATH="$PATH:$_gpucloud_yaml_dir"
+  # The Go language host (same rule), the Go SDK generator and the Go SDK's compiled dependencies
+  # (scripts/ensure-go-tools.sh); built on first use when setup has not built them yet.
+  _gpucloud_go_dir="$(bash "$_gpucloud_root/scripts/ensure-go-tools.sh" "$_gpucloud_pulumi_dir" | tail -n 1)" || return 1
+  [ "$_gpucloud_go_dir" = "$_gpucloud_pulumi_dir" ] || export PATH="$PATH:$_gpucloud_go_dir"
   # The dynamic-provider plugin is a script at the root of the @pulumi/pulumi package; it finds
   # @pulumi/pulumi from the program's directory, so one copy beside a CLI we built serves every
   # project (the CLI warns about plugins it finds on PATH instead).

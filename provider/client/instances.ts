@@ -35,6 +35,8 @@ export const instanceSchema = z.object({
   /** Epoch seconds. */
   start_date: z.number().nullable().optional(),
   dph_total: z.number().nullable().optional(),
+  /** $/hour without storage (the description's "base dollars per hour"). */
+  dph_base: z.number().nullable().optional(),
   /** True for an interruptible instance (rented with a bid). */
   is_bid: z.boolean().nullable().optional(),
   /**
@@ -246,10 +248,15 @@ export class InstancesApi {
    * exist: for callers that wait on an instance (a boot, a stop, a destroy). Every instance
    * waited on in this process is read by one list request a round (a page per 25), at a
    * steady `intervalMs` (the shortest any waiter asks for); only one the list does not hold is
-   * shown by id. The first round comes at once.
+   * shown by id. The first round comes at once. A waiter whose `signal` fires leaves the
+   * rounds (rejected with the signal's reason): no round reads for it any more.
    */
-  nextStatus(instanceId: number, intervalMs: number): Promise<Instance | undefined> {
-    return this.statusRounds.next(instanceId, intervalMs);
+  nextStatus(
+    instanceId: number,
+    intervalMs: number,
+    signal?: AbortSignal,
+  ): Promise<Instance | undefined> {
+    return this.statusRounds.next(instanceId, intervalMs, signal);
   }
 
   /** The instance, or undefined when it does not exist. */

@@ -26,11 +26,40 @@ export class StatusRounds<Row extends { id: number }> {
 
   /**
    * The row as the next round finds it (undefined: it does not exist). The first round comes
-   * at once; later ones `intervalMs` after the one before.
+   * at once; later ones `intervalMs` after the one before. When `signal` fires first, the
+   * waiter leaves (rejected with the signal's reason), and a round no one waits for is not made.
    */
-  next(id: number, intervalMs: number): Promise<Row | undefined> {
+  next(id: number, intervalMs: number, signal?: AbortSignal): Promise<Row | undefined> {
+    const aborted = (): Error =>
+      signal?.reason instanceof Error ? signal.reason : new Error("the wait was aborted");
     return new Promise((resolve, reject) => {
-      this.waiting.push({ id, intervalMs, resolve, reject });
+      if (signal?.aborted) {
+        reject(aborted());
+        return;
+      }
+      const onAbort = (): void => {
+        this.waiting = this.waiting.filter((waiting) => waiting !== waiter);
+        if (this.waiting.length === 0 && this.timer !== undefined) {
+          clearTimeout(this.timer);
+          this.timer = undefined;
+          this.timerAtMs = Number.POSITIVE_INFINITY;
+        }
+        reject(aborted());
+      };
+      const waiter: Waiter<Row> = {
+        id,
+        intervalMs,
+        resolve: (row) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(row);
+        },
+        reject: (error) => {
+          signal?.removeEventListener("abort", onAbort);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.waiting.push(waiter);
       this.schedule();
     });
   }

@@ -36,7 +36,11 @@ export interface NativeResource {
    * `fill` sets them from what the engine tells the plugin.
    */
   readonly hidden: readonly string[];
-  /** Inputs the class defaults from the resource's name: optional in the schema. */
+  /**
+   * Inputs optional in the schema though the zod definition requires them: the class defaults
+   * them from the resource's name, or check allows them to be left out (an imported secret's
+   * value).
+   */
   readonly optional: readonly string[];
   readonly description: string;
   /**
@@ -79,9 +83,13 @@ export const nativeResources: readonly NativeResource[] = [
     "Secret",
     secret,
     secret.secretInputsSchema,
-    secret.secretInputsSchema,
+    secret.secretOutputsSchema,
     "An account environment-variable secret. The service returns values only masked, so " +
-      "refresh detects a deleted key or an emptied value, not a value changed to another one.",
+      "refresh detects a deleted key or an emptied value, not a value changed to another one. " +
+      "value is required, except for a secret brought in by pulumi import: left out, the " +
+      "service's value is kept; declared, the next up sets it in place.",
+    // Imported secrets may leave the value out (secret.ts, keepsImportedValue); check decides.
+    { optional: ["value"] },
   ),
   resource(
     "Volume",

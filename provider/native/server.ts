@@ -8,9 +8,12 @@ import * as engineproto from "@pulumi/pulumi/proto/engine_pb";
 import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
+import * as statusproto from "@pulumi/pulumi/proto/status_pb";
+import * as anyproto from "google-protobuf/google/protobuf/any_pb";
 import * as emptyproto from "google-protobuf/google/protobuf/empty_pb";
 import * as structproto from "google-protobuf/google/protobuf/struct_pb";
 import type * as pulumi from "@pulumi/pulumi";
+import { cancelWaits } from "../cancellation";
 import type { ConfigSource } from "../config";
 import { configure, providerClient, setProgressSink } from "../provider-runtime";
 import { newStackToken } from "../resources/instance/identity";
@@ -76,9 +79,51 @@ const toStruct = (props: Props): structproto.Struct =>
 
 const fromStruct = (struct: structproto.Struct | undefined): Props => struct?.toJavaScript() ?? {};
 
+/** A failure whose gRPC status is made already (an initialization failure, below). */
+class StatusFailure extends Error {
+  constructor(readonly status: Partial<grpc.StatusObject>) {
+    super(status.details);
+  }
+}
+
 function failure(error: unknown): Partial<grpc.StatusObject> {
+  if (error instanceof StatusFailure) return error.status;
   const message = error instanceof Error ? error.message : String(error);
   return { code: grpc.status.UNKNOWN, details: message };
+}
+
+/**
+ * A create that made something and failed to finish it (the modules throw an error carrying
+ * `id`, `properties` and `reasons`, e.g. InstanceLeftBehindError): the engine records it with
+ * init errors, as the SDK's dynamic provider tells it, by an ErrorResourceInitFailed in the
+ * status details (`grpc-status-details-bin`). Other errors are returned as they are.
+ */
+function initFailure(error: unknown, wrap: (props: Props) => Props): unknown {
+  const made = error as {
+    id?: unknown;
+    properties?: unknown;
+    reasons?: unknown;
+    message?: unknown;
+  };
+  if (typeof made !== "object" || made === null || typeof made.id !== "string" || !made.id) {
+    return error;
+  }
+  const message = typeof made.message === "string" ? made.message : String(error);
+  const detail = new provproto.ErrorResourceInitFailed();
+  detail.setId(made.id);
+  detail.setProperties(toStruct(wrap((made.properties ?? {}) as Props)));
+  detail.setReasonsList(
+    Array.isArray(made.reasons) ? made.reasons.map((reason) => String(reason)) : [message],
+  );
+  const details = new anyproto.Any();
+  details.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
+  const status = new statusproto.Status();
+  status.setCode(grpc.status.UNKNOWN);
+  status.setMessage(message);
+  status.addDetails(details);
+  const metadata = new grpc.Metadata();
+  metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
+  return new StatusFailure({ code: grpc.status.UNKNOWN, details: message, metadata });
 }
 
 function unimplemented(method: string): Unary<unknown, unknown> {
@@ -99,7 +144,7 @@ export class GpuCloudProviderService {
   private config: Props = {};
   private engine: enginerpc.EngineClient | undefined;
   private readonly current = new AsyncLocalStorage<{ urn: string }>();
-  /** Set by Cancel. The modules' waits offer no abort hook yet (see notes/native-plugin.md). */
+  /** Set by Cancel, which also stops every wait of the process (cancellation.ts). */
   cancelled = false;
 
   constructor(engineAddress: string | undefined) {
@@ -292,12 +337,15 @@ export class GpuCloudProviderService {
         const urn = request.getUrn();
         const resource = this.resource(request.getType(), urn);
         const inputs = unwrapSecrets(fromStruct(request.getProperties()));
-        const result = await this.run(urn, () => resource.provider.create(inputs.props));
+        const secret = this.secretsOf(resource, inputs.secret);
+        const result = await this.run(urn, () => resource.provider.create(inputs.props)).catch(
+          (error: unknown) => {
+            throw initFailure(error, (props) => wrapSecrets(props, secret));
+          },
+        );
         const response = new provproto.CreateResponse();
         response.setId(result.id);
-        response.setProperties(
-          toStruct(wrapSecrets(result.outs ?? {}, this.secretsOf(resource, inputs.secret))),
-        );
+        response.setProperties(toStruct(wrapSecrets(result.outs ?? {}, secret)));
         return response;
       }),
 
@@ -358,8 +406,14 @@ export class GpuCloudProviderService {
         return response;
       }),
 
+      /**
+       * The first Ctrl-C: every wait in flight stops, and no create rents anew. An instance
+       * being created ends destroyed, or recorded when it runs or cannot be destroyed in time
+       * (resources/instance/create-flow.ts); the calls in flight then end with their errors.
+       */
       cancel: unary(async () => {
         this.cancelled = true;
+        cancelWaits();
         return new emptyproto.Empty();
       }),
 

@@ -80,8 +80,11 @@ export type ApiKeyInputs = z.infer<typeof apiKeyInputsSchema>;
 export const apiKeyOutputsSchema = apiKeyInputsSchema.extend({
   /** The service's id of the key (as `client.apiKeys.list()` shows it). */
   apiKeyId: z.number().int(),
-  /** The key itself: shown by the service only at creation; a Pulumi secret. */
-  key: z.string().meta({ secret: true }),
+  /**
+   * The key itself: shown by the service only at creation; a Pulumi secret. Absent for a key
+   * brought in by `pulumi import`.
+   */
+  key: z.string().meta({ secret: true }).optional(),
 });
 export type ApiKeyOutputs = z.infer<typeof apiKeyOutputsSchema>;
 
@@ -125,6 +128,40 @@ function scopeOf(rights: string | null | undefined): ApiKeyPermissions | undefin
   } catch {
     return undefined;
   }
+}
+
+/**
+ * `pulumi import` (Read without recorded properties): the key's name and scope, never the key
+ * itself (the service shows it only at creation). Refused, with the reason, for the key this
+ * provider is configured with (a destroy would revoke the provider's own credential), and for
+ * a key whose scope no program can declare (full access, or rights outside the categories).
+ */
+async function importedApiKey(
+  id: string,
+): Promise<{ id?: string; props?: ApiKeyOutputs; inputs?: ApiKeyInputs }> {
+  const client = providerClient();
+  const found = (await client.apiKeys.list()).find((key) => String(key.id) === id);
+  if (!found) return {};
+  const refuse = (why: string): Error =>
+    new Error(`api key ${found.id} cannot be imported: ${why}`);
+  if ((await client.users.current()).keyId === found.id) {
+    throw refuse(
+      "it is the key this provider is configured with (gpucloud:apiKey); managed, a destroy " +
+        "or a replacement would revoke the provider's own credential",
+    );
+  }
+  const permissions = scopeOf(found.rights);
+  if (permissions === undefined) {
+    throw refuse(
+      found.rights
+        ? "its rights are not a scope a program can declare ({ api: { <category>: {} } })"
+        : "it has full access (no scope), which a program cannot declare",
+    );
+  }
+  const name = (found.name ?? "").trim();
+  if (name === "") throw refuse("it has no name, and a program's key needs one");
+  const inputs: ApiKeyInputs = { name, permissions };
+  return { id: String(found.id), props: { ...inputs, apiKeyId: found.id }, inputs };
 }
 
 /**
@@ -174,7 +211,7 @@ export const provider: DynamicProvider<ApiKeyInputs, ApiKeyOutputs> = {
 
   /** Detects a key revoked outside Pulumi; the key itself is never listed, so it is kept. */
   async read(id, props) {
-    if (!props) return {};
+    if (!props) return importedApiKey(id);
     const found = (await providerClient().apiKeys.list()).find((key) => String(key.id) === id);
     if (!found) return {};
     const inputs: ApiKeyInputs = {

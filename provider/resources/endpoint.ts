@@ -118,7 +118,16 @@ export const provider: DynamicProvider<EndpointInputs, EndpointOutputs> = {
   },
 
   async read(id, props) {
-    if (!props) return {};
+    if (!props) {
+      // `pulumi import` by id: every field the service holds; delete's own wait at its default.
+      const imported = await providerClient().endpoints.find(Number(id));
+      if (!imported) return {};
+      const inputs: EndpointInputs = {
+        ...fromWire(imported),
+        deleteTimeoutSeconds: endpointInputsSchema.shape.deleteTimeoutSeconds.parse(undefined),
+      };
+      return { id: String(imported.id), props: { ...inputs, endpointId: imported.id }, inputs };
+    }
     const found = await providerClient().endpoints.find(props.endpointId);
     if (!found) return {};
     const outs: EndpointOutputs = { ...props, ...fromWire(found) };

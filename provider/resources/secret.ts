@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { deleteUnlessGone, GpuCloudError } from "../client";
+import { deleteUnlessGone, GpuCloudError, type MaskedSecrets } from "../client";
 import { once } from "../once";
 import { configurationFailures, providerClient } from "../provider-runtime";
 import { readResult } from "../read-result";
@@ -28,8 +28,28 @@ export const secretInputsSchema = z.object({
 });
 export type SecretInputs = z.infer<typeof secretInputsSchema>;
 
-/** Outputs: the inputs as applied (`value` is stored as a Pulumi secret). */
-export type SecretOutputs = SecretInputs;
+/**
+ * Outputs: the inputs as applied (`value` is stored as a Pulumi secret). A secret brought in by
+ * `pulumi import` records no value until a program sets one: the service shows values only
+ * masked.
+ */
+export const secretOutputsSchema = secretInputsSchema.partial({ value: true });
+export type SecretOutputs = Omit<SecretInputs, "value"> & { value?: string };
+
+/**
+ * True when these inputs leave out the value of a secret that was imported and whose value
+ * Pulumi has never set (recorded inputs of the same key without a value): the service's value
+ * is then left as it is. A new secret, or a new key, always needs a value.
+ */
+function keepsImportedValue(olds: Partial<SecretOutputs>, news: Record<string, unknown>): boolean {
+  return (
+    news["value"] === undefined &&
+    typeof olds.key === "string" &&
+    olds.value === undefined &&
+    typeof news["key"] === "string" &&
+    news["key"].toUpperCase() === olds.key
+  );
+}
 
 // ---- Diff rules ---------------------------------------------------------------------------
 
@@ -39,7 +59,10 @@ export type SecretOutputs = SecretInputs;
  * key replaces, creating the new key before deleting the old one: the two cannot collide,
  * because check normalises keys to upper-case, so a change of case alone is no change at all.
  */
-export function diffSecret(olds: SecretOutputs, news: SecretInputs): pulumi.dynamic.DiffResult {
+export function diffSecret(
+  olds: SecretOutputs,
+  news: Omit<SecretInputs, "value"> & { value?: string },
+): pulumi.dynamic.DiffResult {
   const keyChanged = olds.key !== news.key;
   return {
     changes: keyChanged || olds.value !== news.value,
@@ -57,13 +80,19 @@ const keysBeforeThisRun = once(
 function alreadyExists(key: string): Error {
   return new Error(
     `secret ${key} already exists in the account. Dynamic resources cannot be imported: ` +
-      `delete it (or choose another key) and run again.`,
+      `delete it (or choose another key) and run again, or import it through the native ` +
+      `plugin (pulumi import gpucloud:index:Secret <name> ${key}).`,
   );
 }
 
+const checkSecret = (news: Record<string, unknown>) => checkInputs(secretInputsSchema, news);
+
 export const provider: DynamicProvider<SecretInputs, SecretOutputs> = {
-  async check(_olds, news) {
-    const checked = checkInputs(secretInputsSchema, news);
+  async check(olds, news) {
+    // An imported secret's value may stay unset (see keepsImportedValue).
+    const checked = keepsImportedValue(olds, news)
+      ? (checkInputs(secretOutputsSchema, news) as ReturnType<typeof checkSecret>)
+      : checkSecret(news);
     return { ...checked, failures: [...(await configurationFailures()), ...checked.failures] };
   },
 
@@ -94,8 +123,13 @@ export const provider: DynamicProvider<SecretInputs, SecretOutputs> = {
    */
   async read(id, props) {
     const masked = await providerClient().secrets.list();
+    if (props === undefined) return importedSecret(id.toUpperCase(), masked);
     if (!(id in masked)) return {};
-    const recorded = props?.value ?? "";
+    // Imported and never set by Pulumi: its value is still unknown, whatever the mask says.
+    if (props.value === undefined) {
+      return readResult(id, props, { key: id }, { key: id } as SecretInputs);
+    }
+    const recorded = props.value;
     const emptyNow = masked[id] === null;
     // Drift in emptiness: record what the service holds so the next up restores the value.
     const value = emptyNow ? "" : recorded === "" ? "(set outside Pulumi)" : recorded;
@@ -104,6 +138,7 @@ export const provider: DynamicProvider<SecretInputs, SecretOutputs> = {
   },
 
   async update(_id, _olds, news) {
+    // Unreachable without a value: check requires one unless nothing would change.
     await providerClient().secrets.update(news.key, news.value);
     return { outs: { key: news.key, value: news.value } };
   },
@@ -112,6 +147,22 @@ export const provider: DynamicProvider<SecretInputs, SecretOutputs> = {
     await deleteUnlessGone(providerClient().secrets.delete(props.key));
   },
 };
+
+/**
+ * `pulumi import` (Read without recorded properties): the key as the service stores it. The
+ * service shows only a mask, so an empty value (a null mask) is recorded as "" and any other
+ * value is not recorded: the program may leave `value` out (the service's value is kept) or
+ * declare it (the next up sets it in place).
+ */
+function importedSecret(
+  key: string,
+  masked: MaskedSecrets,
+): { id?: string; props?: SecretOutputs; inputs?: SecretInputs } {
+  if (!(key in masked)) return {};
+  const outs: SecretOutputs = masked[key] === null ? { key, value: "" } : { key };
+  // Without a value only when check lets it be left out (keepsImportedValue).
+  return { id: key, props: outs, inputs: outs as SecretInputs };
+}
 
 // ---- The resource -------------------------------------------------------------------------
 

@@ -159,7 +159,13 @@ export const provider: DynamicProvider<SshKeyInputs, SshKeyOutputs> = {
 
   async read(id, props) {
     const found = (await providerClient().sshKeys.list()).find((key) => String(key.id) === id);
-    if (!found || !props) return {};
+    if (!found) return {};
+    if (!props) {
+      // `pulumi import`: the key as check writes it (one line, trimmed), so the next diff agrees.
+      const parsed = parsePublicKey(found.publicKey);
+      const outs = outputsOf(parsed.ok ? { ...found, publicKey: parsed.text } : found);
+      return { id, props: outs, inputs: { publicKey: outs.publicKey } };
+    }
     const outs = outputsOf(found);
     return readResult(id, props, outs, { publicKey: outs.publicKey });
   },

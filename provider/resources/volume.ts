@@ -216,7 +216,7 @@ export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
   },
 
   async read(id, props) {
-    if (!props) return {};
+    if (!props) return importedVolume(id);
     const found = (await providerClient().volumes.list()).find(
       (volume) => volume.id === props.volumeId,
     );
@@ -234,6 +234,53 @@ export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
     await deleteUnlessGone(providerClient().volumes.delete(props.volumeId));
   },
 };
+
+/**
+ * `pulumi import` by the volume's name (`V.<n>`, or the number alone). The service does not
+ * show which ask a volume was accepted from, only its machine: the inputs record the size and
+ * `volumeOfferQuery: { machineId: { eq: <machine> } }`, which is where a replacement would have
+ * to be (a local volume lives on its machine). The machine's volume offer, if the search shows
+ * one, is recorded as the offer, so that a later query the volume still matches changes
+ * nothing.
+ */
+async function importedVolume(
+  id: string,
+): Promise<{ id?: string; props?: VolumeOutputs; inputs?: VolumeInputs }> {
+  const volumeId = Number(/^(?:V\.)?(\d+)$/.exec(id.trim())?.[1]);
+  if (!Number.isSafeInteger(volumeId)) {
+    throw new Error(`a volume is imported by its name, V.<number> (or the number): not "${id}"`);
+  }
+  const client = providerClient();
+  const found = (await client.volumes.list()).find((volume) => volume.id === volumeId);
+  if (!found) return {};
+  const machineId = found.machine_id ?? null;
+  const sizeGb = found.disk_space;
+  if (machineId === null || typeof sizeGb !== "number") {
+    throw new Error(
+      `volume V.${volumeId} cannot be imported: the service shows no ` +
+        (machineId === null ? "machine" : "size") +
+        " for it, and a program must declare where it lives and how big it is",
+    );
+  }
+  const volumeOfferQuery = { machineId: { eq: machineId } };
+  const offer = await client.offers
+    .searchVolumes(volumeOfferQuery)
+    .then((search) => search.offers[0])
+    .catch(() => undefined);
+  const inputs: VolumeInputs = { volumeOfferQuery, sizeGb };
+  const volumeName = `V.${volumeId}`;
+  return {
+    id: volumeName,
+    props: {
+      ...inputs,
+      volumeName,
+      volumeId,
+      machineId,
+      ...(offer === undefined ? {} : { offerAskId: offer.askId, offer }),
+    },
+    inputs,
+  };
+}
 
 // ---- The resource -------------------------------------------------------------------------
 

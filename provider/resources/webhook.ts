@@ -46,8 +46,11 @@ export type WebhookInputs = z.infer<typeof webhookInputsSchema>;
 export const webhookOutputsSchema = webhookInputsSchema.extend({
   /** The service's id of the webhook. */
   webhookId: z.number().int(),
-  /** The signing secret, returned by the service only at creation (a Pulumi secret). */
-  webhookSecret: z.string().meta({ secret: true }),
+  /**
+   * The signing secret, returned by the service only at creation (a Pulumi secret). Absent for
+   * a webhook brought in by `pulumi import` until a new `secretRotation` rotates it.
+   */
+  webhookSecret: z.string().meta({ secret: true }).optional(),
 });
 export type WebhookOutputs = z.infer<typeof webhookOutputsSchema>;
 
@@ -161,7 +164,12 @@ export const provider: DynamicProvider<WebhookInputs, WebhookOutputs> = {
     const found = (await providerClient().webhooks.list()).find(
       (webhook) => String(webhook.id) === id,
     );
-    if (!found || !props) return {};
+    if (!found) return {};
+    // `pulumi import`: what the service shows; the signing secret is shown only at creation.
+    if (!props) {
+      const imported = fromWire(found);
+      return { id, props: { ...imported, webhookId: found.id }, inputs: imported };
+    }
     // The rotation value is ours, not the service's: it carries over from the recorded outputs.
     const inputs = {
       ...fromWire(found),

@@ -1,7 +1,19 @@
+import { execFile } from "node:child_process";
 import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { type ConfigMap, LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
+import { repoRoot } from "./pulumi-stack";
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * The folder holding the native plugin `pulumi-resource-gpucloud`, as an installed package puts
+ * it: node_modules/.bin of the repository, linked by scripts/install-package.mjs (which the
+ * e2e run's global setup runs) to the installed copy. A program's `plugins.providers[].path`.
+ */
+export const nativePluginDir = path.join(repoRoot, "node_modules", ".bin");
 
 export interface YamlStackOptions {
   /** The program: the text of a `Pulumi.yaml` with `runtime: yaml`, or a directory to copy. */
@@ -19,6 +31,8 @@ export interface YamlTestStack {
   readonly workDir: string;
   /** The environment the CLI runs with (backend, passphrase), to run it directly. */
   readonly cliEnv: Readonly<Record<string, string>>;
+  /** `pulumi stack export` of the stack, secrets decrypted unless `showSecrets` is false. */
+  exportState: (showSecrets?: boolean) => Promise<string>;
 }
 
 /**
@@ -58,7 +72,17 @@ export async function withYamlStack<T>(
       await stack.workspace.removeStack(stackName);
     };
     try {
-      const result = await body({ stack, workDir, cliEnv });
+      const exportState = async (showSecrets = true) => {
+        const args = ["stack", "export", "--stack", stackName];
+        if (showSecrets) args.push("--show-secrets");
+        const { stdout } = await execFileAsync("pulumi", args, {
+          cwd: workDir,
+          env: { ...process.env, ...cliEnv },
+          maxBuffer: 64 * 1024 * 1024,
+        });
+        return stdout;
+      };
+      const result = await body({ stack, workDir, cliEnv, exportState });
       await cleanUp();
       return result;
     } catch (error) {

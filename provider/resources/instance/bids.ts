@@ -1,4 +1,5 @@
 import { deadEndStatuses, type GpuCloudClient, type Instance as InstanceWire } from "../../client";
+import { CancelledError } from "../../cancellation";
 import { watchInstance } from "../../polling";
 import type { InstanceInputs, InstanceOutputs } from "./inputs";
 
@@ -121,7 +122,14 @@ export async function raiseBidAndResume(
       }
       return undefined;
     },
-  );
+  ).catch((error: unknown) => {
+    if (!(error instanceof CancelledError)) throw error;
+    throw new Error(
+      `${name}: cancelled: instance ${instanceId}'s bid was raised to ` +
+        `$${plan.dollarsPerHour}/h; it was still ${last?.actual_status ?? "unknown"} (a refresh ` +
+        `shows whether it runs again)`,
+    );
+  });
   if (running) return running;
   throw new Error(
     `${name}: instance ${instanceId}'s bid was raised to $${plan.dollarsPerHour}/h but it is ` +

@@ -5,6 +5,7 @@ import {
   type InstanceOffer,
   type Instance as InstanceWire,
 } from "../../client";
+import { CancelledError, isCancelled, recordAfterCancelMs } from "../../cancellation";
 import { whileEngineWatched } from "../../engine-watch";
 import { encodeOnstart } from "../../onstart";
 import { providerClient, reportProgress } from "../../provider-runtime";
@@ -22,7 +23,8 @@ import { chooseOffer, effectiveQuery, NoOfferError, releaseOffers, renting } fro
 import {
   type BootOutcome,
   CreateOutcomeUnknownError,
-  destroyAndConfirm,
+  destroyAfterCancel,
+  destroyRented,
   handOver,
   InstanceLeftBehindError,
   rentInstance,
@@ -101,11 +103,21 @@ export async function createInstance(
           const instanceId = Number(error.id);
           unrecorded.delete(instanceId);
           rememberRecorded(inputs.owner, instanceId);
-          const handedOver = await handOver(client, instanceId, inputs).then(
+          // After a cancellation the relabel is bounded (cancellation.ts): the run must end.
+          const bound = isCancelled() ? AbortSignal.timeout(recordAfterCancelMs) : undefined;
+          const handedOver = await handOver(client, instanceId, inputs, bound).then(
             () => true,
             () => false,
           );
           if (!handedOver) throw recordedAsBeingCreated(error, inputs);
+        }
+        if (error instanceof CancelledError) {
+          // Cancelled before an instance of this create was rented (looking for leftovers, an
+          // offer, or a stop); anything rented was destroyed or recorded on its way here.
+          throw new Error(
+            `${resourceNameOf(inputs.owner)}: cancelled before an instance was running; ` +
+              `nothing this create rented is left running.`,
+          );
         }
         throw error;
       }
@@ -132,7 +144,9 @@ async function handOverOrDestroy(
   const instanceId = Number(created.id);
   const name = resourceNameOf(inputs.owner);
   try {
-    await handOver(client, instanceId, inputs);
+    // After a cancellation the relabel is bounded (cancellation.ts): the run must end.
+    const bound = isCancelled() ? AbortSignal.timeout(recordAfterCancelMs) : undefined;
+    await handOver(client, instanceId, inputs, bound);
     unrecorded.delete(instanceId);
     return;
   } catch (error) {
@@ -140,7 +154,7 @@ async function handOverOrDestroy(
     reportProgress(
       `${name}: instance ${instanceId} could not be relabelled (${why}); destroying it`,
     );
-    const destroyed = await destroyAndConfirm(client, instanceId, inputs.pollIntervalSeconds).catch(
+    const destroyed = await destroyRented(client, instanceId, inputs.pollIntervalSeconds).catch(
       () => false,
     );
     unrecorded.delete(instanceId);
@@ -223,8 +237,22 @@ async function rentUntilRunning(
   let reason = `every one of ${inputs.maxAttempts} attempts ended without a running instance`;
   let adoptee = await settleLeftovers(client, inputs, progress);
   const missingAsks = new Set<number>();
+  const cancelledBefore = (number: number): Error => {
+    const adopting =
+      adoptee === undefined
+        ? ""
+        : ` Instance ${adoptee.instanceId}, left by an interrupted run, was not touched: ` +
+          `the next \`pulumi up\` adopts or destroys it.`;
+    return new Error(
+      `${name}: cancelled before attempt ${number}; nothing this create rented is left ` +
+        `running.${adopting}` +
+        (attempts.length > 0 ? `\n${describeAttempts(attempts)}` : ""),
+    );
+  };
 
   for (let number = 1; number <= inputs.maxAttempts; number++) {
+    // No new attempt (no search, no rent) once the engine has cancelled the operation.
+    if (isCancelled()) throw cancelledBefore(number);
     if (number > 1 && Date.now() >= deadlineMs) {
       reason = `the ${inputs.createTimeoutSeconds} s createTimeoutSeconds deadline passed`;
       break;
@@ -255,6 +283,8 @@ async function rentUntilRunning(
         break;
       }
     }
+    // Cancelled during the search: nothing is rented.
+    if (isCancelled() && adoptee === undefined) throw cancelledBefore(number);
     tried.add(askId);
     let instanceId: number;
     try {
@@ -319,6 +349,27 @@ async function rentUntilRunning(
       attempts,
       ...(offer === undefined ? {} : { offer }),
     };
+    if (outcome.kind === "cancelled") {
+      // Not running yet: destroyed, within the cleanup bound, never left unrecorded.
+      const status = shown?.actual_status ?? "provisioning";
+      progress(`cancelled: destroying instance ${instanceId} (${status})`);
+      attempt.lastStatus = status;
+      attempt.error = "cancelled";
+      const destroyed = await destroyAfterCancel(client, instanceId);
+      unrecorded.delete(instanceId);
+      if (destroyed) {
+        throw new Error(
+          `${name}: cancelled: instance ${instanceId} destroyed; nothing is left running.\n` +
+            describeAttempts(attempts),
+        );
+      }
+      const message =
+        `${name}: cancelled: instance ${instanceId} (${status}) could not be confirmed ` +
+        `destroyed in time; it is kept in the stack so that a later \`pulumi up\` or ` +
+        `\`pulumi destroy\` deals with it.\n` +
+        describeAttempts(attempts);
+      throw new InstanceLeftBehindError(message, String(instanceId), outs, [message]);
+    }
     if (outcome.kind === "running") {
       progress(`instance ${instanceId} is running (attempt ${number})`);
       if (inputs.state === "stopped") {
@@ -345,7 +396,7 @@ async function rentUntilRunning(
       progress(`instance ${instanceId} will not run (${attempt.lastStatus}); destroying it`);
       let destroyed = false;
       try {
-        destroyed = await destroyAndConfirm(client, instanceId, inputs.pollIntervalSeconds);
+        destroyed = await destroyRented(client, instanceId, inputs.pollIntervalSeconds);
       } catch (error) {
         attempt.error = error instanceof Error ? error.message : String(error);
       }

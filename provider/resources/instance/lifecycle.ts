@@ -7,6 +7,13 @@ import {
   type GpuCloudClient,
   type Instance as InstanceWire,
 } from "../../client";
+import {
+  CancelledError,
+  cancellation,
+  cleanupAfterCancelMs,
+  isCancelled,
+  neverCancelled,
+} from "../../cancellation";
 import { pollUntil, watchInstance } from "../../polling";
 import { reportProgress } from "../../provider-runtime";
 import { createTokenVariable } from "./identity";
@@ -51,18 +58,29 @@ export async function rentInstance(
   } catch (error) {
     if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
     reportProgress(`the create reply was lost; looking for the instance by its create token`);
-    const found = await pollUntil(
-      async () =>
-        // A failed look is only a failed look: keep looking until the deadline.
-        (await client.instances.list().catch(() => [])).find(
-          (instance) => environmentOf(instance)[createTokenVariable] === token,
-        )?.id,
-      {
-        initialIntervalMs: 1_000,
-        maxIntervalMs: 10_000,
-        deadlineMs: Math.max(deadlineMs, Date.now() + 15_000),
-      },
-    );
+    let found: number | undefined;
+    try {
+      found = await pollUntil(
+        async () =>
+          // A failed look is only a failed look: keep looking until the deadline.
+          (await client.instances.list().catch(() => [])).find(
+            (instance) => environmentOf(instance)[createTokenVariable] === token,
+          )?.id,
+        {
+          initialIntervalMs: 1_000,
+          maxIntervalMs: 10_000,
+          deadlineMs: Math.max(deadlineMs, Date.now() + 15_000),
+        },
+      );
+    } catch (cancelled) {
+      if (!(cancelled instanceof CancelledError)) throw cancelled;
+      // Labelled as being created by this stack (identity.ts): the next run settles it.
+      throw new CreateOutcomeUnknownError(
+        `${error.message}. Cancelled while looking for the instance by ` +
+          `${createTokenVariable}=${token}: one may exist in your account, labelled as being ` +
+          `created by this stack; the next \`pulumi up\` adopts or destroys it.`,
+      );
+    }
     if (found !== undefined) return found;
     throw new CreateOutcomeUnknownError(
       `${error.message}. No instance with ${createTokenVariable}=${token} was found before the ` +
@@ -80,20 +98,23 @@ export async function handOver(
   client: GpuCloudClient,
   instanceId: number,
   inputs: Pick<InstanceInputs, "label" | "stackToken">,
+  signal?: AbortSignal,
 ): Promise<void> {
   if (inputs.stackToken === undefined) return;
-  await client.instances.relabel(instanceId, inputs.label ?? "");
+  await client.instances.relabel(instanceId, inputs.label ?? "", signal);
 }
 
 export type BootOutcome =
   | { kind: "running"; instance: InstanceWire }
   | { kind: "dead-end"; instance: InstanceWire }
   | { kind: "gone" }
-  | { kind: "deadline"; instance: InstanceWire | undefined };
+  | { kind: "deadline"; instance: InstanceWire | undefined }
+  /** The engine cancelled the operation (cancellation.ts) while the instance booted. */
+  | { kind: "cancelled"; instance: InstanceWire | undefined };
 
 /**
  * Waits, through the shared status rounds, until the instance runs, reaches a dead end,
- * disappears, or the deadline passes.
+ * disappears, the deadline passes, or the engine cancels the operation.
  */
 export async function waitUntilRunning(
   client: GpuCloudClient,
@@ -103,32 +124,43 @@ export async function waitUntilRunning(
   onStatus: (instance: InstanceWire) => void,
 ): Promise<BootOutcome> {
   let last: InstanceWire | undefined;
-  const outcome = await watchInstance<BootOutcome>(
-    client,
-    instanceId,
-    pollIntervalSeconds * 1000,
-    deadlineMs,
-    (instance) => {
-      if (!instance) return { kind: "gone" };
-      if (instance.actual_status !== last?.actual_status) onStatus(instance);
-      last = instance;
-      const status = instance.actual_status ?? "";
-      if (status === "running") return { kind: "running", instance };
-      if ((deadEndStatuses as readonly string[]).includes(status)) {
-        return { kind: "dead-end", instance };
-      }
-      return undefined;
-    },
-  );
+  let outcome: BootOutcome | undefined;
+  try {
+    outcome = await watchInstance<BootOutcome>(
+      client,
+      instanceId,
+      pollIntervalSeconds * 1000,
+      deadlineMs,
+      (instance) => {
+        if (!instance) return { kind: "gone" };
+        if (instance.actual_status !== last?.actual_status) onStatus(instance);
+        last = instance;
+        const status = instance.actual_status ?? "";
+        if (status === "running") return { kind: "running", instance };
+        if ((deadEndStatuses as readonly string[]).includes(status)) {
+          return { kind: "dead-end", instance };
+        }
+        return undefined;
+      },
+    );
+  } catch (error) {
+    if (error instanceof CancelledError) return { kind: "cancelled", instance: last };
+    throw error;
+  }
   return outcome ?? { kind: "deadline", instance: last };
 }
 
-/** Destroys the instance and waits, bounded, until the service no longer shows it. */
+/**
+ * Destroys the instance and waits, bounded, until the service no longer shows it. The wait
+ * throws a CancelledError when `signal` fires (the engine's Cancel by default): the destroy
+ * was sent by then, only its confirmation is missing.
+ */
 export async function destroyAndConfirm(
   client: GpuCloudClient,
   instanceId: number,
   pollIntervalSeconds: number,
   timeoutMs = 120_000,
+  signal: AbortSignal = cancellation(),
 ): Promise<boolean> {
   await client.instances.destroy(instanceId);
   const gone = await watchInstance(
@@ -137,6 +169,58 @@ export async function destroyAndConfirm(
     pollIntervalSeconds * 1000,
     Date.now() + timeoutMs,
     (instance) => (instance === undefined ? true : undefined),
+    signal,
   );
   return gone === true;
+}
+
+/** Status reads while confirming a destroy after a cancellation, ms: the bound is short. */
+const cleanupIntervalMs = 500;
+
+/**
+ * Destroys an instance the create rented, after the engine cancelled the operation, and
+ * confirms it gone, all within `cleanupAfterCancelMs` (cancellation.ts says why that bound): the
+ * destroy request and every status read are abandoned at the bound. Never throws: false when
+ * the instance could not be confirmed gone in time.
+ */
+export async function destroyAfterCancel(
+  client: GpuCloudClient,
+  instanceId: number,
+  boundMs = cleanupAfterCancelMs,
+): Promise<boolean> {
+  const deadlineMs = Date.now() + boundMs;
+  try {
+    await client.instances.destroy(instanceId, AbortSignal.timeout(boundMs));
+    const gone = await watchInstance(
+      client,
+      instanceId,
+      cleanupIntervalMs,
+      deadlineMs,
+      (instance) => (instance === undefined ? true : undefined),
+      neverCancelled,
+    );
+    return gone === true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Destroys an instance the create rented (a dead end, a refused hand-over) and confirms it gone:
+ * as {@link destroyAndConfirm}, until the engine cancels the operation; from then on (or when it
+ * is cancelled already) within the cleanup bound, by {@link destroyAfterCancel}.
+ */
+export async function destroyRented(
+  client: GpuCloudClient,
+  instanceId: number,
+  pollIntervalSeconds: number,
+): Promise<boolean> {
+  if (!isCancelled()) {
+    try {
+      return await destroyAndConfirm(client, instanceId, pollIntervalSeconds);
+    } catch (error) {
+      if (!(error instanceof CancelledError)) throw error;
+    }
+  }
+  return destroyAfterCancel(client, instanceId);
 }

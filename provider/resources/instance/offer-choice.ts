@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { unlessCancelled } from "../../cancellation";
 import {
   compileInstanceOfferQuery,
   type GpuCloudClient,
@@ -105,7 +106,9 @@ export async function chooseOffer(
     const remainingMs = deadlineMs - Date.now();
     if (rentsInFlight === 0 || remainingMs <= 0) break;
     // Unreferenced: a wait that lost the race must not keep the process alive.
-    await Promise.race([rentReturned.promise, sleep(remainingMs, undefined, { ref: false })]);
+    await unlessCancelled(
+      Promise.race([rentReturned.promise, sleep(remainingMs, undefined, { ref: false })]),
+    );
     search = await client.offers.searchInstances(query);
     free = freeOffers(search.offers, tried);
   }

@@ -4,6 +4,7 @@ import {
   type Instance as InstanceWire,
   type InstanceState,
 } from "../../client";
+import { CancelledError } from "../../cancellation";
 import { watchInstance } from "../../polling";
 import type { InstanceInputs } from "./inputs";
 
@@ -29,7 +30,7 @@ export async function followState(
     instanceId,
     inputs.pollIntervalSeconds * 1000,
     Date.now() + followTimeoutMs,
-    (instance) => {
+    (instance): InstanceWire | undefined => {
       if (!instance) throw new Error(`instance ${instanceId} disappeared while ${state}`);
       last = instance;
       const status = instance.actual_status ?? "";
@@ -39,7 +40,14 @@ export async function followState(
       }
       return undefined;
     },
-  );
+  ).catch((error: unknown) => {
+    if (!(error instanceof CancelledError)) throw error;
+    throw new Error(
+      `cancelled: instance ${instanceId} was asked to be ${state} and was still ` +
+        `${last?.actual_status ?? "unknown"}; the service carries on, and a refresh shows where ` +
+        `it got to`,
+    );
+  });
   if (reached) return reached;
   throw new Error(
     `instance ${instanceId} was asked to be ${state} but is still ` +

@@ -10,6 +10,8 @@ import { connectionOutputs, createInstance } from "./create-flow";
 import { diffInstance, launchesAnew } from "./diff";
 import { asksOf, instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { rememberRecorded, resourceNameOf } from "./identity";
+import { importedInstance } from "./import";
+import { CancelledError } from "../../cancellation";
 import { destroyAndConfirm } from "./lifecycle";
 import { followState } from "./power";
 import { outbidBy, planOutbid, raiseBidAndResume } from "./bids";
@@ -178,7 +180,8 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
   },
 
   async read(id, props) {
-    if (!props) return {};
+    // `pulumi import`: what the instance runs, found by id (import.ts).
+    if (!props) return importedInstance(id);
     const instance = await providerClient().instances.showAmongMany(props.instanceId);
     if (!instance) return {};
     rememberRecorded(props.owner, props.instanceId);
@@ -257,7 +260,13 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
       props.instanceId,
       props.pollIntervalSeconds,
       600_000,
-    );
+    ).catch((error: unknown) => {
+      if (!(error instanceof CancelledError)) throw error;
+      throw new Error(
+        `cancelled: instance ${props.instanceId} was destroyed but not yet confirmed gone; it ` +
+          `stays in the stack until a refresh or the next \`pulumi destroy\` sees it gone`,
+      );
+    });
     if (!gone) {
       throw new Error(
         `instance ${props.instanceId} still exists 10 minutes after it was destroyed`,

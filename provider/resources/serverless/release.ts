@@ -1,4 +1,5 @@
 import { type DeletedWorkers, GpuCloudError, type GpuCloudClient } from "../../client";
+import { CancelledError } from "../../cancellation";
 import { watchInstance } from "../../polling";
 import { reportProgress } from "../../provider-runtime";
 
@@ -25,7 +26,14 @@ export class WorkersLeftError extends Error {
   }
 }
 
-type Outcome = { id: number; gone: true } | { id: number; gone: false; why: string };
+type Outcome =
+  { id: number; gone: true } | { id: number; gone: false; why: string; cancelled?: boolean };
+
+/** The outcome of a wait the engine cancelled (cancellation.ts): the instance may remain. */
+function cancelledOutcome(id: number, error: unknown, why: string): Outcome {
+  if (!(error instanceof CancelledError)) throw error;
+  return { id, gone: false, why, cancelled: true };
+}
 
 /** Waits (bounded) until the instance is no longer on the account. */
 async function goneBy(
@@ -53,9 +61,13 @@ async function destroyAndWait(
     const said = error instanceof Error ? error.message : String(error);
     return { id, gone: false, why: `destroying it failed: ${said}` };
   }
-  return (await goneBy(client, id, intervalMs, deadlineMs))
-    ? { id, gone: true }
-    : { id, gone: false, why: "it was destroyed but is still listed" };
+  try {
+    return (await goneBy(client, id, intervalMs, deadlineMs))
+      ? { id, gone: true }
+      : { id, gone: false, why: "it was destroyed but is still listed" };
+  } catch (error) {
+    return cancelledOutcome(id, error, "destroyed, then cancelled before it was confirmed gone");
+  }
 }
 
 /**
@@ -84,14 +96,34 @@ export async function releaseWorkers(
   const outcomes = await Promise.all([
     ...failed.map((id) => destroyAndWait(client, id, options.intervalMs, deadlineMs)),
     ...deleted.map(async (id): Promise<Outcome> => {
-      if (await goneBy(client, id, options.intervalMs, releaseDeadlineMs))
-        return { id, gone: true };
+      try {
+        if (await goneBy(client, id, options.intervalMs, releaseDeadlineMs)) {
+          return { id, gone: true };
+        }
+      } catch (error) {
+        return cancelledOutcome(id, error, "cancelled before it was confirmed gone");
+      }
       reportProgress(`${what}: worker instance ${id} outlived its release; destroying it`);
       return destroyAndWait(client, id, options.intervalMs, deadlineMs);
     }),
   ]);
   const left = outcomes.filter((outcome) => !outcome.gone);
   if (left.length === 0) return;
+  if (left.some((outcome) => !outcome.gone && outcome.cancelled === true)) {
+    throw new WorkersLeftError(
+      `cancelled: ${what} was deleted, but ${left.length} of its worker instances may remain ` +
+        `on the account:\n` +
+        left
+          .map(
+            (outcome) =>
+              `worker instance ${outcome.id} (${outcome.gone ? "" : outcome.why}): if it is ` +
+              `still there, destroy it yourself (the console, or ` +
+              `DELETE /api/v0/instances/${outcome.id}/); it is billed while it exists`,
+          )
+          .join("\n"),
+      left.map((outcome) => outcome.id),
+    );
+  }
   const seconds = Math.round((Date.now() - started) / 1000);
   const lines = left.map(
     (outcome) =>

@@ -8,9 +8,63 @@ import { templateInputsSchema, type TemplateInputs, type TemplateOutputs } from 
 import { createdHere, findOwn, lostCreate, notOurs, ownTemplateIds } from "./ownership";
 import { editFields, fromWire, toWire } from "./wire";
 
+/**
+ * `pulumi import` by the template's numeric id (Template.templateId), among the caller's own
+ * templates: every field the service shows, a missing one at its default. A registry login is
+ * recorded with an empty password (the service never shows it; see keepsImportedLogin).
+ */
+async function importedTemplate(
+  id: string,
+): Promise<{ id?: string; props?: TemplateOutputs; inputs?: TemplateInputs }> {
+  const found = /^\d+$/.test(id.trim()) ? await findOwn(Number(id)) : undefined;
+  if (!found) return {};
+  if (typeof found.hash_id !== "string") {
+    throw new Error(`template ${found.id} cannot be imported: the service shows no hash for it`);
+  }
+  // What a recorded template without these fields would hold: the inputs' defaults.
+  const defaults = templateInputsSchema.parse({ name: "-", image: "-" });
+  const inputs = fromWire(found, {
+    ...defaults,
+    templateId: found.id,
+    hashId: found.hash_id,
+  });
+  return {
+    id: String(found.id),
+    props: { ...inputs, templateId: found.id, hashId: found.hash_id },
+    inputs,
+  };
+}
+
+/**
+ * True when `news` keeps the registry login of an imported template as it was recorded: same
+ * registry and user, the password still empty (the service never shows it). That login is left
+ * as the service holds it; declaring the password sets it in place. Any other login, and every
+ * new template's, needs a password.
+ */
+function keepsImportedLogin(olds: Record<string, unknown>, news: Record<string, unknown>): boolean {
+  const [before, after] = [olds["dockerLogin"], news["dockerLogin"]] as Partial<
+    Record<"repo" | "user" | "password", unknown>
+  >[];
+  return (
+    before?.password === "" &&
+    after?.password === "" &&
+    before.repo === after.repo &&
+    before.user === after.user
+  );
+}
+
 export const provider: DynamicProvider<TemplateInputs, TemplateOutputs> = {
-  async check(_olds, news) {
-    const checked = checkInputs(templateInputsSchema, news);
+  async check(olds, news) {
+    const keepsLogin = keepsImportedLogin(olds, news);
+    const login = news["dockerLogin"] as Record<string, unknown> | undefined;
+    // Checked as if a password were given; recorded empty again.
+    const checked = checkInputs(
+      templateInputsSchema,
+      keepsLogin ? { ...news, dockerLogin: { ...login, password: "-" } } : news,
+    );
+    if (keepsLogin && checked.inputs.dockerLogin) {
+      checked.inputs.dockerLogin = { ...checked.inputs.dockerLogin, password: "" };
+    }
     return { ...checked, failures: [...(await configurationFailures()), ...checked.failures] };
   },
 
@@ -44,7 +98,7 @@ export const provider: DynamicProvider<TemplateInputs, TemplateOutputs> = {
   },
 
   async read(id, props) {
-    if (!props) return {};
+    if (!props) return importedTemplate(id);
     const found = await findOwn(props.templateId);
     if (!found) return {};
     const inputs = fromWire(found, props);

@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { GpuCloudError, type GpuCloudClient } from "../../client";
+import { CancelledError } from "../../cancellation";
 import { pollUntil } from "../../polling";
 import { providerClient, reportProgress } from "../../provider-runtime";
 import { fieldFailure } from "../../validation";
@@ -51,7 +52,13 @@ export async function createGroup(
           .filter((group) => !before.has(group.id) && isAsSent(group, fields))
           .sort((a, b) => b.id - a.id)[0]?.id,
       { initialIntervalMs: 1_000, maxIntervalMs: 5_000, deadlineMs: Date.now() + 30_000 },
-    );
+    ).catch((cancelled: unknown) => {
+      if (!(cancelled instanceof CancelledError)) throw cancelled;
+      throw new Error(
+        `${error.message}. Cancelled while looking for the group: one may exist and rent ` +
+          `workers; look at endpoint ${inputs.endpointId}'s worker groups and delete it.`,
+      );
+    });
     if (found !== undefined) return found;
     throw new Error(
       `${error.message}. No new worker group of endpoint ${inputs.endpointId} was found: one ` +

@@ -8,6 +8,7 @@ import { coldWithinMax } from "../serverless/scaling";
 import { accountFailures, createGroup } from "./create";
 import { choosingOptions, diffWorkerGroup, searchQueryOf, serviceChanges } from "./diff";
 import { workerGroupInputsSchema, type WorkerGroupInputs, type WorkerGroupOutputs } from "./inputs";
+import { importedWorkerGroup } from "./import";
 import { inputsOf, updateOf, withService } from "./wire";
 
 /** Status reads while the group's workers are released, ms. */
@@ -68,7 +69,7 @@ export const provider: DynamicProvider<WorkerGroupInputs, WorkerGroupOutputs> = 
   },
 
   async read(id, props) {
-    if (!props) return {};
+    if (!props) return importedWorkerGroup(id);
     const found = await providerClient().workerGroups.find(props.workerGroupId);
     if (!found) return {};
     const outs = withService(props, found);

@@ -1,0 +1,116 @@
+import { execFile } from "node:child_process";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { emulatorConfig } from "../support/programs";
+import { repoRoot } from "../support/pulumi-stack";
+import { nativePluginDir, withYamlStack } from "../support/yaml-stack";
+
+const execFileAsync = promisify(execFile);
+
+// The Go SDK, generated from the native plugin's schema by scripts/gen-go-sdk.sh (the Go code
+// generator of pkg/v3, built by scripts/ensure-go-tools.sh from setup), compiled with Go, and
+// examples/go-workspace run by the real CLI through the Go language host that setup builds.
+const exampleDir = path.join(repoRoot, "examples", "go-workspace");
+const exampleReplace = "=> ../../sdk/go";
+const examplePath = "path: ../../node_modules/.bin";
+
+async function run(command: string, args: string[], cwd: string): Promise<string> {
+  try {
+    const { stdout } = await execFileAsync(command, args, { cwd, maxBuffer: 64 * 1024 * 1024 });
+    return stdout;
+  } catch (error) {
+    const { stderr, stdout } = error as { stderr?: string; stdout?: string };
+    throw new Error(
+      `${command} ${args.join(" ")} (in ${cwd}) failed:\n${stdout ?? ""}${stderr ?? ""}`,
+    );
+  }
+}
+
+describe("the Go SDK generated from the native plugin's schema", () => {
+  let root!: string;
+  let sdkDir!: string;
+  let programDir!: string;
+  let emulator!: TestEmulator;
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(tmpdir(), "gpucloud-go-sdk-"));
+    sdkDir = path.join(root, "sdk", "go");
+    programDir = path.join(root, "go-workspace");
+    emulator = await startTestEmulator({ bootPolls: 1 });
+  });
+  afterAll(async () => {
+    await emulator.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it("is generated and compiles, with examples/go-workspace (a Secret, a Volume, an Instance)", async () => {
+    await run("bash", [path.join(repoRoot, "scripts", "gen-go-sdk.sh"), sdkDir], repoRoot);
+    const secret = await readFile(path.join(sdkDir, "gpucloud", "secret.go"), "utf8");
+    expect(secret).toContain('ctx.RegisterResource("gpucloud:index:Secret"');
+    // The schema's secret flag reaches the SDK: the value is wrapped secret before it is sent.
+    expect(secret).toContain("pulumi.ToSecret(args.Value)");
+    const instance = await readFile(path.join(sdkDir, "gpucloud", "instance.go"), "utf8");
+    expect(instance).toContain("OfferQuery ");
+    expect(await readFile(path.join(sdkDir, "go.mod"), "utf8")).toMatch(
+      /^module github\.com\/pulumi-gpucloud\/pulumi-gpucloud\/sdk\/go$/m,
+    );
+    await run("go", ["build", "./..."], sdkDir);
+
+    // The example, as it would sit beside the SDK: its `replace` and the plugin's folder point
+    // at the generated SDK and at the repository's node_modules/.bin.
+    await cp(exampleDir, programDir, { recursive: true });
+    const goMod = await readFile(path.join(programDir, "go.mod"), "utf8");
+    expect(goMod).toContain(exampleReplace);
+    await writeFile(path.join(programDir, "go.mod"), goMod.replace(exampleReplace, `=> ${sdkDir}`));
+    const project = await readFile(path.join(programDir, "Pulumi.yaml"), "utf8");
+    expect(project).toContain(examplePath);
+    await writeFile(
+      path.join(programDir, "Pulumi.yaml"),
+      project.replace(examplePath, `path: ${nativePluginDir}`),
+    );
+    // go.sum as committed is complete: nothing is added to it (-mod=readonly).
+    await run(
+      "go",
+      ["build", "-mod=readonly", "-o", path.join(root, "go-workspace-bin"), "."],
+      programDir,
+    );
+  });
+
+  it("runs examples/go-workspace with the Go language host: up, refresh, destroy", async () => {
+    const hfToken = "hf_go-e2e.Token-123";
+    const config = {
+      ...emulatorConfig(emulator),
+      "go-workspace:hfToken": { value: hfToken, secret: true },
+      "go-workspace:pollIntervalSeconds": { value: "0.2" },
+    };
+    await withYamlStack(
+      { program: { dir: programDir }, config, stackName: "go" },
+      async ({ stack, exportState }) => {
+        const up = await stack.up();
+        expect(up.summary.resourceChanges).toEqual({ create: 4 });
+        const state = await emulator.state();
+        expect(await emulator.secrets()).toEqual({ HF_TOKEN: hfToken });
+        expect(state.volumes).toHaveLength(1);
+        expect(state.instances).toEqual([expect.objectContaining({ label: "go-workspace" })]);
+        expect(up.outputs["secretKey"]?.value).toBe("HF_TOKEN");
+        expect(up.outputs["instanceId"]?.value).toBe(state.instances[0]?.id);
+        expect(up.outputs["volumeName"]?.value).toBe(`V.${String(state.volumes[0]?.id)}`);
+        expect(up.outputs["userId"]?.value).toBe(state.user.id);
+
+        const refresh = await stack.refresh();
+        expect(refresh.summary.resourceChanges).toEqual({ same: 4 });
+
+        // The token is in state only as a secret, and the types are the plugin's own.
+        const encrypted = await exportState(false);
+        expect(encrypted).not.toContain(hfToken);
+        expect(encrypted).toContain('"type": "gpucloud:index:Instance"');
+
+        const destroy = await stack.destroy();
+        expect(destroy.summary.resourceChanges).toEqual({ delete: 4 });
+        expect(await emulator.secrets()).toEqual({});
+      },
+    );
+  });
+});

@@ -1,0 +1,106 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
+import * as provproto from "@pulumi/pulumi/proto/provider_pb";
+import * as structproto from "google-protobuf/google/protobuf/struct_pb";
+import { secretOf } from "../../provider/native/secrets";
+
+/**
+ * The `pulumi-resource-gpucloud` plugin as the engine runs it: the built launcher (dist/, which
+ * `npm test` builds first) started as a child process, driven over gRPC.
+ */
+const launcher = path.resolve(__dirname, "../../dist/provider/native/main.js");
+
+export type Props = Record<string, unknown>;
+
+export const urnOf = (type: string, name: string): string =>
+  `urn:pulumi:dev::native-test::gpucloud:index:${type}::${name}`;
+
+export const struct = (props: Props): structproto.Struct =>
+  structproto.Struct.fromJavaScript(props as Record<string, structproto.JavaScriptValue>);
+export const plain = (value: structproto.Struct | undefined): Props => value?.toJavaScript() ?? {};
+
+type UnaryMethod<Res> = (
+  request: object,
+  callback: (error: grpc.ServiceError | null, response: Res) => void,
+) => void;
+
+export interface Plugin {
+  readonly stdout: () => string;
+  readonly stderr: () => string;
+  call<Res>(method: string, request: object): Promise<Res>;
+  stop(): Promise<void>;
+}
+
+export async function startPlugin(): Promise<Plugin> {
+  if (!existsSync(launcher)) {
+    throw new Error(`${launcher} is missing: build first (tsc -p tsconfig.build.json)`);
+  }
+  const env = { ...process.env };
+  delete env["GPUCLOUD_API_KEY"];
+  delete env["GPUCLOUD_BASE_URL"];
+  const child: ChildProcess = spawn(process.execPath, [launcher], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once("exit", (code) => {
+      reject(new Error(`plugin exited (${code}): ${stderr}`));
+    });
+    child.stdout?.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const line = /^(\d+)\n/.exec(stdout);
+      if (line?.[1]) resolve(Number(line[1]));
+    });
+  });
+  const client = new provrpc.ResourceProviderClient(
+    `127.0.0.1:${port}`,
+    grpc.credentials.createInsecure(),
+  );
+  return {
+    stdout: () => stdout,
+    stderr: () => stderr,
+    call: <Res>(method: string, request: object) =>
+      new Promise<Res>((resolve, reject) => {
+        const fn = (client as unknown as Record<string, UnaryMethod<Res> | undefined>)[method];
+        if (fn === undefined) throw new Error(`no method ${method}`);
+        fn.call(client, request, (error: grpc.ServiceError | null, response: Res) => {
+          if (error) reject(error);
+          else resolve(response);
+        });
+      }),
+    stop: async () => {
+      client.close();
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        await exited;
+      }
+    },
+  };
+}
+
+/** As the engine does: CheckConfig, then Configure with the checked inputs. */
+export async function configurePlugin(
+  plugin: Plugin,
+  emulator: { apiKey: string; url: string },
+): Promise<Props> {
+  const check = new provproto.CheckRequest();
+  check.setUrn("urn:pulumi:dev::native-test::pulumi:providers:gpucloud::default");
+  check.setOlds(struct({}));
+  check.setNews(struct({ apiKey: secretOf(emulator.apiKey), baseUrl: emulator.url }));
+  const checked = await plugin.call<provproto.CheckResponse>("checkConfig", check);
+  const config = plain(checked.getInputs());
+  const configure = new provproto.ConfigureRequest();
+  configure.setArgs(struct(config));
+  configure.setAcceptsecrets(true);
+  await plugin.call<provproto.ConfigureResponse>("configure", configure);
+  return config;
+}
