@@ -45,11 +45,14 @@ export function providerClient(): GpuCloudClient {
   client = clientFor(resolveConfig(configSource), {
     onRetry: (event) => {
       // Debug-level: what was retried and why, never a credential or a body.
-      void import("@pulumi/pulumi").then((sdk) =>
-        sdk.log.debug(
-          `gpucloud: retry ${event.retry} of ${event.endpoint} in ${event.delayMs} ms (${event.reason})`,
-        ),
-      );
+      // Best effort, like progress: a line that cannot be logged must not reject unhandled.
+      void import("@pulumi/pulumi")
+        .then((sdk) =>
+          sdk.log.debug(
+            `gpucloud: retry ${event.retry} of ${event.endpoint} in ${event.delayMs} ms (${event.reason})`,
+          ),
+        )
+        .catch(() => undefined);
     },
   });
   return client;

@@ -209,6 +209,8 @@ export class InstancesApi {
     askId: number,
     request: CreateInstanceRequest,
     signal?: AbortSignal,
+    /** Stops the create only while it waits to be sent (see RequestSpec.waitSignal). */
+    waitSignal?: AbortSignal,
   ): Promise<number> {
     const body = await this.listHead.write(() =>
       this.transport.request({
@@ -219,6 +221,7 @@ export class InstancesApi {
         response: createInstanceSchema,
         creates: true,
         signal,
+        ...(waitSignal === undefined ? {} : { waitSignal }),
       }),
     );
     return body.new_contract;

@@ -44,6 +44,12 @@ export interface RequestSpec<T> {
   /** The request creates something: never retried once it may have reached the server. */
   readonly creates?: boolean;
   readonly signal?: AbortSignal;
+  /**
+   * Stops only the waits before a send (the endpoint's turn, a retry's sleep), never a request
+   * in flight: a create whose reply says what it made can be cancelled while it waits, as
+   * nothing has been sent or the last answer created nothing.
+   */
+  readonly waitSignal?: AbortSignal;
 }
 
 // One connection pool per origin, shared by every client of this process.
@@ -206,10 +212,14 @@ export class Transport {
     let failures = 0;
     let refusals = 0;
     let pacedMs = 0;
+    const waits =
+      spec.signal && spec.waitSignal
+        ? AbortSignal.any([spec.signal, spec.waitSignal])
+        : (spec.signal ?? spec.waitSignal);
     for (let attempt = 1; ; attempt++) {
       let turnAtMs: number;
       try {
-        turnAtMs = await this.pacer.turn(paced, spec.signal);
+        turnAtMs = await this.pacer.turn(paced, waits);
       } catch {
         throw this.cancelled(endpoint, false);
       }
@@ -249,7 +259,7 @@ export class Transport {
         throw attempt > 1 ? afterRetries(outcome.error, attempt) : outcome.error;
       this.#onRetry?.({ endpoint, retry: attempt, delayMs, reason: outcome.error.message });
       try {
-        await sleep(delayMs, undefined, { signal: spec.signal });
+        await sleep(delayMs, undefined, { signal: waits });
       } catch {
         throw this.cancelled(endpoint, false);
       }

@@ -44,6 +44,12 @@ export interface NativeResource {
   readonly optional: readonly string[];
   readonly description: string;
   /**
+   * Inputs that may hold credentials the schema cannot mark (an environment, whose values a
+   * program may give as secrets): a `pulumi import` reads them from the service in plaintext,
+   * so the import records them as secrets (more secret, never less).
+   */
+  readonly importSecrets: readonly string[];
+  /**
    * What the TypeScript class adds to the program's inputs, from the URN's parts and the
    * provider's stack token instead of the program; values already present are kept.
    */
@@ -65,7 +71,7 @@ const resource = (
   inputs: z.ZodObject,
   outputs: z.ZodObject,
   description: string,
-  extra: Partial<Pick<NativeResource, "hidden" | "optional" | "fill">> = {},
+  extra: Partial<Pick<NativeResource, "hidden" | "optional" | "fill" | "importSecrets">> = {},
 ): NativeResource => ({
   type,
   provider: module.provider as ResourceImplementation,
@@ -73,6 +79,7 @@ const resource = (
   outputs,
   hidden: extra.hidden ?? [],
   optional: extra.optional ?? [],
+  importSecrets: extra.importSecrets ?? [],
   fill: extra.fill ?? ((news) => news),
   description,
 });
@@ -117,6 +124,7 @@ export const nativeResources: readonly NativeResource[] = [
       "another is tried, up to maxAttempts. A failed create leaves nothing running.",
     {
       hidden: ["owner", "stackToken", "replaceOnChanges"],
+      importSecrets: ["env"],
       // As the Instance class does (instance/resource.ts): the owner names the resource, and the
       // stack token proves the instance is this stack's (instance/identity.ts).
       fill: (news, { project, stack, name, stackToken }) => ({
@@ -153,6 +161,7 @@ export const nativeResources: readonly NativeResource[] = [
     template.templateOutputsSchema,
     "A template of the account: the image, launch settings and defaults instances, endpoints " +
       "and worker groups are launched from (hashId).",
+    { importSecrets: ["env"] },
   ),
   resource(
     "Endpoint",

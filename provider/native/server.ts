@@ -358,7 +358,12 @@ export class GpuCloudProviderService {
         const result = await this.run(urn, () =>
           resource.provider.read(request.getId(), known ? props.props : undefined),
         );
-        const secret = this.secretsOf(resource, [...props.secret, ...inputs.secret]);
+        // An import reads an environment in plaintext: it may hold credentials (resources.ts).
+        const secret = this.secretsOf(resource, [
+          ...props.secret,
+          ...inputs.secret,
+          ...(known ? [] : resource.importSecrets),
+        ]);
         const response = new provproto.ReadResponse();
         if (result.id === undefined || result.id === "") return response;
         response.setId(result.id);

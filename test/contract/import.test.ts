@@ -1,5 +1,6 @@
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import { encodeOnstart } from "../../provider/onstart";
+import { secretOf } from "../../provider/native/secrets";
 import { providerClient } from "../../provider/provider-runtime";
 import { GpuCloudClient } from "../../provider/client";
 import { provider as apiKeyProvider } from "../../provider/resources/api-key";
@@ -443,6 +444,10 @@ describe("pulumi import: read by id with nothing recorded", () => {
       expect(instance.failures).toEqual([]);
       expect(instance.changes).toBe(provproto.DiffResponse.DiffChanges.DIFF_NONE);
       expect(instance.inputs).toMatchObject({ askId: 31004, image: "img", label: "by hand" });
+      // The environment is read in plaintext and may hold credentials: recorded as a secret.
+      expect(instance.inputs["env"]).toEqual(secretOf({ TOKEN: "env-value" }));
+      expect(instance.outs["env"]).toEqual(secretOf({ TOKEN: "env-value" }));
+      expect(instance.checked["env"]).toEqual(secretOf({ TOKEN: "env-value" }));
       // Checked as the class would: the owner from the URN, the provider's stack token.
       expect(instance.checked).toMatchObject({ owner: "native-test/dev/gpu" });
       expect(instance.checked["stackToken"]).toEqual(expect.any(String));

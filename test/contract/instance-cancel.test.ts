@@ -65,6 +65,26 @@ describe("an instance create cancelled mid-boot", () => {
     expect(tookMs).toBeLessThan(3_000);
   }, 20_000);
 
+  it("stops a rent that waits for its turn after 429s, sending it no more", async () => {
+    // The service refuses every rent: the create waits for the endpoint's pace between tries.
+    await emulator.setFaults({ tooManyRequests: { next: 1_000, paths: ["/api/v0/asks/"] } });
+    const failed = instanceProvider.create(inputs()).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await waitFor("two refused rents", async () => (await rents()).length >= 2, 10_000);
+    const cancelledAt = Date.now();
+    cancelWaits();
+    const error = await failed;
+    expect(Date.now() - cancelledAt).toBeLessThan(3_000);
+    expect(error).toBeInstanceOf(Error);
+    const sent = (await rents()).length;
+    // Nothing more is sent after the cancellation, and no instance exists.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect((await rents()).length).toBe(sent);
+    expect(await instances()).toEqual([]);
+  });
+
   it("rents nothing once cancelled", async () => {
     cancelWaits();
     await expect(instanceProvider.create(inputs())).rejects.toThrow(

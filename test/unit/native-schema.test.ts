@@ -97,6 +97,32 @@ describe("the native plugin's schema", () => {
       properties: { volumeId: { type: "integer" }, mountPath: { type: "string" } },
       required: ["volumeId", "mountPath"],
     });
+    // Whole numbers (zod's .int()) are integers, so typed SDKs (Go) get int, not float64;
+    // fractional quantities stay numbers.
+    for (const field of ["instanceId", "sshPort", "gpuRamMb", "askId", "maxAttempts"]) {
+      expect(instance?.properties[field]).toEqual(expect.objectContaining({ type: "integer" }));
+    }
+    for (const field of ["diskGb", "maxDollarsPerHour", "pollIntervalSeconds"]) {
+      expect(instance?.properties[field]).toEqual(expect.objectContaining({ type: "number" }));
+    }
+    expect(schema.types["gpucloud:index:InstanceOffer"]?.properties).toEqual(
+      expect.objectContaining({
+        askId: { type: "integer" },
+        numGpus: { type: "integer" },
+        machineId: { type: "integer" },
+        dollarsPerHour: { type: "number" },
+      }),
+    );
+    expect(schema.types["gpucloud:index:InstanceAttemptsItem"]?.properties).toEqual(
+      expect.objectContaining({ askId: { type: "integer" }, instanceId: { type: "integer" } }),
+    );
+    const workerGroup = schema.resources["gpucloud:index:WorkerGroup"];
+    expect(workerGroup?.inputProperties["coldWorkers"]).toEqual({ type: "integer" });
+    // A function without outputs has an empty result object (a plain struct in Go).
+    expect(schema.functions["gpucloud:index:cancelRsyncCopy"]?.outputs).toEqual({
+      type: "object",
+      properties: {},
+    });
     // A transform's output has no JSON form: the input side types it.
     expect(schema.resources["gpucloud:index:Secret"]?.properties["key"]).toEqual({
       type: "string",

@@ -146,8 +146,8 @@ export type InstanceInputs = z.infer<typeof instanceInputsSchema>;
 
 /** One try at renting an instance, as reported in outputs and errors. */
 export const instanceAttemptSchema = z.object({
-  askId: z.number(),
-  instanceId: z.number().optional(),
+  askId: z.number().int(),
+  instanceId: z.number().int().optional(),
   lastStatus: z.string().optional(),
   statusMessage: z.string().optional(),
   error: z.string().optional(),
@@ -161,10 +161,10 @@ export const instanceOutputsSchema = instanceInputsSchema.extend({
   /** What the service is asked to keep the instance at: running or stopped. */
   intendedStatus: z.string().nullable().optional(),
   sshHost: z.string().nullable(),
-  sshPort: z.number().nullable(),
+  sshPort: z.number().int().nullable(),
   publicIp: z.string().nullable(),
   /** GPU memory in MB (the REST API's unit). */
-  gpuRamMb: z.number().nullable(),
+  gpuRamMb: z.number().int().nullable(),
   statusMessage: z.string().nullable(),
   attempts: z.array(instanceAttemptSchema),
   /**
@@ -180,11 +180,11 @@ export const instanceOutputsSchema = instanceInputsSchema.extend({
    */
   offer: z
     .looseObject({
-      askId: z.number(),
+      askId: z.number().int(),
       gpuName: z.string().nullable(),
-      numGpus: z.number().nullable(),
+      numGpus: z.number().int().nullable(),
       dollarsPerHour: z.number().nullable(),
-      machineId: z.number().nullable(),
+      machineId: z.number().int().nullable(),
     })
     .optional(),
 });

@@ -51,10 +51,14 @@ export async function rentInstance(
 ): Promise<number> {
   const token = randomUUID();
   try {
-    return await client.instances.create(askId, {
-      ...request,
-      env: { ...request.env, ...markers(token) },
-    });
+    // A rent waiting for its turn (the service's rate limit) stops at a cancellation; one sent
+    // is never aborted, its reply says which instance to destroy.
+    return await client.instances.create(
+      askId,
+      { ...request, env: { ...request.env, ...markers(token) } },
+      undefined,
+      cancellation(),
+    );
   } catch (error) {
     if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
     reportProgress(`the create reply was lost; looking for the instance by its create token`);
