@@ -1,33 +1,18 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import path from "node:path";
-import * as grpc from "@grpc/grpc-js";
-import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
 import * as emptyproto from "google-protobuf/google/protobuf/empty_pb";
-import * as structproto from "google-protobuf/google/protobuf/struct_pb";
 import { secretOf, secretSignature, signatureKey } from "../../provider/native/secrets";
+import {
+  type Plugin,
+  type Props,
+  plain,
+  startPlugin,
+  struct,
+  urnOf,
+} from "../support/native-plugin";
 import { useEmulator } from "./harness";
 
-/**
- * The `pulumi-resource-gpucloud` plugin as the engine runs it: the built launcher (dist/, which
- * `npm test` builds first) started as a child process, driven over gRPC against the emulator.
- */
-const launcher = path.resolve(__dirname, "../../dist/provider/native/main.js");
-
-type Props = Record<string, unknown>;
-const urnOf = (type: string, name: string): string =>
-  `urn:pulumi:dev::native-test::gpucloud:index:${type}::${name}`;
-
-const struct = (props: Props): structproto.Struct =>
-  structproto.Struct.fromJavaScript(props as Record<string, structproto.JavaScriptValue>);
-const plain = (value: structproto.Struct | undefined): Props => value?.toJavaScript() ?? {};
-
-type UnaryMethod<Res> = (
-  request: object,
-  callback: (error: grpc.ServiceError | null, response: Res) => void,
-) => void;
+// The plugin as the engine runs it (test/support/native-plugin.ts), against the emulator.
 
 /** Every string found outside a secret wrapper: where a plaintext secret must never be. */
 function exposedStrings(value: unknown, found: string[] = []): string[] {
@@ -43,68 +28,6 @@ function exposedStrings(value: unknown, found: string[] = []): string[] {
 
 const isSecret = (value: unknown): boolean =>
   typeof value === "object" && value !== null && (value as Props)[signatureKey] === secretSignature;
-
-interface Plugin {
-  readonly client: provrpc.ResourceProviderClient;
-  readonly stdout: () => string;
-  readonly stderr: () => string;
-  call<Res>(method: string, request: object): Promise<Res>;
-  stop(): Promise<void>;
-}
-
-async function startPlugin(): Promise<Plugin> {
-  if (!existsSync(launcher)) {
-    throw new Error(`${launcher} is missing: build first (tsc -p tsconfig.build.json)`);
-  }
-  const env = { ...process.env };
-  delete env["GPUCLOUD_API_KEY"];
-  delete env["GPUCLOUD_BASE_URL"];
-  const child: ChildProcess = spawn(process.execPath, [launcher], {
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stderr?.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once("exit", (code) => {
-      reject(new Error(`plugin exited (${code}): ${stderr}`));
-    });
-    child.stdout?.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const line = /^(\d+)\n/.exec(stdout);
-      if (line?.[1]) resolve(Number(line[1]));
-    });
-  });
-  const client = new provrpc.ResourceProviderClient(
-    `127.0.0.1:${port}`,
-    grpc.credentials.createInsecure(),
-  );
-  return {
-    client,
-    stdout: () => stdout,
-    stderr: () => stderr,
-    call: <Res>(method: string, request: object) =>
-      new Promise<Res>((resolve, reject) => {
-        const fn = (client as unknown as Record<string, UnaryMethod<Res> | undefined>)[method];
-        if (fn === undefined) throw new Error(`no method ${method}`);
-        fn.call(client, request, (error: grpc.ServiceError | null, response: Res) => {
-          if (error) reject(error);
-          else resolve(response);
-        });
-      }),
-    stop: async () => {
-      client.close();
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once("exit", resolve));
-        child.kill("SIGTERM");
-        await exited;
-      }
-    },
-  };
-}
 
 describe("the native plugin (pulumi-resource-gpucloud)", () => {
   const h = useEmulator();
