@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Instance, InstanceListQuery } from "./instances";
+import { conditionSchema } from "./offer-query";
 
 // The account's instances as programs read them (getInstances): camelCase filters over the
 // columns the instance list filters on, and summaries with units in their names. A summary
@@ -22,21 +23,6 @@ const columns = {
 } as const;
 type Column = keyof typeof columns;
 
-function conditionSchema<T extends z.ZodType>(value: T) {
-  return z.union([
-    value,
-    z.strictObject({
-      eq: value.optional(),
-      neq: value.optional(),
-      gt: value.optional(),
-      gte: value.optional(),
-      lt: value.optional(),
-      lte: value.optional(),
-      in: z.array(value).optional(),
-      notin: z.array(value).optional(),
-    }),
-  ]);
-}
 const text = conditionSchema(z.string());
 const number = conditionSchema(z.number());
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);

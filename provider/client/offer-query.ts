@@ -265,7 +265,8 @@ const volumeFields = {
 
 // ---- Query schemas (the types programs write) -----------------------------------------------
 
-function conditionSchema<T extends z.ZodType>(value: T) {
+/** A value (meaning `eq`) or an object of the service's operators over it. */
+export function conditionSchema<T extends z.ZodType>(value: T) {
   return z.union([
     value,
     z.strictObject({
