@@ -46,6 +46,8 @@ export function providerClient(): GpuCloudClient {
     onRetry: (event) => {
       // Debug-level: what was retried and why, never a credential or a body.
       // Best effort, like progress: a line that cannot be logged must not reject unhandled.
+      // The standalone plugin bundles the SDK (its resource classes import it anyway): there
+      // esbuild makes this import a call into the bundle's own copy, which is always present.
       void import("@pulumi/pulumi")
         .then((sdk) =>
           sdk.log.debug(

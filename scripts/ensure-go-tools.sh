@@ -9,14 +9,14 @@
 #    the programs it builds and runs use whatever sdk/v3 their go.mod asks for (v3.259.0 here).
 #    It goes beside a CLI we built (where the CLI looks first), else to a cache directory that
 #    scripts/toolchain-env.sh puts on PATH.
-# 2. `gen-go-sdk` (scripts/gen-go-sdk/), which writes the Go SDK from the plugin's schema with
-#    pkg/v3/codegen/go: `pulumi package gen-sdk --language go` asks the language host to do it,
-#    and the host of 1. predates that (GeneratePackage).
+# 2. `gen-sdks` (scripts/gen-sdks/), which writes the Go and Python SDKs from the plugin's
+#    schema with pkg/v3/codegen/go and codegen/python: `pulumi package gen-sdk` asks the language
+#    hosts to do it, and the hosts this project builds predate that (GeneratePackage).
 # 3. The modules and compiled packages of examples/go-workspace's go.mod (sdk/v3 and its
 #    dependencies), so that building a Go program of this package takes seconds, not minutes.
 #
 # Usage: ensure-go-tools.sh PULUMI_DIR   prints the directory holding pulumi-language-go
-#        ensure-go-tools.sh --generator  prints the path of gen-go-sdk (built if stale)
+#        ensure-go-tools.sh --generator  prints the path of gen-sdks (built if stale)
 # Quiet on success (one line on stderr per thing it builds); on failure, the step that failed
 # and the go command's output on stderr. Idempotent: each part is stamped and reused.
 set -euo pipefail
@@ -54,26 +54,26 @@ step() {
 }
 
 # --- 2. the SDK generator ---------------------------------------------------------------------
-gen_src="$root/scripts/gen-go-sdk"
-gen_dir="$CACHE_ROOT/gen-go-sdk"
-gen_bin="$gen_dir/gen-go-sdk"
+gen_src="$root/scripts/gen-sdks"
+gen_dir="$CACHE_ROOT/gen-sdks"
+gen_bin="$gen_dir/gen-sdks"
 gen_want="$(hash_of "$gen_src/go.mod" "$gen_src/go.sum" "$gen_src/main.go")"
 ensure_generator() {
   [ "$(cat "$gen_dir/.stamp" 2>/dev/null)" = "$gen_want" ] && [ -x "$gen_bin" ] && return 0
   mkdir -p "$gen_dir"
-  exec 8>"$CACHE_ROOT/.gen-go-sdk-build.lock"
+  exec 8>"$CACHE_ROOT/.gen-sdks-build.lock"
   flock 8
   [ "$(cat "$gen_dir/.stamp" 2>/dev/null)" = "$gen_want" ] && [ -x "$gen_bin" ] && return 0
   local start partial
   start=$(date +%s)
-  partial="$(mktemp "$gen_dir/.gen-go-sdk.XXXXXX")"
+  partial="$(mktemp "$gen_dir/.gen-sdks.XXXXXX")"
   # -trimpath, as the CLI's build: its compiled pkg/v3 packages are reused.
-  step "go build scripts/gen-go-sdk" \
+  step "go build scripts/gen-sdks" \
     bash -c 'cd "$1" && GOFLAGS="${GOFLAGS:-} -mod=readonly -buildvcs=false" go build -trimpath -o "$2" .' \
     _ "$gen_src" "$partial"
   mv "$partial" "$gen_bin"
   echo "$gen_want" >"$gen_dir/.stamp"
-  say "built gen-go-sdk in $(($(date +%s) - start))s"
+  say "built gen-sdks in $(($(date +%s) - start))s"
 }
 
 if [ "$arg" = "--generator" ]; then
@@ -99,19 +99,8 @@ if ! host_built && { [ "$host_dir" = "$pulumi_dir" ] || [ ! -x "$pulumi_dir/pulu
   if ! host_built; then
     start=$(date +%s)
     say "building pulumi-language-go (sdk/v3 v$HOST_SDK_VERSION) from its Go module"
-    wrap="$CACHE_ROOT/go-host-build-v$HOST_SDK_VERSION"
-    mkdir -p "$wrap"
-    printf 'module gpucloud.local/go-host-build\n\ngo 1.21\n' >"$wrap/go.mod"
-    partial="$(mktemp "$host_dir/.pulumi-language-go.XXXXXX")"
-    step "go get github.com/pulumi/pulumi/sdk/v3/go/pulumi-language-go@v$HOST_SDK_VERSION" \
-      bash -c 'cd "$1" && go get "github.com/pulumi/pulumi/sdk/v3/go/pulumi-language-go@v$2"' \
-      _ "$wrap" "$HOST_SDK_VERSION"
-    step "go build pulumi-language-go (sdk/v3 v$HOST_SDK_VERSION)" \
-      bash -c 'cd "$1" && GOFLAGS="${GOFLAGS:-} -buildvcs=false" go build -trimpath \
-        -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$2" \
-        -o "$3" github.com/pulumi/pulumi/sdk/v3/go/pulumi-language-go' \
-      _ "$wrap" "$HOST_SDK_VERSION" "$partial"
-    mv "$partial" "$host"
+    bash "$root/scripts/build-sdk-host.sh" pulumi-language-go go/pulumi-language-go \
+      "$HOST_SDK_VERSION" "$host" >/dev/null || fail "building pulumi-language-go (output above)"
     echo "v$HOST_SDK_VERSION" >"$host_stamp"
     say "built pulumi-language-go v$HOST_SDK_VERSION in $(($(date +%s) - start))s ($host)"
   fi

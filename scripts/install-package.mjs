@@ -8,9 +8,10 @@
 // end-to-end tests (whose temporary projects link to this copy) must run as users do.
 //
 // Like npm, it links each of the package's `bin` entries into node_modules/.bin (relative links
-// into the copy, e.g. .bin/pulumi-resource-gpucloud → ../pulumi-gpucloud/dist/provider/native/
-// main.js), so the native plugin is found where an installed package puts it: the YAML
-// example's `plugins.providers[].path` and the YAML end-to-end tests point at node_modules/.bin.
+// into the copy, e.g. .bin/pulumi-resource-gpucloud → ../pulumi-gpucloud/dist/bin/pulumi-
+// resource-gpucloud.js), so the native plugin is found where an installed package puts it: the
+// YAML example's `plugins.providers[].path` and the YAML end-to-end tests point at
+// node_modules/.bin.
 //
 // Usage: node scripts/install-package.mjs [--tarball-dir DIR]
 // Run after `tsc -p tsconfig.build.json`. Prints one JSON line: {"tarball", "dir", "installed"}

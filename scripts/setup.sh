@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what this project needs on a fresh machine: Node 22+ (Node 24 from the npm registry
 # when the system's is older), the npm dependencies from the lockfile, and the Pulumi CLI with
-# its YAML and Go language hosts and the Go SDK generator (built offline from their Go modules
-# when no suitable ones are installed). Idempotent.
+# its YAML, Go and Python language hosts and the SDK generator (built offline from their Go
+# modules when no suitable ones are installed), and a wheelhouse of Pulumi's Python SDK.
+# Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -20,4 +21,8 @@ bash scripts/ensure-yaml-host.sh "$pulumi_dir" >/dev/null \
 # examples/go-workspace; scripts/ensure-go-tools.sh).
 bash scripts/ensure-go-tools.sh "$pulumi_dir" >/dev/null \
   || { echo "setup: building the Go language host and the Go SDK generator failed (see above)" >&2; exit 1; }
+# The Python language host and a wheelhouse of Pulumi's Python SDK, pinned (Python programs,
+# examples/python-workspace; scripts/ensure-python-tools.sh).
+bash scripts/ensure-python-tools.sh "$pulumi_dir" >/dev/null \
+  || { echo "setup: building the Python language host or the Python wheelhouse failed (see above)" >&2; exit 1; }
 echo "setup: $("$pulumi_dir/pulumi" version | sed 's/^/pulumi /') ready after $(( $(date +%s) - start ))s"

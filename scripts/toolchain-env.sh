@@ -17,6 +17,10 @@ if [ -z "${GPUCLOUD_SKIP_PULUMI:-}" ]; then
   # (scripts/ensure-go-tools.sh); built on first use when setup has not built them yet.
   _gpucloud_go_dir="$(bash "$_gpucloud_root/scripts/ensure-go-tools.sh" "$_gpucloud_pulumi_dir" | tail -n 1)" || return 1
   [ "$_gpucloud_go_dir" = "$_gpucloud_pulumi_dir" ] || export PATH="$PATH:$_gpucloud_go_dir"
+  # The Python language host (same rule) and the wheelhouse of Pulumi's Python SDK
+  # (scripts/ensure-python-tools.sh); built on first use when setup has not built them yet.
+  _gpucloud_python_dir="$(bash "$_gpucloud_root/scripts/ensure-python-tools.sh" "$_gpucloud_pulumi_dir" | tail -n 1)" || return 1
+  [ "$_gpucloud_python_dir" = "$_gpucloud_pulumi_dir" ] || export PATH="$PATH:$_gpucloud_python_dir"
   # The dynamic-provider plugin is a script at the root of the @pulumi/pulumi package; it finds
   # @pulumi/pulumi from the program's directory, so one copy beside a CLI we built serves every
   # project (the CLI warns about plugins it finds on PATH instead).

@@ -119,5 +119,5 @@ require (
 	lukechampine.com/frand v1.4.2 // indirect
 )
 
-// The Go SDK is generated from the native plugin's schema (scripts/gen-go-sdk.sh), not published.
+// The Go SDK is generated from the native plugin's schema and committed in sdk/go (npm run gen-sdks).
 replace github.com/pulumi-gpucloud/pulumi-gpucloud/sdk/go => ../../sdk/go

@@ -84,34 +84,60 @@ export function listQueryOf(query: z.output<typeof instanceQuerySchema>): Instan
   };
 }
 
-/** An instance of the account as getInstances gives it: no environment, no credential. */
-export interface InstanceSummary {
-  instanceId: number;
-  label: string | null;
-  /** `running`, `loading`, `stopped`, `exited`, … (null while provisioning). */
-  actualStatus: string | null;
-  /** What the service keeps it at: running or stopped. */
-  intendedStatus: string | null;
-  statusMessage: string | null;
-  gpuName: string | null;
-  numGpus: number | null;
-  /** Per GPU, MB. */
-  gpuRamMb: number | null;
-  dollarsPerHour: number | null;
-  machineId: number | null;
-  /** The ask (offer) it was rented from. */
-  askId: number | null;
-  image: string | null;
-  diskGb: number | null;
-  sshHost: string | null;
-  sshPort: number | null;
-  publicIp: string | null;
-  geolocation: string | null;
-  /** Epoch seconds. */
-  startDate: number | null;
-  /** The template it was launched from (a serverless worker's is its group's template). */
-  templateHashId: string | null;
-}
+/**
+ * An instance of the account as getInstances gives it: no environment, no credential. The
+ * schema type `InstanceSummary` of the native plugin; the TypeScript type.
+ */
+export const instanceSummarySchema = z
+  .object({
+    instanceId: z.number().int().describe("The service's id of the instance."),
+    label: z.string().nullable().describe("The instance's label, if it has one."),
+    actualStatus: z
+      .string()
+      .nullable()
+      .describe(
+        "What the instance is doing: `running`, `loading`, `stopped`, `exited`, ... (absent " +
+          "while it is provisioned).",
+      ),
+    intendedStatus: z
+      .string()
+      .nullable()
+      .describe("What the service keeps the instance at: `running` or `stopped`."),
+    statusMessage: z.string().nullable().describe("The service's last status message."),
+    gpuName: z.string().nullable().describe('The GPU model, e.g. "RTX 4090".'),
+    numGpus: z.number().int().nullable().describe("The number of GPUs."),
+    gpuRamMb: z.number().nullable().describe("Memory per GPU, in megabytes (MB)."),
+    dollarsPerHour: z.number().nullable().describe("What the instance costs, in dollars per hour."),
+    machineId: z.number().int().nullable().describe("The id of the machine it runs on."),
+    askId: z.number().int().nullable().describe("The ask (offer) it was rented from."),
+    image: z.string().nullable().describe("The container or VM image it was launched with."),
+    diskGb: z.number().nullable().describe("Its disk size, in gigabytes."),
+    sshHost: z.string().nullable().describe("The host to connect to over SSH."),
+    sshPort: z.number().int().nullable().describe("The port to connect to over SSH."),
+    publicIp: z.string().nullable().describe("The machine's public IP address."),
+    geolocation: z
+      .string()
+      .nullable()
+      .describe('The machine\'s location as the list shows it, e.g. "Oregon, US".'),
+    startDate: z
+      .number()
+      .nullable()
+      .describe("When the instance was started, in seconds since the Unix epoch."),
+    templateHashId: z
+      .string()
+      .nullable()
+      .describe(
+        "The hash of the template it was launched from, if any (a serverless worker's is its " +
+          "group's template).",
+      ),
+  })
+  .meta({
+    pulumiType: "InstanceSummary",
+    description:
+      "An instance of the account as getInstances answers it: never its environment or onstart " +
+      "script, nor any credential.",
+  });
+export type InstanceSummary = z.output<typeof instanceSummarySchema>;
 
 export function instanceSummaryOf(instance: Instance): InstanceSummary {
   return {

@@ -65,6 +65,29 @@ function poolFor(origin: string): Pool {
 }
 
 /**
+ * The undici modules `loadUndiciPool` uses, each required by a literal name: a bundler follows
+ * only such calls. The standalone plugin (scripts/package-plugin.mjs) is one esbuild bundle run
+ * by a single executable whose `require` loads nothing but Node's built-in modules, so whatever
+ * is not in the bundle cannot be loaded at all. Unbundled, each is loaded when first asked for.
+ */
+function requireUndici(id: string): unknown {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  switch (id) {
+    case "undici/lib/dispatcher/pool.js":
+      return require("undici/lib/dispatcher/pool.js");
+    case "undici/lib/dispatcher/dispatcher.js":
+      return require("undici/lib/dispatcher/dispatcher.js");
+    case "undici/lib/api/index.js":
+      return require("undici/lib/api/index.js");
+    case "undici":
+      return require("undici");
+    default:
+      throw new Error(`not an undici module of the client: ${id}`);
+  }
+  /* eslint-enable @typescript-eslint/no-require-imports */
+}
+
+/**
  * undici's `Pool`, loaded by the first request, not with the package: a Pulumi program that only
  * declares resources (their classes import the client's schemas) never sends one. undici's
  * index loads all of undici (fetch, WebSocket, caches, mocks, proxies) for 20 ms and 6 MB in a
@@ -73,7 +96,7 @@ function poolFor(origin: string): Pool {
  * should a different undici lack them, the index is loaded instead (one test checks both ways).
  */
 export function loadUndiciPool(
-  load: (id: string) => unknown = require,
+  load: (id: string) => unknown = requireUndici,
 ): typeof import("undici").Pool {
   try {
     const Pool = load("undici/lib/dispatcher/pool.js") as typeof import("undici").Pool;

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { GpuCloudClient } from "../client";
-import { instanceSummaryOf } from "../client/instance-summaries";
-import { templateSummaryOf } from "../client/templates";
+import { instanceSummaryOf, instanceSummarySchema } from "../client/instance-summaries";
+import { instanceOfferOutputSchema, volumeOfferOutputSchema } from "../client/offer-query";
+import { templateSummaryOf, templateSummarySchema } from "../client/templates";
 import { checkedDstId, checkedInstanceQuery } from "../functions";
 
 /**
@@ -19,8 +20,16 @@ export interface NativeFunction {
   run(client: GpuCloudClient, args: Record<string, unknown>, preview: boolean): Promise<object>;
 }
 
-const query = z.union([z.string(), z.record(z.string(), z.unknown())]).optional();
-const anyList = z.array(z.record(z.string(), z.unknown()));
+/** An offer search's query: an object of fields or the official client's string. */
+const offerQuery = (example: string, options: string, absent: string) =>
+  z
+    .union([z.string(), z.record(z.string(), z.unknown())])
+    .describe(
+      `The query: an object of fields, each a plain value (meaning eq) or an operator object ` +
+        `(eq, neq, gt, gte, lt, lte, in, notin), e.g. ${example}, with ${options}; or the ` +
+        `official client's query string. Absent: ${absent}.`,
+    )
+    .optional();
 
 /** A query as given: an object or a string; absent means everything. */
 const queryOf = (args: Record<string, unknown>): Record<string, unknown> | string => {
@@ -37,15 +46,39 @@ export const nativeFunctions: readonly NativeFunction[] = [
       "Instance offers matching query (an object such as { gpuName: RTX 4090, gpuRamGb: { gte: " +
       "24 } } or the official client's query string), cheapest first unless its order says " +
       "otherwise. Offers the service answers that do not match the query are left out.",
-    inputs: z.object({ query }),
-    outputs: z.object({ offers: anyList }),
+    inputs: z.object({
+      query: offerQuery(
+        '{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }',
+        "order, limit and type (on-demand, the default, or interruptible: prices are then the " +
+          "minimum bids)",
+        "every verified, rentable, unrented offer that is not external",
+      ),
+    }),
+    outputs: z.object({
+      offers: z
+        .array(instanceOfferOutputSchema)
+        .describe("The matching offers, in the query's order (cheapest first by default)."),
+    }),
     run: async (client, args) => ({ offers: await client.searchOffers(queryOf(args)) }),
   },
   {
     name: "getVolumeOffers",
     description: "Volume offers matching query (e.g. { diskSpaceGb: { gte: 100 } }).",
-    inputs: z.object({ query }),
-    outputs: z.object({ offers: anyList }),
+    inputs: z.object({
+      query: offerQuery(
+        '{ diskSpaceGb: { gte: 100 }, geolocation: "US" }',
+        "order and limit",
+        "every offer",
+      ),
+    }),
+    outputs: z.object({
+      offers: z
+        .array(volumeOfferOutputSchema)
+        .describe(
+          "The matching offers, in the query's order (cheapest per gigabyte-month first by " +
+            "default).",
+        ),
+    }),
     run: async (client, args) => ({ offers: await client.searchVolumeOffers(queryOf(args)) }),
   },
   {
@@ -55,12 +88,24 @@ export const nativeFunctions: readonly NativeFunction[] = [
       "key in use and whether an SSH key is registered. Never the key itself.",
     inputs: z.object({}),
     outputs: z.object({
-      id: z.number().int(),
-      email: z.string(),
-      credit: z.number(),
-      balance: z.number().nullable(),
-      keyId: z.number().int().nullable(),
-      hasSshKey: z.boolean(),
+      id: z.number().int().describe("The account's id."),
+      email: z.string().describe("The account's email address."),
+      credit: z.number().describe("The account's credit, in dollars."),
+      balance: z
+        .number()
+        .nullable()
+        .describe("What the account owes, as the service reports it (absent when it does not)."),
+      keyId: z
+        .number()
+        .int()
+        .nullable()
+        .describe(
+          "The id of the API key in use (an ApiKey's `apiKeyId`), never the key itself; absent " +
+            "when the service does not say.",
+        ),
+      hasSshKey: z
+        .boolean()
+        .describe("Whether the account has an SSH public key registered (a VM needs one)."),
     }),
     run: (client) => client.users.current(),
   },
@@ -69,7 +114,13 @@ export const nativeFunctions: readonly NativeFunction[] = [
     description:
       "Cancels the rsync copy running into instance dstId. During a preview it checks its " +
       "argument and sends nothing.",
-    inputs: z.object({ dstId: z.union([z.number().int(), z.string()]) }),
+    inputs: z.object({
+      dstId: z
+        .union([z.number().int(), z.string()])
+        .describe(
+          "The id of the instance the copy runs into: a positive whole number, or its digits.",
+        ),
+    }),
     outputs: z.object({}),
     run: async (client, args, preview) => {
       const dstId = checkedDstId(args["dstId"]);
@@ -82,8 +133,21 @@ export const nativeFunctions: readonly NativeFunction[] = [
     description:
       "Templates matching query: the account's own and others' public ones. Summaries never " +
       "carry a registry password.",
-    inputs: z.object({ query: z.record(z.string(), z.unknown()).optional() }),
-    outputs: z.object({ templates: anyList }),
+    inputs: z.object({
+      query: z
+        .record(z.string(), z.unknown())
+        .describe(
+          "The query: template search fields (creatorId, name, image, tag, hashId, templateId, " +
+            "recommended, useSsh, sshDirect, jupyterDirect, countCreated, createdAt, " +
+            "recentCreateDate, diskGb, defaultTag, dockerLoginRepo), each a plain value " +
+            "(meaning eq) or an operator object (eq, neq, lt, lte, gt, gte, in, notin), and " +
+            "orderBy, the field to sort by.",
+        )
+        .optional(),
+    }),
+    outputs: z.object({
+      templates: z.array(templateSummarySchema).describe("The matching templates."),
+    }),
     run: async (client, args) => ({
       templates: (await client.templates.find(queryOf(args) as object)).map(templateSummaryOf),
     }),
@@ -93,8 +157,23 @@ export const nativeFunctions: readonly NativeFunction[] = [
     description:
       "The account's instances, or those matching query, as summaries: never an instance's " +
       "environment or onstart script, nor any credential.",
-    inputs: z.object({ query: z.record(z.string(), z.unknown()).optional() }),
-    outputs: z.object({ instances: anyList }),
+    inputs: z.object({
+      query: z
+        .record(z.string(), z.unknown())
+        .describe(
+          "The query: the list's fields (instanceId, label, actualStatus, intendedStatus, " +
+            "gpuName, machineId, hostId, image, geolocation, diskGb, templateHashId), each a " +
+            "plain value (meaning eq) or an operator object (eq, neq, gt, gte, lt, lte, in, " +
+            "notin); selectFilters for other columns in the list's own names; orderBy, a list " +
+            "of [field, asc or desc] pairs. Absent: every instance of the account.",
+        )
+        .optional(),
+    }),
+    outputs: z.object({
+      instances: z
+        .array(instanceSummarySchema)
+        .describe("The matching instances, ordered by id unless orderBy says otherwise."),
+    }),
     run: async (client, args) => {
       const listQuery = checkedInstanceQuery(args["query"] ?? {});
       return { instances: (await client.instances.list(listQuery)).map(instanceSummaryOf) };

@@ -160,7 +160,8 @@ export const nativeResources: readonly NativeResource[] = [
     template.templateInputsSchema,
     template.templateOutputsSchema,
     "A template of the account: the image, launch settings and defaults instances, endpoints " +
-      "and worker groups are launched from (hashId).",
+      "and worker groups are launched from (hashId). Every change is an edit in place: " +
+      "templateId stays, and hashId changes with the content.",
     { importSecrets: ["env"] },
   ),
   resource(

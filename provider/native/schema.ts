@@ -6,7 +6,12 @@ import { nativeResources, packageName, typeToken } from "./resources";
 /**
  * The package's Pulumi schema, generated from the zod definitions the resources check their
  * inputs with (`z.toJSONSchema`), so that nothing is written twice. A field whose zod
- * definition carries `.meta({ secret: true })` is marked `secret`.
+ * definition carries `.meta({ secret: true })` is marked `secret`; its `.describe(...)` (or
+ * `.meta({ description })`) is its description, in every SDK and the reference docs. Put it
+ * after any `.transform(...)`: the output side of a transform keeps only the metadata of the
+ * pipe itself. An object whose zod definition carries `.meta({ pulumiType: "Name" })` is the
+ * schema type `gpucloud:index:Name` (with that definition's description); other objects are
+ * named from their path (`InstanceVolume`). A field that may be null is never required.
  */
 
 /** A Pulumi schema type reference (the subset this package needs). */
@@ -70,6 +75,8 @@ interface JsonSchema {
   default?: unknown;
   description?: string;
   secret?: boolean;
+  /** The schema type's name, when the zod definition gives one (`.meta({ pulumiType })`). */
+  pulumiType?: string;
 }
 
 const any: TypeSpec = { $ref: "pulumi.json#/Any" };
@@ -93,7 +100,13 @@ class Translator {
     const alternatives = (json.anyOf ?? json.oneOf)?.filter((option) => option.type !== "null");
     if (alternatives !== undefined) {
       const [only] = alternatives;
-      if (alternatives.length === 1 && only !== undefined) return this.type(only, name);
+      if (alternatives.length === 1 && only !== undefined) {
+        // A nullable object: its name may be given on the outside (`.nullable().meta(...)`).
+        return this.type(
+          { pulumiType: json.pulumiType, description: json.description, ...only },
+          name,
+        );
+      }
       const options = alternatives.map((option, index) => this.type(option, `${name}${index}`));
       // Pulumi's SDKs type a union of a string and an object loosely: one Any, as YAML reads it.
       return options.every((option) => option.type !== undefined && option.type !== "object")
@@ -121,9 +134,7 @@ class Translator {
         return { type: "array", items: json.items ? this.type(json.items, `${name}Item`) : any };
       case "object": {
         if (json.properties !== undefined && Object.keys(json.properties).length > 0) {
-          const token = typeToken(name);
-          this.types[token] ??= this.object(json, name);
-          return { $ref: `#/types/${token}` };
+          return { $ref: `#/types/${this.named(json, json.pulumiType ?? name)}` };
         }
         const values =
           typeof json.additionalProperties === "object" && !isEmpty(json.additionalProperties)
@@ -134,6 +145,33 @@ class Translator {
       default:
         return any;
     }
+  }
+
+  /** The tokens a zod definition named (`pulumiType`), not a path. */
+  private readonly explicit = new Set<string>();
+
+  /**
+   * The token of the object type `name`, defined on first use. A name a zod definition gives
+   * belongs to that definition alone: another object of that name (a `pulumiType` given twice,
+   * or a path that comes out the same) is an error, not a type silently shared. An object a
+   * path names is the one first met (its inputs' and outputs' sides are the same object).
+   */
+  private named(json: JsonSchema, name: string): string {
+    const token = typeToken(name);
+    const spec = this.object(json, name);
+    const given = json.pulumiType !== undefined;
+    if (given && json.description !== undefined) spec.description = json.description;
+    const existing = this.types[token];
+    if (existing === undefined) {
+      this.types[token] = spec;
+      if (given) this.explicit.add(token);
+    } else if (
+      (given || this.explicit.has(token)) &&
+      JSON.stringify(existing) !== JSON.stringify(spec)
+    ) {
+      throw new Error(`two different object types are named ${token} in the schema`);
+    }
+    return token;
   }
 
   property(json: JsonSchema, name: string): PropertySpec {
@@ -171,13 +209,26 @@ class Translator {
   }
 
   object(json: JsonSchema, name: string): ObjectTypeSpec {
-    const required = (json.required ?? []).filter((field) => json.properties?.[field]);
+    const required = requiredOf(json);
     return {
       type: "object",
       properties: this.properties(json, name),
       ...(required.length > 0 ? { required } : {}),
     };
   }
+}
+
+/** True when the JSON Schema allows null (zod's `.nullable()`). */
+const allowsNull = (json: JsonSchema): boolean =>
+  (Array.isArray(json.type) ? json.type.includes("null") : json.type === "null") ||
+  (json.anyOf ?? json.oneOf ?? []).some(allowsNull);
+
+/** The fields an object always has a value for: required and never null. */
+function requiredOf(json: JsonSchema, hidden: readonly string[] = []): string[] {
+  return (json.required ?? []).filter((field) => {
+    const property = json.properties?.[field];
+    return property !== undefined && !allowsNull(property) && !hidden.includes(field);
+  });
 }
 
 function jsonOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
@@ -192,11 +243,8 @@ function resourceSpec(
   const inputs = jsonOf(resource.inputs, "input");
   const outputs = jsonOf(resource.outputs, "output");
   const outputsAsInputs = jsonOf(resource.outputs, "input");
-  const visible = (field: string): boolean => !resource.hidden.includes(field);
-  const requiredInputs = (inputs.required ?? []).filter(
-    (field) => visible(field) && !resource.optional.includes(field),
-  );
-  const required = (outputs.required ?? []).filter(visible);
+  const requiredInputs = requiredOf(inputs, [...resource.hidden, ...resource.optional]);
+  const required = requiredOf(outputs, resource.hidden);
   return {
     type: "object",
     description: resource.description,
@@ -221,6 +269,26 @@ function configSpec(translator: Translator): Record<string, PropertySpec> {
     if (description !== undefined) property.description = description;
   }
   return properties;
+}
+
+/** The Python package's README (PyPI's page, `pip show`). */
+function pythonReadme(version: string): string {
+  return [
+    "# pulumi_gpucloud",
+    "",
+    "Pulumi resources for a GPU cloud: instances rented from its marketplace, volumes, account",
+    "secrets, webhooks, SSH and API keys, templates and serverless endpoints.",
+    "",
+    "The resources are served by the `gpucloud` resource plugin, a standalone executable:",
+    "",
+    "```sh",
+    `pulumi plugin install resource gpucloud ${version} --file pulumi-resource-gpucloud-v${version}-linux-amd64.tar.gz`,
+    "```",
+    "",
+    "Configure `gpucloud:baseUrl` and `gpucloud:apiKey` (`pulumi config set --secret`), or the",
+    "environment variables GPUCLOUD_BASE_URL and GPUCLOUD_API_KEY.",
+    "",
+  ].join("\n");
 }
 
 /** The whole schema. */
@@ -260,7 +328,21 @@ export function packageSchema(version: string): PackageSpec {
     types: translator.types,
     language: {
       nodejs: { packageName: "pulumi-gpucloud" },
-      go: { importBasePath: "github.com/pulumi-gpucloud/pulumi-gpucloud/sdk/go/gpucloud" },
+      // The version in each SDK's pulumi-plugin.json: a program asks the engine for this
+      // plugin's own release, the one `pulumi plugin install resource gpucloud` put in place.
+      go: {
+        importBasePath: "github.com/pulumi-gpucloud/pulumi-gpucloud/sdk/go/gpucloud",
+        respectSchemaVersion: true,
+      },
+      python: {
+        packageName: "pulumi_gpucloud",
+        respectSchemaVersion: true,
+        pyproject: { enabled: true },
+        // Typed classes (InstanceArgs) and the same shapes as dicts (InstanceArgsDict).
+        inputTypes: "classes-and-dicts",
+        requires: { pulumi: ">=3.231.0,<4.0.0" },
+        readme: pythonReadme(version),
+      },
     },
   };
 }

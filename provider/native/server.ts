@@ -38,8 +38,19 @@ type Unary<Req, Res> = (
 /** The provider inputs the plugin keeps in the provider's own state (CheckConfig). */
 const stackTokenKey = "stackToken";
 
-/** The package's version, from its package.json (two or three levels up, source or dist). */
+/**
+ * The version, written in by the standalone plugin's bundler (esbuild's `define`, in
+ * scripts/package-plugin.mjs): a single executable has no package.json beside it. Anywhere else
+ * the name is not defined at all, and `typeof` of it is "undefined".
+ */
+declare const GPUCLOUD_BUNDLED_VERSION: string | undefined;
+
+/**
+ * The package's version: the bundled one in the standalone plugin, else from its package.json
+ * (two or three levels up, source or dist).
+ */
 export function packageVersion(): string {
+  if (typeof GPUCLOUD_BUNDLED_VERSION === "string") return GPUCLOUD_BUNDLED_VERSION;
   let dir = __dirname;
   for (let depth = 0; depth < 5; depth += 1) {
     const candidate = join(dir, "package.json");

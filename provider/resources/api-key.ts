@@ -38,7 +38,15 @@ const constraintsSchema = z.record(z.string(), z.unknown(), {
 });
 
 const categoryShape = Object.fromEntries(
-  apiKeyCategories.map((category) => [category, constraintsSchema.optional()]),
+  apiKeyCategories.map((category) => [
+    category,
+    constraintsSchema
+      .describe(
+        `Grants the ${category} category: an object of constraints, passed to the service as ` +
+          "written; `{}` grants it without constraints.",
+      )
+      .optional(),
+  ]),
 ) as { [Category in ApiKeyCategory]: z.ZodOptional<typeof constraintsSchema> };
 
 /** The specification's scope shape: `{ api: { <category>: { <constraints> } } }`. */
@@ -55,6 +63,10 @@ export const apiKeyPermissionsSchema = z.strictObject(
       .refine(
         (api) => Object.values(api).some((constraints) => constraints !== undefined),
         "api must grant at least one category, e.g. { instance_read: {} }",
+      )
+      .describe(
+        "The permission categories the key is granted (at least one), each mapped to its " +
+          "constraints, e.g. `{ instance_read: {} }`.",
       ),
   },
   {
@@ -72,19 +84,32 @@ export const apiKeyInputsSchema = z.object({
     .trim()
     .min(1, "name must not be empty")
     // eslint-disable-next-line no-control-regex
-    .regex(/^[^\u0000-\u001f\u007f]*$/, "name must not contain control characters"),
-  permissions: apiKeyPermissionsSchema,
+    .regex(/^[^\u0000-\u001f\u007f]*$/, "name must not contain control characters")
+    .describe(
+      "The key's name on the service, not empty, without control characters; default: the " +
+        "resource's name. Changing it replaces the key.",
+    ),
+  permissions: apiKeyPermissionsSchema.describe(
+    "What the key may do, in the service's scope shape, e.g. `{ api: { instance_read: {} } }`. " +
+      "Changing it replaces the key (a key's scope cannot change): the new key is created " +
+      "before the old one is revoked.",
+  ),
 });
 export type ApiKeyInputs = z.infer<typeof apiKeyInputsSchema>;
 
 export const apiKeyOutputsSchema = apiKeyInputsSchema.extend({
-  /** The service's id of the key (as `client.apiKeys.list()` shows it). */
-  apiKeyId: z.number().int(),
-  /**
-   * The key itself: shown by the service only at creation; a Pulumi secret. Absent for a key
-   * brought in by `pulumi import`.
-   */
-  key: z.string().meta({ secret: true }).optional(),
+  apiKeyId: z
+    .number()
+    .int()
+    .describe("The service's id of the key (getCurrentUser's `keyId` when it is in use)."),
+  key: z
+    .string()
+    .meta({ secret: true })
+    .describe(
+      "The key itself (a Pulumi secret), shown by the service only at creation. Absent for a " +
+        "key brought in by `pulumi import`.",
+    )
+    .optional(),
 });
 export type ApiKeyOutputs = z.infer<typeof apiKeyOutputsSchema>;
 

@@ -23,25 +23,35 @@ export const endpointInputsSchema = z.object({
     .min(1, "endpointName must not be empty")
     .max(256, "endpointName must be at most 256 characters")
     // eslint-disable-next-line no-control-regex
-    .regex(/^[^\u0000-\u001f\u007f]*$/, "endpointName must not contain control characters"),
-  /** Floor load, perf units per second; the service's create default is 10. */
-  minLoad: minLoadSchema(10),
-  /** Target capacity utilization, in (0, 1]; default 0.9. */
-  targetUtil: targetUtilSchema,
-  /** Inactive capacity as a multiple of the active capacity target; default 2.5. */
+    .regex(/^[^\u0000-\u001f\u007f]*$/, "endpointName must not contain control characters")
+    .describe(
+      "The endpoint's name (1-256 characters): what clients route requests to. Changes in place.",
+    ),
+  // The service's create defaults.
+  minLoad: minLoadSchema(10, "endpoint"),
+  targetUtil: targetUtilSchema("endpoint"),
   coldMult: coldMultSchema(2.5),
-  /** Workers kept cold (loaded, inactive) when there is no load; default 5. */
-  coldWorkers: workerCountSchema("coldWorkers").default(5),
-  /** The most workers the endpoint may have, active and inactive; default 20. */
-  maxWorkers: workerCountSchema("maxWorkers").default(20),
-  /** How long delete waits for the endpoint's workers to be gone; default 600 s. */
-  deleteTimeoutSeconds: deleteTimeoutSchema,
+  coldWorkers: workerCountSchema("coldWorkers")
+    .describe(
+      "Workers (GPU instances, billed) kept loaded but inactive when there is no load; a whole " +
+        "number, 0 or more, at most maxWorkers; default 5. Changes in place.",
+    )
+    .default(5),
+  maxWorkers: workerCountSchema("maxWorkers")
+    .describe(
+      "The most workers the endpoint may have, active and inactive; a whole number, default " +
+        "20. Changes in place.",
+    )
+    .default(20),
+  deleteTimeoutSeconds: deleteTimeoutSchema("endpoint"),
 });
 export type EndpointInputs = z.infer<typeof endpointInputsSchema>;
 
 export const endpointOutputsSchema = endpointInputsSchema.extend({
-  /** The service's id of the endpoint. */
-  endpointId: z.number().int(),
+  endpointId: z
+    .number()
+    .int()
+    .describe("The service's id of the endpoint: what a worker group's `endpointId` names."),
 });
 export type EndpointOutputs = z.infer<typeof endpointOutputsSchema>;
 

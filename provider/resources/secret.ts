@@ -19,12 +19,24 @@ export const secretInputsSchema = z.object({
       /^[A-Za-z_][A-Za-z0-9_]*$/,
       "key may hold only letters, digits and _, and must not start with a digit",
     )
-    .transform((key) => key.toUpperCase()),
+    .transform((key) => key.toUpperCase())
+    // After the transform: its output side keeps only the pipe's own description.
+    .describe(
+      "The environment variable's name: letters, digits and `_`, not starting with a digit, at " +
+        "most 128 characters. Stored upper-case, as the service stores it. Changing it replaces " +
+        "the secret (the new key is created before the old one is deleted).",
+    ),
   value: z
     .string({ error: 'a string of letters, digits, _, - and . (use "" for an empty value)' })
     .max(2048, "value must be at most 2048 characters")
     .regex(/^[A-Za-z0-9_.-]*$/, "value may hold only letters, digits, _, - and .")
-    .meta({ secret: true }),
+    .meta({ secret: true })
+    .describe(
+      'The value: letters, digits, `_`, `-` and `.`, at most 2048 characters ("" for an empty ' +
+        "value); always stored as a Pulumi secret. Changing it updates the secret in place. " +
+        "Required, except for a secret brought in by `pulumi import`: left out, the service's " +
+        "value is kept.",
+    ),
 });
 export type SecretInputs = z.infer<typeof secretInputsSchema>;
 

@@ -88,15 +88,24 @@ export const sshKeyInputsSchema = z.object({
       if (parsed.ok) return parsed.text;
       context.addIssue({ code: "custom", message: parsed.reason });
       return z.NEVER;
-    }),
+    })
+    // After the transform: its output side keeps only the pipe's own description.
+    .describe(
+      "An OpenSSH public key, the one line of a `.pub` file: `<type> <base64 key data> " +
+        "[comment]`. A private key given by mistake fails at preview without being printed. " +
+        "Changing it updates the key in place, keeping its id.",
+    ),
 });
 export type SshKeyInputs = z.infer<typeof sshKeyInputsSchema>;
 
 export const sshKeyOutputsSchema = sshKeyInputsSchema.extend({
-  /** The service's id of the key: what `Instance.sshKeyIds` lists. */
-  sshKeyId: z.number().int(),
-  /** `SHA256:…`, as `ssh-keygen -l` prints it. */
-  fingerprint: z.string(),
+  sshKeyId: z
+    .number()
+    .int()
+    .describe("The service's id of the key: what an instance's `sshKeyIds` lists."),
+  fingerprint: z
+    .string()
+    .describe("The key's fingerprint, `SHA256:...`, as `ssh-keygen -l` prints it."),
 });
 export type SshKeyOutputs = z.infer<typeof sshKeyOutputsSchema>;
 

@@ -35,28 +35,55 @@ export const volumeInputsSchema = z.object({
     .number({ error: "the id of a volume ask (offer)" })
     .int("askId must be an integer")
     .positive("askId must be positive")
+    .describe(
+      "The volume ask (offer) to accept, e.g. one getVolumeOffers found. Give this or " +
+        "`volumeOfferQuery`. Changing it replaces the volume.",
+    )
     .optional(),
-  /** Accept the cheapest volume offer matching this query (with room for sizeGb) instead. */
-  volumeOfferQuery: volumeOfferQuerySchema.optional(),
+  volumeOfferQuery: volumeOfferQuerySchema
+    .describe(
+      "Accept the cheapest volume offer matching this query and offering at least `sizeGb`: " +
+        'an object such as `{ geolocation: "US", reliability: { gte: 0.99 } }` or the official ' +
+        "client's query string; each answered offer is checked against the query. Give this " +
+        "or `askId`. Changing it replaces the volume only when the volume no longer matches.",
+    )
+    .optional(),
   sizeGb: z
     .number({ error: "the size in GB" })
     .int("sizeGb must be a whole number of GB")
     .positive("sizeGb must be positive")
+    .describe(
+      "The volume's size in gigabytes, a whole number; default 15. Changing it replaces the " +
+        "volume.",
+    )
     .default(15),
 });
 export type VolumeInputs = z.infer<typeof volumeInputsSchema>;
 
 export const volumeOutputsSchema = volumeInputsSchema.extend({
-  /** `V.<number>`, as the service names it. */
-  volumeName: z.string(),
-  /** The number in the name; the id the service deletes it by. */
-  volumeId: z.number().int(),
-  /** The ask accepted (the input askId, or the offer the query found). */
-  offerAskId: z.number().int().optional(),
-  /** The machine the volume lives on: an instance must be rented there to link it. */
-  machineId: z.number().int().nullable().optional(),
-  /** The offer accepted, as the search answered it (by query only). */
-  offer: z.record(z.string(), z.unknown()).optional(),
+  volumeName: z.string().describe("The volume's name as the service gives it: `V.<number>`."),
+  volumeId: z
+    .number()
+    .int()
+    .describe("The number in the volume's name: the id the service knows it by."),
+  offerAskId: z
+    .number()
+    .int()
+    .describe("The ask accepted: `askId`, or the offer `volumeOfferQuery` found.")
+    .optional(),
+  machineId: z
+    .number()
+    .int()
+    .nullable()
+    .describe("The machine the volume lives on: an instance that links the volume is rented there.")
+    .optional(),
+  offer: z
+    .record(z.string(), z.unknown())
+    .describe(
+      "The offer accepted, as the search answered it (fields as getVolumeOffers gives them); " +
+        "only for a volume created by `volumeOfferQuery`.",
+    )
+    .optional(),
 });
 export type VolumeOutputs = z.infer<typeof volumeOutputsSchema>;
 

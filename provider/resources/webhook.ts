@@ -18,7 +18,10 @@ const maxWebhooksPerUser = 4;
 export const webhookInputsSchema = z.object({
   url: z
     .url({ protocol: /^https$/, error: "url must be an https:// URL" })
-    .max(2048, "url must be at most 2048 characters"),
+    .max(2048, "url must be at most 2048 characters")
+    .describe(
+      "Where events are delivered: an https:// URL, at most 2048 characters. Changes in place.",
+    ),
   eventTypes: z
     .array(
       z
@@ -29,28 +32,40 @@ export const webhookInputsSchema = z.object({
         ),
       { error: "a list of notification keys such as client:low_credit" },
     )
-    .min(1, "eventTypes needs at least one event type"),
+    .min(1, "eventTypes needs at least one event type")
+    .describe(
+      "The notification types to deliver, at least one: the service's keys " +
+        "`<context>:<slug>` with context `client` or `host`, e.g. `client:low_credit` " +
+        "(GET /api/v0/notification-types/ lists them). Changes in place.",
+    ),
   name: z
     .string()
     .max(120, "name must be at most 120 characters")
     // eslint-disable-next-line no-control-regex
     .regex(/^[^\u0000-\u001f\u007f]*$/, "name must not contain control characters (newlines, tabs)")
+    .describe("A display name, at most 120 characters, no control characters. Changes in place.")
     .optional(),
-  /** Any value; a new value rotates the signing secret in place. */
   secretRotation: z
     .string({ error: "any string; a new one rotates the signing secret" })
+    .describe(
+      "Any value. Changing it rotates the signing secret in place: `webhookSecret` then holds " +
+        "the new secret, and deliveries are signed with it. Unchanged, the secret is kept.",
+    )
     .optional(),
 });
 export type WebhookInputs = z.infer<typeof webhookInputsSchema>;
 
 export const webhookOutputsSchema = webhookInputsSchema.extend({
-  /** The service's id of the webhook. */
-  webhookId: z.number().int(),
-  /**
-   * The signing secret, returned by the service only at creation (a Pulumi secret). Absent for
-   * a webhook brought in by `pulumi import` until a new `secretRotation` rotates it.
-   */
-  webhookSecret: z.string().meta({ secret: true }).optional(),
+  webhookId: z.number().int().describe("The service's id of the webhook."),
+  webhookSecret: z
+    .string()
+    .meta({ secret: true })
+    .describe(
+      "The secret that signs deliveries (a Pulumi secret), returned by the service only at " +
+        "creation and rotation. Absent for a webhook brought in by `pulumi import` until a new " +
+        "`secretRotation` rotates it.",
+    )
+    .optional(),
 });
 export type WebhookOutputs = z.infer<typeof webhookOutputsSchema>;
 

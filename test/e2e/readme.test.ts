@@ -4,12 +4,16 @@ import ts from "typescript";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
 import { emulatorConfig, outsideClient } from "../support/programs";
+import { withPythonStack } from "../support/python-stack";
 
 // Every TypeScript example in the README is a whole Pulumi program: each one is compiled and
 // deployed against the emulator, then destroyed, as a reader would run it.
 const repoRoot = path.resolve(__dirname, "..", "..");
 const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
 const examples = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] ?? "");
+const pythonExamples = [...readme.matchAll(/```python\n([\s\S]*?)```/g)].map(
+  (match) => match[1] ?? "",
+);
 
 function compile(source: string): string {
   return ts.transpileModule(source, {
@@ -99,4 +103,40 @@ describe("the README's examples", () => {
       },
     );
   });
+});
+
+describe("the README's Python examples", () => {
+  let emulator: TestEmulator;
+  beforeAll(async () => {
+    emulator = await startTestEmulator();
+  });
+  afterAll(async () => {
+    await emulator.close();
+  });
+
+  it("has one", () => {
+    expect(pythonExamples.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it.each(pythonExamples.map((source, index) => [index + 1, source]))(
+    "Python example %i deploys and is destroyed",
+    async (_number, source) => {
+      await withPythonStack(
+        {
+          program: { main: source, project: "readme-python" },
+          config: {
+            ...emulatorConfig(emulator),
+            "readme-python:hfToken": { value: "hf_example", secret: true },
+          },
+        },
+        async ({ stack }) => {
+          const up = await stack.up();
+          expect(up.summary.result).toBe("succeeded");
+          await stack.destroy();
+          const state = await emulator.state();
+          expect([state.secrets, state.volumes, state.instances]).toEqual([[], [], []]);
+        },
+      );
+    },
+  );
 });

@@ -1,6 +1,5 @@
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { startCli, eventually } from "../support/interrupt";
-import type { TestStack } from "../support/pulumi-stack";
+import { interruptUpWhileBooting } from "../support/interrupt";
 import { emulatorConfig } from "../support/programs";
 import { nativePluginDir, withYamlStack } from "../support/yaml-stack";
 
@@ -37,26 +36,14 @@ describe("Ctrl-C with the native plugin (real Pulumi CLI, YAML)", () => {
     await withYamlStack(
       { program: { text: program }, config: emulatorConfig(emulator) },
       async ({ workDir, cliEnv, exportState }) => {
-        const cli = startCli({ workDir, cliEnv } as unknown as TestStack, [
-          "up",
-          "--yes",
-          "--skip-preview",
-        ]);
-        await eventually(
-          "the instance rented",
-          async () => (await emulator.state()).instances.length === 1,
+        const { rentedId, code, tookMs, output } = await interruptUpWhileBooting(
+          { workDir, cliEnv },
+          emulator,
         );
-        const [rented] = (await emulator.state()).instances;
-        // A terminal's Ctrl-C goes to the foreground process group: the CLI, not its plugins.
-        const interruptedAt = Date.now();
-        process.kill(-cli.pid, "SIGINT");
-        const code = await cli.exited;
-        const tookMs = Date.now() - interruptedAt;
-        const output = cli.output.join("");
         expect(code).not.toBe(0);
         expect(output).toMatch(/cancelling/);
         expect(output).toContain(
-          `trainer: cancelled: instance ${String(rented?.id)} destroyed; nothing is left running`,
+          `trainer: cancelled: instance ${String(rentedId)} destroyed; nothing is left running`,
         );
         expect(tookMs).toBeLessThan(15_000);
         expect((await emulator.state()).instances).toEqual([]);

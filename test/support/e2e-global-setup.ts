@@ -8,19 +8,37 @@ import { z } from "zod";
 const execFileAsync = promisify(execFile);
 
 /**
- * Once per Jest run (not per test): packs the package and installs it into the repository's
- * node_modules/pulumi-gpucloud as a real directory (scripts/install-package.mjs), so the
- * end-to-end programs load it as users do. The tarball's path reaches the test workers through
- * GPUCLOUD_PACKED_TARBALL, for the tests that install it into a fresh project.
+ * Once per Jest run (not per test), side by side:
+ * - packs the package and installs it into the repository's node_modules/pulumi-gpucloud as a
+ *   real directory (scripts/install-package.mjs), so the end-to-end programs load it as users
+ *   do. The tarball's path reaches the test workers through GPUCLOUD_PACKED_TARBALL, for the
+ *   tests that install it into a fresh project.
+ * - makes the standalone plugin's and emulator's tarballs (scripts/package-plugin.mjs, `npm run
+ *   package-plugin`; reused when nothing they are made from changed), whose paths reach the
+ *   workers through GPUCLOUD_PLUGIN_TARBALL and GPUCLOUD_EMULATOR_TARBALL.
  */
 export default async function globalSetup(): Promise<void> {
   const root = path.resolve(__dirname, "..", "..");
   const tarballDir = await mkdtemp(path.join(tmpdir(), "gpucloud-pack-"));
-  const { stdout } = await execFileAsync(
-    process.execPath,
-    [path.join(root, "scripts", "install-package.mjs"), "--tarball-dir", tarballDir],
-    { cwd: root },
-  );
-  const result = z.object({ tarball: z.string() }).parse(JSON.parse(stdout.trim()));
+  const [installed, packaged] = await Promise.all([
+    execFileAsync(
+      process.execPath,
+      [path.join(root, "scripts", "install-package.mjs"), "--tarball-dir", tarballDir],
+      { cwd: root },
+    ),
+    execFileAsync(process.execPath, [path.join(root, "scripts", "package-plugin.mjs")], {
+      cwd: root,
+    }),
+  ]);
+  const result = z.object({ tarball: z.string() }).parse(JSON.parse(installed.stdout.trim()));
   process.env["GPUCLOUD_PACKED_TARBALL"] = result.tarball;
+  // One path a line, the plugin's last.
+  const [emulatorTarball, pluginTarball] = z
+    .tuple([
+      z.string().regex(/\/gpucloud-emulator-v[^/]+-linux-amd64\.tar\.gz$/),
+      z.string().regex(/\/pulumi-resource-gpucloud-v[^/]+-linux-amd64\.tar\.gz$/),
+    ])
+    .parse(packaged.stdout.trim().split("\n"));
+  process.env["GPUCLOUD_EMULATOR_TARBALL"] = emulatorTarball;
+  process.env["GPUCLOUD_PLUGIN_TARBALL"] = pluginTarball;
 }

@@ -2,6 +2,7 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
 import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
+import type { TestEmulator } from "./emulator";
 import type { TestStack } from "./pulumi-stack";
 
 /** A `pulumi` command running on its own, in its own process group, as a terminal or CI runs it. */
@@ -12,7 +13,10 @@ export interface RunningCli {
   readonly exited: Promise<number | null>;
 }
 
-export function startCli(stack: TestStack, args: readonly string[]): RunningCli {
+export function startCli(
+  stack: Pick<TestStack, "workDir" | "cliEnv">,
+  args: readonly string[],
+): RunningCli {
   const child: ChildProcess = spawn("pulumi", [...args, "--stack", "test", "--non-interactive"], {
     cwd: stack.workDir,
     env: { ...process.env, ...stack.cliEnv },
@@ -92,4 +96,39 @@ export async function releaseLock(stack: TestStack): Promise<void> {
     cwd: stack.workDir,
     env: { ...process.env, ...stack.cliEnv },
   });
+}
+
+export interface InterruptedUp {
+  /** The instance the create had rented when Ctrl-C came. */
+  readonly rentedId: number | undefined;
+  readonly code: number | null;
+  /** From the Ctrl-C to the CLI's exit. */
+  readonly tookMs: number;
+  readonly output: string;
+}
+
+/**
+ * `pulumi up` of a program declaring one Instance, interrupted as a terminal's Ctrl-C does it
+ * (SIGINT to the foreground process group: the CLI, not its plugins) once the emulator holds
+ * the rented instance, while it boots.
+ */
+export async function interruptUpWhileBooting(
+  stack: Pick<TestStack, "workDir" | "cliEnv">,
+  emulator: Pick<TestEmulator, "state">,
+): Promise<InterruptedUp> {
+  const cli = startCli(stack, ["up", "--yes", "--skip-preview"]);
+  await eventually(
+    "the instance rented",
+    async () => (await emulator.state()).instances.length === 1,
+  );
+  const [rented] = (await emulator.state()).instances;
+  const interruptedAt = Date.now();
+  process.kill(-cli.pid, "SIGINT");
+  const code = await cli.exited;
+  return {
+    rentedId: rented?.id,
+    code,
+    tookMs: Date.now() - interruptedAt,
+    output: cli.output.join(""),
+  };
 }

@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -23,6 +24,20 @@ export interface YamlStackOptions {
   /** Extra environment for the CLI, the language host and the providers. */
   readonly env?: Readonly<Record<string, string>>;
   readonly stackName?: string;
+  /**
+   * Plugins installed from files, as a user without npm installs the standalone plugin
+   * (`pulumi plugin install resource <name> <version> --file <tarball>`), into a PULUMI_HOME of
+   * the stack's own, in its temporary directory: the plugins this machine has installed are
+   * not seen, nor those on PATH. Without it, the CLI uses the PULUMI_HOME it is given.
+   */
+  readonly pluginFiles?: readonly PluginFile[];
+}
+
+export interface PluginFile {
+  readonly name: string;
+  readonly version: string;
+  /** The plugin's tarball. */
+  readonly file: string;
 }
 
 export interface YamlTestStack {
@@ -33,6 +48,23 @@ export interface YamlTestStack {
   readonly cliEnv: Readonly<Record<string, string>>;
   /** `pulumi stack export` of the stack, secrets decrypted unless `showSecrets` is false. */
   exportState: (showSecrets?: boolean) => Promise<string>;
+  /** What installing `pluginFiles` printed (stdout and stderr); empty without them. */
+  readonly setupOutput: string;
+}
+
+/**
+ * PATH without the folders holding one of the plugins (`pulumi-resource-<name>`, such as the
+ * repository's node_modules/.bin): the CLI prefers a plugin it finds on PATH to an installed one.
+ */
+function withoutPlugins(searchPath: string, plugins: readonly PluginFile[]): string {
+  return searchPath
+    .split(path.delimiter)
+    .filter(
+      (dir) =>
+        dir !== "" &&
+        !plugins.some(({ name }) => existsSync(path.join(dir, `pulumi-resource-${name}`))),
+    )
+    .join(path.delimiter);
 }
 
 /**
@@ -56,13 +88,28 @@ export async function withYamlStack<T>(
     await writeFile(path.join(workDir, "Pulumi.yaml"), options.program.text);
   }
   const stackName = options.stackName ?? "test";
+  const pluginFiles = options.pluginFiles ?? [];
   const cliEnv = {
     PULUMI_BACKEND_URL: `file://${backendDir}`,
     PULUMI_CONFIG_PASSPHRASE: "gpucloud-e2e-passphrase",
     PULUMI_SKIP_UPDATE_CHECK: "true",
     ...options.env,
+    ...(pluginFiles.length > 0
+      ? {
+          PULUMI_HOME: path.join(root, "pulumi-home"),
+          PATH: withoutPlugins(options.env?.["PATH"] ?? process.env["PATH"] ?? "", pluginFiles),
+        }
+      : {}),
   };
   try {
+    let setupOutput = "";
+    for (const plugin of pluginFiles) {
+      const args = ["plugin", "install", "resource", plugin.name, plugin.version];
+      const { stdout, stderr } = await execFileAsync("pulumi", [...args, "--file", plugin.file], {
+        env: { ...process.env, ...cliEnv },
+      });
+      setupOutput += stdout + stderr;
+    }
     const stack = await LocalWorkspace.createStack({ stackName, workDir }, { envVars: cliEnv });
     if (options.config) await stack.setAllConfig(options.config);
     const cleanUp = async () => {
@@ -82,7 +129,7 @@ export async function withYamlStack<T>(
         });
         return stdout;
       };
-      const result = await body({ stack, workDir, cliEnv, exportState });
+      const result = await body({ stack, workDir, cliEnv, exportState, setupOutput });
       await cleanUp();
       return result;
     } catch (error) {

@@ -1,8 +1,20 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as gpucloud from "../../provider";
+import { instanceSummaryOf } from "../../provider/client/instance-summaries";
+import { instanceOfferSchema, volumeOfferSchema } from "../../provider/client/offer-query";
+import { templateSummaryOf } from "../../provider/client/templates";
 import { nativeFunctions } from "../../provider/native/functions";
 import { nativeResources } from "../../provider/native/resources";
-import { packageSchema, secretOutputs } from "../../provider/native/schema";
+import { packageSchema, type PropertySpec, secretOutputs } from "../../provider/native/schema";
+
+/** A property's type alone, without its description. */
+const typeOf = (
+  property: PropertySpec | undefined,
+): Omit<PropertySpec, "description"> | undefined => {
+  if (property === undefined) return undefined;
+  const { description: _description, ...type } = property;
+  return type;
+};
 
 describe("the native plugin's schema", () => {
   const schema = packageSchema("1.2.3");
@@ -78,25 +90,24 @@ describe("the native plugin's schema", () => {
 
   it("types inputs from the zod definitions: defaults, lists, maps and named objects", () => {
     const volume = schema.resources["gpucloud:index:Volume"];
-    expect(volume?.inputProperties["sizeGb"]).toEqual({ type: "integer", default: 15 });
-    expect(volume?.inputProperties["askId"]).toEqual({ type: "integer" });
+    expect(typeOf(volume?.inputProperties["sizeGb"])).toEqual({ type: "integer", default: 15 });
+    expect(typeOf(volume?.inputProperties["askId"])).toEqual({ type: "integer" });
     const instance = schema.resources["gpucloud:index:Instance"];
-    expect(instance?.inputProperties["env"]).toEqual({
+    expect(typeOf(instance?.inputProperties["env"])).toEqual({
       type: "object",
       additionalProperties: { type: "string" },
     });
-    expect(instance?.inputProperties["sshKeyIds"]).toEqual({
+    expect(typeOf(instance?.inputProperties["sshKeyIds"])).toEqual({
       type: "array",
       items: { type: "integer" },
     });
-    expect(instance?.inputProperties["volume"]).toEqual({
+    expect(typeOf(instance?.inputProperties["volume"])).toEqual({
       $ref: "#/types/gpucloud:index:InstanceVolume",
     });
-    expect(schema.types["gpucloud:index:InstanceVolume"]).toEqual({
-      type: "object",
-      properties: { volumeId: { type: "integer" }, mountPath: { type: "string" } },
-      required: ["volumeId", "mountPath"],
-    });
+    const volumeType = schema.types["gpucloud:index:InstanceVolume"];
+    expect(typeOf(volumeType?.properties["volumeId"])).toEqual({ type: "integer" });
+    expect(typeOf(volumeType?.properties["mountPath"])).toEqual({ type: "string" });
+    expect(volumeType?.required).toEqual(["volumeId", "mountPath"]);
     // Whole numbers (zod's .int()) are integers, so typed SDKs (Go) get int, not float64;
     // fractional quantities stay numbers.
     for (const field of ["instanceId", "sshPort", "gpuRamMb", "askId", "maxAttempts"]) {
@@ -105,30 +116,116 @@ describe("the native plugin's schema", () => {
     for (const field of ["diskGb", "maxDollarsPerHour", "pollIntervalSeconds"]) {
       expect(instance?.properties[field]).toEqual(expect.objectContaining({ type: "number" }));
     }
-    expect(schema.types["gpucloud:index:InstanceOffer"]?.properties).toEqual(
-      expect.objectContaining({
-        askId: { type: "integer" },
-        numGpus: { type: "integer" },
-        machineId: { type: "integer" },
-        dollarsPerHour: { type: "number" },
-      }),
-    );
-    expect(schema.types["gpucloud:index:InstanceAttemptsItem"]?.properties).toEqual(
-      expect.objectContaining({ askId: { type: "integer" }, instanceId: { type: "integer" } }),
-    );
+    // What an instance rented; not getOffers' InstanceOffer, which carries every field.
+    expect(typeOf(instance?.properties["offer"])).toEqual({
+      $ref: "#/types/gpucloud:index:InstanceRentedOffer",
+    });
+    for (const token of ["InstanceRentedOffer", "InstanceOffer"]) {
+      const properties = schema.types[`gpucloud:index:${token}`]?.properties ?? {};
+      expect(typeOf(properties["askId"])).toEqual({ type: "integer" });
+      expect(typeOf(properties["numGpus"])).toEqual({ type: "integer" });
+      expect(typeOf(properties["machineId"])).toEqual({ type: "integer" });
+      expect(typeOf(properties["dollarsPerHour"])).toEqual({ type: "number" });
+    }
+    const attempt = schema.types["gpucloud:index:InstanceAttemptsItem"]?.properties ?? {};
+    expect(typeOf(attempt["askId"])).toEqual({ type: "integer" });
+    expect(typeOf(attempt["instanceId"])).toEqual({ type: "integer" });
     const workerGroup = schema.resources["gpucloud:index:WorkerGroup"];
-    expect(workerGroup?.inputProperties["coldWorkers"]).toEqual({ type: "integer" });
+    expect(typeOf(workerGroup?.inputProperties["coldWorkers"])).toEqual({ type: "integer" });
     // A function without outputs has an empty result object (a plain struct in Go).
     expect(schema.functions["gpucloud:index:cancelRsyncCopy"]?.outputs).toEqual({
       type: "object",
       properties: {},
     });
     // A transform's output has no JSON form: the input side types it.
-    expect(schema.resources["gpucloud:index:Secret"]?.properties["key"]).toEqual({
+    expect(typeOf(schema.resources["gpucloud:index:Secret"]?.properties["key"])).toEqual({
       type: "string",
     });
     // Every reference resolves.
     const refs = JSON.stringify(schema).match(/#\/types\/[^"]+/g) ?? [];
     for (const ref of refs) expect(schema.types[ref.slice("#/types/".length)]).toBeDefined();
+  });
+
+  it("describes every property: resources' inputs and outputs, object types, functions", () => {
+    // A description comes from the zod definition (`.describe(...)`, after any transform): it is
+    // what every SDK's docs and the reference pages show. A new field needs one.
+    const undescribed: string[] = [];
+    let checked = 0;
+    const check = (where: string, properties: Record<string, PropertySpec> | undefined) => {
+      for (const [name, property] of Object.entries(properties ?? {})) {
+        checked += 1;
+        if (!property.description?.trim()) undescribed.push(`${where}.${name}`);
+      }
+    };
+    for (const [token, resource] of Object.entries(schema.resources)) {
+      check(`${token} input`, resource.inputProperties);
+      check(`${token} output`, resource.properties);
+    }
+    for (const [token, type] of Object.entries(schema.types)) check(token, type.properties);
+    for (const [token, fn] of Object.entries(schema.functions)) {
+      check(`${token} argument`, fn.inputs.properties);
+      check(`${token} result`, fn.outputs.properties);
+    }
+    check("config", schema.config.variables);
+    expect(undescribed).toEqual([]);
+    expect(checked).toBeGreaterThan(250);
+  });
+
+  it("types the functions' lists with named object types", () => {
+    const items = (fn: string, list: string) =>
+      schema.functions[`gpucloud:index:${fn}`]?.outputs.properties[list]?.items;
+    expect(items("getOffers", "offers")).toEqual({ $ref: "#/types/gpucloud:index:InstanceOffer" });
+    expect(items("getVolumeOffers", "offers")).toEqual({
+      $ref: "#/types/gpucloud:index:VolumeOffer",
+    });
+    expect(items("getInstances", "instances")).toEqual({
+      $ref: "#/types/gpucloud:index:InstanceSummary",
+    });
+    expect(items("getTemplates", "templates")).toEqual({
+      $ref: "#/types/gpucloud:index:TemplateSummary",
+    });
+    const offer = schema.types["gpucloud:index:InstanceOffer"];
+    expect(offer?.description).toEqual(expect.stringContaining("getOffers"));
+    expect(typeOf(offer?.properties["gpuName"])).toEqual({ type: "string" });
+    expect(typeOf(offer?.properties["verified"])).toEqual({ type: "boolean" });
+    // Nullable fields are optional: a typed SDK must be able to hold the null.
+    expect(offer?.required).toEqual([
+      "askId",
+      "gpuName",
+      "numGpus",
+      "gpuRamMb",
+      "gpuTotalRamMb",
+      "dollarsPerHour",
+    ]);
+    expect(schema.types["gpucloud:index:InstanceSummary"]?.required).toEqual(["instanceId"]);
+    expect(schema.types["gpucloud:index:TemplateSummary"]?.required).toEqual([
+      "templateId",
+      "env",
+      "ports",
+    ]);
+    expect(schema.functions["gpucloud:index:getCurrentUser"]?.outputs.required).toEqual([
+      "id",
+      "email",
+      "credit",
+      "hasSshKey",
+    ]);
+    expect(schema.resources["gpucloud:index:Instance"]?.required).not.toContain("sshHost");
+  });
+
+  it("types every field the functions answer, and no other", () => {
+    const fieldsOf = (token: string) =>
+      Object.keys(schema.types[`gpucloud:index:${token}`]?.properties ?? {}).sort();
+    const instanceOffer = instanceOfferSchema.parse({
+      id: 1,
+      gpu_name: "RTX 4090",
+      num_gpus: 1,
+      gpu_ram: 24564,
+      dph_total: 0.35,
+    });
+    expect(Object.keys(instanceOffer).sort()).toEqual(fieldsOf("InstanceOffer"));
+    const volumeOffer = volumeOfferSchema.parse({ id: 2, disk_space: 100 });
+    expect(Object.keys(volumeOffer).sort()).toEqual(fieldsOf("VolumeOffer"));
+    expect(Object.keys(instanceSummaryOf({ id: 3 })).sort()).toEqual(fieldsOf("InstanceSummary"));
+    expect(Object.keys(templateSummaryOf({ id: 4 })).sort()).toEqual(fieldsOf("TemplateSummary"));
   });
 });

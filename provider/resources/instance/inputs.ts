@@ -23,70 +23,133 @@ export const offerQueryInputSchema = z
   });
 
 export const instanceInputsSchema = z.object({
-  askId: askIdSchema.optional(),
+  askId: askIdSchema
+    .describe(
+      "The instance ask (offer) to rent, e.g. one getOffers found. Give this, `askIds` or " +
+        "`offerQuery`. Changing it replaces the instance.",
+    )
+    .optional(),
   askIds: z
     .array(askIdSchema, { error: "an ordered list of ask ids" })
     .min(1, "askIds must list at least one ask")
+    .describe(
+      "Asks to try in order, one per attempt (cycling when attempts outnumber asks). Changing " +
+        "the list replaces the instance only when it no longer holds the ask rented.",
+    )
     .optional(),
-  /** Rent the best offer matching this query instead of a fixed ask (see create-flow.ts). */
-  offerQuery: offerQueryInputSchema.optional(),
-  /** A hard cap on the price of any offer rented by query, $/hour. */
+  // Rent the best offer matching this query instead of a fixed ask (see create-flow.ts).
+  offerQuery: offerQueryInputSchema
+    .describe(
+      "Rent the best offer matching this query instead of a fixed ask: an object " +
+        '(`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the ' +
+        'official client\'s string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches ' +
+        "afresh (cheapest first unless `order` says otherwise), checks each offer against the " +
+        "query and rents the first that matches; an offer gone at rent time or a dead-end boot " +
+        "moves on to the next. Changing the query replaces the instance only when its offer no " +
+        "longer matches.",
+    )
+    .optional(),
   maxDollarsPerHour: z
     .number({ error: "maxDollarsPerHour must be a number ($/hour)" })
     .positive("maxDollarsPerHour must be positive")
+    .describe(
+      "With offerQuery: never rent an offer above this price, in dollars per hour. Changing it " +
+        "replaces the instance only when its offer is above the new cap.",
+    )
     .optional(),
-  /** An existing volume linked at create; the instance is rented on the volume's machine. */
+  // An existing volume linked at create; the instance is rented on the volume's machine.
   volume: z
     .object(
       {
-        volumeId: z.number().int("volumeId is a whole number").positive("volumeId is positive"),
+        volumeId: z
+          .number()
+          .int("volumeId is a whole number")
+          .positive("volumeId is positive")
+          .describe("The volume to link: a Volume's `volumeId`."),
         mountPath: z
           .string({ error: "mountPath is required, e.g. /data" })
-          .startsWith("/", "mountPath must be an absolute path, e.g. /data"),
+          .startsWith("/", "mountPath must be an absolute path, e.g. /data")
+          .describe("Where the volume is mounted in the instance: an absolute path, e.g. `/data`."),
       },
       { error: "volume must be { volumeId, mountPath }" },
     )
+    .describe(
+      "An existing volume to link, e.g. `{ volumeId: <a Volume's volumeId>, mountPath: " +
+        '"/data" }`. A volume lives on one machine: with offerQuery the search is pinned to ' +
+        "it; an explicit ask on another machine fails at preview. Changing it replaces the " +
+        "instance.",
+    )
     .optional(),
-  /**
-   * A template to launch from (`Template.hashId`): its values are the defaults and the
-   * instance's own inputs override them. Used only at launch: a changed hash is recorded in
-   * place (see diff.ts).
-   */
+  // Used only at launch: a changed hash is recorded in place (see diff.ts).
   templateHashId: z
     .string({ error: "templateHashId is a template's hash_id (Template.hashId), a string" })
     .regex(
       /^[0-9a-f]{32}$/,
       "templateHashId must be a template's hash_id: 32 lowercase hexadecimal characters",
     )
+    .describe(
+      "A template to launch from (a Template's `hashId`, or any template's hash_id): its " +
+        "values (image and tag, onstart, runtype, environment, recommended disk) are the " +
+        "defaults, and this instance's own inputs override them (`env` is merged by name, the " +
+        "names given here winning). Applied only at launch: a changed hash is recorded in " +
+        "place and never relaunches a running instance (the resource option " +
+        "`replaceOnChanges: [templateHashId]` relaunches on every change).",
+    )
     .optional(),
-  /** Required unless templateHashId is given (the template provides it); see check. */
+  // Required unless templateHashId is given (the template provides it); see check.
   image: z
     .string({ error: "the container image, e.g. pytorch/pytorch" })
     .trim()
     .min(1, "image must not be empty")
+    .describe(
+      "The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is " +
+        "given. Changing it replaces the instance.",
+    )
     .optional(),
-  /** Required unless templateHashId is given (the template recommends one); see check. */
+  // Required unless templateHashId is given (the template recommends one); see check.
   diskGb: z
     .number({ error: "the disk size in GB, at least 8" })
     .min(8, "diskGb must be at least 8 (GB)")
+    .describe(
+      "Disk size in gigabytes, at least 8. Required unless `templateHashId` is given (the " +
+        "template's recommended disk size then applies). Changing it replaces the instance.",
+    )
     .optional(),
-  onstart: z.string().optional(),
+  onstart: z
+    .string()
+    .describe(
+      "A script run at start. Over 4048 characters it is gzipped and base64-encoded into a " +
+        "short bootstrap command; one that does not fit even then fails at preview. Changing " +
+        "it replaces the instance.",
+    )
+    .optional(),
   env: z
     .record(
       z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "env names hold letters, digits and _"),
       z.string({ error: "env values are strings" }),
     )
+    .describe(
+      "Environment variables of the instance: names of letters, digits and `_`. Changing them " +
+        "replaces the instance.",
+    )
     .optional(),
-  /** The service takes labels of at most 1024 characters (PUT /api/v0/instances/{id}/). */
-  label: z.string().max(1024, "label must be at most 1024 characters").optional(),
-  /** `ssh` when neither the program nor a template says (check sets it without a template). */
+  // The service takes labels of at most 1024 characters (PUT /api/v0/instances/{id}/).
+  label: z
+    .string()
+    .max(1024, "label must be at most 1024 characters")
+    .describe("A label, at most 1024 characters. Changes in place.")
+    .optional(),
+  // `ssh` when neither the program nor a template says (check sets it without a template).
   runtype: z
     .enum(["ssh", "jupyter", "args", "vm"], { error: "runtype must be ssh, jupyter, args or vm" })
+    .describe(
+      "How the instance is launched: `ssh` (the default; from a template, the template's), " +
+        "`jupyter`, `args` or `vm`. A VM needs an SSH key on the account. Changing it replaces " +
+        "the instance.",
+    )
     .optional(),
-  /**
-   * The bid, $/hour: an interruptible instance. Within the bounds the service's bid change takes,
-   * so that every bid can later change in place (diff.ts).
-   */
+  // Within the bounds the service's bid change takes, so that every bid can later change in
+  // place (diff.ts).
   price: z
     .number({ error: "price (the bid, $/hour) must be a number" })
     .min(
@@ -97,17 +160,40 @@ export const instanceInputsSchema = z.object({
       bidBounds.maxDollarsPerHour,
       `price (the bid, $/hour) must be at most ${bidBounds.maxDollarsPerHour}`,
     )
+    .describe(
+      `A bid in dollars per hour, ${bidBounds.minDollarsPerHour} to ` +
+        `${bidBounds.maxDollarsPerHour}: an interruptible instance; on-demand when absent. A ` +
+        "changed bid changes in place (the instance keeps its id); adding or removing it " +
+        "replaces the instance. When a higher bid takes the machine (outbid), refresh shows " +
+        "it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to " +
+        "this price when it is above the winning one, and otherwise fails saying so, never " +
+        "destroying the instance.",
+    )
     .optional(),
-  createTimeoutSeconds: z.number().positive("createTimeoutSeconds must be positive").default(1200),
+  createTimeoutSeconds: z
+    .number()
+    .positive("createTimeoutSeconds must be positive")
+    .describe(
+      "How long create may take in all, attempts included, in seconds; default 1200. Changes " +
+        "in place (only this provider's setting).",
+    )
+    .default(1200),
   maxAttempts: z
     .number()
     .int("maxAttempts must be a whole number")
     .min(1, "maxAttempts must be at least 1")
     .max(10, "maxAttempts must be at most 10")
+    .describe(
+      "Instances to try before giving up, 1 to 10; default 3. Changes in place (only this " +
+        "provider's setting).",
+    )
     .default(3),
-  /** Whether the instance runs or is stopped (kept, its disk billed, its GPUs released). */
   state: z
     .enum(["running", "stopped"], { error: "state must be running or stopped" })
+    .describe(
+      "`running` (the default) or `stopped`: a stopped instance keeps its disk (still billed) " +
+        "and releases its GPUs. Changing it stops or starts the instance in place.",
+    )
     .default("running"),
   /**
    * `<project>/<stack>/<resource name>`, set by the Instance class (a dynamic provider is not
@@ -131,8 +217,13 @@ export const instanceInputsSchema = z.object({
     .number()
     .min(0.05, "pollIntervalSeconds must be at least 0.05")
     .max(60, "pollIntervalSeconds must be at most 60")
+    .describe(
+      "Seconds between status reads while the instance boots, stops, starts or is destroyed, " +
+        "0.05 to 60; default 3. The instances a run waits on share their reads. Changes in " +
+        "place (only this provider's setting).",
+    )
     .default(3),
-  /** Account SSH keys (SshKey.sshKeyId) attached once the instance runs; in place (ssh-keys.ts). */
+  // Attached once the instance runs; in place (ssh-keys.ts).
   sshKeyIds: z
     .array(
       z.number().int("an SSH key id is a whole number").positive("an SSH key id is positive"),
@@ -140,51 +231,82 @@ export const instanceInputsSchema = z.object({
         error: "a list of SSH key ids (SshKey.sshKeyId)",
       },
     )
+    .describe(
+      "Account SSH keys to attach once the instance runs: SshKey `sshKeyId`s. Added or " +
+        "removed in place. A VM that lists one passes preview before the key exists.",
+    )
     .optional(),
 });
 export type InstanceInputs = z.infer<typeof instanceInputsSchema>;
 
 /** One try at renting an instance, as reported in outputs and errors. */
 export const instanceAttemptSchema = z.object({
-  askId: z.number().int(),
-  instanceId: z.number().int().optional(),
-  lastStatus: z.string().optional(),
-  statusMessage: z.string().optional(),
-  error: z.string().optional(),
+  askId: z.number().int().describe("The ask (offer) this attempt rented or tried to rent."),
+  instanceId: z
+    .number()
+    .int()
+    .describe("The instance the attempt created, if it got that far.")
+    .optional(),
+  lastStatus: z
+    .string()
+    .describe(
+      "When the attempt failed: the status its instance last showed (e.g. `exited`, or `gone`).",
+    )
+    .optional(),
+  statusMessage: z
+    .string()
+    .describe("When the attempt failed: the service's last status message of its instance.")
+    .optional(),
+  error: z.string().describe("Why the attempt failed, when it did.").optional(),
 });
 export type InstanceAttempt = z.infer<typeof instanceAttemptSchema>;
 
 export const instanceOutputsSchema = instanceInputsSchema.extend({
-  /** The service's id of the instance (`new_contract` of the create call). */
-  instanceId: z.number().int(),
-  actualStatus: z.string().nullable(),
-  /** What the service is asked to keep the instance at: running or stopped. */
-  intendedStatus: z.string().nullable().optional(),
-  sshHost: z.string().nullable(),
-  sshPort: z.number().int().nullable(),
-  publicIp: z.string().nullable(),
-  /** GPU memory in MB (the REST API's unit). */
-  gpuRamMb: z.number().int().nullable(),
-  statusMessage: z.string().nullable(),
-  attempts: z.array(instanceAttemptSchema),
-  /**
-   * Set (by read) while a higher bid holds the instance's machine: the winning price, $/hour.
-   * The instance is stopped and the service still intends it to run; `up` raises the bid above
-   * this price when the program declares a higher one, and otherwise fails saying so. Absent
-   * otherwise (and in stacks written before it existed).
-   */
-  outbidByDollarsPerHour: z.number().optional(),
-  /**
-   * What was rented: the offer as the search answered it (by query), or as the instance shows
-   * it. Absent in stacks written before offers were recorded.
-   */
+  instanceId: z
+    .number()
+    .int()
+    .describe("The service's id of the instance (the create call's `new_contract`)."),
+  actualStatus: z
+    .string()
+    .nullable()
+    .describe("What the instance is doing, as the service last said: `running`, `stopped`, ..."),
+  intendedStatus: z
+    .string()
+    .nullable()
+    .describe("What the service is asked to keep the instance at: `running` or `stopped`.")
+    .optional(),
+  sshHost: z.string().nullable().describe("The host to connect to over SSH."),
+  sshPort: z.number().int().nullable().describe("The port to connect to over SSH."),
+  publicIp: z.string().nullable().describe("The machine's public IP address."),
+  gpuRamMb: z.number().int().nullable().describe("Memory per GPU, in megabytes (the API's unit)."),
+  statusMessage: z.string().nullable().describe("The service's last status message."),
+  attempts: z
+    .array(instanceAttemptSchema)
+    .describe("Each attempt create made: ask, instance id, last status and status message."),
+  outbidByDollarsPerHour: z
+    .number()
+    .describe(
+      "Set by refresh while a higher bid holds the instance's machine: the winning price, in " +
+        "dollars per hour. The instance is stopped and the service still intends it to run; " +
+        "the next up raises the bid above it when `price` is higher, and otherwise fails " +
+        "saying so. Absent otherwise.",
+    )
+    .optional(),
+  // Absent in stacks written before offers were recorded.
   offer: z
     .looseObject({
-      askId: z.number().int(),
-      gpuName: z.string().nullable(),
-      numGpus: z.number().int().nullable(),
-      dollarsPerHour: z.number().nullable(),
-      machineId: z.number().int().nullable(),
+      askId: z.number().int().describe("The ask (offer) rented."),
+      gpuName: z.string().nullable().describe('The GPU model, e.g. "RTX 4090".'),
+      numGpus: z.number().int().nullable().describe("The number of GPUs."),
+      dollarsPerHour: z.number().nullable().describe("The offer's price, in dollars per hour."),
+      machineId: z.number().int().nullable().describe("The id of the machine rented."),
+    })
+    // Not the path's name: `InstanceOffer` is getOffers' offer (client/offer-query.ts).
+    .meta({
+      pulumiType: "InstanceRentedOffer",
+      description:
+        "What was rented: the ask, GPUs, price and machine, as the offer search answered them " +
+        "(by query) or as the instance shows them.",
     })
     .optional(),
 });

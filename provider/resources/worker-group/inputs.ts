@@ -15,62 +15,89 @@ import {
 const templateHashPattern = /^[0-9a-f]{32}$/;
 
 export const workerGroupInputsSchema = z.object({
-  /** The endpoint the group's workers serve (Endpoint.endpointId). */
   endpointId: z
     .number({ error: "the id of the endpoint (Endpoint.endpointId)" })
     .int("endpointId is a whole number")
-    .positive("endpointId is positive"),
-  /** The workers' template by its hash (Template.hashId); give this or templateId. */
+    .positive("endpointId is positive")
+    .describe(
+      "The endpoint the group's workers serve: an Endpoint's `endpointId`. Changes in place.",
+    ),
   templateHashId: z
     .string({ error: "a template's hash id (Template.hashId)" })
     .regex(templateHashPattern, "templateHashId is a template's hash: 32 lowercase hex characters")
+    .describe(
+      "The workers' template by its hash (a Template's `hashId`); give this or `templateId`. " +
+        "Changes in place.",
+    )
     .optional(),
-  /** The workers' template by its numeric id (Template.templateId); give this or templateHashId. */
   templateId: z
     .number({ error: "a template's numeric id (Template.templateId)" })
     .int("templateId is a whole number")
     .positive("templateId is positive")
+    .describe(
+      "The workers' template by its numeric id (a Template's `templateId`); give this or " +
+        "`templateHashId`. Changes in place.",
+    )
     .optional(),
-  /**
-   * The offers workers are rented from, in Instance.offerQuery's form (an object or the
-   * official client's string); the service's default market filters when absent.
-   */
-  offerQuery: offerQueryInputSchema.optional(),
-  /** Extra instance-creation arguments, command-line style (e.g. `--env VAR=value`). */
+  offerQuery: offerQueryInputSchema
+    .describe(
+      "The offers workers are rented from, in an instance's offerQuery form: an object " +
+        '(`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }`) or the official client\'s string ' +
+        '(`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service\'s `search_params`; the ' +
+        "default market filters (verified, rentable, not rented) apply unless the query says " +
+        "otherwise. Changes in place.",
+    )
+    .optional(),
   launchArgs: z
     .string({ error: "command-line style arguments, e.g. --env VAR=value" })
     .meta({ secret: true })
+    .describe(
+      "Extra instance-creation arguments applied to every worker, command-line style " +
+        "(`--env VAR=value`); recorded as a Pulumi secret. Changes in place.",
+    )
     .optional(),
-  /** Floor load, perf units per second; default 1. */
-  minLoad: minLoadSchema(1),
-  /** Target capacity utilization, in (0, 1]; default 0.9. */
-  targetUtil: targetUtilSchema,
-  /** Inactive capacity as a multiple of the active capacity target; default 3. */
+  minLoad: minLoadSchema(1, "group"),
+  targetUtil: targetUtilSchema("group"),
   coldMult: coldMultSchema(3),
-  /** Workers kept cold; the service's default when absent. Changing it replaces the group. */
-  coldWorkers: workerCountSchema("coldWorkers").optional(),
-  /** The most workers of the group; the service's default when absent. Replaces the group. */
-  maxWorkers: workerCountSchema("maxWorkers").optional(),
-  /** Workers the service rents to measure performance; default 3. */
-  testWorkers: workerCountSchema("testWorkers").default(3),
-  /** The GPU memory the workload needs, GB (an estimate for the engine); default 24. */
+  coldWorkers: workerCountSchema("coldWorkers")
+    .describe(
+      "Workers (GPU instances, billed) kept cold; a whole number, 0 or more, at most " +
+        "maxWorkers. The service's default when absent. Changing it replaces the group.",
+    )
+    .optional(),
+  maxWorkers: workerCountSchema("maxWorkers")
+    .describe(
+      "The most workers of the group; a whole number. The service's default when absent. " +
+        "Changing it replaces the group.",
+    )
+    .optional(),
+  testWorkers: workerCountSchema("testWorkers")
+    .describe(
+      "Workers the service rents to measure performance; a whole number, default 3. Changes " +
+        "in place.",
+    )
+    .default(3),
   gpuRamGb: z
     .number({ error: "GPU memory in GB, a whole number, e.g. 24" })
     .int("gpuRamGb is a whole number of GB")
     .positive("gpuRamGb must be positive (GB)")
+    .describe(
+      "The GPU memory the workload needs, in gigabytes (an estimate for the service's engine; " +
+        "offerQuery picks the machines); default 24. Changes in place.",
+    )
     .default(24),
-  /** How long delete waits for the group's workers to be gone; default 600 s. */
-  deleteTimeoutSeconds: deleteTimeoutSchema,
+  deleteTimeoutSeconds: deleteTimeoutSchema("group"),
 });
 export type WorkerGroupInputs = z.infer<typeof workerGroupInputsSchema>;
 
 export const workerGroupOutputsSchema = workerGroupInputsSchema.extend({
-  /** The service's id of the worker group. */
-  workerGroupId: z.number().int(),
-  /**
-   * The query object sent as `search_params`; after a refresh, the one the service holds. A
-   * difference from the program's query is updated in place.
-   */
-  searchQuery: z.record(z.string(), z.unknown()),
+  workerGroupId: z.number().int().describe("The service's id of the worker group."),
+  searchQuery: z
+    .record(z.string(), z.unknown())
+    .describe(
+      "The query object sent as the service's `search_params` (the API's field names and " +
+        "units); after a refresh, the one the service holds. A difference from the program's " +
+        "query is updated in place.",
+    ),
 });
 export type WorkerGroupOutputs = z.infer<typeof workerGroupOutputsSchema>;

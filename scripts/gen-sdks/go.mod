@@ -1,4 +1,4 @@
-module gpucloud.local/gen-go-sdk
+module gpucloud.local/gen-sdks
 
 go 1.25.11
 

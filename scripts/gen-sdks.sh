@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# `npm run gen-sdks`: writes the Go and Python SDKs of pulumi-gpucloud into OUT_ROOT/go and
+# OUT_ROOT/python (default: sdk/, where they are committed) from the schema the native plugin
+# prints (`pulumi package get-schema`), with scripts/gen-sdks (pkg/v3/codegen/go and
+# codegen/python, the generators the CLI uses), then `go mod tidy` in the Go module.
+#
+#   npm run gen-sdks                 # rewrites sdk/go and sdk/python
+#   bash scripts/with-toolchain.sh bash scripts/gen-sdks.sh /tmp/sdk   # elsewhere (drift test)
+#
+# Needs the Pulumi CLI and Go on PATH (scripts/toolchain-env.sh) and the built plugin:
+# node_modules/.bin/pulumi-resource-gpucloud after `npm run build`, or GPUCLOUD_PLUGIN=path.
+# OUT_ROOT/go and OUT_ROOT/python are replaced as a whole.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="${1:-$root/sdk}"
+plugin="${GPUCLOUD_PLUGIN:-$root/node_modules/.bin/pulumi-resource-gpucloud}"
+fail() {
+  printf '[gen-sdks] failed: %s\n' "$*" >&2
+  exit 1
+}
+[ -x "$plugin" ] || fail "no plugin at $plugin (npm run build installs it; or set GPUCLOUD_PLUGIN)"
+generator="$(bash "$root/scripts/ensure-go-tools.sh" --generator | tail -n 1)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+pulumi package get-schema "$plugin" >"$work/schema.json" || fail "pulumi package get-schema $plugin"
+# Generated aside and moved into place: a failed run leaves the committed SDKs as they were.
+"$generator" "$work/schema.json" "$work/sdk" || fail "gen-sdks $work/schema.json $work/sdk"
+# The example's go.sum holds the hashes of every module the SDK needs (sdk/v3's), so tidy
+# asks the checksum database for nothing.
+cp "$root/examples/go-workspace/go.sum" "$work/sdk/go/go.sum"
+(cd "$work/sdk/go" && go mod tidy >"$work/tidy.log" 2>&1) || {
+  cat "$work/tidy.log" >&2
+  fail "go mod tidy in the Go SDK (output above)"
+}
+mkdir -p "$out"
+for language in go python; do
+  rm -rf "${out:?}/$language"
+  cp -R "$work/sdk/$language" "$out/$language"
+done

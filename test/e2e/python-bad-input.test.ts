@@ -1,0 +1,134 @@
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { emulatorConfig, expectNoLeak, program } from "../support/programs";
+import { withStack } from "../support/pulumi-stack";
+import { withPythonStack } from "../support/python-stack";
+
+// Bad input from Python fails at preview with the very lines a TypeScript program's gets: the
+// Python SDK checks nothing itself (no required-argument TypeError, no type check), so the
+// provider's check, the same for every language, says what is wrong, naming the field.
+
+interface Case {
+  readonly what: string;
+  /** The Python program's body (pulumi_gpucloud imported as gpucloud). */
+  readonly python: string;
+  /** The same program in TypeScript's dynamic resources (JavaScript, gpucloud in scope). */
+  readonly typescript: string;
+  /** The line both must print, from the field's name to the line's end. */
+  readonly says: RegExp;
+  /**
+   * A function's failure is an exception raised where the program calls it: Python reports it
+   * with a traceback that ends at the program's line. A resource's is the engine's one line.
+   */
+  readonly raises?: true;
+}
+
+const cases: readonly Case[] = [
+  {
+    what: "a wrong type",
+    python: `gpucloud.Secret("s", key=123, value="v")`,
+    typescript: `new gpucloud.Secret("s", { key: 123, value: "v" });`,
+    says: /key: expected a string, received 123.*$/m,
+  },
+  {
+    what: "a number given as a string",
+    python: `gpucloud.Volume("data", ask_id=21001, size_gb="40")`,
+    typescript: `new gpucloud.Volume("data", { askId: 21001, sizeGb: "40" });`,
+    says: /sizeGb: expected a number, received a string holding a number.*$/m,
+  },
+  {
+    what: "a missing required argument",
+    python: `gpucloud.Secret("s", key="TOKEN")`,
+    typescript: `new gpucloud.Secret("s", { key: "TOKEN" });`,
+    says: /value: required: .*$/m,
+  },
+  {
+    what: "a missing required argument of an instance",
+    python: `gpucloud.Instance("gpu", ask_id=31001, disk_gb=20)`,
+    typescript: `new gpucloud.Instance("gpu", { askId: 31001, diskGb: 20 });`,
+    says: /image: .*$/m,
+  },
+  {
+    what: "an unknown query field",
+    python: `gpucloud.Instance("gpu", offer_query={"gpuRam": {"gte": 24}}, image="pytorch/pytorch", disk_gb=20)`,
+    typescript: `new gpucloud.Instance("gpu", { offerQuery: { gpuRam: { gte: 24 } }, image: "pytorch/pytorch", diskGb: 20 });`,
+    says: /offerQuery: gpuRam: not a field of instance offer queries; the fields are .*$/m,
+  },
+  {
+    what: "an unknown query field in a function",
+    python: `gpucloud.get_offers(query={"gpuRam": {"gte": 24}})`,
+    typescript: `gpucloud.getOffers({ gpuRam: { gte: 24 } });`,
+    says: /gpuRam: not a field of instance offer queries; the fields are .*$/m,
+    raises: true,
+  },
+];
+
+/** Runs a preview that must fail; returns what it printed. */
+async function failedPreview(preview: (onOutput: (text: string) => void) => Promise<unknown>) {
+  const printed: string[] = [];
+  const passed = await preview((text) => printed.push(text)).then(
+    () => true,
+    () => false,
+  );
+  return { passed, output: printed.join("") };
+}
+
+describe("bad input from Python (real Pulumi CLI)", () => {
+  let emulator!: TestEmulator;
+  beforeAll(async () => {
+    emulator = await startTestEmulator({ bootPolls: 0 });
+  });
+  afterAll(async () => {
+    await emulator.close();
+  });
+
+  it("fails at preview with the same one-line messages as the TypeScript classes, sending no write", async () => {
+    const fromTypeScript = new Map<string, string>();
+    await withStack(
+      { program: program(""), config: emulatorConfig(emulator) },
+      async ({ stack, setProgram }) => {
+        for (const { what, typescript } of cases) {
+          await setProgram(program(typescript));
+          const { passed, output } = await failedPreview((onOutput) => stack.preview({ onOutput }));
+          expect({ what, passed }).toEqual({ what, passed: false });
+          fromTypeScript.set(what, output);
+        }
+      },
+    );
+    await withPythonStack(
+      {
+        program: { main: "", project: "python-bad-input" },
+        config: emulatorConfig(emulator),
+      },
+      async ({ stack, workDir }) => {
+        for (const { what, python, typescript, says, raises } of cases) {
+          await writeFile(
+            path.join(workDir, "__main__.py"),
+            `import pulumi_gpucloud as gpucloud\n\n${python}\n`,
+          );
+          const { passed, output } = await failedPreview((onOutput) => stack.preview({ onOutput }));
+          const expected = says.exec(fromTypeScript.get(what) ?? "")?.[0];
+          const got = says.exec(output)?.[0];
+          // The TypeScript program printed the line (else there is nothing to compare with).
+          expect({ what, typescript, printed: expected !== undefined }).toEqual({
+            what,
+            typescript,
+            printed: true,
+          });
+          expect({ what, passed }).toEqual({ what, passed: false });
+          expect({ what, line: got }).toEqual({ what, line: expected });
+          // No Python traceback for a resource: the failure is the provider's line, not an
+          // exception; a function's names the program's own line.
+          expect({ what, traceback: /Traceback|TypeError/.test(output) }).toEqual({
+            what,
+            traceback: raises === true,
+          });
+          if (raises) expect(output).toMatch(/__main__\.py", line 3, in <module>/);
+          expectNoLeak([output], [emulator.apiKey]);
+        }
+      },
+    );
+    expect(await emulator.writes()).toEqual([]);
+  });
+});

@@ -1,0 +1,117 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { emulatorConfig, outsideClient, stateResources } from "../support/programs";
+import { withPythonStack } from "../support/python-stack";
+import type { YamlTestStack } from "../support/yaml-stack";
+
+// The ownership rules through the plugin: two Python stacks of the same project and stack names
+// (in two backends, as two teams' CI would have them) share one account. Neither adopts,
+// replaces or destroys the other's instance, nor what an interrupted run of the other left.
+
+const OWNER = "PULUMI_GPUCLOUD_OWNER";
+const STACK = "PULUMI_GPUCLOUD_STACK";
+const CREATE_TOKEN = "PULUMI_GPUCLOUD_CREATE_TOKEN";
+
+const main = `import pulumi
+import pulumi_gpucloud as gpucloud
+
+trainer = gpucloud.Instance(
+    "trainer", ask_id=31001, image="img-a", disk_gb=20, label="trainer", poll_interval_seconds=0.1
+)
+pulumi.export("trainer", trainer.instance_id)
+`;
+
+const envSchema = z.record(z.string(), z.string());
+
+describe("two Python stacks of the same names on one account (real Pulumi CLI)", () => {
+  let emulator!: TestEmulator;
+  beforeAll(async () => {
+    emulator = await startTestEmulator({ bootPolls: 0 });
+  });
+  afterAll(async () => {
+    await emulator.close();
+  });
+
+  const instances = async () =>
+    (await emulator.state()).instances.map((found) => ({
+      id: found.id,
+      label: found.label,
+      env: envSchema.parse(found["env"] ?? {}),
+    }));
+  const instanceIds = async () => (await instances()).map((found) => found.id);
+  /** The stack's identity, which the plugin keeps in its default provider's state. */
+  const stackTokenOf = async ({ exportState }: YamlTestStack) => {
+    const provider = stateResources(await exportState(false)).find((resource) =>
+      resource.type.startsWith("pulumi:providers:gpucloud"),
+    );
+    return z.string().parse(provider?.inputs?.["stackToken"]);
+  };
+  const options = { program: { main, project: "py-owners" }, stackName: "test" } as const;
+
+  it("never adopt, replace or destroy each other's instances or leftovers", async () => {
+    const config = emulatorConfig(emulator);
+    await withPythonStack({ ...options, config }, async (first) => {
+      await withPythonStack({ ...options, config }, async (second) => {
+        const output: string[] = [];
+        const onOutput = (text: string) => output.push(text);
+        const firstUp = await first.stack.up({ onOutput });
+        const firstId = firstUp.outputs["trainer"]?.value as number;
+        const secondUp = await second.stack.up({ onOutput });
+        const secondId = secondUp.outputs["trainer"]?.value as number;
+
+        // Each rented its own: the second did not adopt the first's running instance.
+        expect(secondId).not.toBe(firstId);
+        expect(await instanceIds()).toEqual([firstId, secondId]);
+        expect(output.join("")).not.toMatch(/adopting/);
+        const [firstEnv, secondEnv] = (await instances()).map((found) => found.env);
+        expect(firstEnv?.[OWNER]).toBe(secondEnv?.[OWNER]);
+        const firstToken = await stackTokenOf(first);
+        const secondToken = await stackTokenOf(second);
+        expect(firstEnv?.[STACK]).toBe(firstToken);
+        expect(secondEnv?.[STACK]).toBe(secondToken);
+        expect(firstToken).not.toBe(secondToken);
+
+        // What an interrupted create of the second stack would leave: its markers and its
+        // being-created label, the same spec as the first's instance.
+        const leftover = await outsideClient(emulator).instances.create(31001, {
+          image: "img-a",
+          disk: 20,
+          label: `pulumi-gpucloud:creating:${secondToken}`,
+          env: {
+            [OWNER]: firstEnv?.[OWNER] ?? "",
+            [STACK]: secondToken,
+            [CREATE_TOKEN]: randomUUID(),
+          },
+        });
+
+        // A replacement in the first stack rents anew: it neither adopts the second's leftover
+        // nor touches the second's instance.
+        const urn = stateResources(await first.exportState(false)).find(
+          (resource) => resource.type === "gpucloud:index:Instance",
+        )?.urn;
+        const replaced = await first.stack.up({ onOutput, replace: [urn ?? ""] });
+        expect(replaced.summary.resourceChanges).toMatchObject({ replace: 1 });
+        const replacement = replaced.outputs["trainer"]?.value as number;
+        expect([firstId, secondId, leftover]).not.toContain(replacement);
+        expect(await instanceIds()).toEqual([secondId, leftover, replacement]);
+
+        // Destroying the first stack leaves the second's instance and leftover as they were.
+        await first.stack.destroy({ onOutput });
+        expect(await instances()).toEqual([
+          expect.objectContaining({ id: secondId, label: "trainer" }),
+          expect.objectContaining({
+            id: leftover,
+            label: `pulumi-gpucloud:creating:${secondToken}`,
+          }),
+        ]);
+        const refreshed = await second.stack.refresh({ onOutput });
+        expect(refreshed.summary.resourceChanges).toEqual({ same: 2 });
+
+        await second.stack.destroy({ onOutput });
+        await outsideClient(emulator).instances.destroy(leftover);
+      });
+    });
+    expect(await instanceIds()).toEqual([]);
+  });
+});

@@ -1,0 +1,177 @@
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { interruptUpWhileBooting } from "../support/interrupt";
+import { emulatorConfig, expectNoLeak, outsideClient, stateResources } from "../support/programs";
+import { repoRoot } from "../support/pulumi-stack";
+import { withPythonStack } from "../support/python-stack";
+import { nativePluginDir } from "../support/yaml-stack";
+
+// Python programs through the generated SDK (sdk/python) and the Python language host that
+// setup builds, driven by the real CLI against the emulator.
+
+const exampleDir = path.join(repoRoot, "examples", "python-workspace");
+
+describe("Python programs (pulumi_gpucloud, real Pulumi CLI)", () => {
+  let emulator!: TestEmulator;
+  let scratch!: string;
+  beforeAll(async () => {
+    emulator = await startTestEmulator({ bootPolls: 1 });
+    scratch = await mkdtemp(path.join(tmpdir(), "gpucloud-python-example-"));
+  });
+  afterAll(async () => {
+    await emulator.close();
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  it("runs examples/python-workspace: up, refresh with no changes, destroy leaving nothing, no secret in plaintext", async () => {
+    // The example as a user has it, with the plugin of this checkout's node_modules/.bin.
+    const programDir = path.join(scratch, "python-workspace");
+    await cp(exampleDir, programDir, { recursive: true });
+    const project = await readFile(path.join(programDir, "Pulumi.yaml"), "utf8");
+    await writeFile(
+      path.join(programDir, "Pulumi.yaml"),
+      `${project}plugins:\n  providers:\n    - name: gpucloud\n      path: ${nativePluginDir}\n`,
+    );
+    const hfToken = "hf_python-e2e.Token-42";
+    const config = {
+      ...emulatorConfig(emulator),
+      "python-workspace:hfToken": { value: hfToken, secret: true },
+      "python-workspace:pollIntervalSeconds": { value: "0.2" },
+    };
+    await withPythonStack(
+      { program: { dir: programDir }, config, stackName: "py" },
+      async ({ stack, exportState }) => {
+        const output: string[] = [];
+        const onOutput = (line: string) => output.push(line);
+        const up = await stack.up({ onOutput });
+        expect(up.summary.resourceChanges).toEqual({ create: 4 });
+        const state = await emulator.state();
+        expect(await emulator.secrets()).toEqual({ HF_TOKEN: hfToken });
+        expect(state.volumes).toHaveLength(1);
+        expect(state.instances).toEqual([expect.objectContaining({ label: "python-workspace" })]);
+        const [instance] = state.instances;
+        expect(up.outputs["secretKey"]?.value).toBe("HF_TOKEN");
+        expect(up.outputs["instanceId"]?.value).toBe(instance?.id);
+        expect(up.outputs["volumeName"]?.value).toBe(`V.${String(state.volumes[0]?.id)}`);
+        expect(up.outputs["userId"]?.value).toBe(state.user.id);
+        expect(up.outputs["gpuRamMb"]?.value).toBeGreaterThanOrEqual(24_000);
+        // The program's snake_case arguments reached the service under the API's names.
+        expect(instance?.["env"]).toMatchObject({
+          DATA_VOLUME: `V.${String(state.volumes[0]?.id)}`,
+          REQUIRED_SECRETS: "HF_TOKEN",
+        });
+
+        const refresh = await stack.refresh({ onOutput });
+        expect(refresh.summary.resourceChanges).toEqual({ same: 4 });
+        const preview = await stack.preview({ onOutput });
+        expect(preview.changeSummary).toEqual({ same: 4 });
+
+        // The types are the plugin's own; the token and the API key are in state only encrypted.
+        const encrypted = await exportState(false);
+        expect(stateResources(encrypted).map((resource) => resource.type)).toEqual(
+          expect.arrayContaining([
+            "gpucloud:index:Secret",
+            "gpucloud:index:Volume",
+            "gpucloud:index:Instance",
+          ]),
+        );
+        expectNoLeak([encrypted, ...output], [hfToken, emulator.apiKey]);
+
+        const destroy = await stack.destroy({ onOutput });
+        expect(destroy.summary.resourceChanges).toEqual({ delete: 4 });
+        const after = await emulator.state();
+        expect(after.instances).toEqual([]);
+        expect(after.volumes).toEqual([]);
+        expect(await emulator.secrets()).toEqual({});
+        expectNoLeak(output, [hfToken, emulator.apiKey]);
+      },
+    );
+  });
+
+  it("pulumi import of an instance made by hand: recorded without a write, the program's next up changes nothing", async () => {
+    const instanceId = await outsideClient(emulator).instances.create(31001, {
+      image: "pytorch/pytorch:latest",
+      disk: 20,
+      label: "by-hand",
+    });
+    const main = `import pulumi
+import pulumi_gpucloud as gpucloud
+
+gpu = gpucloud.Instance("gpu", ask_id=31001, image="pytorch/pytorch:latest", disk_gb=20, label="by-hand")
+pulumi.export("instanceId", gpu.instance_id)
+`;
+    await withPythonStack(
+      {
+        program: { main, project: "python-import-e2e" },
+        config: emulatorConfig(emulator),
+        stackName: "imported",
+      },
+      async ({ stack }) => {
+        const output: string[] = [];
+        const onOutput = (line: string) => output.push(line);
+        await emulator.clearRequests();
+        const imported = await stack.import({
+          resources: [{ type: "gpucloud:index:Instance", name: "gpu", id: String(instanceId) }],
+          protect: false,
+          generateCode: false,
+          onOutput,
+        });
+        expect(imported.summary.resourceChanges).toEqual({ create: 1, import: 1 });
+        expect(output.join("")).not.toContain("failed to validate");
+        expect(await emulator.writes()).toEqual([]);
+
+        const up = await stack.up({ onOutput });
+        expect(up.summary.resourceChanges).toEqual({ same: 2 });
+        expect(up.outputs["instanceId"]?.value).toBe(instanceId);
+        expect(await emulator.writes()).toEqual([]);
+        expect((await emulator.state()).instances.map((found) => found.id)).toEqual([instanceId]);
+
+        await stack.destroy({ onOutput });
+        expect((await emulator.state()).instances).toEqual([]);
+      },
+    );
+  });
+});
+
+describe("Ctrl-C in a Python program while an instance boots", () => {
+  let emulator!: TestEmulator;
+  beforeAll(async () => {
+    // Boots take two minutes: only the Ctrl-C ends the create early.
+    emulator = await startTestEmulator({ bootSeconds: 120 });
+  });
+  afterAll(async () => {
+    await emulator.close();
+  });
+
+  it("destroys the booting instance and ends the run within 15 s", async () => {
+    const main = `import pulumi_gpucloud as gpucloud
+
+gpucloud.Instance("trainer", ask_id=31001, image="pytorch/pytorch", disk_gb=20, poll_interval_seconds=1)
+`;
+    await withPythonStack(
+      {
+        program: { main, project: "python-cancel-e2e" },
+        config: emulatorConfig(emulator),
+      },
+      async ({ workDir, cliEnv, exportState }) => {
+        const { rentedId, code, tookMs, output } = await interruptUpWhileBooting(
+          { workDir, cliEnv },
+          emulator,
+        );
+        expect(code).not.toBe(0);
+        expect(output).toMatch(/cancelling/);
+        expect(output).toContain(
+          `trainer: cancelled: instance ${String(rentedId)} destroyed; nothing is left running`,
+        );
+        expect(tookMs).toBeLessThan(15_000);
+        expect((await emulator.state()).instances).toEqual([]);
+        expect(stateResources(await exportState(false)).map((r) => r.type)).not.toContain(
+          "gpucloud:index:Instance",
+        );
+        process.stderr.write(`python-cancel: Ctrl-C to the CLI's exit: ${tookMs} ms\n`);
+      },
+    );
+  }, 180_000);
+});
