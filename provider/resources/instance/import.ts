@@ -7,7 +7,7 @@ import {
 import { decodeOnstart } from "../../onstart";
 import { providerClient } from "../../provider-runtime";
 import { outbidBy } from "./bids";
-import { connectionOutputs, offerShownBy } from "./create-flow";
+import { connectionOutputs, offerShownBy } from "./attempts";
 import { creatingLabelOf } from "./identity";
 import { instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
 
