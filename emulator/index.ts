@@ -18,7 +18,9 @@ import { registerEndpointRoutes } from "./routes/endpoints";
 import { registerCommandRoutes } from "./routes/commands";
 import { registerControlRoutes } from "./routes/control";
 import { registerInstanceRoutes } from "./routes/instances";
+import { registerNetworkVolumeRoutes } from "./routes/network-volumes";
 import { registerOfferRoutes } from "./routes/offers";
+import { registerOverlayRoutes } from "./routes/overlays";
 import { registerSecretRoutes } from "./routes/secrets";
 import { registerSshRoutes } from "./routes/ssh";
 import { registerTemplateRoutes } from "./routes/templates";
@@ -54,6 +56,8 @@ const ROUTES = [
   registerBidRoutes,
   registerEndpointRoutes,
   registerWorkerGroupRoutes,
+  registerOverlayRoutes,
+  registerNetworkVolumeRoutes,
   registerControlRoutes,
 ];
 

@@ -14,6 +14,8 @@ export type InstanceSpec = Pick<
   | "bidDollarsPerHour"
   | "imageLogin"
   | "volume"
+  | "mounts"
+  | "overlay"
   | "template"
   | "workerGroupId"
 >;

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { statusOf } from "./lifecycle";
 import { machineOf, round } from "./machine";
+import { mountsOf } from "./mounts";
 import type { Instance } from "./state";
 
 const num = z.number();
@@ -198,7 +199,10 @@ export function describeInstance(instance: Instance, nowMs: number, extraPolls =
       .update(`jupyter:${String(instance.id)}`)
       .digest("hex"),
     status_msg: statusMsg,
-    local_ipaddrs: running ? `10.0.${String(instance.id % 250)}.2 172.17.0.1\n` : null,
+    // The overlay's address first: the interface the multi-node guide calls eth0.
+    local_ipaddrs: running
+      ? `${instance.overlay ? `${instance.overlay.address} ` : ""}10.0.${String(instance.id % 250)}.2 172.17.0.1\n`
+      : null,
     ssh_host: running ? "ssh1.emulator.local" : null,
     ssh_idx: running ? "1" : null,
     ssh_port: running ? sshPort : null,
@@ -277,15 +281,11 @@ export function describeInstance(instance: Instance, nowMs: number, extraPolls =
     time_remaining: "",
     time_remaining_isbid: "",
     country_code: machine.countryCode,
-    volume_info: instance.volume
-      ? [
-          {
-            volume_id: instance.volume.volumeId,
-            name: `V.${String(instance.volume.volumeId)}`,
-            mount_path: instance.volume.mountPath,
-          },
-        ]
-      : [],
+    volume_info: mountsOf(instance).map((mount) => ({
+      volume_id: mount.volumeId,
+      name: `V.${String(mount.volumeId)}`,
+      mount_path: mount.mountPath,
+    })),
     runtype: instance.runtype,
   };
 }

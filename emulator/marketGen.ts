@@ -1,3 +1,5 @@
+import type { NetworkVolumeAsk } from "./cluster-state";
+import { formClusters } from "./clusterGen";
 import type { InstanceAsk, VolumeAsk } from "./options";
 import { seededRandom } from "./random";
 
@@ -5,7 +7,7 @@ import { seededRandom } from "./random";
  * A realistic market, deterministic from a seed: machines across GPUs, countries, prices and
  * reliabilities, each listing one to three instance asks (slices of its GPUs); some also list a
  * volume ask, and every machine with a volume ask lists instance asks, so a volume can always be
- * used. Ids start above the hand-written seed (asks 31001–31004, 21001–21003), so both coexist.
+ * used; a few datacenter machines form physical clusters (clusterGen.ts). Ids start above the hand-written seed (asks 31001–31004, 21001–21003), so both coexist.
  */
 
 export const FIRST_GENERATED_INSTANCE_ASK = 40001;
@@ -190,6 +192,7 @@ export interface MarketOptions {
 export function generateMarket({ seed, instanceOffers, volumeOffers }: MarketOptions): {
   instanceAsks: InstanceAsk[];
   volumeAsks: VolumeAsk[];
+  networkVolumeAsks: NetworkVolumeAsk[];
 } {
   const random = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
@@ -241,6 +244,7 @@ export function generateMarket({ seed, instanceOffers, volumeOffers }: MarketOpt
       hasAvx: true,
       listedAtSeconds,
       endsAtSeconds: listedAtSeconds + Math.floor(between(30, 720)) * 86400,
+      clusterId: null,
     } as const;
     // A machine offers slices of its GPUs: the whole, and often halves or single GPUs.
     const slices = [machineGpus, machineGpus / 2, 1].filter(
@@ -292,5 +296,7 @@ export function generateMarket({ seed, instanceOffers, volumeOffers }: MarketOpt
     }
     machineId++;
   }
-  return { instanceAsks, volumeAsks };
+  const datacenterGpus = new Set(GPUS.filter((gpu) => gpu.datacenter).map((gpu) => gpu.name));
+  const networkVolumeAsks = formClusters(instanceAsks, volumeAsks, seed, datacenterGpus);
+  return { instanceAsks, volumeAsks, networkVolumeAsks };
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { NetworkVolumeAskSchema } from "./cluster-state";
 
 /**
  * Asks are plain data, so that a generator can produce a market of them. Fields beyond the first
@@ -42,6 +43,8 @@ const MachineFields = {
   /** When the ask was listed and until when it is offered (Unix seconds). */
   listedAtSeconds: z.number().nonnegative(),
   endsAtSeconds: z.number().nonnegative(),
+  /** The physical cluster (machines of one host on one fast LAN) the machine is in; null: none. */
+  clusterId: z.int().positive().nullable(),
 };
 
 const InstanceOnlyFields = {
@@ -114,6 +117,7 @@ function machineDefaults(askId: number) {
     hasAvx: true,
     listedAtSeconds: 1767225600, // 2026-01-01
     endsAtSeconds: 1893456000, // 2030-01-01
+    clusterId: null,
   };
 }
 
@@ -199,6 +203,8 @@ export const EmulatorOptionsSchema = z.object({
   seed: z.int().optional(),
   volumeAsks: z.array(VolumeAskSchema).optional(),
   instanceAsks: z.array(InstanceAskSchema).optional(),
+  /** Replaces the network-volume asks (storage on a cluster, see cluster-state.ts). */
+  networkVolumeAsks: z.array(NetworkVolumeAskSchema).optional(),
   /** Replaces the seeded catalogue of webhook event keys (GET /api/v0/notification-types/). */
   notificationTypes: z.array(NotificationTypeKeySchema).min(1).optional(),
   /**

@@ -124,7 +124,14 @@ function coerce(rowValue: unknown, operand: Scalar): unknown {
   return operand;
 }
 
+/**
+ * The official client turns a lone `None`/`null` into JSON null (`cluster_id!=None`), but sends
+ * them as text inside `in`/`notin` lists: both mean null.
+ */
+const NULL_WORDS: ReadonlySet<unknown> = new Set(["None", "null"]);
+
 function same(rowValue: unknown, operand: Scalar): boolean {
+  if ((rowValue ?? null) === null) return operand === null || NULL_WORDS.has(operand);
   const value = coerce(rowValue, operand);
   if (typeof rowValue === "string" && typeof value === "string") {
     return rowValue.replaceAll("_", " ") === value.replaceAll("_", " ");

@@ -48,6 +48,17 @@ const documented: Readonly<Record<string, Limit>> = {
   "GET /api/v0/workergroups/": { threshold: 2.0, json: "detail" },
   "PUT /api/v0/workergroups/:id/": { threshold: 2.0, json: "detail" },
   "DELETE /api/v0/workergroups/:id/": { threshold: 3.0, json: "detail" },
+  // Clusters: neither the reference nor the docs give these endpoints a limit, so the emulator
+  // gives each the class of its nearest documented kin: the network-volume search that of the
+  // volume-offer search, creating a network volume that of a secret write (a paid create whose
+  // own kin, PUT /api/v0/volumes/, documents none), overlays those of API keys (account
+  // configuration: list 1.0, changes 2.0).
+  "POST /api/v0/network_volumes/search/": { threshold: 5.5, json: "detail" },
+  "PUT /api/v0/network_volumes/": { threshold: 3.0, json: "detail" },
+  "GET /api/v0/overlay/": { threshold: 1.0, json: "detail" },
+  "POST /api/v0/overlay/": { threshold: 2.0, json: "detail" },
+  "PUT /api/v0/overlay/": { threshold: 2.0, json: "detail" },
+  "DELETE /api/v0/overlay/": { threshold: 2.0, json: "detail" },
 };
 
 /** The official client's older path for worker groups is the same endpoint (one limit). */

@@ -18,7 +18,9 @@ export class RequestLog {
   private nextSeq = 1;
 
   start(method: string, path: string): RequestLogEntry {
-    const entry: RequestLogEntry = { seq: this.nextSeq++, method, path, status: null };
+    // The older official client puts the key on every URL (`?api_key=`): never log it.
+    const logged = path.replace(/([?&]api_key=)[^&]*/g, "$1REDACTED");
+    const entry: RequestLogEntry = { seq: this.nextSeq++, method, path: logged, status: null };
     this.entries.push(entry);
     if (this.entries.length > MAX_ENTRIES) this.entries.shift();
     return entry;

@@ -1,4 +1,12 @@
+import type { NetworkVolumeAsk } from "./cluster-state";
 import type { InstanceAsk, VolumeAsk } from "./options";
+
+/**
+ * The seeded market's one physical cluster: the Hesse A100 machine alone, so that the small
+ * market (where an ask can be rented any number of times) can put several instances on one
+ * cluster's overlay and network volume.
+ */
+export const SEEDED_CLUSTER_ID = 7;
 
 type Machine = Omit<VolumeAsk, "id" | "diskGb" | "storageCostPerGbMonth" | "geolocation">;
 
@@ -34,6 +42,7 @@ const OREGON_4090: Machine = {
   hasAvx: true,
   listedAtSeconds: 1767225600, // 2026-01-01
   endsAtSeconds: 1893456000, // 2030-01-01
+  clusterId: null,
 };
 
 const QUEBEC_3090: Machine = {
@@ -67,6 +76,7 @@ const QUEBEC_3090: Machine = {
   hasAvx: true,
   listedAtSeconds: 1769904000, // 2026-02-01
   endsAtSeconds: 1893456000,
+  clusterId: null,
 };
 
 const HESSE_A100: Machine = {
@@ -100,6 +110,7 @@ const HESSE_A100: Machine = {
   hasAvx: true,
   listedAtSeconds: 1764547200, // 2025-12-01
   endsAtSeconds: 1893456000,
+  clusterId: SEEDED_CLUSTER_ID,
 };
 
 const UUSIMAA_H100: Machine = {
@@ -133,6 +144,7 @@ const UUSIMAA_H100: Machine = {
   hasAvx: true,
   listedAtSeconds: 1772323200, // 2026-03-01
   endsAtSeconds: 1893456000,
+  clusterId: null,
 };
 
 export const SEEDED_VOLUME_ASKS: VolumeAsk[] = [
@@ -272,4 +284,27 @@ export const FIRST_IDS = {
   template: 300001,
   endpoint: 7001,
   workerGroup: 9001,
+  overlay: 1,
 };
+
+/** Storage on the seeded cluster's network disk. */
+export const SEEDED_NETWORK_VOLUME_ASKS: NetworkVolumeAsk[] = [
+  {
+    id: 25001,
+    clusterId: SEEDED_CLUSTER_ID,
+    diskGb: 1000,
+    storageCostPerGbMonth: 0.12,
+    geolocation: "Hesse, DE",
+    hostId: HESSE_A100.hostId,
+    reliability: HESSE_A100.reliability,
+    verification: "verified",
+    external: false,
+    inetUpMbps: HESSE_A100.inetUpMbps,
+    inetDownMbps: HESSE_A100.inetDownMbps,
+    nwDiskMinBwMbps: 850.5,
+    nwDiskMaxBwMbps: 2410.2,
+    nwDiskAvgBwMbps: 1630.8,
+    listedAtSeconds: HESSE_A100.listedAtSeconds,
+    endsAtSeconds: HESSE_A100.endsAtSeconds,
+  },
+];

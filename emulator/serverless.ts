@@ -156,6 +156,8 @@ export class ServerlessEngine {
         bidDollarsPerHour: null,
         imageLogin: base?.imageLogin ?? null,
         volume: null,
+        mounts: [],
+        overlay: null,
         template: base?.template ?? null,
         workerGroupId: group.id,
       });

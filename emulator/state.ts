@@ -2,9 +2,22 @@ import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
+import {
+  MountSchema,
+  NetworkVolumeAskSchema,
+  NetworkVolumeSchema,
+  OverlayMembershipSchema,
+  OverlaySchema,
+} from "./cluster-state";
 import { type EmulatorSettings, InstanceAskSchema, VolumeAskSchema } from "./options";
 import { generateMarket } from "./marketGen";
-import { DEFAULT_USER, FIRST_IDS, SEEDED_INSTANCE_ASKS, SEEDED_VOLUME_ASKS } from "./seed";
+import {
+  DEFAULT_USER,
+  FIRST_IDS,
+  SEEDED_INSTANCE_ASKS,
+  SEEDED_NETWORK_VOLUME_ASKS,
+  SEEDED_VOLUME_ASKS,
+} from "./seed";
 import { EndpointSchema, WorkerGroupSchema } from "./serverless-state";
 import { SEEDED_TEMPLATES, TemplateSchema } from "./template-state";
 
@@ -87,6 +100,10 @@ const InstanceSchema = z.object({
   releaseAtMs: z.number().nullable().default(null),
   /** An interruptible instance that lost its machine to this higher bid ($/hour). */
   outbidDollarsPerHour: z.number().nullable().default(null),
+  /** The overlay network it is on, and its address there (one overlay at most). */
+  overlay: OverlayMembershipSchema.nullable().default(null),
+  /** Volumes mounted through `-v <name>:<path>` env entries (beside `volume`). */
+  mounts: z.array(MountSchema).default([]),
 });
 export type Instance = z.infer<typeof InstanceSchema>;
 
@@ -127,6 +144,7 @@ export const StateSchema = z.object({
     template: z.int().default(FIRST_IDS.template),
     endpoint: z.int().default(FIRST_IDS.endpoint),
     workerGroup: z.int().default(FIRST_IDS.workerGroup),
+    overlay: z.int().default(FIRST_IDS.overlay),
   }),
   sshKeys: z.array(SshKeySchema).default([]),
   sshKeyAttachments: z.array(SshKeyAttachmentSchema).default([]),
@@ -135,6 +153,10 @@ export const StateSchema = z.object({
   templates: z.array(TemplateSchema).default(() => [...structuredClone(SEEDED_TEMPLATES)]),
   endpoints: z.array(EndpointSchema).default([]),
   workerGroups: z.array(WorkerGroupSchema).default([]),
+  // Clusters (cluster-state.ts); defaults let state files from before them load.
+  networkVolumeAsks: z.array(NetworkVolumeAskSchema).default([]),
+  networkVolumes: z.array(NetworkVolumeSchema).default([]),
+  overlays: z.array(OverlaySchema).default([]),
 });
 export type State = z.infer<typeof StateSchema>;
 
@@ -153,12 +175,14 @@ export function clearResources(state: State): void {
   state.templates = state.templates.filter((t) => t.creatorId !== state.user.id);
   state.endpoints = [];
   state.workerGroups = [];
+  state.networkVolumes = [];
+  state.overlays = [];
 }
 
 function initialState(settings: EmulatorSettings): State {
   const market = settings.market
     ? generateMarket(settings.market)
-    : { instanceAsks: [], volumeAsks: [] };
+    : { instanceAsks: [], volumeAsks: [], networkVolumeAsks: [] };
   return {
     version: 1,
     user: { ...DEFAULT_USER },
@@ -177,6 +201,12 @@ function initialState(settings: EmulatorSettings): State {
     templates: [...structuredClone(SEEDED_TEMPLATES)],
     endpoints: [],
     workerGroups: [],
+    networkVolumeAsks: [
+      ...structuredClone(SEEDED_NETWORK_VOLUME_ASKS),
+      ...market.networkVolumeAsks,
+    ],
+    networkVolumes: [],
+    overlays: [],
   };
 }
 
@@ -228,6 +258,9 @@ export class Store {
     const state = (file === undefined ? undefined : loadState(file)) ?? initialState(settings);
     if (settings.volumeAsks) state.volumeAsks = structuredClone(settings.volumeAsks);
     if (settings.instanceAsks) state.instanceAsks = structuredClone(settings.instanceAsks);
+    if (settings.networkVolumeAsks) {
+      state.networkVolumeAsks = structuredClone(settings.networkVolumeAsks);
+    }
     const store = new Store(state, file);
     store.save();
     return store;

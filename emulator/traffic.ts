@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { setTimeout as delay } from "node:timers/promises";
+import { requestKey } from "./auth";
 import type { FaultInjector } from "./faults";
 import type { RateLimiter } from "./rateLimits";
 import { errorBody, isApiPath } from "./http";
@@ -27,7 +28,7 @@ export function registerTraffic(
       const limited = limits.take(
         request.method,
         request.routeOptions.url ?? "",
-        request.headers.authorization ?? "",
+        requestKey(request) ?? "",
         Date.now(),
       );
       // No Retry-After: the service sends none (its rate-limit page says so).

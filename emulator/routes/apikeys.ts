@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { type ApiKeyEntry, bearerKey, CategorySchema, type Permissions } from "../auth";
+import { type ApiKeyEntry, CategorySchema, type Permissions, requestKey } from "../auth";
 import type { EmulatorContext } from "../context";
 import { ApiError, check, pathId } from "../http";
 
@@ -56,7 +56,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, { keys, store }: Emul
   app.post("/api/v0/auth/apikeys/", { config: write }, async (request) => {
     const input = check(CreateApiKeySchema, request.body ?? {}, "invalid_args");
     const permissions = scopeOf(input.permissions);
-    const caller = keys.entryOf(bearerKey(request.headers.authorization));
+    const caller = keys.entryOf(requestKey(request));
     if (!withinCaller(caller, permissions)) {
       throw new ApiError(
         403,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { PermissionsSchema } from "../auth";
+import { NetworkVolumeAskSchema } from "../cluster-state";
 import type { EmulatorContext } from "../context";
 import { FaultsSchema } from "../faults";
 import { notifyOutbid, outbid } from "../bids";
@@ -21,6 +22,7 @@ const NewKeySchema = z.object({
 const AsksSchema = z.object({
   volumeAsks: z.array(VolumeAskSchema).optional(),
   instanceAsks: z.array(InstanceAskSchema).optional(),
+  networkVolumeAsks: z.array(NetworkVolumeAskSchema).optional(),
 });
 const OutbidSchema = z.object({ dollarsPerHour: z.number().positive() });
 const KeyParamsSchema = z.object({ key: z.string() });
@@ -98,6 +100,7 @@ export function registerControlRoutes(app: FastifyInstance, ctx: EmulatorContext
     store.mutate((state) => {
       state.volumeAsks = asks.volumeAsks ?? state.volumeAsks;
       state.instanceAsks = asks.instanceAsks ?? state.instanceAsks;
+      state.networkVolumeAsks = asks.networkVolumeAsks ?? state.networkVolumeAsks;
     });
     return ok;
   });

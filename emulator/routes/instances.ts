@@ -1,6 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { EmulatorContext } from "../context";
+import { placementOf } from "../createPlacement";
+import { envFromDockerFlags } from "../dockerFlags";
 import { ApiError, check, pathId } from "../http";
 import { pageOf, parseListQuery } from "../instanceList";
 import { describeInstance } from "../instanceRow";
@@ -52,12 +54,18 @@ const CreateInstanceSchema = z.object({
     .string()
     .max(4048, "is limited to 4048 characters; gzip and base64-encode longer scripts")
     .nullish(),
-  env: z.record(z.string(), z.string()).nullish(),
+  /**
+   * The official client sends a dict (`-e K=V` → K: V; `-p`, `-n`, `-v` flags as keys with "1");
+   * the description types it as the Docker-flag string, which is read into the same dict.
+   */
+  env: z
+    .union([z.record(z.string(), z.string()), z.string().transform(envFromDockerFlags)])
+    .nullish(),
   label: z.string().max(1024, "is limited to 1024 characters").nullish(),
   runtype: LaunchModeSchema.nullish(),
   price: z.number().nonnegative().nullish(),
   image_login: z.string().nullish(),
-  /** Links an existing volume (`create_new: false`); creating one here is not modelled. */
+  /** Links an existing local or network volume (`create_new: false`); creating one is not modelled. */
   volume_info: z
     .object({
       create_new: z.literal(false, "only false (link an existing volume) is supported"),
@@ -168,48 +176,31 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
       if (settings.market && heldAskIds(store.state.instances).has(ask.id)) {
         throw new ApiError(404, "no_such_ask", "No instance ask with that id.");
       }
-      const volumeInfo = input.volume_info ?? undefined;
-      if (volumeInfo) {
-        const volume = store.state.volumes.find((v) => v.id === volumeInfo.volume_id);
-        if (!volume) {
-          throw new ApiError(
-            400,
-            "invalid_args",
-            `volume_info.volume_id: no volume ${String(volumeInfo.volume_id)}`,
-          );
-        }
-        // A local volume lives on one machine: only an instance there can mount it.
-        const volumeMachine =
-          volume.offer?.machineId ??
-          store.state.volumeAsks.find((a) => a.id === volume.askId)?.machineId;
-        if (volumeMachine !== ask.machineId) {
-          throw new ApiError(
-            400,
-            "invalid_args",
-            `volume_info.volume_id: volume V.${String(volume.id)} is on machine ` +
-              `${String(volumeMachine)}; ask ${String(ask.id)} is on machine ${String(ask.machineId)}`,
-          );
-        }
-      }
       const runtype = input.runtype ?? base?.runtype ?? "ssh";
       if (runtype === "vm" && !accountHasSshKey(store.state)) {
         throw new ApiError(400, "no_ssh_key_for_vm", "Register an SSH key before creating a VM.");
       }
+      // The template's flags parsed into the dict, the request's keys winning.
+      const env = { ...base?.env, ...input.env };
+      const placement = placementOf(store.state, ask, {
+        runtype,
+        env,
+        volumeInfo: input.volume_info ?? undefined,
+      });
       const instance = store.mutate((state) => {
         if (template) noteLaunch(template, Date.now());
         return addInstance(state, settings, ask, {
           image,
           diskGb: disk,
           onstart: input.onstart ?? base?.onstart ?? null,
-          // The template's flags parsed into the dict, the request's keys winning.
-          env: { ...base?.env, ...input.env },
+          env,
           label: input.label ?? null,
           runtype,
           bidDollarsPerHour: input.price ?? null,
           imageLogin: input.image_login ?? base?.imageLogin ?? null,
-          volume: volumeInfo
-            ? { volumeId: volumeInfo.volume_id, mountPath: volumeInfo.mount_path }
-            : null,
+          volume: placement.volume,
+          mounts: placement.mounts,
+          overlay: placement.overlay,
           template: base?.template ?? null,
           workerGroupId: null,
         });

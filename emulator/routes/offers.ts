@@ -110,6 +110,12 @@ export function registerOfferRoutes(
     return { offers: found.map(({ offer }, index) => ({ ...offer, rn: index + 1 })) };
   });
 
+  // Both forms of the official client fetch this with no key while loading (the older one fails
+  // to start without it), so it is served without one: the market's GPU names.
+  app.get("/api/v0/gpu_names/unique/", { config: { public: true } }, async () => ({
+    gpu_names: [...new Set(store.state.instanceAsks.map((ask) => ask.gpuName))].sort(),
+  }));
+
   app.post("/api/v0/volumes/search/", { config }, async (request) => {
     const query = parseQuery(request.body, VOLUME_SEARCH);
     const now = nowSeconds();

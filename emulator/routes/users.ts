@@ -1,13 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import { createHash } from "node:crypto";
-import { bearerKey } from "../auth";
+import { requestKey } from "../auth";
 import type { EmulatorContext } from "../context";
 import { accountSshKeyText } from "../sshKeys";
 
 export function registerUserRoutes(app: FastifyInstance, { store, keys }: EmulatorContext): void {
   app.get("/api/v0/users/current/", { config: { category: "user_read" } }, async (request) => {
     const { user } = store.state;
-    const key = bearerKey(request.headers.authorization);
+    const key = requestKey(request);
     return {
       id: user.id,
       // The id of the key this request came with, as listed by GET /api/v0/auth/apikeys/.

@@ -3,6 +3,8 @@ import { z } from "zod";
 import type { EmulatorContext } from "../context";
 import { ApiError, check } from "../http";
 import { SAMPLE_VOLUME_ASK, dollars, storageDollarsPerHour, volumeMachineColumns } from "../market";
+import { findVolume, mountedBy } from "../mounts";
+import { describeNetworkVolume } from "../networkVolumes";
 import type { VolumeAsk } from "../options";
 import type { State, Volume } from "../state";
 
@@ -21,6 +23,8 @@ const VolumeIdSchema = z.union([
 ]);
 /** The official client sends the id as a query parameter, the description as a body field. */
 const DeleteVolumeSchema = z.object({ id: VolumeIdSchema });
+/** `type` as the official client sends it (`show volumes --type local|network|all`). */
+const ListQuerySchema = z.object({ type: z.string().optional() });
 
 const UNKNOWN_MACHINE = Object.fromEntries(
   Object.keys(volumeMachineColumns(SAMPLE_VOLUME_ASK)).map((key) => [key, null]),
@@ -35,9 +39,9 @@ function describeVolume(volume: Volume, ask: VolumeAsk | undefined, state: State
     disk_space: volume.sizeGb,
     ask_id: volume.askId,
     start_date: volume.createdAtMs / 1000,
-    // The instances that linked it at create.
-    instances: state.instances.filter((i) => i.volume?.volumeId === volume.id).map((i) => i.id),
-    cluster_id: null,
+    // The instances that mount it (linked at create or through `-v`).
+    instances: mountedBy(state, volume.id),
+    cluster_id: ask?.clusterId ?? null,
     ...(ask ? volumeMachineColumns(ask) : UNKNOWN_MACHINE),
     storage_total_cost: ask
       ? dollars(storageDollarsPerHour(ask.storageCostPerGbMonth, volume.sizeGb))
@@ -77,12 +81,28 @@ export function registerVolumeRoutes(app: FastifyInstance, { store }: EmulatorCo
     return { success: true, volume_name: `V.${String(volume.id)}` };
   });
 
-  // owner=me&type=all_volume is what clients send; the emulator has one owner and one kind.
-  app.get("/api/v0/volumes/", { config: { category: "instance_read" } }, async () => {
+  // owner=me is what clients send (the emulator has one owner); `type` picks local_volume,
+  // network_volume or both (all_volume, or anything else, as the clients read it).
+  app.get("/api/v0/volumes/", { config: { category: "instance_read" } }, async (request) => {
     const { state } = store;
-    return {
-      volumes: state.volumes.map((volume) => describeVolume(volume, askOf(volume, state), state)),
-    };
+    const parsed = ListQuerySchema.safeParse(request.query);
+    const type = parsed.success ? parsed.data.type : undefined;
+    const local = state.volumes.map((volume) => ({
+      id: volume.id,
+      row: describeVolume(volume, askOf(volume, state), state),
+    }));
+    const network = state.networkVolumes.map((volume) => ({
+      id: volume.id,
+      row: describeNetworkVolume(volume, mountedBy(state, volume.id)),
+    }));
+    const shown =
+      type === "local_volume"
+        ? local
+        : type === "network_volume"
+          ? network
+          : [...local, ...network];
+    // One id counter for both kinds: by id is the order they were made in.
+    return { volumes: shown.sort((a, b) => a.id - b.id).map(({ row }) => row) };
   });
 
   app.delete("/api/v0/volumes/", { config: { category: "instance_write" } }, async (request) => {
@@ -92,11 +112,24 @@ export function registerVolumeRoutes(app: FastifyInstance, { store }: EmulatorCo
     if (!parsed.success) {
       throw new ApiError(400, "invalid_args", "Please provide a valid volume ID.");
     }
-    const volume = store.state.volumes.find((v) => v.id === parsed.data.id);
-    if (!volume) {
+    const found = findVolume(store.state, parsed.data.id);
+    if (!found) {
       throw new ApiError(404, "no_such_volume", "Volume with that ID does not exist.");
     }
-    store.mutate((state) => (state.volumes = state.volumes.filter((v) => v !== volume)));
+    // The service's guide: a volume mounted by an instance, running or stopped, is not deleted.
+    const users = mountedBy(store.state, found.volume.id);
+    if (users.length > 0) {
+      throw new ApiError(
+        400,
+        "invalid_args",
+        `Volume V.${String(found.volume.id)} is mounted by instance ${users.join(", ")}: ` +
+          "destroy every instance using it before deleting it.",
+      );
+    }
+    store.mutate((state) => {
+      state.volumes = state.volumes.filter((v) => v.id !== found.volume.id);
+      state.networkVolumes = state.networkVolumes.filter((v) => v.id !== found.volume.id);
+    });
     return { success: true };
   });
 }

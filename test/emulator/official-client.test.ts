@@ -1,0 +1,376 @@
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import { promisify } from "node:util";
+import { z } from "zod";
+import { API_KEY, type TestEmulator, pollUntilRunning, startTestEmulator } from "./helpers";
+
+/**
+ * The service's official command-line client, run for real against a started emulator, in both
+ * of its forms: the package of today (vastai 1.9.1, `vastai.cli`), whose overlay commands are
+ * disabled "for now" but whose SDK still has them, and the older single file (vastai 0.5.0, the
+ * last release that ships vast.py), which the multi-node guide's commands were written for.
+ *
+ * Each is installed, pinned with everything it needs (official-client/*.txt), into a virtual
+ * environment of its own kept in the project's cache. Nothing reaches past this machine: both
+ * clients take the emulator from --url and from VAST_URL (which each also reads at load for a
+ * GPU-name list), HOME is a new directory, the update check of today's client is off, and any
+ * request that still went elsewhere would go to a proxy of the test's that answers nothing and
+ * counts it: every test ends with that count at zero.
+ */
+
+const execFileAsync = promisify(execFile);
+/** Today's client takes about a second to start; a test runs a dozen commands. */
+const COMMANDS_TIMEOUT_MS = 120_000;
+const LOCKS = path.join(__dirname, "official-client");
+
+interface Client {
+  readonly name: string;
+  readonly lock: string;
+}
+const MODERN: Client = { name: "vastai 1.9.1", lock: "vastai-1.9.1.txt" };
+const LEGACY: Client = { name: "vast.py (vastai 0.5.0)", lock: "vastai-0.5.0.txt" };
+
+function cacheRoot(): string {
+  const xdg = process.env["XDG_CACHE_HOME"] ?? path.join(os.homedir(), ".cache");
+  return process.env["GPUCLOUD_CACHE_DIR"] ?? path.join(xdg, "pulumi-gpucloud");
+}
+
+/**
+ * A virtual environment holding exactly the lock's packages; made once per lock and Python
+ * version. The wheelhouse of scripts/ensure-python-tools.sh is offered as a source when it
+ * exists, the package index otherwise.
+ */
+async function clientEnvironment(client: Client): Promise<string> {
+  const lock = path.join(LOCKS, client.lock);
+  const { stdout: version } = await execFileAsync("python3", ["--version"]);
+  const key = createHash("sha256")
+    .update(fs.readFileSync(lock))
+    .update(version)
+    .digest("hex")
+    .slice(0, 16);
+  const dir = path.join(cacheRoot(), "official-clients", `${path.basename(lock, ".txt")}-${key}`);
+  const ready = path.join(dir, ".ready");
+  if (fs.existsSync(ready)) return dir;
+  fs.rmSync(dir, { recursive: true, force: true });
+  await execFileAsync("python3", ["-m", "venv", dir]);
+  const wheels = path.join(cacheRoot(), "python-wheels");
+  const findLinks = fs.existsSync(wheels) ? ["--find-links", wheels] : [];
+  try {
+    await execFileAsync(
+      path.join(dir, "bin", "pip"),
+      ["install", "--quiet", "--disable-pip-version-check", "--no-deps", ...findLinks, "-r", lock],
+      { maxBuffer: 16 * 1024 * 1024, timeout: 540_000 },
+    );
+  } catch (error) {
+    const { stderr } = error as { stderr?: string };
+    throw new Error(`installing ${client.name} failed:\n${stderr ?? String(error)}`);
+  }
+  fs.writeFileSync(ready, "");
+  return dir;
+}
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe.each([MODERN, LEGACY])("the official client, $name, against the emulator", (client) => {
+  let venv: string;
+  let emulator: TestEmulator;
+  let home: string;
+  let proxy: net.Server;
+  let proxyUrl: string;
+  let strayConnections: number;
+
+  beforeAll(async () => {
+    venv = await clientEnvironment(client);
+  }, 600_000);
+  beforeEach(async () => {
+    emulator = await startTestEmulator({ market: { seed: 1 } });
+    home = fs.mkdtempSync(path.join(os.tmpdir(), "gpucloud-vastai-home-"));
+    strayConnections = 0;
+    proxy = net.createServer((socket) => {
+      strayConnections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    proxyUrl = `http://127.0.0.1:${String((proxy.address() as net.AddressInfo).port)}`;
+  });
+  afterEach(async () => {
+    await emulator.close();
+    await new Promise<void>((resolve) => {
+      proxy.close(() => {
+        resolve();
+      });
+    });
+    fs.rmSync(home, { recursive: true, force: true });
+    // Nothing the clients did went anywhere but to the emulator.
+    expect(strayConnections).toBe(0);
+  });
+
+  /** Only what the client needs: no key or setting of the developer's reaches it. */
+  const environment = (): NodeJS.ProcessEnv => ({
+    PATH: process.env["PATH"] ?? "",
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, ".config"),
+    XDG_CACHE_HOME: path.join(home, ".cache"),
+    VAST_URL: emulator.url,
+    VASTAI_NO_UPDATE_CHECK: "1",
+    // A request for anything but the emulator would reach the test's proxy, which counts it.
+    HTTP_PROXY: proxyUrl,
+    HTTPS_PROXY: proxyUrl,
+    http_proxy: proxyUrl,
+    https_proxy: proxyUrl,
+    NO_PROXY: "127.0.0.1,localhost",
+    no_proxy: "127.0.0.1,localhost",
+    PYTHONDONTWRITEBYTECODE: "1",
+  });
+
+  const run = async (file: string, args: string[]): Promise<Run> => {
+    try {
+      const { stdout, stderr } = await execFileAsync(file, args, {
+        env: environment(),
+        timeout: 60_000,
+        maxBuffer: 16 * 1024 * 1024,
+      });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code?: number; stdout?: string; stderr?: string };
+      return { code: failed.code ?? -1, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
+    }
+  };
+  /** A `vastai` command, pointed at the emulator by its own flags. */
+  const vastai = (...args: string[]) =>
+    run(path.join(venv, "bin", "vastai"), [...args, "--url", emulator.url, "--api-key", API_KEY]);
+  /** A command that must succeed, printing JSON (`--raw`). */
+  const json = async (...args: string[]): Promise<unknown> => {
+    const result = await vastai(...args, "--raw");
+    expect({ args, code: result.code, stderr: result.stderr }).toEqual({
+      args,
+      code: 0,
+      stderr: "",
+    });
+    return JSON.parse(result.stdout) as unknown;
+  };
+  /**
+   * Overlays: the single file has commands for them; today's package keeps them in its SDK
+   * (vastai.api.clusters through VastAI) while its command line leaves them out.
+   */
+  const overlay = async (command: "create" | "show" | "join" | "delete", ...args: string[]) => {
+    if (client === LEGACY) {
+      const words = command === "show" ? ["overlays"] : ["overlay", ...args];
+      return vastai(command, ...words, "--raw");
+    }
+    const script = [
+      "import json, sys",
+      "from vastai import VastAI",
+      "sdk = VastAI(api_key=sys.argv[1], server_url=sys.argv[2])",
+      "op, rest = sys.argv[3], sys.argv[4:]",
+      "out = {'create': lambda: sdk.create_overlay(int(rest[0]), rest[1]),",
+      "       'show': lambda: sdk.show_overlays(),",
+      "       'join': lambda: sdk.join_overlay(rest[0], int(rest[1])),",
+      "       'delete': lambda: sdk.delete_overlay(rest[0])}[op]()",
+      "print(json.dumps(out))",
+    ].join("\n");
+    return run(path.join(venv, "bin", "python"), [
+      "-c",
+      script,
+      API_KEY,
+      emulator.url,
+      command,
+      ...args,
+    ]);
+  };
+
+  const OffersSchema = z.array(
+    z.looseObject({ id: z.int(), cluster_id: z.int().nullable(), machine_id: z.int() }),
+  );
+  const CreatedSchema = z.object({ success: z.literal(true), new_contract: z.int() });
+  const OverlaysSchema = z.array(
+    z.object({
+      overlay_id: z.int(),
+      name: z.string(),
+      internal_subnet: z.string(),
+      cluster_id: z.int(),
+      instances: z.array(z.int()),
+    }),
+  );
+
+  /** A cluster with a network disk and at least three offers, its offers, and one outside. */
+  const market = async () => {
+    const disks = z
+      .array(z.looseObject({ id: z.int(), cluster_id: z.int(), disk_space: z.number() }))
+      .parse(await json("search", "network-volumes"));
+    for (const disk of disks) {
+      const offers = OffersSchema.parse(
+        await json("search", "offers", `cluster_id=${String(disk.cluster_id)}`),
+      );
+      if (offers.length >= 3) {
+        const [outside] = OffersSchema.parse(await json("search", "offers", "cluster_id=None"));
+        if (!outside) break;
+        return { clusterId: disk.cluster_id, disk, offers, outside };
+      }
+    }
+    throw new Error("the market has no cluster with a network disk and three offers");
+  };
+  const createInstance = async (askId: number, env: string) =>
+    CreatedSchema.parse(
+      await json(
+        "create",
+        "instance",
+        String(askId),
+        "--image",
+        "pytorch/pytorch",
+        "--disk",
+        "20",
+        "--ssh",
+        "--env",
+        env,
+      ),
+    ).new_contract;
+  const localAddresses = async (id: number) => {
+    await pollUntilRunning(emulator.call, id);
+    const shown = z
+      .looseObject({ local_ipaddrs: z.string().nullable() })
+      .parse(await json("show", "instance", String(id)));
+    return shown.local_ipaddrs?.trim().split(" ") ?? [];
+  };
+
+  it(
+    "searches offers by cluster, with the raw JSON the client prints",
+    async () => {
+      const clustered = OffersSchema.parse(await json("search", "offers", "cluster_id!=None"));
+      const clusters = [...new Set(clustered.map((o) => o.cluster_id))];
+      expect(clusters.length).toBeGreaterThanOrEqual(2);
+      expect(clusters).not.toContain(null);
+      const [first] = clusters;
+      const one = OffersSchema.parse(await json("search", "offers", `cluster_id=${String(first)}`));
+      expect(one.length).toBeGreaterThan(0);
+      expect(one.every((o) => o.cluster_id === first)).toBe(true);
+      const none = OffersSchema.parse(await json("search", "offers", "cluster_id=None"));
+      expect(none.every((o) => o.cluster_id === null)).toBe(true);
+      const table = await vastai("search", "offers", `cluster_id=${String(first)}`);
+      expect(table.code).toBe(0);
+      expect(table.stdout).toContain(String(one[0]?.id));
+    },
+    COMMANDS_TIMEOUT_MS,
+  );
+
+  it(
+    "makes an overlay, puts instances on it at create and by join, and deletes it",
+    async () => {
+      const { clusterId, offers, outside } = await market();
+      const [a, b] = offers;
+      if (!a || !b) throw new Error("too few offers");
+
+      const created = await overlay("create", String(clusterId), "train-net");
+      expect(created.code).toBe(0);
+      expect(created.stdout).toContain("Overlay train-net created");
+      const again = await overlay("create", String(clusterId), "train-net");
+      // The single file prints the refusal and exits 0; the SDK raises.
+      expect(`${again.stdout}${again.stderr}`).toMatch(/400/);
+      expect(await emulator.control("GET", "/_emulator/state")).toMatchObject({
+        body: { overlays: [{ name: "train-net", clusterId }] },
+      });
+
+      const first = await createInstance(a.id, "-e RANK=0 -n train-net");
+      const second = await createInstance(b.id, "-e RANK=1");
+      const third = await createInstance(outside.id, "-e RANK=2");
+      expect((await overlay("join", "train-net", String(second))).code).toBe(0);
+      const refused = await overlay("join", "train-net", String(third));
+      expect(`${refused.stdout}${refused.stderr}`).toMatch(/400/);
+
+      const listed = await overlay("show");
+      expect(listed.code).toBe(0);
+      const [net] = OverlaysSchema.parse(JSON.parse(listed.stdout));
+      expect(net).toMatchObject({
+        name: "train-net",
+        cluster_id: clusterId,
+        instances: [first, second],
+      });
+      expect(await localAddresses(first)).toEqual([
+        "10.100.0.1",
+        expect.stringMatching(/^10\.0\./),
+        "172.17.0.1",
+      ]);
+      expect((await localAddresses(second))[0]).toBe("10.100.0.2");
+
+      const deleted = await overlay("delete", "train-net");
+      expect(deleted.code).toBe(0);
+      expect(deleted.stdout).toContain("Overlay train-net deleted");
+      expect(OverlaysSchema.parse(JSON.parse((await overlay("show")).stdout))).toEqual([]);
+      expect((await localAddresses(first))[0]).toMatch(/^10\.0\./);
+    },
+    COMMANDS_TIMEOUT_MS,
+  );
+
+  it(
+    "makes a network volume, mounts it with -v on the cluster, and deletes it only once unmounted",
+    async () => {
+      const { clusterId, disk, offers, outside } = await market();
+      const [a] = offers;
+      if (!a) throw new Error("no offer");
+      expect(disk).toMatchObject({ cluster_id: clusterId });
+
+      const made = z
+        .object({ success: z.literal(true), volume_name: z.string() })
+        .parse(
+          await json("create", "network-volume", String(disk.id), "-s", "100", "-n", "shared"),
+        );
+      const volumeId = Number(made.volume_name.slice(2));
+      const listed = z
+        .array(
+          z.looseObject({
+            id: z.int(),
+            cluster_id: z.int().nullable(),
+            label: z.string().nullable(),
+          }),
+        )
+        .parse(await json("show", "volumes", "--type", "network"));
+      expect(listed).toEqual([
+        expect.objectContaining({ id: volumeId, cluster_id: clusterId, label: "shared" }),
+      ]);
+
+      const user = await createInstance(a.id, `-v ${made.volume_name}:/data`);
+      expect(
+        await emulator.call("GET", `/api/v0/instances/${String(user)}/?owner=me`),
+      ).toMatchObject({
+        body: { instances: { volume_info: [{ volume_id: volumeId, mount_path: "/data" }] } },
+      });
+      const elsewhere = await vastai(
+      "create", "instance", String(outside.id), "--image", "img", "--disk", "20", "--env", `-v ${made.volume_name}:/data`, "--raw",
+    ); // prettier-ignore
+      expect(`${elsewhere.stdout}${elsewhere.stderr}`).toContain(
+        `is on cluster ${String(clusterId)}`,
+      );
+
+      const refused = await vastai("delete", "volume", String(volumeId), "--raw");
+      expect(`${refused.stdout}${refused.stderr}`).toContain(
+        `is mounted by instance ${String(user)}`,
+      );
+      const destroyArgs = client === MODERN ? ["-y"] : [];
+      expect((await vastai("destroy", "instance", String(user), ...destroyArgs)).code).toBe(0);
+      expect(await json("delete", "volume", String(volumeId))).toEqual({ success: true });
+      expect(await json("show", "volumes", "--type", "network")).toEqual([]);
+    },
+    COMMANDS_TIMEOUT_MS,
+  );
+
+  it(
+    "sent every request to the emulator, the key never in its log",
+    async () => {
+      await json("search", "offers", "cluster_id!=None");
+      const log = (await emulator.control("GET", "/_emulator/requests")).text;
+      // The GPU-name list each form reads at load came from the emulator too.
+      expect(log).toContain("/api/v0/gpu_names/unique/");
+      expect(log).toContain("/api/v0/bundles/");
+      expect(log).not.toContain(API_KEY);
+    },
+    COMMANDS_TIMEOUT_MS,
+  );
+});
