@@ -88,12 +88,15 @@ export const apiKeyInputsSchema = z.object({
     .describe(
       "The key's name on the service, not empty, without control characters; default: the " +
         "resource's name. Changing it replaces the key.",
-    ),
-  permissions: apiKeyPermissionsSchema.describe(
-    "What the key may do, in the service's scope shape, e.g. `{ api: { instance_read: {} } }`. " +
-      "Changing it replaces the key (a key's scope cannot change): the new key is created " +
-      "before the old one is revoked.",
-  ),
+    )
+    .meta({ willReplaceOnChanges: true }),
+  permissions: apiKeyPermissionsSchema
+    .describe(
+      "What the key may do, in the service's scope shape, e.g. `{ api: { instance_read: {} } }`. " +
+        "Changing it replaces the key (a key's scope cannot change): the new key is created " +
+        "before the old one is revoked.",
+    )
+    .meta({ willReplaceOnChanges: true }),
 });
 export type ApiKeyInputs = z.infer<typeof apiKeyInputsSchema>;
 

@@ -25,12 +25,14 @@ export const secretInputsSchema = z.object({
       "The environment variable's name: letters, digits and `_`, not starting with a digit, at " +
         "most 128 characters. Stored upper-case, as the service stores it. Changing it replaces " +
         "the secret (the new key is created before the old one is deleted).",
-    ),
+    )
+    .meta({ willReplaceOnChanges: true }),
   value: z
     .string({ error: 'a string of letters, digits, _, - and . (use "" for an empty value)' })
     .max(2048, "value must be at most 2048 characters")
     .regex(/^[A-Za-z0-9_.-]*$/, "value may hold only letters, digits, _, - and .")
-    .meta({ secret: true })
+    // Optional in the schema for `pulumi import` alone: a new secret needs it.
+    .meta({ secret: true, requiredToCreate: true })
     .describe(
       'The value: letters, digits, `_`, `-` and `.`, at most 2048 characters ("" for an empty ' +
         "value); always stored as a Pulumi secret. Changing it updates the secret in place. " +

@@ -39,6 +39,7 @@ export const volumeInputsSchema = z.object({
       "The volume ask (offer) to accept, e.g. one getVolumeOffers found. Give this or " +
         "`volumeOfferQuery`. Changing it replaces the volume.",
     )
+    .meta({ willReplaceOnChanges: true })
     .optional(),
   volumeOfferQuery: volumeOfferQuerySchema
     .describe(
@@ -47,6 +48,7 @@ export const volumeInputsSchema = z.object({
         "client's query string; each answered offer is checked against the query. Give this " +
         "or `askId`. Changing it replaces the volume only when the volume no longer matches.",
     )
+    .meta({ replacement: "sometimes" })
     .optional(),
   sizeGb: z
     .number({ error: "the size in GB" })
@@ -56,6 +58,7 @@ export const volumeInputsSchema = z.object({
       "The volume's size in gigabytes, a whole number; default 15. Changing it replaces the " +
         "volume.",
     )
+    .meta({ willReplaceOnChanges: true })
     .default(15),
 });
 export type VolumeInputs = z.infer<typeof volumeInputsSchema>;

@@ -5,14 +5,27 @@ import { instanceOfferSchema, volumeOfferSchema } from "../../provider/client/of
 import { templateSummaryOf } from "../../provider/client/templates";
 import { nativeFunctions } from "../../provider/native/functions";
 import { nativeResources } from "../../provider/native/resources";
-import { packageSchema, type PropertySpec, secretOutputs } from "../../provider/native/schema";
+import {
+  packageSchema,
+  type PackageSpec,
+  type PropertySpec,
+  secretOutputs,
+  type TypeSpec,
+} from "../../provider/native/schema";
+import { templateInputsSchema } from "../../provider/resources/template/inputs";
+import { searchQueryOf } from "../../provider/resources/worker-group/diff";
 
-/** A property's type alone, without its description. */
+/** A property's type alone, without its description or what a change of it does. */
 const typeOf = (
   property: PropertySpec | undefined,
-): Omit<PropertySpec, "description"> | undefined => {
+): Omit<PropertySpec, "description" | "willReplaceOnChanges" | "language"> | undefined => {
   if (property === undefined) return undefined;
-  const { description: _description, ...type } = property;
+  const {
+    description: _description,
+    willReplaceOnChanges: _willReplaceOnChanges,
+    language: _language,
+    ...type
+  } = property;
   return type;
 };
 
@@ -227,5 +240,277 @@ describe("the native plugin's schema", () => {
     expect(Object.keys(volumeOffer).sort()).toEqual(fieldsOf("VolumeOffer"));
     expect(Object.keys(instanceSummaryOf({ id: 3 })).sort()).toEqual(fieldsOf("InstanceSummary"));
     expect(Object.keys(templateSummaryOf({ id: 4 })).sort()).toEqual(fieldsOf("TemplateSummary"));
+  });
+});
+
+// ---- What a change of an input does: the schema's marks against the diff rules ------------
+
+/** A recorded resource (its outputs), and changes of one input each, beyond the generic one. */
+interface Recorded {
+  olds: Record<string, unknown>;
+  /** Values of one input to try instead of (for "sometimes" inputs: besides) the generic change. */
+  changes?: Record<string, unknown[]>;
+}
+
+const instanceRecorded = {
+  image: "img",
+  diskGb: 20,
+  runtype: "ssh",
+  state: "running",
+  createTimeoutSeconds: 1200,
+  maxAttempts: 3,
+  pollIntervalSeconds: 3,
+  instanceId: 7,
+  actualStatus: "running",
+  sshHost: null,
+  sshPort: null,
+  publicIp: null,
+  gpuRamMb: null,
+  statusMessage: null,
+  attempts: [{ askId: 31001, instanceId: 7 }],
+};
+
+/** The offer an instance by query was rented on, as the search answered it. */
+const rentedOffer = {
+  askId: 31001,
+  gpuName: "RTX 4090",
+  numGpus: 1,
+  dollarsPerHour: 0.5,
+  machineId: 9,
+  verified: true,
+  rentable: true,
+  rented: false,
+  external: false,
+};
+
+/**
+ * Recorded resources of every type: each input is changed alone, from each of its type's
+ * recordings that has it or leaves it out. An input marked "sometimes" needs changes that
+ * replace and changes that do not.
+ */
+const recordings: Record<string, Recorded[]> = {
+  Secret: [{ olds: { key: "API_TOKEN", value: "v1" } }],
+  Volume: [
+    { olds: { askId: 1, sizeGb: 15, volumeName: "V.5", volumeId: 5 } },
+    {
+      olds: {
+        volumeOfferQuery: { geolocation: "US" },
+        sizeGb: 15,
+        volumeName: "V.5",
+        volumeId: 5,
+        offer: { askId: 1, diskSpaceGb: 100, geolocation: "US", reliability: 0.99 },
+      },
+      changes: {
+        volumeOfferQuery: [{ geolocation: "US", reliability: { gte: 0.9 } }, { geolocation: "CA" }],
+      },
+    },
+  ],
+  Webhook: [
+    {
+      olds: {
+        url: "https://a.example/",
+        eventTypes: ["client:low_credit"],
+        name: "n",
+        webhookId: 1,
+        webhookSecret: "s",
+      },
+    },
+  ],
+  SshKey: [
+    {
+      olds: {
+        publicKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 a",
+        sshKeyId: 1,
+        fingerprint: "SHA256:x",
+      },
+    },
+  ],
+  ApiKey: [
+    {
+      olds: { name: "ci", permissions: { api: { instance_read: {} } }, apiKeyId: 3, key: "k" },
+    },
+  ],
+  Template: [
+    {
+      olds: {
+        ...templateDefaults(),
+        name: "vllm",
+        image: "vllm/vllm-openai",
+        templateId: 1,
+        hashId: "a".repeat(32),
+      },
+    },
+  ],
+  Endpoint: [
+    {
+      olds: {
+        endpointName: "e",
+        minLoad: 10,
+        targetUtil: 0.9,
+        coldMult: 2.5,
+        coldWorkers: 5,
+        maxWorkers: 20,
+        deleteTimeoutSeconds: 600,
+        endpointId: 4,
+      },
+    },
+  ],
+  WorkerGroup: [
+    {
+      olds: {
+        endpointId: 1,
+        minLoad: 1,
+        targetUtil: 0.9,
+        coldMult: 3,
+        testWorkers: 3,
+        gpuRamGb: 24,
+        deleteTimeoutSeconds: 600,
+        workerGroupId: 2,
+        searchQuery: searchQueryOf(undefined),
+      },
+    },
+  ],
+  Instance: [
+    // Rented from an ask: a new list keeps it while the list still holds that ask.
+    {
+      olds: { ...instanceRecorded, askId: 31001 },
+      changes: { askIds: [[31001, 31002], [31002]] },
+    },
+    // On demand: adding a bid replaces; interruptible: a new bid does not.
+    { olds: { ...instanceRecorded, askId: 31001 }, changes: { price: [0.5] } },
+    { olds: { ...instanceRecorded, askId: 31001, price: 0.2 }, changes: { price: [0.3] } },
+    // By query: kept while its offer matches the query and the price cap.
+    {
+      olds: {
+        ...instanceRecorded,
+        offerQuery: { gpuName: "RTX 4090" },
+        maxDollarsPerHour: 1,
+        offer: rentedOffer,
+      },
+      changes: {
+        offerQuery: [{ gpuName: "RTX 4090", numGpus: 1 }, { gpuName: "RTX 3090" }],
+        maxDollarsPerHour: [2, 0.4],
+      },
+    },
+  ],
+};
+
+/** A template's recorded inputs at their defaults (the zod definition's). */
+function templateDefaults(): Record<string, unknown> {
+  return templateInputsSchema.partial({ name: true, image: true }).parse({});
+}
+
+/**
+ * Another value of the same type, for an input a recording leaves as `old`: whatever the value,
+ * a "yes" input replaces and a "no" input does not.
+ */
+function anotherValue(spec: PackageSpec, property: PropertySpec | TypeSpec, old: unknown): unknown {
+  const ref = property.$ref?.replace("#/types/", "");
+  const type = ref === undefined ? undefined : spec.types[ref];
+  if (type !== undefined) {
+    const required = type.required ?? [];
+    const fresh = Object.fromEntries(
+      Object.entries(type.properties)
+        .filter(([name]) => required.includes(name))
+        .map(([name, inner]) => [name, anotherValue(spec, inner, undefined)]),
+    );
+    return JSON.stringify(fresh) === JSON.stringify(old) ? { ...fresh, changed: 1 } : fresh;
+  }
+  if (property.oneOf?.[0] !== undefined) return anotherValue(spec, property.oneOf[0], old);
+  switch (property.type) {
+    case "string":
+      return typeof old === "string" ? `${old}-changed` : "changed";
+    case "integer":
+    case "number":
+      return typeof old === "number" ? old + 1 : 1;
+    case "boolean":
+      return old !== true;
+    case "array":
+      return [
+        ...(Array.isArray(old) ? (old as unknown[]) : []),
+        anotherValue(spec, property.items ?? {}, undefined),
+      ];
+    case "object":
+      return { ...(typeof old === "object" ? old : {}), CHANGED: "x" };
+    default:
+      // A query (any): an empty one, or a field more.
+      return old === undefined ? {} : { ...(old as object), numGpus: 1 };
+  }
+}
+
+describe("the schema's marks of what a change does", () => {
+  const schema = packageSchema("1.2.3");
+  type Outcome = "replaces" | "in place";
+
+  /** What each change of each input of a type does, by the diff's own answer. */
+  async function outcomesOf(type: string): Promise<Map<string, Set<Outcome>>> {
+    const native = nativeResources.find((resource) => resource.type === type);
+    const spec = schema.resources[`gpucloud:index:${type}`];
+    if (native === undefined || spec === undefined) throw new Error(`no ${type}`);
+    const outcomes = new Map<string, Set<Outcome>>();
+    for (const { olds, changes = {} } of recordings[type] ?? []) {
+      const news = Object.fromEntries(
+        Object.keys(spec.inputProperties)
+          .filter((field) => field in olds)
+          .map((field) => [field, olds[field]]),
+      );
+      // The recording itself is no change: what follows is each input's alone.
+      expect(await native.provider.diff("id", olds, news)).toMatchObject({ changes: false });
+      for (const [field, property] of Object.entries(spec.inputProperties)) {
+        const values = changes[field] ?? [anotherValue(schema, property, news[field])];
+        for (const value of values) {
+          const result = await native.provider.diff("id", olds, { ...news, [field]: value });
+          // Each value is a change, or the case says nothing.
+          expect({ field, value, changes: result.changes }).toEqual({
+            field,
+            value,
+            changes: true,
+          });
+          const outcome: Outcome = (result.replaces ?? []).length > 0 ? "replaces" : "in place";
+          outcomes.set(field, new Set([...(outcomes.get(field) ?? []), outcome]));
+        }
+      }
+    }
+    return outcomes;
+  }
+
+  it.each(nativeResources.map((resource) => resource.type))(
+    "%s: yes (willReplaceOnChanges) when every change replaces, sometimes when some do, no when none",
+    async (type) => {
+      const spec = schema.resources[`gpucloud:index:${type}`];
+      const outcomes = await outcomesOf(type);
+      const marked = Object.entries(spec?.inputProperties ?? {}).map(([field, property]) => [
+        field,
+        property.willReplaceOnChanges === true
+          ? ["replaces"]
+          : property.language?.docs.replacement === "sometimes"
+            ? ["in place", "replaces"]
+            : ["in place"],
+      ]);
+      const observed = Object.keys(spec?.inputProperties ?? {}).map((field) => [
+        field,
+        [...(outcomes.get(field) ?? [])].sort(),
+      ]);
+      expect(Object.fromEntries(observed)).toEqual(Object.fromEntries(marked));
+    },
+  );
+
+  it("marks only resources' inputs, never outputs, nested types or functions", () => {
+    const marked = (properties: Record<string, PropertySpec>) =>
+      Object.values(properties).filter(
+        (property) =>
+          property.willReplaceOnChanges !== undefined || property.language !== undefined,
+      );
+    for (const resource of Object.values(schema.resources)) {
+      expect(marked(resource.properties)).toEqual([]);
+    }
+    for (const type of Object.values(schema.types)) expect(marked(type.properties)).toEqual([]);
+    for (const fn of Object.values(schema.functions)) {
+      expect(marked({ ...fn.inputs.properties, ...fn.outputs.properties })).toEqual([]);
+    }
+    // A secret's value is optional in the schema for `pulumi import` alone.
+    expect(schema.resources["gpucloud:index:Secret"]?.inputProperties["value"]?.language).toEqual({
+      docs: { requiredToCreate: true },
+    });
   });
 });

@@ -28,6 +28,7 @@ export const instanceInputsSchema = z.object({
       "The instance ask (offer) to rent, e.g. one getOffers found. Give this, `askIds` or " +
         "`offerQuery`. Changing it replaces the instance.",
     )
+    .meta({ willReplaceOnChanges: true })
     .optional(),
   askIds: z
     .array(askIdSchema, { error: "an ordered list of ask ids" })
@@ -36,6 +37,7 @@ export const instanceInputsSchema = z.object({
       "Asks to try in order, one per attempt (cycling when attempts outnumber asks). Changing " +
         "the list replaces the instance only when it no longer holds the ask rented.",
     )
+    .meta({ replacement: "sometimes" })
     .optional(),
   // Rent the best offer matching this query instead of a fixed ask (see create-flow.ts).
   offerQuery: offerQueryInputSchema
@@ -48,6 +50,7 @@ export const instanceInputsSchema = z.object({
         "moves on to the next. Changing the query replaces the instance only when its offer no " +
         "longer matches.",
     )
+    .meta({ replacement: "sometimes" })
     .optional(),
   maxDollarsPerHour: z
     .number({ error: "maxDollarsPerHour must be a number ($/hour)" })
@@ -56,6 +59,7 @@ export const instanceInputsSchema = z.object({
       "With offerQuery: never rent an offer above this price, in dollars per hour. Changing it " +
         "replaces the instance only when its offer is above the new cap.",
     )
+    .meta({ replacement: "sometimes" })
     .optional(),
   // An existing volume linked at create; the instance is rented on the volume's machine.
   volume: z
@@ -79,6 +83,7 @@ export const instanceInputsSchema = z.object({
         "it; an explicit ask on another machine fails at preview. Changing it replaces the " +
         "instance.",
     )
+    .meta({ willReplaceOnChanges: true })
     .optional(),
   // Used only at launch: a changed hash is recorded in place (see diff.ts).
   templateHashId: z
@@ -105,6 +110,7 @@ export const instanceInputsSchema = z.object({
       "The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is " +
         "given. Changing it replaces the instance.",
     )
+    .meta({ willReplaceOnChanges: true })
     .optional(),
   // Required unless templateHashId is given (the template recommends one); see check.
   diskGb: z
@@ -114,6 +120,7 @@ export const instanceInputsSchema = z.object({
       "Disk size in gigabytes, at least 8. Required unless `templateHashId` is given (the " +
         "template's recommended disk size then applies). Changing it replaces the instance.",
     )
+    .meta({ willReplaceOnChanges: true })
     .optional(),
   onstart: z
     .string()
@@ -122,6 +129,7 @@ export const instanceInputsSchema = z.object({
         "short bootstrap command; one that does not fit even then fails at preview. Changing " +
         "it replaces the instance.",
     )
+    .meta({ willReplaceOnChanges: true })
     .optional(),
   env: z
     .record(
@@ -132,6 +140,7 @@ export const instanceInputsSchema = z.object({
       "Environment variables of the instance: names of letters, digits and `_`. Changing them " +
         "replaces the instance.",
     )
+    .meta({ willReplaceOnChanges: true })
     .optional(),
   // The service takes labels of at most 1024 characters (PUT /api/v0/instances/{id}/).
   label: z
@@ -147,6 +156,7 @@ export const instanceInputsSchema = z.object({
         "`jupyter`, `args` or `vm`. A VM needs an SSH key on the account. Changing it replaces " +
         "the instance.",
     )
+    .meta({ willReplaceOnChanges: true })
     .optional(),
   // Within the bounds the service's bid change takes, so that every bid can later change in
   // place (diff.ts).
@@ -169,6 +179,8 @@ export const instanceInputsSchema = z.object({
         "this price when it is above the winning one, and otherwise fails saying so, never " +
         "destroying the instance.",
     )
+    // Adding or removing a bid replaces; changing it does not.
+    .meta({ replacement: "sometimes" })
     .optional(),
   createTimeoutSeconds: z
     .number()

@@ -64,12 +64,14 @@ export const workerGroupInputsSchema = z.object({
       "Workers (GPU instances, billed) kept cold; a whole number, 0 or more, at most " +
         "maxWorkers. The service's default when absent. Changing it replaces the group.",
     )
+    .meta({ willReplaceOnChanges: true })
     .optional(),
   maxWorkers: workerCountSchema("maxWorkers")
     .describe(
       "The most workers of the group; a whole number. The service's default when absent. " +
         "Changing it replaces the group.",
     )
+    .meta({ willReplaceOnChanges: true })
     .optional(),
   testWorkers: workerCountSchema("testWorkers")
     .describe(
