@@ -8,7 +8,10 @@
 export { Secret, type SecretArgs } from "./resources/secret";
 export { Webhook, type WebhookArgs } from "./resources/webhook";
 export { Volume, type VolumeArgs } from "./resources/volume";
+export { Overlay, type OverlayArgs } from "./resources/overlay";
+export { NetworkVolume, type NetworkVolumeArgs } from "./resources/network-volume";
 export { Instance, type InstanceArgs, type InstanceAttempt } from "./resources/instance";
+export { NodeGroup, type NodeGroupArgs } from "./resources/node-group";
 export { SshKey, type SshKeyArgs } from "./resources/ssh-key";
 export { Endpoint, type EndpointArgs } from "./resources/endpoint";
 export { WorkerGroup, type WorkerGroupArgs } from "./resources/worker-group";

@@ -4,7 +4,7 @@ import { isDeepStrictEqual } from "node:util";
  * A `read`'s answer for a resource it found. Given no inputs, the engine keeps the recorded
  * ones, so a resource found as recorded (outputs unchanged) is answered without them: its state
  * stays as it was, and the SDK converts one property map for it instead of two, which is most of
- * what a read costs the provider process (refresh of 200: docs/performance.md). A
+ * what a read costs the provider process (refresh of 200: docs/maintainers/performance.md). A
  * resource that drifted is answered with `inputs`, so that the next `up` compares the program
  * with what the service holds.
  */

@@ -9,6 +9,7 @@ import type {
   VolumeOfferQuery,
 } from "./offer-query";
 import { OffersApi } from "./offers";
+import { OverlaysApi } from "./overlays";
 import { SecretsApi } from "./secrets";
 import { SshKeysApi } from "./ssh-keys";
 import { TemplatesApi } from "./templates";
@@ -25,7 +26,8 @@ export type { CurrentUser } from "./users";
 export type { MaskedSecrets } from "./secrets";
 export type { Webhook, CreatedWebhook, WebhookFields, NotificationType } from "./webhooks";
 export type { AcceptVolumeAskOptions, Volume, VolumeOfferRow } from "./volumes";
-export { volumeIdOf } from "./volumes";
+export { volumeIdOf, volumeMountEnv } from "./volumes";
+export { overlayJoinEnv, type Overlay } from "./overlays";
 export type {
   CreateInstanceRequest,
   Instance,
@@ -90,6 +92,8 @@ export class GpuCloudClient {
   readonly endpoints: EndpointsApi;
   /** Serverless worker groups. */
   readonly workerGroups: WorkerGroupsApi;
+  /** Overlay networks on physical clusters. */
+  readonly overlays: OverlaysApi;
 
   constructor(options: TransportOptions) {
     const transport = new Transport(options);
@@ -105,6 +109,7 @@ export class GpuCloudClient {
     this.offers = new OffersApi(transport);
     this.endpoints = new EndpointsApi(transport);
     this.workerGroups = new WorkerGroupsApi(transport);
+    this.overlays = new OverlaysApi(transport);
   }
 
   /**

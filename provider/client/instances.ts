@@ -17,6 +17,11 @@ export const instanceSchema = z.object({
   ssh_host: z.string().nullable().optional(),
   ssh_port: z.number().int().nullable().optional(),
   public_ipaddr: z.string().nullable().optional(),
+  /**
+   * The instance's private addresses, space-separated (`"10.100.0.1 10.0.7.2 172.17.0.1\n"`),
+   * while it runs: an overlay member's overlay address among them.
+   */
+  local_ipaddrs: z.string().nullable().optional(),
   label: z.string().nullable().optional(),
   image_uuid: z.string().nullable().optional(),
   onstart: z.string().nullable().optional(),

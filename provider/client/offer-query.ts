@@ -29,6 +29,8 @@ interface FieldSpec<OfferKey extends string> {
   readonly offer: OfferKey;
   /** Names the official client's query strings use for it. */
   readonly aliases: readonly string[];
+  /** Compares with null too (`{eq: null}`: the offers without a value, `{neq: null}`: with). */
+  readonly nullable?: true;
 }
 
 // ---- Typed offers -------------------------------------------------------------------------
@@ -61,6 +63,8 @@ const machineWireSchema = z.object({
   static_ip: nullableBoolean,
   cuda_max_good: nullableNumber,
   external: nullableBoolean,
+  /** The physical cluster the machine is in; null when it is in none. */
+  cluster_id: nullableNumber,
 });
 
 /**
@@ -95,6 +99,14 @@ const machineFieldsSchema = z.object({
       "Whether the offer is an external one; searches leave external offers out unless the " +
         "query names `external`.",
     ),
+  clusterId: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "The physical cluster the machine is in (machines of one cluster share a fast local " +
+        "network, overlays and network volumes); null when it is in none.",
+    ),
 });
 type MachineFields = z.output<typeof machineFieldsSchema>;
 
@@ -111,6 +123,7 @@ function machineFieldsOf(o: z.infer<typeof machineWireSchema>): MachineFields {
     staticIp: o.static_ip ?? null,
     cudaMaxGood: o.cuda_max_good ?? null,
     external: o.external ?? null,
+    clusterId: o.cluster_id ?? null,
   };
 }
 
@@ -278,6 +291,15 @@ export const volumeOfferSchema = volumeOfferWireSchema.transform((o): VolumeOffe
 type InstanceOfferKey = keyof InstanceOffer;
 type VolumeOfferKey = keyof VolumeOffer;
 
+/** The physical cluster: `{clusterId: 7}`, or `{clusterId: {neq: null}}` for any cluster. */
+const clusterIdField = {
+  api: "cluster_id",
+  kind: "number",
+  offer: "clusterId",
+  aliases: ["cluster_id"],
+  nullable: true,
+} as const;
+
 const instanceFields = {
   gpuName: { api: "gpu_name", kind: "text", offer: "gpuName", aliases: ["gpu_name"] },
   numGpus: { api: "num_gpus", kind: "number", offer: "numGpus", aliases: ["num_gpus"] },
@@ -341,6 +363,7 @@ const instanceFields = {
     aliases: ["direct_port_count"],
   },
   dlperf: { api: "dlperf", kind: "number", offer: "dlperf", aliases: ["dlperf"] },
+  clusterId: clusterIdField,
 } as const satisfies Record<string, FieldSpec<InstanceOfferKey>>;
 
 const volumeFields = {
@@ -377,6 +400,7 @@ const volumeFields = {
     offer: "cudaMaxGood",
     aliases: ["cuda_max_good", "cuda_vers"],
   },
+  clusterId: clusterIdField,
 } as const satisfies Record<string, FieldSpec<VolumeOfferKey>>;
 
 // ---- Query schemas (the types programs write) -----------------------------------------------
@@ -399,6 +423,7 @@ export function conditionSchema<T extends z.ZodType>(value: T) {
 }
 const textCondition = conditionSchema(z.string());
 const numberCondition = conditionSchema(z.number());
+const nullableNumberCondition = conditionSchema(z.number().nullable());
 const booleanCondition = z.union([
   z.boolean(),
   z.strictObject({
@@ -442,6 +467,7 @@ export const instanceOfferQuerySchema = z.strictObject({
   staticIp: booleanCondition.optional(),
   directPortCount: numberCondition.optional(),
   dlperf: numberCondition.optional(),
+  clusterId: nullableNumberCondition.optional(),
   /** Sort keys, first first; cheapest first (`[["dollarsPerHour", "asc"]]`) when absent. */
   order: z.array(z.tuple([instanceOrderField, z.enum(["asc", "desc"])])).optional(),
   /** `on-demand` (default) or `interruptible` (prices are then the minimum bids). */
@@ -465,13 +491,14 @@ export const volumeOfferQuerySchema = z.strictObject({
   inetUpMbps: numberCondition.optional(),
   diskBwMbps: numberCondition.optional(),
   cudaMaxGood: numberCondition.optional(),
+  clusterId: nullableNumberCondition.optional(),
   /** Cheapest first (`[["storageCostPerGbMonth", "asc"]]`) when absent. */
   order: z.array(z.tuple([volumeOrderField, z.enum(["asc", "desc"])])).optional(),
   ...commonOptions,
 });
 export type VolumeOfferQuery = z.input<typeof volumeOfferQuerySchema>;
 
-type Scalar = string | number | boolean;
+type Scalar = string | number | boolean | null;
 type Condition = Partial<Record<Operator, Scalar | Scalar[]>>;
 
 // ---- Validation with readable messages -----------------------------------------------------
@@ -524,7 +551,8 @@ function shown(value: unknown): string {
   return text === undefined ? String(value) : text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
 
-function fits(kind: Kind, value: unknown): boolean {
+function fits(kind: Kind, value: unknown, nullable = false): boolean {
+  if (value === null) return nullable;
   if (kind === "text") return typeof value === "string";
   if (kind === "number") return typeof value === "number" && Number.isFinite(value);
   return typeof value === "boolean";
@@ -534,7 +562,7 @@ function fits(kind: Kind, value: unknown): boolean {
 function conditionOf(name: string, spec: FieldSpec<string>, raw: unknown): Condition {
   const allowed = operatorsOf[spec.kind];
   if (typeof raw !== "object" || raw === null) {
-    if (!fits(spec.kind, raw)) {
+    if (!fits(spec.kind, raw, spec.nullable)) {
       throw new OfferQueryError(
         `${name}: got ${shown(raw)}; expected ${kindWords[spec.kind]} or an operator object ` +
           `such as {${allowed[0]}: …} (${allowed.join(", ")})`,
@@ -555,12 +583,15 @@ function conditionOf(name: string, spec: FieldSpec<string>, raw: unknown): Condi
       );
     }
     if (op === "in" || op === "notin") {
-      if (!Array.isArray(operand) || !operand.every((item) => fits(spec.kind, item))) {
+      if (
+        !Array.isArray(operand) ||
+        !operand.every((item) => fits(spec.kind, item, spec.nullable))
+      ) {
         throw new OfferQueryError(
           `${name}.${op}: got ${shown(operand)}; expected a list of ${kindWords[spec.kind]} values`,
         );
       }
-    } else if (!fits(spec.kind, operand)) {
+    } else if (!fits(spec.kind, operand, spec.nullable && (op === "eq" || op === "neq"))) {
       throw new OfferQueryError(
         `${name}.${op}: got ${shown(operand)}; expected ${kindWords[spec.kind]}`,
       );
@@ -879,14 +910,14 @@ export function compileVolumeOfferQuery(
  */
 export function withCondition(
   query: InstanceOfferQuery | string,
-  field: "machineId",
+  field: "machineId" | "clusterId",
   value: number,
 ): InstanceOfferQuery {
   const typed = typedInstanceQuery(query);
   const existing = typed[field];
   if (existing === undefined) return { ...typed, [field]: value };
   // The query's own equality becomes a one-value list, so that both must hold.
-  const own = typeof existing === "number" ? { eq: existing } : existing;
+  const own = typeof existing === "object" && existing !== null ? existing : { eq: existing };
   const { eq, ...rest } = own;
   const list = eq === undefined ? rest.in : (rest.in ?? [eq]).filter((item) => item === eq);
   return { ...typed, [field]: { ...rest, ...(list ? { in: list } : {}), eq: value } };

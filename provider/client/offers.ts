@@ -63,6 +63,26 @@ export class OffersApi {
     });
     return split(body.offers, (offer) => compiled.mismatch(offer));
   }
+
+  /**
+   * Network volume offers: storage in a physical cluster that its machines mount. The query is
+   * a volume offer query (`{clusterId: 7, diskSpaceGb: {gte: 500}}`); machine fields do not
+   * apply (a network volume is on no one machine).
+   */
+  async searchNetworkVolumes(
+    query: VolumeOfferQuery | string = {},
+    signal?: AbortSignal,
+  ): Promise<Search<VolumeOffer>> {
+    const compiled = compileVolumeOfferQuery(query);
+    const body = await this.transport.request({
+      method: "POST",
+      path: "/api/v0/network_volumes/search/",
+      body: compiled.body,
+      response: volumeOffersSchema,
+      signal,
+    });
+    return split(body.offers, (offer) => compiled.mismatch(offer));
+  }
 }
 
 function split<O>(offers: O[], mismatch: (offer: O) => string | undefined): Search<O> {

@@ -27,6 +27,8 @@ export const volumeSchema = z.object({
   /** $/hour for the volume's size. */
   storage_total_cost: z.number().nullable().optional(),
   instances: z.array(z.unknown()).nullable().optional(),
+  /** A network volume's physical cluster; null for a local volume. */
+  cluster_id: z.number().int().nullable().optional(),
 });
 export type Volume = z.infer<typeof volumeSchema>;
 const listVolumesSchema = z.object({ volumes: z.array(volumeSchema) });
@@ -45,6 +47,14 @@ export interface AcceptVolumeAskOptions {
   /** A name for the volume, shown as its `label` (the official client's `create volume -n`). */
   name?: string;
   signal?: AbortSignal;
+}
+
+/**
+ * The env entry that mounts a volume at create: the official client turns `--env "-v NAME:PATH"`
+ * into the key `-v NAME:PATH` with the value "1".
+ */
+export function volumeMountEnv(volumeId: number, mountPath: string): Record<string, string> {
+  return { [`-v V.${volumeId}:${mountPath}`]: "1" };
 }
 
 /** The id in a volume name `V.<id>`. */
@@ -95,6 +105,30 @@ export class VolumesApi {
     return this.shared.read(signal);
   }
 
+  /**
+   * Creates a network volume of `sizeGb` from a network volume ask (the official client's
+   * `create network-volume`): storage in the ask's physical cluster.
+   */
+  async createNetworkVolume(
+    askId: number,
+    sizeGb: number,
+    { name, signal }: AcceptVolumeAskOptions = {},
+  ): Promise<{ volumeName: string; volumeId: number }> {
+    const body = await this.shared.write(() =>
+      this.transport.request({
+        method: "PUT",
+        path: "/api/v0/network_volumes/",
+        body: { id: askId, size: sizeGb, ...(name === undefined ? {} : { name }) },
+        bodySchema: acceptVolumeAskBodySchema,
+        response: acceptVolumeAskSchema,
+        creates: true,
+        signal,
+      }),
+    );
+    return { volumeName: body.volume_name, volumeId: volumeIdOf(body.volume_name) };
+  }
+
+  /** Deletes a volume, local or network; the service refuses while an instance mounts it. */
   async delete(volumeId: number, signal?: AbortSignal): Promise<void> {
     await this.shared.write(() =>
       this.transport.request({
@@ -105,6 +139,24 @@ export class VolumesApi {
         signal,
       }),
     );
+  }
+
+  /**
+   * Searches network volume offers (asks) with the service's query language, wire names
+   * (`{id: {eq: 25001}}`): the typed search (OffersApi.searchNetworkVolumes) has no id field.
+   */
+  async searchNetworkVolumeOffers(
+    query: Record<string, unknown> = {},
+    signal?: AbortSignal,
+  ): Promise<VolumeOfferRow[]> {
+    const body = await this.transport.request({
+      method: "POST",
+      path: "/api/v0/network_volumes/search/",
+      body: query,
+      response: volumeOffersSchema,
+      signal,
+    });
+    return body.offers;
   }
 
   /**

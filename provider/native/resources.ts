@@ -4,6 +4,9 @@ import { ownerOf } from "../resources/instance/identity";
 import * as apiKey from "../resources/api-key";
 import * as endpoint from "../resources/endpoint";
 import * as instance from "../resources/instance";
+import * as networkVolume from "../resources/network-volume";
+import * as nodeGroup from "../resources/node-group";
+import * as overlay from "../resources/overlay";
 import * as secret from "../resources/secret";
 import * as sshKey from "../resources/ssh-key";
 import * as template from "../resources/template";
@@ -107,6 +110,31 @@ export const nativeResources: readonly NativeResource[] = [
       "volumeOfferQuery. Any change of ask or size replaces it.",
   ),
   resource(
+    "Overlay",
+    overlay,
+    overlay.overlayInputsSchema,
+    overlay.overlayOutputsSchema,
+    "An overlay network on a physical cluster: a private LAN (all ports, e.g. for NCCL) for " +
+      "the instances that join it (Instance overlay: the overlay's name). name defaults to the " +
+      "resource's name with a random suffix. Any change replaces it; deleting it takes its " +
+      "members off it, and they keep running.",
+    {
+      hidden: ["resourceName"],
+      // As the Overlay class does: a name left out is made from the resource's name.
+      fill: (news, { name }) => ({ ...news, resourceName: news["resourceName"] ?? name }),
+    },
+  ),
+  resource(
+    "NetworkVolume",
+    networkVolume,
+    networkVolume.networkVolumeInputsSchema,
+    networkVolume.networkVolumeOutputsSchema,
+    "Storage on a physical cluster's network disk, taken from a network volume ask (askId) or " +
+      "the best offer matching offerQuery, which instances on machines of the cluster mount " +
+      "(Instance networkVolume), any number at once. Any change of ask, size or name replaces " +
+      "it. The service deletes no volume an instance mounts: the instances go first.",
+  ),
+  resource(
     "Webhook",
     webhook,
     webhook.webhookInputsSchema,
@@ -178,6 +206,27 @@ export const nativeResources: readonly NativeResource[] = [
     workerGroup.workerGroupOutputsSchema,
     "A worker group of a serverless endpoint: workers launched from a template on offers " +
       "matching a query.",
+  ),
+  resource(
+    "NodeGroup",
+    nodeGroup,
+    nodeGroup.nodeGroupInputsSchema,
+    nodeGroup.nodeGroupOutputsSchema,
+    "nodeCount GPU instances in one physical cluster, on one overlay network (a private LAN on " +
+      "all ports, for NCCL), with an optional network volume every node mounts: multi-node " +
+      "training as one resource. Each node has NODE_RANK, WORLD_SIZE and MASTER_ADDR (rank 0's " +
+      "overlay address) in its environment. Create chooses the cheapest cluster that holds the " +
+      "group and waits until every node runs, or takes the whole group apart.",
+    {
+      hidden: ["owner", "stackToken"],
+      importSecrets: ["env"],
+      // As the NodeGroup class does: the owner names the group, the token proves its nodes.
+      fill: (news, { project, stack, name, stackToken }) => ({
+        ...news,
+        owner: news["owner"] ?? ownerOf(project, stack, name),
+        ...(stackToken !== undefined && news["stackToken"] === undefined ? { stackToken } : {}),
+      }),
+    },
   ),
 ];
 

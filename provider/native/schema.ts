@@ -136,10 +136,11 @@ function changeMarks(
   name: string,
 ): Pick<PropertySpec, "willReplaceOnChanges" | "language"> {
   const { willReplaceOnChanges, replacement, requiredToCreate } = json;
-  if (replacement !== undefined && replacement !== "sometimes") {
-    throw new Error(`${name}: replacement is "sometimes" or absent, not ${replacement}`);
+  // "never" undoes a mark a definition reused from another resource carries.
+  if (replacement !== undefined && replacement !== "sometimes" && replacement !== "never") {
+    throw new Error(`${name}: replacement is "sometimes", "never" or absent, not ${replacement}`);
   }
-  if (willReplaceOnChanges === true && replacement !== undefined) {
+  if (willReplaceOnChanges === true && replacement === "sometimes") {
     throw new Error(`${name}: a change replaces always (willReplaceOnChanges) or sometimes`);
   }
   const docs: DocsSpec = {

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { deleteUnlessGone } from "../client";
 import { providerClient, reportProgress } from "../provider-runtime";
 import { readResult } from "../read-result";
 import { type DynamicProvider, providerShim } from "../shim";
@@ -12,6 +13,7 @@ import {
   stackPrefixOf,
 } from "./instance/identity";
 import { destroyAndConfirm } from "./instance/lifecycle";
+import { partsAround } from "./node-group/leftovers";
 import { checkInputs } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------
@@ -50,10 +52,11 @@ function diffSweeper(olds: SweeperOutputs, news: SweeperInputs): pulumi.dynamic.
  * instance is in no resource's state. Every Instance depends on the stack's sweeper, so the
  * sweeper is created before any instance is rented and deleted after every instance is. Its
  * delete destroys this stack's leftovers: instances still labelled as being created by this
- * stack's token (instance/identity.ts). An instance that was handed over to the engine (then
- * perhaps retained with `retainOnDelete` or removed with `pulumi state delete`), another
- * stack's, one rented by hand, or one marked before stack tokens existed is never touched.
- * Creating it sends nothing.
+ * stack's token (instance/identity.ts), and the overlays and network volumes interrupted
+ * NodeGroup creates made around them (node-group/leftovers.ts). An instance that was handed
+ * over to the engine (then perhaps retained with `retainOnDelete` or removed with `pulumi state
+ * delete`), another stack's, one rented by hand, or one marked before stack tokens existed is
+ * never touched. Creating it sends nothing.
  */
 export const provider: DynamicProvider<SweeperInputs, SweeperOutputs> = {
   async check(_olds, news) {
@@ -88,6 +91,8 @@ export const provider: DynamicProvider<SweeperInputs, SweeperOutputs> = {
         isLeftoverOf(instance, stackToken) &&
         !isRecorded(ownerOfInstance(instance) ?? "", instance.id),
     );
+    // Overlays and network volumes that interrupted NodeGroup creates made around them.
+    const around = await partsAround(client, new Set(left.map((instance) => instance.id)));
     // At once: their confirmations share the status rounds.
     const destroyed = await Promise.all(
       left.map(async (instance) => {
@@ -105,6 +110,16 @@ export const provider: DynamicProvider<SweeperInputs, SweeperOutputs> = {
       }),
     );
     const kept = destroyed.filter((why) => why !== undefined);
+    if (kept.length === 0) {
+      for (const overlay of around.overlays) {
+        reportProgress(`deleting overlay ${overlay.name}, made by an interrupted create`);
+        await deleteUnlessGone(client.overlays.delete(overlay.overlay_id));
+      }
+      for (const volume of around.volumes) {
+        reportProgress(`deleting network volume V.${volume.id}, made by an interrupted create`);
+        await deleteUnlessGone(client.volumes.delete(volume.id));
+      }
+    }
     if (kept.length > 0) {
       throw new Error(
         `instances ${kept.join(", ")} of this stack could not be confirmed destroyed; ` +
@@ -148,4 +163,17 @@ export class InstanceSweeper extends pulumi.dynamic.Resource {
       "InstanceSweeper",
     );
   }
+}
+
+type DependsOn = pulumi.CustomResourceOptions["dependsOn"];
+
+/** The resource options' dependsOn, with the stack's sweeper added: it outlives every instance. */
+export function withSweeper(dependsOn: DependsOn, sweeper: InstanceSweeper): DependsOn {
+  if (dependsOn === undefined) return [sweeper];
+  if (Array.isArray(dependsOn)) return [...dependsOn, sweeper];
+  if (dependsOn instanceof pulumi.Resource) return [dependsOn, sweeper];
+  // An Output or a promise of a resource or a list of them.
+  return pulumi
+    .output(dependsOn as pulumi.Input<pulumi.Resource | pulumi.Input<pulumi.Resource>[]>)
+    .apply((resolved) => [...(Array.isArray(resolved) ? resolved : [resolved]), sweeper]);
 }

@@ -35,6 +35,19 @@ const stateSchema = z.object({
   templates: z.array(z.looseObject({ id: z.number(), creatorId: z.number() })),
   endpoints: z.array(z.looseObject({ id: z.number() })),
   workerGroups: z.array(z.looseObject({ id: z.number() })),
+  // Instances show `overlay` ({overlayId, address} or null) and `mounts` (the `-v` ones).
+  overlays: z.array(
+    z.looseObject({ id: z.number(), name: z.string(), clusterId: z.number(), subnet: z.string() }),
+  ),
+  networkVolumes: z.array(
+    z.looseObject({
+      id: z.number(),
+      askId: z.number(),
+      clusterId: z.number(),
+      sizeGb: z.number(),
+      label: z.string().nullable(),
+    }),
+  ),
 });
 export type EmulatorState = z.infer<typeof stateSchema>;
 
@@ -98,7 +111,11 @@ export interface TestEmulator {
 
 const writeMethods = new Set(["POST", "PUT", "DELETE"]);
 // Offer searches are POSTs that change nothing: a check reads offers at preview.
-const offerSearches = new Set(["/api/v0/bundles/", "/api/v0/volumes/search/"]);
+const offerSearches = new Set([
+  "/api/v0/bundles/",
+  "/api/v0/volumes/search/",
+  "/api/v0/network_volumes/search/",
+]);
 
 export async function startTestEmulator(
   options: Partial<EmulatorOptions> = {},

@@ -5,6 +5,8 @@ import {
   type InstanceOffer,
   type InstanceOfferQuery,
   type Instance as InstanceWire,
+  overlayJoinEnv,
+  volumeMountEnv,
 } from "../../client";
 import { encodeOnstart } from "../../onstart";
 import { type Adoptee } from "./adoption";
@@ -16,6 +18,7 @@ import {
   type InstanceOutputs,
 } from "./inputs";
 import { chooseOffer, NoOfferError, renting } from "./offer-choice";
+import { localIpOf } from "./placement";
 import {
   type BootOutcome,
   CreateOutcomeUnknownError,
@@ -48,18 +51,30 @@ export interface CreateRun {
   readonly unrecorded: Set<number>;
   /** Why the create stops when no attempt succeeds. */
   reason: string;
+  /** The subnet of the overlay the instance joins, for its `localIp`. */
+  readonly overlaySubnet?: string | undefined;
 }
 
 /** The create request for the service: the program's inputs, marked as being created. */
 export function createRequestOf(inputs: InstanceInputs): CreateInstanceRequest {
   const onstart = inputs.onstart === undefined ? undefined : encodeOnstart(inputs.onstart);
+  // The overlay is joined and the network volume mounted by env entries, as the official
+  // client sends them (`-n NAME`, `-v V.<id>:<path>`): the service has no other field for an
+  // overlay.
+  const directives = {
+    ...(inputs.overlay === undefined ? {} : overlayJoinEnv(inputs.overlay)),
+    ...(inputs.networkVolume === undefined
+      ? {}
+      : volumeMountEnv(inputs.networkVolume.volumeId, inputs.networkVolume.mountPath)),
+  };
+  const env = Object.keys(directives).length === 0 ? inputs.env : { ...inputs.env, ...directives };
   return {
     image: inputs.image,
     disk: inputs.diskGb,
     // The template's values are defaults; every field given here overrides its own.
     template_hash_id: inputs.templateHashId,
     onstart: onstart?.ok ? onstart.command : undefined,
-    env: inputs.env,
+    env,
     // Marked as being created by this stack until create hands it over (identity.ts).
     label: inputs.stackToken === undefined ? inputs.label : creatingLabelOf(inputs.stackToken),
     runtype: runtypeOf(inputs),
@@ -182,8 +197,11 @@ export async function rentForAttempt(
   return instanceId;
 }
 
-/** The outputs of an attempt's instance as the service last showed it. */
-export function connectionOutputs(instance: InstanceWire | undefined) {
+/**
+ * The outputs of an attempt's instance as the service last showed it; `overlaySubnet` picks its
+ * overlay address for `localIp`.
+ */
+export function connectionOutputs(instance: InstanceWire | undefined, overlaySubnet?: string) {
   return {
     actualStatus: instance?.actual_status ?? null,
     sshHost: instance?.ssh_host ?? null,
@@ -192,6 +210,7 @@ export function connectionOutputs(instance: InstanceWire | undefined) {
     gpuRamMb: instance?.gpu_ram ?? null,
     statusMessage: instance?.status_msg ?? null,
     intendedStatus: instance?.intended_status ?? null,
+    localIp: localIpOf(instance?.local_ipaddrs, overlaySubnet),
   };
 }
 
@@ -245,7 +264,7 @@ export function outputsAfterBoot(
   return {
     ...run.inputs,
     instanceId,
-    ...connectionOutputs(shown),
+    ...connectionOutputs(shown, run.overlaySubnet),
     attempts: run.attempts,
     ...(recordedOffer === undefined ? {} : { offer: recordedOffer }),
   };
@@ -291,7 +310,10 @@ export async function runningAsAsked(
   if (run.inputs.state !== "stopped") return { id: String(instanceId), outs };
   try {
     const stopped = await followState(run.client, instanceId, "stopped", run.inputs, run.progress);
-    return { id: String(instanceId), outs: { ...outs, ...connectionOutputs(stopped) } };
+    return {
+      id: String(instanceId),
+      outs: { ...outs, ...connectionOutputs(stopped, run.overlaySubnet) },
+    };
   } catch (error) {
     // Running but not stopped: recorded all the same, and the next up stops it.
     const message = `${run.name}: instance ${instanceId} runs but could not be stopped: ${String(error)}`;

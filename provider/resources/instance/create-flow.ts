@@ -21,6 +21,7 @@ import {
 import { creatingLabelOf, rememberRecorded, resourceNameOf } from "./identity";
 import { asksOf, type InstanceInputs } from "./inputs";
 import { effectiveQuery, NoOfferError, releaseOffers } from "./offer-choice";
+import { overlaySubnetOf } from "./placement";
 import { destroyRented, handOver, InstanceLeftBehindError } from "./lifecycle";
 
 /**
@@ -147,7 +148,7 @@ function recordedAsBeingCreated(
  * wait for the boot, keep a running instance or discard one that will not run, until one runs,
  * the attempts or the deadline run out, or the engine cancels the operation.
  */
-async function rentUntilRunning(
+export async function rentUntilRunning(
   inputs: InstanceInputs,
   unrecorded: Set<number>,
   claimed: Set<number>,
@@ -166,6 +167,7 @@ async function rentUntilRunning(
     attempts: [],
     unrecorded,
     reason: `every one of ${inputs.maxAttempts} attempts ended without a running instance`,
+    overlaySubnet: await overlaySubnetOf(client, inputs.overlay),
   };
   const asks = asksOf(inputs);
   // By query: each attempt searches afresh and rents the best offer not tried yet.

@@ -3,8 +3,19 @@ import { deadEndStatuses } from "../../client";
 import { asksOf, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { recordedOfferMismatch } from "./offer-choice";
 
-/** What runs is set at launch: a change of any of these launches a new instance. */
-export const replacingFields = ["image", "diskGb", "onstart", "env", "runtype"] as const;
+/**
+ * What runs is set at launch: a change of any of these launches a new instance. The overlay is
+ * joined and the network volume mounted at launch too (in the create's env).
+ */
+export const replacingFields = [
+  "image",
+  "diskGb",
+  "onstart",
+  "env",
+  "runtype",
+  "overlay",
+  "networkVolume",
+] as const;
 const inPlaceFields = [
   // A bid changes in place (PUT /api/v0/instances/bid_price/{id}/); see bidKindChanged.
   "price",

@@ -3,7 +3,7 @@ import { environmentOf, type InstanceListQuery, type Instance as InstanceWire } 
 import { runtypeOf, type InstanceInputs } from "./inputs";
 
 // What makes an instance this stack's own, and what tells an interrupted create's leftover
-// apart from an instance that was handed over to the engine (docs/ownership.md has the whole
+// apart from an instance that was handed over to the engine (docs/maintainers/ownership.md has the whole
 // reasoning and every interrupted-run window).
 
 /**
@@ -81,6 +81,12 @@ export function specOf(inputs: InstanceInputs): string {
   );
   // Only when given: the digest of every instance rented without a template stays as it was.
   if (inputs.templateHashId !== undefined) values.push(inputs.templateHashId);
+  // Likewise: an instance on another overlay, or mounting another volume, is never adopted.
+  if (inputs.overlay !== undefined) values.push({ overlay: inputs.overlay });
+  if (inputs.networkVolume !== undefined) {
+    const { volumeId, mountPath } = inputs.networkVolume;
+    values.push({ networkVolume: { volumeId, mountPath } });
+  }
   const spec = JSON.stringify(values);
   return createHash("sha256").update(spec).digest("hex").slice(0, 32);
 }

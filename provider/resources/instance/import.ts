@@ -3,6 +3,7 @@ import {
   deadEndStatuses,
   environmentOf,
   type Instance as InstanceWire,
+  type Volume as VolumeWire,
 } from "../../client";
 import { decodeOnstart } from "../../onstart";
 import { providerClient } from "../../provider-runtime";
@@ -10,11 +11,13 @@ import { outbidBy } from "./bids";
 import { connectionOutputs, offerShownBy } from "./attempts";
 import { creatingLabelOf } from "./identity";
 import { instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
+import { overlaySubnetOf } from "./placement";
+import { isNetworkVolume } from "../network-volume";
 
 // `pulumi import` of an instance (Read without recorded properties), by its id. The inputs are
 // what the instance runs, so that a program declaring them sees no change: nothing is
 // relaunched or relabelled. The instance becomes the stack's like any other it records: a
-// destroy destroys it. It is never a leftover (docs/ownership.md): it does not carry this
+// destroy destroys it. It is never a leftover (docs/maintainers/ownership.md): it does not carry this
 // stack's being-created label.
 
 /** Every marker variable a rent adds (identity.ts): the service's, not the program's. */
@@ -46,8 +49,74 @@ function bidOf(instance: InstanceWire): number | undefined {
 const refusal = (instanceId: number, why: string): Error =>
   new Error(`instance ${instanceId} cannot be imported: ${why}`);
 
+/**
+ * The env entries that join an overlay (`-n NAME`) and mount volumes (`-v NAME:PATH`) at
+ * create, as the official client sends them (the flag and its argument as the key, or the flag
+ * as the key and its argument as the value): the service keeps them in the instance's env, but
+ * they are no variables of the program's.
+ */
+export function createDirectivesOf(env: Record<string, string>): {
+  overlays: string[];
+  mounts: { name: string; mountPath: string }[];
+  variables: Record<string, string>;
+} {
+  const overlays: string[] = [];
+  const mounts: { name: string; mountPath: string }[] = [];
+  const variables: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    const flag = /^(-[nv])(?:\s+(\S+))?\s*$/.exec(key.trim());
+    if (flag === null) {
+      variables[key] = value;
+      continue;
+    }
+    const argument = flag[2] ?? value.trim();
+    if (flag[1] === "-n") {
+      overlays.push(argument);
+      continue;
+    }
+    const colon = argument.indexOf(":");
+    mounts.push(
+      colon < 0
+        ? { name: argument, mountPath: "" }
+        : { name: argument.slice(0, colon), mountPath: argument.slice(colon + 1) },
+    );
+  }
+  return { overlays, mounts, variables };
+}
+
+/** What the service shows of an instance's overlay and volumes beside the instance itself. */
+export interface ImportContext {
+  /** The overlay the instance is on, when the overlay list shows one. */
+  readonly overlayMember?: string;
+  /** The account's volumes, to resolve a `-v` mount by name and tell network from local. */
+  readonly volumes?: readonly VolumeWire[];
+}
+
+/** The network volume a `-v NAME:PATH` mount names, by `V.<id>` or its label. */
+function mountedVolume(
+  instanceId: number,
+  name: string,
+  volumes: readonly VolumeWire[],
+): VolumeWire {
+  const byId = /^V\.(\d+)$/.exec(name)?.[1];
+  const named = volumes.filter((volume) =>
+    byId === undefined ? volume.label === name : volume.id === Number(byId),
+  );
+  const [only] = named;
+  if (named.length !== 1 || only === undefined) {
+    throw refusal(
+      instanceId,
+      `its env mounts ${name} (-v), which names ${named.length === 0 ? "no volume" : "several volumes"} of the account`,
+    );
+  }
+  return only;
+}
+
 /** The inputs a program declares for this instance, as the service shows it. */
-export function importedInputs(instance: InstanceWire): InstanceInputs {
+export function importedInputs(
+  instance: InstanceWire,
+  context: ImportContext = {},
+): InstanceInputs {
   const askId = instance.bundle_id;
   if (askId === null || askId === undefined) {
     throw refusal(instance.id, "the service shows no ask (bundle_id) it was rented from");
@@ -57,9 +126,26 @@ export function importedInputs(instance: InstanceWire): InstanceInputs {
   if (image === "" || typeof diskGb !== "number") {
     throw refusal(instance.id, `the service shows no ${image === "" ? "image" : "disk size"}`);
   }
+  const directives = createDirectivesOf(environmentOf(instance));
   const env = Object.fromEntries(
-    Object.entries(environmentOf(instance)).filter(([name]) => !name.startsWith(markerPrefix)),
+    Object.entries(directives.variables).filter(([name]) => !name.startsWith(markerPrefix)),
   );
+  if (directives.overlays.length > 1 || directives.mounts.length > 1) {
+    throw refusal(
+      instance.id,
+      "its env joins or mounts more than one overlay or volume (-n, -v); a program declares " +
+        "one overlay and one networkVolume",
+    );
+  }
+  // Joined at create (its env says so), or later (the overlay list shows it as a member).
+  const overlay = directives.overlays[0] ?? context.overlayMember;
+  const [mount] = directives.mounts;
+  const mounted =
+    mount === undefined ? undefined : mountedVolume(instance.id, mount.name, context.volumes ?? []);
+  const networkVolume =
+    mount !== undefined && mounted !== undefined && isNetworkVolume(mounted)
+      ? { volumeId: mounted.id, mountPath: mount.mountPath }
+      : undefined;
   const templateHashId = instance.template_hash_id ?? undefined;
   // Without a template the service launches `ssh` when none is given, as check assumes.
   const runtype = isRuntype(instance.runtype)
@@ -67,8 +153,14 @@ export function importedInputs(instance: InstanceWire): InstanceInputs {
     : templateHashId === undefined
       ? "ssh"
       : undefined;
+  // The service lists a `-v` mount among the linked volumes too: the network one is not `volume`.
   const [volume] = (instance.volume_info ?? []).flatMap((linked) =>
-    typeof linked["volume_id"] === "number" && typeof linked["mount_path"] === "string"
+    typeof linked["volume_id"] === "number" &&
+    typeof linked["mount_path"] === "string" &&
+    !(
+      linked["volume_id"] === networkVolume?.volumeId &&
+      linked["mount_path"] === networkVolume.mountPath
+    )
       ? [{ volumeId: linked["volume_id"], mountPath: linked["mount_path"] }]
       : [],
   );
@@ -77,6 +169,8 @@ export function importedInputs(instance: InstanceWire): InstanceInputs {
   return {
     askId,
     ...(volume === undefined ? {} : { volume }),
+    ...(networkVolume === undefined ? {} : { networkVolume }),
+    ...(overlay === undefined ? {} : { overlay }),
     ...(templateHashId === undefined ? {} : { templateHashId }),
     image,
     diskGb,
@@ -112,12 +206,20 @@ export async function importedInstance(
   if ((deadEndStatuses as readonly string[]).includes(status)) {
     throw refusal(instanceId, `it is ${status}, a dead end: nothing runs to be managed`);
   }
-  const inputs = importedInputs(instance);
+  const client = providerClient();
+  const hasMounts = createDirectivesOf(environmentOf(instance)).mounts.length > 0;
+  // A key that may not read overlays (user_read) still imports what the env says.
+  const overlays = await client.overlays.list().catch(() => []);
+  const context: ImportContext = {
+    overlayMember: overlays.find((overlay) => (overlay.instances ?? []).includes(instanceId))?.name,
+    ...(hasMounts ? { volumes: await client.volumes.list() } : {}),
+  };
+  const inputs = importedInputs(instance, context);
   const offer = offerShownBy(instance);
   const outs: InstanceOutputs = {
     ...inputs,
     instanceId,
-    ...connectionOutputs(instance),
+    ...connectionOutputs(instance, await overlaySubnetOf(client, inputs.overlay)),
     // As create records a rent: the ask it came from (diff keeps it while the asks list it).
     attempts: [{ askId: inputs.askId ?? instance.bundle_id ?? 0, instanceId }],
     ...(offer === undefined ? {} : { offer }),

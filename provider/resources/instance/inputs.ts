@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { bidBounds, compileInstanceOfferQuery, OfferQueryError } from "../../client";
+import { overlayNameSchema } from "../overlay";
 
 // The instance's inputs and outputs: what a program declares and what the stack records.
 
@@ -82,6 +83,46 @@ export const instanceInputsSchema = z.object({
         '"/data" }`. A volume lives on one machine: with offerQuery the search is pinned to ' +
         "it; an explicit ask on another machine fails at preview. Changing it replaces the " +
         "instance.",
+    )
+    .meta({ willReplaceOnChanges: true })
+    .optional(),
+  // A network volume mounted at create (`-v V.<id>:<path>` in the create's env, as the official
+  // client sends it); it is on a cluster, and the instance is rented on a machine of it.
+  networkVolume: z
+    .object(
+      {
+        volumeId: z
+          .number()
+          .int("volumeId is a whole number")
+          .positive("volumeId is positive")
+          .describe("The network volume to mount: a NetworkVolume's `volumeId`."),
+        mountPath: z
+          .string({ error: "mountPath is required, e.g. /data" })
+          // The official client drops a `-v` entry holding anything else.
+          .regex(
+            /^\/[A-Za-z0-9_./]*$/,
+            "mountPath must be an absolute path of letters, digits, _, . and /, e.g. /data",
+          )
+          .describe("Where the volume is mounted in the instance: an absolute path, e.g. `/data`."),
+      },
+      { error: "networkVolume must be { volumeId, mountPath }" },
+    )
+    .describe(
+      "A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, " +
+        'mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is ' +
+        "pinned to it; an explicit ask on a machine of another cluster fails at preview. " +
+        "Changing it replaces the instance.",
+    )
+    .meta({ willReplaceOnChanges: true })
+    .optional(),
+  // An overlay joined at create (`-n NAME` in the create's env, as the official client sends it).
+  overlay: overlayNameSchema("overlay")
+    .describe(
+      "An overlay network to join at create: an Overlay's `name`. The instance gets an address " +
+        "in the overlay's subnet (`localIp`) and reaches the other members on every port. The " +
+        "overlay is on a physical cluster: with offerQuery the search is pinned to it; an " +
+        "explicit ask on a machine of another cluster fails at preview. Container instances " +
+        "only (not a VM). Changing it replaces the instance.",
     )
     .meta({ willReplaceOnChanges: true })
     .optional(),
@@ -292,6 +333,16 @@ export const instanceOutputsSchema = instanceInputsSchema.extend({
   publicIp: z.string().nullable().describe("The machine's public IP address."),
   gpuRamMb: z.number().int().nullable().describe("Memory per GPU, in megabytes (the API's unit)."),
   statusMessage: z.string().nullable().describe("The service's last status message."),
+  // Absent in stacks written before it, until the instance is next created or updated.
+  localIp: z
+    .string()
+    .nullable()
+    .describe(
+      "The instance's private address: on an overlay, its address in the overlay's subnet " +
+        "(what the other members reach it at); else its first local address; null while it " +
+        "does not run.",
+    )
+    .optional(),
   attempts: z
     .array(instanceAttemptSchema)
     .describe("Each attempt create made: ask, instance id, last status and status message."),

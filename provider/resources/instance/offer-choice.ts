@@ -8,21 +8,36 @@ import {
   withCondition,
 } from "../../client";
 import type { InstanceInputs } from "./inputs";
+import { requiredCluster } from "./placement";
 
 // Renting by query: which offer each attempt rents.
 
 /** A create by query that cannot rent anything: no match, or none under the price cap. */
 export class NoOfferError extends Error {}
 
-/** The query to search: the program's, pinned to the linked volume's machine if any. */
+/**
+ * The query to search: the program's, pinned to the linked volume's machine if any, and to the
+ * physical cluster of the overlay and the network volume if any (only its machines reach them).
+ */
 export async function effectiveQuery(
   client: GpuCloudClient,
   inputs: InstanceInputs,
 ): Promise<InstanceOfferQuery | string | undefined> {
   const query = inputs.offerQuery;
-  if (query === undefined || inputs.volume === undefined) return query;
-  const machineId = await volumeMachineOf(client, inputs.volume.volumeId);
-  return withCondition(query, "machineId", machineId);
+  if (query === undefined) return query;
+  let pinned: InstanceOfferQuery | string = query;
+  if (inputs.volume !== undefined) {
+    const machineId = await volumeMachineOf(client, inputs.volume.volumeId);
+    pinned = withCondition(pinned, "machineId", machineId);
+  }
+  if (inputs.overlay !== undefined || inputs.networkVolume !== undefined) {
+    const cluster = await requiredCluster(client, inputs);
+    if ("problem" in cluster) throw new NoOfferError(cluster.problem);
+    if (cluster.clusterId !== undefined) {
+      pinned = withCondition(pinned, "clusterId", cluster.clusterId);
+    }
+  }
+  return pinned;
 }
 
 /** The machine a volume lives on; fails naming the volume when it is not on the account. */

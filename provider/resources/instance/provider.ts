@@ -5,6 +5,7 @@ import { readResult } from "../../read-result";
 import type { DynamicProvider } from "../../shim";
 import { checkInputs, containsUnknown, fieldFailure } from "../../validation";
 import { askOffVolumeMachine } from "./volume-link";
+import { overlaySubnetOf, placementFailures } from "./placement";
 import { encodeOnstart, onstartLimitChars } from "../../onstart";
 import { connectionOutputs } from "./attempts";
 import { createInstance } from "./create-flow";
@@ -147,6 +148,14 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
     // when one is about to be rented: a running VM must stay manageable if the key goes. Keys
     // the program declares in sshKeyIds are verified by create, before renting.
     const renting = Object.keys(olds).length === 0 || launchesAnew(olds, inputs);
+    // The overlay and the network volume exist and share a cluster with an explicit ask.
+    if (
+      failures.length === 0 &&
+      renting &&
+      (inputs.overlay !== undefined || inputs.networkVolume !== undefined)
+    ) {
+      failures.push(...(await placementFailures(client, inputs, news)));
+    }
     // The stack token is unknown at a new stack's first preview; it is not the program's.
     if (failures.length === 0 && renting && !containsUnknown({ ...news, stackToken: undefined })) {
       failures.push(...(await diskFailures(inputs)));
@@ -190,8 +199,11 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
     const label =
       (instance.label ?? "") === (props.label ?? "") ? props.label : (instance.label ?? undefined);
     const sshKeyIds = await sshKeyIdsOnInstance(providerClient(), props);
-    const outs: InstanceOutputs = { ...props, ...connectionOutputs(instance), sshKeyIds };
+    const subnet = await overlaySubnetOf(providerClient(), props.overlay);
+    const outs: InstanceOutputs = { ...props, ...connectionOutputs(instance, subnet), sshKeyIds };
     if (sshKeyIds === undefined) delete outs.sshKeyIds;
+    // Absent in stacks written before it: their refresh sees no drift for it.
+    if (!("localIp" in props)) delete outs.localIp;
     // Outbid: the next up raises the bid, or says why it cannot (update). Absent otherwise, so
     // that stacks recorded before this output see no drift.
     const outbid = outbidBy(instance, props.price);
@@ -218,6 +230,7 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
       olds.outbidByDollarsPerHour !== undefined && news.state === "running"
         ? await planOutbid(client, name, olds, news)
         : undefined;
+    const subnet = await overlaySubnetOf(client, news.overlay);
     let outs: InstanceOutputs = { ...olds, ...news };
     delete outs.outbidByDollarsPerHour;
     if (outbid?.kind === "raise") {
@@ -229,9 +242,11 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
         news.pollIntervalSeconds,
         progress,
       );
-      outs = { ...outs, ...connectionOutputs(resumed) };
+      outs = { ...outs, ...connectionOutputs(resumed, subnet) };
     } else {
-      if (outbid?.instance !== undefined) outs = { ...outs, ...connectionOutputs(outbid.instance) };
+      if (outbid?.instance !== undefined) {
+        outs = { ...outs, ...connectionOutputs(outbid.instance, subnet) };
+      }
       // A bid changed for another (between on-demand and a bid, diff replaces).
       if (news.price !== undefined && olds.price !== undefined && news.price !== olds.price) {
         progress(`changing the bid of instance ${olds.instanceId} to $${news.price}/h`);
@@ -241,10 +256,10 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
     if ((news.label ?? "") !== (olds.label ?? "")) {
       await client.instances.relabel(olds.instanceId, news.label ?? "");
     }
-    await updateSshKeys(client, olds, news);
+    await updateSshKeys(client, olds.instanceId, olds.sshKeyIds, news);
     if (news.state !== (olds.state ?? "running")) {
       const followed = await followState(client, olds.instanceId, news.state, news, progress);
-      outs = { ...outs, ...connectionOutputs(followed) };
+      outs = { ...outs, ...connectionOutputs(followed, subnet) };
     }
     // A label or key list removed from the program is removed from the outputs too.
     if (news.label === undefined) delete outs.label;

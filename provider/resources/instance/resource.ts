@@ -1,21 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providerShim } from "../../shim";
-import { type InstanceSweeper, stackSweeper } from "../instance-sweeper";
+import { stackSweeper, withSweeper } from "../instance-sweeper";
 import { ownerOf } from "./identity";
 import type { InstanceOfferQuery } from "../../client";
 import type { InstanceAttempt } from "./inputs";
-
-type DependsOn = pulumi.CustomResourceOptions["dependsOn"];
-
-function withSweeper(dependsOn: DependsOn, sweeper: InstanceSweeper): DependsOn {
-  if (dependsOn === undefined) return [sweeper];
-  if (Array.isArray(dependsOn)) return [...dependsOn, sweeper];
-  if (dependsOn instanceof pulumi.Resource) return [dependsOn, sweeper];
-  // An Output or a promise of a resource or a list of them.
-  return pulumi
-    .output(dependsOn as pulumi.Input<pulumi.Resource | pulumi.Input<pulumi.Resource>[]>)
-    .apply((resolved) => [...(Array.isArray(resolved) ? resolved : [resolved]), sweeper]);
-}
 
 export interface InstanceArgs {
   /** The instance ask (offer) to rent. Give this or `askIds`. */
@@ -39,6 +27,23 @@ export interface InstanceArgs {
    * machine fails at preview. Changing it replaces the instance.
    */
   volume?: pulumi.Input<{ volumeId: pulumi.Input<number>; mountPath: pulumi.Input<string> }>;
+  /**
+   * Mount a network volume at create (e.g. `{ volumeId: data.volumeId, mountPath: "/data" }` of
+   * a `NetworkVolume`). It is on a physical cluster: with offerQuery the search is pinned to it;
+   * an explicit ask on a machine of another cluster fails at preview. Changing it replaces the
+   * instance; the instance is destroyed before the volume.
+   */
+  networkVolume?: pulumi.Input<{
+    volumeId: pulumi.Input<number>;
+    mountPath: pulumi.Input<string>;
+  }>;
+  /**
+   * Join an overlay network at create: an `Overlay`'s `name` (give the output, so that the
+   * instance is created after the overlay). The overlay is on a physical cluster: with
+   * offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails
+   * at preview. Container instances only. Changing it replaces the instance.
+   */
+  overlay?: pulumi.Input<string>;
   /**
    * Launch from a template (`Template.hashId`, or any template's `hash_id`): the template's
    * values (image and tag, onstart, runtype, environment, recommended disk) are the defaults,
@@ -115,6 +120,11 @@ export class Instance extends pulumi.dynamic.Resource {
   declare readonly gpuRamMb: pulumi.Output<number | null>;
   declare readonly statusMessage: pulumi.Output<string | null>;
   /**
+   * The instance's private address: on an overlay, its address in the overlay's subnet (what
+   * the other members reach it at); else its first local address; null while it does not run.
+   */
+  declare readonly localIp: pulumi.Output<string | null>;
+  /**
    * While a higher bid holds the instance's machine (seen by refresh): the winning price,
    * $/hour; undefined otherwise.
    */
@@ -159,6 +169,7 @@ export class Instance extends pulumi.dynamic.Resource {
         publicIp: undefined,
         gpuRamMb: undefined,
         statusMessage: undefined,
+        localIp: undefined,
         outbidByDollarsPerHour: undefined,
         intendedStatus: undefined,
         attempts: undefined,

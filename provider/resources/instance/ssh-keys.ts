@@ -24,7 +24,7 @@ export function declaresSshKeys(news: Record<string, unknown>): boolean {
  */
 export async function sshKeysBeforeRenting(
   client: GpuCloudClient,
-  inputs: InstanceInputs,
+  inputs: Pick<InstanceInputs, "sshKeyIds" | "runtype">,
 ): Promise<SshKey[]> {
   const ids = inputs.sshKeyIds ?? [];
   if (ids.length === 0) {
@@ -75,23 +75,26 @@ export async function attachAfterRunning(
   return created;
 }
 
-/** In place: attaches the keys added to `sshKeyIds` and detaches those removed. */
+/**
+ * In place: attaches to the instance the keys added to `sshKeyIds` and detaches those removed
+ * (an Instance's, or each node of a NodeGroup).
+ */
 export async function updateSshKeys(
   client: GpuCloudClient,
-  olds: InstanceOutputs,
-  news: InstanceInputs,
+  instanceId: number,
+  before: readonly number[] = [],
+  news: Pick<InstanceInputs, "sshKeyIds" | "runtype">,
 ): Promise<void> {
-  const before = olds.sshKeyIds ?? [];
   const after = news.sshKeyIds ?? [];
   const added = after.filter((id) => !before.includes(id));
   const removed = before.filter((id) => !after.includes(id));
   if (added.length > 0) {
     const keys = await sshKeysBeforeRenting(client, { ...news, sshKeyIds: added });
-    for (const key of keys) await client.sshKeys.attach(olds.instanceId, key.publicKey);
+    for (const key of keys) await client.sshKeys.attach(instanceId, key.publicKey);
   }
   for (const id of removed) {
     try {
-      await client.sshKeys.detach(olds.instanceId, id);
+      await client.sshKeys.detach(instanceId, id);
     } catch (error) {
       // Already off the instance, or deleted from the account: detached either way.
       if (!(error instanceof GpuCloudError && error.isNotFound)) throw error;

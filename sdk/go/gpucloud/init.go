@@ -27,6 +27,12 @@ func (m *module) Construct(ctx *pulumi.Context, name, typ, urn string) (r pulumi
 		r = &Endpoint{}
 	case "gpucloud:index:Instance":
 		r = &Instance{}
+	case "gpucloud:index:NetworkVolume":
+		r = &NetworkVolume{}
+	case "gpucloud:index:NodeGroup":
+		r = &NodeGroup{}
+	case "gpucloud:index:Overlay":
+		r = &Overlay{}
 	case "gpucloud:index:Secret":
 		r = &Secret{}
 	case "gpucloud:index:SshKey":

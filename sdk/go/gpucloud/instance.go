@@ -39,10 +39,14 @@ type Instance struct {
 	IntendedStatus pulumi.StringPtrOutput `pulumi:"intendedStatus"`
 	// A label, at most 1024 characters. Changes in place.
 	Label pulumi.StringPtrOutput `pulumi:"label"`
+	// The instance's private address: on an overlay, its address in the overlay's subnet (what the other members reach it at); else its first local address; null while it does not run.
+	LocalIp pulumi.StringPtrOutput `pulumi:"localIp"`
 	// Instances to try before giving up, 1 to 10; default 3. Changes in place (only this provider's setting).
 	MaxAttempts pulumi.IntOutput `pulumi:"maxAttempts"`
 	// With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
 	MaxDollarsPerHour pulumi.Float64PtrOutput `pulumi:"maxDollarsPerHour"`
+	// A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
+	NetworkVolume InstanceNetworkVolumePtrOutput `pulumi:"networkVolume"`
 	// What was rented: the ask, GPUs, price and machine, as the offer search answered them (by query) or as the instance shows them.
 	Offer InstanceRentedOfferPtrOutput `pulumi:"offer"`
 	// Rent the best offer matching this query instead of a fixed ask: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
@@ -51,6 +55,8 @@ type Instance struct {
 	Onstart pulumi.StringPtrOutput `pulumi:"onstart"`
 	// Set by refresh while a higher bid holds the instance's machine: the winning price, in dollars per hour. The instance is stopped and the service still intends it to run; the next up raises the bid above it when `price` is higher, and otherwise fails saying so. Absent otherwise.
 	OutbidByDollarsPerHour pulumi.Float64PtrOutput `pulumi:"outbidByDollarsPerHour"`
+	// An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
+	Overlay pulumi.StringPtrOutput `pulumi:"overlay"`
 	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
 	PollIntervalSeconds pulumi.Float64Output `pulumi:"pollIntervalSeconds"`
 	// A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
@@ -145,10 +151,14 @@ type instanceArgs struct {
 	MaxAttempts *int `pulumi:"maxAttempts"`
 	// With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
 	MaxDollarsPerHour *float64 `pulumi:"maxDollarsPerHour"`
+	// A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
+	NetworkVolume *InstanceNetworkVolume `pulumi:"networkVolume"`
 	// Rent the best offer matching this query instead of a fixed ask: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
 	OfferQuery interface{} `pulumi:"offerQuery"`
 	// A script run at start. Over 4048 characters it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
 	Onstart *string `pulumi:"onstart"`
+	// An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
+	Overlay *string `pulumi:"overlay"`
 	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
 	PollIntervalSeconds *float64 `pulumi:"pollIntervalSeconds"`
 	// A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
@@ -185,10 +195,14 @@ type InstanceArgs struct {
 	MaxAttempts pulumi.IntPtrInput
 	// With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
 	MaxDollarsPerHour pulumi.Float64PtrInput
+	// A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
+	NetworkVolume InstanceNetworkVolumePtrInput
 	// Rent the best offer matching this query instead of a fixed ask: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
 	OfferQuery pulumi.Input
 	// A script run at start. Over 4048 characters it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
 	Onstart pulumi.StringPtrInput
+	// An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
+	Overlay pulumi.StringPtrInput
 	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
 	PollIntervalSeconds pulumi.Float64PtrInput
 	// A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
@@ -302,6 +316,11 @@ func (o InstanceOutput) Label() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.Label }).(pulumi.StringPtrOutput)
 }
 
+// The instance's private address: on an overlay, its address in the overlay's subnet (what the other members reach it at); else its first local address; null while it does not run.
+func (o InstanceOutput) LocalIp() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.LocalIp }).(pulumi.StringPtrOutput)
+}
+
 // Instances to try before giving up, 1 to 10; default 3. Changes in place (only this provider's setting).
 func (o InstanceOutput) MaxAttempts() pulumi.IntOutput {
 	return o.ApplyT(func(v *Instance) pulumi.IntOutput { return v.MaxAttempts }).(pulumi.IntOutput)
@@ -310,6 +329,11 @@ func (o InstanceOutput) MaxAttempts() pulumi.IntOutput {
 // With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
 func (o InstanceOutput) MaxDollarsPerHour() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.Float64PtrOutput { return v.MaxDollarsPerHour }).(pulumi.Float64PtrOutput)
+}
+
+// A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
+func (o InstanceOutput) NetworkVolume() InstanceNetworkVolumePtrOutput {
+	return o.ApplyT(func(v *Instance) InstanceNetworkVolumePtrOutput { return v.NetworkVolume }).(InstanceNetworkVolumePtrOutput)
 }
 
 // What was rented: the ask, GPUs, price and machine, as the offer search answered them (by query) or as the instance shows them.
@@ -330,6 +354,11 @@ func (o InstanceOutput) Onstart() pulumi.StringPtrOutput {
 // Set by refresh while a higher bid holds the instance's machine: the winning price, in dollars per hour. The instance is stopped and the service still intends it to run; the next up raises the bid above it when `price` is higher, and otherwise fails saying so. Absent otherwise.
 func (o InstanceOutput) OutbidByDollarsPerHour() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.Float64PtrOutput { return v.OutbidByDollarsPerHour }).(pulumi.Float64PtrOutput)
+}
+
+// An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
+func (o InstanceOutput) Overlay() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.Overlay }).(pulumi.StringPtrOutput)
 }
 
 // Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).

@@ -279,10 +279,168 @@ func (o InstanceAttemptsItemArrayOutput) Index(i pulumi.IntInput) InstanceAttemp
 	}).(InstanceAttemptsItemOutput)
 }
 
+type InstanceNetworkVolume struct {
+	// Where the volume is mounted in the instance: an absolute path, e.g. `/data`.
+	MountPath string `pulumi:"mountPath"`
+	// The network volume to mount: a NetworkVolume's `volumeId`.
+	VolumeId int `pulumi:"volumeId"`
+}
+
+// InstanceNetworkVolumeInput is an input type that accepts InstanceNetworkVolumeArgs and InstanceNetworkVolumeOutput values.
+// You can construct a concrete instance of `InstanceNetworkVolumeInput` via:
+//
+//	InstanceNetworkVolumeArgs{...}
+type InstanceNetworkVolumeInput interface {
+	pulumi.Input
+
+	ToInstanceNetworkVolumeOutput() InstanceNetworkVolumeOutput
+	ToInstanceNetworkVolumeOutputWithContext(context.Context) InstanceNetworkVolumeOutput
+}
+
+type InstanceNetworkVolumeArgs struct {
+	// Where the volume is mounted in the instance: an absolute path, e.g. `/data`.
+	MountPath pulumi.StringInput `pulumi:"mountPath"`
+	// The network volume to mount: a NetworkVolume's `volumeId`.
+	VolumeId pulumi.IntInput `pulumi:"volumeId"`
+}
+
+func (InstanceNetworkVolumeArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*InstanceNetworkVolume)(nil)).Elem()
+}
+
+func (i InstanceNetworkVolumeArgs) ToInstanceNetworkVolumeOutput() InstanceNetworkVolumeOutput {
+	return i.ToInstanceNetworkVolumeOutputWithContext(context.Background())
+}
+
+func (i InstanceNetworkVolumeArgs) ToInstanceNetworkVolumeOutputWithContext(ctx context.Context) InstanceNetworkVolumeOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(InstanceNetworkVolumeOutput)
+}
+
+func (i InstanceNetworkVolumeArgs) ToInstanceNetworkVolumePtrOutput() InstanceNetworkVolumePtrOutput {
+	return i.ToInstanceNetworkVolumePtrOutputWithContext(context.Background())
+}
+
+func (i InstanceNetworkVolumeArgs) ToInstanceNetworkVolumePtrOutputWithContext(ctx context.Context) InstanceNetworkVolumePtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(InstanceNetworkVolumeOutput).ToInstanceNetworkVolumePtrOutputWithContext(ctx)
+}
+
+// InstanceNetworkVolumePtrInput is an input type that accepts InstanceNetworkVolumeArgs, InstanceNetworkVolumePtr and InstanceNetworkVolumePtrOutput values.
+// You can construct a concrete instance of `InstanceNetworkVolumePtrInput` via:
+//
+//	        InstanceNetworkVolumeArgs{...}
+//
+//	or:
+//
+//	        nil
+type InstanceNetworkVolumePtrInput interface {
+	pulumi.Input
+
+	ToInstanceNetworkVolumePtrOutput() InstanceNetworkVolumePtrOutput
+	ToInstanceNetworkVolumePtrOutputWithContext(context.Context) InstanceNetworkVolumePtrOutput
+}
+
+type instanceNetworkVolumePtrType InstanceNetworkVolumeArgs
+
+func InstanceNetworkVolumePtr(v *InstanceNetworkVolumeArgs) InstanceNetworkVolumePtrInput {
+	return (*instanceNetworkVolumePtrType)(v)
+}
+
+func (*instanceNetworkVolumePtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**InstanceNetworkVolume)(nil)).Elem()
+}
+
+func (i *instanceNetworkVolumePtrType) ToInstanceNetworkVolumePtrOutput() InstanceNetworkVolumePtrOutput {
+	return i.ToInstanceNetworkVolumePtrOutputWithContext(context.Background())
+}
+
+func (i *instanceNetworkVolumePtrType) ToInstanceNetworkVolumePtrOutputWithContext(ctx context.Context) InstanceNetworkVolumePtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(InstanceNetworkVolumePtrOutput)
+}
+
+type InstanceNetworkVolumeOutput struct{ *pulumi.OutputState }
+
+func (InstanceNetworkVolumeOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*InstanceNetworkVolume)(nil)).Elem()
+}
+
+func (o InstanceNetworkVolumeOutput) ToInstanceNetworkVolumeOutput() InstanceNetworkVolumeOutput {
+	return o
+}
+
+func (o InstanceNetworkVolumeOutput) ToInstanceNetworkVolumeOutputWithContext(ctx context.Context) InstanceNetworkVolumeOutput {
+	return o
+}
+
+func (o InstanceNetworkVolumeOutput) ToInstanceNetworkVolumePtrOutput() InstanceNetworkVolumePtrOutput {
+	return o.ToInstanceNetworkVolumePtrOutputWithContext(context.Background())
+}
+
+func (o InstanceNetworkVolumeOutput) ToInstanceNetworkVolumePtrOutputWithContext(ctx context.Context) InstanceNetworkVolumePtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v InstanceNetworkVolume) *InstanceNetworkVolume {
+		return &v
+	}).(InstanceNetworkVolumePtrOutput)
+}
+
+// Where the volume is mounted in the instance: an absolute path, e.g. `/data`.
+func (o InstanceNetworkVolumeOutput) MountPath() pulumi.StringOutput {
+	return o.ApplyT(func(v InstanceNetworkVolume) string { return v.MountPath }).(pulumi.StringOutput)
+}
+
+// The network volume to mount: a NetworkVolume's `volumeId`.
+func (o InstanceNetworkVolumeOutput) VolumeId() pulumi.IntOutput {
+	return o.ApplyT(func(v InstanceNetworkVolume) int { return v.VolumeId }).(pulumi.IntOutput)
+}
+
+type InstanceNetworkVolumePtrOutput struct{ *pulumi.OutputState }
+
+func (InstanceNetworkVolumePtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**InstanceNetworkVolume)(nil)).Elem()
+}
+
+func (o InstanceNetworkVolumePtrOutput) ToInstanceNetworkVolumePtrOutput() InstanceNetworkVolumePtrOutput {
+	return o
+}
+
+func (o InstanceNetworkVolumePtrOutput) ToInstanceNetworkVolumePtrOutputWithContext(ctx context.Context) InstanceNetworkVolumePtrOutput {
+	return o
+}
+
+func (o InstanceNetworkVolumePtrOutput) Elem() InstanceNetworkVolumeOutput {
+	return o.ApplyT(func(v *InstanceNetworkVolume) InstanceNetworkVolume {
+		if v != nil {
+			return *v
+		}
+		var ret InstanceNetworkVolume
+		return ret
+	}).(InstanceNetworkVolumeOutput)
+}
+
+// Where the volume is mounted in the instance: an absolute path, e.g. `/data`.
+func (o InstanceNetworkVolumePtrOutput) MountPath() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *InstanceNetworkVolume) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.MountPath
+	}).(pulumi.StringPtrOutput)
+}
+
+// The network volume to mount: a NetworkVolume's `volumeId`.
+func (o InstanceNetworkVolumePtrOutput) VolumeId() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *InstanceNetworkVolume) *int {
+		if v == nil {
+			return nil
+		}
+		return &v.VolumeId
+	}).(pulumi.IntPtrOutput)
+}
+
 // An instance offer (ask) as getOffers answers it; units are in the field names.
 type InstanceOffer struct {
 	// The offer's id (its ask): what an instance's `askId` rents.
 	AskId int `pulumi:"askId"`
+	// The physical cluster the machine is in (machines of one cluster share a fast local network, overlays and network volumes); null when it is in none.
+	ClusterId *int `pulumi:"clusterId"`
 	// The GPU's CUDA compute capability times 100, e.g. 860 for 8.6.
 	ComputeCap *float64 `pulumi:"computeCap"`
 	// The number of CPU cores.
@@ -359,6 +517,11 @@ func (o InstanceOfferOutput) ToInstanceOfferOutputWithContext(ctx context.Contex
 // The offer's id (its ask): what an instance's `askId` rents.
 func (o InstanceOfferOutput) AskId() pulumi.IntOutput {
 	return o.ApplyT(func(v InstanceOffer) int { return v.AskId }).(pulumi.IntOutput)
+}
+
+// The physical cluster the machine is in (machines of one cluster share a fast local network, overlays and network volumes); null when it is in none.
+func (o InstanceOfferOutput) ClusterId() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v InstanceOffer) *int { return v.ClusterId }).(pulumi.IntPtrOutput)
 }
 
 // The GPU's CUDA compute capability times 100, e.g. 860 for 8.6.
@@ -977,6 +1140,257 @@ func (o InstanceVolumePtrOutput) VolumeId() pulumi.IntPtrOutput {
 	}).(pulumi.IntPtrOutput)
 }
 
+type NodeGroupNetworkVolume struct {
+	// Where every node mounts it, an absolute path such as `/data`.
+	MountPath string `pulumi:"mountPath"`
+	// The volume's size in gigabytes.
+	SizeGb int `pulumi:"sizeGb"`
+}
+
+// NodeGroupNetworkVolumeInput is an input type that accepts NodeGroupNetworkVolumeArgs and NodeGroupNetworkVolumeOutput values.
+// You can construct a concrete instance of `NodeGroupNetworkVolumeInput` via:
+//
+//	NodeGroupNetworkVolumeArgs{...}
+type NodeGroupNetworkVolumeInput interface {
+	pulumi.Input
+
+	ToNodeGroupNetworkVolumeOutput() NodeGroupNetworkVolumeOutput
+	ToNodeGroupNetworkVolumeOutputWithContext(context.Context) NodeGroupNetworkVolumeOutput
+}
+
+type NodeGroupNetworkVolumeArgs struct {
+	// Where every node mounts it, an absolute path such as `/data`.
+	MountPath pulumi.StringInput `pulumi:"mountPath"`
+	// The volume's size in gigabytes.
+	SizeGb pulumi.IntInput `pulumi:"sizeGb"`
+}
+
+func (NodeGroupNetworkVolumeArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*NodeGroupNetworkVolume)(nil)).Elem()
+}
+
+func (i NodeGroupNetworkVolumeArgs) ToNodeGroupNetworkVolumeOutput() NodeGroupNetworkVolumeOutput {
+	return i.ToNodeGroupNetworkVolumeOutputWithContext(context.Background())
+}
+
+func (i NodeGroupNetworkVolumeArgs) ToNodeGroupNetworkVolumeOutputWithContext(ctx context.Context) NodeGroupNetworkVolumeOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(NodeGroupNetworkVolumeOutput)
+}
+
+func (i NodeGroupNetworkVolumeArgs) ToNodeGroupNetworkVolumePtrOutput() NodeGroupNetworkVolumePtrOutput {
+	return i.ToNodeGroupNetworkVolumePtrOutputWithContext(context.Background())
+}
+
+func (i NodeGroupNetworkVolumeArgs) ToNodeGroupNetworkVolumePtrOutputWithContext(ctx context.Context) NodeGroupNetworkVolumePtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(NodeGroupNetworkVolumeOutput).ToNodeGroupNetworkVolumePtrOutputWithContext(ctx)
+}
+
+// NodeGroupNetworkVolumePtrInput is an input type that accepts NodeGroupNetworkVolumeArgs, NodeGroupNetworkVolumePtr and NodeGroupNetworkVolumePtrOutput values.
+// You can construct a concrete instance of `NodeGroupNetworkVolumePtrInput` via:
+//
+//	        NodeGroupNetworkVolumeArgs{...}
+//
+//	or:
+//
+//	        nil
+type NodeGroupNetworkVolumePtrInput interface {
+	pulumi.Input
+
+	ToNodeGroupNetworkVolumePtrOutput() NodeGroupNetworkVolumePtrOutput
+	ToNodeGroupNetworkVolumePtrOutputWithContext(context.Context) NodeGroupNetworkVolumePtrOutput
+}
+
+type nodeGroupNetworkVolumePtrType NodeGroupNetworkVolumeArgs
+
+func NodeGroupNetworkVolumePtr(v *NodeGroupNetworkVolumeArgs) NodeGroupNetworkVolumePtrInput {
+	return (*nodeGroupNetworkVolumePtrType)(v)
+}
+
+func (*nodeGroupNetworkVolumePtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**NodeGroupNetworkVolume)(nil)).Elem()
+}
+
+func (i *nodeGroupNetworkVolumePtrType) ToNodeGroupNetworkVolumePtrOutput() NodeGroupNetworkVolumePtrOutput {
+	return i.ToNodeGroupNetworkVolumePtrOutputWithContext(context.Background())
+}
+
+func (i *nodeGroupNetworkVolumePtrType) ToNodeGroupNetworkVolumePtrOutputWithContext(ctx context.Context) NodeGroupNetworkVolumePtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(NodeGroupNetworkVolumePtrOutput)
+}
+
+type NodeGroupNetworkVolumeOutput struct{ *pulumi.OutputState }
+
+func (NodeGroupNetworkVolumeOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*NodeGroupNetworkVolume)(nil)).Elem()
+}
+
+func (o NodeGroupNetworkVolumeOutput) ToNodeGroupNetworkVolumeOutput() NodeGroupNetworkVolumeOutput {
+	return o
+}
+
+func (o NodeGroupNetworkVolumeOutput) ToNodeGroupNetworkVolumeOutputWithContext(ctx context.Context) NodeGroupNetworkVolumeOutput {
+	return o
+}
+
+func (o NodeGroupNetworkVolumeOutput) ToNodeGroupNetworkVolumePtrOutput() NodeGroupNetworkVolumePtrOutput {
+	return o.ToNodeGroupNetworkVolumePtrOutputWithContext(context.Background())
+}
+
+func (o NodeGroupNetworkVolumeOutput) ToNodeGroupNetworkVolumePtrOutputWithContext(ctx context.Context) NodeGroupNetworkVolumePtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v NodeGroupNetworkVolume) *NodeGroupNetworkVolume {
+		return &v
+	}).(NodeGroupNetworkVolumePtrOutput)
+}
+
+// Where every node mounts it, an absolute path such as `/data`.
+func (o NodeGroupNetworkVolumeOutput) MountPath() pulumi.StringOutput {
+	return o.ApplyT(func(v NodeGroupNetworkVolume) string { return v.MountPath }).(pulumi.StringOutput)
+}
+
+// The volume's size in gigabytes.
+func (o NodeGroupNetworkVolumeOutput) SizeGb() pulumi.IntOutput {
+	return o.ApplyT(func(v NodeGroupNetworkVolume) int { return v.SizeGb }).(pulumi.IntOutput)
+}
+
+type NodeGroupNetworkVolumePtrOutput struct{ *pulumi.OutputState }
+
+func (NodeGroupNetworkVolumePtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**NodeGroupNetworkVolume)(nil)).Elem()
+}
+
+func (o NodeGroupNetworkVolumePtrOutput) ToNodeGroupNetworkVolumePtrOutput() NodeGroupNetworkVolumePtrOutput {
+	return o
+}
+
+func (o NodeGroupNetworkVolumePtrOutput) ToNodeGroupNetworkVolumePtrOutputWithContext(ctx context.Context) NodeGroupNetworkVolumePtrOutput {
+	return o
+}
+
+func (o NodeGroupNetworkVolumePtrOutput) Elem() NodeGroupNetworkVolumeOutput {
+	return o.ApplyT(func(v *NodeGroupNetworkVolume) NodeGroupNetworkVolume {
+		if v != nil {
+			return *v
+		}
+		var ret NodeGroupNetworkVolume
+		return ret
+	}).(NodeGroupNetworkVolumeOutput)
+}
+
+// Where every node mounts it, an absolute path such as `/data`.
+func (o NodeGroupNetworkVolumePtrOutput) MountPath() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *NodeGroupNetworkVolume) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.MountPath
+	}).(pulumi.StringPtrOutput)
+}
+
+// The volume's size in gigabytes.
+func (o NodeGroupNetworkVolumePtrOutput) SizeGb() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *NodeGroupNetworkVolume) *int {
+		if v == nil {
+			return nil
+		}
+		return &v.SizeGb
+	}).(pulumi.IntPtrOutput)
+}
+
+// One node of a NodeGroup: an instance on the group's overlay network.
+type NodeGroupNode struct {
+	// What the node is doing, as the service last said (`running`, ...).
+	ActualStatus *string `pulumi:"actualStatus"`
+	// The ask (offer) the node was rented from.
+	AskId int `pulumi:"askId"`
+	// The service's id of the node's instance.
+	InstanceId int `pulumi:"instanceId"`
+	// The node's address on the group's overlay network (rank 0's is MASTER_ADDR).
+	LocalIp *string `pulumi:"localIp"`
+	// The machine the node runs on.
+	MachineId *int `pulumi:"machineId"`
+	// The node's rank, 0 to nodeCount - 1 (its NODE_RANK).
+	Rank int `pulumi:"rank"`
+	// The SSH host to reach the node.
+	SshHost *string `pulumi:"sshHost"`
+	// The SSH port to reach the node.
+	SshPort *int `pulumi:"sshPort"`
+}
+
+// One node of a NodeGroup: an instance on the group's overlay network.
+type NodeGroupNodeOutput struct{ *pulumi.OutputState }
+
+func (NodeGroupNodeOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*NodeGroupNode)(nil)).Elem()
+}
+
+func (o NodeGroupNodeOutput) ToNodeGroupNodeOutput() NodeGroupNodeOutput {
+	return o
+}
+
+func (o NodeGroupNodeOutput) ToNodeGroupNodeOutputWithContext(ctx context.Context) NodeGroupNodeOutput {
+	return o
+}
+
+// What the node is doing, as the service last said (`running`, ...).
+func (o NodeGroupNodeOutput) ActualStatus() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v NodeGroupNode) *string { return v.ActualStatus }).(pulumi.StringPtrOutput)
+}
+
+// The ask (offer) the node was rented from.
+func (o NodeGroupNodeOutput) AskId() pulumi.IntOutput {
+	return o.ApplyT(func(v NodeGroupNode) int { return v.AskId }).(pulumi.IntOutput)
+}
+
+// The service's id of the node's instance.
+func (o NodeGroupNodeOutput) InstanceId() pulumi.IntOutput {
+	return o.ApplyT(func(v NodeGroupNode) int { return v.InstanceId }).(pulumi.IntOutput)
+}
+
+// The node's address on the group's overlay network (rank 0's is MASTER_ADDR).
+func (o NodeGroupNodeOutput) LocalIp() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v NodeGroupNode) *string { return v.LocalIp }).(pulumi.StringPtrOutput)
+}
+
+// The machine the node runs on.
+func (o NodeGroupNodeOutput) MachineId() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v NodeGroupNode) *int { return v.MachineId }).(pulumi.IntPtrOutput)
+}
+
+// The node's rank, 0 to nodeCount - 1 (its NODE_RANK).
+func (o NodeGroupNodeOutput) Rank() pulumi.IntOutput {
+	return o.ApplyT(func(v NodeGroupNode) int { return v.Rank }).(pulumi.IntOutput)
+}
+
+// The SSH host to reach the node.
+func (o NodeGroupNodeOutput) SshHost() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v NodeGroupNode) *string { return v.SshHost }).(pulumi.StringPtrOutput)
+}
+
+// The SSH port to reach the node.
+func (o NodeGroupNodeOutput) SshPort() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v NodeGroupNode) *int { return v.SshPort }).(pulumi.IntPtrOutput)
+}
+
+type NodeGroupNodeArrayOutput struct{ *pulumi.OutputState }
+
+func (NodeGroupNodeArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]NodeGroupNode)(nil)).Elem()
+}
+
+func (o NodeGroupNodeArrayOutput) ToNodeGroupNodeArrayOutput() NodeGroupNodeArrayOutput {
+	return o
+}
+
+func (o NodeGroupNodeArrayOutput) ToNodeGroupNodeArrayOutputWithContext(ctx context.Context) NodeGroupNodeArrayOutput {
+	return o
+}
+
+func (o NodeGroupNodeArrayOutput) Index(i pulumi.IntInput) NodeGroupNodeOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) NodeGroupNode {
+		return vs[0].([]NodeGroupNode)[vs[1].(int)]
+	}).(NodeGroupNodeOutput)
+}
+
 type TemplateDockerLogin struct {
 	// An access token or password of the registry; stored only as a Pulumi secret and sent only to the service.
 	Password interface{} `pulumi:"password"`
@@ -1356,6 +1770,8 @@ func (o TemplateSummaryArrayOutput) Index(i pulumi.IntInput) TemplateSummaryOutp
 type VolumeOffer struct {
 	// The offer's id (its ask): what a volume's `askId` accepts.
 	AskId int `pulumi:"askId"`
+	// The physical cluster the machine is in (machines of one cluster share a fast local network, overlays and network volumes); null when it is in none.
+	ClusterId *int `pulumi:"clusterId"`
 	// The newest CUDA version the machine's driver supports, e.g. 12.4.
 	CudaMaxGood *float64 `pulumi:"cudaMaxGood"`
 	// The disk's bandwidth, in Mbps as the service reports it (`disk_bw`).
@@ -1406,6 +1822,11 @@ func (o VolumeOfferOutput) ToVolumeOfferOutputWithContext(ctx context.Context) V
 // The offer's id (its ask): what a volume's `askId` accepts.
 func (o VolumeOfferOutput) AskId() pulumi.IntOutput {
 	return o.ApplyT(func(v VolumeOffer) int { return v.AskId }).(pulumi.IntOutput)
+}
+
+// The physical cluster the machine is in (machines of one cluster share a fast local network, overlays and network volumes); null when it is in none.
+func (o VolumeOfferOutput) ClusterId() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v VolumeOffer) *int { return v.ClusterId }).(pulumi.IntPtrOutput)
 }
 
 // The newest CUDA version the machine's driver supports, e.g. 12.4.
@@ -1506,14 +1927,20 @@ func (o VolumeOfferArrayOutput) Index(i pulumi.IntInput) VolumeOfferOutput {
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*ApiKeyPermissionsInput)(nil)).Elem(), ApiKeyPermissionsArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ApiKeyPermissionsApiInput)(nil)).Elem(), ApiKeyPermissionsApiArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*InstanceNetworkVolumeInput)(nil)).Elem(), InstanceNetworkVolumeArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*InstanceNetworkVolumePtrInput)(nil)).Elem(), InstanceNetworkVolumeArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*InstanceVolumeInput)(nil)).Elem(), InstanceVolumeArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*InstanceVolumePtrInput)(nil)).Elem(), InstanceVolumeArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*NodeGroupNetworkVolumeInput)(nil)).Elem(), NodeGroupNetworkVolumeArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*NodeGroupNetworkVolumePtrInput)(nil)).Elem(), NodeGroupNetworkVolumeArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*TemplateDockerLoginInput)(nil)).Elem(), TemplateDockerLoginArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*TemplateDockerLoginPtrInput)(nil)).Elem(), TemplateDockerLoginArgs{})
 	pulumi.RegisterOutputType(ApiKeyPermissionsOutput{})
 	pulumi.RegisterOutputType(ApiKeyPermissionsApiOutput{})
 	pulumi.RegisterOutputType(InstanceAttemptsItemOutput{})
 	pulumi.RegisterOutputType(InstanceAttemptsItemArrayOutput{})
+	pulumi.RegisterOutputType(InstanceNetworkVolumeOutput{})
+	pulumi.RegisterOutputType(InstanceNetworkVolumePtrOutput{})
 	pulumi.RegisterOutputType(InstanceOfferOutput{})
 	pulumi.RegisterOutputType(InstanceOfferArrayOutput{})
 	pulumi.RegisterOutputType(InstanceRentedOfferOutput{})
@@ -1522,6 +1949,10 @@ func init() {
 	pulumi.RegisterOutputType(InstanceSummaryArrayOutput{})
 	pulumi.RegisterOutputType(InstanceVolumeOutput{})
 	pulumi.RegisterOutputType(InstanceVolumePtrOutput{})
+	pulumi.RegisterOutputType(NodeGroupNetworkVolumeOutput{})
+	pulumi.RegisterOutputType(NodeGroupNetworkVolumePtrOutput{})
+	pulumi.RegisterOutputType(NodeGroupNodeOutput{})
+	pulumi.RegisterOutputType(NodeGroupNodeArrayOutput{})
 	pulumi.RegisterOutputType(TemplateDockerLoginOutput{})
 	pulumi.RegisterOutputType(TemplateDockerLoginPtrOutput{})
 	pulumi.RegisterOutputType(TemplateSummaryOutput{})

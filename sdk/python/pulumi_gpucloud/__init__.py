@@ -15,6 +15,9 @@ from .get_offers import *
 from .get_templates import *
 from .get_volume_offers import *
 from .instance import *
+from .network_volume import *
+from .node_group import *
+from .overlay import *
 from .provider import *
 from .secret import *
 from .ssh_key import *
@@ -43,6 +46,9 @@ _utilities.register(
    "gpucloud:index:ApiKey": "ApiKey",
    "gpucloud:index:Endpoint": "Endpoint",
    "gpucloud:index:Instance": "Instance",
+   "gpucloud:index:NetworkVolume": "NetworkVolume",
+   "gpucloud:index:NodeGroup": "NodeGroup",
+   "gpucloud:index:Overlay": "Overlay",
    "gpucloud:index:Secret": "Secret",
    "gpucloud:index:SshKey": "SshKey",
    "gpucloud:index:Template": "Template",

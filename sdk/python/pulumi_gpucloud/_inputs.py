@@ -19,8 +19,12 @@ __all__ = [
     'ApiKeyPermissionsArgsDict',
     'ApiKeyPermissionsApiArgs',
     'ApiKeyPermissionsApiArgsDict',
+    'InstanceNetworkVolumeArgs',
+    'InstanceNetworkVolumeArgsDict',
     'InstanceVolumeArgs',
     'InstanceVolumeArgsDict',
+    'NodeGroupNetworkVolumeArgs',
+    'NodeGroupNetworkVolumeArgsDict',
     'TemplateDockerLoginArgs',
     'TemplateDockerLoginArgsDict',
 ]
@@ -282,6 +286,53 @@ class ApiKeyPermissionsApiArgs:
         pulumi.set(self, "user_write", value)
 
 
+class InstanceNetworkVolumeArgsDict(TypedDict):
+    mount_path: pulumi.Input[_builtins.str]
+    """
+    Where the volume is mounted in the instance: an absolute path, e.g. `/data`.
+    """
+    volume_id: pulumi.Input[_builtins.int]
+    """
+    The network volume to mount: a NetworkVolume's `volumeId`.
+    """
+
+@pulumi.input_type
+class InstanceNetworkVolumeArgs:
+    def __init__(__self__, *,
+                 mount_path: pulumi.Input[_builtins.str],
+                 volume_id: pulumi.Input[_builtins.int]):
+        """
+        :param pulumi.Input[_builtins.str] mount_path: Where the volume is mounted in the instance: an absolute path, e.g. `/data`.
+        :param pulumi.Input[_builtins.int] volume_id: The network volume to mount: a NetworkVolume's `volumeId`.
+        """
+        pulumi.set(__self__, "mount_path", mount_path)
+        pulumi.set(__self__, "volume_id", volume_id)
+
+    @_builtins.property
+    @pulumi.getter(name="mountPath")
+    def mount_path(self) -> pulumi.Input[_builtins.str]:
+        """
+        Where the volume is mounted in the instance: an absolute path, e.g. `/data`.
+        """
+        return pulumi.get(self, "mount_path")
+
+    @mount_path.setter
+    def mount_path(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "mount_path", value)
+
+    @_builtins.property
+    @pulumi.getter(name="volumeId")
+    def volume_id(self) -> pulumi.Input[_builtins.int]:
+        """
+        The network volume to mount: a NetworkVolume's `volumeId`.
+        """
+        return pulumi.get(self, "volume_id")
+
+    @volume_id.setter
+    def volume_id(self, value: pulumi.Input[_builtins.int]):
+        pulumi.set(self, "volume_id", value)
+
+
 class InstanceVolumeArgsDict(TypedDict):
     mount_path: pulumi.Input[_builtins.str]
     """
@@ -327,6 +378,53 @@ class InstanceVolumeArgs:
     @volume_id.setter
     def volume_id(self, value: pulumi.Input[_builtins.int]):
         pulumi.set(self, "volume_id", value)
+
+
+class NodeGroupNetworkVolumeArgsDict(TypedDict):
+    mount_path: pulumi.Input[_builtins.str]
+    """
+    Where every node mounts it, an absolute path such as `/data`.
+    """
+    size_gb: pulumi.Input[_builtins.int]
+    """
+    The volume's size in gigabytes.
+    """
+
+@pulumi.input_type
+class NodeGroupNetworkVolumeArgs:
+    def __init__(__self__, *,
+                 mount_path: pulumi.Input[_builtins.str],
+                 size_gb: pulumi.Input[_builtins.int]):
+        """
+        :param pulumi.Input[_builtins.str] mount_path: Where every node mounts it, an absolute path such as `/data`.
+        :param pulumi.Input[_builtins.int] size_gb: The volume's size in gigabytes.
+        """
+        pulumi.set(__self__, "mount_path", mount_path)
+        pulumi.set(__self__, "size_gb", size_gb)
+
+    @_builtins.property
+    @pulumi.getter(name="mountPath")
+    def mount_path(self) -> pulumi.Input[_builtins.str]:
+        """
+        Where every node mounts it, an absolute path such as `/data`.
+        """
+        return pulumi.get(self, "mount_path")
+
+    @mount_path.setter
+    def mount_path(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "mount_path", value)
+
+    @_builtins.property
+    @pulumi.getter(name="sizeGb")
+    def size_gb(self) -> pulumi.Input[_builtins.int]:
+        """
+        The volume's size in gigabytes.
+        """
+        return pulumi.get(self, "size_gb")
+
+    @size_gb.setter
+    def size_gb(self, value: pulumi.Input[_builtins.int]):
+        pulumi.set(self, "size_gb", value)
 
 
 class TemplateDockerLoginArgsDict(TypedDict):

@@ -30,8 +30,10 @@ class InstanceArgs:
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
+                 network_volume: pulumi.Input[Optional['InstanceNetworkVolumeArgs']] = None,
                  offer_query: Optional[Any] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
+                 overlay: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
                  price: pulumi.Input[Optional[_builtins.float]] = None,
                  runtype: pulumi.Input[Optional[_builtins.str]] = None,
@@ -51,8 +53,10 @@ class InstanceArgs:
         :param pulumi.Input[_builtins.str] label: A label, at most 1024 characters. Changes in place.
         :param pulumi.Input[_builtins.int] max_attempts: Instances to try before giving up, 1 to 10; default 3. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
+        :param pulumi.Input['InstanceNetworkVolumeArgs'] network_volume: A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
         :param Any offer_query: Rent the best offer matching this query instead of a fixed ask: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
         :param pulumi.Input[_builtins.str] onstart: A script run at start. Over 4048 characters it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
+        :param pulumi.Input[_builtins.str] overlay: An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.float] price: A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
         :param pulumi.Input[_builtins.str] runtype: How the instance is launched: `ssh` (the default; from a template, the template's), `jupyter`, `args` or `vm`. A VM needs an SSH key on the account. Changing it replaces the instance.
@@ -83,10 +87,14 @@ class InstanceArgs:
             pulumi.set(__self__, "max_attempts", max_attempts)
         if max_dollars_per_hour is not None:
             pulumi.set(__self__, "max_dollars_per_hour", max_dollars_per_hour)
+        if network_volume is not None:
+            pulumi.set(__self__, "network_volume", network_volume)
         if offer_query is not None:
             pulumi.set(__self__, "offer_query", offer_query)
         if onstart is not None:
             pulumi.set(__self__, "onstart", onstart)
+        if overlay is not None:
+            pulumi.set(__self__, "overlay", overlay)
         if poll_interval_seconds is None:
             poll_interval_seconds = 3
         if poll_interval_seconds is not None:
@@ -215,6 +223,18 @@ class InstanceArgs:
         pulumi.set(self, "max_dollars_per_hour", value)
 
     @_builtins.property
+    @pulumi.getter(name="networkVolume")
+    def network_volume(self) -> pulumi.Input[Optional['InstanceNetworkVolumeArgs']]:
+        """
+        A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
+        """
+        return pulumi.get(self, "network_volume")
+
+    @network_volume.setter
+    def network_volume(self, value: pulumi.Input[Optional['InstanceNetworkVolumeArgs']]):
+        pulumi.set(self, "network_volume", value)
+
+    @_builtins.property
     @pulumi.getter(name="offerQuery")
     def offer_query(self) -> Optional[Any]:
         """
@@ -237,6 +257,18 @@ class InstanceArgs:
     @onstart.setter
     def onstart(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "onstart", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def overlay(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
+        """
+        return pulumi.get(self, "overlay")
+
+    @overlay.setter
+    def overlay(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "overlay", value)
 
     @_builtins.property
     @pulumi.getter(name="pollIntervalSeconds")
@@ -338,8 +370,10 @@ class Instance(pulumi.CustomResource):
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
+                 network_volume: pulumi.Input[Optional[Union['InstanceNetworkVolumeArgs', 'InstanceNetworkVolumeArgsDict']]] = None,
                  offer_query: Optional[Any] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
+                 overlay: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
                  price: pulumi.Input[Optional[_builtins.float]] = None,
                  runtype: pulumi.Input[Optional[_builtins.str]] = None,
@@ -362,8 +396,10 @@ class Instance(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] label: A label, at most 1024 characters. Changes in place.
         :param pulumi.Input[_builtins.int] max_attempts: Instances to try before giving up, 1 to 10; default 3. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
+        :param pulumi.Input[Union['InstanceNetworkVolumeArgs', 'InstanceNetworkVolumeArgsDict']] network_volume: A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
         :param Any offer_query: Rent the best offer matching this query instead of a fixed ask: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
         :param pulumi.Input[_builtins.str] onstart: A script run at start. Over 4048 characters it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
+        :param pulumi.Input[_builtins.str] overlay: An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.float] price: A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
         :param pulumi.Input[_builtins.str] runtype: How the instance is launched: `ssh` (the default; from a template, the template's), `jupyter`, `args` or `vm`. A VM needs an SSH key on the account. Changing it replaces the instance.
@@ -405,8 +441,10 @@ class Instance(pulumi.CustomResource):
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
+                 network_volume: pulumi.Input[Optional[Union['InstanceNetworkVolumeArgs', 'InstanceNetworkVolumeArgsDict']]] = None,
                  offer_query: Optional[Any] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
+                 overlay: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
                  price: pulumi.Input[Optional[_builtins.float]] = None,
                  runtype: pulumi.Input[Optional[_builtins.str]] = None,
@@ -436,8 +474,10 @@ class Instance(pulumi.CustomResource):
                 max_attempts = 3
             __props__.__dict__["max_attempts"] = max_attempts
             __props__.__dict__["max_dollars_per_hour"] = max_dollars_per_hour
+            __props__.__dict__["network_volume"] = network_volume
             __props__.__dict__["offer_query"] = offer_query
             __props__.__dict__["onstart"] = onstart
+            __props__.__dict__["overlay"] = overlay
             if poll_interval_seconds is None:
                 poll_interval_seconds = 3
             __props__.__dict__["poll_interval_seconds"] = poll_interval_seconds
@@ -454,6 +494,7 @@ class Instance(pulumi.CustomResource):
             __props__.__dict__["gpu_ram_mb"] = None
             __props__.__dict__["instance_id"] = None
             __props__.__dict__["intended_status"] = None
+            __props__.__dict__["local_ip"] = None
             __props__.__dict__["offer"] = None
             __props__.__dict__["outbid_by_dollars_per_hour"] = None
             __props__.__dict__["public_ip"] = None
@@ -494,12 +535,15 @@ class Instance(pulumi.CustomResource):
         __props__.__dict__["instance_id"] = None
         __props__.__dict__["intended_status"] = None
         __props__.__dict__["label"] = None
+        __props__.__dict__["local_ip"] = None
         __props__.__dict__["max_attempts"] = None
         __props__.__dict__["max_dollars_per_hour"] = None
+        __props__.__dict__["network_volume"] = None
         __props__.__dict__["offer"] = None
         __props__.__dict__["offer_query"] = None
         __props__.__dict__["onstart"] = None
         __props__.__dict__["outbid_by_dollars_per_hour"] = None
+        __props__.__dict__["overlay"] = None
         __props__.__dict__["poll_interval_seconds"] = None
         __props__.__dict__["price"] = None
         __props__.__dict__["public_ip"] = None
@@ -610,6 +654,14 @@ class Instance(pulumi.CustomResource):
         return pulumi.get(self, "label")
 
     @_builtins.property
+    @pulumi.getter(name="localIp")
+    def local_ip(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        The instance's private address: on an overlay, its address in the overlay's subnet (what the other members reach it at); else its first local address; null while it does not run.
+        """
+        return pulumi.get(self, "local_ip")
+
+    @_builtins.property
     @pulumi.getter(name="maxAttempts")
     def max_attempts(self) -> pulumi.Output[_builtins.int]:
         """
@@ -624,6 +676,14 @@ class Instance(pulumi.CustomResource):
         With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
         """
         return pulumi.get(self, "max_dollars_per_hour")
+
+    @_builtins.property
+    @pulumi.getter(name="networkVolume")
+    def network_volume(self) -> pulumi.Output[Optional['outputs.InstanceNetworkVolume']]:
+        """
+        A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
+        """
+        return pulumi.get(self, "network_volume")
 
     @_builtins.property
     @pulumi.getter
@@ -656,6 +716,14 @@ class Instance(pulumi.CustomResource):
         Set by refresh while a higher bid holds the instance's machine: the winning price, in dollars per hour. The instance is stopped and the service still intends it to run; the next up raises the bid above it when `price` is higher, and otherwise fails saying so. Absent otherwise.
         """
         return pulumi.get(self, "outbid_by_dollars_per_hour")
+
+    @_builtins.property
+    @pulumi.getter
+    def overlay(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
+        """
+        return pulumi.get(self, "overlay")
 
     @_builtins.property
     @pulumi.getter(name="pollIntervalSeconds")

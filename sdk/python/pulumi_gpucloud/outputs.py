@@ -19,10 +19,13 @@ __all__ = [
     'ApiKeyPermissions',
     'ApiKeyPermissionsApi',
     'InstanceAttemptsItem',
+    'InstanceNetworkVolume',
     'InstanceOffer',
     'InstanceRentedOffer',
     'InstanceSummary',
     'InstanceVolume',
+    'NodeGroupNetworkVolume',
+    'NodeGroupNode',
     'TemplateDockerLogin',
     'TemplateSummary',
     'VolumeOffer',
@@ -275,6 +278,54 @@ class InstanceAttemptsItem(dict):
 
 
 @pulumi.output_type
+class InstanceNetworkVolume(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "mountPath":
+            suggest = "mount_path"
+        elif key == "volumeId":
+            suggest = "volume_id"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in InstanceNetworkVolume. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        InstanceNetworkVolume.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        InstanceNetworkVolume.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 mount_path: _builtins.str,
+                 volume_id: _builtins.int):
+        """
+        :param _builtins.str mount_path: Where the volume is mounted in the instance: an absolute path, e.g. `/data`.
+        :param _builtins.int volume_id: The network volume to mount: a NetworkVolume's `volumeId`.
+        """
+        pulumi.set(__self__, "mount_path", mount_path)
+        pulumi.set(__self__, "volume_id", volume_id)
+
+    @_builtins.property
+    @pulumi.getter(name="mountPath")
+    def mount_path(self) -> _builtins.str:
+        """
+        Where the volume is mounted in the instance: an absolute path, e.g. `/data`.
+        """
+        return pulumi.get(self, "mount_path")
+
+    @_builtins.property
+    @pulumi.getter(name="volumeId")
+    def volume_id(self) -> _builtins.int:
+        """
+        The network volume to mount: a NetworkVolume's `volumeId`.
+        """
+        return pulumi.get(self, "volume_id")
+
+
+@pulumi.output_type
 class InstanceOffer(dict):
     """
     An instance offer (ask) as getOffers answers it; units are in the field names.
@@ -286,6 +337,7 @@ class InstanceOffer(dict):
                  gpu_ram_mb: _builtins.float,
                  gpu_total_ram_mb: _builtins.float,
                  num_gpus: _builtins.int,
+                 cluster_id: Optional[_builtins.int] = None,
                  compute_cap: Optional[_builtins.float] = None,
                  cpu_cores: Optional[_builtins.float] = None,
                  cpu_ram_mb: Optional[_builtins.float] = None,
@@ -318,6 +370,7 @@ class InstanceOffer(dict):
         :param _builtins.float gpu_ram_mb: Memory per GPU, in megabytes (MB, the API's unit).
         :param _builtins.float gpu_total_ram_mb: Memory of all the offer's GPUs together, in megabytes.
         :param _builtins.int num_gpus: The number of GPUs the offer rents out.
+        :param _builtins.int cluster_id: The physical cluster the machine is in (machines of one cluster share a fast local network, overlays and network volumes); null when it is in none.
         :param _builtins.float compute_cap: The GPU's CUDA compute capability times 100, e.g. 860 for 8.6.
         :param _builtins.float cpu_cores: The number of CPU cores.
         :param _builtins.float cpu_ram_mb: CPU memory (RAM), in megabytes.
@@ -348,6 +401,8 @@ class InstanceOffer(dict):
         pulumi.set(__self__, "gpu_ram_mb", gpu_ram_mb)
         pulumi.set(__self__, "gpu_total_ram_mb", gpu_total_ram_mb)
         pulumi.set(__self__, "num_gpus", num_gpus)
+        if cluster_id is not None:
+            pulumi.set(__self__, "cluster_id", cluster_id)
         if compute_cap is not None:
             pulumi.set(__self__, "compute_cap", compute_cap)
         if cpu_cores is not None:
@@ -442,6 +497,14 @@ class InstanceOffer(dict):
         The number of GPUs the offer rents out.
         """
         return pulumi.get(self, "num_gpus")
+
+    @_builtins.property
+    @pulumi.getter(name="clusterId")
+    def cluster_id(self) -> Optional[_builtins.int]:
+        """
+        The physical cluster the machine is in (machines of one cluster share a fast local network, overlays and network volumes); null when it is in none.
+        """
+        return pulumi.get(self, "cluster_id")
 
     @_builtins.property
     @pulumi.getter(name="computeCap")
@@ -1012,6 +1075,188 @@ class InstanceVolume(dict):
 
 
 @pulumi.output_type
+class NodeGroupNetworkVolume(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "mountPath":
+            suggest = "mount_path"
+        elif key == "sizeGb":
+            suggest = "size_gb"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in NodeGroupNetworkVolume. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        NodeGroupNetworkVolume.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        NodeGroupNetworkVolume.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 mount_path: _builtins.str,
+                 size_gb: _builtins.int):
+        """
+        :param _builtins.str mount_path: Where every node mounts it, an absolute path such as `/data`.
+        :param _builtins.int size_gb: The volume's size in gigabytes.
+        """
+        pulumi.set(__self__, "mount_path", mount_path)
+        pulumi.set(__self__, "size_gb", size_gb)
+
+    @_builtins.property
+    @pulumi.getter(name="mountPath")
+    def mount_path(self) -> _builtins.str:
+        """
+        Where every node mounts it, an absolute path such as `/data`.
+        """
+        return pulumi.get(self, "mount_path")
+
+    @_builtins.property
+    @pulumi.getter(name="sizeGb")
+    def size_gb(self) -> _builtins.int:
+        """
+        The volume's size in gigabytes.
+        """
+        return pulumi.get(self, "size_gb")
+
+
+@pulumi.output_type
+class NodeGroupNode(dict):
+    """
+    One node of a NodeGroup: an instance on the group's overlay network.
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "askId":
+            suggest = "ask_id"
+        elif key == "instanceId":
+            suggest = "instance_id"
+        elif key == "actualStatus":
+            suggest = "actual_status"
+        elif key == "localIp":
+            suggest = "local_ip"
+        elif key == "machineId":
+            suggest = "machine_id"
+        elif key == "sshHost":
+            suggest = "ssh_host"
+        elif key == "sshPort":
+            suggest = "ssh_port"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in NodeGroupNode. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        NodeGroupNode.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        NodeGroupNode.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 ask_id: _builtins.int,
+                 instance_id: _builtins.int,
+                 rank: _builtins.int,
+                 actual_status: Optional[_builtins.str] = None,
+                 local_ip: Optional[_builtins.str] = None,
+                 machine_id: Optional[_builtins.int] = None,
+                 ssh_host: Optional[_builtins.str] = None,
+                 ssh_port: Optional[_builtins.int] = None):
+        """
+        One node of a NodeGroup: an instance on the group's overlay network.
+
+        :param _builtins.int ask_id: The ask (offer) the node was rented from.
+        :param _builtins.int instance_id: The service's id of the node's instance.
+        :param _builtins.int rank: The node's rank, 0 to nodeCount - 1 (its NODE_RANK).
+        :param _builtins.str actual_status: What the node is doing, as the service last said (`running`, ...).
+        :param _builtins.str local_ip: The node's address on the group's overlay network (rank 0's is MASTER_ADDR).
+        :param _builtins.int machine_id: The machine the node runs on.
+        :param _builtins.str ssh_host: The SSH host to reach the node.
+        :param _builtins.int ssh_port: The SSH port to reach the node.
+        """
+        pulumi.set(__self__, "ask_id", ask_id)
+        pulumi.set(__self__, "instance_id", instance_id)
+        pulumi.set(__self__, "rank", rank)
+        if actual_status is not None:
+            pulumi.set(__self__, "actual_status", actual_status)
+        if local_ip is not None:
+            pulumi.set(__self__, "local_ip", local_ip)
+        if machine_id is not None:
+            pulumi.set(__self__, "machine_id", machine_id)
+        if ssh_host is not None:
+            pulumi.set(__self__, "ssh_host", ssh_host)
+        if ssh_port is not None:
+            pulumi.set(__self__, "ssh_port", ssh_port)
+
+    @_builtins.property
+    @pulumi.getter(name="askId")
+    def ask_id(self) -> _builtins.int:
+        """
+        The ask (offer) the node was rented from.
+        """
+        return pulumi.get(self, "ask_id")
+
+    @_builtins.property
+    @pulumi.getter(name="instanceId")
+    def instance_id(self) -> _builtins.int:
+        """
+        The service's id of the node's instance.
+        """
+        return pulumi.get(self, "instance_id")
+
+    @_builtins.property
+    @pulumi.getter
+    def rank(self) -> _builtins.int:
+        """
+        The node's rank, 0 to nodeCount - 1 (its NODE_RANK).
+        """
+        return pulumi.get(self, "rank")
+
+    @_builtins.property
+    @pulumi.getter(name="actualStatus")
+    def actual_status(self) -> Optional[_builtins.str]:
+        """
+        What the node is doing, as the service last said (`running`, ...).
+        """
+        return pulumi.get(self, "actual_status")
+
+    @_builtins.property
+    @pulumi.getter(name="localIp")
+    def local_ip(self) -> Optional[_builtins.str]:
+        """
+        The node's address on the group's overlay network (rank 0's is MASTER_ADDR).
+        """
+        return pulumi.get(self, "local_ip")
+
+    @_builtins.property
+    @pulumi.getter(name="machineId")
+    def machine_id(self) -> Optional[_builtins.int]:
+        """
+        The machine the node runs on.
+        """
+        return pulumi.get(self, "machine_id")
+
+    @_builtins.property
+    @pulumi.getter(name="sshHost")
+    def ssh_host(self) -> Optional[_builtins.str]:
+        """
+        The SSH host to reach the node.
+        """
+        return pulumi.get(self, "ssh_host")
+
+    @_builtins.property
+    @pulumi.getter(name="sshPort")
+    def ssh_port(self) -> Optional[_builtins.int]:
+        """
+        The SSH port to reach the node.
+        """
+        return pulumi.get(self, "ssh_port")
+
+
+@pulumi.output_type
 class TemplateDockerLogin(dict):
     def __init__(__self__, *,
                  password: Any,
@@ -1344,6 +1589,7 @@ class VolumeOffer(dict):
     def __init__(__self__, *,
                  ask_id: _builtins.int,
                  disk_space_gb: _builtins.float,
+                 cluster_id: Optional[_builtins.int] = None,
                  cuda_max_good: Optional[_builtins.float] = None,
                  disk_bw_mbps: Optional[_builtins.float] = None,
                  dollars_per_hour: Optional[_builtins.float] = None,
@@ -1363,6 +1609,7 @@ class VolumeOffer(dict):
 
         :param _builtins.int ask_id: The offer's id (its ask): what a volume's `askId` accepts.
         :param _builtins.float disk_space_gb: The most this offer rents out, in gigabytes.
+        :param _builtins.int cluster_id: The physical cluster the machine is in (machines of one cluster share a fast local network, overlays and network volumes); null when it is in none.
         :param _builtins.float cuda_max_good: The newest CUDA version the machine's driver supports, e.g. 12.4.
         :param _builtins.float disk_bw_mbps: The disk's bandwidth, in Mbps as the service reports it (`disk_bw`).
         :param _builtins.float dollars_per_hour: The price of the size the search asked for, in dollars per hour.
@@ -1380,6 +1627,8 @@ class VolumeOffer(dict):
         """
         pulumi.set(__self__, "ask_id", ask_id)
         pulumi.set(__self__, "disk_space_gb", disk_space_gb)
+        if cluster_id is not None:
+            pulumi.set(__self__, "cluster_id", cluster_id)
         if cuda_max_good is not None:
             pulumi.set(__self__, "cuda_max_good", cuda_max_good)
         if disk_bw_mbps is not None:
@@ -1424,6 +1673,14 @@ class VolumeOffer(dict):
         The most this offer rents out, in gigabytes.
         """
         return pulumi.get(self, "disk_space_gb")
+
+    @_builtins.property
+    @pulumi.getter(name="clusterId")
+    def cluster_id(self) -> Optional[_builtins.int]:
+        """
+        The physical cluster the machine is in (machines of one cluster share a fast local network, overlays and network volumes); null when it is in none.
+        """
+        return pulumi.get(self, "cluster_id")
 
     @_builtins.property
     @pulumi.getter(name="cudaMaxGood")

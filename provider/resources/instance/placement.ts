@@ -1,0 +1,233 @@
+import type * as pulumi from "@pulumi/pulumi";
+import type { GpuCloudClient } from "../../client";
+import { containsUnknown, fieldFailure } from "../../validation";
+import { isNetworkVolume } from "../network-volume";
+import { declaredOverlay } from "../overlay";
+import { asksOf, type InstanceInputs } from "./inputs";
+
+// An instance on an overlay, or mounting a network volume, must be rented on a machine of the
+// physical cluster they are on: its create joins the overlay (`-n NAME`) and mounts the volume
+// (`-v V.<id>:<path>`) in its env, as the official client does, and the service refuses both
+// from any other machine.
+
+/** Something of the instance's placement, and the cluster it is on. */
+interface ClusterOf {
+  readonly what: string;
+  readonly field: "overlay" | "networkVolume";
+  readonly clusterId: number;
+}
+
+/**
+ * At create: the cluster the instance's overlay and network volume are on (undefined when it
+ * has neither), or why it cannot be rented anywhere (one missing, or the two on two clusters).
+ */
+export async function requiredCluster(
+  client: GpuCloudClient,
+  inputs: Pick<InstanceInputs, "overlay" | "networkVolume">,
+): Promise<{ clusterId: number | undefined } | { problem: string }> {
+  const clusters: ClusterOf[] = [];
+  if (inputs.overlay !== undefined) {
+    const overlay = await client.overlays.named(inputs.overlay);
+    if (overlay === undefined) {
+      return { problem: `overlay: no overlay named ${inputs.overlay} on the account` };
+    }
+    clusters.push({
+      what: `overlay ${inputs.overlay}`,
+      field: "overlay",
+      clusterId: overlay.cluster_id,
+    });
+  }
+  if (inputs.networkVolume !== undefined) {
+    const { volumeId } = inputs.networkVolume;
+    const volume = (await client.volumes.list()).find((listed) => listed.id === volumeId);
+    if (volume === undefined || !isNetworkVolume(volume)) {
+      return {
+        problem: `networkVolume.volumeId: no network volume ${volumeId} (V.${volumeId}) on the account`,
+      };
+    }
+    clusters.push({
+      what: `network volume V.${volumeId}`,
+      field: "networkVolume",
+      clusterId: volume.cluster_id ?? 0,
+    });
+  }
+  const conflict = disagreement(clusters);
+  if (conflict !== undefined) return { problem: `${conflict.field}: ${conflict.message}` };
+  return { clusterId: clusters[0]?.clusterId };
+}
+
+function disagreement(
+  clusters: readonly ClusterOf[],
+): { field: string; message: string } | undefined {
+  const [first, second] = clusters;
+  if (first === undefined || second === undefined || first.clusterId === second.clusterId) {
+    return undefined;
+  }
+  return {
+    field: second.field,
+    message:
+      `${second.what} is on cluster ${second.clusterId}, but ${first.what} is on cluster ` +
+      `${first.clusterId}: an instance reaches both only from one cluster`,
+  };
+}
+
+/**
+ * At check (preview included), for an instance about to be rented: the overlay exists (on the
+ * account, or declared by this program's Overlay, whose create comes later), the network volume
+ * is one on the account, both are on one cluster, an explicit ask is on a machine of that
+ * cluster, and a VM joins no overlay. What is not known yet (an overlay's cluster, a volume
+ * created in the same run) is left for the create, which the service refuses in any case.
+ */
+export async function placementFailures(
+  client: GpuCloudClient,
+  inputs: InstanceInputs,
+  news: Record<string, unknown>,
+): Promise<pulumi.dynamic.CheckFailure[]> {
+  const failures: pulumi.dynamic.CheckFailure[] = [];
+  const overlayName = containsUnknown(news["overlay"]) ? undefined : inputs.overlay;
+  const volumeId = containsUnknown(news["networkVolume"])
+    ? undefined
+    : inputs.networkVolume?.volumeId;
+  const clusters: ClusterOf[] = [];
+  if (overlayName !== undefined) {
+    if (inputs.runtype === "vm") {
+      failures.push(
+        fieldFailure(
+          "overlay",
+          "a VM cannot join an overlay: overlay networks are for container instances " +
+            "(runtype ssh, jupyter or args)",
+        ),
+      );
+    }
+    const declared = declaredOverlay(overlayName);
+    const clusterId =
+      declared === undefined
+        ? (await client.overlays.named(overlayName))?.cluster_id
+        : declared.clusterId;
+    if (declared === undefined && clusterId === undefined) {
+      failures.push(
+        fieldFailure(
+          "overlay",
+          `no overlay named ${overlayName} on the account: declare it with a gpucloud Overlay ` +
+            "and give its name output (overlay: net.name), so that the instance is created " +
+            "after it",
+        ),
+      );
+    }
+    if (clusterId !== undefined) {
+      clusters.push({ what: `overlay ${overlayName}`, field: "overlay", clusterId });
+    }
+  }
+  if (volumeId !== undefined) {
+    const volume = (await client.volumes.list()).find((listed) => listed.id === volumeId);
+    if (volume === undefined) {
+      failures.push(
+        fieldFailure(
+          "networkVolume.volumeId",
+          `no volume ${volumeId} (V.${volumeId}) on the account: give a NetworkVolume's volumeId`,
+        ),
+      );
+    } else if (!isNetworkVolume(volume)) {
+      failures.push(
+        fieldFailure(
+          "networkVolume",
+          `V.${volumeId} is a local volume, on machine ${volume.machine_id ?? "?"}: link it with ` +
+            "volume, or give a NetworkVolume's volumeId here",
+        ),
+      );
+    } else {
+      clusters.push({
+        what: `network volume V.${volumeId}`,
+        field: "networkVolume",
+        clusterId: volume.cluster_id ?? 0,
+      });
+    }
+  }
+  const conflict = disagreement(clusters);
+  if (conflict !== undefined) failures.push(fieldFailure(conflict.field, conflict.message));
+  const [wanted] = clusters;
+  const asks = asksOf(inputs);
+  if (
+    failures.length > 0 ||
+    wanted === undefined ||
+    asks.length === 0 ||
+    containsUnknown(news["askId"]) ||
+    containsUnknown(news["askIds"])
+  ) {
+    return failures;
+  }
+  // Rented asks are searched too: the one an instance holds is still on its machine. A failed
+  // search says nothing: the create's refusal will.
+  const offers = await client.instances
+    .searchOffers({ id: { in: asks }, rented: {}, rentable: {}, verified: {} })
+    .catch(() => []);
+  const elsewhere = offers.find((offer) => (offer.cluster_id ?? null) !== wanted.clusterId);
+  if (elsewhere !== undefined) {
+    const where =
+      elsewhere.cluster_id === null || elsewhere.cluster_id === undefined
+        ? "in no cluster"
+        : `in cluster ${elsewhere.cluster_id}`;
+    failures.push(
+      fieldFailure(
+        inputs.askIds === undefined ? "askId" : "askIds",
+        `ask ${elsewhere.id} is on machine ${elsewhere.machine_id ?? "?"}, ${where}, but ` +
+          `${wanted.what} is on cluster ${wanted.clusterId}: rent on a machine of cluster ` +
+          `${wanted.clusterId} (with offerQuery, the search is pinned to it)`,
+      ),
+    );
+  }
+  return failures;
+}
+
+/** The overlay's subnet, for the instance's `localIp`; undefined when it cannot be read. */
+export async function overlaySubnetOf(
+  client: GpuCloudClient,
+  name: string | undefined,
+): Promise<string | undefined> {
+  if (name === undefined) return undefined;
+  // A failed look must not fail a create or a refresh: localIp then falls back to the first
+  // address, which is the overlay's on the service as on the emulator.
+  const overlay = await client.overlays.named(name).catch(() => undefined);
+  return overlay?.internal_subnet ?? undefined;
+}
+
+function ipv4(address: string): number | undefined {
+  const parts = address.split(".");
+  if (parts.length !== 4) return undefined;
+  let value = 0;
+  for (const part of parts) {
+    const octet = Number(part);
+    if (!/^\d{1,3}$/.test(part) || octet > 255) return undefined;
+    value = value * 256 + octet;
+  }
+  return value;
+}
+
+/** Whether an IPv4 address is inside a subnet written `a.b.c.d/n`. */
+export function inSubnet(address: string, subnet: string): boolean {
+  const [base = "", bitsText = "32"] = subnet.split("/");
+  const bits = Number(bitsText);
+  const a = ipv4(address);
+  const b = ipv4(base);
+  if (a === undefined || b === undefined || !Number.isInteger(bits) || bits < 0 || bits > 32) {
+    return false;
+  }
+  const size = 2 ** (32 - bits);
+  return Math.floor(a / size) === Math.floor(b / size);
+}
+
+/**
+ * The instance's private address: inside its overlay's subnet when it is on one, else its first
+ * local address; null while it does not run (the service shows no addresses then).
+ */
+export function localIpOf(
+  localAddresses: string | null | undefined,
+  overlaySubnet: string | null | undefined,
+): string | null {
+  const addresses = (localAddresses ?? "").split(/\s+/).filter((address) => address !== "");
+  const onOverlay =
+    overlaySubnet === null || overlaySubnet === undefined
+      ? undefined
+      : addresses.find((address) => inSubnet(address, overlaySubnet));
+  return onOverlay ?? addresses[0] ?? null;
+}

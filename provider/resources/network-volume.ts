@@ -1,0 +1,444 @@
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import {
+  compileVolumeOfferQuery,
+  deleteUnlessGone,
+  GpuCloudError,
+  OfferQueryError,
+  type Volume as VolumeWire,
+  type VolumeOffer,
+  type VolumeOfferQuery,
+  type VolumeOfferRow,
+} from "../client";
+import { once } from "../once";
+import { configurationFailures, providerClient } from "../provider-runtime";
+import { readResult } from "../read-result";
+import { type DynamicProvider, providerShim } from "../shim";
+import { checkInputs, containsUnknown, fieldFailure } from "../validation";
+
+// A network volume: storage on a physical cluster's network disk, which instances on machines of
+// that cluster mount (Instance `networkVolume`). Nothing in it is secret.
+
+// ---- Inputs -------------------------------------------------------------------------------
+
+const offerQuerySchema = z
+  .union([z.string(), z.record(z.string(), z.unknown())], {
+    error:
+      "offerQuery must be a volume offer query object ({ clusterId: 101, diskSpaceGb: { gte: " +
+      "500 } }) or a query string",
+  })
+  .superRefine((query, ctx) => {
+    try {
+      compileVolumeOfferQuery(query);
+    } catch (error) {
+      if (!(error instanceof OfferQueryError)) throw error;
+      ctx.addIssue({ code: "custom", message: error.message });
+    }
+  });
+
+export const networkVolumeInputsSchema = z.object({
+  askId: z
+    .number({ error: "the id of a network volume ask (offer)" })
+    .int("askId must be a whole number")
+    .positive("askId must be positive")
+    .describe(
+      "The network volume ask (offer) to take the volume from; its cluster is the volume's. " +
+        "Give this or `offerQuery`. Changing it replaces the volume.",
+    )
+    .meta({ willReplaceOnChanges: true })
+    .optional(),
+  offerQuery: offerQuerySchema
+    .describe(
+      "Take the volume from the cheapest network volume offer matching this volume offer " +
+        "query with room for `sizeGb` (the query's `order` first, when it gives one), e.g. " +
+        "`{ clusterId: 101 }`, or the official client's query string; each answered offer is " +
+        "checked against the query. Give this or `askId`. Changing it replaces the volume only " +
+        "when the volume's offer no longer matches.",
+    )
+    .meta({ replacement: "sometimes" })
+    .optional(),
+  sizeGb: z
+    .number({ error: "the size in GB, a whole number" })
+    .int("sizeGb must be a whole number of GB")
+    .positive("sizeGb must be positive")
+    .describe("The volume's size in gigabytes, a whole number. Changing it replaces the volume.")
+    .meta({ willReplaceOnChanges: true }),
+  // The official client mounts a volume by this name (`-v NAME:/path`) only when it holds
+  // nothing but letters, digits, `_` and `.`; `V.<number>` is how volumes are named by id.
+  name: z
+    .string({ error: "a name of letters, digits, _ and ." })
+    .min(1, "name must not be empty")
+    .max(256, "name must be at most 256 characters")
+    .regex(
+      /^[A-Za-z0-9_.]+$/,
+      "name may hold only letters, digits, _ and . (the official client mounts a volume by " +
+        "such a name alone)",
+    )
+    .refine((name) => !/^V\.\d+$/.test(name), "name must not be shaped V.<number>, a volume's id")
+    .describe(
+      "A name for the volume (the service shows it as its label): letters, digits, `_` and " +
+        "`.`, at most 256 characters. Optional: instances mount it by its id. Changing it " +
+        "replaces the volume.",
+    )
+    .meta({ willReplaceOnChanges: true })
+    .optional(),
+});
+export type NetworkVolumeInputs = z.infer<typeof networkVolumeInputsSchema>;
+
+export const networkVolumeOutputsSchema = networkVolumeInputsSchema.extend({
+  volumeId: z
+    .number()
+    .int()
+    .describe("The volume's id: what an Instance's `networkVolume.volumeId` mounts."),
+  volumeName: z.string().describe("The volume's name as the service gives it: `V.<id>`."),
+  clusterId: z
+    .number()
+    .int()
+    .describe(
+      "The physical cluster the volume is on: an instance that mounts it is rented on a " +
+        "machine of this cluster.",
+    ),
+  offerAskId: z
+    .number()
+    .int()
+    .describe("The ask the volume was taken from: `askId`, or the offer `offerQuery` found.")
+    .optional(),
+  offer: z
+    .record(z.string(), z.unknown())
+    .describe(
+      "The offer taken, as the search answered it (fields as getVolumeOffers gives them); " +
+        "only for a volume created by `offerQuery`.",
+    )
+    .optional(),
+});
+export type NetworkVolumeOutputs = z.infer<typeof networkVolumeOutputsSchema>;
+
+// ---- Diff rules ---------------------------------------------------------------------------
+
+/**
+ * The service can neither resize, rename nor move a volume: a change of ask, size or name
+ * replaces it, the new one made before the old is deleted (the instances that mount the old
+ * one are replaced with it and go first). A new query replaces only when the volume's offer
+ * no longer matches it.
+ */
+export function diffNetworkVolume(
+  olds: NetworkVolumeOutputs,
+  news: NetworkVolumeInputs,
+): pulumi.dynamic.DiffResult {
+  const replaces: string[] = (["askId", "sizeGb", "name"] as const).filter(
+    (field) => olds[field] !== news[field],
+  );
+  const queryChanged = JSON.stringify(olds.offerQuery) !== JSON.stringify(news.offerQuery);
+  if (queryChanged && news.offerQuery !== undefined) {
+    const recorded = olds.offer as VolumeOffer | undefined;
+    if (recorded === undefined || compileVolumeOfferQuery(news.offerQuery).mismatch(recorded)) {
+      replaces.push("offerQuery");
+    }
+  }
+  return { changes: replaces.length > 0 || queryChanged, replaces };
+}
+
+// ---- CRUD ---------------------------------------------------------------------------------
+
+/** A network volume has no machine, only a cluster (a local volume has both). */
+export const isNetworkVolume = (volume: VolumeWire): boolean =>
+  (volume.machine_id === null || volume.machine_id === undefined) &&
+  volume.cluster_id !== null &&
+  volume.cluster_id !== undefined;
+
+/** By query: the first offer, in the query's order (cheapest first), that has room. */
+async function chooseOffer(inputs: NetworkVolumeInputs): Promise<VolumeOffer | undefined> {
+  const query = inputs.offerQuery;
+  if (query === undefined) return undefined;
+  const search = await providerClient().offers.searchNetworkVolumes(query);
+  const [best] = search.offers.filter((offer) => offer.diskSpaceGb >= inputs.sizeGb);
+  if (best !== undefined) return best;
+  throw new Error(
+    `no network volume offer matches offerQuery with room for ${inputs.sizeGb} GB ` +
+      `(${search.offers.length} matched but have less left` +
+      (search.rejected.length > 0
+        ? `; ${search.rejected.length} answered offer(s) did not match the query and were skipped`
+        : "") +
+      "); nothing was created",
+  );
+}
+
+// The account's volumes before this run, and those this run created: after a lost create reply,
+// a network volume in neither set, of this size, cluster and name, can only be that create's.
+const volumesBeforeThisRun = once(
+  async () => new Set((await providerClient().volumes.list()).map((volume) => volume.id)),
+);
+const createdThisRun = new Set<number>();
+
+// Each ask's offer, read once per run (check runs at preview and again at the update).
+const offerReads = new Map<number, Promise<VolumeOfferRow[] | undefined>>();
+function networkVolumeOffers(askId: number): Promise<VolumeOfferRow[] | undefined> {
+  let read = offerReads.get(askId);
+  if (read === undefined) {
+    // A failed search says nothing about the ask: check passes and create decides.
+    read = providerClient()
+      .volumes.searchNetworkVolumeOffers({ id: { eq: askId } })
+      .catch(() => undefined);
+    offerReads.set(askId, read);
+  }
+  return read;
+}
+
+/** The inputs a read answers with: the recorded ones, the size as the service shows it. */
+function inputsOf(outs: NetworkVolumeOutputs): NetworkVolumeInputs {
+  return {
+    ...(outs.askId === undefined ? {} : { askId: outs.askId }),
+    ...(outs.offerQuery === undefined ? {} : { offerQuery: outs.offerQuery }),
+    sizeGb: outs.sizeGb,
+    ...(outs.name === undefined ? {} : { name: outs.name }),
+  };
+}
+
+export const provider: DynamicProvider<NetworkVolumeInputs, NetworkVolumeOutputs> = {
+  async check(olds, news) {
+    const checked = checkInputs(networkVolumeInputsSchema, news);
+    const failures = [...(await configurationFailures()), ...checked.failures];
+    const ways = (["askId", "offerQuery"] as const).filter((field) => news[field] !== undefined);
+    if (ways.length !== 1) {
+      failures.push(
+        fieldFailure(
+          "askId",
+          ways.length === 0
+            ? "required: the id of a network volume ask (or offerQuery, a query to find one)"
+            : "give askId or offerQuery, not both",
+        ),
+      );
+    }
+    const { askId, sizeGb } = checked.inputs;
+    const creating = olds.askId !== askId || olds.sizeGb !== sizeGb;
+    if (failures.length === 0 && askId !== undefined && creating && !containsUnknown(news)) {
+      const offers = await networkVolumeOffers(askId);
+      const [offer] = offers ?? [];
+      if (offers !== undefined && offer === undefined) {
+        failures.push(fieldFailure("askId", `no network volume ask ${askId} is offered`));
+      } else if (offer !== undefined && sizeGb > offer.disk_space) {
+        failures.push(
+          fieldFailure(
+            "sizeGb",
+            `${sizeGb} GB is more than network volume ask ${askId} has left ` +
+              `(${offer.disk_space} GB disk_space)`,
+          ),
+        );
+      }
+    }
+    return { ...checked, failures };
+  },
+
+  async diff(_id, olds, news) {
+    return diffNetworkVolume(olds, news);
+  },
+
+  async update(_id, olds, news) {
+    // Only the query changed, and the volume's offer still matches it.
+    return { outs: { ...olds, ...news } };
+  },
+
+  async create(inputs) {
+    const client = providerClient();
+    // Known before creating, so that a volume that appears after a lost reply can be told apart.
+    const before = await volumesBeforeThisRun();
+    const chosen = await chooseOffer(inputs);
+    const askId = chosen?.askId ?? inputs.askId ?? 0;
+    const found = { offerAskId: askId, ...(chosen === undefined ? {} : { offer: chosen }) };
+    const recorded = (volume: VolumeWire): NetworkVolumeOutputs => ({
+      ...inputs,
+      volumeId: volume.id,
+      volumeName: `V.${volume.id}`,
+      clusterId: volume.cluster_id ?? chosen?.clusterId ?? 0,
+      ...found,
+    });
+    let volumeId: number;
+    try {
+      ({ volumeId } = await client.volumes.createNetworkVolume(askId, inputs.sizeGb, {
+        ...(inputs.name === undefined ? {} : { name: inputs.name }),
+      }));
+    } catch (error) {
+      if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
+      // The create is never sent twice. The reply was lost after the service may have made the
+      // volume: a single new network volume of this size (cluster and name) is this create's;
+      // anything else is for a person to sort out.
+      const appeared = (await client.volumes.list()).filter(
+        (volume) =>
+          !before.has(volume.id) &&
+          !createdThisRun.has(volume.id) &&
+          isNetworkVolume(volume) &&
+          volume.disk_space === inputs.sizeGb &&
+          (chosen === undefined ||
+            chosen.clusterId === null ||
+            volume.cluster_id === chosen.clusterId) &&
+          (volume.label ?? undefined) === inputs.name,
+      );
+      const [adopted] = appeared;
+      if (appeared.length !== 1 || adopted === undefined) {
+        throw new Error(
+          `${error.message}. ${appeared.length} new network volume(s) of ${inputs.sizeGb} GB ` +
+            `appeared (${appeared.map((volume) => `V.${volume.id}`).join(", ") || "none"}); ` +
+            "check the account for a volume this run may have created.",
+        );
+      }
+      createdThisRun.add(adopted.id);
+      return { id: `V.${adopted.id}`, outs: recorded(adopted) };
+    }
+    createdThisRun.add(volumeId);
+    const listed = (await client.volumes.list()).find((volume) => volume.id === volumeId);
+    return { id: `V.${volumeId}`, outs: recorded(listed ?? { id: volumeId }) };
+  },
+
+  async read(id, props) {
+    if (!props) return importedNetworkVolume(id);
+    const found = (await providerClient().volumes.list()).find(
+      (volume) => volume.id === props.volumeId,
+    );
+    if (found === undefined) return {};
+    const outs: NetworkVolumeOutputs = {
+      ...props,
+      sizeGb: found.disk_space ?? props.sizeGb,
+      clusterId: found.cluster_id ?? props.clusterId,
+    };
+    return readResult(id, props, outs, inputsOf(outs));
+  },
+
+  async delete(_id, props) {
+    const client = providerClient();
+    try {
+      await deleteUnlessGone(client.volumes.delete(props.volumeId));
+    } catch (error) {
+      // Refused while an instance, running or stopped, mounts it (the service's volume guide).
+      if (!(error instanceof GpuCloudError && error.status === 400)) throw error;
+      const shown = await client.volumes
+        .list()
+        .then((volumes) => volumes.find((volume) => volume.id === props.volumeId))
+        .catch(() => undefined);
+      const mountedBy = (shown?.instances ?? []).map(String);
+      if (mountedBy.length === 0) throw error;
+      throw new Error(
+        `network volume V.${props.volumeId} cannot be deleted: instance ` +
+          `${mountedBy.join(", ")} mount${mountedBy.length === 1 ? "s" : ""} it, and the ` +
+          "service deletes no mounted volume. Destroy those instances first (in a program, an " +
+          "Instance whose networkVolume.volumeId is this volume's is destroyed before it; an " +
+          "instance made elsewhere must be destroyed there), then run the operation again.",
+      );
+    }
+  },
+};
+
+/**
+ * `pulumi import` by the volume's name (`V.<n>`, or the number alone). The service does not say
+ * which ask a network volume was taken from, only its cluster: the inputs record the size,
+ * the name, and `offerQuery: { clusterId }`, which is where a replacement would have to be.
+ * The cluster's offer, if the search shows one, is recorded as the offer, so that a later
+ * query the volume still matches changes nothing.
+ */
+async function importedNetworkVolume(
+  id: string,
+): Promise<{ id?: string; props?: NetworkVolumeOutputs; inputs?: NetworkVolumeInputs }> {
+  const volumeId = Number(/^(?:V\.)?(\d+)$/.exec(id.trim())?.[1]);
+  if (!Number.isSafeInteger(volumeId)) {
+    throw new Error(
+      `a network volume is imported by its name, V.<number> (or the number): not "${id}"`,
+    );
+  }
+  const client = providerClient();
+  const found = (await client.volumes.list()).find((volume) => volume.id === volumeId);
+  if (found === undefined) return {};
+  const refuse = (why: string) =>
+    new Error(`volume V.${volumeId} cannot be imported as a NetworkVolume: ${why}`);
+  if (!isNetworkVolume(found)) {
+    throw refuse(
+      `it is a local volume, on machine ${found.machine_id ?? "?"} (import it as a Volume)`,
+    );
+  }
+  const clusterId = found.cluster_id ?? 0;
+  const sizeGb = found.disk_space;
+  if (typeof sizeGb !== "number") throw refuse("the service shows no size for it");
+  const name = found.label ?? undefined;
+  if (name !== undefined && !networkVolumeInputsSchema.shape.name.safeParse(name).success) {
+    throw refuse(
+      `its name ${JSON.stringify(name.slice(0, 40))} is not one a program can declare ` +
+        "(letters, digits, _ and .)",
+    );
+  }
+  const offerQuery = { clusterId };
+  const offer = await client.offers
+    .searchNetworkVolumes(offerQuery)
+    .then((search) => search.offers[0])
+    .catch(() => undefined);
+  const inputs: NetworkVolumeInputs = {
+    offerQuery,
+    sizeGb,
+    ...(name === undefined ? {} : { name }),
+  };
+  return {
+    id: `V.${volumeId}`,
+    props: {
+      ...inputs,
+      volumeId,
+      volumeName: `V.${volumeId}`,
+      clusterId,
+      ...(offer === undefined ? {} : { offerAskId: offer.askId, offer }),
+    },
+    inputs,
+  };
+}
+
+// ---- The resource -------------------------------------------------------------------------
+
+export interface NetworkVolumeArgs {
+  /** The network volume ask (offer) to take it from. Give this or offerQuery. */
+  askId?: pulumi.Input<number>;
+  /**
+   * Take it from the cheapest network volume offer matching this query with room for sizeGb,
+   * e.g. `{ clusterId: overlay.clusterId }`. Give this or askId.
+   */
+  offerQuery?: pulumi.Input<VolumeOfferQuery | string>;
+  /** Size in GB, a whole number. */
+  sizeGb: pulumi.Input<number>;
+  /** A name (letters, digits, `_`, `.`), shown as the volume's label. Optional. */
+  name?: pulumi.Input<string>;
+}
+
+/**
+ * Storage on a physical cluster's network disk, which instances on machines of the cluster
+ * mount (Instance `networkVolume: { volumeId: volume.volumeId, mountPath: "/data" }`), any number
+ * at once. Any change of ask, size or name replaces it. The service does not delete a volume
+ * that an instance mounts: the instances go first.
+ */
+export class NetworkVolume extends pulumi.dynamic.Resource {
+  declare readonly askId: pulumi.Output<number | undefined>;
+  declare readonly sizeGb: pulumi.Output<number>;
+  declare readonly name: pulumi.Output<string | undefined>;
+  declare readonly volumeId: pulumi.Output<number>;
+  /** `V.<id>`. */
+  declare readonly volumeName: pulumi.Output<string>;
+  /** The physical cluster: instances that mount the volume are rented there. */
+  declare readonly clusterId: pulumi.Output<number>;
+  /** The ask the volume was taken from. */
+  declare readonly offerAskId: pulumi.Output<number>;
+
+  constructor(name: string, args: NetworkVolumeArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      providerShim("pulumi-gpucloud/provider/resources/network-volume"),
+      name,
+      // Every output is named here, or the resource would not expose it.
+      {
+        askId: args.askId,
+        offerQuery: args.offerQuery,
+        sizeGb: args.sizeGb,
+        name: args.name,
+        volumeId: undefined,
+        volumeName: undefined,
+        clusterId: undefined,
+        offerAskId: undefined,
+        offer: undefined,
+      },
+      opts,
+      "gpucloud",
+      "NetworkVolume",
+    );
+  }
+}

@@ -1,0 +1,351 @@
+import {
+  type GpuCloudClient,
+  type Overlay,
+  overlayJoinEnv,
+  type SshKey,
+  volumeMountEnv,
+} from "../../client";
+import { isCancelled, recordAfterCancelMs } from "../../cancellation";
+import { whileEngineWatched } from "../../engine-watch";
+import { providerClient, reportProgress } from "../../provider-runtime";
+import { rentUntilRunning } from "../instance/create-flow";
+import { rememberRecorded, resourceNameOf } from "../instance/identity";
+import { instanceInputsSchema, type InstanceInputs } from "../instance/inputs";
+import { handOver, InstanceLeftBehindError } from "../instance/lifecycle";
+import { releaseOffers } from "../instance/offer-choice";
+import { attachAfterRunning, sshKeysBeforeRenting } from "../instance/ssh-keys";
+import { addressIn, firstHostOf } from "./addresses";
+import { chooseCluster, clusterQueryOf, NoClusterError } from "./cluster-choice";
+import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
+import { settleGroupLeftovers } from "./leftovers";
+import { newGroupName, nodeOwnerOf } from "./naming";
+import { tearDown } from "./teardown";
+
+// Creating a node group: leftovers of interrupted runs removed, the cheapest cluster that holds
+// the group chosen, its overlay (and network volume) made, rank 0 rented and running, then
+// every other rank at once, each node rented as an Instance is (instance/attempts.ts' steps,
+// by the group's query pinned to the cluster); the whole group handed over at once. All
+// running or none: a create that cannot finish takes apart everything it made.
+
+/** A group create that left parts it could not remove: recorded with init errors by this id. */
+export class GroupLeftBehindError extends Error {
+  constructor(
+    message: string,
+    readonly id: string,
+    readonly properties: NodeGroupOutputs,
+    readonly reasons: string[],
+  ) {
+    super(message);
+  }
+}
+
+/** What one create (or one resize) works with and has made so far. */
+export interface GroupBuild {
+  readonly client: GpuCloudClient;
+  readonly inputs: NodeGroupInputs;
+  readonly name: string;
+  readonly progress: (message: string) => void;
+  readonly clusterId: number;
+  readonly overlay: Overlay;
+  readonly networkVolumeId: number | null;
+  /** Rented and not handed over yet: taken apart if the create fails or the engine goes away. */
+  readonly unrecorded: Set<number>;
+  /** Offers this create chose, which other creates of the run leave to it until it ends. */
+  readonly claimed: Set<number>;
+  readonly nodes: Map<number, GroupNode>;
+  /** The account's SSH keys every node gets once it runs (sshKeyIds), looked up once. */
+  readonly sshKeys: readonly SshKey[];
+  readonly deadlineMs: number;
+}
+
+/** What a node is rented with: the group's inputs, its rank and the group's network. */
+export function nodeInputsOf(build: GroupBuild, rank: number, masterAddr: string): InstanceInputs {
+  const { inputs } = build;
+  // Parsed for the instance's defaults; the schema takes variable names only, so the entries
+  // that join the overlay and mount the volume are added after.
+  const node = instanceInputsSchema.parse({
+    offerQuery: clusterQueryOf(inputs.offerQuery, build.clusterId),
+    maxDollarsPerHour: inputs.maxDollarsPerHour,
+    image: inputs.image,
+    diskGb: inputs.diskGb,
+    onstart: inputs.onstart,
+    label: inputs.label,
+    runtype: inputs.runtype ?? "ssh",
+    pollIntervalSeconds: inputs.pollIntervalSeconds,
+    createTimeoutSeconds: Math.max(1, (build.deadlineMs - Date.now()) / 1000),
+    owner: inputs.owner === undefined ? undefined : nodeOwnerOf(inputs.owner, rank),
+    stackToken: inputs.stackToken,
+    sshKeyIds: inputs.sshKeyIds,
+    env: {
+      ...inputs.env,
+      NODE_RANK: String(rank),
+      WORLD_SIZE: String(inputs.nodeCount),
+      MASTER_ADDR: masterAddr,
+    },
+  });
+  const mountPath = inputs.networkVolume?.mountPath;
+  return {
+    ...node,
+    env: {
+      ...node.env,
+      ...overlayJoinEnv(build.overlay.name),
+      ...(build.networkVolumeId === null || mountPath === undefined
+        ? {}
+        : volumeMountEnv(build.networkVolumeId, mountPath)),
+    },
+  };
+}
+
+/** The node as the group records it, from the running instance. */
+async function recordedNode(
+  build: GroupBuild,
+  rank: number,
+  instanceId: number,
+  askId: number,
+): Promise<GroupNode> {
+  const shown = await build.client.instances.showAmongMany(instanceId);
+  return {
+    rank,
+    instanceId,
+    askId,
+    machineId: shown?.machine_id ?? null,
+    sshHost: shown?.ssh_host ?? null,
+    sshPort: shown?.ssh_port ?? null,
+    localIp: addressIn(shown?.local_ipaddrs, build.overlay.internal_subnet) ?? null,
+    actualStatus: shown?.actual_status ?? null,
+  };
+}
+
+/**
+ * Rents the node of `rank` in the cluster and waits until it runs, as an Instance by query:
+ * an offer gone or a node at a dead end moves on to another offer of the same cluster. The node
+ * is in `build.nodes` (and still unrecorded) when this returns.
+ */
+export async function rentNode(
+  build: GroupBuild,
+  rank: number,
+  masterAddr: string,
+): Promise<GroupNode> {
+  const nodeInputs = nodeInputsOf(build, rank, masterAddr);
+  let created: Awaited<ReturnType<typeof rentUntilRunning>>;
+  try {
+    const rented = await rentUntilRunning(nodeInputs, build.unrecorded, build.claimed);
+    // Keys are attached before the hand-over, as an Instance's are.
+    created = await attachAfterRunning(build.client, rented, build.sshKeys);
+  } catch (error) {
+    // A node the rent could not destroy is the group's to take apart with the rest.
+    if (error instanceof InstanceLeftBehindError) build.unrecorded.add(Number(error.id));
+    throw error;
+  }
+  const askId = created.outs.offer?.askId ?? created.outs.attempts.at(-1)?.askId ?? 0;
+  const node = await recordedNode(build, rank, Number(created.id), askId);
+  build.nodes.set(rank, node);
+  return node;
+}
+
+/**
+ * Rank 0 first: the others' MASTER_ADDR is its overlay address, which shows once it runs. An
+ * instance's environment is fixed at its rent, so rank 0 itself is rented with the address an
+ * overlay's first member gets (the subnet's first host); when the service gives it another,
+ * rank 0 is rented again with the loopback address, which reaches the same master from rank 0,
+ * so that no node ever holds a wrong MASTER_ADDR.
+ */
+async function rentRankZero(build: GroupBuild): Promise<{ node: GroupNode; masterAddr: string }> {
+  const expected = firstHostOf(build.overlay.internal_subnet);
+  const node = await rentNode(build, 0, expected ?? "127.0.0.1");
+  if (node.localIp === null) {
+    throw new Error(`rank 0 (instance ${node.instanceId}) runs but shows no overlay address`);
+  }
+  if (expected === undefined || node.localIp === expected) {
+    return { node, masterAddr: node.localIp };
+  }
+  build.progress(
+    `rank 0 got overlay address ${node.localIp}, not ${expected}; renting it again with ` +
+      `MASTER_ADDR 127.0.0.1 (its own loopback)`,
+  );
+  const left = await tearDown(
+    build.client,
+    { nodeIds: [node.instanceId], overlayIds: [], networkVolumeIds: [] },
+    build.inputs.pollIntervalSeconds,
+  );
+  // Still unrecorded when it could not be destroyed: the failed create takes it apart again.
+  if (left.length > 0) throw new Error(`rank 0 could not be rented again: ${left.join("; ")}`);
+  build.unrecorded.delete(node.instanceId);
+  build.nodes.delete(0);
+  const again = await rentNode(build, 0, "127.0.0.1");
+  if (again.localIp === null) {
+    throw new Error(`rank 0 (instance ${again.instanceId}) runs but shows no overlay address`);
+  }
+  return { node: again, masterAddr: again.localIp };
+}
+
+/** Rents the ranks given, at once; the first failure is thrown once every one has ended. */
+export async function rentRanks(
+  build: GroupBuild,
+  ranks: readonly number[],
+  masterAddr: string,
+): Promise<void> {
+  const outcomes = await Promise.allSettled(ranks.map((rank) => rentNode(build, rank, masterAddr)));
+  const failed = outcomes.find((outcome) => outcome.status === "rejected");
+  if (failed !== undefined) throw failed.reason;
+}
+
+/** Every part the build has made, for taking apart. */
+function partsOf(build: GroupBuild) {
+  return {
+    nodeIds: [
+      ...new Set([...build.unrecorded, ...[...build.nodes.values()].map((n) => n.instanceId)]),
+    ],
+    overlayIds: [build.overlay.overlay_id],
+    networkVolumeIds: build.networkVolumeId === null ? [] : [build.networkVolumeId],
+  };
+}
+
+export function outputsOf(build: GroupBuild, masterAddr: string | null): NodeGroupOutputs {
+  return {
+    ...build.inputs,
+    clusterId: build.clusterId,
+    overlayName: build.overlay.name,
+    overlayId: build.overlay.overlay_id,
+    subnet: build.overlay.internal_subnet ?? null,
+    masterAddr,
+    networkVolumeId: build.networkVolumeId,
+    nodes: [...build.nodes.values()].sort((a, b) => a.rank - b.rank),
+  };
+}
+
+/**
+ * Hands every node over to the engine (each takes the program's label, see instance/identity.ts),
+ * all or none: a refused relabel fails the create, which then takes the group apart.
+ */
+async function handOverGroup(build: GroupBuild): Promise<void> {
+  // After a cancellation the relabels are bounded (cancellation.ts): the run must end.
+  const bound = isCancelled() ? AbortSignal.timeout(recordAfterCancelMs) : undefined;
+  await Promise.all(
+    [...build.nodes.values()].map((node) =>
+      handOver(build.client, node.instanceId, build.inputs, bound),
+    ),
+  );
+  for (const node of build.nodes.values()) {
+    build.unrecorded.delete(node.instanceId);
+    const owner = build.inputs.owner;
+    rememberRecorded(
+      owner === undefined ? undefined : nodeOwnerOf(owner, node.rank),
+      node.instanceId,
+    );
+  }
+}
+
+/**
+ * Takes the build apart after `error`, and says so in one error: nothing left, or what is left
+ * (then the group is recorded with init errors, for a later `up` or `destroy` to finish).
+ */
+async function failCreate(build: GroupBuild, error: unknown): Promise<never> {
+  const why = error instanceof Error ? error.message : String(error);
+  build.progress(`taking the group apart: ${why.split("\n")[0] ?? why}`);
+  const left = await tearDown(build.client, partsOf(build), build.inputs.pollIntervalSeconds);
+  if (left.length === 0) {
+    build.unrecorded.clear();
+    throw new Error(
+      `${build.name}: ${why}\nThe group was taken apart: every node, the overlay ` +
+        `${build.overlay.name}${build.networkVolumeId === null ? "" : ` and network volume V.${build.networkVolumeId}`} ` +
+        `are gone; nothing is left running.`,
+    );
+  }
+  const message =
+    `${build.name}: ${why}\nTaking the group apart left parts behind (${left.join("; ")}); ` +
+    `the group is kept in the stack so that a later \`pulumi up\` or \`pulumi destroy\` ` +
+    `removes them.`;
+  build.unrecorded.clear();
+  throw new GroupLeftBehindError(message, build.overlay.name, outputsOf(build, null), [message]);
+}
+
+/** Creates the group: every node running on its overlay, or nothing left (see above). */
+export async function createGroup(
+  inputs: NodeGroupInputs,
+): Promise<{ id: string; outs: NodeGroupOutputs }> {
+  const client = providerClient();
+  const name = resourceNameOf(inputs.owner);
+  const progress = (message: string) => {
+    reportProgress(`${name}: ${message}`);
+  };
+  let build: GroupBuild | undefined;
+  // Taken apart in full if the engine goes away meanwhile: nobody would record the group.
+  const tearDownIfEngineGone = async () => {
+    if (build !== undefined) await tearDown(client, partsOf(build), inputs.pollIntervalSeconds);
+  };
+  const claimed = new Set<number>();
+  try {
+    return await whileEngineWatched(tearDownIfEngineGone, async () => {
+      await settleGroupLeftovers(client, inputs, progress);
+      const sshKeys = await sshKeysBeforeRenting(client, inputs);
+      const cluster = await chooseCluster(client, inputs).catch((error: unknown) => {
+        if (error instanceof NoClusterError) {
+          throw new Error(`${name}: ${error.message}; nothing was rented.`);
+        }
+        throw error;
+      });
+      const deadlineMs = Date.now() + inputs.createTimeoutSeconds * 1000;
+      const overlayName = newGroupName(inputs);
+      progress(
+        `cluster ${cluster.clusterId}: ${cluster.offers.length} matching offers for ` +
+          `${inputs.nodeCount} nodes; making overlay ${overlayName}`,
+      );
+      const overlay = await client.overlays.create(cluster.clusterId, overlayName);
+      let networkVolumeId: number | null = null;
+      build = {
+        client,
+        inputs,
+        name,
+        progress,
+        clusterId: cluster.clusterId,
+        overlay,
+        networkVolumeId,
+        unrecorded: new Set(),
+        claimed,
+        nodes: new Map(),
+        sshKeys,
+        deadlineMs,
+      };
+      try {
+        if (inputs.networkVolume !== undefined) {
+          networkVolumeId = await createGroupVolume(build, inputs.networkVolume.sizeGb);
+          build = { ...build, networkVolumeId };
+        }
+        const { masterAddr } = await rentRankZero(build);
+        progress(`rank 0 runs at ${masterAddr}; renting ranks 1 to ${inputs.nodeCount - 1}`);
+        await rentRanks(
+          build,
+          Array.from({ length: inputs.nodeCount - 1 }, (_, index) => index + 1),
+          masterAddr,
+        );
+        await handOverGroup(build);
+        progress(`${inputs.nodeCount} nodes run on overlay ${overlay.name}`);
+        return { id: overlay.name, outs: outputsOf(build, masterAddr) };
+      } catch (error) {
+        return failCreate(build, error);
+      }
+    });
+  } finally {
+    releaseOffers(claimed);
+  }
+}
+
+/** The group's network volume: the cheapest offer of the cluster with room, named as the overlay. */
+async function createGroupVolume(build: GroupBuild, sizeGb: number): Promise<number> {
+  const search = await build.client.offers.searchNetworkVolumes({
+    clusterId: build.clusterId,
+    diskSpaceGb: { gte: sizeGb },
+  });
+  const [offer] = search.offers;
+  if (offer === undefined) {
+    throw new Error(
+      `networkVolume: no network volume offer in cluster ${build.clusterId} has ${sizeGb} GB`,
+    );
+  }
+  const { volumeId } = await build.client.volumes.createNetworkVolume(offer.askId, sizeGb, {
+    name: build.overlay.name,
+  });
+  build.progress(`network volume V.${volumeId} (${sizeGb} GB) in cluster ${build.clusterId}`);
+  return volumeId;
+}

@@ -1,0 +1,129 @@
+import { z } from "zod";
+import { instanceInputsSchema, offerQueryInputSchema } from "../instance/inputs";
+
+// A node group's inputs and outputs: N instances of one physical cluster, on one overlay
+// network, sharing an optional network volume. Each node is rented as an Instance would be
+// (the same inputs, checks and steps); what is the group's own is below.
+
+const node = instanceInputsSchema.shape;
+
+export const nodeGroupInputsSchema = z.object({
+  nodeCount: z
+    .number({ error: "nodeCount must be a whole number of nodes, at least 1" })
+    .int("nodeCount must be a whole number")
+    .min(1, "nodeCount must be at least 1")
+    .max(64, "nodeCount must be at most 64")
+    .describe(
+      "How many nodes (instances), 1 to 64, all in one physical cluster. Changing it adds or " +
+        "removes the highest ranks in place when the cluster has room; otherwise the group is " +
+        "replaced (preview says which).",
+    )
+    .meta({ replacement: "sometimes" }),
+  offerQuery: offerQueryInputSchema
+    .describe(
+      "The offers the nodes are rented from: an instance offer query object (`{ gpuName: " +
+        '"H100 SXM", numGpus: 8 }`) or the official client\'s query string. The cheapest ' +
+        "physical cluster with `nodeCount` matching offers is chosen. Changing it replaces " +
+        "the group.",
+    )
+    .meta({ willReplaceOnChanges: true }),
+  maxDollarsPerHour: node.maxDollarsPerHour
+    .describe(
+      "Never rent a node above this price, in dollars per hour (each node, not the group). " +
+        "Changes in place: it applies to the nodes rented after.",
+    )
+    .meta({ replacement: "never" }),
+  image: node.image.describe(
+    "Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.",
+  ),
+  diskGb: node.diskGb.describe(
+    "Each node's disk size in gigabytes, at least 8. Changing it replaces the group.",
+  ),
+  onstart: node.onstart.describe(
+    "A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its " +
+      "environment). Changing it replaces the group.",
+  ),
+  env: node.env.describe(
+    "Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which " +
+      "the group sets. Changing them replaces the group.",
+  ),
+  label: node.label.describe("Each node's label. Changes in place."),
+  runtype: node.runtype.describe(
+    "`ssh` (the default), `jupyter` or `args`; a VM cannot join an overlay. Changing it " +
+      "replaces the group.",
+  ),
+  sshKeyIds: node.sshKeyIds.describe(
+    "Account SSH keys (SshKey `sshKeyId`s) attached to every node once it runs.",
+  ),
+  networkVolume: z
+    .object(
+      {
+        sizeGb: z
+          .number({ error: "networkVolume.sizeGb is a whole number of gigabytes" })
+          .int("networkVolume.sizeGb is a whole number of gigabytes")
+          .positive("networkVolume.sizeGb must be positive")
+          .describe("The volume's size in gigabytes."),
+        mountPath: z
+          .string({ error: "networkVolume.mountPath is required, e.g. /data" })
+          .startsWith("/", "networkVolume.mountPath must be an absolute path, e.g. /data")
+          .describe("Where every node mounts it, an absolute path such as `/data`."),
+      },
+      { error: "networkVolume must be { sizeGb, mountPath }" },
+    )
+    .describe(
+      "A network volume the group creates in its cluster and every node mounts: shared " +
+        "storage. Deleted with the group. Changing it replaces the group.",
+    )
+    .meta({ willReplaceOnChanges: true })
+    .optional(),
+  createTimeoutSeconds: node.createTimeoutSeconds.describe(
+    "How long create may take in all, every node running, in seconds; default 1200.",
+  ),
+  pollIntervalSeconds: node.pollIntervalSeconds,
+  /** `<project>/<stack>/<resource name>`, set by the class or the plugin (identity.ts). */
+  owner: z.string().optional(),
+  /** The stack's identity, set by the class or the plugin: see identity.ts. */
+  stackToken: z.string().optional(),
+});
+export type NodeGroupInputs = z.infer<typeof nodeGroupInputsSchema>;
+
+export const nodeSchema = z
+  .object({
+    rank: z.number().int().describe("The node's rank, 0 to nodeCount - 1 (its NODE_RANK)."),
+    instanceId: z.number().int().describe("The service's id of the node's instance."),
+    askId: z.number().int().describe("The ask (offer) the node was rented from."),
+    machineId: z.number().int().nullable().describe("The machine the node runs on."),
+    sshHost: z.string().nullable().describe("The SSH host to reach the node."),
+    sshPort: z.number().int().nullable().describe("The SSH port to reach the node."),
+    localIp: z
+      .string()
+      .nullable()
+      .describe("The node's address on the group's overlay network (rank 0's is MASTER_ADDR)."),
+    actualStatus: z
+      .string()
+      .nullable()
+      .describe("What the node is doing, as the service last said (`running`, ...)."),
+  })
+  .meta({
+    pulumiType: "NodeGroupNode",
+    description: "One node of a NodeGroup: an instance on the group's overlay network.",
+  });
+export type GroupNode = z.infer<typeof nodeSchema>;
+
+export const nodeGroupOutputsSchema = nodeGroupInputsSchema.extend({
+  clusterId: z.number().int().describe("The physical cluster every node is in."),
+  overlayName: z.string().describe("The overlay network the nodes are on."),
+  overlayId: z.number().int().describe("The service's id of the overlay network."),
+  subnet: z.string().nullable().describe("The overlay's private subnet, e.g. `10.100.0.0/24`."),
+  masterAddr: z.string().nullable().describe("Rank 0's overlay address: every node's MASTER_ADDR."),
+  networkVolumeId: z
+    .number()
+    .int()
+    .nullable()
+    .describe("The network volume every node mounts (its `V.<id>` number), if the group has one."),
+  nodes: z.array(nodeSchema).describe("The nodes, by rank."),
+});
+export type NodeGroupOutputs = z.infer<typeof nodeGroupOutputsSchema>;
+
+/** The fields only this provider reads: changing them changes nothing on the service. */
+export const settingFields = ["createTimeoutSeconds", "pollIntervalSeconds"] as const;

@@ -1,0 +1,89 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { Instance as InstanceWire, Overlay, Volume } from "../../client";
+import { isLeftoverOf, ownerOfInstance, resourceNameOf } from "../instance/identity";
+import type { NodeGroupInputs } from "./inputs";
+
+// What makes a node, an overlay or a network volume a group's own (docs/maintainers/ownership.md). Nodes
+// are instances and follow the instances' rules: this stack's token in their environment, the
+// being-created label until the whole group is handed over. An overlay or a volume carries
+// nothing but its name: the name holds a digest of the stack's token and the group's name,
+// which no other stack can make, and one made by an interrupted create is told apart from a
+// kept one by its members (see isLeftoverOverlay).
+
+/** A node's owner: the group's, with its rank, e.g. `ml/dev/trainers/node-3`. */
+export function nodeOwnerOf(groupOwner: string, rank: number): string {
+  return `${groupOwner}/node-${rank}`;
+}
+
+export function isNodeOf(instance: InstanceWire, groupOwner: string): boolean {
+  return ownerOfInstance(instance)?.startsWith(`${groupOwner}/node-`) ?? false;
+}
+
+/** A node an interrupted create of this group rented and never handed over. */
+export function isLeftoverNode(instance: InstanceWire, inputs: NodeGroupInputs): boolean {
+  const { owner, stackToken } = inputs;
+  if (owner === undefined || stackToken === undefined) return false;
+  return isLeftoverOf(instance, stackToken) && isNodeOf(instance, owner);
+}
+
+/**
+ * `<name>-<digest>-`: what every overlay and network volume of this group starts with. The
+ * service takes overlay names of lowercase letters, digits and `-`, at most 64 characters.
+ */
+export function namePrefixOf(inputs: NodeGroupInputs): string | undefined {
+  const { owner, stackToken } = inputs;
+  if (owner === undefined || stackToken === undefined) return undefined;
+  const name = resourceNameOf(owner);
+  const slug =
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 32) || "group";
+  const digest = createHash("sha256").update(`${stackToken}/${owner}`).digest("hex").slice(0, 10);
+  return `${slug}-${digest}-`;
+}
+
+/** A fresh name for this create's overlay (and network volume). */
+export function newGroupName(inputs: NodeGroupInputs): string {
+  const suffix = randomBytes(3).toString("hex");
+  return `${namePrefixOf(inputs) ?? "group-"}${suffix}`;
+}
+
+/**
+ * An overlay an interrupted create of this group made: its name carries the group's prefix,
+ * and it holds no instance but this group's leftover nodes. An overlay with a member that was
+ * handed over (a group kept with `retainOnDelete` or dropped from the state) is never one.
+ */
+export function isLeftoverOverlay(
+  overlay: Overlay,
+  inputs: NodeGroupInputs,
+  leftoverNodeIds: ReadonlySet<number>,
+): boolean {
+  const prefix = namePrefixOf(inputs);
+  if (prefix === undefined || !overlay.name.startsWith(prefix)) return false;
+  return (overlay.instances ?? []).every((id) => leftoverNodeIds.has(id));
+}
+
+/**
+ * A network volume an interrupted create of this group made: it has the name of an overlay that
+ * holds at least one of this group's leftover nodes (a create names both alike), so that create
+ * never finished. A volume may hold data: one whose create cannot be proven unfinished (its
+ * overlay gone, or empty) is never deleted, only reported.
+ */
+export function isProvenLeftoverVolume(
+  volume: Volume,
+  unfinishedOverlayNames: ReadonlySet<string>,
+): boolean {
+  return (
+    volume.cluster_id !== null &&
+    volume.cluster_id !== undefined &&
+    unfinishedOverlayNames.has(volume.label ?? "")
+  );
+}
+
+/** A network volume named as this group's, whatever its create became. */
+export function hasGroupPrefix(volume: Volume, inputs: NodeGroupInputs): boolean {
+  const prefix = namePrefixOf(inputs);
+  return prefix !== undefined && (volume.label ?? "").startsWith(prefix);
+}

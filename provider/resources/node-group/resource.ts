@@ -1,0 +1,53 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { z } from "zod";
+import { providerShim } from "../../shim";
+import { stackSweeper, withSweeper } from "../instance-sweeper";
+import { ownerOf } from "../instance/identity";
+import type { GroupNode, NodeGroupOutputs, nodeGroupInputsSchema } from "./inputs";
+
+/** What a program gives: the inputs' own types (inputs.ts), each a Pulumi input. */
+type ProgramInputs = Omit<z.input<typeof nodeGroupInputsSchema>, "owner" | "stackToken">;
+export type NodeGroupArgs = { [K in keyof ProgramInputs]: pulumi.Input<ProgramInputs[K]> };
+
+/**
+ * `nodeCount` GPU instances in one physical cluster, on one overlay network (a private LAN on
+ * all ports, for NCCL), with an optional network volume every node mounts; each node has
+ * NODE_RANK, WORLD_SIZE and MASTER_ADDR in its environment. Create waits until every node runs,
+ * or takes the whole group apart. See docs/reference/NodeGroup.md for every input and output.
+ */
+export class NodeGroup extends pulumi.dynamic.Resource {
+  declare readonly clusterId: pulumi.Output<number>;
+  declare readonly overlayName: pulumi.Output<string>;
+  declare readonly overlayId: pulumi.Output<number>;
+  declare readonly subnet: pulumi.Output<string | null>;
+  /** Rank 0's overlay address: the other nodes' MASTER_ADDR. */
+  declare readonly masterAddr: pulumi.Output<string | null>;
+  declare readonly networkVolumeId: pulumi.Output<number | null>;
+  /** The nodes by rank: instance id, SSH host and port, overlay address. */
+  declare readonly nodes: pulumi.Output<GroupNode[]>;
+  declare readonly nodeCount: pulumi.Output<NodeGroupOutputs["nodeCount"]>;
+
+  constructor(name: string, args: NodeGroupArgs, opts?: pulumi.CustomResourceOptions) {
+    const sweeper = stackSweeper();
+    super(
+      providerShim("pulumi-gpucloud/provider/resources/node-group"),
+      name,
+      {
+        ...args,
+        owner: ownerOf(pulumi.getProject(), pulumi.getStack(), name),
+        stackToken: sweeper.stackToken,
+        clusterId: undefined,
+        overlayName: undefined,
+        overlayId: undefined,
+        subnet: undefined,
+        masterAddr: undefined,
+        networkVolumeId: undefined,
+        nodes: undefined,
+      },
+      // The sweeper exists before any node is rented and outlives every one (see it).
+      { ...opts, dependsOn: withSweeper(opts?.dependsOn, sweeper) },
+      "gpucloud",
+      "NodeGroup",
+    );
+  }
+}

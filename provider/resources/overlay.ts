@@ -1,0 +1,345 @@
+import { randomBytes } from "node:crypto";
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { deleteUnlessGone, GpuCloudError, type Overlay as OverlayWire } from "../client";
+import { configurationFailures, providerClient } from "../provider-runtime";
+import { readResult } from "../read-result";
+import { type DynamicProvider, providerShim } from "../shim";
+import { checkInputs, containsUnknown, fieldFailure } from "../validation";
+
+// An overlay network: a private LAN on one physical cluster for the instances that join it
+// (Instance `overlay`). Nothing in it is secret: a name, a cluster and a subnet.
+
+// ---- Inputs -------------------------------------------------------------------------------
+
+/**
+ * An overlay's name, as `field`. Instances join by name (`-n NAME` in the create's env), and
+ * the official client passes only names of lowercase letters, digits and `-` there (it drops
+ * any other silently); the service takes at most 64 characters.
+ */
+export function overlayNameSchema(field: string) {
+  return z
+    .string({ error: `${field} is an overlay's name: lowercase letters, digits and -` })
+    .min(1, `${field} must not be empty`)
+    .max(64, `${field} must be at most 64 characters`)
+    .regex(
+      /^[a-z0-9-]+$/,
+      `${field} may hold only lowercase letters, digits and - (instances join an overlay by ` +
+        "its name, and the official client drops any other)",
+    );
+}
+
+export const overlayInputsSchema = z.object({
+  clusterId: z
+    .number({ error: "the id of a physical cluster, as offers show it (clusterId)" })
+    .int("clusterId must be a whole number")
+    .positive("clusterId must be positive")
+    .describe(
+      "The physical cluster the overlay is on: an offer's `clusterId` (getOffers with " +
+        "`{ clusterId: { neq: null } }` lists the offers in clusters). Only instances on " +
+        "machines of this cluster can join. Changing it replaces the overlay.",
+    )
+    .meta({ willReplaceOnChanges: true }),
+  name: overlayNameSchema("name")
+    .describe(
+      "The overlay's name, unique on the account (on every cluster): lowercase letters, " +
+        "digits and `-`, at most 64 characters. Default: the resource's name, lowercased and " +
+        "reduced to those characters, with a random suffix (kept from then on), so that " +
+        "stacks of the same names on one account never collide. Changing it replaces the " +
+        "overlay.",
+    )
+    .meta({ willReplaceOnChanges: true })
+    .optional(),
+  /**
+   * The resource's name in the program, set by the Overlay class (a dynamic provider is not
+   * told its URN) and by the plugin from the URN: what a name left out is made from. Never a
+   * reason to update or replace.
+   */
+  resourceName: z.string().optional(),
+});
+export type OverlayInputs = z.infer<typeof overlayInputsSchema>;
+
+export const overlayOutputsSchema = overlayInputsSchema.extend({
+  name: z
+    .string()
+    .describe("The overlay's name: the one given, or the one made from the resource's name."),
+  overlayId: z.number().int().describe("The service's id of the overlay."),
+  subnet: z
+    .string()
+    .nullable()
+    .describe(
+      "The overlay's private subnet, e.g. `10.100.0.0/24`: each member's overlay address " +
+        "(Instance `localIp`) is in it.",
+    ),
+  instanceIds: z
+    .array(z.number().int())
+    .describe(
+      "The instances on the overlay, as the service showed them when the overlay was created " +
+        "or last refreshed (instances join after the overlay exists: a refresh shows them).",
+    ),
+});
+export type OverlayOutputs = z.infer<typeof overlayOutputsSchema>;
+
+// ---- Names --------------------------------------------------------------------------------
+
+const suffixChars = 7;
+
+/**
+ * A name made from the resource's name, as Pulumi's own autonaming makes one: lowercased,
+ * every run of other characters made one `-`, and a random suffix, so that two stacks whose
+ * project, stack and resource names are the same never pick the same name on one account.
+ * Check keeps it from then on (from its olds).
+ */
+export function autonameOf(resourceName: string): string {
+  const slug =
+    resourceName
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 64 - suffixChars - 1)
+      .replace(/-+$/, "") || "overlay";
+  return `${slug}-${randomBytes(4).toString("hex").slice(0, suffixChars)}`;
+}
+
+/**
+ * The overlays this provider process has checked, by name: an Instance that names one is
+ * checked at preview before the overlay exists (its name is known then, its create comes
+ * later), so its check looks here before the account's list. The engine checks an Overlay
+ * before an Instance that takes its `name` output.
+ */
+const declaredThisRun = new Map<
+  string,
+  { clusterId: number | undefined; resourceName: string | undefined }
+>();
+
+/** The cluster of an overlay this run declares (undefined while not known), if it declares it. */
+export function declaredOverlay(name: string): { clusterId: number | undefined } | undefined {
+  return declaredThisRun.get(name);
+}
+
+// ---- Diff rules ---------------------------------------------------------------------------
+
+/**
+ * The service can neither move nor rename an overlay: either change replaces it. Under the same
+ * name the old one goes first (names are the account's once); the instances on it leave it
+ * with it, and those that take its name are replaced with it by the engine.
+ */
+export function diffOverlay(olds: OverlayOutputs, news: OverlayInputs): pulumi.dynamic.DiffResult {
+  const replaces = (["clusterId", "name"] as const).filter((field) => olds[field] !== news[field]);
+  return {
+    changes: replaces.length > 0,
+    replaces,
+    deleteBeforeReplace: replaces.length > 0 && olds.name === news.name,
+  };
+}
+
+// ---- CRUD ---------------------------------------------------------------------------------
+
+function outputsOf(inputs: OverlayInputs, overlay: OverlayWire): OverlayOutputs {
+  return {
+    ...inputs,
+    clusterId: overlay.cluster_id,
+    name: overlay.name,
+    overlayId: overlay.overlay_id,
+    subnet: overlay.internal_subnet ?? null,
+    instanceIds: overlay.instances ?? [],
+  };
+}
+
+function inputsOf(outs: OverlayOutputs): OverlayInputs {
+  return {
+    clusterId: outs.clusterId,
+    name: outs.name,
+    ...(outs.resourceName === undefined ? {} : { resourceName: outs.resourceName }),
+  };
+}
+
+/** Whether the market has a machine in the cluster (rented or not); undefined when unknown. */
+async function clusterExists(clusterId: number): Promise<boolean | undefined> {
+  return providerClient()
+    .instances.searchOffers({
+      cluster_id: { eq: clusterId },
+      rented: {},
+      rentable: {},
+      verified: {},
+      limit: 1,
+    })
+    .then((offers) => offers.length > 0)
+    .catch(() => undefined);
+}
+
+export const provider: DynamicProvider<OverlayInputs, OverlayOutputs> = {
+  async check(olds, news) {
+    const checked = checkInputs(overlayInputsSchema, news);
+    const { inputs } = checked;
+    const failures = [...(await configurationFailures()), ...checked.failures];
+    // Autonamed once; the olds keep the name from then on (and an imported overlay's name).
+    if (news["name"] === undefined) {
+      inputs.name =
+        typeof olds.name === "string" ? olds.name : autonameOf(inputs.resourceName ?? "overlay");
+    }
+    const { clusterId, name } = inputs;
+    const known = (field: "clusterId" | "name") => !containsUnknown(news[field]);
+    const creating = olds.clusterId !== clusterId || olds.name !== name;
+    if (failures.length === 0 && name !== undefined && known("name")) {
+      const declared = declaredThisRun.get(name);
+      if (declared !== undefined && declared.resourceName !== inputs.resourceName) {
+        failures.push(
+          fieldFailure(
+            "name",
+            `another Overlay of this program (${declared.resourceName ?? "?"}) is named ${name}`,
+          ),
+        );
+      }
+    }
+    if (failures.length === 0 && creating && known("clusterId")) {
+      if ((await clusterExists(clusterId)) === false) {
+        failures.push(
+          fieldFailure(
+            "clusterId",
+            `no physical cluster ${clusterId} in the market: no offer names it (getOffers with ` +
+              "{ clusterId: { neq: null } } lists the offers in clusters, with their clusterId)",
+          ),
+        );
+      }
+    }
+    // This resource's own name (recorded in the olds) is taken by this resource itself.
+    if (failures.length === 0 && name !== undefined && known("name") && olds.name !== name) {
+      const taken = await providerClient()
+        .overlays.named(name)
+        .catch(() => undefined);
+      if (taken !== undefined) {
+        failures.push(
+          fieldFailure(
+            "name",
+            `an overlay named ${name} already exists on the account (overlay ${taken.overlay_id}, ` +
+              `cluster ${taken.cluster_id}; names are the account's, on every cluster): choose ` +
+              "another, or leave name out to have a unique one made",
+          ),
+        );
+      }
+    }
+    if (failures.length === 0 && name !== undefined && known("name")) {
+      declaredThisRun.set(name, {
+        clusterId: known("clusterId") ? clusterId : undefined,
+        resourceName: inputs.resourceName,
+      });
+    }
+    return { inputs, failures };
+  },
+
+  async diff(_id, olds, news) {
+    return diffOverlay(olds, news);
+  },
+
+  async create(inputs) {
+    const client = providerClient();
+    const name = inputs.name ?? autonameOf(inputs.resourceName ?? "overlay");
+    // Free a moment before the create: an overlay of this name found after a create that may
+    // have reached the service is this create's.
+    const before = await client.overlays.named(name);
+    if (before !== undefined) {
+      throw new Error(
+        `name: an overlay named ${name} already exists on the account (overlay ` +
+          `${before.overlay_id}); nothing was created: choose another name`,
+      );
+    }
+    let created: OverlayWire;
+    try {
+      created = await client.overlays.create(inputs.clusterId, name);
+    } catch (error) {
+      // The service refused it (a bad cluster, a name taken meanwhile): nothing was created.
+      if (error instanceof GpuCloudError && error.status !== undefined && error.status < 500) {
+        throw error;
+      }
+      // A lost reply, or a failed look at the list after the create: the name was free, so an
+      // overlay that has it now is this create's (never created twice).
+      const appeared = await client.overlays.named(name).catch(() => undefined);
+      if (appeared === undefined || appeared.cluster_id !== inputs.clusterId) {
+        const why = error instanceof Error ? error.message : String(error);
+        throw new Error(
+          `${why}. No overlay named ${name} is on cluster ${inputs.clusterId} now: nothing is ` +
+            "left to clean up; run `pulumi up` again.",
+        );
+      }
+      created = appeared;
+    }
+    return { id: String(created.overlay_id), outs: outputsOf({ ...inputs, name }, created) };
+  },
+
+  async read(id, props) {
+    if (!props) return importedOverlay(id);
+    const found = (await providerClient().overlays.list()).find(
+      (overlay) => overlay.overlay_id === props.overlayId,
+    );
+    if (found === undefined) return {};
+    const outs = outputsOf(props, found);
+    return readResult(id, props, outs, inputsOf(outs));
+  },
+
+  /** Members leave the overlay and keep running (the service's delete); gone already is done. */
+  async delete(_id, props) {
+    await deleteUnlessGone(providerClient().overlays.delete(props.overlayId));
+  },
+};
+
+/** `pulumi import` by the overlay's id, or by its name. */
+async function importedOverlay(
+  id: string,
+): Promise<{ id?: string; props?: OverlayOutputs; inputs?: OverlayInputs }> {
+  const wanted = id.trim();
+  const overlays = await providerClient().overlays.list();
+  const found =
+    (/^\d+$/.test(wanted)
+      ? overlays.find((overlay) => overlay.overlay_id === Number(wanted))
+      : undefined) ?? overlays.find((overlay) => overlay.name === wanted);
+  if (found === undefined) return {};
+  const inputs: OverlayInputs = { clusterId: found.cluster_id, name: found.name };
+  return { id: String(found.overlay_id), props: outputsOf(inputs, found), inputs };
+}
+
+// ---- The resource -------------------------------------------------------------------------
+
+export interface OverlayArgs {
+  /** The physical cluster: an offer's `clusterId`. Changing it replaces the overlay. */
+  clusterId: pulumi.Input<number>;
+  /**
+   * Unique on the account: lowercase letters, digits and `-`, at most 64 characters. Default:
+   * the resource's name with a random suffix. Changing it replaces the overlay.
+   */
+  name?: pulumi.Input<string>;
+}
+
+/**
+ * An overlay network on a physical cluster: a private LAN (all ports) for the instances that
+ * join it (Instance `overlay: overlay.name`), e.g. for NCCL. Deleting it takes its members off
+ * it; they keep running.
+ */
+export class Overlay extends pulumi.dynamic.Resource {
+  declare readonly clusterId: pulumi.Output<number>;
+  declare readonly name: pulumi.Output<string>;
+  declare readonly overlayId: pulumi.Output<number>;
+  /** E.g. `10.100.0.0/24`: the members' overlay addresses are in it. */
+  declare readonly subnet: pulumi.Output<string | null>;
+  /** The members, as the service showed them at create or the last refresh. */
+  declare readonly instanceIds: pulumi.Output<number[]>;
+
+  constructor(name: string, args: OverlayArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      providerShim("pulumi-gpucloud/provider/resources/overlay"),
+      name,
+      // Every output is named here, or the resource would not expose it.
+      {
+        clusterId: args.clusterId,
+        name: args.name,
+        resourceName: name,
+        overlayId: undefined,
+        subnet: undefined,
+        instanceIds: undefined,
+      },
+      opts,
+      "gpucloud",
+      "Overlay",
+    );
+  }
+}

@@ -1,0 +1,189 @@
+import { environmentOf, GpuCloudClient, type Instance } from "../../provider/client";
+import { forgetRunListing } from "../../provider/resources/instance/adoption";
+import { creatingLabelOf, stackTokenVariable } from "../../provider/resources/instance/identity";
+import {
+  provider as groupProvider,
+  type NodeGroupInputs,
+  type NodeGroupOutputs,
+} from "../../provider/resources/node-group";
+import { namePrefixOf } from "../../provider/resources/node-group/naming";
+import type { TestEmulator } from "../support/emulator";
+import { emulatorForProviders } from "../support/provider-config";
+
+// NodeGroup's provider methods, called directly as the provider process does, against the
+// emulator's generated market: physical clusters 101 (A100 SXM4), 102 (H100 SXM), 103 (RTX
+// A6000) and 104 (L40S), of 6 to 11 machines, and network volume offers in each.
+describe("NodeGroup", () => {
+  let emulator: TestEmulator;
+  let client: GpuCloudClient;
+  const stackToken = "nodegroup-contract-token-0001";
+  const base = {
+    nodeCount: 4,
+    offerQuery: { gpuName: "H100 SXM" },
+    image: "pytorch/pytorch",
+    diskGb: 40,
+    createTimeoutSeconds: 120,
+    pollIntervalSeconds: 0.05,
+    owner: "proj/dev/trainers",
+    stackToken,
+  } satisfies NodeGroupInputs;
+
+  emulatorForProviders(
+    (started) => {
+      emulator = started;
+      client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
+    },
+    { bootPolls: 1, market: { seed: 1 } },
+  );
+
+  beforeEach(async () => {
+    forgetRunListing();
+    await emulator.clearRequests();
+  });
+
+  const checked = async (news: NodeGroupInputs) => {
+    if (!groupProvider.check) throw new Error("NodeGroup has no check");
+    return groupProvider.check(news, news);
+  };
+  const create = async (inputs: NodeGroupInputs) => {
+    const { inputs: checkedInputs, failures } = await checked(inputs);
+    expect(failures).toEqual([]);
+    return groupProvider.create(checkedInputs as NodeGroupInputs);
+  };
+  const shown = async (instanceId: number): Promise<Instance> => {
+    const instance = await client.instances.show(instanceId);
+    if (instance === undefined) throw new Error(`instance ${instanceId} is not shown`);
+    return instance;
+  };
+  const everything = async () => {
+    const state = await emulator.state();
+    return {
+      instances: state.instances.map((instance) => instance.id),
+      overlays: (await client.overlays.list()).map((overlay) => overlay.name),
+      networkVolumes: (await client.volumes.list())
+        .filter((volume) => volume.cluster_id !== null && volume.cluster_id !== undefined)
+        .map((volume) => volume.id),
+    };
+  };
+
+  it("creates 4 nodes in one cluster on one overlay, with ranks, MASTER_ADDR and a network volume; delete leaves nothing", async () => {
+    const { id, outs } = await create({
+      ...base,
+      networkVolume: { sizeGb: 100, mountPath: "/data" },
+    });
+    const group = outs as NodeGroupOutputs;
+    expect(group.clusterId).toBe(102);
+    expect(id).toBe(group.overlayName);
+    expect(group.nodes.map((node) => node.rank)).toEqual([0, 1, 2, 3]);
+    const addresses = group.nodes.map((node) => node.localIp);
+    expect(new Set(addresses).size).toBe(4);
+    for (const address of addresses) expect(address).toMatch(/^10\.\d+\.0\.\d+$/);
+    expect(group.masterAddr).toBe(group.nodes[0]?.localIp);
+
+    const state = await emulator.state();
+    const overlay = (await client.overlays.list()).find((o) => o.overlay_id === group.overlayId);
+    expect(overlay?.instances?.slice().sort()).toEqual(
+      group.nodes.map((node) => node.instanceId).sort(),
+    );
+    for (const node of group.nodes) {
+      const instance = await shown(node.instanceId);
+      const env = environmentOf(instance);
+      expect(env).toMatchObject({
+        NODE_RANK: String(node.rank),
+        WORLD_SIZE: "4",
+        MASTER_ADDR: group.masterAddr,
+        [stackTokenVariable]: stackToken,
+      });
+      // Handed over: the program's label (none), never the being-created one.
+      expect(instance?.label ?? "").not.toBe(creatingLabelOf(stackToken));
+      expect(instance?.machine_id).toBe(node.machineId);
+    }
+    expect(state.instances).toHaveLength(4);
+    expect(group.networkVolumeId).not.toBeNull();
+
+    // Refresh sees the same group.
+    const read = await groupProvider.read(id, group);
+    expect(read.props?.nodes).toEqual(group.nodes);
+
+    await groupProvider.delete?.(id, group);
+    expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
+  });
+
+  it("fails at create, renting nothing, when no cluster holds the group, naming the largest that matched", async () => {
+    await expect(create({ ...base, nodeCount: 16 })).rejects.toThrow(
+      /no physical cluster has 16 offers matching offerQuery; the largest that matched is cluster 102 with 9/,
+    );
+    expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
+    expect(await emulator.writes()).toEqual([]);
+  });
+
+  it("grows and shrinks in place: the highest ranks are added or removed", async () => {
+    const { id, outs } = await create({ ...base, nodeCount: 2 });
+    let group = outs as NodeGroupOutputs;
+    const grown = { ...group, nodeCount: 4 };
+    const diff = await groupProvider.diff?.(id, group, grown);
+    expect(diff).toMatchObject({ changes: true, replaces: [] });
+    group = (await groupProvider.update?.(id, group, grown))?.outs as NodeGroupOutputs;
+    expect(group.nodes.map((node) => node.rank)).toEqual([0, 1, 2, 3]);
+    const added = await shown(group.nodes[3]?.instanceId ?? 0);
+    expect(environmentOf(added)).toMatchObject({
+      NODE_RANK: "3",
+      WORLD_SIZE: "4",
+      MASTER_ADDR: group.masterAddr,
+    });
+    const shrunk = { ...group, nodeCount: 1 };
+    group = (await groupProvider.update?.(id, group, shrunk))?.outs as NodeGroupOutputs;
+    expect(group.nodes.map((node) => node.rank)).toEqual([0]);
+    expect((await emulator.state()).instances.map((i) => i.id)).toEqual([
+      group.nodes[0]?.instanceId,
+    ]);
+    // More than the cluster holds: a replacement, said at preview.
+    const tooMany = await groupProvider.diff?.(id, group, { ...group, nodeCount: 12 });
+    expect(tooMany).toMatchObject({ replaces: ["nodeCount"], deleteBeforeReplace: true });
+    await groupProvider.delete?.(id, group);
+    expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
+  });
+
+  it("removes what an interrupted create of the same group left, and nothing of another stack's", async () => {
+    // An interrupted create of this group: its overlay, a node on it still being created.
+    const prefix = namePrefixOf(base) ?? "";
+    const overlay = await client.overlays.create(102, `${prefix}abcdef`);
+    const search = await client.offers.searchInstances({ clusterId: 102 });
+    const askId = search.offers[0]?.askId ?? 0;
+    const leftover = await client.instances.create(askId, {
+      image: "pytorch/pytorch",
+      disk: 40,
+      label: creatingLabelOf(stackToken),
+      env: {
+        [stackTokenVariable]: stackToken,
+        PULUMI_GPUCLOUD_OWNER: "proj/dev/trainers/node-0",
+        [`-n ${overlay.name}`]: "1",
+      },
+    });
+    // Another stack's group of the same names: its overlay and node are never touched.
+    const other = { ...base, stackToken: "another-stack-token-0002" };
+    const otherOverlay = await client.overlays.create(101, `${namePrefixOf(other) ?? ""}fedcba`);
+    const otherLeftover = await client.instances.create(
+      (await client.offers.searchInstances({ clusterId: 101 })).offers[0]?.askId ?? 0,
+      {
+        image: "pytorch/pytorch",
+        disk: 40,
+        label: creatingLabelOf(other.stackToken),
+        env: {
+          [stackTokenVariable]: other.stackToken,
+          PULUMI_GPUCLOUD_OWNER: "proj/dev/trainers/node-0",
+          [`-n ${otherOverlay.name}`]: "1",
+        },
+      },
+    );
+    const { id, outs } = await create({ ...base, nodeCount: 2 });
+    const after = await everything();
+    expect(after.instances).not.toContain(leftover);
+    expect(after.overlays).not.toContain(overlay.name);
+    expect(after.instances).toContain(otherLeftover);
+    expect(after.overlays).toContain(otherOverlay.name);
+    await groupProvider.delete?.(id, outs as NodeGroupOutputs);
+    await client.instances.destroy(otherLeftover);
+    await client.overlays.delete(otherOverlay.overlay_id);
+  });
+});

@@ -1,0 +1,318 @@
+import { z } from "zod";
+import type { GpuCloudClient } from "../../provider/client";
+import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
+import {
+  commandOf,
+  descendantsOf,
+  eventually,
+  interruptUpWhileBooting,
+  isAlive,
+  releaseLock,
+  startCli,
+} from "../support/interrupt";
+import { type TestStack, withStack } from "../support/pulumi-stack";
+import { emulatorConfig, outsideClient, program } from "../support/programs";
+import { withPythonStack } from "../support/python-stack";
+import { nativePluginDir, withYamlStack } from "../support/yaml-stack";
+
+// Multi-node training as one resource, with the real CLI against the emulator's generated
+// market (physical clusters 101-104 of 6 to 11 machines; 102 has 9 H100 SXM machines).
+
+const group = (name: string, nodeCount: number, extra = "") =>
+  program(`
+const ${name} = new gpucloud.NodeGroup(${JSON.stringify(name)}, {
+  nodeCount: ${nodeCount},
+  offerQuery: { gpuName: "H100 SXM" },
+  image: "pytorch/pytorch",
+  diskGb: 40,
+  pollIntervalSeconds: 0.2,
+  ${extra}
+});
+exports.clusterId = ${name}.clusterId;
+exports.overlayName = ${name}.overlayName;
+exports.subnet = ${name}.subnet;
+exports.masterAddr = ${name}.masterAddr;
+exports.networkVolumeId = ${name}.networkVolumeId;
+exports.nodes = ${name}.nodes;
+`);
+
+const nodesSchema = z.array(
+  z.looseObject({ rank: z.number(), instanceId: z.number(), localIp: z.string().nullable() }),
+);
+
+/** Everything of the kinds a group is made of, on the account. */
+async function account(client: GpuCloudClient, emulator: TestEmulator) {
+  return {
+    instances: (await emulator.state()).instances.map((instance) => instance.id),
+    overlays: (await client.overlays.list()).map((overlay) => overlay.name),
+    networkVolumes: (await client.volumes.list())
+      .filter((volume) => volume.cluster_id !== null && volume.cluster_id !== undefined)
+      .map((volume) => volume.id),
+  };
+}
+const nothing = { instances: [], overlays: [], networkVolumes: [] };
+
+describe("NodeGroup (real Pulumi CLI)", () => {
+  let emulator!: TestEmulator;
+  let client!: GpuCloudClient;
+  startEmulatorForEachTest(
+    (started) => {
+      emulator = started;
+      client = outsideClient(started);
+    },
+    { bootPolls: 2, market: { seed: 1 } },
+  );
+  const onOutput = (stack: TestStack) => (text: string) => stack.output.push(text);
+
+  it("a 4-node group: one cluster, one overlay with distinct addresses, ranks 0-3, one network volume; refresh sees no change; destroy leaves nothing", async () => {
+    await withStack(
+      {
+        program: group("trainers", 4, `networkVolume: { sizeGb: 100, mountPath: "/data" },`),
+        config: emulatorConfig(emulator),
+      },
+      async (stack) => {
+        const up = await stack.stack.up({ onOutput: onOutput(stack) });
+        const nodes = nodesSchema.parse(up.outputs["nodes"]?.value);
+        expect(nodes.map((node) => node.rank)).toEqual([0, 1, 2, 3]);
+        const instances = (await emulator.state()).instances;
+        expect(instances.map((instance) => instance.id).sort()).toEqual(
+          nodes.map((node) => node.instanceId).sort(),
+        );
+        const overlays = await client.overlays.list();
+        expect(overlays).toHaveLength(1);
+        const [overlay] = overlays;
+        expect(overlay?.name).toBe(up.outputs["overlayName"]?.value);
+        expect(overlay?.cluster_id).toBe(up.outputs["clusterId"]?.value);
+        expect(overlay?.instances?.slice().sort()).toEqual(
+          nodes.map((node) => node.instanceId).sort(),
+        );
+        const subnet = String(up.outputs["subnet"]?.value);
+        const prefix = subnet.split(".").slice(0, 3).join(".");
+        const addresses = nodes.map((node) => node.localIp);
+        expect(new Set(addresses).size).toBe(4);
+        for (const address of addresses) expect(address?.startsWith(`${prefix}.`)).toBe(true);
+        expect(up.outputs["masterAddr"]?.value).toBe(nodes[0]?.localIp);
+        const volumes = (await account(client, emulator)).networkVolumes;
+        expect(volumes).toEqual([up.outputs["networkVolumeId"]?.value]);
+
+        const refresh = await stack.stack.refresh({ onOutput: onOutput(stack) });
+        expect(refresh.summary.resourceChanges).toMatchObject({ same: 3 });
+        const preview = await stack.stack.preview({ onOutput: onOutput(stack) });
+        expect(preview.changeSummary).toEqual({ same: 3 });
+
+        await stack.stack.destroy({ onOutput: onOutput(stack) });
+        expect(await account(client, emulator)).toEqual(nothing);
+      },
+    );
+  });
+
+  it("nodeCount 0 fails at preview naming the field; a group larger than any cluster fails at up, leaving nothing", async () => {
+    await withStack(
+      { program: group("trainers", 0), config: emulatorConfig(emulator) },
+      async (stack) => {
+        const printed: string[] = [];
+        await expect(
+          stack.stack.preview({ onOutput: (text) => printed.push(text) }),
+        ).rejects.toThrow();
+        expect(printed.join("")).toMatch(/nodeCount: nodeCount must be at least 1/);
+
+        await stack.setProgram(group("trainers", 16));
+        const failed: string[] = [];
+        await expect(stack.stack.up({ onOutput: (text) => failed.push(text) })).rejects.toThrow();
+        expect(failed.join("")).toMatch(
+          /no physical cluster has 16 offers matching offerQuery; the largest that matched is cluster 102 with 9/,
+        );
+        expect(await account(client, emulator)).toEqual(nothing);
+        expect(await emulator.writes()).toEqual([]);
+      },
+    );
+  });
+
+  it("killed while its nodes boot: the killed run's provider takes the group apart; killed with its providers, the next up does", async () => {
+    await withStack(
+      { program: group("trainers", 3), config: emulatorConfig(emulator) },
+      async (stack) => {
+        // Rank 0 of each of the two killed runs boots for ten minutes: only the kill ends them
+        // (the other ranks are rented once rank 0 runs).
+        const longBoot = { status: "running", afterSeconds: 600 } as const;
+        await emulator.queueBoots([longBoot, longBoot]);
+        let cli = startCli(stack, ["up", "--yes", "--skip-preview"]);
+        await eventually(
+          "rank 0 rented",
+          async () => (await emulator.state()).instances.length >= 1,
+        );
+        const providers = descendantsOf(cli.pid).filter((pid) =>
+          commandOf(pid).includes("dynamic-provider"),
+        );
+        process.kill(-cli.pid, "SIGKILL");
+        await cli.exited;
+        await releaseLock(stack);
+        await eventually("the killed run's providers to exit", () =>
+          providers.every((pid) => !isAlive(pid)),
+        );
+        expect(await account(client, emulator)).toEqual(nothing);
+
+        // Killed with everything below it: nothing of the run cleans up.
+        cli = startCli(stack, ["up", "--yes", "--skip-preview"]);
+        await eventually(
+          "rank 0 rented again",
+          async () => (await emulator.state()).instances.length >= 1,
+        );
+        const tree = descendantsOf(cli.pid);
+        process.kill(-cli.pid, "SIGKILL");
+        for (const pid of tree) if (isAlive(pid)) process.kill(pid, "SIGKILL");
+        await cli.exited;
+        await releaseLock(stack);
+        const left = await account(client, emulator);
+        expect(left.instances.length).toBeGreaterThan(0);
+        expect(left.overlays).toHaveLength(1);
+
+        // The next up removes what the killed run left, then makes the group.
+        const up = await stack.stack.up({ onOutput: onOutput(stack) });
+        const nodes = nodesSchema.parse(up.outputs["nodes"]?.value);
+        const now = await account(client, emulator);
+        expect(now.instances.sort()).toEqual(nodes.map((node) => node.instanceId).sort());
+        expect(now.overlays).toEqual([up.outputs["overlayName"]?.value]);
+        for (const id of left.instances) expect(now.instances).not.toContain(id);
+
+        await stack.stack.destroy({ onOutput: onOutput(stack) });
+        expect(await account(client, emulator)).toEqual(nothing);
+      },
+    );
+  });
+
+  it("Ctrl-C while the nodes boot: the group is taken apart and the run ends within 15 s", async () => {
+    await withYamlStack(
+      {
+        program: {
+          text: `name: node-group-cancel
+runtime: yaml
+plugins:
+  providers:
+    - name: gpucloud
+      path: ${nativePluginDir}
+resources:
+  trainers:
+    type: gpucloud:index:NodeGroup
+    properties:
+      nodeCount: 2
+      offerQuery:
+        gpuName: H100 SXM
+      image: pytorch/pytorch
+      diskGb: 40
+      pollIntervalSeconds: 1
+`,
+        },
+        config: emulatorConfig(emulator),
+      },
+      async ({ workDir, cliEnv }) => {
+        await emulator.queueBoots([{ status: "running", afterSeconds: 600 }]);
+        const { code, tookMs, output } = await interruptUpWhileBooting(
+          { workDir, cliEnv },
+          emulator,
+        );
+        expect(code).not.toBe(0);
+        expect(output).toMatch(/taken apart/);
+        expect(tookMs).toBeLessThan(15_000);
+        expect(await account(client, emulator)).toEqual(nothing);
+      },
+    );
+  }, 180_000);
+
+  it("two stacks of the same names on one account: neither touches the other's group", async () => {
+    const source = group("trainers", 2);
+    await withStack({ program: source, config: emulatorConfig(emulator) }, async (first) => {
+      await withStack({ program: source, config: emulatorConfig(emulator) }, async (second) => {
+        const firstUp = await first.stack.up({ onOutput: onOutput(first) });
+        const secondUp = await second.stack.up({ onOutput: onOutput(second) });
+        const firstNodes = nodesSchema
+          .parse(firstUp.outputs["nodes"]?.value)
+          .map((n) => n.instanceId);
+        const secondNodes = nodesSchema
+          .parse(secondUp.outputs["nodes"]?.value)
+          .map((n) => n.instanceId);
+        expect(firstNodes.filter((id) => secondNodes.includes(id))).toEqual([]);
+        expect(firstUp.outputs["overlayName"]?.value).not.toBe(
+          secondUp.outputs["overlayName"]?.value,
+        );
+
+        await first.stack.destroy({ onOutput: onOutput(first) });
+        const left = await account(client, emulator);
+        expect(left.instances.sort()).toEqual(secondNodes.sort());
+        expect(left.overlays).toEqual([secondUp.outputs["overlayName"]?.value]);
+        const refresh = await second.stack.refresh({ onOutput: onOutput(second) });
+        expect(refresh.summary.resourceChanges).toMatchObject({ same: 3 });
+      });
+    });
+    expect(await account(client, emulator)).toEqual(nothing);
+  });
+
+  it("YAML and Python programs declare the same type", async () => {
+    await withYamlStack(
+      {
+        program: {
+          text: `name: node-group-yaml
+runtime: yaml
+plugins:
+  providers:
+    - name: gpucloud
+      path: ${nativePluginDir}
+resources:
+  trainers:
+    type: gpucloud:index:NodeGroup
+    properties:
+      nodeCount: 2
+      offerQuery:
+        gpuName: H100 SXM
+      image: pytorch/pytorch
+      diskGb: 40
+      pollIntervalSeconds: 0.2
+outputs:
+  nodes: \${trainers.nodes}
+`,
+        },
+        config: emulatorConfig(emulator),
+      },
+      async ({ stack }) => {
+        const up = await stack.up();
+        expect(nodesSchema.parse(up.outputs["nodes"]?.value)).toHaveLength(2);
+        await stack.destroy();
+        expect(await account(client, emulator)).toEqual(nothing);
+      },
+    );
+    await withPythonStack(
+      {
+        program: {
+          project: "node-group-python",
+          main: `import pulumi
+import pulumi_gpucloud as gpucloud
+
+trainers = gpucloud.NodeGroup(
+    "trainers",
+    node_count=2,
+    offer_query={"gpuName": "H100 SXM"},
+    image="pytorch/pytorch",
+    disk_gb=40,
+    network_volume={"size_gb": 50, "mount_path": "/data"},
+    poll_interval_seconds=0.2,
+)
+pulumi.export("nodes", trainers.nodes)
+pulumi.export("masterAddr", trainers.master_addr)
+`,
+        },
+        config: emulatorConfig(emulator),
+      },
+      async ({ stack }) => {
+        const up = await stack.up();
+        // Python's output types export their fields under Python's names.
+        const nodes = z
+          .array(z.looseObject({ instance_id: z.number(), local_ip: z.string() }))
+          .parse(up.outputs["nodes"]?.value);
+        expect(nodes).toHaveLength(2);
+        expect(up.outputs["masterAddr"]?.value).toBe(nodes[0]?.local_ip);
+        await stack.destroy();
+        expect(await account(client, emulator)).toEqual(nothing);
+      },
+    );
+  });
+});
