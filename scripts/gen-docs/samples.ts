@@ -1,0 +1,104 @@
+/** Values in snippets: a placeholder value of a type, in TypeScript (and YAML) and Python. */
+import { nameOf, pythonName } from "./names";
+import type { PackageSpec, TypeSpec } from "./schema";
+import { rowsOf } from "./tables";
+import { localType } from "./type-words";
+
+/** A placeholder value of a type (`type`), as each language writes it. */
+export type Sample = { type: TypeSpec } & (
+  | { kind: "string"; text: string }
+  | { kind: "integer" | "number"; value: number }
+  | { kind: "boolean"; value: boolean }
+  | { kind: "list"; items: Sample[] }
+  | { kind: "map"; entries: [string, Sample][] }
+  | { kind: "object"; token: string; fields: [string, Sample][] }
+  | { kind: "any" }
+);
+
+/**
+ * A placeholder for a value of this type: `"<name>"` for a string, `1` for a number, one item
+ * for a list, an object with its required fields, an empty object for a query (any).
+ */
+export function sampleOf(spec: PackageSpec, type: TypeSpec, name: string): Sample {
+  const local = localType(type);
+  if (local !== undefined) {
+    const object = spec.types[local];
+    const required = rowsOf(object?.properties ?? {}, object?.required ?? []).filter(
+      (row) => row.required,
+    );
+    const fields = required.map((row): [string, Sample] => [
+      row.name,
+      sampleOf(spec, row.property, row.name),
+    ]);
+    return { type, kind: "object", token: local, fields };
+  }
+  // One of several types: a value of the first (the type stays the union, for Go's interface{}).
+  const [first] = type.oneOf ?? [];
+  if (first !== undefined) return { ...sampleOf(spec, first, name), type };
+  switch (type.type) {
+    case "string":
+      return { type, kind: "string", text: `<${name}>` };
+    case "integer":
+    case "number":
+      return { type, kind: type.type, value: 1 };
+    case "boolean":
+      return { type, kind: "boolean", value: true };
+    case "array":
+      return { type, kind: "list", items: [sampleOf(spec, type.items ?? {}, name)] };
+    case "object": {
+      const value = sampleOf(spec, type.additionalProperties ?? {}, "value");
+      return { type, kind: "map", entries: value.kind === "any" ? [] : [["<key>", value]] };
+    }
+    default:
+      return { type, kind: "any" };
+  }
+}
+
+export const quoted = (text: string): string => JSON.stringify(text);
+
+export const braces = (entries: readonly string[]): string =>
+  entries.length === 0 ? "{}" : `{ ${entries.join(", ")} }`;
+
+/** A value in TypeScript; YAML's flow style reads the same. */
+export function tsValue(sample: Sample): string {
+  switch (sample.kind) {
+    case "string":
+      return quoted(sample.text);
+    case "integer":
+    case "number":
+    case "boolean":
+      return String(sample.value);
+    case "list":
+      return `[${sample.items.map(tsValue).join(", ")}]`;
+    case "map":
+      return braces(sample.entries.map(([key, value]) => `${quoted(key)}: ${tsValue(value)}`));
+    case "object":
+      return braces(sample.fields.map(([key, value]) => `${key}: ${tsValue(value)}`));
+    case "any":
+      return "{}";
+  }
+}
+
+/** A value in Python: a nested object as its `Args` class, with snake_case arguments. */
+export function pythonValue(sample: Sample, alias: string): string {
+  const value = (inner: Sample) => pythonValue(inner, alias);
+  switch (sample.kind) {
+    case "string":
+      return quoted(sample.text);
+    case "integer":
+    case "number":
+      return String(sample.value);
+    case "boolean":
+      return sample.value ? "True" : "False";
+    case "list":
+      return `[${sample.items.map(value).join(", ")}]`;
+    case "map":
+      return `{${sample.entries.map(([key, inner]) => `${quoted(key)}: ${value(inner)}`).join(", ")}}`;
+    case "object": {
+      const fields = sample.fields.map(([key, inner]) => `${pythonName(key)}=${value(inner)}`);
+      return `${alias}.${nameOf(sample.token)}Args(${fields.join(", ")})`;
+    }
+    case "any":
+      return "{}";
+  }
+}

@@ -1,0 +1,81 @@
+/** The schema `pulumi package get-schema` prints, as much of it as the pages show. */
+import { z } from "zod";
+
+export interface TypeSpec {
+  type?: "string" | "number" | "integer" | "boolean" | "array" | "object";
+  items?: TypeSpec;
+  additionalProperties?: TypeSpec;
+  $ref?: string;
+  oneOf?: TypeSpec[];
+}
+
+const typeSpecSchema: z.ZodType<TypeSpec> = z.lazy(() =>
+  z.object({
+    type: z.enum(["string", "number", "integer", "boolean", "array", "object"]).optional(),
+    items: typeSpecSchema.optional(),
+    additionalProperties: typeSpecSchema.optional(),
+    $ref: z.string().optional(),
+    oneOf: z.array(typeSpecSchema).optional(),
+  }),
+);
+
+const propertySchema = z.intersection(
+  typeSpecSchema,
+  z.object({
+    description: z.string().optional(),
+    secret: z.boolean().optional(),
+    default: z.union([z.string(), z.number(), z.boolean()]).optional(),
+    willReplaceOnChanges: z.boolean().optional(),
+    // What Pulumi's schema has no field for (provider/native/schema.ts, changeMarks).
+    language: z
+      .object({
+        docs: z
+          .object({
+            replacement: z.literal("sometimes").optional(),
+            requiredToCreate: z.boolean().optional(),
+          })
+          .optional(),
+      })
+      .optional(),
+  }),
+);
+export type Property = z.infer<typeof propertySchema>;
+
+const propertiesSchema = z.record(z.string(), propertySchema).default({});
+
+const objectTypeSchema = z.object({
+  description: z.string().optional(),
+  // `pulumi package get-schema` leaves an empty map out.
+  properties: propertiesSchema,
+  required: z.array(z.string()).default([]),
+});
+const resourceSchema = objectTypeSchema.extend({
+  inputProperties: propertiesSchema,
+  requiredInputs: z.array(z.string()).default([]),
+});
+export type Resource = z.infer<typeof resourceSchema>;
+
+const emptyObject = { properties: {}, required: [] };
+
+const functionSchema = z.object({
+  description: z.string().optional(),
+  inputs: objectTypeSchema.default(emptyObject),
+  outputs: objectTypeSchema.default(emptyObject),
+});
+export type Fn = z.infer<typeof functionSchema>;
+
+export const packageSpecSchema = z.object({
+  name: z.string(),
+  description: z.string().optional(),
+  config: z.object({ variables: propertiesSchema }).default({ variables: {} }),
+  provider: resourceSchema,
+  resources: z.record(z.string(), resourceSchema).default({}),
+  functions: z.record(z.string(), functionSchema).default({}),
+  types: z.record(z.string(), objectTypeSchema).default({}),
+  language: z.object({
+    nodejs: z.object({ packageName: z.string() }),
+    python: z.object({ packageName: z.string() }),
+    go: z.object({ importBasePath: z.string() }),
+  }),
+});
+export type PackageSpec = z.infer<typeof packageSpecSchema>;
