@@ -49,19 +49,11 @@ export class OffersApi {
     return split(body.offers, (offer) => compiled.mismatch(offer));
   }
 
-  async searchVolumes(
+  searchVolumes(
     query: VolumeOfferQuery | string = {},
     signal?: AbortSignal,
   ): Promise<Search<VolumeOffer>> {
-    const compiled = compileVolumeOfferQuery(query);
-    const body = await this.transport.request({
-      method: "POST",
-      path: "/api/v0/volumes/search/",
-      body: compiled.body,
-      response: volumeOffersSchema,
-      signal,
-    });
-    return split(body.offers, (offer) => compiled.mismatch(offer));
+    return this.searchVolumeOffers("/api/v0/volumes/search/", query, signal);
   }
 
   /**
@@ -69,14 +61,22 @@ export class OffersApi {
    * a volume offer query (`{clusterId: 7, diskSpaceGb: {gte: 500}}`); machine fields do not
    * apply (a network volume is on no one machine).
    */
-  async searchNetworkVolumes(
+  searchNetworkVolumes(
     query: VolumeOfferQuery | string = {},
     signal?: AbortSignal,
+  ): Promise<Search<VolumeOffer>> {
+    return this.searchVolumeOffers("/api/v0/network_volumes/search/", query, signal);
+  }
+
+  private async searchVolumeOffers(
+    path: string,
+    query: VolumeOfferQuery | string,
+    signal: AbortSignal | undefined,
   ): Promise<Search<VolumeOffer>> {
     const compiled = compileVolumeOfferQuery(query);
     const body = await this.transport.request({
       method: "POST",
-      path: "/api/v0/network_volumes/search/",
+      path,
       body: compiled.body,
       response: volumeOffersSchema,
       signal,

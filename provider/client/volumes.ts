@@ -81,23 +81,12 @@ export class VolumesApi {
   }
 
   /** Accepts a volume ask: starts creating a volume of `sizeGb` for the caller. */
-  async acceptVolumeAsk(
+  acceptVolumeAsk(
     askId: number,
     sizeGb: number,
-    { name, signal }: AcceptVolumeAskOptions = {},
+    options: AcceptVolumeAskOptions = {},
   ): Promise<{ volumeName: string; volumeId: number }> {
-    const body = await this.shared.write(() =>
-      this.transport.request({
-        method: "PUT",
-        path: "/api/v0/volumes/",
-        body: { id: askId, size: sizeGb, ...(name === undefined ? {} : { name }) },
-        bodySchema: acceptVolumeAskBodySchema,
-        response: acceptVolumeAskSchema,
-        creates: true,
-        signal,
-      }),
-    );
-    return { volumeName: body.volume_name, volumeId: volumeIdOf(body.volume_name) };
+    return this.createFromAsk("/api/v0/volumes/", askId, sizeGb, options);
   }
 
   /** Lists the account's volumes; reads close together share one request (see SharedList). */
@@ -109,15 +98,25 @@ export class VolumesApi {
    * Creates a network volume of `sizeGb` from a network volume ask (the official client's
    * `create network-volume`): storage in the ask's physical cluster.
    */
-  async createNetworkVolume(
+  createNetworkVolume(
     askId: number,
     sizeGb: number,
-    { name, signal }: AcceptVolumeAskOptions = {},
+    options: AcceptVolumeAskOptions = {},
+  ): Promise<{ volumeName: string; volumeId: number }> {
+    return this.createFromAsk("/api/v0/network_volumes/", askId, sizeGb, options);
+  }
+
+  /** Local and network volumes are made alike: `PUT {id, size, name}`, answered `V.<id>`. */
+  private async createFromAsk(
+    path: string,
+    askId: number,
+    sizeGb: number,
+    { name, signal }: AcceptVolumeAskOptions,
   ): Promise<{ volumeName: string; volumeId: number }> {
     const body = await this.shared.write(() =>
       this.transport.request({
         method: "PUT",
-        path: "/api/v0/network_volumes/",
+        path,
         body: { id: askId, size: sizeGb, ...(name === undefined ? {} : { name }) },
         bodySchema: acceptVolumeAskBodySchema,
         response: acceptVolumeAskSchema,

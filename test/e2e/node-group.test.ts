@@ -36,6 +36,27 @@ exports.networkVolumeId = ${name}.networkVolumeId;
 exports.nodes = ${name}.nodes;
 `);
 
+/** A YAML program of one 2-node group, served by the plugin of node_modules/.bin. */
+const yamlGroup = (project: string, pollIntervalSeconds: number) => `name: ${project}
+runtime: yaml
+plugins:
+  providers:
+    - name: gpucloud
+      path: ${nativePluginDir}
+resources:
+  trainers:
+    type: gpucloud:index:NodeGroup
+    properties:
+      nodeCount: 2
+      offerQuery:
+        gpuName: H100 SXM
+      image: pytorch/pytorch
+      diskGb: 40
+      pollIntervalSeconds: ${pollIntervalSeconds}
+outputs:
+  nodes: \${trainers.nodes}
+`;
+
 const nodesSchema = z.array(
   z.looseObject({ rank: z.number(), instanceId: z.number(), localIp: z.string().nullable() }),
 );
@@ -185,23 +206,7 @@ describe("NodeGroup (real Pulumi CLI)", () => {
     await withYamlStack(
       {
         program: {
-          text: `name: node-group-cancel
-runtime: yaml
-plugins:
-  providers:
-    - name: gpucloud
-      path: ${nativePluginDir}
-resources:
-  trainers:
-    type: gpucloud:index:NodeGroup
-    properties:
-      nodeCount: 2
-      offerQuery:
-        gpuName: H100 SXM
-      image: pytorch/pytorch
-      diskGb: 40
-      pollIntervalSeconds: 1
-`,
+          text: yamlGroup("node-group-cancel", 1),
         },
         config: emulatorConfig(emulator),
       },
@@ -251,25 +256,7 @@ resources:
     await withYamlStack(
       {
         program: {
-          text: `name: node-group-yaml
-runtime: yaml
-plugins:
-  providers:
-    - name: gpucloud
-      path: ${nativePluginDir}
-resources:
-  trainers:
-    type: gpucloud:index:NodeGroup
-    properties:
-      nodeCount: 2
-      offerQuery:
-        gpuName: H100 SXM
-      image: pytorch/pytorch
-      diskGb: 40
-      pollIntervalSeconds: 0.2
-outputs:
-  nodes: \${trainers.nodes}
-`,
+          text: yamlGroup("node-group-yaml", 0.2),
         },
         config: emulatorConfig(emulator),
       },
