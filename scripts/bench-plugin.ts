@@ -1,6 +1,6 @@
 /**
  * `npm run bench:plugin [-- --starts N] [-- --skip-setup]`: the standalone plugin's figures for
- * docs/performance.md. A measurement, not a test: nothing asserts a figure.
+ * docs/maintainers/performance.md. A measurement, not a test: nothing asserts a figure.
  *
  * 1. Start to port printed: the standalone `pulumi-resource-gpucloud` against
  *    `node dist/provider/native/main.js`, median (and range) of N starts each, interleaved.

@@ -474,7 +474,7 @@ export const instanceOfferQuerySchema = z.strictObject({
   type: z.enum(["on-demand", "interruptible"]).optional(),
   ...commonOptions,
 });
-/** An instance offer query (see the README's "Finding offers"). */
+/** An instance offer query (docs/guides/renting.md, "The query"). */
 export type InstanceOfferQuery = z.input<typeof instanceOfferQuerySchema>;
 
 export const volumeOfferQuerySchema = z.strictObject({

@@ -1,19 +1,22 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
+import { codeBlocksIn, documentationFiles, leftOnAccount, whereIs } from "../support/doc-blocks";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
-import { emulatorConfig, outsideClient } from "../support/programs";
+import { emulatorConfig } from "../support/programs";
 import { withPythonStack } from "../support/python-stack";
 
-// Every TypeScript example in the README is a whole Pulumi program: each one is compiled and
-// deployed against the emulator, then destroyed, as a reader would run it.
+// Every TypeScript and Python example of the README and the guides (docs/guides/) is a whole
+// Pulumi program: each one is deployed against the emulator, then destroyed, as a reader would
+// run it, leaving nothing on the account. The TypeScript ones are type-checked against the
+// package first. The emulator lists its default generated market (what `gpucloud-emulator`
+// lists with no flags), with physical clusters for the multi-node examples.
 const repoRoot = path.resolve(__dirname, "..", "..");
-const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
-const examples = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] ?? "");
-const pythonExamples = [...readme.matchAll(/```python\n([\s\S]*?)```/g)].map(
-  (match) => match[1] ?? "",
-);
+const blocks = documentationFiles().flatMap((file) => codeBlocksIn(file));
+const examples = blocks.filter((block) => block.language === "ts");
+const pythonExamples = blocks.filter((block) => block.language === "python");
+const market = { market: { seed: 1 } };
 
 function compile(source: string): string {
   return ts.transpileModule(source, {
@@ -26,101 +29,103 @@ function compile(source: string): string {
   }).outputText;
 }
 
-describe("the README's examples", () => {
+/** The first declaration or export of a program, to tell the examples apart in the report. */
+const titleOf = (source: string): string =>
+  source.split("\n").find((line) => /^(const|export|[a-z_]+ = )/.test(line)) ?? "";
+
+describe("the TypeScript examples of the README and the guides", () => {
   let emulator: TestEmulator;
   beforeAll(async () => {
-    emulator = await startTestEmulator();
+    emulator = await startTestEmulator(market);
   });
   afterAll(async () => {
     await emulator.close();
   });
 
   it("has examples to run, and they type-check against the package", () => {
-    expect(examples.length).toBeGreaterThanOrEqual(5);
+    expect(examples.filter((block) => block.file === "README.md").length).toBeGreaterThanOrEqual(1);
     // Written beside the repository's node_modules so that they import the package by name.
     const dir = mkdtempSync(path.join(repoRoot, "node_modules", ".readme-examples-"));
     try {
-      const files = examples.map((source, index) => {
+      const files = examples.map((block, index) => {
         const file = path.join(dir, `example${String(index + 1)}.ts`);
-        writeFileSync(file, source);
-        return file;
+        writeFileSync(file, block.source);
+        return { file, block };
       });
-      const program = ts.createProgram(files, {
-        strict: true,
-        noEmit: true,
-        module: ts.ModuleKind.Node16,
-        moduleResolution: ts.ModuleResolutionKind.Node16,
-        target: ts.ScriptTarget.ES2022,
-        esModuleInterop: true,
-        skipLibCheck: true,
-        types: ["node"],
+      const program = ts.createProgram(
+        files.map(({ file }) => file),
+        {
+          strict: true,
+          noEmit: true,
+          module: ts.ModuleKind.Node16,
+          moduleResolution: ts.ModuleResolutionKind.Node16,
+          target: ts.ScriptTarget.ES2022,
+          esModuleInterop: true,
+          skipLibCheck: true,
+          types: ["node"],
+        },
+      );
+      const where = new Map(files.map(({ file, block }) => [path.resolve(file), block]));
+      const problems = ts.getPreEmitDiagnostics(program).map((diagnostic) => {
+        const block = diagnostic.file
+          ? where.get(path.resolve(diagnostic.file.fileName))
+          : undefined;
+        const line =
+          block && diagnostic.file && diagnostic.start !== undefined
+            ? block.line + 1 + diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line
+            : undefined;
+        const at = block && line !== undefined ? `${block.file}:${line}: ` : "";
+        return at + ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n");
       });
-      const problems = ts
-        .getPreEmitDiagnostics(program)
-        .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"));
       expect(problems).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
-  it.each(
-    examples.map((source, index) => [
-      index + 1,
-      source.split("\n").find((line) => line.startsWith("const ") || line.startsWith("export ")) ??
-        "",
-      source,
-    ]),
-  )("example %i (%s) deploys and is destroyed", async (_number, _title, source) => {
-    await withStack(
-      {
-        program: compile(source),
-        config: {
-          ...emulatorConfig(emulator),
-          "gpucloud-e2e:hfToken": { value: "hf_example", secret: true },
-          // The fleet example's size: a fleet of its own is the benchmark's (and fleet.test.ts).
-          "gpucloud-e2e:workers": { value: "2" },
+  it.each(examples.map((block) => [whereIs(block), titleOf(block.source), block.source]))(
+    "%s (%s) deploys and is destroyed",
+    async (_where, _title, source) => {
+      await withStack(
+        {
+          program: compile(source),
+          config: {
+            ...emulatorConfig(emulator),
+            "gpucloud-e2e:hfToken": { value: "hf_example", secret: true },
+            // The fleet example's size: a fleet of its own is the benchmark's (and fleet.test.ts).
+            "gpucloud-e2e:workers": { value: "2" },
+          },
+          env: { GPUCLOUD_API_KEY: emulator.apiKey, GPUCLOUD_BASE_URL: emulator.url },
         },
-        env: { GPUCLOUD_API_KEY: emulator.apiKey, GPUCLOUD_BASE_URL: emulator.url },
-      },
-      async ({ stack }) => {
-        const up = await stack.up();
-        expect(up.summary.result).toBe("succeeded");
-        await stack.destroy();
-        const state = await emulator.state();
-        expect([
-          state.secrets,
-          state.webhooks,
-          state.volumes,
-          state.instances,
-          state.sshKeys,
-          state.templates.filter((template) => template.creatorId === state.user.id),
-          state.endpoints,
-          state.workerGroups,
-        ]).toEqual([[], [], [], [], [], [], [], []]);
-        // Only the key the emulator was started with is left: every ApiKey was revoked.
-        expect((await outsideClient(emulator).apiKeys.list()).map((key) => key.id)).toEqual([1]);
-      },
-    );
-  });
+        async ({ stack }) => {
+          const up = await stack.up();
+          expect(up.summary.result).toBe("succeeded");
+          await stack.destroy();
+          expect(await leftOnAccount(emulator)).toEqual({});
+        },
+      );
+    },
+  );
 });
 
-describe("the README's Python examples", () => {
+describe("the Python examples of the README and the guides", () => {
   let emulator: TestEmulator;
   beforeAll(async () => {
-    emulator = await startTestEmulator();
+    emulator = await startTestEmulator(market);
   });
   afterAll(async () => {
     await emulator.close();
   });
 
-  it("has one", () => {
-    expect(pythonExamples.length).toBeGreaterThanOrEqual(1);
+  it("has one in the README", () => {
+    expect(
+      pythonExamples.filter((block) => block.file === "README.md").length,
+    ).toBeGreaterThanOrEqual(1);
   });
 
-  it.each(pythonExamples.map((source, index) => [index + 1, source]))(
-    "Python example %i deploys and is destroyed",
-    async (_number, source) => {
+  it.each(pythonExamples.map((block) => [whereIs(block), titleOf(block.source), block.source]))(
+    "%s (%s) deploys and is destroyed",
+    async (_where, _title, source) => {
       await withPythonStack(
         {
           program: { main: source, project: "readme-python" },
@@ -133,8 +138,7 @@ describe("the README's Python examples", () => {
           const up = await stack.up();
           expect(up.summary.result).toBe("succeeded");
           await stack.destroy();
-          const state = await emulator.state();
-          expect([state.secrets, state.volumes, state.instances]).toEqual([[], [], []]);
+          expect(await leftOnAccount(emulator)).toEqual({});
         },
       );
     },

@@ -153,7 +153,8 @@ describe("relative links in README.md and docs/", () => {
   );
 
   it("finds the links to check", () => {
-    expect(files).toContain("docs/performance.md");
+    expect(files).toContain("docs/maintainers/performance.md");
+    expect(files).toContain("docs/guides/README.md");
     expect(links.length).toBeGreaterThan(10);
   });
 
