@@ -3,8 +3,9 @@ import { setMaxListeners } from "node:events";
 /**
  * The engine's `Cancel` (the first Ctrl-C of `pulumi up`), as the provider's waits see it. One
  * process-wide signal: the native plugin (provider/native/server.ts) fires it when the engine
- * calls Cancel. The dynamic provider never fires it (the SDK's dynamic provider ignores
- * Cancel), so TypeScript programs wait exactly as before.
+ * calls Cancel, and either provider process fires it when its engine is gone
+ * (provider/engine-watch.ts). The SDK's dynamic provider ignores Cancel, so TypeScript programs
+ * with an engine wait exactly as before.
  *
  * Waits (provider/polling.ts `pollUntil`, `watchInstance`, and the waits built on them) observe
  * it and throw a {@link CancelledError}; each operation decides what that leaves: an Instance

@@ -1,4 +1,5 @@
 import { connect } from "node:net";
+import { cancelWaits } from "./cancellation";
 
 /**
  * Notices that the Pulumi engine that started this provider process is gone. When the `pulumi`
@@ -44,6 +45,9 @@ async function check(address: { host: string; port: number }): Promise<void> {
   refusals = (await refuses(address)) ? refusals + 1 : 0;
   if (refusals < refusalsToGiveUp) return;
   stopWatching();
+  // Nobody will record what this process makes now: every create stops before its next
+  // attempt (no search, no rent), as at the engine's Cancel, while the cleanups run.
+  cancelWaits();
   await Promise.allSettled([...cleanups].map((cleanup) => cleanup()));
   process.exit(1);
 }

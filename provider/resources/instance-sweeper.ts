@@ -92,7 +92,7 @@ export const provider: DynamicProvider<SweeperInputs, SweeperOutputs> = {
         !isRecorded(ownerOfInstance(instance) ?? "", instance.id),
     );
     // Overlays and network volumes that interrupted NodeGroup creates made around them.
-    const around = await partsAround(client, new Set(left.map((instance) => instance.id)));
+    const around = await partsAround(client, left, stackToken);
     // At once: their confirmations share the status rounds.
     const destroyed = await Promise.all(
       left.map(async (instance) => {

@@ -1,4 +1,5 @@
-import { GpuCloudClient } from "../../provider/client";
+import { GpuCloudClient, overlayJoinEnv, volumeMountEnv } from "../../provider/client";
+import { groupVariable, namePrefixOf } from "../../provider/resources/node-group/naming";
 import { provider as sweeperProvider } from "../../provider/resources/instance-sweeper";
 import { forgetRunListing } from "../../provider/resources/instance/adoption";
 import {
@@ -196,6 +197,55 @@ describe("instances left by interrupted runs", () => {
     const destroys = (await emulator.requests()).filter((entry) => entry.method === "DELETE");
     expect(destroys).toEqual([]);
   });
+
+  it("the sweeper removes the overlay and volume an interrupted NodeGroup create made around its nodes, never a program's own Overlay and NetworkVolume", async () => {
+    const groupOwner = "proj/dev/trainers";
+    const prefix = namePrefixOf({ owner: groupOwner, stackToken }) ?? "";
+    // The program's own overlay and network volume, joined by an Instance whose create was
+    // interrupted: kept, as the program declares them.
+    const lan = await client.overlays.create(7, "lan");
+    const shared = await client.volumes.createNetworkVolume(25001, 10, { name: "lan" });
+    const loneLeftover = await client.instances.create(31003, {
+      image: inputs.image,
+      disk: inputs.diskGb,
+      label: creatingLabelOf(stackToken),
+      env: {
+        ...markersOf(inputs, "lost-token"),
+        ...overlayJoinEnv("lan"),
+        ...volumeMountEnv(shared.volumeId, "/data"),
+      },
+    });
+    const kept = { overlays: [lan.name], volumes: [shared.volumeId] };
+    await sweeperProvider.delete?.("proj/dev/", { ownerPrefix: "proj/dev/", stackToken });
+    expect(await instanceIds()).not.toContain(loneLeftover);
+    const overlayNames = async () => (await client.overlays.list()).map((o) => o.name);
+    const networkVolumes = async () =>
+      (await client.volumes.list()).filter((v) => v.cluster_id === 7).map((v) => v.id);
+    expect({ overlays: await overlayNames(), volumes: await networkVolumes() }).toEqual(kept);
+
+    // A group's interrupted create: its overlay and volume (named alike) around a node of it.
+    const groupNet = await client.overlays.create(7, `${prefix}c0ffee`);
+    const groupVolume = await client.volumes.createNetworkVolume(25001, 10, {
+      name: groupNet.name,
+    });
+    const node = await client.instances.create(31003, {
+      image: inputs.image,
+      disk: inputs.diskGb,
+      label: creatingLabelOf(stackToken),
+      env: {
+        ...markersOf({ ...inputs, owner: `${groupOwner}/node-0` }, "lost-token"),
+        [groupVariable]: groupOwner,
+        ...overlayJoinEnv(groupNet.name),
+        ...volumeMountEnv(groupVolume.volumeId, "/data"),
+      },
+    });
+    await sweeperProvider.delete?.("proj/dev/", { ownerPrefix: "proj/dev/", stackToken });
+    expect(await instanceIds()).not.toContain(node);
+    expect({ overlays: await overlayNames(), volumes: await networkVolumes() }).toEqual(kept);
+    await client.overlays.delete(lan.overlay_id);
+    await client.volumes.delete(shared.volumeId);
+    // Two sweeps, each confirming its destroy at the sweeper's 3 s status interval.
+  }, 30_000);
 
   it("a being-created label alone proves nothing: the stack's token must be in the environment too", async () => {
     const label = creatingLabelOf(stackToken);

@@ -6,7 +6,7 @@ import {
   type NodeGroupInputs,
   type NodeGroupOutputs,
 } from "../../provider/resources/node-group";
-import { namePrefixOf } from "../../provider/resources/node-group/naming";
+import { groupVariable, namePrefixOf } from "../../provider/resources/node-group/naming";
 import type { TestEmulator } from "../support/emulator";
 import { emulatorForProviders } from "../support/provider-config";
 
@@ -137,9 +137,64 @@ describe("NodeGroup", () => {
     expect((await emulator.state()).instances.map((i) => i.id)).toEqual([
       group.nodes[0]?.instanceId,
     ]);
-    // More than the cluster holds: a replacement, said at preview.
+    // More than any cluster holds: no replacement (it could only fail); the update says why.
     const tooMany = await groupProvider.diff?.(id, group, { ...group, nodeCount: 12 });
-    expect(tooMany).toMatchObject({ replaces: ["nodeCount"], deleteBeforeReplace: true });
+    expect(tooMany).toMatchObject({ changes: true, replaces: [] });
+    await groupProvider.delete?.(id, group);
+    expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
+  });
+
+  it("a larger count its cluster has no room for replaces the group (deleting it first) when another cluster holds it", async () => {
+    const query = { gpuName: { in: ["H100 SXM", "RTX A6000"] } };
+    const { id, outs } = await create({ ...base, offerQuery: query, nodeCount: 2 });
+    const group = outs as NodeGroupOutputs;
+    // The group's cluster is rented out, but for the group's own nodes.
+    const rest = await client.offers.searchInstances({ ...query, clusterId: group.clusterId });
+    for (const offer of rest.offers) await emulator.removeAsk("instance", offer.askId);
+    const grown = await groupProvider.diff?.(id, group, { ...group, nodeCount: 3 });
+    expect(grown).toMatchObject({ replaces: ["nodeCount"], deleteBeforeReplace: true });
+    await groupProvider.delete?.(id, group);
+    expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
+  });
+
+  it("rents a broken node's rank again in place, destroying the old instance; without rank 0, every rank anew on the same overlay", async () => {
+    const { id, outs } = await create({ ...base, nodeCount: 3 });
+    let group = outs as NodeGroupOutputs;
+    const broken = group.nodes[2];
+    const refreshed = {
+      ...group,
+      nodes: group.nodes.map((node) =>
+        node.rank === 2 ? { ...node, actualStatus: "exited" } : node,
+      ),
+    };
+    expect(await groupProvider.diff?.(id, refreshed, { ...group })).toMatchObject({
+      changes: true,
+      replaces: [],
+    });
+    group = (await groupProvider.update?.(id, refreshed, group))?.outs as NodeGroupOutputs;
+    expect(group.nodes.map((node) => node.rank)).toEqual([0, 1, 2]);
+    expect(group.nodes[2]?.instanceId).not.toBe(broken?.instanceId);
+    const ids = (await emulator.state()).instances.map((instance) => instance.id);
+    expect(ids).not.toContain(broken?.instanceId);
+    expect(ids.sort()).toEqual(group.nodes.map((node) => node.instanceId).sort());
+
+    // Rank 0 gone: its address was every node's MASTER_ADDR. Every rank is rented anew, on the
+    // same overlay and network.
+    const withoutRankZero = {
+      ...group,
+      nodes: group.nodes.map((node) =>
+        node.rank === 0 ? { ...node, actualStatus: "gone" } : node,
+      ),
+    };
+    const before = group.nodes.map((node) => node.instanceId);
+    group = (await groupProvider.update?.(id, withoutRankZero, group))?.outs as NodeGroupOutputs;
+    expect(group.overlayName).toBe(withoutRankZero.overlayName);
+    expect(group.nodes.map((node) => node.rank)).toEqual([0, 1, 2]);
+    for (const node of group.nodes) expect(before).not.toContain(node.instanceId);
+    expect(group.masterAddr).toBe(group.nodes[0]?.localIp);
+    for (const node of group.nodes) {
+      expect(environmentOf(await shown(node.instanceId))["MASTER_ADDR"]).toBe(group.masterAddr);
+    }
     await groupProvider.delete?.(id, group);
     expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
   });
@@ -157,6 +212,7 @@ describe("NodeGroup", () => {
       env: {
         [stackTokenVariable]: stackToken,
         PULUMI_GPUCLOUD_OWNER: "proj/dev/trainers/node-0",
+        [groupVariable]: "proj/dev/trainers",
         [`-n ${overlay.name}`]: "1",
       },
     });
@@ -172,6 +228,7 @@ describe("NodeGroup", () => {
         env: {
           [stackTokenVariable]: other.stackToken,
           PULUMI_GPUCLOUD_OWNER: "proj/dev/trainers/node-0",
+          [groupVariable]: "proj/dev/trainers",
           [`-n ${otherOverlay.name}`]: "1",
         },
       },

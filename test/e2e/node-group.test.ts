@@ -202,6 +202,43 @@ describe("NodeGroup (real Pulumi CLI)", () => {
     );
   });
 
+  it("a resize killed while its new rank boots: the killed run's provider destroys it; the next up adds it", async () => {
+    await withStack(
+      { program: group("trainers", 2), config: emulatorConfig(emulator) },
+      async (stack) => {
+        const up = await stack.stack.up({ onOutput: onOutput(stack) });
+        const before = nodesSchema.parse(up.outputs["nodes"]?.value).map((n) => n.instanceId);
+        await stack.setProgram(group("trainers", 3));
+        await emulator.queueBoots([{ status: "running", afterSeconds: 600 }]);
+        const cli = startCli(stack, ["up", "--yes", "--skip-preview"]);
+        await eventually(
+          "rank 2 rented",
+          async () => (await emulator.state()).instances.length >= 3,
+        );
+        const providers = descendantsOf(cli.pid).filter((pid) =>
+          commandOf(pid).includes("dynamic-provider"),
+        );
+        process.kill(-cli.pid, "SIGKILL");
+        await cli.exited;
+        await releaseLock(stack);
+        await eventually("the killed run's providers to exit", () =>
+          providers.every((pid) => !isAlive(pid)),
+        );
+        // The group as it was: nothing the killed resize rented is left billing.
+        expect((await account(client, emulator)).instances.sort()).toEqual(before.sort());
+
+        const resized = await stack.stack.up({ onOutput: onOutput(stack) });
+        const nodes = nodesSchema.parse(resized.outputs["nodes"]?.value);
+        expect(nodes.map((node) => node.rank)).toEqual([0, 1, 2]);
+        expect((await account(client, emulator)).instances.sort()).toEqual(
+          nodes.map((node) => node.instanceId).sort(),
+        );
+        await stack.stack.destroy({ onOutput: onOutput(stack) });
+        expect(await account(client, emulator)).toEqual(nothing);
+      },
+    );
+  });
+
   it("Ctrl-C while the nodes boot: the group is taken apart and the run ends within 15 s", async () => {
     await withYamlStack(
       {

@@ -20,7 +20,10 @@ import {
 } from "./attempts";
 import { creatingLabelOf, rememberRecorded, resourceNameOf } from "./identity";
 import { asksOf, type InstanceInputs } from "./inputs";
-import { effectiveQuery, NoOfferError, releaseOffers } from "./offer-choice";
+import { effectiveQuery, NoOfferError, releaseOffers, rentsSettled } from "./offer-choice";
+
+/** How long a cleanup after the engine went away waits for rents in flight to land, ms. */
+export const lateRentsMs = 15_000;
 import { overlaySubnetOf } from "./placement";
 import { destroyRented, handOver, InstanceLeftBehindError } from "./lifecycle";
 
@@ -40,7 +43,12 @@ export async function createInstance(
   // that a killed `pulumi up` leaves nothing billing that no one will record.
   const unrecorded = new Set<number>();
   const destroyUnrecorded = async () => {
-    await Promise.allSettled([...unrecorded].map((id) => client.instances.destroy(id)));
+    const first = [...unrecorded];
+    await Promise.allSettled(first.map((id) => client.instances.destroy(id)));
+    // A rent in flight when the engine went away lands after: its instance goes too.
+    await rentsSettled(lateRentsMs);
+    const late = [...unrecorded].filter((id) => !first.includes(id));
+    await Promise.allSettled(late.map((id) => client.instances.destroy(id)));
   };
   // Offers this create chose by query, which other creates of the run leave to it until it ends.
   const claimed = new Set<number>();

@@ -88,6 +88,20 @@ export async function renting<T>(rent: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Resolves once no rent request of this process is in flight, or after `timeoutMs`: a rent sent
+ * before the engine went away lands after, and its instance must be destroyed too.
+ */
+export async function rentsSettled(timeoutMs: number): Promise<void> {
+  const deadlineMs = Date.now() + timeoutMs;
+  while (rentsInFlight > 0 && Date.now() < deadlineMs) {
+    await Promise.race([
+      rentReturned.promise,
+      sleep(deadlineMs - Date.now(), undefined, { ref: false }),
+    ]);
+  }
+}
+
 /** Ends a create's claims: its asks are rented (and no longer offered) or free again. */
 export function releaseOffers(claimed: Set<number>): void {
   for (const askId of claimed) asksBeingRented.delete(askId);

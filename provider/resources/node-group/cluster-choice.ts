@@ -32,13 +32,18 @@ export function clusterQueryOf(
 
 const byPrice = (a: InstanceOffer, b: InstanceOffer) => a.dollarsPerHour - b.dollarsPerHour;
 
+/** Offers a cluster choice reads at most, unless the query sets its own limit. */
+const clusterSearchLimit = 1000;
+
 /** The matching offers under the cap, by cluster, each cluster's cheapest first. */
 async function offersByCluster(
   client: GpuCloudClient,
   inputs: Pick<NodeGroupInputs, "offerQuery" | "maxDollarsPerHour">,
   clusterId?: number,
 ): Promise<Map<number, InstanceOffer[]>> {
-  const search = await client.offers.searchInstances(clusterQueryOf(inputs.offerQuery, clusterId));
+  const query = clusterQueryOf(inputs.offerQuery, clusterId);
+  // Every cluster's offers, not the service's first page: a cluster is judged by its count.
+  const search = await client.offers.searchInstances({ limit: clusterSearchLimit, ...query });
   const cap = inputs.maxDollarsPerHour;
   const clusters = new Map<number, InstanceOffer[]>();
   for (const offer of search.offers) {

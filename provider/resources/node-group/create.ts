@@ -1,4 +1,5 @@
 import {
+  GpuCloudError,
   type GpuCloudClient,
   type Overlay,
   overlayJoinEnv,
@@ -8,17 +9,17 @@ import {
 import { isCancelled, recordAfterCancelMs } from "../../cancellation";
 import { whileEngineWatched } from "../../engine-watch";
 import { providerClient, reportProgress } from "../../provider-runtime";
-import { rentUntilRunning } from "../instance/create-flow";
+import { lateRentsMs, rentUntilRunning } from "../instance/create-flow";
 import { rememberRecorded, resourceNameOf } from "../instance/identity";
 import { instanceInputsSchema, type InstanceInputs } from "../instance/inputs";
 import { handOver, InstanceLeftBehindError } from "../instance/lifecycle";
-import { releaseOffers } from "../instance/offer-choice";
+import { releaseOffers, rentsSettled } from "../instance/offer-choice";
 import { attachAfterRunning, sshKeysBeforeRenting } from "../instance/ssh-keys";
 import { addressIn, firstHostOf } from "./addresses";
 import { chooseCluster, clusterQueryOf, NoClusterError } from "./cluster-choice";
 import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
 import { settleGroupLeftovers } from "./leftovers";
-import { newGroupName, nodeOwnerOf } from "./naming";
+import { groupVariable, newGroupName, nodeOwnerOf } from "./naming";
 import { tearDown } from "./teardown";
 
 // Creating a node group: leftovers of interrupted runs removed, the cheapest cluster that holds
@@ -81,6 +82,7 @@ export function nodeInputsOf(build: GroupBuild, rank: number, masterAddr: string
       NODE_RANK: String(rank),
       WORLD_SIZE: String(inputs.nodeCount),
       MASTER_ADDR: masterAddr,
+      ...(inputs.owner === undefined ? {} : { [groupVariable]: inputs.owner }),
     },
   });
   const mountPath = inputs.networkVolume?.mountPath;
@@ -103,7 +105,8 @@ async function recordedNode(
   instanceId: number,
   askId: number,
 ): Promise<GroupNode> {
-  const shown = await build.client.instances.showAmongMany(instanceId);
+  // Read afresh: a shared list read may be older than the boot the node just finished.
+  const shown = await build.client.instances.show(instanceId);
   return {
     rank,
     instanceId,
@@ -150,7 +153,9 @@ export async function rentNode(
  * rank 0 is rented again with the loopback address, which reaches the same master from rank 0,
  * so that no node ever holds a wrong MASTER_ADDR.
  */
-async function rentRankZero(build: GroupBuild): Promise<{ node: GroupNode; masterAddr: string }> {
+export async function rentRankZero(
+  build: GroupBuild,
+): Promise<{ node: GroupNode; masterAddr: string }> {
   const expected = firstHostOf(build.overlay.internal_subnet);
   const node = await rentNode(build, 0, expected ?? "127.0.0.1");
   if (node.localIp === null) {
@@ -218,7 +223,7 @@ export function outputsOf(build: GroupBuild, masterAddr: string | null): NodeGro
  * Hands every node over to the engine (each takes the program's label, see instance/identity.ts),
  * all or none: a refused relabel fails the create, which then takes the group apart.
  */
-async function handOverGroup(build: GroupBuild): Promise<void> {
+export async function handOverGroup(build: GroupBuild): Promise<void> {
   // After a cancellation the relabels are bounded (cancellation.ts): the run must end.
   const bound = isCancelled() ? AbortSignal.timeout(recordAfterCancelMs) : undefined;
   await Promise.all(
@@ -252,6 +257,24 @@ async function failCreate(build: GroupBuild, error: unknown): Promise<never> {
         `are gone; nothing is left running.`,
     );
   }
+  // Instances the group could not place at a rank are recorded beyond nodeCount: the next
+  // update removes the ranks above the count first.
+  const placed = new Set([...build.nodes.values()].map((node) => node.instanceId));
+  let spare = build.inputs.nodeCount;
+  for (const instanceId of build.unrecorded) {
+    if (placed.has(instanceId)) continue;
+    build.nodes.set(spare, {
+      rank: spare,
+      instanceId,
+      askId: 0,
+      machineId: null,
+      sshHost: null,
+      sshPort: null,
+      localIp: null,
+      actualStatus: null,
+    });
+    spare += 1;
+  }
   const message =
     `${build.name}: ${why}\nTaking the group apart left parts behind (${left.join("; ")}); ` +
     `the group is kept in the stack so that a later \`pulumi up\` or \`pulumi destroy\` ` +
@@ -272,7 +295,13 @@ export async function createGroup(
   let build: GroupBuild | undefined;
   // Taken apart in full if the engine goes away meanwhile: nobody would record the group.
   const tearDownIfEngineGone = async () => {
-    if (build !== undefined) await tearDown(client, partsOf(build), inputs.pollIntervalSeconds);
+    if (build === undefined) return;
+    const first = partsOf(build);
+    await tearDown(client, first, inputs.pollIntervalSeconds);
+    // A rent in flight when the engine went away lands after: its node goes too.
+    await rentsSettled(lateRentsMs);
+    const late = partsOf(build).nodeIds.filter((id) => !first.nodeIds.includes(id));
+    await tearDown(client, { nodeIds: late, overlayIds: [], networkVolumeIds: [] }, 0.5);
   };
   const claimed = new Set<number>();
   try {
@@ -343,9 +372,22 @@ async function createGroupVolume(build: GroupBuild, sizeGb: number): Promise<num
       `networkVolume: no network volume offer in cluster ${build.clusterId} has ${sizeGb} GB`,
     );
   }
-  const { volumeId } = await build.client.volumes.createNetworkVolume(offer.askId, sizeGb, {
-    name: build.overlay.name,
-  });
+  const name = build.overlay.name;
+  const volumeId = await build.client.volumes
+    .createNetworkVolume(offer.askId, sizeGb, { name })
+    .then((created) => created.volumeId)
+    .catch(async (error: unknown) => {
+      if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
+      // Never sent twice: the volume, named as the overlay (this create's own name), is looked for.
+      const found = (await build.client.volumes.list()).find((volume) => volume.label === name);
+      if (found === undefined) {
+        throw new Error(
+          `networkVolume: the create's reply was lost and no volume named ${name} shows; if ` +
+            `one appears, delete it by hand (${error.message})`,
+        );
+      }
+      return found.id;
+    });
   build.progress(`network volume V.${volumeId} (${sizeGb} GB) in cluster ${build.clusterId}`);
   return volumeId;
 }

@@ -1,14 +1,17 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pulumi from "@pulumi/pulumi";
 import { providerClient } from "../../provider-runtime";
-import { clusterOffers } from "./cluster-choice";
+import { chooseCluster, clusterOffers } from "./cluster-choice";
 import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
 
 // A group's diff. What every node runs, its network volume and the query it was chosen by are
 // fixed at the nodes' rent: a change replaces the group, deleting it first (its cluster's
-// machines are the ones a new group would want). The node count, the label and the provider's
-// own settings change in place; a larger count only when the cluster has room for the ranks
-// added, which the diff asks the service (one offer search) so that preview says which.
+// machines are the ones a new group would want; its network volume goes with it). The node
+// count, the label, the keys and the provider's own settings change in place, and so do nodes
+// that refresh found gone or at a dead end: the update rents their ranks again. A larger count
+// the group's cluster has no room for replaces the group, but only when another cluster can
+// hold it (the diff asks the service, so that preview says which); a replacement that could
+// only fail is never proposed: the update then fails, saying so, and the group stays.
 
 const replacingFields = [
   "offerQuery",
@@ -30,18 +33,38 @@ const inPlaceFields = [
 
 const same = (a: unknown, b: unknown) => isDeepStrictEqual(a ?? null, b ?? null);
 
-/** A node that refresh found gone or at a dead end: the next update rents its rank again. */
+/** Statuses of a node that will not run again: the update rents its rank anew. */
+const deadOrGone = ["gone", "exited", "unknown", "offline"];
+
+/** A node that refresh found gone or at a dead end (null is still provisioning). */
 export function isBroken(node: GroupNode): boolean {
-  return (
-    node.actualStatus === null ||
-    ["gone", "exited", "unknown", "offline"].includes(node.actualStatus)
-  );
+  return node.actualStatus !== null && deadOrGone.includes(node.actualStatus);
 }
 
-/** The ranks the nodes should have that are missing or broken, below `nodeCount`. */
+/** The ranks below `nodeCount` that are missing or broken. */
 export function ranksToRent(olds: NodeGroupOutputs, nodeCount: number): number[] {
   const healthy = new Set(olds.nodes.filter((node) => !isBroken(node)).map((node) => node.rank));
   return Array.from({ length: nodeCount }, (_, rank) => rank).filter((rank) => !healthy.has(rank));
+}
+
+/** The offers of the group's cluster a change in place needs, beyond those it frees. */
+function offersNeeded(olds: NodeGroupOutputs, nodeCount: number): number {
+  const missing = ranksToRent(olds, nodeCount);
+  if (olds.masterAddr !== null && !missing.includes(0)) return missing.length;
+  // Without rank 0 every rank is rented anew; the healthy nodes' machines are freed first.
+  const healthy = olds.nodes.filter((node) => node.rank < nodeCount && !isBroken(node));
+  return nodeCount - healthy.length;
+}
+
+/** True when the cluster's offers now cannot hold what the change needs (unknown: false). */
+async function clusterLacksRoom(olds: NodeGroupOutputs, news: NodeGroupInputs): Promise<boolean> {
+  const needed = offersNeeded(olds, news.nodeCount);
+  if (needed <= 0) return false;
+  // A search that fails says nothing: the update tries, and fails without replacing.
+  const room = await Promise.resolve()
+    .then(() => clusterOffers(providerClient(), news, olds.clusterId))
+    .catch(() => undefined);
+  return room !== undefined && room.length < needed;
 }
 
 export async function diffNodeGroup(
@@ -50,20 +73,23 @@ export async function diffNodeGroup(
 ): Promise<pulumi.dynamic.DiffResult> {
   const replaces: string[] = replacingFields.filter((field) => !same(olds[field], news[field]));
   const missing = ranksToRent(olds, news.nodeCount);
-  // Rank 0's address is every node's MASTER_ADDR: without it the group starts over.
-  if (missing.includes(0)) replaces.push("nodes");
   const changes =
-    inPlaceFields.some((field) => !same(olds[field], news[field])) || missing.length > 0;
-  if (replaces.length === 0 && missing.length > 0) {
-    // A search that fails says nothing: the update tries, and fails without replacing.
-    const room = await Promise.resolve()
-      .then(() => clusterOffers(providerClient(), news, olds.clusterId))
-      .catch(() => undefined);
-    if (room !== undefined && room.length < missing.length) replaces.push("nodeCount");
+    replaces.length > 0 ||
+    missing.length > 0 ||
+    olds.masterAddr === null ||
+    inPlaceFields.some((field) => !same(olds[field], news[field]));
+  if (
+    replaces.length === 0 &&
+    news.nodeCount > olds.nodeCount &&
+    (await clusterLacksRoom(olds, news))
+  ) {
+    const elsewhere = await Promise.resolve()
+      .then(() => chooseCluster(providerClient(), news))
+      .then(
+        () => true,
+        () => false,
+      );
+    if (elsewhere) replaces.push("nodeCount");
   }
-  return {
-    changes: changes || replaces.length > 0,
-    replaces,
-    deleteBeforeReplace: replaces.length > 0,
-  };
+  return { changes, replaces, deleteBeforeReplace: replaces.length > 0 };
 }

@@ -1,11 +1,13 @@
-import type { GpuCloudClient, Overlay, Volume } from "../../client";
+import type { GpuCloudClient, Instance, Overlay, Volume } from "../../client";
 import { leftoversQuery } from "../instance/identity";
 import type { NodeGroupInputs } from "./inputs";
 import {
+  groupOwnerOfNode,
   hasGroupPrefix,
   isLeftoverNode,
   isLeftoverOverlay,
   isProvenLeftoverVolume,
+  namePrefixOf,
 } from "./naming";
 import { tearDown } from "./teardown";
 
@@ -70,20 +72,32 @@ export async function settleGroupLeftovers(
 }
 
 /**
- * What interrupted group creates made around the given leftover nodes (a stack's, found by the
- * InstanceSweeper): the overlays whose every member is one of them (at least one), and the
- * network volumes named as those overlays. Read before the nodes are destroyed (a destroyed
- * node leaves its overlay, and an empty overlay proves nothing).
+ * What interrupted group creates made around the given leftover instances (a stack's, found by
+ * the InstanceSweeper): each overlay of a node's group (its name carries the group's prefix)
+ * whose every member is one of them (at least one), and the network volumes named as those
+ * overlays. Instances of no group prove nothing about an overlay they joined (a standalone
+ * Overlay the program keeps). Read before the instances are destroyed: a destroyed node leaves
+ * its overlay, and an empty overlay proves nothing.
  */
 export async function partsAround(
   client: GpuCloudClient,
-  nodeIds: ReadonlySet<number>,
+  leftovers: readonly Instance[],
+  stackToken: string,
 ): Promise<{ overlays: Overlay[]; volumes: Volume[] }> {
-  if (nodeIds.size === 0) return { overlays: [], volumes: [] };
+  const ids = new Set(leftovers.map((instance) => instance.id));
+  const prefixes = new Set(
+    leftovers
+      .map((instance) => groupOwnerOfNode(instance))
+      .filter((owner) => owner !== undefined)
+      .map((owner) => namePrefixOf({ owner, stackToken }))
+      .filter((prefix) => prefix !== undefined),
+  );
+  if (prefixes.size === 0) return { overlays: [], volumes: [] };
   const overlays = (await client.overlays.list()).filter(
     (overlay) =>
+      [...prefixes].some((prefix) => overlay.name.startsWith(prefix)) &&
       (overlay.instances ?? []).length > 0 &&
-      (overlay.instances ?? []).every((id) => nodeIds.has(id)),
+      (overlay.instances ?? []).every((id) => ids.has(id)),
   );
   if (overlays.length === 0) return { overlays, volumes: [] };
   const names = new Set(overlays.map((overlay) => overlay.name));

@@ -1,11 +1,16 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { Instance as InstanceWire, Overlay, Volume } from "../../client";
+import {
+  environmentOf,
+  type Instance as InstanceWire,
+  type Overlay,
+  type Volume,
+} from "../../client";
 import { isLeftoverOf, ownerOfInstance, resourceNameOf } from "../instance/identity";
 import type { NodeGroupInputs } from "./inputs";
 
-// What makes a node, an overlay or a network volume a group's own (docs/maintainers/ownership.md). Nodes
-// are instances and follow the instances' rules: this stack's token in their environment, the
-// being-created label until the whole group is handed over. An overlay or a volume carries
+// What makes a node, an overlay or a network volume a group's own
+// (docs/maintainers/ownership.md). Nodes are instances and follow the instances' rules: this
+// stack's token in their environment, the being-created label until they are handed over. An overlay or a volume carries
 // nothing but its name: the name holds a digest of the stack's token and the group's name,
 // which no other stack can make, and one made by an interrupted create is told apart from a
 // kept one by its members (see isLeftoverOverlay).
@@ -15,8 +20,26 @@ export function nodeOwnerOf(groupOwner: string, rank: number): string {
   return `${groupOwner}/node-${rank}`;
 }
 
+/**
+ * Every node carries its group's owner in this variable: an Instance never does, so that no
+ * resource name (an Instance called `trainers/node-0`, a group called `trainers/node-1`) makes
+ * one resource's instance look like another's.
+ */
+export const groupVariable = "PULUMI_GPUCLOUD_GROUP";
+
 export function isNodeOf(instance: InstanceWire, groupOwner: string): boolean {
-  return ownerOfInstance(instance)?.startsWith(`${groupOwner}/node-`) ?? false;
+  const owner = ownerOfInstance(instance) ?? "";
+  return (
+    environmentOf(instance)[groupVariable] === groupOwner &&
+    owner.startsWith(`${groupOwner}/node-`) &&
+    /^\d+$/.test(owner.slice(`${groupOwner}/node-`.length))
+  );
+}
+
+/** The group a node belongs to (its marker), or undefined for an instance of no group. */
+export function groupOwnerOfNode(instance: InstanceWire): string | undefined {
+  const groupOwner = environmentOf(instance)[groupVariable];
+  return groupOwner !== undefined && isNodeOf(instance, groupOwner) ? groupOwner : undefined;
 }
 
 /** A node an interrupted create of this group rented and never handed over. */
@@ -30,7 +53,9 @@ export function isLeftoverNode(instance: InstanceWire, inputs: NodeGroupInputs):
  * `<name>-<digest>-`: what every overlay and network volume of this group starts with. The
  * service takes overlay names of lowercase letters, digits and `-`, at most 64 characters.
  */
-export function namePrefixOf(inputs: NodeGroupInputs): string | undefined {
+export function namePrefixOf(
+  inputs: Pick<NodeGroupInputs, "owner" | "stackToken">,
+): string | undefined {
   const { owner, stackToken } = inputs;
   if (owner === undefined || stackToken === undefined) return undefined;
   const name = resourceNameOf(owner);
@@ -45,7 +70,7 @@ export function namePrefixOf(inputs: NodeGroupInputs): string | undefined {
 }
 
 /** A fresh name for this create's overlay (and network volume). */
-export function newGroupName(inputs: NodeGroupInputs): string {
+export function newGroupName(inputs: Pick<NodeGroupInputs, "owner" | "stackToken">): string {
   const suffix = randomBytes(3).toString("hex");
   return `${namePrefixOf(inputs) ?? "group-"}${suffix}`;
 }

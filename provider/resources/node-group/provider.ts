@@ -1,15 +1,13 @@
 import { encodeOnstart, onstartLimitChars } from "../../onstart";
-import { configurationFailures, providerClient, reportProgress } from "../../provider-runtime";
+import { configurationFailures, providerClient } from "../../provider-runtime";
 import { readResult } from "../../read-result";
 import type { DynamicProvider } from "../../shim";
 import { checkInputs, fieldFailure } from "../../validation";
-import { rememberRecorded, resourceNameOf } from "../instance/identity";
-import { handOver } from "../instance/lifecycle";
-import { releaseOffers } from "../instance/offer-choice";
-import { sshKeysBeforeRenting, updateSshKeys } from "../instance/ssh-keys";
+import { rememberRecorded } from "../instance/identity";
 import { addressIn } from "./addresses";
-import { createGroup, type GroupBuild, rentRanks } from "./create";
-import { diffNodeGroup, ranksToRent } from "./diff";
+import { createGroup } from "./create";
+import { diffNodeGroup } from "./diff";
+import { resizeGroup } from "./resize";
 import {
   type GroupNode,
   nodeGroupInputsSchema,
@@ -17,7 +15,7 @@ import {
   type NodeGroupOutputs,
 } from "./inputs";
 import { nodeOwnerOf } from "./naming";
-import { destroyNodes, tearDown } from "./teardown";
+import { tearDown } from "./teardown";
 
 export function inputsOf(props: NodeGroupOutputs): NodeGroupInputs {
   return Object.fromEntries(
@@ -43,104 +41,6 @@ async function refreshedNodes(props: NodeGroupOutputs): Promise<GroupNode[]> {
         localIp: addressIn(shown.local_ipaddrs, props.subnet) ?? node.localIp,
       };
     }),
-  );
-}
-
-/**
- * The ranks at and above `nodeCount` taken away, all at once: destroyed and confirmed gone.
- * Fails naming the nodes that could not be.
- */
-async function removeRanks(props: NodeGroupOutputs, nodeCount: number): Promise<GroupNode[]> {
-  const removed = props.nodes.filter((node) => node.rank >= nodeCount);
-  if (removed.length === 0) return props.nodes;
-  const left = await destroyNodes(
-    providerClient(),
-    removed.map((node) => node.instanceId),
-    props.pollIntervalSeconds,
-  );
-  if (left.length > 0) {
-    throw new Error(
-      `instances ${left.join(", ")} (ranks above ${nodeCount - 1}) could not be confirmed ` +
-        `destroyed; the group keeps them until the next \`pulumi up\``,
-    );
-  }
-  return props.nodes.filter((node) => node.rank < nodeCount);
-}
-
-/**
- * Ranks missing below `nodeCount` (new ones, or nodes refresh found gone) rented in the group's
- * cluster, on its overlay, with rank 0's address: as a create rents them, and handed over when
- * all run. When one cannot be, the ranks this update rented are destroyed and it fails, leaving
- * the group as it was.
- */
-async function addRanks(
-  olds: NodeGroupOutputs,
-  news: NodeGroupInputs,
-  kept: GroupNode[],
-): Promise<GroupNode[]> {
-  const ranks = ranksToRent({ ...olds, nodes: kept }, news.nodeCount);
-  if (ranks.length === 0) return kept;
-  const client = providerClient();
-  const name = resourceNameOf(news.owner ?? olds.owner);
-  const overlay = (await client.overlays.list()).find((o) => o.overlay_id === olds.overlayId);
-  if (overlay === undefined || olds.masterAddr === null) {
-    throw new Error(
-      `${name}: the group's overlay ${olds.overlayName} is gone; the group cannot grow. Run ` +
-        `\`pulumi up --replace\` on it.`,
-    );
-  }
-  const claimed = new Set<number>();
-  const build: GroupBuild = {
-    client,
-    inputs: {
-      ...news,
-      owner: news.owner ?? olds.owner,
-      stackToken: news.stackToken ?? olds.stackToken,
-    },
-    name,
-    progress: (message) => {
-      reportProgress(`${name}: ${message}`);
-    },
-    clusterId: olds.clusterId,
-    overlay,
-    networkVolumeId: olds.networkVolumeId,
-    unrecorded: new Set(),
-    claimed,
-    nodes: new Map(),
-    sshKeys: await sshKeysBeforeRenting(client, news),
-    deadlineMs: Date.now() + news.createTimeoutSeconds * 1000,
-  };
-  try {
-    build.progress(`renting ranks ${ranks.join(", ")} in cluster ${olds.clusterId}`);
-    await rentRanks(build, ranks, olds.masterAddr);
-    await Promise.all(
-      [...build.nodes.values()].map((node) => handOver(client, node.instanceId, build.inputs)),
-    );
-    for (const node of build.nodes.values()) {
-      const owner = build.inputs.owner;
-      rememberRecorded(
-        owner === undefined ? undefined : nodeOwnerOf(owner, node.rank),
-        node.instanceId,
-      );
-    }
-  } catch (error) {
-    const rented = [
-      ...new Set([...build.unrecorded, ...[...build.nodes.values()].map((n) => n.instanceId)]),
-    ];
-    const left = await destroyNodes(client, rented, news.pollIntervalSeconds);
-    const why = error instanceof Error ? error.message : String(error);
-    throw new Error(
-      `${name}: ranks ${ranks.join(", ")} could not all be added (${why}); ` +
-        (left.length === 0
-          ? `the instances this update rented were destroyed, and the group is as it was.`
-          : `instances ${left.join(", ")} could not be confirmed destroyed: destroy them by hand.`),
-    );
-  } finally {
-    releaseOffers(claimed);
-  }
-  const added = [...build.nodes.values()];
-  return [...kept.filter((node) => !ranks.includes(node.rank)), ...added].sort(
-    (a, b) => a.rank - b.rank,
   );
 }
 
@@ -209,28 +109,20 @@ export const provider: DynamicProvider<NodeGroupInputs, NodeGroupOutputs> = {
     const client = providerClient();
     const overlay = (await client.overlays.list()).find((o) => o.overlay_id === props.overlayId);
     const nodes = await refreshedNodes(props);
-    // Gone altogether (deleted outside Pulumi): the engine drops it from the state.
-    if (overlay === undefined && nodes.every((node) => node.actualStatus === "gone")) return {};
+    // Gone altogether (deleted outside Pulumi): the engine drops it from the state. A group
+    // whose network volume remains stays, so that its data is neither forgotten nor deleted.
+    const volumeLeft =
+      props.networkVolumeId !== null &&
+      (await client.volumes.list()).some((volume) => volume.id === props.networkVolumeId);
+    if (overlay === undefined && !volumeLeft && nodes.every((n) => n.actualStatus === "gone")) {
+      return {};
+    }
     const outs: NodeGroupOutputs = { ...props, nodes };
     return readResult(id, props, outs, inputsOf(outs));
   },
 
   async update(_id, olds, news) {
-    const client = providerClient();
-    const kept = await removeRanks(olds, news.nodeCount);
-    const nodes = await addRanks(olds, news, kept);
-    const owner = news.owner ?? olds.owner;
-    for (const node of kept) {
-      if ((news.label ?? "") !== (olds.label ?? "")) {
-        await client.instances.relabel(node.instanceId, news.label ?? "");
-      }
-      await updateSshKeys(client, node.instanceId, olds.sshKeyIds, news);
-    }
-    const outs: NodeGroupOutputs = { ...olds, ...news, owner, nodes };
-    if (news.label === undefined) delete outs.label;
-    if (news.sshKeyIds === undefined) delete outs.sshKeyIds;
-    if (news.maxDollarsPerHour === undefined) delete outs.maxDollarsPerHour;
-    return { outs };
+    return { outs: await resizeGroup(olds, news) };
   },
 
   async delete(_id, props) {

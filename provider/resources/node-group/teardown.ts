@@ -57,8 +57,14 @@ export async function tearDown(
       left.push(`${what}: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
+  // An overlay whose nodes may remain is kept: it is what proves them (and the group's volume)
+  // leftovers of this group to a later run (naming.ts).
   for (const overlayId of parts.overlayIds) {
-    await removal(`overlay ${overlayId}`, () => client.overlays.delete(overlayId));
+    if (nodesLeft.length > 0) {
+      left.push(`overlay ${overlayId}: kept while instances ${nodesLeft.join(", ")} may be on it`);
+    } else {
+      await removal(`overlay ${overlayId}`, () => client.overlays.delete(overlayId));
+    }
   }
   // A volume still mounted by a node that is not gone cannot be deleted: it stays, said so.
   for (const volumeId of parts.networkVolumeIds) {

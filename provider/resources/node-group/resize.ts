@@ -1,0 +1,220 @@
+import { isCancelled, recordAfterCancelMs } from "../../cancellation";
+import { whileEngineWatched } from "../../engine-watch";
+import { providerClient, reportProgress } from "../../provider-runtime";
+import { leftoversQuery, rememberRecorded, resourceNameOf } from "../instance/identity";
+import { handOver } from "../instance/lifecycle";
+import { lateRentsMs } from "../instance/create-flow";
+import { releaseOffers, rentsSettled } from "../instance/offer-choice";
+import { sshKeysBeforeRenting, updateSshKeys } from "../instance/ssh-keys";
+import { type GroupBuild, rentRankZero, rentRanks } from "./create";
+import { isBroken, ranksToRent } from "./diff";
+import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
+import { isLeftoverNode, nodeOwnerOf } from "./naming";
+import { destroyNodes } from "./teardown";
+
+// An update of a group in place: its label and keys on every node, the ranks above a smaller
+// count destroyed, and the ranks missing (a larger count, or nodes refresh found gone or at a
+// dead end) rented in the group's cluster, on its overlay. Without rank 0, whose address is
+// every node's MASTER_ADDR, every rank is rented anew, on the same overlay and volume.
+
+/**
+ * Nodes of this group that a killed or failed resize rented and never handed over: they carry
+ * the being-created label, and no state records them. Destroyed before anything is rented.
+ */
+async function removeResizeLeftovers(inputs: NodeGroupInputs, progress: (m: string) => void) {
+  if (inputs.stackToken === undefined || inputs.owner === undefined) return;
+  const client = providerClient();
+  const left = (await client.instances.list(leftoversQuery(inputs.stackToken))).filter((instance) =>
+    isLeftoverNode(instance, inputs),
+  );
+  if (left.length === 0) return;
+  progress(`destroying nodes ${left.map((i) => i.id).join(", ")}, left by an interrupted change`);
+  const kept = await destroyNodes(
+    client,
+    left.map((instance) => instance.id),
+    inputs.pollIntervalSeconds,
+  );
+  if (kept.length > 0) {
+    throw new Error(
+      `nodes ${kept.join(", ")} could not be confirmed destroyed; nothing was changed`,
+    );
+  }
+}
+
+/** Label and SSH keys, on the nodes that stay: before anything is rented, so a failure loses nothing. */
+async function updateKeptNodes(
+  olds: NodeGroupOutputs,
+  news: NodeGroupInputs,
+  kept: readonly GroupNode[],
+): Promise<void> {
+  const client = providerClient();
+  for (const node of kept) {
+    if ((news.label ?? "") !== (olds.label ?? "")) {
+      await client.instances.relabel(node.instanceId, news.label ?? "");
+    }
+    await updateSshKeys(client, node.instanceId, olds.sshKeyIds, news);
+  }
+}
+
+/** Destroys nodes and confirms them gone; fails naming those that could not be. */
+async function destroyOrFail(nodes: readonly GroupNode[], pollIntervalSeconds: number) {
+  if (nodes.length === 0) return;
+  const left = await destroyNodes(
+    providerClient(),
+    nodes.map((node) => node.instanceId),
+    pollIntervalSeconds,
+  );
+  if (left.length > 0) {
+    throw new Error(
+      `instances ${left.join(", ")} could not be confirmed destroyed; the group keeps them ` +
+        `until the next \`pulumi up\``,
+    );
+  }
+}
+
+/** The build a resize rents into: the group's cluster, overlay and volume as recorded. */
+async function resizeBuild(olds: NodeGroupOutputs, news: NodeGroupInputs, name: string) {
+  const client = providerClient();
+  const overlay = (await client.overlays.list()).find((o) => o.overlay_id === olds.overlayId);
+  if (overlay === undefined) {
+    throw new Error(
+      `${name}: the group's overlay ${olds.overlayName} is gone, so no node can join it; ` +
+        `replace the group (\`pulumi up --replace <its URN>\`; its network volume is deleted ` +
+        `with it)`,
+    );
+  }
+  const build: GroupBuild = {
+    client,
+    inputs: {
+      ...news,
+      owner: news.owner ?? olds.owner,
+      stackToken: news.stackToken ?? olds.stackToken,
+    },
+    name,
+    progress: (message) => {
+      reportProgress(`${name}: ${message}`);
+    },
+    clusterId: olds.clusterId,
+    overlay,
+    networkVolumeId: olds.networkVolumeId,
+    unrecorded: new Set(),
+    claimed: new Set(),
+    nodes: new Map(),
+    sshKeys: await sshKeysBeforeRenting(client, news),
+    deadlineMs: Date.now() + news.createTimeoutSeconds * 1000,
+  };
+  return build;
+}
+
+/**
+ * Rents `ranks` into the group (all of them anew from rank 0 when `masterAddr` is null), hands
+ * them over once every one runs, and returns them with rank 0's address. A failure, a cancel or
+ * the engine going away destroys what this resize rented: the group stays as it was.
+ */
+async function rentInto(
+  build: GroupBuild,
+  ranks: readonly number[],
+  masterAddr: string | null,
+): Promise<{ added: GroupNode[]; masterAddr: string }> {
+  const rented = () => [
+    ...new Set([...build.unrecorded, ...[...build.nodes.values()].map((n) => n.instanceId)]),
+  ];
+  const pollIntervalSeconds = build.inputs.pollIntervalSeconds;
+  const destroyRented = async () => {
+    const first = rented();
+    await destroyNodes(build.client, first, pollIntervalSeconds);
+    // A rent in flight when the engine went away lands after: its node goes too.
+    await rentsSettled(lateRentsMs);
+    await destroyNodes(
+      build.client,
+      rented().filter((id) => !first.includes(id)),
+      pollIntervalSeconds,
+    );
+  };
+  try {
+    return await whileEngineWatched(destroyRented, async () => {
+      build.progress(`renting ranks ${ranks.join(", ")} in cluster ${build.clusterId}`);
+      let master = masterAddr;
+      if (master === null) master = (await rentRankZero(build)).masterAddr;
+      await rentRanks(
+        build,
+        ranks.filter((rank) => rank !== 0 || masterAddr !== null),
+        master,
+      );
+      // After a cancellation the relabels are bounded (cancellation.ts): the run must end.
+      const bound = isCancelled() ? AbortSignal.timeout(recordAfterCancelMs) : undefined;
+      await Promise.all(
+        [...build.nodes.values()].map((node) =>
+          handOver(build.client, node.instanceId, build.inputs, bound),
+        ),
+      );
+      const owner = build.inputs.owner;
+      for (const node of build.nodes.values()) {
+        rememberRecorded(
+          owner === undefined ? undefined : nodeOwnerOf(owner, node.rank),
+          node.instanceId,
+        );
+      }
+      return { added: [...build.nodes.values()], masterAddr: master };
+    });
+  } catch (error) {
+    const left = await destroyNodes(build.client, rented(), pollIntervalSeconds);
+    const why = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `${build.name}: ranks ${ranks.join(", ")} could not all be rented (${why}); ` +
+        (left.length === 0
+          ? `the instances this change rented were destroyed.`
+          : `instances ${left.join(", ")} could not be confirmed destroyed; the next ` +
+            `\`pulumi up\` of the group destroys them.`),
+    );
+  } finally {
+    releaseOffers(build.claimed);
+  }
+}
+
+/** The group's update in place (see the top of this file). */
+export async function resizeGroup(
+  olds: NodeGroupOutputs,
+  news: NodeGroupInputs,
+): Promise<NodeGroupOutputs> {
+  const owner = news.owner ?? olds.owner;
+  const name = resourceNameOf(owner);
+  const progress = (message: string) => {
+    reportProgress(`${name}: ${message}`);
+  };
+  await removeResizeLeftovers(
+    { ...news, owner, stackToken: news.stackToken ?? olds.stackToken },
+    progress,
+  );
+  const below = olds.nodes.filter((node) => node.rank < news.nodeCount);
+  const healthy = below.filter((node) => !isBroken(node));
+  await updateKeptNodes(olds, news, healthy);
+  await destroyOrFail(
+    olds.nodes.filter((node) => node.rank >= news.nodeCount),
+    news.pollIntervalSeconds,
+  );
+  // Without a healthy rank 0 the group starts over on its overlay: every rank anew.
+  const anew = olds.masterAddr === null || !healthy.some((node) => node.rank === 0);
+  const missing = anew
+    ? Array.from({ length: news.nodeCount }, (_, rank) => rank)
+    : ranksToRent({ ...olds, nodes: healthy }, news.nodeCount);
+  const stay = anew ? [] : healthy;
+  // A node at a dead end is destroyed before its rank is rented again: it may come back.
+  await destroyOrFail(
+    below.filter((node) => !stay.includes(node)),
+    news.pollIntervalSeconds,
+  );
+  let nodes = stay;
+  let masterAddr = olds.masterAddr;
+  if (missing.length > 0) {
+    const build = await resizeBuild(olds, news, name);
+    const rented = await rentInto(build, missing, anew ? null : olds.masterAddr);
+    nodes = [...stay, ...rented.added].sort((a, b) => a.rank - b.rank);
+    masterAddr = rented.masterAddr;
+  }
+  const outs: NodeGroupOutputs = { ...olds, ...news, owner, nodes, masterAddr };
+  if (news.label === undefined) delete outs.label;
+  if (news.sshKeyIds === undefined) delete outs.sshKeyIds;
+  if (news.maxDollarsPerHour === undefined) delete outs.maxDollarsPerHour;
+  return outs;
+}
