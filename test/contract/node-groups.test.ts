@@ -7,6 +7,7 @@ import {
   type NodeGroupOutputs,
 } from "../../provider/resources/node-group";
 import { groupVariable, namePrefixOf } from "../../provider/resources/node-group/naming";
+import { setProgressSink } from "../../provider/provider-runtime";
 import type { TestEmulator } from "../support/emulator";
 import { emulatorForProviders } from "../support/provider-config";
 
@@ -49,6 +50,15 @@ describe("NodeGroup", () => {
     const { inputs: checkedInputs, failures } = await checked(inputs);
     expect(failures).toEqual([]);
     return groupProvider.create(checkedInputs as NodeGroupInputs);
+  };
+  /** Runs `run` with the provider's progress lines collected in `lines`. */
+  const withProgress = async <T>(lines: string[], run: () => Promise<T>): Promise<T> => {
+    setProgressSink((line) => lines.push(line) > 0);
+    try {
+      return await run();
+    } finally {
+      setProgressSink(undefined);
+    }
   };
   const shown = async (instanceId: number): Promise<Instance> => {
     const instance = await client.instances.show(instanceId);
@@ -115,6 +125,27 @@ describe("NodeGroup", () => {
     );
     expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
     expect(await emulator.writes()).toEqual([]);
+  });
+
+  it("stops the other ranks when one cannot run: a node still booting is destroyed, not waited for", async () => {
+    // Rank 0 runs at once. Of ranks 1 and 2, rented together, one dead-ends at each of its 3
+    // attempts while the other would boot for an hour, beyond this test's own timeout.
+    await emulator.queueBoots([
+      { status: "running", afterPolls: 0 },
+      { status: "exited", afterPolls: 0 },
+      { status: "running", afterSeconds: 3600 },
+      { status: "exited", afterPolls: 0 },
+      { status: "exited", afterPolls: 0 },
+    ]);
+    const progress: string[] = [];
+    const failed = withProgress(progress, () =>
+      create({ ...base, nodeCount: 3, createTimeoutSeconds: 3600 }),
+    );
+    await expect(failed).rejects.toThrow(
+      /every one of 3 attempts ended without a running instance[\s\S]*The group was taken apart/,
+    );
+    expect(progress.some((line) => /rank [12] failed; stopping ranks [12]$/.test(line))).toBe(true);
+    expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
   });
 
   it("grows and shrinks in place: the highest ranks are added or removed", async () => {

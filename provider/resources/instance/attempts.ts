@@ -53,6 +53,11 @@ export interface CreateRun {
   reason: string;
   /** The subnet of the overlay the instance joins, for its `localIp`. */
   readonly overlaySubnet?: string | undefined;
+  /**
+   * Stops the create's waits and its next attempt: the engine's Cancel (cancellation.ts), and
+   * for a node of a group also a sibling's failure (node-group/create.ts `rentRanks`).
+   */
+  readonly stop: AbortSignal;
 }
 
 /** The create request for the service: the program's inputs, marked as being created. */
@@ -133,6 +138,7 @@ export async function chooseByQuery(
       claimed,
       run.progress,
       run.deadlineMs,
+      run.stop,
     );
     run.progress(
       `attempt ${number}: renting ask ${offer.askId} (${offer.numGpus}x ${offer.gpuName}, ` +
@@ -171,6 +177,7 @@ export async function rentForAttempt(
               run.request,
               (token) => markersOf(run.inputs, token),
               run.deadlineMs,
+              run.stop,
             ),
           );
   } catch (error) {
@@ -244,6 +251,7 @@ export async function awaitBoot(
             (instance.status_msg ? ` (${instance.status_msg})` : ""),
         );
       },
+      run.stop,
     );
   } catch (error) {
     attempt.error = error instanceof Error ? error.message : String(error);
@@ -271,7 +279,7 @@ export function outputsAfterBoot(
 }
 
 /**
- * A boot the engine cancelled: the instance is destroyed within the cleanup bound and the
+ * A boot the engine cancelled (or a group stopped after a sibling failed): the instance is destroyed within the cleanup bound and the
  * create fails saying so; one that cannot be confirmed gone in time is recorded (never left
  * unrecorded). Always throws.
  */

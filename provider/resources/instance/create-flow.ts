@@ -1,5 +1,5 @@
 import type { GpuCloudClient } from "../../client";
-import { CancelledError, isCancelled, recordAfterCancelMs } from "../../cancellation";
+import { CancelledError, cancellation, isCancelled, recordAfterCancelMs } from "../../cancellation";
 import { whileEngineWatched } from "../../engine-watch";
 import { providerClient, reportProgress } from "../../provider-runtime";
 import { settleLeftovers } from "./adoption";
@@ -21,11 +21,11 @@ import {
 import { creatingLabelOf, rememberRecorded, resourceNameOf } from "./identity";
 import { asksOf, type InstanceInputs } from "./inputs";
 import { effectiveQuery, NoOfferError, releaseOffers, rentsSettled } from "./offer-choice";
+import { overlaySubnetOf } from "./placement";
+import { destroyRented, handOver, InstanceLeftBehindError } from "./lifecycle";
 
 /** How long a cleanup after the engine went away waits for rents in flight to land, ms. */
 export const lateRentsMs = 15_000;
-import { overlaySubnetOf } from "./placement";
-import { destroyRented, handOver, InstanceLeftBehindError } from "./lifecycle";
 
 /**
  * Rents an instance from the asks and waits until it runs, destroying and retrying on dead
@@ -160,6 +160,8 @@ export async function rentUntilRunning(
   inputs: InstanceInputs,
   unrecorded: Set<number>,
   claimed: Set<number>,
+  /** What stops it (CreateRun.stop): the engine's Cancel unless a group adds its own. */
+  stop: AbortSignal = cancellation(),
 ): Promise<Created> {
   const client = providerClient();
   const name = resourceNameOf(inputs.owner);
@@ -176,6 +178,7 @@ export async function rentUntilRunning(
     unrecorded,
     reason: `every one of ${inputs.maxAttempts} attempts ended without a running instance`,
     overlaySubnet: await overlaySubnetOf(client, inputs.overlay),
+    stop,
   };
   const asks = asksOf(inputs);
   // By query: each attempt searches afresh and rents the best offer not tried yet.
@@ -201,7 +204,7 @@ export async function rentUntilRunning(
 
   for (let number = 1; number <= inputs.maxAttempts; number++) {
     // No new attempt (no search, no rent) once the engine has cancelled the operation.
-    if (isCancelled()) throw cancelledBefore(number);
+    if (stop.aborted) throw cancelledBefore(number);
     if (number > 1 && Date.now() >= run.deadlineMs) {
       run.reason = `the ${inputs.createTimeoutSeconds} s createTimeoutSeconds deadline passed`;
       break;
@@ -214,7 +217,7 @@ export async function rentUntilRunning(
       if (source === undefined) break;
     }
     // Cancelled during the search: nothing is rented.
-    if (isCancelled() && adoptee === undefined) throw cancelledBefore(number);
+    if (stop.aborted && adoptee === undefined) throw cancelledBefore(number);
     const askId = askOf(source);
     tried.add(askId);
     const instanceId = await rentForAttempt(

@@ -48,6 +48,8 @@ export async function rentInstance(
   /** The marker variables for a create token (see identity.ts). */
   markers: (token: string) => Record<string, string>,
   deadlineMs: number,
+  /** Stops the rent while it waits for its turn (the engine's Cancel by default). */
+  stop: AbortSignal = cancellation(),
 ): Promise<number> {
   const token = randomUUID();
   try {
@@ -57,7 +59,7 @@ export async function rentInstance(
       askId,
       { ...request, env: { ...request.env, ...markers(token) } },
       undefined,
-      cancellation(),
+      stop,
     );
   } catch (error) {
     if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
@@ -126,6 +128,7 @@ export async function waitUntilRunning(
   deadlineMs: number,
   pollIntervalSeconds: number,
   onStatus: (instance: InstanceWire) => void,
+  signal: AbortSignal = cancellation(),
 ): Promise<BootOutcome> {
   let last: InstanceWire | undefined;
   let outcome: BootOutcome | undefined;
@@ -146,6 +149,7 @@ export async function waitUntilRunning(
         }
         return undefined;
       },
+      signal,
     );
   } catch (error) {
     if (error instanceof CancelledError) return { kind: "cancelled", instance: last };

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { unlessCancelled } from "../../cancellation";
+import { cancellation, unlessCancelled } from "../../cancellation";
 import {
   compileInstanceOfferQuery,
   type GpuCloudClient,
@@ -127,6 +127,7 @@ export async function chooseOffer(
   claimed: Set<number>,
   progress: (message: string) => void,
   deadlineMs: number,
+  stop: AbortSignal = cancellation(),
 ): Promise<InstanceOffer> {
   let search = await client.offers.searchInstances(query);
   let free = freeOffers(search.offers, tried);
@@ -137,6 +138,7 @@ export async function chooseOffer(
     // Unreferenced: a wait that lost the race must not keep the process alive.
     await unlessCancelled(
       Promise.race([rentReturned.promise, sleep(remainingMs, undefined, { ref: false })]),
+      stop,
     );
     search = await client.offers.searchInstances(query);
     free = freeOffers(search.offers, tried);

@@ -6,7 +6,7 @@ import {
   type SshKey,
   volumeMountEnv,
 } from "../../client";
-import { isCancelled, recordAfterCancelMs } from "../../cancellation";
+import { cancellation, isCancelled, recordAfterCancelMs } from "../../cancellation";
 import { whileEngineWatched } from "../../engine-watch";
 import { providerClient, reportProgress } from "../../provider-runtime";
 import { lateRentsMs, rentUntilRunning } from "../instance/create-flow";
@@ -128,11 +128,13 @@ export async function rentNode(
   build: GroupBuild,
   rank: number,
   masterAddr: string,
+  /** Stops the node's rent and boot: the engine's Cancel unless the group adds its own. */
+  stop: AbortSignal = cancellation(),
 ): Promise<GroupNode> {
   const nodeInputs = nodeInputsOf(build, rank, masterAddr);
   let created: Awaited<ReturnType<typeof rentUntilRunning>>;
   try {
-    const rented = await rentUntilRunning(nodeInputs, build.unrecorded, build.claimed);
+    const rented = await rentUntilRunning(nodeInputs, build.unrecorded, build.claimed, stop);
     // Keys are attached before the hand-over, as an Instance's are.
     created = await attachAfterRunning(build.client, rented, build.sshKeys);
   } catch (error) {
@@ -184,15 +186,36 @@ export async function rentRankZero(
   return { node: again, masterAddr: again.localIp };
 }
 
-/** Rents the ranks given, at once; the first failure is thrown once every one has ended. */
+/**
+ * Rents the ranks given, at once. The first rank that fails stops the others (no new attempt;
+ * a node still booting is destroyed), since the group cannot be whole: their instances would
+ * only bill until the group is taken apart. That first failure is thrown once every rank has
+ * ended, so that every instance rented is known to the caller.
+ */
 export async function rentRanks(
   build: GroupBuild,
   ranks: readonly number[],
   masterAddr: string,
 ): Promise<void> {
-  const outcomes = await Promise.allSettled(ranks.map((rank) => rentNode(build, rank, masterAddr)));
-  const failed = outcomes.find((outcome) => outcome.status === "rejected");
-  if (failed !== undefined) throw failed.reason;
+  const siblingFailed = new AbortController();
+  const stop = AbortSignal.any([cancellation(), siblingFailed.signal]);
+  let firstFailure: { rank: number; reason: unknown } | undefined;
+  await Promise.allSettled(
+    ranks.map((rank) =>
+      rentNode(build, rank, masterAddr, stop).catch((reason: unknown) => {
+        if (firstFailure !== undefined) return;
+        firstFailure = { rank, reason };
+        // After the engine's Cancel every rank is stopping already.
+        if (stop.aborted) return;
+        const others = ranks.filter((other) => other !== rank && !build.nodes.has(other));
+        if (others.length > 0) {
+          build.progress(`rank ${rank} failed; stopping ranks ${others.join(", ")}`);
+        }
+        siblingFailed.abort();
+      }),
+    ),
+  );
+  if (firstFailure !== undefined) throw firstFailure.reason;
 }
 
 /** Every part the build has made, for taking apart. */
