@@ -67,10 +67,12 @@ describe("NodeGroup", () => {
   };
   const everything = async () => {
     const state = await emulator.state();
+    // A client of its own: a client shares a list read within 2 s, which may predate the change.
+    const fresh = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
     return {
       instances: state.instances.map((instance) => instance.id),
-      overlays: (await client.overlays.list()).map((overlay) => overlay.name),
-      networkVolumes: (await client.volumes.list())
+      overlays: (await fresh.overlays.list()).map((overlay) => overlay.name),
+      networkVolumes: (await fresh.volumes.list())
         .filter((volume) => volume.cluster_id !== null && volume.cluster_id !== undefined)
         .map((volume) => volume.id),
     };

@@ -61,8 +61,10 @@ const nodesSchema = z.array(
   z.looseObject({ rank: z.number(), instanceId: z.number(), localIp: z.string().nullable() }),
 );
 
-/** Everything of the kinds a group is made of, on the account. */
-async function account(client: GpuCloudClient, emulator: TestEmulator) {
+/** Everything of the kinds a group is made of, on the account now. */
+async function account(emulator: TestEmulator) {
+  // A client of its own: a client shares a list read within 2 s, which may predate the change.
+  const client = outsideClient(emulator);
   return {
     instances: (await emulator.state()).instances.map((instance) => instance.id),
     overlays: (await client.overlays.list()).map((overlay) => overlay.name),
@@ -113,7 +115,7 @@ describe("NodeGroup (real Pulumi CLI)", () => {
         expect(new Set(addresses).size).toBe(4);
         for (const address of addresses) expect(address?.startsWith(`${prefix}.`)).toBe(true);
         expect(up.outputs["masterAddr"]?.value).toBe(nodes[0]?.localIp);
-        const volumes = (await account(client, emulator)).networkVolumes;
+        const volumes = (await account(emulator)).networkVolumes;
         expect(volumes).toEqual([up.outputs["networkVolumeId"]?.value]);
 
         const refresh = await stack.stack.refresh({ onOutput: onOutput(stack) });
@@ -122,7 +124,7 @@ describe("NodeGroup (real Pulumi CLI)", () => {
         expect(preview.changeSummary).toEqual({ same: 3 });
 
         await stack.stack.destroy({ onOutput: onOutput(stack) });
-        expect(await account(client, emulator)).toEqual(nothing);
+        expect(await account(emulator)).toEqual(nothing);
       },
     );
   });
@@ -143,21 +145,24 @@ describe("NodeGroup (real Pulumi CLI)", () => {
         expect(failed.join("")).toMatch(
           /no physical cluster has 16 offers matching offerQuery; the largest that matched is cluster 102 with 9/,
         );
-        expect(await account(client, emulator)).toEqual(nothing);
+        expect(await account(emulator)).toEqual(nothing);
         expect(await emulator.writes()).toEqual([]);
       },
     );
   });
 
-  it("killed while its nodes boot: the killed run's provider takes the group apart; killed with its providers, the next up does", async () => {
+  it("killed while its nodes boot: the killed run's provider takes the group apart; killed with its providers, the next destroy or up does", async () => {
     await withStack(
-      { program: group("trainers", 3), config: emulatorConfig(emulator) },
+      {
+        program: group("trainers", 3, `networkVolume: { sizeGb: 100, mountPath: "/data" },`),
+        config: emulatorConfig(emulator),
+      },
       async (stack) => {
-        // Rank 0 of each of the two killed runs boots for ten minutes: only the kill ends them
+        // Rank 0 of each of the three killed runs boots for ten minutes: only the kill ends them
         // (the other ranks are rented once rank 0 runs).
         const longBoot = { status: "running", afterSeconds: 600 } as const;
-        await emulator.queueBoots([longBoot, longBoot]);
-        let cli = startCli(stack, ["up", "--yes", "--skip-preview"]);
+        await emulator.queueBoots([longBoot, longBoot, longBoot]);
+        const cli = startCli(stack, ["up", "--yes", "--skip-preview"]);
         await eventually(
           "rank 0 rented",
           async () => (await emulator.state()).instances.length >= 1,
@@ -171,33 +176,46 @@ describe("NodeGroup (real Pulumi CLI)", () => {
         await eventually("the killed run's providers to exit", () =>
           providers.every((pid) => !isAlive(pid)),
         );
-        expect(await account(client, emulator)).toEqual(nothing);
+        expect(await account(emulator)).toEqual(nothing);
 
         // Killed with everything below it: nothing of the run cleans up.
-        cli = startCli(stack, ["up", "--yes", "--skip-preview"]);
-        await eventually(
-          "rank 0 rented again",
-          async () => (await emulator.state()).instances.length >= 1,
-        );
-        const tree = descendantsOf(cli.pid);
-        process.kill(-cli.pid, "SIGKILL");
-        for (const pid of tree) if (isAlive(pid)) process.kill(pid, "SIGKILL");
-        await cli.exited;
-        await releaseLock(stack);
-        const left = await account(client, emulator);
-        expect(left.instances.length).toBeGreaterThan(0);
-        expect(left.overlays).toHaveLength(1);
+        const killEverything = async () => {
+          const run = startCli(stack, ["up", "--yes", "--skip-preview"]);
+          await eventually(
+            "rank 0 rented again",
+            async () => (await emulator.state()).instances.length >= 1,
+          );
+          const tree = descendantsOf(run.pid);
+          process.kill(-run.pid, "SIGKILL");
+          for (const pid of tree) if (isAlive(pid)) process.kill(pid, "SIGKILL");
+          await run.exited;
+          await releaseLock(stack);
+          const leftBehind = await account(emulator);
+          expect(leftBehind.instances.length).toBeGreaterThan(0);
+          expect(leftBehind.overlays).toHaveLength(1);
+          expect(leftBehind.networkVolumes).toHaveLength(1);
+          return leftBehind;
+        };
+        await killEverything();
+
+        // The next destroy removes what the killed run left (the stack's InstanceSweeper).
+        await stack.stack.destroy({ onOutput: onOutput(stack) });
+        expect(await account(emulator)).toEqual(nothing);
+
+        const left = await killEverything();
 
         // The next up removes what the killed run left, then makes the group.
         const up = await stack.stack.up({ onOutput: onOutput(stack) });
         const nodes = nodesSchema.parse(up.outputs["nodes"]?.value);
-        const now = await account(client, emulator);
+        const now = await account(emulator);
         expect(now.instances.sort()).toEqual(nodes.map((node) => node.instanceId).sort());
         expect(now.overlays).toEqual([up.outputs["overlayName"]?.value]);
         for (const id of left.instances) expect(now.instances).not.toContain(id);
+        expect(now.networkVolumes).toEqual([up.outputs["networkVolumeId"]?.value]);
+        expect(left.networkVolumes).not.toEqual(now.networkVolumes);
 
         await stack.stack.destroy({ onOutput: onOutput(stack) });
-        expect(await account(client, emulator)).toEqual(nothing);
+        expect(await account(emulator)).toEqual(nothing);
       },
     );
   });
@@ -225,16 +243,16 @@ describe("NodeGroup (real Pulumi CLI)", () => {
           providers.every((pid) => !isAlive(pid)),
         );
         // The group as it was: nothing the killed resize rented is left billing.
-        expect((await account(client, emulator)).instances.sort()).toEqual(before.sort());
+        expect((await account(emulator)).instances.sort()).toEqual(before.sort());
 
         const resized = await stack.stack.up({ onOutput: onOutput(stack) });
         const nodes = nodesSchema.parse(resized.outputs["nodes"]?.value);
         expect(nodes.map((node) => node.rank)).toEqual([0, 1, 2]);
-        expect((await account(client, emulator)).instances.sort()).toEqual(
+        expect((await account(emulator)).instances.sort()).toEqual(
           nodes.map((node) => node.instanceId).sort(),
         );
         await stack.stack.destroy({ onOutput: onOutput(stack) });
-        expect(await account(client, emulator)).toEqual(nothing);
+        expect(await account(emulator)).toEqual(nothing);
       },
     );
   });
@@ -256,7 +274,7 @@ describe("NodeGroup (real Pulumi CLI)", () => {
         expect(code).not.toBe(0);
         expect(output).toMatch(/taken apart/);
         expect(tookMs).toBeLessThan(15_000);
-        expect(await account(client, emulator)).toEqual(nothing);
+        expect(await account(emulator)).toEqual(nothing);
       },
     );
   }, 180_000);
@@ -279,14 +297,14 @@ describe("NodeGroup (real Pulumi CLI)", () => {
         );
 
         await first.stack.destroy({ onOutput: onOutput(first) });
-        const left = await account(client, emulator);
+        const left = await account(emulator);
         expect(left.instances.sort()).toEqual(secondNodes.sort());
         expect(left.overlays).toEqual([secondUp.outputs["overlayName"]?.value]);
         const refresh = await second.stack.refresh({ onOutput: onOutput(second) });
         expect(refresh.summary.resourceChanges).toMatchObject({ same: 3 });
       });
     });
-    expect(await account(client, emulator)).toEqual(nothing);
+    expect(await account(emulator)).toEqual(nothing);
   });
 
   it("YAML and Python programs declare the same type", async () => {
@@ -301,7 +319,7 @@ describe("NodeGroup (real Pulumi CLI)", () => {
         const up = await stack.up();
         expect(nodesSchema.parse(up.outputs["nodes"]?.value)).toHaveLength(2);
         await stack.destroy();
-        expect(await account(client, emulator)).toEqual(nothing);
+        expect(await account(emulator)).toEqual(nothing);
       },
     );
     await withPythonStack(
@@ -335,7 +353,7 @@ pulumi.export("masterAddr", trainers.master_addr)
         expect(nodes).toHaveLength(2);
         expect(up.outputs["masterAddr"]?.value).toBe(nodes[0]?.local_ip);
         await stack.destroy();
-        expect(await account(client, emulator)).toEqual(nothing);
+        expect(await account(emulator)).toEqual(nothing);
       },
     );
   });
