@@ -22,6 +22,19 @@ export function encodeOnstart(script: string): OnstartEncoding {
 }
 
 /**
+ * Why the script cannot be sent (one line for a check failure, without the script), or
+ * undefined when it fits.
+ */
+export function onstartTooLong(script: string): string | undefined {
+  const encoded = encodeOnstart(script);
+  if (encoded.ok) return undefined;
+  return (
+    `${encoded.originalChars} characters, ${encoded.encodedChars} even when gzipped and ` +
+    `base64-encoded; the service takes at most ${onstartLimitChars}`
+  );
+}
+
+/**
  * The script an onstart command stands for: the original of a bootstrap command that
  * `encodeOnstart` made, else the command itself.
  */

@@ -139,6 +139,19 @@ export function describeIssue(issue: z.core.$ZodIssue, received: unknown): strin
   }
 }
 
+/** The fields of a resource's recorded outputs that its input schema declares: its inputs. */
+export function inputFieldsOf<Shape extends z.ZodRawShape>(
+  schema: z.ZodObject<Shape>,
+  props: object,
+): z.infer<z.ZodObject<Shape>> {
+  const recorded = props as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.keys(schema.shape)
+      .filter((field) => field in recorded)
+      .map((field) => [field, recorded[field]]),
+  ) as z.infer<z.ZodObject<Shape>>;
+}
+
 /**
  * Checks inputs field by field against a resource's schema. A field not known yet at preview
  * is left for the real run; every other problem becomes a check failure naming the field and

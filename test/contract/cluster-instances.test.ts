@@ -2,7 +2,8 @@ import { environmentOf, GpuCloudClient } from "../../provider/client";
 import { provider as instanceProvider } from "../../provider/resources/instance";
 import { specOf } from "../../provider/resources/instance/identity";
 import type { InstanceInputs, InstanceOutputs } from "../../provider/resources/instance/inputs";
-import { inSubnet, localIpOf } from "../../provider/resources/instance/placement";
+import { inSubnet } from "../../provider/addresses";
+import { localIpOf } from "../../provider/resources/instance/placement";
 import {
   type NetworkVolumeOutputs,
   provider as networkVolumeProvider,

@@ -28,6 +28,22 @@ import { destroyRented, handOver, InstanceLeftBehindError } from "./lifecycle";
 export const lateRentsMs = 15_000;
 
 /**
+ * Removes the instances `rented()` names now and then, once the rents in flight when the engine
+ * went away have landed (within lateRentsMs), the ones those rents added: nothing a killed run
+ * rented is left billing.
+ */
+export async function removeWithLateRents(
+  rented: () => readonly number[],
+  remove: (instanceIds: readonly number[]) => Promise<unknown>,
+): Promise<void> {
+  const first = [...rented()];
+  await remove(first);
+  await rentsSettled(lateRentsMs);
+  const late = rented().filter((id) => !first.includes(id));
+  if (late.length > 0) await remove(late);
+}
+
+/**
  * Rents an instance from the asks and waits until it runs, destroying and retrying on dead
  * ends; fails, leaving nothing running, when no attempt succeeds. An instance an interrupted
  * run of this stack rented for this resource is adopted (as the first attempt) instead of
@@ -42,14 +58,11 @@ export async function createInstance(
   // Rented and not yet handed to the engine: destroyed if the engine goes away meanwhile, so
   // that a killed `pulumi up` leaves nothing billing that no one will record.
   const unrecorded = new Set<number>();
-  const destroyUnrecorded = async () => {
-    const first = [...unrecorded];
-    await Promise.allSettled(first.map((id) => client.instances.destroy(id)));
-    // A rent in flight when the engine went away lands after: its instance goes too.
-    await rentsSettled(lateRentsMs);
-    const late = [...unrecorded].filter((id) => !first.includes(id));
-    await Promise.allSettled(late.map((id) => client.instances.destroy(id)));
-  };
+  const destroyUnrecorded = () =>
+    removeWithLateRents(
+      () => [...unrecorded],
+      (ids) => Promise.allSettled(ids.map((id) => client.instances.destroy(id))),
+    );
   // Offers this create chose by query, which other creates of the run leave to it until it ends.
   const claimed = new Set<number>();
   try {

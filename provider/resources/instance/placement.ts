@@ -1,4 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
+import { addressIn } from "../../addresses";
 import type { GpuCloudClient } from "../../client";
 import { containsUnknown, fieldFailure } from "../../validation";
 import { isNetworkVolume } from "../network-volume";
@@ -191,31 +192,6 @@ export async function overlaySubnetOf(
   return overlay?.internal_subnet ?? undefined;
 }
 
-function ipv4(address: string): number | undefined {
-  const parts = address.split(".");
-  if (parts.length !== 4) return undefined;
-  let value = 0;
-  for (const part of parts) {
-    const octet = Number(part);
-    if (!/^\d{1,3}$/.test(part) || octet > 255) return undefined;
-    value = value * 256 + octet;
-  }
-  return value;
-}
-
-/** Whether an IPv4 address is inside a subnet written `a.b.c.d/n`. */
-export function inSubnet(address: string, subnet: string): boolean {
-  const [base = "", bitsText = "32"] = subnet.split("/");
-  const bits = Number(bitsText);
-  const a = ipv4(address);
-  const b = ipv4(base);
-  if (a === undefined || b === undefined || !Number.isInteger(bits) || bits < 0 || bits > 32) {
-    return false;
-  }
-  const size = 2 ** (32 - bits);
-  return Math.floor(a / size) === Math.floor(b / size);
-}
-
 /**
  * The instance's private address: inside its overlay's subnet when it is on one, else its first
  * local address; null while it does not run (the service shows no addresses then).
@@ -224,10 +200,6 @@ export function localIpOf(
   localAddresses: string | null | undefined,
   overlaySubnet: string | null | undefined,
 ): string | null {
-  const addresses = (localAddresses ?? "").split(/\s+/).filter((address) => address !== "");
-  const onOverlay =
-    overlaySubnet === null || overlaySubnet === undefined
-      ? undefined
-      : addresses.find((address) => inSubnet(address, overlaySubnet));
-  return onOverlay ?? addresses[0] ?? null;
+  const [first] = (localAddresses ?? "").split(/\s+/).filter((address) => address !== "");
+  return addressIn(localAddresses, overlaySubnet) ?? first ?? null;
 }

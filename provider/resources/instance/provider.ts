@@ -3,10 +3,10 @@ import type { InstanceOfferRow } from "../../client";
 import { configurationFailures, providerClient, reportProgress } from "../../provider-runtime";
 import { readResult } from "../../read-result";
 import type { DynamicProvider } from "../../shim";
-import { checkInputs, containsUnknown, fieldFailure } from "../../validation";
+import { checkInputs, containsUnknown, fieldFailure, inputFieldsOf } from "../../validation";
 import { askOffVolumeMachine } from "./volume-link";
 import { overlaySubnetOf, placementFailures } from "./placement";
-import { encodeOnstart, onstartLimitChars } from "../../onstart";
+import { onstartTooLong } from "../../onstart";
 import { connectionOutputs } from "./attempts";
 import { createInstance } from "./create-flow";
 import { diffInstance, launchesAnew } from "./diff";
@@ -26,11 +26,7 @@ import {
 } from "./ssh-keys";
 
 export function inputsOf(props: InstanceOutputs): InstanceInputs {
-  return Object.fromEntries(
-    Object.keys(instanceInputsSchema.shape)
-      .filter((field) => field in props)
-      .map((field) => [field, props[field as keyof InstanceInputs]]),
-  ) as InstanceInputs;
+  return inputFieldsOf(instanceInputsSchema, props);
 }
 
 // The offers of each ask list, read once per run: many instances usually share their asks.
@@ -132,18 +128,8 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
         failures.push(fieldFailure(field, why));
       }
     }
-    if (typeof inputs.onstart === "string") {
-      const encoded = encodeOnstart(inputs.onstart);
-      if (!encoded.ok) {
-        failures.push(
-          fieldFailure(
-            "onstart",
-            `${encoded.originalChars} characters, ${encoded.encodedChars} even when ` +
-              `gzipped and base64-encoded; the service takes at most ${onstartLimitChars}`,
-          ),
-        );
-      }
-    }
+    const tooLong = typeof inputs.onstart === "string" ? onstartTooLong(inputs.onstart) : undefined;
+    if (tooLong !== undefined) failures.push(fieldFailure("onstart", tooLong));
     // A VM cannot get an SSH key after it is created: refuse to rent one without a key. Only
     // when one is about to be rented: a running VM must stay manageable if the key goes. Keys
     // the program declares in sshKeyIds are verified by create, before renting.

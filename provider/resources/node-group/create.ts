@@ -15,7 +15,7 @@ import { instanceInputsSchema, type InstanceInputs } from "../instance/inputs";
 import { handOver, InstanceLeftBehindError } from "../instance/lifecycle";
 import { releaseOffers, rentsSettled } from "../instance/offer-choice";
 import { attachAfterRunning, sshKeysBeforeRenting } from "../instance/ssh-keys";
-import { addressIn, firstHostOf } from "./addresses";
+import { addressIn, firstHostOf } from "../../addresses";
 import { chooseCluster, clusterQueryOf, NoClusterError } from "./cluster-choice";
 import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
 import { settleGroupLeftovers } from "./leftovers";
@@ -218,12 +218,15 @@ export async function rentRanks(
   if (firstFailure !== undefined) throw firstFailure.reason;
 }
 
+/** Every instance the build has rented: its nodes, and those not placed at a rank yet. */
+export function rentedNodeIds(build: GroupBuild): number[] {
+  return [...new Set([...build.unrecorded, ...[...build.nodes.values()].map((n) => n.instanceId)])];
+}
+
 /** Every part the build has made, for taking apart. */
 function partsOf(build: GroupBuild) {
   return {
-    nodeIds: [
-      ...new Set([...build.unrecorded, ...[...build.nodes.values()].map((n) => n.instanceId)]),
-    ],
+    nodeIds: rentedNodeIds(build),
     overlayIds: [build.overlay.overlay_id],
     networkVolumeIds: build.networkVolumeId === null ? [] : [build.networkVolumeId],
   };

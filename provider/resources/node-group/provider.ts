@@ -1,10 +1,10 @@
-import { encodeOnstart, onstartLimitChars } from "../../onstart";
+import { onstartTooLong } from "../../onstart";
 import { configurationFailures, providerClient } from "../../provider-runtime";
 import { readResult } from "../../read-result";
 import type { DynamicProvider } from "../../shim";
-import { checkInputs, fieldFailure } from "../../validation";
+import { checkInputs, fieldFailure, inputFieldsOf } from "../../validation";
 import { rememberRecorded } from "../instance/identity";
-import { addressIn } from "./addresses";
+import { addressIn } from "../../addresses";
 import { createGroup } from "./create";
 import { diffNodeGroup } from "./diff";
 import { resizeGroup } from "./resize";
@@ -18,11 +18,7 @@ import { nodeOwnerOf } from "./naming";
 import { tearDown } from "./teardown";
 
 export function inputsOf(props: NodeGroupOutputs): NodeGroupInputs {
-  return Object.fromEntries(
-    Object.keys(nodeGroupInputsSchema.shape)
-      .filter((field) => field in props)
-      .map((field) => [field, props[field as keyof NodeGroupInputs]]),
-  ) as NodeGroupInputs;
+  return inputFieldsOf(nodeGroupInputsSchema, props);
 }
 
 /** Each node as the service shows it now; a node it no longer shows is `gone`. */
@@ -70,18 +66,8 @@ export const provider: DynamicProvider<NodeGroupInputs, NodeGroupOutputs> = {
         );
       }
     }
-    if (typeof inputs.onstart === "string") {
-      const encoded = encodeOnstart(inputs.onstart);
-      if (!encoded.ok) {
-        failures.push(
-          fieldFailure(
-            "onstart",
-            `${encoded.originalChars} characters, ${encoded.encodedChars} even when ` +
-              `gzipped and base64-encoded; the service takes at most ${onstartLimitChars}`,
-          ),
-        );
-      }
-    }
+    const tooLong = typeof inputs.onstart === "string" ? onstartTooLong(inputs.onstart) : undefined;
+    if (tooLong !== undefined) failures.push(fieldFailure("onstart", tooLong));
     return { inputs, failures };
   },
 

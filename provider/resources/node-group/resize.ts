@@ -1,15 +1,13 @@
-import { isCancelled, recordAfterCancelMs } from "../../cancellation";
 import { whileEngineWatched } from "../../engine-watch";
 import { providerClient, reportProgress } from "../../provider-runtime";
-import { leftoversQuery, rememberRecorded, resourceNameOf } from "../instance/identity";
-import { handOver } from "../instance/lifecycle";
-import { lateRentsMs } from "../instance/create-flow";
-import { releaseOffers, rentsSettled } from "../instance/offer-choice";
+import { leftoversQuery, resourceNameOf } from "../instance/identity";
+import { removeWithLateRents } from "../instance/create-flow";
+import { releaseOffers } from "../instance/offer-choice";
 import { sshKeysBeforeRenting, updateSshKeys } from "../instance/ssh-keys";
-import { type GroupBuild, rentRankZero, rentRanks } from "./create";
+import { type GroupBuild, handOverGroup, rentedNodeIds, rentRankZero, rentRanks } from "./create";
 import { isBroken, ranksToRent } from "./diff";
 import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
-import { isLeftoverNode, nodeOwnerOf } from "./naming";
+import { isLeftoverNode } from "./naming";
 import { destroyNodes } from "./teardown";
 
 // An update of a group in place: its label and keys on every node, the ranks above a smaller
@@ -116,21 +114,10 @@ async function rentInto(
   ranks: readonly number[],
   masterAddr: string | null,
 ): Promise<{ added: GroupNode[]; masterAddr: string }> {
-  const rented = () => [
-    ...new Set([...build.unrecorded, ...[...build.nodes.values()].map((n) => n.instanceId)]),
-  ];
+  const rented = () => rentedNodeIds(build);
   const pollIntervalSeconds = build.inputs.pollIntervalSeconds;
-  const destroyRented = async () => {
-    const first = rented();
-    await destroyNodes(build.client, first, pollIntervalSeconds);
-    // A rent in flight when the engine went away lands after: its node goes too.
-    await rentsSettled(lateRentsMs);
-    await destroyNodes(
-      build.client,
-      rented().filter((id) => !first.includes(id)),
-      pollIntervalSeconds,
-    );
-  };
+  const destroyRented = () =>
+    removeWithLateRents(rented, (ids) => destroyNodes(build.client, ids, pollIntervalSeconds));
   try {
     return await whileEngineWatched(destroyRented, async () => {
       build.progress(`renting ranks ${ranks.join(", ")} in cluster ${build.clusterId}`);
@@ -141,20 +128,7 @@ async function rentInto(
         ranks.filter((rank) => rank !== 0 || masterAddr !== null),
         master,
       );
-      // After a cancellation the relabels are bounded (cancellation.ts): the run must end.
-      const bound = isCancelled() ? AbortSignal.timeout(recordAfterCancelMs) : undefined;
-      await Promise.all(
-        [...build.nodes.values()].map((node) =>
-          handOver(build.client, node.instanceId, build.inputs, bound),
-        ),
-      );
-      const owner = build.inputs.owner;
-      for (const node of build.nodes.values()) {
-        rememberRecorded(
-          owner === undefined ? undefined : nodeOwnerOf(owner, node.rank),
-          node.instanceId,
-        );
-      }
+      await handOverGroup(build);
       return { added: [...build.nodes.values()], masterAddr: master };
     });
   } catch (error) {

@@ -50,31 +50,27 @@ export async function tearDown(
   const nodesLeft = await destroyNodes(client, parts.nodeIds, pollIntervalSeconds);
   if (nodesLeft.length > 0)
     left.push(`instances ${nodesLeft.join(", ")} could not be confirmed destroyed`);
-  const removal = async (what: string, call: () => Promise<unknown>) => {
+  // An overlay whose nodes may remain is kept: it is what proves them (and the group's volume)
+  // leftovers of this group to a later run (naming.ts). A volume a node that is not gone may
+  // mount cannot be deleted either: each stays, said so.
+  const removal = async (what: string, keptWhile: string, call: () => Promise<unknown>) => {
+    if (nodesLeft.length > 0) {
+      left.push(`${what}: kept while instances ${nodesLeft.join(", ")} ${keptWhile}`);
+      return;
+    }
     try {
       await deleteUnlessGone(call());
     } catch (error) {
       left.push(`${what}: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
-  // An overlay whose nodes may remain is kept: it is what proves them (and the group's volume)
-  // leftovers of this group to a later run (naming.ts).
   for (const overlayId of parts.overlayIds) {
-    if (nodesLeft.length > 0) {
-      left.push(`overlay ${overlayId}: kept while instances ${nodesLeft.join(", ")} may be on it`);
-    } else {
-      await removal(`overlay ${overlayId}`, () => client.overlays.delete(overlayId));
-    }
+    await removal(`overlay ${overlayId}`, "may be on it", () => client.overlays.delete(overlayId));
   }
-  // A volume still mounted by a node that is not gone cannot be deleted: it stays, said so.
   for (const volumeId of parts.networkVolumeIds) {
-    if (nodesLeft.length > 0) {
-      left.push(
-        `network volume V.${volumeId}: kept while instances ${nodesLeft.join(", ")} may mount it`,
-      );
-    } else {
-      await removal(`network volume V.${volumeId}`, () => client.volumes.delete(volumeId));
-    }
+    await removal(`network volume V.${volumeId}`, "may mount it", () =>
+      client.volumes.delete(volumeId),
+    );
   }
   return left;
 }
