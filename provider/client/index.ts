@@ -26,7 +26,7 @@ export type { CurrentUser } from "./users";
 export type { MaskedSecrets } from "./secrets";
 export type { Webhook, CreatedWebhook, WebhookFields, NotificationType } from "./webhooks";
 export type { AcceptVolumeAskOptions, Volume, VolumeOfferRow } from "./volumes";
-export { volumeIdOf, volumeMountEnv } from "./volumes";
+export { isNetworkVolume, volumeIdOf, volumeMountEnv } from "./volumes";
 export { overlayJoinEnv, type Overlay } from "./overlays";
 export type {
   CreateInstanceRequest,

@@ -31,6 +31,12 @@ export const volumeSchema = z.object({
   cluster_id: z.number().int().nullable().optional(),
 });
 export type Volume = z.infer<typeof volumeSchema>;
+
+/** A network volume has no machine, only a cluster (a local volume has both). */
+export const isNetworkVolume = (volume: Volume): volume is Volume & { cluster_id: number } =>
+  (volume.machine_id === null || volume.machine_id === undefined) &&
+  volume.cluster_id !== null &&
+  volume.cluster_id !== undefined;
 const listVolumesSchema = z.object({ volumes: z.array(volumeSchema) });
 
 const volumeOffersSchema = z.object({ offers: z.array(volumeOfferWireSchema) });
@@ -144,31 +150,32 @@ export class VolumesApi {
    * Searches network volume offers (asks) with the service's query language, wire names
    * (`{id: {eq: 25001}}`): the typed search (OffersApi.searchNetworkVolumes) has no id field.
    */
-  async searchNetworkVolumeOffers(
+  searchNetworkVolumeOffers(
     query: Record<string, unknown> = {},
     signal?: AbortSignal,
   ): Promise<VolumeOfferRow[]> {
-    const body = await this.transport.request({
-      method: "POST",
-      path: "/api/v0/network_volumes/search/",
-      body: query,
-      response: volumeOffersSchema,
-      signal,
-    });
-    return body.offers;
+    return this.searchRows("/api/v0/network_volumes/search/", query, signal);
   }
 
   /**
    * Searches volume offers (asks) with the service's query language:
    * `{field: {op: value}, order: [[field, "asc"|"desc"]], limit}`; `{}` lists them (64 at most).
    */
-  async searchOffers(
+  searchOffers(
     query: Record<string, unknown> = {},
     signal?: AbortSignal,
   ): Promise<VolumeOfferRow[]> {
+    return this.searchRows("/api/v0/volumes/search/", query, signal);
+  }
+
+  private async searchRows(
+    path: string,
+    query: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+  ): Promise<VolumeOfferRow[]> {
     const body = await this.transport.request({
       method: "POST",
-      path: "/api/v0/volumes/search/",
+      path,
       body: query,
       response: volumeOffersSchema,
       signal,

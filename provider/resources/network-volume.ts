@@ -4,17 +4,18 @@ import {
   compileVolumeOfferQuery,
   deleteUnlessGone,
   GpuCloudError,
+  isNetworkVolume,
   OfferQueryError,
   type Volume as VolumeWire,
   type VolumeOffer,
   type VolumeOfferQuery,
   type VolumeOfferRow,
 } from "../client";
-import { once } from "../once";
 import { configurationFailures, providerClient } from "../provider-runtime";
 import { readResult } from "../read-result";
 import { type DynamicProvider, providerShim } from "../shim";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
+import { createdThisRun, volumesBeforeThisRun } from "../volumes-this-run";
 
 // A network volume: storage on a physical cluster's network disk, which instances on machines of
 // that cluster mount (Instance `networkVolume`). Nothing in it is secret.
@@ -140,12 +141,6 @@ export function diffNetworkVolume(
 
 // ---- CRUD ---------------------------------------------------------------------------------
 
-/** A network volume has no machine, only a cluster (a local volume has both). */
-export const isNetworkVolume = (volume: VolumeWire): boolean =>
-  (volume.machine_id === null || volume.machine_id === undefined) &&
-  volume.cluster_id !== null &&
-  volume.cluster_id !== undefined;
-
 /** By query: the first offer, in the query's order (cheapest first), that has room. */
 async function chooseOffer(inputs: NetworkVolumeInputs): Promise<VolumeOffer | undefined> {
   const query = inputs.offerQuery;
@@ -162,13 +157,6 @@ async function chooseOffer(inputs: NetworkVolumeInputs): Promise<VolumeOffer | u
       "); nothing was created",
   );
 }
-
-// The account's volumes before this run, and those this run created: after a lost create reply,
-// a network volume in neither set, of this size, cluster and name, can only be that create's.
-const volumesBeforeThisRun = once(
-  async () => new Set((await providerClient().volumes.list()).map((volume) => volume.id)),
-);
-const createdThisRun = new Set<number>();
 
 // Each ask's offer, read once per run (check runs at preview and again at the update).
 const offerReads = new Map<number, Promise<VolumeOfferRow[] | undefined>>();
@@ -353,7 +341,7 @@ async function importedNetworkVolume(
       `it is a local volume, on machine ${found.machine_id ?? "?"} (import it as a Volume)`,
     );
   }
-  const clusterId = found.cluster_id ?? 0;
+  const clusterId = found.cluster_id;
   const sizeGb = found.disk_space;
   if (typeof sizeGb !== "number") throw refuse("the service shows no size for it");
   const name = found.label ?? undefined;

@@ -4,16 +4,17 @@ import {
   compileVolumeOfferQuery,
   deleteUnlessGone,
   GpuCloudError,
+  isNetworkVolume,
   OfferQueryError,
   type VolumeOffer,
   type VolumeOfferRow,
   type VolumeOfferQuery,
 } from "../client";
-import { once } from "../once";
 import { configurationFailures, providerClient } from "../provider-runtime";
 import { readResult } from "../read-result";
 import { type DynamicProvider, providerShim } from "../shim";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
+import { createdThisRun, volumesBeforeThisRun } from "../volumes-this-run";
 
 // ---- Inputs -------------------------------------------------------------------------------
 
@@ -132,13 +133,6 @@ async function chooseVolumeOffer(inputs: VolumeInputs): Promise<VolumeOffer | un
   );
 }
 
-// The account's volumes before this run, and those this run created: one list per run, not one
-// per create, tells a volume a lost reply created from every other.
-const volumesBeforeThisRun = once(
-  async () => new Set((await providerClient().volumes.list()).map((volume) => volume.id)),
-);
-const createdThisRun = new Set<number>();
-
 // Each ask's offer, read once per run: the ask's disk_space is the most a volume from it holds.
 const offerReads = new Map<number, Promise<VolumeOfferRow | undefined>>();
 function volumeOffer(askId: number): Promise<VolumeOfferRow | undefined> {
@@ -220,6 +214,8 @@ export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
         (volume) =>
           !before.has(volume.id) &&
           !createdThisRun.has(volume.id) &&
+          // A network volume is another create's (a NetworkVolume's, a NodeGroup's).
+          !isNetworkVolume(volume) &&
           volume.disk_space === inputs.sizeGb,
       );
       const [adopted] = appeared;

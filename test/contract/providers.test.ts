@@ -1,6 +1,8 @@
+import { GpuCloudClient } from "../../provider/client";
 import { provider as instanceProvider } from "../../provider/resources/instance";
 import { provider as secretProvider } from "../../provider/resources/secret";
 import { provider as volumeProvider } from "../../provider/resources/volume";
+import { volumesBeforeThisRun } from "../../provider/volumes-this-run";
 import { unknownValue } from "../../provider/validation";
 import type { TestEmulator } from "../support/emulator";
 import { emulatorForProviders } from "../support/provider-config";
@@ -65,6 +67,29 @@ describe("resource providers against the emulator", () => {
       volumeId: (await emulator.state()).volumes[0]?.id ?? 0,
     });
     expect((await emulator.state()).volumes).toEqual([]);
+  });
+
+  it("Volume: a lost reply never takes a network volume another create made meanwhile", async () => {
+    await volumesBeforeThisRun();
+    // Made during the run, outside this create (as a NetworkVolume or a NodeGroup makes one).
+    const client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
+    const network = await client.volumes.createNetworkVolume(25001, 34);
+    // The accept is lost before the service sees it: no local volume exists.
+    await emulator.setFaults({
+      drops: { next: 1, methods: ["PUT"], paths: ["/api/v0/volumes/"] },
+    });
+    try {
+      await expect(volumeProvider.create({ askId: 21001, sizeGb: 34 })).rejects.toThrow(
+        /0 new volume\(s\) of 34 GB appeared/,
+      );
+    } finally {
+      await emulator.clearFaults();
+    }
+    expect((await emulator.state()).networkVolumes.map((volume) => volume.id)).toEqual([
+      network.volumeId,
+    ]);
+    expect((await emulator.state()).volumes).toEqual([]);
+    await client.volumes.delete(network.volumeId);
   });
 
   it("leaves inputs that are not known yet for the real run", async () => {

@@ -3,6 +3,7 @@ import {
   deadEndStatuses,
   environmentOf,
   type Instance as InstanceWire,
+  isNetworkVolume,
   type Volume as VolumeWire,
 } from "../../client";
 import { decodeOnstart } from "../../onstart";
@@ -12,7 +13,6 @@ import { connectionOutputs, offerShownBy } from "./attempts";
 import { creatingLabelOf } from "./identity";
 import { instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { overlaySubnetOf } from "./placement";
-import { isNetworkVolume } from "../network-volume";
 
 // `pulumi import` of an instance (Read without recorded properties), by its id. The inputs are
 // what the instance runs, so that a program declaring them sees no change: nothing is

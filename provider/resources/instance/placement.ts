@@ -1,8 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { addressIn } from "../../addresses";
-import type { GpuCloudClient } from "../../client";
+import { type GpuCloudClient, isNetworkVolume } from "../../client";
 import { containsUnknown, fieldFailure } from "../../validation";
-import { isNetworkVolume } from "../network-volume";
 import { declaredOverlay } from "../overlay";
 import { asksOf, type InstanceInputs } from "./inputs";
 
@@ -49,7 +48,7 @@ export async function requiredCluster(
     clusters.push({
       what: `network volume V.${volumeId}`,
       field: "networkVolume",
-      clusterId: volume.cluster_id ?? 0,
+      clusterId: volume.cluster_id,
     });
   }
   const conflict = disagreement(clusters);
@@ -85,65 +84,17 @@ export async function placementFailures(
   news: Record<string, unknown>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
   const failures: pulumi.dynamic.CheckFailure[] = [];
+  const clusters: ClusterOf[] = [];
+  const found = (step: { failures: pulumi.dynamic.CheckFailure[]; cluster?: ClusterOf }) => {
+    failures.push(...step.failures);
+    if (step.cluster !== undefined) clusters.push(step.cluster);
+  };
   const overlayName = containsUnknown(news["overlay"]) ? undefined : inputs.overlay;
+  if (overlayName !== undefined) found(await overlayPlacement(client, inputs, overlayName));
   const volumeId = containsUnknown(news["networkVolume"])
     ? undefined
     : inputs.networkVolume?.volumeId;
-  const clusters: ClusterOf[] = [];
-  if (overlayName !== undefined) {
-    if (inputs.runtype === "vm") {
-      failures.push(
-        fieldFailure(
-          "overlay",
-          "a VM cannot join an overlay: overlay networks are for container instances " +
-            "(runtype ssh, jupyter or args)",
-        ),
-      );
-    }
-    const declared = declaredOverlay(overlayName);
-    const clusterId =
-      declared === undefined
-        ? (await client.overlays.named(overlayName))?.cluster_id
-        : declared.clusterId;
-    if (declared === undefined && clusterId === undefined) {
-      failures.push(
-        fieldFailure(
-          "overlay",
-          `no overlay named ${overlayName} on the account: declare it with a gpucloud Overlay ` +
-            "and give its name output (overlay: net.name), so that the instance is created " +
-            "after it",
-        ),
-      );
-    }
-    if (clusterId !== undefined) {
-      clusters.push({ what: `overlay ${overlayName}`, field: "overlay", clusterId });
-    }
-  }
-  if (volumeId !== undefined) {
-    const volume = (await client.volumes.list()).find((listed) => listed.id === volumeId);
-    if (volume === undefined) {
-      failures.push(
-        fieldFailure(
-          "networkVolume.volumeId",
-          `no volume ${volumeId} (V.${volumeId}) on the account: give a NetworkVolume's volumeId`,
-        ),
-      );
-    } else if (!isNetworkVolume(volume)) {
-      failures.push(
-        fieldFailure(
-          "networkVolume",
-          `V.${volumeId} is a local volume, on machine ${volume.machine_id ?? "?"}: link it with ` +
-            "volume, or give a NetworkVolume's volumeId here",
-        ),
-      );
-    } else {
-      clusters.push({
-        what: `network volume V.${volumeId}`,
-        field: "networkVolume",
-        clusterId: volume.cluster_id ?? 0,
-      });
-    }
-  }
+  if (volumeId !== undefined) found(await networkVolumePlacement(client, volumeId));
   const conflict = disagreement(clusters);
   if (conflict !== undefined) failures.push(fieldFailure(conflict.field, conflict.message));
   const [wanted] = clusters;
@@ -157,27 +108,107 @@ export async function placementFailures(
   ) {
     return failures;
   }
+  const elsewhere = await askOffCluster(client, inputs, asks, wanted);
+  return elsewhere === undefined ? failures : [...failures, elsewhere];
+}
+
+/** The overlay's cluster (when known), or why the instance cannot join it. */
+async function overlayPlacement(
+  client: GpuCloudClient,
+  inputs: InstanceInputs,
+  overlayName: string,
+): Promise<{ failures: pulumi.dynamic.CheckFailure[]; cluster?: ClusterOf }> {
+  const failures: pulumi.dynamic.CheckFailure[] = [];
+  if (inputs.runtype === "vm") {
+    failures.push(
+      fieldFailure(
+        "overlay",
+        "a VM cannot join an overlay: overlay networks are for container instances " +
+          "(runtype ssh, jupyter or args)",
+      ),
+    );
+  }
+  const declared = declaredOverlay(overlayName);
+  const clusterId =
+    declared === undefined
+      ? (await client.overlays.named(overlayName))?.cluster_id
+      : declared.clusterId;
+  if (declared === undefined && clusterId === undefined) {
+    failures.push(
+      fieldFailure(
+        "overlay",
+        `no overlay named ${overlayName} on the account: declare it with a gpucloud Overlay ` +
+          "and give its name output (overlay: net.name), so that the instance is created " +
+          "after it",
+      ),
+    );
+  }
+  return clusterId === undefined
+    ? { failures }
+    : { failures, cluster: { what: `overlay ${overlayName}`, field: "overlay", clusterId } };
+}
+
+/** The network volume's cluster, or why the instance cannot mount it. */
+async function networkVolumePlacement(
+  client: GpuCloudClient,
+  volumeId: number,
+): Promise<{ failures: pulumi.dynamic.CheckFailure[]; cluster?: ClusterOf }> {
+  const volume = (await client.volumes.list()).find((listed) => listed.id === volumeId);
+  if (volume === undefined) {
+    return {
+      failures: [
+        fieldFailure(
+          "networkVolume.volumeId",
+          `no volume ${volumeId} (V.${volumeId}) on the account: give a NetworkVolume's volumeId`,
+        ),
+      ],
+    };
+  }
+  if (!isNetworkVolume(volume)) {
+    return {
+      failures: [
+        fieldFailure(
+          "networkVolume",
+          `V.${volumeId} is a local volume, on machine ${volume.machine_id ?? "?"}: link it with ` +
+            "volume, or give a NetworkVolume's volumeId here",
+        ),
+      ],
+    };
+  }
+  return {
+    failures: [],
+    cluster: {
+      what: `network volume V.${volumeId}`,
+      field: "networkVolume",
+      clusterId: volume.cluster_id,
+    },
+  };
+}
+
+/** A failure for an explicit ask on a machine outside the wanted cluster, if there is one. */
+async function askOffCluster(
+  client: GpuCloudClient,
+  inputs: InstanceInputs,
+  asks: readonly number[],
+  wanted: ClusterOf,
+): Promise<pulumi.dynamic.CheckFailure | undefined> {
   // Rented asks are searched too: the one an instance holds is still on its machine. A failed
   // search says nothing: the create's refusal will.
   const offers = await client.instances
     .searchOffers({ id: { in: asks }, rented: {}, rentable: {}, verified: {} })
     .catch(() => []);
   const elsewhere = offers.find((offer) => (offer.cluster_id ?? null) !== wanted.clusterId);
-  if (elsewhere !== undefined) {
-    const where =
-      elsewhere.cluster_id === null || elsewhere.cluster_id === undefined
-        ? "in no cluster"
-        : `in cluster ${elsewhere.cluster_id}`;
-    failures.push(
-      fieldFailure(
-        inputs.askIds === undefined ? "askId" : "askIds",
-        `ask ${elsewhere.id} is on machine ${elsewhere.machine_id ?? "?"}, ${where}, but ` +
-          `${wanted.what} is on cluster ${wanted.clusterId}: rent on a machine of cluster ` +
-          `${wanted.clusterId} (with offerQuery, the search is pinned to it)`,
-      ),
-    );
-  }
-  return failures;
+  if (elsewhere === undefined) return undefined;
+  const where =
+    elsewhere.cluster_id === null || elsewhere.cluster_id === undefined
+      ? "in no cluster"
+      : `in cluster ${elsewhere.cluster_id}`;
+  return fieldFailure(
+    inputs.askIds === undefined ? "askId" : "askIds",
+    `ask ${elsewhere.id} is on machine ${elsewhere.machine_id ?? "?"}, ${where}, but ` +
+      `${wanted.what} is on cluster ${wanted.clusterId}: rent on a machine of cluster ` +
+      `${wanted.clusterId} (with offerQuery, the search is pinned to it)`,
+  );
 }
 
 /** The overlay's subnet, for the instance's `localIp`; undefined when it cannot be read. */

@@ -21,6 +21,7 @@ import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
 import { settleGroupLeftovers } from "./leftovers";
 import { groupVariable, newGroupName, nodeOwnerOf } from "./naming";
 import { tearDown } from "./teardown";
+import { createdThisRun } from "../../volumes-this-run";
 
 // Creating a node group: leftovers of interrupted runs removed, the cheapest cluster that holds
 // the group chosen, its overlay (and network volume) made, rank 0 rented and running, then
@@ -414,6 +415,8 @@ async function createGroupVolume(build: GroupBuild, sizeGb: number): Promise<num
       }
       return found.id;
     });
+  // Never taken for another create's after a lost reply (provider/volumes-this-run.ts).
+  createdThisRun.add(volumeId);
   build.progress(`network volume V.${volumeId} (${sizeGb} GB) in cluster ${build.clusterId}`);
   return volumeId;
 }
