@@ -1,5 +1,6 @@
 import type { NetworkVolumeAsk } from "./cluster-state";
 import type { InstanceAsk, VolumeAsk } from "./options";
+import { round } from "./machine";
 import { seededRandom } from "./random";
 
 /**
@@ -25,8 +26,6 @@ function shuffled<T>(items: readonly T[], random: Random): T[] {
   }
   return copy;
 }
-
-const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** Datacenter machines of the given GPUs, by GPU, each machine's asks beside it (ids ascending). */
 function candidates(asks: readonly InstanceAsk[], datacenterGpus: ReadonlySet<string>) {
@@ -76,8 +75,9 @@ function networkVolumeAsk(
  * to its first machine's) and answers each cluster's network-volume ask.
  */
 export function formClusters(
-  instanceAsks: readonly InstanceAsk[],
-  volumeAsks: readonly VolumeAsk[],
+  /** Changed in place: the asks of machines put in a cluster. */
+  instanceAsks: InstanceAsk[],
+  volumeAsks: VolumeAsk[],
   seed: number,
   datacenterGpus: ReadonlySet<string>,
 ): NetworkVolumeAsk[] {

@@ -2,6 +2,11 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 
 /** A failure with the service's error body: {success:false, error, msg}. */
+/** The service's answer to a request it cannot take as given (400 invalid_args). */
+export function invalidArgs(message: string): ApiError {
+  return new ApiError(400, "invalid_args", message);
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,

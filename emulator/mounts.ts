@@ -1,6 +1,6 @@
-import type { InstanceAsk } from "./options";
+import type { InstanceAsk, VolumeAsk } from "./options";
 import type { Mount, NetworkVolume } from "./cluster-state";
-import { ApiError } from "./http";
+import { invalidArgs } from "./http";
 import type { Instance, State, Volume } from "./state";
 
 /**
@@ -22,10 +22,6 @@ export function findVolume(state: State, id: number): AnyVolume | undefined {
   return network ? { kind: "network", volume: network } : undefined;
 }
 
-function invalid(msg: string): ApiError {
-  return new ApiError(400, "invalid_args", msg);
-}
-
 /** `V.<id>`, or the label given at create (which must then name one volume only). */
 function volumeNamed(state: State, name: string, field: string): AnyVolume {
   const byId = /^V\.([0-9]+)$/.exec(name);
@@ -42,23 +38,24 @@ function volumeNamed(state: State, name: string, field: string): AnyVolume {
       .map((volume): AnyVolume => ({ kind: "network", volume })),
   ];
   const [only, ...others] = labelled;
-  if (!only) throw invalid(`${field}: no volume named ${name}`);
+  if (!only) throw invalidArgs(`${field}: no volume named ${name}`);
   if (others.length > 0)
-    throw invalid(`${field}: ${String(labelled.length)} volumes are named ${name}`);
+    throw invalidArgs(`${field}: ${String(labelled.length)} volumes are named ${name}`);
   return only;
 }
 
-function machineOfLocal(state: State, volume: Volume): number | undefined {
-  return volume.offer?.machineId ?? state.volumeAsks.find((a) => a.id === volume.askId)?.machineId;
+/** The ask a local volume was made from: recorded with it, else the market's. */
+export function volumeAskOf(state: State, volume: Volume): VolumeAsk | undefined {
+  return volume.offer ?? state.volumeAsks.find((ask) => ask.id === volume.askId);
 }
 
 /** Refuses a volume that an instance rented from `ask` cannot reach. */
 function checkReachable(state: State, found: AnyVolume, ask: InstanceAsk, field: string): void {
   const name = `V.${String(found.volume.id)}`;
   if (found.kind === "local") {
-    const machine = machineOfLocal(state, found.volume);
+    const machine = volumeAskOf(state, found.volume)?.machineId;
     if (machine !== ask.machineId) {
-      throw invalid(
+      throw invalidArgs(
         `${field}: volume ${name} is on machine ${String(machine)}; ` +
           `ask ${String(ask.id)} is on machine ${String(ask.machineId)}`,
       );
@@ -67,7 +64,7 @@ function checkReachable(state: State, found: AnyVolume, ask: InstanceAsk, field:
   }
   if (found.volume.clusterId !== ask.clusterId) {
     const where = ask.clusterId === null ? "in no cluster" : `in cluster ${String(ask.clusterId)}`;
-    throw invalid(
+    throw invalidArgs(
       `${field}: network volume ${name} is on cluster ${String(found.volume.clusterId)}; ` +
         `ask ${String(ask.id)} is on machine ${String(ask.machineId)}, ${where}`,
     );
@@ -99,7 +96,7 @@ export function envDirectives(env: Readonly<Record<string, string>>): EnvDirecti
     const colon = argument.indexOf(":");
     const mountPath = colon < 0 ? "" : argument.slice(colon + 1);
     if (colon <= 0 || !mountPath.startsWith("/")) {
-      throw invalid(`${field}: must be -v <volume name>:<absolute mount path>`);
+      throw invalidArgs(`${field}: must be -v <volume name>:<absolute mount path>`);
     }
     mounts.push({ name: argument.slice(0, colon), mountPath, field });
   }
@@ -117,7 +114,7 @@ export function resolveMounts(
   if (volumeInfo) {
     const found = findVolume(state, volumeInfo.volume_id);
     if (!found) {
-      throw invalid(`volume_info.volume_id: no volume ${String(volumeInfo.volume_id)}`);
+      throw invalidArgs(`volume_info.volume_id: no volume ${String(volumeInfo.volume_id)}`);
     }
     checkReachable(state, found, ask, "volume_info.volume_id");
     volume = { volumeId: found.volume.id, mountPath: volumeInfo.mount_path };

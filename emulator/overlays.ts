@@ -1,5 +1,5 @@
 import type { Overlay } from "./cluster-state";
-import { ApiError } from "./http";
+import { invalidArgs } from "./http";
 import type { InstanceAsk } from "./options";
 import type { Instance, State } from "./state";
 
@@ -27,10 +27,6 @@ export function members(state: State, overlayId: number): Instance[] {
     .sort((a, b) => a.id - b.id);
 }
 
-function invalid(msg: string): ApiError {
-  return new ApiError(400, "invalid_args", msg);
-}
-
 /**
  * Refuses what cannot join: an instance on a machine outside the overlay's cluster, a VM (the
  * guide: private networking is for Docker instances only), or one on another overlay.
@@ -42,16 +38,16 @@ export function checkCanJoin(
   const { ask, runtype, current, label } = joiner;
   if (ask.clusterId !== overlay.clusterId) {
     const where = ask.clusterId === null ? "in no cluster" : `in cluster ${String(ask.clusterId)}`;
-    throw invalid(
+    throw invalidArgs(
       `${label} is on machine ${String(ask.machineId)}, ${where}; overlay ${overlay.name} ` +
         `is on cluster ${String(overlay.clusterId)}`,
     );
   }
   if (runtype === "vm") {
-    throw invalid(`${label} is a VM; overlay networks are for container instances only`);
+    throw invalidArgs(`${label} is a VM; overlay networks are for container instances only`);
   }
   if (current !== null && current.overlayId !== overlay.id) {
-    throw invalid(`${label} is already on overlay ${String(current.overlayId)}`);
+    throw invalidArgs(`${label} is already on overlay ${String(current.overlayId)}`);
   }
 }
 
@@ -63,7 +59,7 @@ export function freeAddress(state: State, overlay: Overlay): string {
     const address = `${prefix}${String(host)}`;
     if (!taken.has(address)) return address;
   }
-  throw invalid(`overlay ${overlay.name} is full (254 instances)`);
+  throw invalidArgs(`overlay ${overlay.name} is full (254 instances)`);
 }
 
 /** Deleting an overlay takes its members off it; the instances themselves stay. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApiError, check } from "./http";
+import { check, invalidArgs } from "./http";
 
 /**
  * The service's search language, shared by every search route: `{field: {op: value}}` filters
@@ -55,24 +55,20 @@ const OrderSchema = z.array(z.tuple([z.string(), z.enum(["asc", "desc"])]), {
 });
 const LimitSchema = z.int().positive();
 
-function invalid(msg: string): ApiError {
-  return new ApiError(400, "invalid_args", msg);
-}
-
 function parseCondition(field: string, raw: unknown): Condition {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    throw invalid(`${field}: must be an object of operators such as {"eq": value}`);
+    throw invalidArgs(`${field}: must be an object of operators such as {"eq": value}`);
   }
   const condition: Condition = {};
   for (const [op, operand] of Object.entries(raw)) {
     if (!(OPERATORS as readonly string[]).includes(op)) {
-      throw invalid(`${field}: unknown operator "${op}" (use ${OPERATORS.join(", ")})`);
+      throw invalidArgs(`${field}: unknown operator "${op}" (use ${OPERATORS.join(", ")})`);
     }
     const operator = op as Operator;
     const parsed = OperandSchemas[operator].safeParse(operand);
     if (!parsed.success) {
       const wants = operator === "in" || operator === "notin" ? "a list" : "a single value";
-      throw invalid(`${field}: the operand of ${operator} must be ${wants}`);
+      throw invalidArgs(`${field}: the operand of ${operator} must be ${wants}`);
     }
     condition[operator] = parsed.data as Scalar | Scalar[];
   }
@@ -93,7 +89,7 @@ export function parseQuery<O extends z.ZodObject>(
     if (key === "order") {
       order = check(z.object({ order: OrderSchema }), { order: value }, "invalid_args").order;
       order = order.map(([field, dir]) => {
-        if (!spec.fields.has(field)) throw invalid(`order: unknown field "${field}"`);
+        if (!spec.fields.has(field)) throw invalidArgs(`order: unknown field "${field}"`);
         return [field, dir];
       });
     } else if (key === "limit") {
@@ -104,7 +100,7 @@ export function parseQuery<O extends z.ZodObject>(
     } else if (spec.fields.has(key)) {
       named.set(key, parseCondition(key, value));
     } else {
-      throw invalid(`${key}: unknown field`);
+      throw invalidArgs(`${key}: unknown field`);
     }
   }
   const options = check(spec.options, optionInput, "invalid_args");

@@ -1,4 +1,4 @@
-import { ApiError } from "./http";
+import { ApiError, invalidArgs } from "./http";
 import { parseQuery } from "./query";
 import { BUNDLE_SEARCH } from "./routes/offers";
 
@@ -46,9 +46,7 @@ const MULTIPLIERS: Readonly<Record<string, number>> = {
   duration: 86_400,
 };
 
-function invalid(msg: string): ApiError {
-  return new ApiError(400, "invalid_args", `search_params: ${msg}`);
-}
+const invalid = (msg: string) => invalidArgs(`search_params: ${msg}`);
 
 function scalar(text: string): unknown {
   const value = text.replaceAll("_", " ").replace(/^"|"$/g, "");

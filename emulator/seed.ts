@@ -6,7 +6,7 @@ import type { InstanceAsk, VolumeAsk } from "./options";
  * market (where an ask can be rented any number of times) can put several instances on one
  * cluster's overlay and network volume.
  */
-export const SEEDED_CLUSTER_ID = 7;
+const SEEDED_CLUSTER_ID = 7;
 
 type Machine = Omit<VolumeAsk, "id" | "diskGb" | "storageCostPerGbMonth" | "geolocation">;
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApiError } from "./http";
+import { invalidArgs } from "./http";
 import { type Row, parseQuery, runQuery } from "./query";
 import type { Template } from "./template-state";
 
@@ -79,18 +79,14 @@ const COLUMNS: Readonly<Record<string, true>> = Object.fromEntries(
 
 const SEARCH = { fields: FILTER_FIELDS, defaults: {}, options: z.object({}) };
 
-function invalid(msg: string): ApiError {
-  return new ApiError(400, "invalid_args", msg);
-}
-
 /** Query values arrive as text holding JSON (the official client JSON-encodes them). */
 function jsonParam(value: unknown, name: string): unknown {
   if (value === undefined || value === "") return undefined;
-  if (typeof value !== "string") throw invalid(`${name}: must be given once`);
+  if (typeof value !== "string") throw invalidArgs(`${name}: must be given once`);
   try {
     return JSON.parse(value) as unknown;
   } catch {
-    throw invalid(`${name}: must be JSON`);
+    throw invalidArgs(`${name}: must be JSON`);
   }
 }
 
@@ -107,7 +103,7 @@ const ColsSchema = z.array(z.string()).min(1);
  */
 export function searchTemplates(templates: readonly Template[], rawParams: unknown) {
   const params = ParamsSchema.safeParse(rawParams);
-  if (!params.success) throw invalid("order_by: must be a column name");
+  if (!params.success) throw invalidArgs("order_by: must be a column name");
   const filters = jsonParam(params.data.select_filters, "select_filters") ?? {};
   const query = parseQuery(filters, SEARCH);
   const rows = templates.map(describeTemplate);
@@ -117,7 +113,7 @@ export function searchTemplates(templates: readonly Template[], rawParams: unkno
     const match = /^(-)?([a-z_]+)(?:\s+(asc|desc))?$/i.exec(orderBy);
     const column = match?.[2];
     if (!match || column === undefined || !(column in COLUMNS)) {
-      throw invalid(`order_by: unknown column "${orderBy}"`);
+      throw invalidArgs(`order_by: unknown column "${orderBy}"`);
     }
     order.push([column, match[1] === "-" || match[3]?.toLowerCase() === "desc" ? "desc" : "asc"]);
   }
@@ -129,9 +125,9 @@ export function searchTemplates(templates: readonly Template[], rawParams: unkno
   const cols = jsonParam(params.data.select_cols, "select_cols");
   if (cols === undefined) return found;
   const parsed = ColsSchema.safeParse(cols);
-  if (!parsed.success) throw invalid('select_cols: must be a list of columns, or ["*"]');
+  if (!parsed.success) throw invalidArgs('select_cols: must be a list of columns, or ["*"]');
   if (parsed.data.includes("*")) return found;
   const unknown = parsed.data.find((col) => !(col in COLUMNS));
-  if (unknown !== undefined) throw invalid(`select_cols: unknown column "${unknown}"`);
+  if (unknown !== undefined) throw invalidArgs(`select_cols: unknown column "${unknown}"`);
   return found.map((row) => Object.fromEntries(parsed.data.map((col) => [col, row[col]])));
 }

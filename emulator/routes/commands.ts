@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { EmulatorContext } from "../context";
-import { ApiError, check } from "../http";
+import { ApiError, check, invalidArgs } from "../http";
 import { describeInstance } from "../instanceRow";
 import { isRunning } from "../lifecycle";
 import type { Instance } from "../state";
@@ -39,10 +39,6 @@ const CancelSchema = z.object({ dst_id: z.unknown().optional() });
 const REMOTE_COPY_STARTED =
   "Remote to Remote copy initiated - check instance status bar for progress updates (~30 seconds delayed).";
 const NO_OPEN_PORT = "Remote instance does not have an open port";
-
-function invalidArgs(msg: string): ApiError {
-  return new ApiError(400, "invalid_args", msg);
-}
 
 /** The spec's cancel reports its failures as 200 with success false. */
 function refusal(msg: string) {

@@ -1,25 +1,21 @@
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
 import { NetworkVolumeAskSchema, type NetworkVolume } from "../cluster-state";
 import type { EmulatorContext } from "../context";
-import { ApiError, check } from "../http";
+import { check, invalidArgs } from "../http";
 import {
   describeNetworkVolumeOffer,
   freeGb,
   networkVolumeOfferFilterView,
 } from "../networkVolumes";
 import { type SearchSpec, parseQuery, runQuery } from "../query";
+import { fieldsOf, VolumeSearchOptionsSchema } from "./offers";
+import { AcceptVolumeAskSchema } from "./volumes";
 
 /**
  * Network volumes, as the official client's `search network-volumes` and `create
  * network-volume` send them (no OpenAPI entry exists). Listing and deleting go through
  * /api/v0/volumes/ (routes/volumes.ts), as the client sends them.
  */
-
-/** Priced for the size a create makes by default (15 GB), as local volume offers are. */
-const SearchOptionsSchema = z.object({
-  allocated_storage: z.number().positive().default(15),
-});
 
 const SAMPLE_ASK = NetworkVolumeAskSchema.parse({
   id: 1,
@@ -29,23 +25,15 @@ const SAMPLE_ASK = NetworkVolumeAskSchema.parse({
   geolocation: "Sample, XX",
 });
 
-const NETWORK_VOLUME_SEARCH: SearchSpec<typeof SearchOptionsSchema> = {
-  fields: new Set(
-    Object.keys(
-      networkVolumeOfferFilterView(SAMPLE_ASK, describeNetworkVolumeOffer(SAMPLE_ASK, 1, 1, 0)),
-    ),
+const NETWORK_VOLUME_SEARCH: SearchSpec<typeof VolumeSearchOptionsSchema> = {
+  fields: fieldsOf(
+    networkVolumeOfferFilterView(SAMPLE_ASK, describeNetworkVolumeOffer(SAMPLE_ASK, 1, 1, 0)),
   ),
   // The client sends its defaults (verified, external, disk_space) itself, as for local ones.
   defaults: {},
   defaultLimit: 64,
-  options: SearchOptionsSchema,
+  options: VolumeSearchOptionsSchema,
 };
-
-const CreateSchema = z.object({
-  id: z.int().positive(),
-  size: z.int().positive(),
-  name: z.string().max(256).nullish(),
-});
 
 export function registerNetworkVolumeRoutes(
   app: FastifyInstance,
@@ -79,16 +67,12 @@ export function registerNetworkVolumeRoutes(
     "/api/v0/network_volumes/",
     { config: { category: "instance_write" } },
     async (request) => {
-      const { id, size, name } = check(CreateSchema, request.body, "invalid_args");
+      const { id, size, name } = check(AcceptVolumeAskSchema, request.body, "invalid_args");
       const ask = store.state.networkVolumeAsks.find((a) => a.id === id);
-      if (!ask) throw new ApiError(400, "invalid_args", `id: no network volume ask ${String(id)}`);
+      if (!ask) throw invalidArgs(`id: no network volume ask ${String(id)}`);
       const free = freeGb(ask, store.state);
       if (size > free) {
-        throw new ApiError(
-          400,
-          "invalid_args",
-          `size: network volume ask ${String(id)} has ${String(free)} GB left`,
-        );
+        throw invalidArgs(`size: network volume ask ${String(id)} has ${String(free)} GB left`);
       }
       const volume = store.mutate((state) => {
         const created: NetworkVolume = {

@@ -29,12 +29,13 @@ const BundleOptionsSchema = z.object({
 });
 
 /** Volumes are priced for the size a create makes by default (spec: 15 GB). */
-const VolumeSearchOptionsSchema = z.object({
+/** Priced for the size a create makes by default (15 GB). */
+export const VolumeSearchOptionsSchema = z.object({
   allocated_storage: z.number().positive().default(15),
 });
 
 /** Every field a row or its filter view has: the same for every ask, so read off a sample. */
-function fieldsOf(view: Row): ReadonlySet<string> {
+export function fieldsOf(view: Row): ReadonlySet<string> {
   return new Set(Object.keys(view));
 }
 

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { Overlay } from "../cluster-state";
 import type { EmulatorContext } from "../context";
-import { ApiError, check } from "../http";
+import { ApiError, check, invalidArgs } from "../http";
 import {
   checkCanJoin,
   clusterIds,
@@ -58,15 +58,11 @@ export function registerOverlayRoutes(app: FastifyInstance, { store }: EmulatorC
       "invalid_args",
     );
     if (!clusterIds(store.state).has(clusterId)) {
-      throw new ApiError(
-        400,
-        "invalid_args",
-        `cluster_id: no physical cluster ${String(clusterId)}`,
-      );
+      throw invalidArgs(`cluster_id: no physical cluster ${String(clusterId)}`);
     }
     // Joins name an overlay alone, so a name is the account's once.
     if (store.state.overlays.some((o) => o.name === name)) {
-      throw new ApiError(400, "invalid_args", `name: an overlay named ${name} already exists`);
+      throw invalidArgs(`name: an overlay named ${name} already exists`);
     }
     const overlay = store.mutate((state) => {
       const id = state.nextIds.overlay++;

@@ -3,12 +3,12 @@ import { z } from "zod";
 import type { EmulatorContext } from "../context";
 import { ApiError, check } from "../http";
 import { SAMPLE_VOLUME_ASK, dollars, storageDollarsPerHour, volumeMachineColumns } from "../market";
-import { findVolume, mountedBy } from "../mounts";
+import { findVolume, mountedBy, volumeAskOf } from "../mounts";
 import { describeNetworkVolume } from "../networkVolumes";
 import type { VolumeAsk } from "../options";
 import type { State, Volume } from "../state";
 
-const AcceptVolumeAskSchema = z.object({
+export const AcceptVolumeAskSchema = z.object({
   id: z.int().positive(),
   size: z.int().positive(),
   /** What the official client's `create volume -n NAME` sends. */
@@ -49,10 +49,6 @@ function describeVolume(volume: Volume, ask: VolumeAsk | undefined, state: State
   };
 }
 
-function askOf(volume: Volume, state: State): VolumeAsk | undefined {
-  return volume.offer ?? state.volumeAsks.find((ask) => ask.id === volume.askId);
-}
-
 export function registerVolumeRoutes(app: FastifyInstance, { store }: EmulatorContext): void {
   // Accepting an ask spends money, so it needs the write permission; the asks stay available.
   app.put("/api/v0/volumes/", { config: { category: "instance_write" } }, async (request) => {
@@ -89,7 +85,7 @@ export function registerVolumeRoutes(app: FastifyInstance, { store }: EmulatorCo
     const type = parsed.success ? parsed.data.type : undefined;
     const local = state.volumes.map((volume) => ({
       id: volume.id,
-      row: describeVolume(volume, askOf(volume, state), state),
+      row: describeVolume(volume, volumeAskOf(state, volume), state),
     }));
     const network = state.networkVolumes.map((volume) => ({
       id: volume.id,

@@ -14,7 +14,11 @@ import {
   whereIs,
 } from "../support/doc-blocks";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { isAlive } from "../support/interrupt";
+import { tarballFromSetup } from "../support/packages";
 import { repoRoot } from "../support/pulumi-stack";
+import { wheelhouse } from "../support/python-stack";
+import { withoutPlugins } from "../support/yaml-stack";
 
 const execFileAsync = promisify(execFile);
 
@@ -35,30 +39,6 @@ const blockTimeoutMs = 300_000;
 const files = documentationFiles()
   .map((file) => ({ file, blocks: codeBlocksIn(file) }))
   .filter(({ blocks }) => blocks.some(isTestedShell));
-
-/** The wheelhouse scripts/ensure-python-tools.sh fills (setup, or the toolchain on first use). */
-async function wheelhouse(): Promise<string> {
-  const { stdout } = await execFileAsync("bash", [
-    path.join(repoRoot, "scripts", "ensure-python-tools.sh"),
-    "--wheelhouse",
-  ]);
-  return stdout.trim().split("\n").at(-1) ?? "";
-}
-
-function tarballFromSetup(variable: "GPUCLOUD_PLUGIN_TARBALL" | "GPUCLOUD_EMULATOR_TARBALL") {
-  const file = process.env[variable];
-  if (file === undefined || file === "" || !existsSync(file)) {
-    throw new Error(`${variable} is not set: test/support/e2e-global-setup.ts makes the tarballs`);
-  }
-  return file;
-}
-
-/** PATH without the folders that hold a `pulumi-resource-gpucloud` (node_modules/.bin). */
-const withoutPlugin = (searchPath: string): string =>
-  searchPath
-    .split(path.delimiter)
-    .filter((dir) => dir !== "" && !existsSync(path.join(dir, "pulumi-resource-gpucloud")))
-    .join(path.delimiter);
 
 /** The repository's files under `dirs` as a fresh clone has them (tracked, or new and not ignored). */
 async function cloneFiles(dirs: readonly string[]): Promise<string[]> {
@@ -108,7 +88,8 @@ async function openScratch(): Promise<Scratch> {
   );
   const env: NodeJS.ProcessEnv = {
     ...inherited,
-    PATH: withoutPlugin(process.env["PATH"] ?? ""),
+    // A user's PATH does not hold node_modules/.bin, with its pulumi-resource-gpucloud.
+    PATH: withoutPlugins(process.env["PATH"] ?? "", ["gpucloud"]),
     GPUCLOUD_BASE_URL: emulator.url,
     GPUCLOUD_API_KEY: emulator.apiKey,
     PULUMI_BACKEND_URL: `file://${state}`,
@@ -133,14 +114,7 @@ async function openScratch(): Promise<Scratch> {
 }
 
 /** Whether any process of the group `pgid` is still alive. */
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const groupAlive = (pgid: number): boolean => isAlive(-pgid);
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   try {

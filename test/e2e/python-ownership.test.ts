@@ -65,6 +65,8 @@ describe("two Python stacks of the same names on one account (real Pulumi CLI)",
         expect(await instanceIds()).toEqual([firstId, secondId]);
         expect(output.join("")).not.toMatch(/adopting/);
         const [firstEnv, secondEnv] = (await instances()).map((found) => found.env);
+        // Same project, stack and resource names: the owner marker alone cannot tell them apart.
+        expect(firstEnv?.[OWNER]).toEqual(expect.any(String));
         expect(firstEnv?.[OWNER]).toBe(secondEnv?.[OWNER]);
         const firstToken = await stackTokenOf(first);
         const secondToken = await stackTokenOf(second);

@@ -7,6 +7,7 @@ import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import { request } from "undici";
 import { z } from "zod";
+import { tarballFromSetup } from "../support/packages";
 import { expectNoLeak } from "../support/programs";
 import { repoRoot } from "../support/pulumi-stack";
 import { withPythonStack } from "../support/python-stack";
@@ -21,14 +22,6 @@ const marker = "node must not be called";
 const version = z
   .object({ version: z.string() })
   .parse(JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8"))).version;
-
-function tarballFromSetup(variable: "GPUCLOUD_PLUGIN_TARBALL" | "GPUCLOUD_EMULATOR_TARBALL") {
-  const file = process.env[variable];
-  if (file === undefined || file === "") {
-    throw new Error(`${variable} is not set: test/support/e2e-global-setup.ts makes the tarballs`);
-  }
-  return file;
-}
 
 /**
  * A directory holding a failing `node`, `npm` and `npx`, first on the returned PATH; the rest of

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -18,13 +18,18 @@ const lockFile = path.join(repoRoot, "scripts", "python", "requirements.lock");
 /** The Python SDK generated from the plugin's schema, committed. */
 export const pythonSdkDir = path.join(repoRoot, "sdk", "python");
 
-/** The wheelhouse scripts/ensure-python-tools.sh fills (setup, or the toolchain on first use). */
-async function wheelhouse(): Promise<string> {
-  const { stdout } = await execFileAsync("bash", [
+let wheelhouseFound: Promise<string> | undefined;
+
+/**
+ * The wheelhouse scripts/ensure-python-tools.sh fills (setup, or the toolchain on first use),
+ * asked once per test process.
+ */
+export function wheelhouse(): Promise<string> {
+  wheelhouseFound ??= execFileAsync("bash", [
     path.join(repoRoot, "scripts", "ensure-python-tools.sh"),
     "--wheelhouse",
-  ]);
-  return stdout.trim().split("\n").at(-1) ?? "";
+  ]).then(({ stdout }) => stdout.trim().split("\n").at(-1) ?? "");
+  return wheelhouseFound;
 }
 
 /**
@@ -39,6 +44,13 @@ export async function pythonVirtualEnv(
 ): Promise<Record<string, string>> {
   const wheels = await wheelhouse();
   await execFileAsync("python3", ["-m", "venv", dir]);
+  // pip builds a folder in place: a copy keeps the checkout free of build/ and *.egg-info (a
+  // stale build/lib would be installed too) and lets test workers install at the same time.
+  const sdkCopy = path.join(dir, "pulumi-gpucloud-sdk");
+  await cp(pythonSdkDir, sdkCopy, {
+    recursive: true,
+    filter: (source) => !/(^|[\\/])(build|[^\\/]*\.egg-info|__pycache__)$/.test(source),
+  });
   const pip = path.join(dir, "bin", "pip");
   try {
     await execFileAsync(
@@ -53,7 +65,7 @@ export async function pythonVirtualEnv(
         "--constraint",
         lockFile,
         "pulumi",
-        pythonSdkDir,
+        sdkCopy,
       ],
       { maxBuffer: 16 * 1024 * 1024 },
     );

@@ -56,13 +56,12 @@ export interface YamlTestStack {
  * PATH without the folders holding one of the plugins (`pulumi-resource-<name>`, such as the
  * repository's node_modules/.bin): the CLI prefers a plugin it finds on PATH to an installed one.
  */
-function withoutPlugins(searchPath: string, plugins: readonly PluginFile[]): string {
+export function withoutPlugins(searchPath: string, names: readonly string[]): string {
   return searchPath
     .split(path.delimiter)
     .filter(
       (dir) =>
-        dir !== "" &&
-        !plugins.some(({ name }) => existsSync(path.join(dir, `pulumi-resource-${name}`))),
+        dir !== "" && !names.some((name) => existsSync(path.join(dir, `pulumi-resource-${name}`))),
     )
     .join(path.delimiter);
 }
@@ -97,7 +96,10 @@ export async function withYamlStack<T>(
     ...(pluginFiles.length > 0
       ? {
           PULUMI_HOME: path.join(root, "pulumi-home"),
-          PATH: withoutPlugins(options.env?.["PATH"] ?? process.env["PATH"] ?? "", pluginFiles),
+          PATH: withoutPlugins(
+            options.env?.["PATH"] ?? process.env["PATH"] ?? "",
+            pluginFiles.map(({ name }) => name),
+          ),
         }
       : {}),
   };
