@@ -810,7 +810,10 @@ function parseQueryString(market: Market<unknown>, text: string): Record<string,
             .map((item) => item.trim())
             .filter((item) => item !== "")
             .map((item) => valueOf(token, item, spec.kind))
-        : valueOf(token, valueText, spec.kind);
+        : spec.nullable && (op === "eq" || op === "neq") && /^(None|null)$/.test(valueText)
+          ? // The service's own guides write "in no cluster" as cluster_id=None.
+            null
+          : valueOf(token, valueText, spec.kind);
   }
   return query;
 }

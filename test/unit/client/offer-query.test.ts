@@ -80,6 +80,14 @@ describe("instance offer queries", () => {
     expect(fromString.body["verified"]).toEqual({ eq: false });
   });
 
+  it("None in the string syntax is null for the fields that have none: cluster_id!=None", () => {
+    expect(compileInstanceOfferQuery("cluster_id!=None num_gpus=8").body).toEqual(
+      compileInstanceOfferQuery({ clusterId: { neq: null }, numGpus: 8 }).body,
+    );
+    expect(compileInstanceOfferQuery("cluster_id=None").body["cluster_id"]).toEqual({ eq: null });
+    expect(() => compileInstanceOfferQuery("num_gpus=None")).toThrow(/"None" is not a number/);
+  });
+
   it("order, limit and the interruptible type go to the body in the API's names", () => {
     const { body } = compileInstanceOfferQuery({
       order: [["reliability", "desc"]],
