@@ -1,5 +1,5 @@
 import type { Mount } from "./cluster-state";
-import { ApiError } from "./http";
+import { ApiError, invalidArgs } from "./http";
 import { envDirectives, resolveMounts } from "./mounts";
 import type { InstanceAsk } from "./options";
 import { checkCanJoin, freeAddress } from "./overlays";
@@ -26,6 +26,13 @@ export function placementOf(
   },
 ): Placement {
   const directives = envDirectives(request.env);
+  // The service's volume guide: volumes are for docker instances only, never for VMs.
+  if (
+    request.runtype === "vm" &&
+    (request.volumeInfo !== undefined || directives.mounts.length > 0)
+  ) {
+    throw invalidArgs("volume_info: volumes are only supported for docker instances, not VMs");
+  }
   const { volume, mounts } = resolveMounts(state, ask, request.volumeInfo, directives.mounts);
   const [name, ...more] = directives.overlayNames;
   if (name === undefined) return { volume, mounts, overlay: null };

@@ -10,7 +10,8 @@ import type { State, Volume } from "../state";
 
 export const AcceptVolumeAskSchema = z.object({
   id: z.int().positive(),
-  size: z.int().positive(),
+  /** The OpenAPI's default, as the official client's. */
+  size: z.int().positive().default(15),
   /** What the official client's `create volume -n NAME` sends. */
   name: z.string().max(256).nullish(),
 });

@@ -102,6 +102,16 @@ describe("Instance on an overlay, mounting a network volume", () => {
         "overlay: a VM cannot join an overlay: overlay networks are for container instances (runtype ssh, jupyter or args)",
       ],
     );
+    // The service's volume guide: volumes are for docker instances only.
+    const vm = { askId: ASK_IN_CLUSTER, runtype: "vm" };
+    const noVolumeOnVm =
+      "a VM cannot mount a volume: volumes are for container instances (runtype ssh, jupyter or args)";
+    expect(await failures({ ...vm, networkVolume: { volumeId: 999, mountPath: "/d" } })).toContain(
+      `networkVolume: ${noVolumeOnVm}`,
+    );
+    expect(
+      await failures({ ...vm, volume: { volumeId: local.volumeId, mountPath: "/d" } }),
+    ).toContain(`volume: ${noVolumeOnVm}`);
     // Not known yet at preview: left for the real run.
     expect(
       await failures({

@@ -125,7 +125,7 @@ describe("network volumes", () => {
       status: 400,
       error: "invalid_args",
     });
-    expect(errorOf(await create({ id: NETWORK_ASK }))).toEqual({
+    expect(errorOf(await create({ id: NETWORK_ASK, size: 0 }))).toEqual({
       status: 400,
       error: "invalid_args",
     });

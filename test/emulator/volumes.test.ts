@@ -2,7 +2,13 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { z } from "zod";
-import { type TestEmulator, VOLUME_ASK_ID, errorOf, startTestEmulator } from "./helpers";
+import {
+  INSTANCE_ASK_ID,
+  type TestEmulator,
+  VOLUME_ASK_ID,
+  errorOf,
+  startTestEmulator,
+} from "./helpers";
 
 /** The description's VolumeOffer schema. */
 const DOCUMENTED_VOLUME_OFFER_FIELDS = [
@@ -170,6 +176,33 @@ describe("volumes and volume offers", () => {
     expect((await call("GET", "/api/v0/volumes/")).body).toEqual({ volumes: [] });
   });
 
+  it("makes 15 GB when the create gives no size, as the description says", async () => {
+    const { call } = emulator;
+    expect((await call("PUT", "/api/v0/volumes/", { id: VOLUME_ASK_ID })).body).toEqual({
+      success: true,
+      volume_name: "V.5001",
+    });
+    expect((await call("GET", "/api/v0/volumes/")).body).toMatchObject({
+      volumes: [{ id: 5001, disk_space: 15 }],
+    });
+  });
+
+  it("refuses to mount a volume on a VM: volumes are for docker instances only", async () => {
+    const { call, control } = emulator;
+    await control("PUT", "/_emulator/user", { ssh_key: "ssh-ed25519 AAAA test" });
+    await call("PUT", "/api/v0/volumes/", { id: VOLUME_ASK_ID, size: 15 });
+    const vm = {
+      image: "ubuntu",
+      disk: 20,
+      runtype: "vm",
+      volume_info: { create_new: false, volume_id: 5001, mount_path: "/data" },
+    };
+    const refused = await call("POST", `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`, vm);
+    expect(errorOf(refused)).toEqual({ status: 400, error: "invalid_args" });
+    expect(refused.body).toMatchObject({ msg: expect.stringContaining("not VMs") as unknown });
+    expect((await call("GET", "/api/v1/instances/")).body).toMatchObject({ instances: [] });
+  });
+
   it("dates a volume from its create and keeps the name it was given", async () => {
     const { call } = emulator;
     const before = Date.now() / 1000;
@@ -196,7 +229,6 @@ describe("volumes and volume offers", () => {
 
   it.each([
     [{ size: 15 }, "id"],
-    [{ id: VOLUME_ASK_ID }, "size"],
     [{ id: "21001", size: 15 }, "id"],
     [{ id: VOLUME_ASK_ID, size: 0 }, "size"],
     [{ id: VOLUME_ASK_ID, size: 1.5 }, "size"],

@@ -120,6 +120,19 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
         ),
       );
     }
+    // The service's volume guide: volumes are for docker instances, never for VMs.
+    if (inputs.runtype === "vm") {
+      for (const field of ["volume", "networkVolume"] as const) {
+        if (inputs[field] === undefined) continue;
+        failures.push(
+          fieldFailure(
+            field,
+            "a VM cannot mount a volume: volumes are for container instances (runtype ssh, " +
+              "jupyter or args)",
+          ),
+        );
+      }
+    }
     // A volume lives on one machine: an explicit ask elsewhere can never mount it.
     if (failures.length === 0 && inputs.volume !== undefined && !containsUnknown(news["volume"])) {
       const mismatch = await askOffVolumeMachine(client, inputs, news);
