@@ -71,7 +71,7 @@ function statusOf(error: unknown): number {
   return 500;
 }
 
-/** JSON parsing, error bodies and 404s shaped like the service's. */
+/** JSON parsing and error bodies shaped like the service's (404s: service-routes.ts). */
 export function installHttpBasics(app: FastifyInstance): void {
   // Clients send Content-Type: application/json on body-less DELETEs too: an empty body is no body.
   app.removeContentTypeParser("application/json");
@@ -113,11 +113,5 @@ export function installHttpBasics(app: FastifyInstance): void {
         .send(errorBody(FASTIFY_ERROR_CODES[status] ?? "bad_request", message));
     }
     return reply.code(500).send(errorBody("internal_error", `Emulator failure: ${message}`));
-  });
-
-  app.setNotFoundHandler((request, reply) => {
-    return reply
-      .code(404)
-      .send(errorBody("not_found", `No route for ${request.method} ${pathOf(request.url)}`));
   });
 }

@@ -12,6 +12,7 @@ import {
 } from "./options";
 import { RateLimiter } from "./rateLimits";
 import { RequestLog } from "./requestLog";
+import { registerServiceRouting } from "./service-routes";
 import { registerApiKeyRoutes } from "./routes/apikeys";
 import { registerBidRoutes } from "./routes/bids";
 import { registerEndpointRoutes } from "./routes/endpoints";
@@ -80,6 +81,7 @@ export function buildEmulator(options: EmulatorOptions): FastifyInstance {
   installHttpBasics(app);
   registerTraffic(app, ctx.requests, ctx.faults, ctx.rateLimits);
   registerAuth(app, ctx.keys);
+  registerServiceRouting(app, ctx.requests, settings.strict);
   registerServerlessEngine(app, ctx.serverless, store);
   for (const register of ROUTES) register(app, ctx);
   return app;

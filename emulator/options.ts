@@ -237,6 +237,11 @@ export const EmulatorOptionsSchema = z.object({
    */
   rateLimits: z.enum(["off", "documented"]).default("off"),
   /**
+   * Refuse what the service does not document (service-routes.ts): a method the service does
+   * not route at a path answers 405, as its router would. Off by default, for old scripts.
+   */
+  strict: z.boolean().default(false),
+  /**
    * Seconds a worker instance of a deleted worker group or endpoint stays on the account (shown
    * stopped) before it is gone: the service destroys workers asynchronously.
    */

@@ -1,12 +1,10 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { setTimeout as delay } from "node:timers/promises";
 import { requestKey } from "./auth";
 import type { FaultInjector } from "./faults";
 import type { RateLimiter } from "./rateLimits";
 import { errorBody, isApiPath } from "./http";
-import type { RequestLog, RequestLogEntry } from "./requestLog";
-
-const entries = new WeakMap<FastifyRequest, RequestLogEntry>();
+import type { RequestLog } from "./requestLog";
 
 /**
  * Logs /api/ requests, injects faults and applies rate limits; registered first so that faults
@@ -20,8 +18,7 @@ export function registerTraffic(
 ): void {
   app.addHook("onRequest", async (request, reply) => {
     if (!isApiPath(request.url)) return;
-    const entry = log.start(request.method, request.url);
-    entries.set(request, entry);
+    const entry = log.start(request.method, request.url, request);
     if (faults.latencyMs > 0) await delay(faults.latencyMs);
     const fault = faults.decide(request.method, request.url);
     if (fault === undefined) {
@@ -61,14 +58,14 @@ export function registerTraffic(
 
   // onSend runs once the handler has changed state, which is the point of dropping after it.
   app.addHook("onSend", async (request) => {
-    const entry = entries.get(request);
+    const entry = log.entryOf(request);
     if (entry?.fault !== "drop_after_handling") return;
     entry.status = 0;
     request.raw.socket.destroy();
   });
 
   app.addHook("onResponse", async (request, reply) => {
-    const entry = entries.get(request);
+    const entry = log.entryOf(request);
     if (entry !== undefined && entry.status === null) entry.status = reply.statusCode;
   });
 }

@@ -747,7 +747,7 @@ function typeTable(stacks: StackMeasure[]): string {
 const requestKindLabels: Record<InstanceRequestKind, string> = {
   instanceList: "instance list (this stack's leftovers, by label), GET /api/v1/instances/",
   offerSearch: "offer search, POST /api/v0/bundles/",
-  create: "create, POST /api/v0/asks/{id}/",
+  create: "create, PUT /api/v0/asks/{id}/",
   statusRead:
     "status read (a shared round's list by id, or a show), GET /api/v1/instances/ or /api/v0/instances/{id}/",
   destroy: "destroy, DELETE /api/v0/instances/{id}/",

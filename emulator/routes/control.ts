@@ -47,7 +47,10 @@ export function registerControlRoutes(app: FastifyInstance, ctx: EmulatorContext
 
   app.get("/_emulator/state", async () => store.state);
 
-  app.get("/_emulator/requests", async () => ({ requests: requests.list() }));
+  app.get("/_emulator/requests", async () => ({
+    requests: requests.list(),
+    undocumented: requests.undocumented,
+  }));
   app.delete("/_emulator/requests", async () => {
     requests.clear();
     return ok;

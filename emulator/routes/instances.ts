@@ -142,9 +142,10 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
     };
   };
 
-  // The spec says POST; the real service routes PUT too.
+  // PUT is the service's (its OpenAPI, guides and official client); the specification's summary
+  // says POST, which the emulator still takes unless strict (service-routes.ts).
   app.route({
-    method: ["POST", "PUT"],
+    method: ["PUT", "POST"],
     url: "/api/v0/asks/:id/",
     config: write,
     handler: async (request) => {

@@ -219,7 +219,9 @@ export class InstancesApi {
   ): Promise<number> {
     const body = await this.listHead.write(() =>
       this.transport.request({
-        method: "POST",
+        // PUT, as the service's operation, its guides and its official client (not the POST of
+        // the specification's one-line summary).
+        method: "PUT",
         path: `/api/v0/asks/${askId}/`,
         body: { client_id: "me", ...request },
         bodySchema: createInstanceBodySchema,

@@ -394,8 +394,10 @@ const volumeFields = {
   inetDownMbps: { api: "inet_down", kind: "number", offer: "inetDownMbps", aliases: ["inet_down"] },
   inetUpMbps: { api: "inet_up", kind: "number", offer: "inetUpMbps", aliases: ["inet_up"] },
   diskBwMbps: { api: "disk_bw", kind: "number", offer: "diskBwMbps", aliases: ["disk_bw"] },
+  // Volume searches filter CUDA as `cuda_vers`, the official client's volume field (the offers
+  // it answers carry `cuda_max_good`, as instance offers do).
   cudaMaxGood: {
-    api: "cuda_max_good",
+    api: "cuda_vers",
     kind: "number",
     offer: "cudaMaxGood",
     aliases: ["cuda_max_good", "cuda_vers"],

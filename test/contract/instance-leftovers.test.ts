@@ -403,7 +403,7 @@ describe("instances left by interrupted runs", () => {
     const writes = (await emulator.requests()).filter((entry) => entry.method !== "GET");
     // The rent (labelled as being created) and one relabel: the only extra request.
     expect(writes.map((entry) => `${entry.method} ${entry.path}`)).toEqual([
-      "POST /api/v0/asks/31001/",
+      "PUT /api/v0/asks/31001/",
       `PUT /api/v0/instances/${created.id}/`,
     ]);
   });

@@ -45,7 +45,7 @@ describe("instances of one run renting by the same query", () => {
     const rented = created.map((instance) => instance.outs?.offer?.["askId"]);
     expect(new Set(rented)).toEqual(new Set(best));
     const creates = (await emulator.requests()).filter(
-      (entry) => entry.method === "POST" && entry.path.startsWith("/api/v0/asks/"),
+      (entry) => entry.method === "PUT" && entry.path.startsWith("/api/v0/asks/"),
     );
     expect(creates.map((entry) => entry.status)).toEqual([200, 200, 200, 200, 200, 200]);
     for (const instance of created) expect(instance.outs?.attempts).toHaveLength(1);
@@ -64,7 +64,7 @@ describe("instances of one run renting by the same query", () => {
     const rented = created.map((instance) => instance.outs?.offer?.["askId"]);
     expect(new Set(rented).size).toBe(5);
     const creates = (await emulator.requests()).filter(
-      (entry) => entry.method === "POST" && entry.path.startsWith("/api/v0/asks/"),
+      (entry) => entry.method === "PUT" && entry.path.startsWith("/api/v0/asks/"),
     );
     expect(creates.map((entry) => entry.status)).toEqual([200, 200, 200, 200, 200]);
     for (const instance of created) expect(instance.outs?.attempts).toHaveLength(1);

@@ -128,7 +128,7 @@ describe("instances launched from a template", () => {
       HF_HOME: "/data/hf",
     });
     expect(shown.template_hash_id).toBe(template.hash_id);
-    expect(summary(await emulator.writes())).toEqual([`POST /api/v0/asks/${ASK}/ 200`]);
+    expect(summary(await emulator.writes())).toEqual([`PUT /api/v0/asks/${ASK}/ 200`]);
 
     // A refresh finds what was launched: the template's values are no drift.
     const outs = created.outs as InstanceOutputs;
@@ -174,7 +174,7 @@ describe("instances launched from a template", () => {
         inputs({ templateHashId: "0123456789abcdef0123456789abcdef", maxAttempts: 3 }),
       ),
     ).rejects.toThrow(
-      /^gpu: POST \/api\/v0\/asks\/31001\/ failed with HTTP 400 \(invalid_args: .*\); no instance was created and retrying cannot help/,
+      /^gpu: PUT \/api\/v0\/asks\/31001\/ failed with HTTP 400 \(invalid_args: .*\); no instance was created and retrying cannot help/,
     );
     expect(
       (await emulator.requests()).filter((entry) => entry.path.startsWith("/api/v0/asks/")),

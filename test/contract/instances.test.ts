@@ -29,7 +29,7 @@ describe("instances", () => {
       runtype: "ssh",
       bidDollarsPerHour: 0.4,
     });
-    expect(summary(await h.emulator.writes())).toEqual([`POST /api/v0/asks/${String(ASK)}/ 200`]);
+    expect(summary(await h.emulator.writes())).toEqual([`PUT /api/v0/asks/${String(ASK)}/ 200`]);
   });
 
   it("shows an instance as it boots, until it is running", async () => {
@@ -318,11 +318,11 @@ describe("instances", () => {
       status: 404,
       code: "no_such_ask",
       serviceMessage: "No instance ask with that id.",
-      endpoint: "POST /api/v0/asks/99/",
+      endpoint: "PUT /api/v0/asks/99/",
       mayHaveCreated: false,
     });
     expect(error.message).toBe(
-      "POST /api/v0/asks/99/ failed with HTTP 404 (no_such_ask: No instance ask with that id.)",
+      "PUT /api/v0/asks/99/ failed with HTTP 404 (no_such_ask: No instance ask with that id.)",
     );
     expect((await h.emulator.state()).instances).toEqual([]);
   });
@@ -334,7 +334,7 @@ describe("instances", () => {
       status: 400,
       code: "invalid_args",
       serviceMessage: "disk: must be at least 8 GB",
-      endpoint: `POST /api/v0/asks/${String(ASK)}/`,
+      endpoint: `PUT /api/v0/asks/${String(ASK)}/`,
       mayHaveCreated: false,
     });
     expect((await h.emulator.state()).instances).toEqual([]);
@@ -346,7 +346,7 @@ describe("instances", () => {
     expect(error).toMatchObject({
       status: 400,
       code: "no_ssh_key_for_vm",
-      endpoint: `POST /api/v0/asks/${String(ASK)}/`,
+      endpoint: `PUT /api/v0/asks/${String(ASK)}/`,
       mayHaveCreated: false,
     });
     expect(error.message).toContain("no_ssh_key_for_vm");

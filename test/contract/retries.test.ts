@@ -85,7 +85,7 @@ describe("retries under injected faults", () => {
   const creates: [string, string, (client: GpuCloudClient) => Promise<unknown>][] = [
     [
       "an instance create",
-      `POST /api/v0/asks/${String(ASK)}/`,
+      `PUT /api/v0/asks/${String(ASK)}/`,
       (c) => c.instances.create(ASK, instance),
     ],
     ["a volume ask accept", "PUT /api/v0/volumes/", (c) => c.volumes.acceptVolumeAsk(21001, 10)],
@@ -133,7 +133,7 @@ describe("retries under injected faults", () => {
 
     expect((await h.emulator.state()).instances.map((created) => created.id)).toEqual([id]);
     expect(
-      requestsTo(await h.emulator.requests(), "POST", `/api/v0/asks/${String(ASK)}/`),
+      requestsTo(await h.emulator.requests(), "PUT", `/api/v0/asks/${String(ASK)}/`),
     ).toHaveLength(3);
   });
 
@@ -144,13 +144,13 @@ describe("retries under injected faults", () => {
 
     expect(error).toMatchObject({
       status: undefined,
-      endpoint: `POST /api/v0/asks/${String(ASK)}/`,
+      endpoint: `PUT /api/v0/asks/${String(ASK)}/`,
       mayHaveCreated: true,
     });
     expect(error.message).toMatch(/may have reached the service, so it was not sent again/);
     // The instance exists although no answer came: exactly one, from exactly one request.
     expect((await h.emulator.state()).instances).toHaveLength(1);
-    expect(summary(await h.emulator.requests())).toEqual([`POST /api/v0/asks/${String(ASK)}/ 0`]);
+    expect(summary(await h.emulator.requests())).toEqual([`PUT /api/v0/asks/${String(ASK)}/ 0`]);
   });
 
   it("does not retry a create whose connection dropped, even before handling", async () => {

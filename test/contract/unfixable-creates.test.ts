@@ -26,7 +26,7 @@ describe("creates that no retry can fix, and limits at check", () => {
 
   it("an ask that does not exist is asked for once, and the error leads with the 404", async () => {
     await expect(instanceProvider.create(inputs({ askId: 99, maxAttempts: 3 }))).rejects.toThrow(
-      /^gpu: POST \/api\/v0\/asks\/99\/ failed with HTTP 404 \(no_such_ask: .*\); no instance was created and retrying cannot help/,
+      /^gpu: PUT \/api\/v0\/asks\/99\/ failed with HTTP 404 \(no_such_ask: .*\); no instance was created and retrying cannot help/,
     );
     expect(await rents()).toHaveLength(1);
   });
@@ -46,7 +46,7 @@ describe("creates that no retry can fix, and limits at check", () => {
   it("a disk larger than the ask offers is refused at create at once, and at check", async () => {
     await expect(
       instanceProvider.create(inputs({ askId: 31001, diskGb: 201, maxAttempts: 3 })),
-    ).rejects.toThrow(/^gpu: POST \/api\/v0\/asks\/31001\/ failed with HTTP 400 \(invalid_args: /);
+    ).rejects.toThrow(/^gpu: PUT \/api\/v0\/asks\/31001\/ failed with HTTP 400 \(invalid_args: /);
     expect(await rents()).toHaveLength(1);
     expect((await emulator.state()).instances).toEqual([]);
 

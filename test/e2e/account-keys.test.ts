@@ -246,7 +246,7 @@ describe("SshKey and ApiKey under the real Pulumi CLI", () => {
         // the VM is handed over (relabelled).
         expect(writes.map((w) => `${w.method} ${w.path}`)).toEqual([
           "POST /api/v0/ssh/",
-          "POST /api/v0/asks/31001/",
+          "PUT /api/v0/asks/31001/",
           `POST /api/v0/instances/${instanceId}/ssh/`,
           `PUT /api/v0/instances/${instanceId}/`,
         ]);

@@ -23,7 +23,7 @@ exports.attempts = gpu.attempts;
 `);
 
 const creates = (requests: { method: string; path: string }[]) =>
-  requests.filter((r) => r.method === "POST" && r.path.startsWith("/api/v0/asks/"));
+  requests.filter((r) => r.method === "PUT" && r.path.startsWith("/api/v0/asks/"));
 const destroys = (requests: { method: string; path: string }[]) =>
   requests.filter((r) => r.method === "DELETE" && r.path.startsWith("/api/v0/instances/"));
 
@@ -90,7 +90,7 @@ describe("Instance under the real Pulumi CLI", () => {
     // The service handles the create, then the connection drops before the reply.
     // Only the create: check's offer search is a POST too.
     await emulator.setFaults({
-      drops: { next: 1, afterHandling: true, methods: ["POST"], paths: ["/api/v0/asks/"] },
+      drops: { next: 1, afterHandling: true, methods: ["PUT"], paths: ["/api/v0/asks/"] },
     });
     await withStack(
       { program: instanceProgram(baseArgs), config: emulatorConfig(emulator) },

@@ -12,7 +12,7 @@ const QUERY = {
 const common = { image: "pytorch/pytorch:latest", diskGb: 20, pollIntervalSeconds: 0.05 };
 
 const creates = <R extends { method: string; path: string }>(requests: R[]) =>
-  requests.filter((r) => r.method === "POST" && r.path.startsWith("/api/v0/asks/"));
+  requests.filter((r) => r.method === "PUT" && r.path.startsWith("/api/v0/asks/"));
 const searches = (requests: { method: string; path: string }[]) =>
   requests.filter((r) => r.method === "POST" && r.path === "/api/v0/bundles/");
 /** Shows of one instance by id (a status round shows only what its list did not hold). */

@@ -15,7 +15,7 @@ const repoRoot = path.resolve(__dirname, "..", "..");
 function startInstalledEmulator(projectDir: string, apiKey: string) {
   const child = spawn(
     path.join(projectDir, "node_modules", ".bin", "gpucloud-emulator"),
-    ["--port", "0", "--api-key", apiKey],
+    ["--port", "0", "--api-key", apiKey, "--strict"],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
   return new Promise<{ child: ChildProcess; url: string }>((resolve, reject) => {

@@ -254,6 +254,7 @@ describe("the workspace examples with the standalone plugin and emulator, no Nod
     // Instances run at the first status read; the seeded asks only.
     const executable = await extractEmulator(path.join(root, "emulator"));
     emulator = await startStandaloneEmulator(executable, { ...process.env, PATH: testPath }, [
+      "--strict",
       "--small-market",
       "--boot-polls",
       "0",

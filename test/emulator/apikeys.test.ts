@@ -58,7 +58,7 @@ describe("API keys", () => {
       status: 403,
       error: "forbidden",
     });
-    const denied = await call("POST", "/api/v0/asks/31001/", { image: "i", disk: 10 }, created.key);
+    const denied = await call("PUT", "/api/v0/asks/31001/", { image: "i", disk: 10 }, created.key);
     expect(errorOf(denied)).toEqual({ status: 403, error: "forbidden" });
     expect(denied.text).not.toContain(created.key);
 

@@ -41,12 +41,12 @@ describe("authentication and scopes", () => {
     expect((await call("GET", "/api/v0/users/current/", undefined, "reader")).status).toBe(200);
     expect((await call("GET", "/api/v1/instances/", undefined, "reader")).status).toBe(200);
 
-    const denied = await call("POST", "/api/v0/asks/31001/", { image: "x", disk: 8 }, "reader");
+    const denied = await call("PUT", "/api/v0/asks/31001/", { image: "x", disk: 8 }, "reader");
     expect(denied.status).toBe(403);
     expect(denied.body).toEqual({
       success: false,
       error: "forbidden",
-      msg: "This API key lacks the instance_write permission needed for POST /api/v0/asks/31001/",
+      msg: "This API key lacks the instance_write permission needed for PUT /api/v0/asks/31001/",
     });
     expect(errorOf(await call("GET", "/api/v0/secrets/", undefined, "reader"))).toEqual({
       status: 403,
@@ -63,7 +63,7 @@ describe("authentication and scopes", () => {
       ["instance_read", "GET", "/api/v0/volumes/?owner=me&type=all_volume"],
       ["instance_read", "POST", "/api/v0/bundles/"],
       ["instance_read", "POST", "/api/v0/volumes/search/"],
-      ["instance_write", "POST", "/api/v0/asks/1/"],
+      ["instance_write", "PUT", "/api/v0/asks/1/"],
       ["instance_write", "PUT", "/api/v0/asks/1/"],
       ["instance_write", "DELETE", "/api/v0/instances/1/"],
       ["instance_write", "PUT", "/api/v0/instances/1/"],
@@ -133,7 +133,7 @@ describe("authentication and scopes", () => {
       await call("GET", "/api/v0/webhooks/"),
       await call("POST", "/api/v0/webhooks/", { webhook_url: "http://x" }),
       await call("GET", "/api/v1/instances/"),
-      await call("POST", "/api/v0/asks/31001/", { image: "i", disk: 10 }),
+      await call("PUT", "/api/v0/asks/31001/", { image: "i", disk: 10 }),
       await call("GET", "/api/v0/nope/"),
       await call("PUT", "/api/v0/volumes/", { id: 1 }),
       await call("GET", "/api/v0/secrets/", undefined, "wrong"),

@@ -31,12 +31,16 @@ describe("test controls", () => {
         { seq: 2, method: "GET", path: "/api/v0/volumes/?owner=me&type=all_volume", status: 200 },
         { seq: 3, method: "GET", path: "/api/v0/secrets/", status: 401 },
       ],
+      undocumented: 0,
     });
     expect(logged.text).not.toContain("hidden-value");
     expect(logged.text).not.toContain(API_KEY);
 
     expect((await control("DELETE", "/_emulator/requests")).status).toBe(200);
-    expect((await control("GET", "/_emulator/requests")).body).toEqual({ requests: [] });
+    expect((await control("GET", "/_emulator/requests")).body).toEqual({
+      requests: [],
+      undocumented: 0,
+    });
   });
 
   it("sets the user", async () => {
@@ -82,12 +86,12 @@ describe("test controls", () => {
     expect((await call("POST", "/api/v0/volumes/search/", {})).body).toMatchObject({
       offers: [{ id: 88, disk_space: 10, storage_cost: 0.2, geolocation: "Nowhere, XX" }],
     });
-    const stale = await call("POST", `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`, {
+    const stale = await call("PUT", `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`, {
       image: "x",
       disk: 10,
     });
     expect(errorOf(stale)).toEqual({ status: 404, error: "no_such_ask" });
-    expect((await call("POST", "/api/v0/asks/77/", { image: "x", disk: 10 })).status).toBe(200);
+    expect((await call("PUT", "/api/v0/asks/77/", { image: "x", disk: 10 })).status).toBe(200);
     expect(errorOf(await control("PUT", "/_emulator/asks", { volumeAsks: [{ id: 1 }] }))).toEqual({
       status: 400,
       error: "invalid_args",
@@ -136,7 +140,10 @@ describe("test controls", () => {
       bootQueue: [],
       instanceAsks: [{ id: INSTANCE_ASK_ID }, {}, {}, {}],
     });
-    expect((await control("GET", "/_emulator/requests")).body).toEqual({ requests: [] });
+    expect((await control("GET", "/_emulator/requests")).body).toEqual({
+      requests: [],
+      undocumented: 0,
+    });
     expect((await control("GET", "/_emulator/faults")).body).toEqual({ faults: {} });
     expect((await call("GET", "/api/v0/secrets/", undefined, "kept-key")).status).toBe(200);
     // Ids start over, and the cleared boot queue no longer applies.

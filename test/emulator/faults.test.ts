@@ -84,13 +84,13 @@ describe("fault injection", () => {
   });
 
   it("drops a create before handling it: no instance exists", async () => {
-    await setFaults({ drops: { next: 1, methods: ["POST"] } });
+    await setFaults({ drops: { next: 1, methods: ["PUT"] } });
     await expect(createInstance(emulator.call)).rejects.toThrow();
     expect(await state()).toMatchObject({ instances: [] });
     expect((await log()).requests).toEqual([
       {
         seq: 1,
-        method: "POST",
+        method: "PUT",
         path: `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`,
         status: 0,
         fault: "drop",

@@ -6,7 +6,7 @@ export const API_KEY = "test-key-3f9a1c7e5b2d";
 export const INSTANCE_ASK_ID = 31001;
 export const VOLUME_ASK_ID = 21001;
 
-export type Method = "GET" | "POST" | "PUT" | "DELETE";
+export type Method = "GET" | "POST" | "PUT" | "DELETE" | "PATCH";
 
 export interface Reply {
   status: number;
@@ -55,7 +55,12 @@ function parseJson(text: string): unknown {
 export async function startTestEmulator(
   options: Partial<EmulatorOptions> = {},
 ): Promise<TestEmulator> {
-  const emulator = await startEmulator({ apiKey: API_KEY, market: false, ...options });
+  const emulator = await startEmulator({
+    apiKey: API_KEY,
+    market: false,
+    strict: true,
+    ...options,
+  });
   const dispatcher = new Agent();
   const raw = async (
     method: Method,
@@ -102,7 +107,7 @@ export function errorOf(reply: Reply): { status: number; error: string } {
 }
 
 export async function createInstance(call: Call, body: object = {}): Promise<number> {
-  const reply = await call("POST", `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`, {
+  const reply = await call("PUT", `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`, {
     client_id: "me",
     image: "pytorch/pytorch:latest",
     disk: 16,

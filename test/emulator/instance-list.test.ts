@@ -153,7 +153,7 @@ describe("instance list", () => {
     const a = await createInstance(call, { label: "train" });
     const b = await createInstance(call, { label: "train" });
     const c = await createInstance(call);
-    const reply = await call("POST", "/api/v0/asks/31002/", { image: "x", disk: 10 });
+    const reply = await call("PUT", "/api/v0/asks/31002/", { image: "x", disk: 10 });
     const d = z.object({ new_contract: z.int() }).parse(reply.body).new_contract;
     await call("PUT", `/api/v0/instances/${String(b)}/`, { state: "stopped" });
 
@@ -218,7 +218,7 @@ describe("instance list", () => {
     });
     const a = await createInstance(call);
     await createInstance(call);
-    await call("POST", "/api/v0/asks/31003/", { image: "x", disk: 10 });
+    await call("PUT", "/api/v0/asks/31003/", { image: "x", disk: 10 });
     await call("PUT", `/api/v0/instances/${String(a)}/`, { state: "stopped" });
 
     const reply = await call("GET", "/api/v0/instances/filters");

@@ -52,7 +52,7 @@ describe("instances", () => {
   it("creates with POST or PUT and shows every field the description lists", async () => {
     const { call } = emulator;
     const before = Date.now() / 1000;
-    const created = await call("POST", `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`, {
+    const created = await call("PUT", `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`, {
       client_id: "me",
       image: "vllm/vllm-openai:latest",
       disk: 32,
@@ -395,7 +395,7 @@ describe("instances", () => {
   });
 
   it("answers an unknown ask with 404 no_such_ask", async () => {
-    const reply = await emulator.call("POST", "/api/v0/asks/424242/", { image: "x", disk: 10 });
+    const reply = await emulator.call("PUT", "/api/v0/asks/424242/", { image: "x", disk: 10 });
     expect(errorOf(reply)).toEqual({ status: 404, error: "no_such_ask" });
   });
 
@@ -410,20 +410,20 @@ describe("instances", () => {
     [{ image: "x", disk: 10, runtype: "docker" }, "runtype"],
     [{ image: "x", disk: 10, price: -0.1 }, "price"],
   ])("rejects create %j with invalid_args naming %s", async (body, field) => {
-    const reply = await emulator.call("POST", `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`, body);
+    const reply = await emulator.call("PUT", `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`, body);
     expect(errorOf(reply)).toEqual({ status: 400, error: "invalid_args" });
     expect(reply.body).toMatchObject({ msg: expect.stringContaining(field) as unknown });
   });
 
   it("says which field is missing or wrong", async () => {
     const path = `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`;
-    expect((await emulator.call("POST", path, { disk: 10 })).body).toMatchObject({
+    expect((await emulator.call("PUT", path, { disk: 10 })).body).toMatchObject({
       msg: "image: is required",
     });
-    expect((await emulator.call("POST", path, { image: "x", disk: 4 })).body).toMatchObject({
+    expect((await emulator.call("PUT", path, { image: "x", disk: 4 })).body).toMatchObject({
       msg: "disk: must be at least 8 GB",
     });
-    expect((await emulator.call("POST", path)).body).toMatchObject({
+    expect((await emulator.call("PUT", path)).body).toMatchObject({
       msg: "request body: is required",
     });
   });
@@ -436,12 +436,12 @@ describe("instances", () => {
     const { call, control } = emulator;
     const body = { image: "ubuntu", disk: 20, runtype: "vm" };
     const path = `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`;
-    expect(errorOf(await call("POST", path, body))).toEqual({
+    expect(errorOf(await call("PUT", path, body))).toEqual({
       status: 400,
       error: "no_ssh_key_for_vm",
     });
     await control("PUT", "/_emulator/user", { ssh_key: "ssh-ed25519 AAAA test" });
-    expect((await call("POST", path, body)).body).toMatchObject({ success: true });
+    expect((await call("PUT", path, body)).body).toMatchObject({ success: true });
   });
 
   it("shows the machine an instance was rented on as its offer showed it", async () => {

@@ -57,7 +57,7 @@ describe("network volumes", () => {
       (await emulator.call("GET", `/api/v0/volumes/?owner=me${type ? `&type=${type}` : ""}`)).body,
     ).volumes;
   const rent = (askId: number, body: object) =>
-    emulator.call("POST", `/api/v0/asks/${String(askId)}/`, { image: "img", disk: 16, ...body });
+    emulator.call("PUT", `/api/v0/asks/${String(askId)}/`, { image: "img", disk: 16, ...body });
   const rentedId = async (askId: number, body: object) => {
     const reply = await rent(askId, body);
     expect(reply.status).toBe(200);

@@ -102,6 +102,10 @@ describe.each([MODERN, LEGACY])("the official client, $name, against the emulato
     proxyUrl = `http://127.0.0.1:${String((proxy.address() as net.AddressInfo).port)}`;
   });
   afterEach(async () => {
+    // The client sent nothing the service's documents do not give (the emulator runs strict).
+    const log = z
+      .object({ undocumented: z.number() })
+      .parse((await emulator.control("GET", "/_emulator/requests")).body);
     await emulator.close();
     await new Promise<void>((resolve) => {
       proxy.close(() => {
@@ -111,6 +115,7 @@ describe.each([MODERN, LEGACY])("the official client, $name, against the emulato
     fs.rmSync(home, { recursive: true, force: true });
     // Nothing the clients did went anywhere but to the emulator.
     expect(strayConnections).toBe(0);
+    expect(log.undocumented).toBe(0);
   });
 
   /** Only what the client needs: no key or setting of the developer's reaches it. */

@@ -43,7 +43,7 @@ describe("overlay networks (/api/v0/overlay/)", () => {
   const join = (name: string, instanceId: number) =>
     emulator.call("PUT", "/api/v0/overlay/", { name, instance_id: instanceId });
   const rent = (askId: number, body: object = {}) =>
-    emulator.call("POST", `/api/v0/asks/${String(askId)}/`, {
+    emulator.call("PUT", `/api/v0/asks/${String(askId)}/`, {
       client_id: "me",
       image: "pytorch/pytorch:latest",
       disk: 16,

@@ -117,16 +117,16 @@ describe("SSH keys", () => {
     const { call } = emulator;
     const vm = { image: "ubuntu:22.04", disk: 16, runtype: "vm" };
     const path = `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`;
-    expect(errorOf(await call("POST", path, vm))).toEqual({
+    expect(errorOf(await call("PUT", path, vm))).toEqual({
       status: 400,
       error: "no_ssh_key_for_vm",
     });
 
     const keyId = await register(ED25519);
-    expect((await call("POST", path, vm)).status).toBe(200);
+    expect((await call("PUT", path, vm)).status).toBe(200);
 
     await call("DELETE", `/api/v0/ssh/${String(keyId)}/`);
-    expect(errorOf(await call("POST", path, vm))).toEqual({
+    expect(errorOf(await call("PUT", path, vm))).toEqual({
       status: 400,
       error: "no_ssh_key_for_vm",
     });

@@ -238,13 +238,13 @@ describe("templates", () => {
     });
     expect(
       errorOf(
-        await call("POST", `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`, {
+        await call("PUT", `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`, {
           template_hash_id: "0".repeat(32),
         }),
       ),
     ).toEqual({ status: 400, error: "invalid_args" });
     expect(
-      errorOf(await call("POST", `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`, { disk: 10 })),
+      errorOf(await call("PUT", `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`, { disk: 10 })),
     ).toEqual({ status: 400, error: "invalid_args" });
   });
 

@@ -197,7 +197,7 @@ describe("volumes and volume offers", () => {
       runtype: "vm",
       volume_info: { create_new: false, volume_id: 5001, mount_path: "/data" },
     };
-    const refused = await call("POST", `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`, vm);
+    const refused = await call("PUT", `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`, vm);
     expect(errorOf(refused)).toEqual({ status: 400, error: "invalid_args" });
     expect(refused.body).toMatchObject({ msg: expect.stringContaining("not VMs") as unknown });
     expect((await call("GET", "/api/v1/instances/")).body).toMatchObject({ instances: [] });

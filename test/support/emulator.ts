@@ -10,8 +10,10 @@ const requestLogSchema = z.object({
       path: z.string(),
       status: z.number().nullable(),
       fault: z.string().optional(),
+      undocumented: z.literal(true).optional(),
     }),
   ),
+  undocumented: z.number(),
 });
 // The parts of the emulator's state that tests look at.
 const stateSchema = z.object({
@@ -117,6 +119,11 @@ const offerSearches = new Set([
   "/api/v0/network_volumes/search/",
 ]);
 
+/**
+ * Strict (the service's documented calls only) unless a test says otherwise; closing it fails
+ * when anything was sent outside them, also a call whose refusal the caller took in its stride
+ * (a DELETE answered 404 reads as "already gone").
+ */
 export async function startTestEmulator(
   options: Partial<EmulatorOptions> = {},
 ): Promise<TestEmulator> {
@@ -124,6 +131,7 @@ export async function startTestEmulator(
   // The small market (the seeded asks, rentable any number of times) unless a test asks for one.
   const running = await startEmulator({
     market: false,
+    strict: true,
     ...options,
     apiKey,
     port: 0,
@@ -152,8 +160,9 @@ export async function startTestEmulator(
     await control(...args);
   };
   const state = async () => stateSchema.parse(JSON.parse(await control("GET", "state")));
-  const requests = async () =>
-    requestLogSchema.parse(JSON.parse(await control("GET", "requests"))).requests;
+  const requestLog = async () =>
+    requestLogSchema.parse(JSON.parse(await control("GET", "requests")));
+  const requests = async () => (await requestLog()).requests;
   return {
     url: running.url,
     apiKey,
@@ -176,7 +185,23 @@ export async function startTestEmulator(
     revokeKey: (key) => send("DELETE", `keys/${encodeURIComponent(key)}`),
     removeAsk: (kind, id) => send("DELETE", `asks/${kind}/${String(id)}`),
     changeAsk: (kind, id, change) => send("PATCH", `asks/${kind}/${String(id)}`, change),
-    close: () => running.close(),
+    close: async () => {
+      let log: z.infer<typeof requestLogSchema> | undefined;
+      try {
+        log = await requestLog();
+      } finally {
+        await running.close();
+      }
+      if (log.undocumented > 0 && options.strict !== false) {
+        const seen = log.requests
+          .filter((entry) => entry.undocumented)
+          .map((entry) => `${entry.method} ${entry.path} ${String(entry.status)}`);
+        throw new Error(
+          `${String(log.undocumented)} request(s) to the emulator were outside what the service ` +
+            `documents: ${seen.join("; ") || "(cleared from the log)"}`,
+        );
+      }
+    },
   };
 }
 

@@ -182,12 +182,7 @@ export function createKind(
   if (request.method === "POST" && route === "/api/v0/secrets") return "secret";
   if (request.method === "POST" && route === "/api/v0/webhooks") return "webhook";
   if (request.method === "PUT" && route === "/api/v0/volumes") return "volume";
-  if (
-    (request.method === "POST" || request.method === "PUT") &&
-    /^\/api\/v0\/asks\/\d+$/.test(route)
-  ) {
-    return "instance";
-  }
+  if (request.method === "PUT" && /^\/api\/v0\/asks\/\d+$/.test(route)) return "instance";
   return undefined;
 }
 
