@@ -1,8 +1,8 @@
 import Fastify, { type FastifyInstance } from "fastify";
-import { KeyRing, registerAuth } from "./auth";
-import type { EmulatorContext } from "./context";
-import { FaultInjector } from "./faults";
-import { installHttpBasics } from "./http";
+import { KeyRing, registerAuth } from "./accounts/auth";
+import type { EmulatorContext } from "./shared/context";
+import { FaultInjector } from "./control/faults";
+import { installHttpBasics } from "./shared/http";
 import {
   type EmulatorOptions,
   EmulatorOptionsSchema,
@@ -10,29 +10,29 @@ import {
   type StartOptions,
   StartOptionsSchema,
 } from "./options";
-import { RateLimiter } from "./rateLimits";
-import { RequestLog } from "./requestLog";
-import { registerServiceRouting } from "./service-routes";
-import { registerApiKeyRoutes } from "./routes/apikeys";
-import { registerBidRoutes } from "./routes/bids";
-import { registerEndpointRoutes } from "./routes/endpoints";
-import { registerCommandRoutes } from "./routes/commands";
-import { registerControlRoutes } from "./routes/control";
-import { registerInstanceRoutes } from "./routes/instances";
-import { registerNetworkVolumeRoutes } from "./routes/network-volumes";
-import { registerOfferRoutes } from "./routes/offers";
-import { registerOverlayRoutes } from "./routes/overlays";
-import { registerSecretRoutes } from "./routes/secrets";
-import { registerSshRoutes } from "./routes/ssh";
-import { registerTemplateRoutes } from "./routes/templates";
-import { registerUserRoutes } from "./routes/users";
-import { registerVolumeRoutes } from "./routes/volumes";
-import { registerWebhookRoutes } from "./routes/webhooks";
-import { registerWorkerGroupRoutes } from "./routes/workergroups";
-import { ServerlessEngine } from "./serverless";
-import { registerServerlessEngine } from "./serverless-hooks";
-import { Store } from "./state";
-import { registerTraffic } from "./traffic";
+import { RateLimiter } from "./control/rate-limits";
+import { RequestLog } from "./control/request-log";
+import { registerServiceRouting } from "./control/service-routing";
+import { registerApiKeyRoutes } from "./accounts/api-key-routes";
+import { registerBidRoutes } from "./instances/bid-routes";
+import { registerEndpointRoutes } from "./serverless/endpoint-routes";
+import { registerCommandRoutes } from "./instances/command-routes";
+import { registerControlRoutes } from "./control/control-routes";
+import { registerInstanceRoutes } from "./instances/instance-routes";
+import { registerNetworkVolumeRoutes } from "./volumes/network-volume-routes";
+import { registerOfferRoutes } from "./market/offer-routes";
+import { registerOverlayRoutes } from "./instances/overlay-routes";
+import { registerSecretRoutes } from "./accounts/secret-routes";
+import { registerSshRoutes } from "./accounts/ssh-key-routes";
+import { registerTemplateRoutes } from "./templates/template-routes";
+import { registerUserRoutes } from "./accounts/user-routes";
+import { registerVolumeRoutes } from "./volumes/volume-routes";
+import { registerWebhookRoutes } from "./accounts/webhook-routes";
+import { registerWorkerGroupRoutes } from "./serverless/worker-group-routes";
+import { ServerlessEngine } from "./serverless/worker-engine";
+import { registerServerlessEngine } from "./serverless/engine-hooks";
+import { Store } from "./shared/state";
+import { registerTraffic } from "./control/traffic";
 
 export type { EmulatorOptions, StartOptions } from "./options";
 export { EmulatorOptionsSchema, StartOptionsSchema } from "./options";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { NetworkVolumeAskSchema } from "./cluster-state";
+import { NetworkVolumeAskSchema } from "./market/cluster-state";
 
 /**
  * Asks are plain data, so that a generator can produce a market of them. Fields beyond the first
@@ -203,7 +203,7 @@ export const EmulatorOptionsSchema = z.object({
   seed: z.int().optional(),
   volumeAsks: z.array(VolumeAskSchema).optional(),
   instanceAsks: z.array(InstanceAskSchema).optional(),
-  /** Replaces the network-volume asks (storage on a cluster, see cluster-state.ts). */
+  /** Replaces the network-volume asks (storage on a cluster, see market/cluster-state.ts). */
   networkVolumeAsks: z.array(NetworkVolumeAskSchema).optional(),
   /** Replaces the seeded catalogue of webhook event keys (GET /api/v0/notification-types/). */
   notificationTypes: z.array(NotificationTypeKeySchema).min(1).optional(),
@@ -216,7 +216,7 @@ export const EmulatorOptionsSchema = z.object({
   /**
    * A generated market beside the seeded asks (the default): `instanceOffers` instance asks
    * and up to `volumeOffers` volume asks over a spread of GPUs, prices, countries and machines,
-   * deterministic from `seed` (see marketGen.ts). With a market, renting is exclusive: an
+   * deterministic from `seed` (see market/market-gen.ts). With a market, renting is exclusive: an
    * on-demand ask that is rented leaves the market until its instance is destroyed. `false`:
    * the seeded asks alone, each rentable any number of times (the small market tests use).
    */
@@ -232,12 +232,12 @@ export const EmulatorOptionsSchema = z.object({
     .default({ seed: 1, instanceOffers: 300, volumeOffers: 36 }),
   /**
    * `documented`: each endpoint limited per API key at the threshold its 429 example documents
-   * (rateLimits.ts says how it is read), refused with the documented bodies. `off` (the
+   * (control/rate-limits.ts says how it is read), refused with the documented bodies. `off` (the
    * default) limits nothing.
    */
   rateLimits: z.enum(["off", "documented"]).default("off"),
   /**
-   * Refuse what the service does not document (service-routes.ts): a method the service does
+   * Refuse what the service does not document (control/service-routing.ts): a method the service does
    * not route at a path answers 405, as its router would. Off by default, for old scripts.
    */
   strict: z.boolean().default(false),

@@ -1,4 +1,4 @@
-import { generateMarket } from "../../emulator/marketGen";
+import { generateMarket } from "../../emulator/market/market-gen";
 import { OfferQueryError } from "../../provider/client";
 import { failureOf, useEmulator } from "./harness";
 

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { request } from "undici";
 import { startEmulator } from "../../emulator";
-import { bootTimingOf } from "../../emulator/lifecycle";
+import { bootTimingOf } from "../../emulator/instances/lifecycle";
 import {
   API_KEY,
   createInstance,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { generateMarket } from "../../emulator/marketGen";
+import { generateMarket } from "../../emulator/market/market-gen";
 import { type TestEmulator, startTestEmulator } from "./helpers";
 
 const OffersSchema = z.object({

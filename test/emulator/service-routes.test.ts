@@ -1,5 +1,5 @@
 import { buildEmulator } from "../../emulator";
-import { LENIENT_ROUTES, SERVICE_ROUTES } from "../../emulator/service-routes";
+import { LENIENT_ROUTES, SERVICE_ROUTES } from "../../emulator/control/service-routing";
 import { API_KEY, INSTANCE_ASK_ID, type TestEmulator, errorOf, startTestEmulator } from "./helpers";
 
 const create = `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`;

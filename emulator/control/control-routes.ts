@@ -1,0 +1,166 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { PermissionsSchema } from "../accounts/auth";
+import { NetworkVolumeAskSchema } from "../market/cluster-state";
+import type { EmulatorContext } from "../shared/context";
+import { FaultsSchema } from "./faults";
+import { notifyOutbid, outbid } from "../instances/bids";
+import { ApiError, check, pathId } from "../shared/http";
+import { InstanceAskSchema, VolumeAskSchema } from "../options";
+import { BootOutcomeSchema, clearResources } from "../shared/state";
+
+const BootsSchema = z.object({ outcomes: z.array(BootOutcomeSchema) });
+const UserUpdateSchema = z.object({
+  ssh_key: z.string().optional(),
+  credit: z.number().optional(),
+  email: z.string().optional(),
+});
+const NewKeySchema = z.object({
+  key: z.string().min(1),
+  permissions: PermissionsSchema.optional(),
+});
+const AsksSchema = z.object({
+  volumeAsks: z.array(VolumeAskSchema).optional(),
+  instanceAsks: z.array(InstanceAskSchema).optional(),
+  networkVolumeAsks: z.array(NetworkVolumeAskSchema).optional(),
+});
+const OutbidSchema = z.object({ dollarsPerHour: z.number().positive() });
+const KeyParamsSchema = z.object({ key: z.string() });
+const AskParamsSchema = z.object({
+  kind: z.enum(["instance", "volume"]),
+  id: z
+    .string()
+    .regex(/^[0-9]+$/)
+    .transform(Number),
+});
+const AskChangeSchema = z.strictObject({
+  dollarsPerHour: z.number().nonnegative().optional(),
+  minBidDollarsPerHour: z.number().nonnegative().optional(),
+  storageCostPerGbMonth: z.number().nonnegative().optional(),
+  reliability: z.number().min(0).max(1).optional(),
+});
+
+/** Test controls: no auth, never under /api/, never in the request log. */
+export function registerControlRoutes(app: FastifyInstance, ctx: EmulatorContext): void {
+  const { store, keys, faults, requests } = ctx;
+  const ok = { success: true };
+
+  app.get("/_emulator/state", async () => store.state);
+
+  app.get("/_emulator/requests", async () => ({
+    requests: requests.list(),
+    undocumented: requests.undocumented,
+  }));
+  app.delete("/_emulator/requests", async () => {
+    requests.clear();
+    return ok;
+  });
+
+  app.get("/_emulator/faults", async () => ({ faults: faults.current }));
+  app.put("/_emulator/faults", async (request) => {
+    faults.set(check(FaultsSchema, request.body, "invalid_args"));
+    return { success: true, faults: faults.current };
+  });
+  app.delete("/_emulator/faults", async () => {
+    faults.clear();
+    return ok;
+  });
+
+  app.put("/_emulator/boots", async (request) => {
+    const { outcomes } = check(BootsSchema, request.body, "invalid_args");
+    const queued = store.mutate((state) => state.bootQueue.push(...outcomes));
+    return { success: true, queued };
+  });
+  app.delete("/_emulator/boots", async () => {
+    store.mutate((state) => (state.bootQueue = []));
+    return ok;
+  });
+
+  app.put("/_emulator/user", async (request) => {
+    const input = check(UserUpdateSchema, request.body, "invalid_args");
+    const user = store.mutate(({ user }) => {
+      user.sshKey = input.ssh_key ?? user.sshKey;
+      user.creditDollars = input.credit ?? user.creditDollars;
+      user.email = input.email ?? user.email;
+      return user;
+    });
+    return { success: true, user };
+  });
+
+  app.post("/_emulator/keys", async (request) => {
+    const { key, permissions } = check(NewKeySchema, request.body, "invalid_args");
+    keys.add(key, permissions);
+    return ok;
+  });
+  app.delete("/_emulator/keys/:key", async (request) => {
+    const { key } = check(KeyParamsSchema, request.params, "invalid_args");
+    if (!keys.revoke(key)) throw new ApiError(404, "no_such_key", "No such API key.");
+    return ok;
+  });
+
+  app.put("/_emulator/asks", async (request) => {
+    const asks = check(AsksSchema, request.body, "invalid_args");
+    store.mutate((state) => {
+      state.volumeAsks = asks.volumeAsks ?? state.volumeAsks;
+      state.instanceAsks = asks.instanceAsks ?? state.instanceAsks;
+      state.networkVolumeAsks = asks.networkVolumeAsks ?? state.networkVolumeAsks;
+    });
+    return ok;
+  });
+
+  // One ask leaves the market (as if someone else rented it), or changes its price.
+  app.delete("/_emulator/asks/:kind/:id", async (request) => {
+    const { kind, id } = check(AskParamsSchema, request.params, "invalid_args");
+    const removed = store.mutate((state) => {
+      if (kind === "instance") {
+        const before = state.instanceAsks.length;
+        state.instanceAsks = state.instanceAsks.filter((ask) => ask.id !== id);
+        return before !== state.instanceAsks.length;
+      }
+      const before = state.volumeAsks.length;
+      state.volumeAsks = state.volumeAsks.filter((ask) => ask.id !== id);
+      return before !== state.volumeAsks.length;
+    });
+    if (!removed) throw new ApiError(404, "no_such_ask", `No ${kind} ask ${String(id)}.`);
+    return ok;
+  });
+  app.patch("/_emulator/asks/:kind/:id", async (request) => {
+    const { kind, id } = check(AskParamsSchema, request.params, "invalid_args");
+    const change = check(AskChangeSchema, request.body, "invalid_args");
+    const asks = kind === "instance" ? store.state.instanceAsks : store.state.volumeAsks;
+    const ask = asks.find((a) => a.id === id);
+    if (!ask) throw new ApiError(404, "no_such_ask", `No ${kind} ask ${String(id)}.`);
+    store.mutate(() => Object.assign(ask, change));
+    return { success: true, ask };
+  });
+
+  // A higher bid takes an interruptible instance's machine.
+  app.post("/_emulator/instances/:id/outbid", async (request) => {
+    const instance = store.state.instances.find((i) => i.id === pathId(request.params));
+    if (!instance) throw new ApiError(404, "no_such_instance", "No instance with that id.");
+    const { dollarsPerHour } = check(OutbidSchema, request.body, "invalid_args");
+    const bid = instance.bidDollarsPerHour;
+    if (bid === null) {
+      throw new ApiError(400, "invalid_args", "The instance is on-demand: no bid can take it.");
+    }
+    if (dollarsPerHour <= bid) {
+      throw new ApiError(
+        400,
+        "invalid_args",
+        `dollarsPerHour: must be above the instance's bid (${String(bid)} $/hour)`,
+      );
+    }
+    store.mutate(() => {
+      outbid(instance, dollarsPerHour);
+    });
+    notifyOutbid(store.state, ctx.settings, instance);
+    return { success: true };
+  });
+
+  app.post("/_emulator/reset", async () => {
+    store.mutate(clearResources);
+    requests.clear();
+    faults.clear();
+    return ok;
+  });
+}

@@ -1,0 +1,51 @@
+import { bootTimingOf } from "./lifecycle";
+import type { EmulatorSettings, InstanceAsk } from "../options";
+import type { Instance, State } from "../shared/state";
+
+/** What a rent decides; the rest of a new instance is the emulator's. */
+export type InstanceSpec = Pick<
+  Instance,
+  | "image"
+  | "diskGb"
+  | "onstart"
+  | "env"
+  | "label"
+  | "runtype"
+  | "bidDollarsPerHour"
+  | "imageLogin"
+  | "volume"
+  | "mounts"
+  | "overlay"
+  | "template"
+  | "workerGroupId"
+>;
+
+/** Adds an instance rented from `ask` to the state: the API's rent and the serverless engine's. */
+export function addInstance(
+  state: State,
+  settings: EmulatorSettings,
+  ask: InstanceAsk,
+  spec: InstanceSpec,
+): Instance {
+  const id = state.nextIds.instance++;
+  const timing = bootTimingOf(settings, id);
+  const queued = state.bootQueue.shift();
+  const created: Instance = {
+    id,
+    offer: structuredClone(ask),
+    ...spec,
+    createdAtMs: Date.now(),
+    polls: 0,
+    // A queued outcome keeps its own timing; polls default to the emulator's.
+    boot:
+      queued === undefined
+        ? { status: "running", ...timing }
+        : { ...queued, afterPolls: queued.afterPolls ?? settings.bootPolls },
+    intendedStatus: "running",
+    restartedAtMs: null,
+    releaseAtMs: null,
+    outbidDollarsPerHour: null,
+  };
+  state.instances.push(created);
+  return created;
+}
