@@ -19,7 +19,6 @@ import { registerEndpointRoutes } from "./serverless/endpoint-routes";
 import { registerCommandRoutes } from "./instances/command-routes";
 import { registerControlRoutes } from "./control/control-routes";
 import { registerInstanceRoutes } from "./instances/instance-routes";
-import { registerNetworkVolumeRoutes } from "./volumes/network-volume-routes";
 import { registerOfferRoutes } from "./market/offer-routes";
 import { registerOverlayRoutes } from "./instances/overlay-routes";
 import { registerSecretRoutes } from "./accounts/secret-routes";
@@ -58,7 +57,6 @@ const ROUTES = [
   registerEndpointRoutes,
   registerWorkerGroupRoutes,
   registerOverlayRoutes,
-  registerNetworkVolumeRoutes,
   registerControlRoutes,
 ];
 

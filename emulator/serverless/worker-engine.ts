@@ -4,7 +4,7 @@ import { addInstance } from "../instances/instance-create";
 import { stop } from "../instances/lifecycle";
 import type { EmulatorSettings } from "../options";
 import { parseQuery } from "../shared/query";
-import { BUNDLE_SEARCH, findInstanceOffers } from "../market/offer-routes";
+import { BUNDLE_SEARCH, findInstanceOffers } from "../market/offer-search";
 import type { WorkerGroup } from "./serverless-state";
 import type { Instance, State, Store } from "../shared/state";
 import { findVisibleTemplate, noteLaunch, templateDefaults } from "../templates/template-launch";

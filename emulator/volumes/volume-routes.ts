@@ -1,19 +1,15 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { EmulatorContext } from "../shared/context";
-import { ApiError, check } from "../shared/http";
-import {
-  SAMPLE_VOLUME_ASK,
-  dollars,
-  storageDollarsPerHour,
-  volumeMachineColumns,
-} from "../market/offers";
-import { findVolume, mountedBy, volumeAskOf } from "./mounts";
-import { describeNetworkVolume } from "./network-volumes";
-import type { VolumeAsk } from "../options";
-import type { State, Volume } from "../shared/state";
+import { ApiError, check, invalidArgs } from "../shared/http";
+import type { NetworkVolume } from "../market/cluster-state";
+import { freeGb } from "../market/network-volume-offers";
+import type { Volume } from "../shared/state";
+import { findVolume, mountedBy } from "./mounts";
+import { describeNetworkVolume, describeVolume } from "./volume-rows";
 
-export const AcceptVolumeAskSchema = z.object({
+/** Accepting a volume ask, local or network, as the official client's create commands send it. */
+const AcceptVolumeAskSchema = z.object({
   id: z.int().positive(),
   /** The OpenAPI's default, as the official client's. */
   size: z.int().positive().default(15),
@@ -32,29 +28,11 @@ const DeleteVolumeSchema = z.object({ id: VolumeIdSchema });
 /** `type` as the official client sends it (`show volumes --type local|network|all`). */
 const ListQuerySchema = z.object({ type: z.string().optional() });
 
-const UNKNOWN_MACHINE = Object.fromEntries(
-  Object.keys(volumeMachineColumns(SAMPLE_VOLUME_ASK)).map((key) => [key, null]),
-);
-
-function describeVolume(volume: Volume, ask: VolumeAsk | undefined, state: State) {
-  return {
-    id: volume.id,
-    name: `V.${String(volume.id)}`,
-    status: "created",
-    label: volume.label,
-    disk_space: volume.sizeGb,
-    ask_id: volume.askId,
-    start_date: volume.createdAtMs / 1000,
-    // The instances that mount it (linked at create or through `-v`).
-    instances: mountedBy(state, volume.id),
-    cluster_id: ask?.clusterId ?? null,
-    ...(ask ? volumeMachineColumns(ask) : UNKNOWN_MACHINE),
-    storage_total_cost: ask
-      ? dollars(storageDollarsPerHour(ask.storageCostPerGbMonth, volume.sizeGb))
-      : null,
-  };
-}
-
+/**
+ * The account's volumes, local and network. Network volumes are created as the official client's
+ * `create network-volume` sends it (no OpenAPI entry exists); both kinds are listed and deleted
+ * through /api/v0/volumes/, as the client sends them.
+ */
 export function registerVolumeRoutes(app: FastifyInstance, { store }: EmulatorContext): void {
   // Accepting an ask spends money, so it needs the write permission; the asks stay available.
   app.put("/api/v0/volumes/", { config: { category: "instance_write" } }, async (request) => {
@@ -91,11 +69,11 @@ export function registerVolumeRoutes(app: FastifyInstance, { store }: EmulatorCo
     const type = parsed.success ? parsed.data.type : undefined;
     const local = state.volumes.map((volume) => ({
       id: volume.id,
-      row: describeVolume(volume, volumeAskOf(state, volume), state),
+      row: describeVolume(volume, state),
     }));
     const network = state.networkVolumes.map((volume) => ({
       id: volume.id,
-      row: describeNetworkVolume(volume, mountedBy(state, volume.id)),
+      row: describeNetworkVolume(volume, state),
     }));
     const shown =
       type === "local_volume"
@@ -134,4 +112,34 @@ export function registerVolumeRoutes(app: FastifyInstance, { store }: EmulatorCo
     });
     return { success: true };
   });
+
+  // The service's scope list: creating a network volume is instance_write. Several volumes may
+  // be cut from one ask, as long as their sizes fit in it.
+  app.put(
+    "/api/v0/network_volumes/",
+    { config: { category: "instance_write" } },
+    async (request) => {
+      const { id, size, name } = check(AcceptVolumeAskSchema, request.body, "invalid_args");
+      const ask = store.state.networkVolumeAsks.find((a) => a.id === id);
+      if (!ask) throw invalidArgs(`id: no network volume ask ${String(id)}`);
+      const free = freeGb(ask, store.state);
+      if (size > free) {
+        throw invalidArgs(`size: network volume ask ${String(id)} has ${String(free)} GB left`);
+      }
+      const volume = store.mutate((state) => {
+        const created: NetworkVolume = {
+          id: state.nextIds.volume++,
+          askId: id,
+          clusterId: ask.clusterId,
+          sizeGb: size,
+          label: name ?? null,
+          createdAtMs: Date.now(),
+          offer: structuredClone(ask),
+        };
+        state.networkVolumes.push(created);
+        return created;
+      });
+      return { success: true, volume_name: `V.${String(volume.id)}` };
+    },
+  );
 }

@@ -1,12 +1,11 @@
-import type { NetworkVolume, NetworkVolumeAsk } from "../market/cluster-state";
-import { countryCode, dollars, storageDollarsPerHour } from "../market/offers";
 import type { Row } from "../shared/query";
 import type { State } from "../shared/state";
+import type { NetworkVolumeAsk } from "./cluster-state";
+import { countryCode, dollars, storageDollarsPerHour } from "./offers";
 
 /**
- * Network volumes as the service shows them: offers (POST /api/v0/network_volumes/search/) and
- * the account's volumes (GET /api/v0/volumes/?type=network_volume). A network disk belongs to a
- * cluster, not to a machine, so the machine's own columns are null.
+ * Network-volume offers as the service shows them (POST /api/v0/network_volumes/search/). A
+ * network disk belongs to a cluster, not to a machine, so the machine's own columns are null.
  */
 
 /** GB of an ask not yet cut into the account's network volumes. */
@@ -72,38 +71,5 @@ export function networkVolumeOfferFilterView(ask: NetworkVolumeAsk, offer: Row):
     pcie_bw: null,
     total_flops: null,
     ubuntu_version: null,
-  };
-}
-
-/** A network volume as the volume list shows it: the local volume row's fields. */
-export function describeNetworkVolume(volume: NetworkVolume, mountedBy: number[]) {
-  const ask = volume.offer;
-  return {
-    id: volume.id,
-    name: `V.${String(volume.id)}`,
-    status: "created",
-    label: volume.label,
-    disk_space: volume.sizeGb,
-    ask_id: volume.askId,
-    start_date: volume.createdAtMs / 1000,
-    instances: mountedBy,
-    cluster_id: volume.clusterId,
-    machine_id: null,
-    host_id: ask.hostId,
-    cpu_arch: null,
-    cpu_name: null,
-    mobo_name: null,
-    disk_name: null,
-    driver_version: null,
-    cuda_max_good: null,
-    os_version: null,
-    inet_up: ask.inetUpMbps,
-    inet_down: ask.inetDownMbps,
-    public_ipaddr: null,
-    reliability2: ask.reliability,
-    static_ip: true,
-    verification: ask.verification,
-    geolocation: ask.geolocation,
-    storage_total_cost: dollars(storageDollarsPerHour(ask.storageCostPerGbMonth, volume.sizeGb)),
   };
 }
