@@ -1,37 +1,38 @@
 import Fastify, { type FastifyInstance } from "fastify";
-import { KeyRing, registerAuth } from "./accounts/auth";
-import type { EmulatorContext } from "./shared/context";
+import { registerApiKeyRoutes } from "./accounts/api-key-routes";
+import { registerAuth } from "./accounts/auth";
+import { KeyRing } from "./accounts/key-ring";
+import { registerSecretRoutes } from "./accounts/secret-routes";
+import { registerSshRoutes } from "./accounts/ssh-key-routes";
+import { registerUserRoutes } from "./accounts/user-routes";
+import { registerWebhookRoutes } from "./accounts/webhook-routes";
+import { registerControlRoutes } from "./control/control-routes";
 import { FaultInjector } from "./control/faults";
-import { installHttpBasics } from "./shared/http";
-import {
-  type EmulatorOptions,
-  EmulatorOptionsSchema,
-  parseOptions,
-  type StartOptions,
-  StartOptionsSchema,
-} from "./options";
 import { RateLimiter } from "./control/rate-limits";
 import { RequestLog } from "./control/request-log";
 import { registerServiceRouting } from "./control/service-routing";
-import { registerApiKeyRoutes } from "./accounts/api-key-routes";
-import { registerBidRoutes } from "./instances/bid-routes";
-import { registerEndpointRoutes } from "./serverless/endpoint-routes";
-import { registerCommandRoutes } from "./instances/command-routes";
-import { registerControlRoutes } from "./control/control-routes";
-import { registerInstanceRoutes } from "./instances/instance-routes";
-import { registerOfferRoutes } from "./market/offer-routes";
-import { registerOverlayRoutes } from "./instances/overlay-routes";
-import { registerSecretRoutes } from "./accounts/secret-routes";
-import { registerSshRoutes } from "./accounts/ssh-key-routes";
-import { registerTemplateRoutes } from "./templates/template-routes";
-import { registerUserRoutes } from "./accounts/user-routes";
-import { registerVolumeRoutes } from "./volumes/volume-routes";
-import { registerWebhookRoutes } from "./accounts/webhook-routes";
-import { registerWorkerGroupRoutes } from "./serverless/worker-group-routes";
-import { ServerlessEngine } from "./serverless/worker-engine";
-import { registerServerlessEngine } from "./serverless/engine-hooks";
-import { Store } from "./shared/state";
 import { registerTraffic } from "./control/traffic";
+import { registerBidRoutes } from "./instances/bid-routes";
+import { registerCommandRoutes } from "./instances/command-routes";
+import { registerInstanceRoutes } from "./instances/instance-routes";
+import { registerOverlayRoutes } from "./instances/overlay-routes";
+import { registerOfferRoutes } from "./market/offer-routes";
+import {
+  type EmulatorOptions,
+  EmulatorOptionsSchema,
+  type StartOptions,
+  StartOptionsSchema,
+  parseOptions,
+} from "./options";
+import { registerEndpointRoutes } from "./serverless/endpoint-routes";
+import { registerServerlessEngine } from "./serverless/engine-hooks";
+import { ServerlessEngine } from "./serverless/worker-engine";
+import { registerWorkerGroupRoutes } from "./serverless/worker-group-routes";
+import type { EmulatorContext } from "./shared/context";
+import { installHttpBasics } from "./shared/http";
+import { Store } from "./shared/store";
+import { registerTemplateRoutes } from "./templates/template-routes";
+import { registerVolumeRoutes } from "./volumes/volume-routes";
 
 export type { EmulatorOptions, StartOptions } from "./options";
 export { EmulatorOptionsSchema, StartOptionsSchema } from "./options";

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { type ApiKeyEntry, CategorySchema, type Permissions, requestKey } from "./auth";
 import type { EmulatorContext } from "../shared/context";
 import { ApiError, check, pathId } from "../shared/http";
+import { requestKey } from "./auth";
+import { type ApiKeyEntry, CategorySchema, type Permissions } from "./key-ring";
 
 // The spec's shape, {api: {<category>: {<constraints>}}}, with the service's category names.
 const ScopeSchema = z.object({

@@ -1,8 +1,15 @@
+import { z } from "zod";
+
 /**
  * The catalogue of notification types: the event keys a webhook may subscribe to. The seeded
  * keys are the ones the service's public documentation shows; the real catalogue is larger,
  * so a user can replace it with the `notificationTypes` option.
  */
+
+/** A notification type's full key, `<context>:<slug>`, e.g. `client:low_credit`. */
+export const NotificationTypeKeySchema = z
+  .string()
+  .regex(/^(client|host):[a-z0-9_]+$/, "must look like client:low_credit (<context>:<slug>)");
 
 interface NotificationTypeSeed {
   key: string;

@@ -1,20 +1,22 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import type { Instance } from "../instances/instance-state";
 import type { EmulatorContext } from "../shared/context";
 import { ApiError, pathId } from "../shared/http";
+import type { State } from "../shared/state";
+import type { SshKey } from "./account-state";
 import {
+  type PublicKey,
   attachKey,
   deleteKey,
   detachKey,
   keyComment,
   keysOnInstance,
   parsePublicKey,
-  type PublicKey,
   registerKey,
   sameKey,
   storeKey,
 } from "./ssh-keys";
-import type { Instance, SshKey, State } from "../shared/state";
 
 const SshKeyBodySchema = z.object({ ssh_key: z.string().trim().min(1) });
 const DetachParamsSchema = z.object({

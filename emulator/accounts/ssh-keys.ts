@@ -1,4 +1,6 @@
-import type { Instance, SshKey, SshKeyAttachment, State } from "../shared/state";
+import type { Instance } from "../instances/instance-state";
+import type { State } from "../shared/state";
+import type { SshKey, SshKeyAttachment } from "./account-state";
 
 /** The rule behind VM creation: a key registered through /api/v0/ssh/ or the legacy user key. */
 export function accountHasSshKey(state: State): boolean {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { createHash } from "node:crypto";
-import { requestKey } from "./auth";
 import type { EmulatorContext } from "../shared/context";
+import { requestKey } from "./auth";
 import { accountSshKeyText } from "./ssh-keys";
 
 export function registerUserRoutes(app: FastifyInstance, { store, keys }: EmulatorContext): void {

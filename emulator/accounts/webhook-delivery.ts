@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from "node:crypto";
 import { BlockList, isIP } from "node:net";
 import { request } from "undici";
-import type { Webhook } from "../shared/state";
+import type { Webhook } from "./account-state";
 
 /** The service delivers only to public addresses; these never are. */
 const privateAddresses = new BlockList();

@@ -3,8 +3,8 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { EmulatorContext } from "../shared/context";
 import { ApiError, check, pathId } from "../shared/http";
+import type { Webhook } from "./account-state";
 import { notificationTypeRows } from "./notification-types";
-import type { Webhook } from "../shared/state";
 import { deliverTestEvent, webhookUrlProblem } from "./webhook-delivery";
 
 const NameSchema = z

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { PermissionsSchema } from "../accounts/auth";
-import { NetworkVolumeAskSchema } from "../market/cluster-state";
-import type { EmulatorContext } from "../shared/context";
-import { FaultsSchema } from "./faults";
+import { PermissionsSchema } from "../accounts/key-ring";
 import { notifyOutbid, outbid } from "../instances/bids";
+import { BootOutcomeSchema } from "../instances/instance-state";
+import { InstanceAskSchema, NetworkVolumeAskSchema, VolumeAskSchema } from "../market/asks";
+import type { EmulatorContext } from "../shared/context";
 import { ApiError, check, pathId } from "../shared/http";
-import { InstanceAskSchema, VolumeAskSchema } from "../options";
-import { BootOutcomeSchema, clearResources } from "../shared/state";
+import { clearResources } from "../shared/state";
+import { FaultsSchema } from "./faults";
 
 const BootsSchema = z.object({ outcomes: z.array(BootOutcomeSchema) });
 const UserUpdateSchema = z.object({

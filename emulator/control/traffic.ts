@@ -1,9 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import { setTimeout as delay } from "node:timers/promises";
 import { requestKey } from "../accounts/auth";
+import { errorBody, isApiPath } from "../shared/http";
 import type { FaultInjector } from "./faults";
 import type { RateLimiter } from "./rate-limits";
-import { errorBody, isApiPath } from "../shared/http";
 import type { RequestLog } from "./request-log";
 
 /**

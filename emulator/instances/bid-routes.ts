@@ -1,8 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { bidProblem, changeBid, winningBid } from "./bids";
 import type { EmulatorContext } from "../shared/context";
 import { ApiError, check, pathId } from "../shared/http";
+import { bidProblem, changeBid, winningBid } from "./bids";
 
 const BidSchema = z.object({
   client_id: z.string().nullish(),

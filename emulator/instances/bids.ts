@@ -1,7 +1,8 @@
-import { reboot, bootTimingOf, outbidMessage } from "./lifecycle";
-import type { EmulatorSettings } from "../options";
-import type { Instance, State } from "../shared/state";
 import { deliverEvent, webhookUrlProblem } from "../accounts/webhook-delivery";
+import type { EmulatorSettings } from "../options";
+import type { State } from "../shared/state";
+import type { Instance } from "./instance-state";
+import { bootTimingOf, outbidMessage, reboot } from "./lifecycle";
 
 const MIN_BID = 0.001;
 /** The bid-price endpoint's documented maximum, $/hour. */

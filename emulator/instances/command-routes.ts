@@ -3,8 +3,8 @@ import { z } from "zod";
 import type { EmulatorContext } from "../shared/context";
 import { ApiError, check, invalidArgs } from "../shared/http";
 import { describeInstance } from "./instance-row";
+import type { Instance } from "./instance-state";
 import { isRunning } from "./lifecycle";
-import type { Instance } from "../shared/state";
 
 /**
  * A copy's end as the official client writes it: an instance (`123`, `"123"`, `"C.123"`), the

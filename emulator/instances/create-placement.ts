@@ -1,9 +1,10 @@
-import type { Mount } from "../market/cluster-state";
+import type { InstanceAsk } from "../market/asks";
 import { ApiError, invalidArgs } from "../shared/http";
-import { envDirectives, resolveMounts } from "../volumes/mounts";
-import type { InstanceAsk } from "../options";
+import type { State } from "../shared/state";
+import { type NamedMount, resolveMounts } from "../volumes/mounts";
+import type { Mount } from "../volumes/volume-state";
+import type { Instance } from "./instance-state";
 import { checkCanJoin, freeAddress } from "./overlays";
-import type { Instance, State } from "../shared/state";
 
 /**
  * What a create says about where a new instance sits beyond its machine: the volumes it mounts
@@ -14,6 +15,38 @@ export interface Placement {
   readonly volume: Mount | null;
   readonly mounts: Mount[];
   readonly overlay: Instance["overlay"];
+}
+
+/** What a create's env asks beyond variables: overlays (`-n`) and mounts (`-v`). */
+interface EnvDirectives {
+  readonly overlayNames: readonly string[];
+  readonly mounts: readonly NamedMount[];
+}
+
+/**
+ * The official client sends `-n NAME` and `-v NAME:PATH` as env keys with the value "1"; a
+ * flag with its value (`{"-n": "NAME"}`, as the client sends `-h`) is read the same way.
+ */
+function envDirectives(env: Readonly<Record<string, string>>): EnvDirectives {
+  const overlayNames: string[] = [];
+  const mounts: NamedMount[] = [];
+  for (const [key, value] of Object.entries(env)) {
+    const flag = /^(-[nv])(?:\s+(\S+))?\s*$/.exec(key.trim());
+    if (!flag) continue;
+    const argument = flag[2] ?? value.trim();
+    const field = `env["${key}"]`;
+    if (flag[1] === "-n") {
+      overlayNames.push(argument);
+      continue;
+    }
+    const colon = argument.indexOf(":");
+    const mountPath = colon < 0 ? "" : argument.slice(colon + 1);
+    if (colon <= 0 || !mountPath.startsWith("/")) {
+      throw invalidArgs(`${field}: must be -v <volume name>:<absolute mount path>`);
+    }
+    mounts.push({ name: argument.slice(0, colon), mountPath, field });
+  }
+  return { overlayNames, mounts };
 }
 
 export function placementOf(

@@ -1,6 +1,8 @@
+import type { InstanceAsk } from "../market/asks";
+import type { EmulatorSettings } from "../options";
+import type { State } from "../shared/state";
+import type { Instance } from "./instance-state";
 import { bootTimingOf } from "./lifecycle";
-import type { EmulatorSettings, InstanceAsk } from "../options";
-import type { Instance, State } from "../shared/state";
 
 /** What a rent decides; the rest of a new instance is the emulator's. */
 export type InstanceSpec = Pick<

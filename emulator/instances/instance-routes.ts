@@ -1,17 +1,18 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { accountHasSshKey } from "../accounts/ssh-keys";
+import { heldAskIds } from "../market/offers";
 import type { EmulatorContext } from "../shared/context";
-import { placementOf } from "./create-placement";
 import { envFromDockerFlags } from "../shared/docker-flags";
 import { ApiError, check, pathId } from "../shared/http";
+import type { State } from "../shared/state";
+import { findVisibleTemplate, noteLaunch, templateDefaults } from "../templates/template-launch";
+import { placementOf } from "./create-placement";
+import { addInstance } from "./instance-create";
 import { pageOf, parseListQuery } from "./instance-list";
 import { describeInstance } from "./instance-row";
-import { addInstance } from "./instance-create";
+import { type Instance, RuntypeSchema } from "./instance-state";
 import { bootTimingOf, start, stop } from "./lifecycle";
-import { heldAskIds } from "../market/offers";
-import { accountHasSshKey } from "../accounts/ssh-keys";
-import { type Instance, RuntypeSchema, type State } from "../shared/state";
-import { findVisibleTemplate, noteLaunch, templateDefaults } from "../templates/template-launch";
 
 /**
  * The launch mode. The official client sends space-separated tokens ("ssh_direc ssh_proxy",

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { statusOf } from "./lifecycle";
 import { machineOf, round } from "../market/machine";
 import { mountsOf } from "../volumes/mounts";
-import type { Instance } from "../shared/state";
+import type { Instance } from "./instance-state";
+import { statusOf } from "./lifecycle";
 
 const num = z.number();
 const int = z.int();

@@ -1,6 +1,6 @@
 import type { EmulatorSettings } from "../options";
 import { seededRandom } from "../shared/random";
-import type { BootStatus, Instance } from "../shared/state";
+import type { BootStatus, Instance } from "./instance-state";
 
 /** null is the service's "provisioning"; loading comes next while the image is pulled. */
 export type ActualStatus = BootStatus | "loading" | "stopped" | null;

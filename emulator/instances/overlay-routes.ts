@@ -1,8 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import type { Overlay } from "../market/cluster-state";
 import type { EmulatorContext } from "../shared/context";
 import { ApiError, check, invalidArgs } from "../shared/http";
+import type { State } from "../shared/state";
+import type { Overlay } from "./instance-state";
 import {
   checkCanJoin,
   clusterIds,
@@ -11,7 +12,6 @@ import {
   removeOverlay,
   subnetOf,
 } from "./overlays";
-import type { State } from "../shared/state";
 
 /**
  * Overlay networks, as the official client's `create/show/join/delete overlay` send them (no

@@ -1,7 +1,7 @@
-import type { Overlay } from "../market/cluster-state";
+import type { InstanceAsk } from "../market/asks";
 import { invalidArgs } from "../shared/http";
-import type { InstanceAsk } from "../options";
-import type { Instance, State } from "../shared/state";
+import type { State } from "../shared/state";
+import type { Instance, Overlay } from "./instance-state";
 
 /**
  * Overlay networks: a private LAN on one physical cluster for the instances that join it. Each

@@ -1,7 +1,6 @@
-import type { NetworkVolumeAsk } from "./cluster-state";
-import type { InstanceAsk, VolumeAsk } from "../options";
-import { round } from "./machine";
 import { seededRandom } from "../shared/random";
+import type { InstanceAsk, NetworkVolumeAsk, VolumeAsk } from "./asks";
+import { round } from "./machine";
 
 /**
  * Physical clusters in a generated market: a few hosts wire 4 to 16 of their datacenter

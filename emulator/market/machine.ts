@@ -1,5 +1,5 @@
+import type { InstanceAsk } from "./asks";
 import { countryCode } from "./offers";
-import type { InstanceAsk } from "../options";
 
 /**
  * The machine behind an ask, as an instance row shows it: the same figures its offer shows in a

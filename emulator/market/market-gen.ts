@@ -1,13 +1,13 @@
-import type { NetworkVolumeAsk } from "./cluster-state";
-import { formClusters } from "./cluster-gen";
-import type { InstanceAsk, VolumeAsk } from "../options";
 import { seededRandom } from "../shared/random";
+import type { InstanceAsk, NetworkVolumeAsk, VolumeAsk } from "./asks";
+import { formClusters } from "./cluster-gen";
 
 /**
  * A realistic market, deterministic from a seed: machines across GPUs, countries, prices and
  * reliabilities, each listing one to three instance asks (slices of its GPUs); some also list a
  * volume ask, and every machine with a volume ask lists instance asks, so a volume can always be
- * used; a few datacenter machines form physical clusters (cluster-gen.ts). Ids start above the hand-written seed (asks 31001–31004, 21001–21003), so both coexist.
+ * used; a few datacenter machines form physical clusters (cluster-gen.ts). Ids start above the
+ * hand-written seed (asks 31001–31004, 21001–21003, seeded-asks.ts), so both coexist.
  */
 
 export const FIRST_GENERATED_INSTANCE_ASK = 40001;

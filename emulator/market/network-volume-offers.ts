@@ -1,6 +1,6 @@
 import type { Row } from "../shared/query";
 import type { State } from "../shared/state";
-import type { NetworkVolumeAsk } from "./cluster-state";
+import type { NetworkVolumeAsk } from "./asks";
 import { countryCode, dollars, storageDollarsPerHour } from "./offers";
 
 /**

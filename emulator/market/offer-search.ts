@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { EmulatorSettings } from "../options";
 import { type Query, type Row, type SearchSpec, runQuery } from "../shared/query";
 import type { State } from "../shared/state";
-import { NetworkVolumeAskSchema } from "./cluster-state";
+import { NetworkVolumeAskSchema } from "./asks";
 import {
   describeNetworkVolumeOffer,
   freeGb,

@@ -1,5 +1,5 @@
-import { type InstanceAsk, InstanceAskSchema, type VolumeAsk, VolumeAskSchema } from "../options";
 import type { Row } from "../shared/query";
+import { type InstanceAsk, InstanceAskSchema, type VolumeAsk, VolumeAskSchema } from "./asks";
 
 /** Storage is priced per GB-month; the service bills it by the hour of a 30-day month. */
 const HOURS_PER_MONTH = 720;

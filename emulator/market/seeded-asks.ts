@@ -1,5 +1,4 @@
-import type { NetworkVolumeAsk } from "./cluster-state";
-import type { InstanceAsk, VolumeAsk } from "../options";
+import type { InstanceAsk, NetworkVolumeAsk, VolumeAsk } from "./asks";
 
 /**
  * The seeded market's one physical cluster: the Hesse A100 machine alone, so that the small
@@ -273,19 +272,6 @@ export const SEEDED_INSTANCE_ASKS: InstanceAsk[] = [
     gpuDisplayActive: false,
   },
 ];
-
-/** ssh_key is empty so that tests of VM instances must register one first, as on the real service. */
-export const DEFAULT_USER = { id: 1, email: "dev@example.com", creditDollars: 100, sshKey: "" };
-
-export const FIRST_IDS = {
-  webhook: 1,
-  volume: 5001,
-  instance: 1000001,
-  template: 300001,
-  endpoint: 7001,
-  workerGroup: 9001,
-  overlay: 1,
-};
 
 /** Storage on the seeded cluster's network disk. */
 export const SEEDED_NETWORK_VOLUME_ASKS: NetworkVolumeAsk[] = [

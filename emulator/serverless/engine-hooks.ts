@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { isApiPath } from "../shared/http";
+import type { Store } from "../shared/store";
 import type { ServerlessEngine } from "./worker-engine";
-import type { Store } from "../shared/state";
 
 /**
  * Every /api/ request sees released workers gone once their time has come (the timers do the

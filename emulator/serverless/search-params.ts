@@ -1,6 +1,6 @@
+import { BUNDLE_SEARCH } from "../market/offer-search";
 import { ApiError, invalidArgs } from "../shared/http";
 import { parseQuery } from "../shared/query";
-import { BUNDLE_SEARCH } from "../market/offer-search";
 
 export type SearchQuery = Record<string, Record<string, unknown>>;
 

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { ApiError } from "../shared/http";
-import type { Endpoint, WorkerGroup } from "./serverless-state";
 import type { State } from "../shared/state";
+import type { Endpoint, WorkerGroup } from "./serverless-state";
 
 /**
  * Scaling parameters as the endpoint and worker-group bodies carry them. The official client

@@ -1,13 +1,15 @@
-import { parseLaunchArgs } from "../shared/docker-flags";
 import type { FaultInjector } from "../control/faults";
 import { addInstance } from "../instances/instance-create";
+import type { Instance } from "../instances/instance-state";
 import { stop } from "../instances/lifecycle";
-import type { EmulatorSettings } from "../options";
-import { parseQuery } from "../shared/query";
 import { BUNDLE_SEARCH, findInstanceOffers } from "../market/offer-search";
-import type { WorkerGroup } from "./serverless-state";
-import type { Instance, State, Store } from "../shared/state";
+import type { EmulatorSettings } from "../options";
+import { parseLaunchArgs } from "../shared/docker-flags";
+import { parseQuery } from "../shared/query";
+import type { State } from "../shared/state";
+import type { Store } from "../shared/store";
 import { findVisibleTemplate, noteLaunch, templateDefaults } from "../templates/template-launch";
+import type { WorkerGroup } from "./serverless-state";
 
 /** A worker's image when neither its template nor its launch_args name one (the API's default). */
 const DEFAULT_WORKER_IMAGE = "vastai/base-image:@vastai-automatic-tag";

@@ -2,6 +2,8 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { EmulatorContext } from "../shared/context";
 import { ApiError, check, pathId } from "../shared/http";
+import type { State } from "../shared/state";
+import { findVisibleTemplate } from "../templates/template-launch";
 import { parseSearchParams } from "./search-params";
 import type { WorkerGroup } from "./serverless-state";
 import {
@@ -11,8 +13,6 @@ import {
   given,
   newApiKey,
 } from "./serverless-wire";
-import type { State } from "../shared/state";
-import { findVisibleTemplate } from "../templates/template-launch";
 
 const GroupBodySchema = z.object({
   ...ScalingFields,

@@ -1,10 +1,10 @@
-import type { KeyRing } from "../accounts/auth";
+import type { KeyRing } from "../accounts/key-ring";
 import type { FaultInjector } from "../control/faults";
-import type { EmulatorSettings } from "../options";
 import type { RateLimiter } from "../control/rate-limits";
 import type { RequestLog } from "../control/request-log";
+import type { EmulatorSettings } from "../options";
 import type { ServerlessEngine } from "../serverless/worker-engine";
-import type { Store } from "./state";
+import type { Store } from "./store";
 
 /** What route modules share: the account's state and the emulator's test machinery. */
 export interface EmulatorContext {

@@ -2,6 +2,8 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { EmulatorContext } from "../shared/context";
 import { ApiError, check } from "../shared/http";
+import { visibleTemplates } from "./template-launch";
+import { describeTemplate, searchTemplates } from "./template-search";
 import {
   TEMPLATE_DEFAULTS,
   type Template,
@@ -9,8 +11,6 @@ import {
   TemplateContentSchema,
   templateHash,
 } from "./template-state";
-import { visibleTemplates } from "./template-launch";
-import { describeTemplate, searchTemplates } from "./template-search";
 
 // The official client sends null for every option it was not given: null is "not given".
 const text = z.string().nullish();

@@ -1,7 +1,8 @@
-import type { InstanceAsk, VolumeAsk } from "../options";
-import type { Mount, NetworkVolume } from "../market/cluster-state";
+import type { Instance } from "../instances/instance-state";
+import type { InstanceAsk, VolumeAsk } from "../market/asks";
 import { invalidArgs } from "../shared/http";
-import type { Instance, State, Volume } from "../shared/state";
+import type { State } from "../shared/state";
+import type { Mount, NetworkVolume, Volume } from "./volume-state";
 
 /**
  * Volumes on instances. A local volume lives on one machine, a network volume on one cluster's
@@ -71,36 +72,11 @@ function checkReachable(state: State, found: AnyVolume, ask: InstanceAsk, field:
   }
 }
 
-/** What a create's env asks beyond variables: overlays (`-n`) and mounts (`-v`). */
-export interface EnvDirectives {
-  readonly overlayNames: readonly string[];
-  readonly mounts: ReadonlyArray<{ name: string; mountPath: string; field: string }>;
-}
-
-/**
- * The official client sends `-n NAME` and `-v NAME:PATH` as env keys with the value "1"; a
- * flag with its value (`{"-n": "NAME"}`, as the client sends `-h`) is read the same way.
- */
-export function envDirectives(env: Readonly<Record<string, string>>): EnvDirectives {
-  const overlayNames: string[] = [];
-  const mounts: Array<{ name: string; mountPath: string; field: string }> = [];
-  for (const [key, value] of Object.entries(env)) {
-    const flag = /^(-[nv])(?:\s+(\S+))?\s*$/.exec(key.trim());
-    if (!flag) continue;
-    const argument = flag[2] ?? value.trim();
-    const field = `env["${key}"]`;
-    if (flag[1] === "-n") {
-      overlayNames.push(argument);
-      continue;
-    }
-    const colon = argument.indexOf(":");
-    const mountPath = colon < 0 ? "" : argument.slice(colon + 1);
-    if (colon <= 0 || !mountPath.startsWith("/")) {
-      throw invalidArgs(`${field}: must be -v <volume name>:<absolute mount path>`);
-    }
-    mounts.push({ name: argument.slice(0, colon), mountPath, field });
-  }
-  return { overlayNames, mounts };
+/** A volume a create names in a `-v <name>:<path>` env entry; `field` names the entry. */
+export interface NamedMount {
+  readonly name: string;
+  readonly mountPath: string;
+  readonly field: string;
 }
 
 /** The mounts of a create, each checked against the ask's machine and cluster. */
@@ -108,7 +84,7 @@ export function resolveMounts(
   state: State,
   ask: InstanceAsk,
   volumeInfo: { volume_id: number; mount_path: string } | undefined,
-  fromEnv: EnvDirectives["mounts"],
+  fromEnv: readonly NamedMount[],
 ): { volume: Mount | null; mounts: Mount[] } {
   let volume: Mount | null = null;
   if (volumeInfo) {

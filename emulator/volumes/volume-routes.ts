@@ -1,12 +1,11 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { freeGb } from "../market/network-volume-offers";
 import type { EmulatorContext } from "../shared/context";
 import { ApiError, check, invalidArgs } from "../shared/http";
-import type { NetworkVolume } from "../market/cluster-state";
-import { freeGb } from "../market/network-volume-offers";
-import type { Volume } from "../shared/state";
 import { findVolume, mountedBy } from "./mounts";
 import { describeNetworkVolume, describeVolume } from "./volume-rows";
+import type { NetworkVolume, Volume } from "./volume-state";
 
 /** Accepting a volume ask, local or network, as the official client's create commands send it. */
 const AcceptVolumeAskSchema = z.object({

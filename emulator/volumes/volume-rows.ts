@@ -1,12 +1,12 @@
-import type { NetworkVolume } from "../market/cluster-state";
 import {
   SAMPLE_VOLUME_ASK,
   dollars,
   storageDollarsPerHour,
   volumeMachineColumns,
 } from "../market/offers";
-import type { State, Volume } from "../shared/state";
+import type { State } from "../shared/state";
 import { mountedBy, volumeAskOf } from "./mounts";
+import type { NetworkVolume, Volume } from "./volume-state";
 
 /**
  * The account's volumes as GET /api/v0/volumes/ lists them: local and network volumes in one

@@ -1,0 +1,74 @@
+import { randomUUID } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { z } from "zod";
+import type { EmulatorSettings } from "../options";
+import { type State, StateSchema, initialState } from "./state";
+
+function loadState(file: string): State | undefined {
+  if (!fs.existsSync(file)) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch {
+    // JSON.parse's message quotes the file, which holds secret values.
+    throw new Error(`Emulator state file ${file} is not valid JSON; delete it to start afresh.`);
+  }
+  const result = StateSchema.safeParse(json);
+  if (!result.success) {
+    throw new Error(
+      `Emulator state file ${file} is not valid emulator state; delete it to start afresh.\n` +
+        z.prettifyError(result.error),
+    );
+  }
+  return result.data;
+}
+
+/** A crash mid-write must leave the previous state, so write a sibling and rename it over. */
+function writeAtomically(file: string, text: string): void {
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomUUID()}.tmp`);
+  try {
+    const fd = fs.openSync(temp, "w", 0o600);
+    try {
+      fs.writeSync(fd, text);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temp, file);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+export class Store {
+  private constructor(
+    public readonly state: State,
+    private readonly file: string | undefined,
+  ) {}
+
+  static open(settings: EmulatorSettings): Store {
+    const file = settings.stateFile === undefined ? undefined : path.resolve(settings.stateFile);
+    const state = (file === undefined ? undefined : loadState(file)) ?? initialState(settings);
+    if (settings.volumeAsks) state.volumeAsks = structuredClone(settings.volumeAsks);
+    if (settings.instanceAsks) state.instanceAsks = structuredClone(settings.instanceAsks);
+    if (settings.networkVolumeAsks) {
+      state.networkVolumeAsks = structuredClone(settings.networkVolumeAsks);
+    }
+    const store = new Store(state, file);
+    store.save();
+    return store;
+  }
+
+  /** Every change goes through here so that none escapes the state file. */
+  mutate<T>(change: (state: State) => T): T {
+    const result = change(this.state);
+    this.save();
+    return result;
+  }
+
+  private save(): void {
+    if (this.file !== undefined) writeAtomically(this.file, JSON.stringify(this.state, null, 2));
+  }
+}
