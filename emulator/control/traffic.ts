@@ -8,7 +8,8 @@ import type { RequestLog } from "./request-log";
 
 /**
  * Logs /api/ requests, injects faults and applies rate limits; registered first so that faults
- * and limits precede auth and state.
+ * and limits precede auth and state. Limits are per key: a request without one is left to auth,
+ * which answers it 401 whatever the rate.
  */
 export function registerTraffic(
   app: FastifyInstance,
@@ -22,12 +23,11 @@ export function registerTraffic(
     if (faults.latencyMs > 0) await delay(faults.latencyMs);
     const fault = faults.decide(request.method, request.url);
     if (fault === undefined) {
-      const limited = limits.take(
-        request.method,
-        request.routeOptions.url ?? "",
-        requestKey(request) ?? "",
-        Date.now(),
-      );
+      const key = requestKey(request);
+      // No key, nothing to limit by: auth answers 401, where one bucket shared by every
+      // key-less request would answer some of them 429.
+      if (key === undefined) return;
+      const limited = limits.take(request.method, request.routeOptions.url ?? "", key, Date.now());
       // No Retry-After: the service sends none (its rate-limit page says so).
       if (limited !== undefined)
         return reply.code(429).type(limited.contentType).send(limited.body);

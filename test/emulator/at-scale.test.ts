@@ -5,6 +5,7 @@ import { bootTimingOf } from "../../emulator/instances/lifecycle";
 import {
   API_KEY,
   createInstance,
+  errorOf,
   showInstance,
   startTestEmulator,
   type TestEmulator,
@@ -75,6 +76,22 @@ describe("rate limits as documented", () => {
       error: "rate_limit_exceeded",
       msg: "API requests too frequent endpoint threshold=3.0",
     });
+  });
+
+  it("answers every request without a key 401, never 429, leaving each key's allowance whole", async () => {
+    // The instance list allows one request a second: one bucket for them all would refuse most.
+    const keyless = [];
+    for (let n = 0; n < 5; n++) {
+      keyless.push(await emulator.call("GET", "/api/v1/instances/", undefined, null));
+    }
+    expect(keyless.map(errorOf)).toEqual(Array(5).fill({ status: 401, error: "unauthorized" }));
+    expect((await emulator.call("GET", "/api/v1/instances/")).status).toBe(200);
+    // A key, even an unknown one, is limited before auth reads it, as documented.
+    const unknown = [];
+    for (let n = 0; n < 2; n++) {
+      unknown.push(await emulator.call("GET", "/api/v1/instances/", undefined, "no-such-key"));
+    }
+    expect(unknown.map((reply) => reply.status)).toEqual([401, 429]);
   });
 
   it("refills at the threshold's rate", async () => {
