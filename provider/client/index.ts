@@ -2,12 +2,8 @@ import { ApiKeysApi } from "./api-keys";
 import { CommandsApi } from "./commands";
 import { EndpointsApi } from "./endpoints";
 import { InstancesApi } from "./instances";
-import type {
-  InstanceOffer,
-  InstanceOfferQuery,
-  VolumeOffer,
-  VolumeOfferQuery,
-} from "./offer-query";
+import type { InstanceOfferQuery, VolumeOfferQuery } from "./offer-query-language";
+import type { InstanceOffer, VolumeOffer } from "./offer-schemas";
 import { OffersApi } from "./offers";
 import { OverlaysApi } from "./overlays";
 import { SecretsApi } from "./secrets";
@@ -41,14 +37,15 @@ export { bidBounds } from "./instances";
 export {
   compileInstanceOfferQuery,
   compileVolumeOfferQuery,
-  OfferQueryError,
   withCondition,
   type CompiledQuery,
-  type InstanceOffer,
-  type InstanceOfferQuery,
-  type VolumeOffer,
-  type VolumeOfferQuery,
 } from "./offer-query";
+export {
+  OfferQueryError,
+  type InstanceOfferQuery,
+  type VolumeOfferQuery,
+} from "./offer-query-language";
+export type { InstanceOffer, VolumeOffer } from "./offer-schemas";
 export type { RejectedOffer, Search } from "./offers";
 export type { RemoteCopy, RemoteCopyStarted } from "./commands";
 export type { SshKey, InstanceSshKey } from "./ssh-keys";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { deleteUnlessGone } from "./errors";
-import { instanceOfferWireSchema } from "./offer-query";
+import { instanceOfferWireSchema } from "./offer-schemas";
 import { SharedList } from "./shared-list";
 import { StatusRounds } from "./status-rounds";
 import type { Transport } from "./transport";

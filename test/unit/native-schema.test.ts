@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as gpucloud from "../../provider";
 import { instanceSummaryOf } from "../../provider/client/instance-summaries";
-import { instanceOfferSchema, volumeOfferSchema } from "../../provider/client/offer-query";
+import { instanceOfferSchema, volumeOfferSchema } from "../../provider/client/offer-schemas";
 import { templateSummaryOf } from "../../provider/client/templates";
 import { nativeFunctions } from "../../provider/native/functions";
 import { nativeResources } from "../../provider/native/resources";

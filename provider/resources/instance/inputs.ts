@@ -364,7 +364,7 @@ export const instanceOutputsSchema = instanceInputsSchema.extend({
       dollarsPerHour: z.number().nullable().describe("The offer's price, in dollars per hour."),
       machineId: z.number().int().nullable().describe("The id of the machine rented."),
     })
-    // Not the path's name: `InstanceOffer` is getOffers' offer (client/offer-query.ts).
+    // Not the path's name: `InstanceOffer` is getOffers' offer (client/offer-schemas.ts).
     .meta({
       pulumiType: "InstanceRentedOffer",
       description:

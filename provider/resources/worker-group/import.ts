@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { InstanceOfferQuery, WorkerGroup as WorkerGroupWire } from "../../client";
-import { instanceOfferQueryOfFilters } from "../../client/offer-query";
+import { instanceOfferQueryOfFilters } from "../../client/offer-filters";
 import { providerClient } from "../../provider-runtime";
 import { searchQueryOf } from "./diff";
 import { workerGroupInputsSchema, type WorkerGroupInputs, type WorkerGroupOutputs } from "./inputs";
