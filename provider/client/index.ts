@@ -16,7 +16,12 @@ import { WebhooksApi } from "./webhooks";
 import { WorkerGroupsApi } from "./worker-groups";
 
 export { deleteUnlessGone, GpuCloudError } from "./errors";
-export { closeAllPools, type RetryEvent, type TransportOptions } from "./transport";
+export {
+  closeAllPools,
+  ConnectionPools,
+  type RetryEvent,
+  type TransportOptions,
+} from "./transport";
 export { defaultRetryPolicy, exponentialBackoff, type Backoff, type RetryPolicy } from "./retry";
 export type { CurrentUser } from "./users";
 export type { MaskedSecrets } from "./secrets";
@@ -92,8 +97,11 @@ export class GpuCloudClient {
   /** Overlay networks on physical clusters. */
   readonly overlays: OverlaysApi;
 
+  readonly #transport: Transport;
+
   constructor(options: TransportOptions) {
     const transport = new Transport(options);
+    this.#transport = transport;
     this.users = new UsersApi(transport);
     this.secrets = new SecretsApi(transport);
     this.webhooks = new WebhooksApi(transport);
@@ -107,6 +115,11 @@ export class GpuCloudClient {
     this.endpoints = new EndpointsApi(transport);
     this.workerGroups = new WorkerGroupsApi(transport);
     this.overlays = new OverlaysApi(transport);
+  }
+
+  /** Closes the client's connections (those of the pools it was given, too). */
+  close(): Promise<void> {
+    return this.#transport.close();
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { DynamicProvider } from "../shim";
+import type { ResourceImplementation } from "../resource-implementation";
 import { ownerOf } from "../resources/instance/identity";
 import * as apiKey from "../resources/api-key";
 import * as endpoint from "../resources/endpoint";
@@ -16,12 +16,6 @@ import * as workerGroup from "../resources/worker-group";
 
 type Props = Record<string, unknown>;
 
-/** A resource module's `provider`: every module has each method but update (replace only). */
-export type ResourceImplementation = Required<
-  Pick<DynamicProvider<Props, Props>, "check" | "diff" | "create" | "read" | "delete">
-> &
-  Pick<DynamicProvider<Props, Props>, "update">;
-
 /** The package's name in Pulumi: every type token starts with it. */
 export const packageName = "gpucloud";
 
@@ -29,8 +23,8 @@ export const packageName = "gpucloud";
 export interface NativeResource {
   /** `gpucloud:index:<Type>`'s last part; the TypeScript class's name. */
   readonly type: string;
-  /** The one implementation (check, diff, create, read, update, delete). */
-  readonly provider: ResourceImplementation;
+  /** The one implementation (check, diff, create, read, update, delete), given the run. */
+  readonly implementation: ResourceImplementation<Props, Props>;
   /** The zod definitions the implementation checks with: the schema is generated from them. */
   readonly inputs: z.ZodObject;
   readonly outputs: z.ZodObject;
@@ -70,14 +64,14 @@ export interface ResourceContext {
 
 const resource = (
   type: string,
-  module: { provider: unknown },
+  module: { implementation: unknown },
   inputs: z.ZodObject,
   outputs: z.ZodObject,
   description: string,
   extra: Partial<Pick<NativeResource, "hidden" | "optional" | "fill" | "importSecrets">> = {},
 ): NativeResource => ({
   type,
-  provider: module.provider as ResourceImplementation,
+  implementation: module.implementation as ResourceImplementation<Props, Props>,
   inputs,
   outputs,
   hidden: extra.hidden ?? [],

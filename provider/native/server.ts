@@ -12,11 +12,10 @@ import * as statusproto from "@pulumi/pulumi/proto/status_pb";
 import * as anyproto from "google-protobuf/google/protobuf/any_pb";
 import * as emptyproto from "google-protobuf/google/protobuf/empty_pb";
 import * as structproto from "google-protobuf/google/protobuf/struct_pb";
-import type * as pulumi from "@pulumi/pulumi";
-import { cancelWaits } from "../cancellation";
 import type { ConfigSource } from "../config";
-import { configure, providerClient, setProgressSink } from "../provider-runtime";
 import { newStackToken } from "../resources/instance/identity";
+import { logToEngine } from "../run/progress";
+import { Run } from "../run/run";
 import { functionOf } from "./functions";
 import { type NativeResource, resourceOf } from "./resources";
 import { packageSchema, type PackageSpec, secretOutputs } from "./schema";
@@ -155,14 +154,33 @@ export class GpuCloudProviderService {
   private config: Props = {};
   private engine: enginerpc.EngineClient | undefined;
   private readonly current = new AsyncLocalStorage<{ urn: string }>();
-  /** Set by Cancel, which also stops every wait of the process (cancellation.ts). */
+  /** The plugin's run (provider/run/run.ts): made by Configure, given to every call after. */
+  #run: Run | undefined;
+  /** Set by Cancel, which also stops every wait of the run (run/cancellation.ts). */
   cancelled = false;
 
   constructor(engineAddress: string | undefined) {
     this.version = packageVersion();
     this.schema = packageSchema(this.version);
     if (engineAddress !== undefined) this.connectEngine(engineAddress);
-    setProgressSink((message) => this.progress(message));
+  }
+
+  /**
+   * The plugin's run: made by Configure, the first call that needs one (or by any call the
+   * engine makes before it). Its progress goes to the row of the resource being worked on, and
+   * its engine watch uses the address the process was started with, as the dynamic door's.
+   */
+  private currentRun(): Run {
+    if (this.#run === undefined) {
+      this.#run = new Run({
+        engineAddress: process.argv[2],
+        progress: (message) => {
+          if (!this.progress(message)) logToEngine(message);
+        },
+      });
+      if (this.cancelled) this.#run.cancellation.cancel();
+    }
+    return this.#run;
   }
 
   private connectEngine(address: string): void {
@@ -207,7 +225,8 @@ export class GpuCloudProviderService {
     });
   }
 
-  private run<T>(urn: string, work: () => Promise<T>): Promise<T> {
+  /** Runs `work` as the work on the resource `urn` (whose row its progress lines go to). */
+  private onResource<T>(urn: string, work: () => Promise<T>): Promise<T> {
     return this.current.run({ urn }, work);
   }
 
@@ -282,7 +301,7 @@ export class GpuCloudProviderService {
           },
         };
         this.config = args;
-        configure({ config: source } as unknown as pulumi.dynamic.ConfigureRequest);
+        this.currentRun().configure(source);
         const response = new provproto.ConfigureResponse();
         response.setAcceptsecrets(true);
         response.setSupportspreview(false);
@@ -296,8 +315,12 @@ export class GpuCloudProviderService {
         const resource = this.resource(request.getType(), urn);
         const olds = unwrapSecrets(fromStruct(request.getOlds()));
         const news = unwrapSecrets(fromStruct(request.getNews()));
-        const result = await this.run(urn, () =>
-          resource.provider.check(olds.props, this.fill(resource, urn, news.props)),
+        const result = await this.onResource(urn, () =>
+          resource.implementation.check(
+            this.currentRun(),
+            olds.props,
+            this.fill(resource, urn, news.props),
+          ),
         );
         const response = new provproto.CheckResponse();
         const inputs = result.inputs ?? news.props;
@@ -319,8 +342,8 @@ export class GpuCloudProviderService {
         const olds = unwrapSecrets(fromStruct(request.getOlds())).props;
         const oldInputs = unwrapSecrets(fromStruct(request.getOldInputs())).props;
         const news = unwrapSecrets(fromStruct(request.getNews())).props;
-        const result = await this.run(urn, () =>
-          resource.provider.diff(request.getId(), olds, news),
+        const result = await this.onResource(urn, () =>
+          resource.implementation.diff(this.currentRun(), request.getId(), olds, news),
         );
         const response = new provproto.DiffResponse();
         const { DiffChanges } = provproto.DiffResponse;
@@ -349,11 +372,11 @@ export class GpuCloudProviderService {
         const resource = this.resource(request.getType(), urn);
         const inputs = unwrapSecrets(fromStruct(request.getProperties()));
         const secret = this.secretsOf(resource, inputs.secret);
-        const result = await this.run(urn, () => resource.provider.create(inputs.props)).catch(
-          (error: unknown) => {
-            throw initFailure(error, (props) => wrapSecrets(props, secret));
-          },
-        );
+        const result = await this.onResource(urn, () =>
+          resource.implementation.create(this.currentRun(), inputs.props),
+        ).catch((error: unknown) => {
+          throw initFailure(error, (props) => wrapSecrets(props, secret));
+        });
         const response = new provproto.CreateResponse();
         response.setId(result.id);
         response.setProperties(toStruct(wrapSecrets(result.outs ?? {}, secret)));
@@ -366,8 +389,12 @@ export class GpuCloudProviderService {
         const props = unwrapSecrets(fromStruct(request.getProperties()));
         const inputs = unwrapSecrets(fromStruct(request.getInputs()));
         const known = Object.keys(props.props).length > 0;
-        const result = await this.run(urn, () =>
-          resource.provider.read(request.getId(), known ? props.props : undefined),
+        const result = await this.onResource(urn, () =>
+          resource.implementation.read(
+            this.currentRun(),
+            request.getId(),
+            known ? props.props : undefined,
+          ),
         );
         // An import reads an environment in plaintext: it may hold credentials (resources.ts).
         const secret = this.secretsOf(resource, [
@@ -390,9 +417,11 @@ export class GpuCloudProviderService {
         const resource = this.resource(request.getType(), urn);
         const olds = unwrapSecrets(fromStruct(request.getOlds()));
         const news = unwrapSecrets(fromStruct(request.getNews()));
-        const update = resource.provider.update?.bind(resource.provider);
+        const update = resource.implementation.update?.bind(resource.implementation);
         const result = update
-          ? await this.run(urn, () => update(request.getId(), olds.props, news.props))
+          ? await this.onResource(urn, () =>
+              update(this.currentRun(), request.getId(), olds.props, news.props),
+            )
           : { outs: { ...olds.props, ...news.props } };
         const response = new provproto.UpdateResponse();
         const secret = this.secretsOf(resource, [...olds.secret, ...news.secret]);
@@ -404,8 +433,8 @@ export class GpuCloudProviderService {
         const urn = request.getUrn();
         const resource = this.resource(request.getType(), urn);
         const props = unwrapSecrets(fromStruct(request.getProperties())).props;
-        await this.run(urn, async () => {
-          await resource.provider.delete(request.getId(), props);
+        await this.onResource(urn, async () => {
+          await resource.implementation.delete(this.currentRun(), request.getId(), props);
         });
         return new emptyproto.Empty();
       }),
@@ -414,7 +443,11 @@ export class GpuCloudProviderService {
         const fn = functionOf(request.getTok());
         if (fn === undefined) throw new Error(`unknown function ${request.getTok()}`);
         const args = unwrapSecrets(fromStruct(request.getArgs()));
-        const result = (await fn.run(providerClient(), args.props, request.getPreview())) as Props;
+        const result = (await fn.run(
+          this.currentRun().client,
+          args.props,
+          request.getPreview(),
+        )) as Props;
         const response = new provproto.InvokeResponse();
         // A result computed from a secret argument is secret as a whole.
         const secret = args.secret.size > 0 ? Object.keys(result) : [];
@@ -429,7 +462,7 @@ export class GpuCloudProviderService {
        */
       cancel: unary(async () => {
         this.cancelled = true;
-        cancelWaits();
+        this.#run?.cancellation.cancel();
         return new emptyproto.Empty();
       }),
 
@@ -451,7 +484,6 @@ export class GpuCloudProviderService {
   }
 
   close(): void {
-    setProgressSink(undefined);
     this.engine?.close();
   }
 }

@@ -1,10 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, GpuCloudError } from "../client";
-import { once } from "../once";
-import { configurationFailures, providerClient } from "../provider-runtime";
+import { dynamicProvider } from "../provider-runtime";
+import type { ResourceImplementation } from "../resource-implementation";
+import type { Run } from "../run/run";
 import { readResult } from "../read-result";
-import { type DynamicProvider, providerShim } from "../shim";
+import { providerShim } from "../shim";
 import { checkInputs } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------
@@ -140,13 +141,6 @@ export function diffApiKey(olds: ApiKeyOutputs, news: ApiKeyInputs): pulumi.dyna
 
 // ---- CRUD ---------------------------------------------------------------------------------
 
-// The account's keys before this run created any, and those it created: after a lost create
-// reply, a key of that name in neither set can only be that create's.
-const keysBeforeThisRun = once(
-  async () => new Set((await providerClient().apiKeys.list()).map((key) => key.id)),
-);
-const createdThisRun = new Set<number>();
-
 /** The scope the service lists as JSON text (`rights`), or undefined when it is not one. */
 function scopeOf(rights: string | null | undefined): ApiKeyPermissions | undefined {
   if (!rights) return undefined;
@@ -165,9 +159,10 @@ function scopeOf(rights: string | null | undefined): ApiKeyPermissions | undefin
  * a key whose scope no program can declare (full access, or rights outside the categories).
  */
 async function importedApiKey(
+  run: Run,
   id: string,
 ): Promise<{ id?: string; props?: ApiKeyOutputs; inputs?: ApiKeyInputs }> {
-  const client = providerClient();
+  const client = run.client;
   const found = (await client.apiKeys.list()).find((key) => String(key.id) === id);
   if (!found) return {};
   const refuse = (why: string): Error =>
@@ -193,22 +188,25 @@ async function importedApiKey(
 }
 
 /**
- * The provider only ever calls the service with the configured key (providerClient): a key
+ * The provider only ever calls the service with the configured key (the run's client): a key
  * created here is handed to the program as an output and never used as a credential.
  */
-export const provider: DynamicProvider<ApiKeyInputs, ApiKeyOutputs> = {
-  async check(_olds, news) {
+export const implementation: ResourceImplementation<ApiKeyInputs, ApiKeyOutputs> = {
+  async check(run, _olds, news) {
     const checked = checkInputs(apiKeyInputsSchema, news);
-    return { ...checked, failures: [...(await configurationFailures()), ...checked.failures] };
+    return { ...checked, failures: [...(await run.configurationFailures()), ...checked.failures] };
   },
 
-  async diff(_id, olds, news) {
+  async diff(_run, _id, olds, news) {
     return diffApiKey(olds, news);
   },
 
-  async create(inputs) {
-    const client = providerClient();
-    const before = await keysBeforeThisRun();
+  async create(run, inputs) {
+    const client = run.client;
+    // The account's keys before this run created any, and those it created: after a lost create
+    // reply, a key of that name in neither set can only be that create's.
+    const before = await run.reads.apiKeyIdsBefore();
+    const createdThisRun = run.made.apiKeyIds;
     try {
       const created = await client.apiKeys.create({
         name: inputs.name,
@@ -238,9 +236,9 @@ export const provider: DynamicProvider<ApiKeyInputs, ApiKeyOutputs> = {
   },
 
   /** Detects a key revoked outside Pulumi; the key itself is never listed, so it is kept. */
-  async read(id, props) {
-    if (!props) return importedApiKey(id);
-    const found = (await providerClient().apiKeys.list()).find((key) => String(key.id) === id);
+  async read(run, id, props) {
+    if (!props) return importedApiKey(run, id);
+    const found = (await run.client.apiKeys.list()).find((key) => String(key.id) === id);
     if (!found) return {};
     const inputs: ApiKeyInputs = {
       name: found.name ?? props.name,
@@ -249,10 +247,13 @@ export const provider: DynamicProvider<ApiKeyInputs, ApiKeyOutputs> = {
     return readResult(id, props, { ...props, ...inputs }, inputs);
   },
 
-  async delete(_id, props) {
-    await deleteUnlessGone(providerClient().apiKeys.delete(props.apiKeyId));
+  async delete(run, _id, props) {
+    await deleteUnlessGone(run.client.apiKeys.delete(props.apiKeyId));
   },
 };
+
+/** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
+export const provider = dynamicProvider(implementation);
 
 // ---- The resource -------------------------------------------------------------------------
 

@@ -1,12 +1,12 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone } from "../client";
-import { providerClient, reportProgress } from "../provider-runtime";
+import { dynamicProvider } from "../provider-runtime";
+import type { ResourceImplementation } from "../resource-implementation";
 import { readResult } from "../read-result";
-import { type DynamicProvider, providerShim } from "../shim";
+import { providerShim } from "../shim";
 import {
   isLeftoverOf,
-  isRecorded,
   leftoversQuery,
   newStackToken,
   ownerOfInstance,
@@ -58,50 +58,50 @@ function diffSweeper(olds: SweeperOutputs, news: SweeperInputs): pulumi.dynamic.
  * delete`), another stack's, one rented by hand, or one marked before stack tokens existed is
  * never touched. Creating it sends nothing.
  */
-export const provider: DynamicProvider<SweeperInputs, SweeperOutputs> = {
-  async check(_olds, news) {
+export const implementation: ResourceImplementation<SweeperInputs, SweeperOutputs> = {
+  async check(_run, _olds, news) {
     return checkInputs(sweeperInputsSchema, news);
   },
 
-  async diff(_id, olds, news) {
+  async diff(_run, _id, olds, news) {
     return diffSweeper(olds, news);
   },
 
-  async create(inputs) {
+  async create(_run, inputs) {
     return { id: inputs.ownerPrefix, outs: { ...inputs, stackToken: newStackToken() } };
   },
 
-  async read(id, props) {
+  async read(_run, id, props) {
     return props ? readResult(id, props, props, { ownerPrefix: props.ownerPrefix }) : {};
   },
 
-  async update(_id, olds, news) {
+  async update(_run, _id, olds, news) {
     return { outs: { ...news, stackToken: olds.stackToken ?? newStackToken() } };
   },
 
-  async delete(_id, props) {
+  async delete(run, _id, props) {
     const { stackToken } = props;
     if (stackToken === undefined) {
       // Written before stack tokens: nothing proves which instances are this stack's own.
       return;
     }
-    const client = providerClient();
+    const client = run.client;
     const left = (await client.instances.list(leftoversQuery(stackToken))).filter(
       (instance) =>
         isLeftoverOf(instance, stackToken) &&
-        !isRecorded(ownerOfInstance(instance) ?? "", instance.id),
+        !run.renting.isRecorded(ownerOfInstance(instance) ?? "", instance.id),
     );
     // Overlays and network volumes that interrupted NodeGroup creates made around them.
     const around = await partsAround(client, left, stackToken);
     // At once: their confirmations share the status rounds.
     const destroyed = await Promise.all(
       left.map(async (instance) => {
-        reportProgress(
+        run.progress(
           `destroying instance ${instance.id} (${ownerOfInstance(instance) ?? ""}), ` +
             `left by an interrupted create of this stack and recorded by no resource`,
         );
         try {
-          return (await destroyAndConfirm(client, instance.id, 3))
+          return (await destroyAndConfirm(run, instance.id, 3))
             ? undefined
             : `${instance.id} (still shown)`;
         } catch (error) {
@@ -112,11 +112,11 @@ export const provider: DynamicProvider<SweeperInputs, SweeperOutputs> = {
     const kept = destroyed.filter((why) => why !== undefined);
     if (kept.length === 0) {
       for (const overlay of around.overlays) {
-        reportProgress(`deleting overlay ${overlay.name}, made by an interrupted create`);
+        run.progress(`deleting overlay ${overlay.name}, made by an interrupted create`);
         await deleteUnlessGone(client.overlays.delete(overlay.overlay_id));
       }
       for (const volume of around.volumes) {
-        reportProgress(`deleting network volume V.${volume.id}, made by an interrupted create`);
+        run.progress(`deleting network volume V.${volume.id}, made by an interrupted create`);
         await deleteUnlessGone(client.volumes.delete(volume.id));
       }
     }
@@ -128,6 +128,9 @@ export const provider: DynamicProvider<SweeperInputs, SweeperOutputs> = {
     }
   },
 };
+
+/** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
+export const provider = dynamicProvider(implementation);
 
 // ---- The resource -------------------------------------------------------------------------
 

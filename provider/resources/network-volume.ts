@@ -11,11 +11,12 @@ import {
   type VolumeOfferQuery,
   type VolumeOfferRow,
 } from "../client";
-import { configurationFailures, providerClient } from "../provider-runtime";
+import { dynamicProvider } from "../provider-runtime";
+import type { ResourceImplementation } from "../resource-implementation";
+import type { Run } from "../run/run";
 import { readResult } from "../read-result";
-import { type DynamicProvider, providerShim } from "../shim";
+import { providerShim } from "../shim";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
-import { createdThisRun, volumesBeforeThisRun } from "../volumes-this-run";
 
 // A network volume: storage on a physical cluster's network disk, which instances on machines of
 // that cluster mount (Instance `networkVolume`). Nothing in it is secret.
@@ -142,10 +143,13 @@ export function diffNetworkVolume(
 // ---- CRUD ---------------------------------------------------------------------------------
 
 /** By query: the first offer, in the query's order (cheapest first), that has room. */
-async function chooseOffer(inputs: NetworkVolumeInputs): Promise<VolumeOffer | undefined> {
+async function chooseOffer(
+  run: Run,
+  inputs: NetworkVolumeInputs,
+): Promise<VolumeOffer | undefined> {
   const query = inputs.offerQuery;
   if (query === undefined) return undefined;
-  const search = await providerClient().offers.searchNetworkVolumes(query);
+  const search = await run.client.offers.searchNetworkVolumes(query);
   const [best] = search.offers.filter((offer) => offer.diskSpaceGb >= inputs.sizeGb);
   if (best !== undefined) return best;
   throw new Error(
@@ -158,14 +162,14 @@ async function chooseOffer(inputs: NetworkVolumeInputs): Promise<VolumeOffer | u
   );
 }
 
-// Each ask's offer, read once per run (check runs at preview and again at the update).
-const offerReads = new Map<number, Promise<VolumeOfferRow[] | undefined>>();
-function networkVolumeOffers(askId: number): Promise<VolumeOfferRow[] | undefined> {
+/** The ask's offers, read once per run (check runs at preview and again at the update). */
+function networkVolumeOffers(run: Run, askId: number): Promise<VolumeOfferRow[] | undefined> {
+  const offerReads = run.reads.networkVolumeOffersByAsk;
   let read = offerReads.get(askId);
   if (read === undefined) {
     // A failed search says nothing about the ask: check passes and create decides.
-    read = providerClient()
-      .volumes.searchNetworkVolumeOffers({ id: { eq: askId } })
+    read = run.client.volumes
+      .searchNetworkVolumeOffers({ id: { eq: askId } })
       .catch(() => undefined);
     offerReads.set(askId, read);
   }
@@ -182,10 +186,10 @@ function inputsOf(outs: NetworkVolumeOutputs): NetworkVolumeInputs {
   };
 }
 
-export const provider: DynamicProvider<NetworkVolumeInputs, NetworkVolumeOutputs> = {
-  async check(olds, news) {
+export const implementation: ResourceImplementation<NetworkVolumeInputs, NetworkVolumeOutputs> = {
+  async check(run, olds, news) {
     const checked = checkInputs(networkVolumeInputsSchema, news);
-    const failures = [...(await configurationFailures()), ...checked.failures];
+    const failures = [...(await run.configurationFailures()), ...checked.failures];
     const ways = (["askId", "offerQuery"] as const).filter((field) => news[field] !== undefined);
     if (ways.length !== 1) {
       failures.push(
@@ -200,7 +204,7 @@ export const provider: DynamicProvider<NetworkVolumeInputs, NetworkVolumeOutputs
     const { askId, sizeGb } = checked.inputs;
     const creating = olds.askId !== askId || olds.sizeGb !== sizeGb;
     if (failures.length === 0 && askId !== undefined && creating && !containsUnknown(news)) {
-      const offers = await networkVolumeOffers(askId);
+      const offers = await networkVolumeOffers(run, askId);
       const [offer] = offers ?? [];
       if (offers !== undefined && offer === undefined) {
         failures.push(fieldFailure("askId", `no network volume ask ${askId} is offered`));
@@ -217,20 +221,22 @@ export const provider: DynamicProvider<NetworkVolumeInputs, NetworkVolumeOutputs
     return { ...checked, failures };
   },
 
-  async diff(_id, olds, news) {
+  async diff(_run, _id, olds, news) {
     return diffNetworkVolume(olds, news);
   },
 
-  async update(_id, olds, news) {
+  async update(_run, _id, olds, news) {
     // Only the query changed, and the volume's offer still matches it.
     return { outs: { ...olds, ...news } };
   },
 
-  async create(inputs) {
-    const client = providerClient();
+  async create(run, inputs) {
+    const client = run.client;
     // Known before creating, so that a volume that appears after a lost reply can be told apart.
-    const before = await volumesBeforeThisRun();
-    const chosen = await chooseOffer(inputs);
+    const before = await run.reads.volumeIdsBefore();
+    // Never taken for another create's after a lost reply: the volumes of every kind this run made.
+    const createdThisRun = run.made.volumeIds;
+    const chosen = await chooseOffer(run, inputs);
     const askId = chosen?.askId ?? inputs.askId ?? 0;
     const found = { offerAskId: askId, ...(chosen === undefined ? {} : { offer: chosen }) };
     const recorded = (volume: VolumeWire): NetworkVolumeOutputs => ({
@@ -277,11 +283,9 @@ export const provider: DynamicProvider<NetworkVolumeInputs, NetworkVolumeOutputs
     return { id: `V.${volumeId}`, outs: recorded(listed ?? { id: volumeId }) };
   },
 
-  async read(id, props) {
-    if (!props) return importedNetworkVolume(id);
-    const found = (await providerClient().volumes.list()).find(
-      (volume) => volume.id === props.volumeId,
-    );
+  async read(run, id, props) {
+    if (!props) return importedNetworkVolume(run, id);
+    const found = (await run.client.volumes.list()).find((volume) => volume.id === props.volumeId);
     if (found === undefined) return {};
     const outs: NetworkVolumeOutputs = {
       ...props,
@@ -291,8 +295,8 @@ export const provider: DynamicProvider<NetworkVolumeInputs, NetworkVolumeOutputs
     return readResult(id, props, outs, inputsOf(outs));
   },
 
-  async delete(_id, props) {
-    const client = providerClient();
+  async delete(run, _id, props) {
+    const client = run.client;
     try {
       await deleteUnlessGone(client.volumes.delete(props.volumeId));
     } catch (error) {
@@ -315,6 +319,9 @@ export const provider: DynamicProvider<NetworkVolumeInputs, NetworkVolumeOutputs
   },
 };
 
+/** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
+export const provider = dynamicProvider(implementation);
+
 /**
  * `pulumi import` by the volume's name (`V.<n>`, or the number alone). The service does not say
  * which ask a network volume was taken from, only its cluster: the inputs record the size,
@@ -323,6 +330,7 @@ export const provider: DynamicProvider<NetworkVolumeInputs, NetworkVolumeOutputs
  * query the volume still matches changes nothing.
  */
 async function importedNetworkVolume(
+  run: Run,
   id: string,
 ): Promise<{ id?: string; props?: NetworkVolumeOutputs; inputs?: NetworkVolumeInputs }> {
   const volumeId = Number(/^(?:V\.)?(\d+)$/.exec(id.trim())?.[1]);
@@ -331,7 +339,7 @@ async function importedNetworkVolume(
       `a network volume is imported by its name, V.<number> (or the number): not "${id}"`,
     );
   }
-  const client = providerClient();
+  const client = run.client;
   const found = (await client.volumes.list()).find((volume) => volume.id === volumeId);
   if (found === undefined) return {};
   const refuse = (why: string) =>

@@ -2,9 +2,11 @@ import { randomBytes } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, GpuCloudError, type Overlay as OverlayWire } from "../client";
-import { configurationFailures, providerClient } from "../provider-runtime";
+import { dynamicProvider } from "../provider-runtime";
+import type { ResourceImplementation } from "../resource-implementation";
+import type { Run } from "../run/run";
 import { readResult } from "../read-result";
-import { type DynamicProvider, providerShim } from "../shim";
+import { providerShim } from "../shim";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
 
 // An overlay network: a private LAN on one physical cluster for the instances that join it
@@ -101,22 +103,6 @@ export function autonameOf(resourceName: string): string {
   return `${slug}-${randomBytes(4).toString("hex").slice(0, suffixChars)}`;
 }
 
-/**
- * The overlays this provider process has checked, by name: an Instance that names one is
- * checked at preview before the overlay exists (its name is known then, its create comes
- * later), so its check looks here before the account's list. The engine checks an Overlay
- * before an Instance that takes its `name` output.
- */
-const declaredThisRun = new Map<
-  string,
-  { clusterId: number | undefined; resourceName: string | undefined }
->();
-
-/** The cluster of an overlay this run declares (undefined while not known), if it declares it. */
-export function declaredOverlay(name: string): { clusterId: number | undefined } | undefined {
-  return declaredThisRun.get(name);
-}
-
 // ---- Diff rules ---------------------------------------------------------------------------
 
 /**
@@ -155,9 +141,9 @@ function inputsOf(outs: OverlayOutputs): OverlayInputs {
 }
 
 /** Whether the market has a machine in the cluster (rented or not); undefined when unknown. */
-async function clusterExists(clusterId: number): Promise<boolean | undefined> {
-  return providerClient()
-    .instances.searchOffers({
+async function clusterExists(run: Run, clusterId: number): Promise<boolean | undefined> {
+  return run.client.instances
+    .searchOffers({
       cluster_id: { eq: clusterId },
       rented: {},
       rentable: {},
@@ -168,11 +154,11 @@ async function clusterExists(clusterId: number): Promise<boolean | undefined> {
     .catch(() => undefined);
 }
 
-export const provider: DynamicProvider<OverlayInputs, OverlayOutputs> = {
-  async check(olds, news) {
+export const implementation: ResourceImplementation<OverlayInputs, OverlayOutputs> = {
+  async check(run, olds, news) {
     const checked = checkInputs(overlayInputsSchema, news);
     const { inputs } = checked;
-    const failures = [...(await configurationFailures()), ...checked.failures];
+    const failures = [...(await run.configurationFailures()), ...checked.failures];
     // Autonamed once; the olds keep the name from then on (and an imported overlay's name).
     if (news["name"] === undefined) {
       inputs.name =
@@ -182,7 +168,8 @@ export const provider: DynamicProvider<OverlayInputs, OverlayOutputs> = {
     const known = (field: "clusterId" | "name") => !containsUnknown(news[field]);
     const creating = olds.clusterId !== clusterId || olds.name !== name;
     if (failures.length === 0 && name !== undefined && known("name")) {
-      const declared = declaredThisRun.get(name);
+      // Overlays this run declared (run/made-this-run.ts): two of one name would collide.
+      const declared = run.made.declaredOverlays.get(name);
       if (declared !== undefined && declared.resourceName !== inputs.resourceName) {
         failures.push(
           fieldFailure(
@@ -193,7 +180,7 @@ export const provider: DynamicProvider<OverlayInputs, OverlayOutputs> = {
       }
     }
     if (failures.length === 0 && creating && known("clusterId")) {
-      if ((await clusterExists(clusterId)) === false) {
+      if ((await clusterExists(run, clusterId)) === false) {
         failures.push(
           fieldFailure(
             "clusterId",
@@ -205,9 +192,7 @@ export const provider: DynamicProvider<OverlayInputs, OverlayOutputs> = {
     }
     // This resource's own name (recorded in the olds) is taken by this resource itself.
     if (failures.length === 0 && name !== undefined && known("name") && olds.name !== name) {
-      const taken = await providerClient()
-        .overlays.named(name)
-        .catch(() => undefined);
+      const taken = await run.client.overlays.named(name).catch(() => undefined);
       if (taken !== undefined) {
         failures.push(
           fieldFailure(
@@ -220,7 +205,7 @@ export const provider: DynamicProvider<OverlayInputs, OverlayOutputs> = {
       }
     }
     if (failures.length === 0 && name !== undefined && known("name")) {
-      declaredThisRun.set(name, {
+      run.made.declaredOverlays.set(name, {
         clusterId: known("clusterId") ? clusterId : undefined,
         resourceName: inputs.resourceName,
       });
@@ -228,12 +213,12 @@ export const provider: DynamicProvider<OverlayInputs, OverlayOutputs> = {
     return { inputs, failures };
   },
 
-  async diff(_id, olds, news) {
+  async diff(_run, _id, olds, news) {
     return diffOverlay(olds, news);
   },
 
-  async create(inputs) {
-    const client = providerClient();
+  async create(run, inputs) {
+    const client = run.client;
     const name = inputs.name ?? autonameOf(inputs.resourceName ?? "overlay");
     // Free a moment before the create: an overlay of this name found after a create that may
     // have reached the service is this create's.
@@ -267,9 +252,9 @@ export const provider: DynamicProvider<OverlayInputs, OverlayOutputs> = {
     return { id: String(created.overlay_id), outs: outputsOf({ ...inputs, name }, created) };
   },
 
-  async read(id, props) {
-    if (!props) return importedOverlay(id);
-    const found = (await providerClient().overlays.list()).find(
+  async read(run, id, props) {
+    if (!props) return importedOverlay(run, id);
+    const found = (await run.client.overlays.list()).find(
       (overlay) => overlay.overlay_id === props.overlayId,
     );
     if (found === undefined) return {};
@@ -278,17 +263,21 @@ export const provider: DynamicProvider<OverlayInputs, OverlayOutputs> = {
   },
 
   /** Members leave the overlay and keep running (the service's delete); gone already is done. */
-  async delete(_id, props) {
-    await deleteUnlessGone(providerClient().overlays.delete(props.overlayId));
+  async delete(run, _id, props) {
+    await deleteUnlessGone(run.client.overlays.delete(props.overlayId));
   },
 };
 
+/** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
+export const provider = dynamicProvider(implementation);
+
 /** `pulumi import` by the overlay's id, or by its name. */
 async function importedOverlay(
+  run: Run,
   id: string,
 ): Promise<{ id?: string; props?: OverlayOutputs; inputs?: OverlayInputs }> {
   const wanted = id.trim();
-  const overlays = await providerClient().overlays.list();
+  const overlays = await run.client.overlays.list();
   const found =
     (/^\d+$/.test(wanted)
       ? overlays.find((overlay) => overlay.overlay_id === Number(wanted))

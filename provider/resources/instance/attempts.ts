@@ -1,7 +1,6 @@
 import {
   type CreateInstanceRequest,
   GpuCloudError,
-  type GpuCloudClient,
   type InstanceOffer,
   type InstanceOfferQuery,
   type Instance as InstanceWire,
@@ -9,6 +8,7 @@ import {
   volumeMountEnv,
 } from "../../client";
 import { encodeOnstart } from "../../onstart";
+import type { Run } from "../../run/run";
 import { type Adoptee } from "./adoption";
 import { creatingLabelOf, markersOf } from "./identity";
 import {
@@ -17,7 +17,7 @@ import {
   type InstanceInputs,
   type InstanceOutputs,
 } from "./inputs";
-import { chooseOffer, NoOfferError, renting } from "./offer-choice";
+import { chooseOffer, NoOfferError } from "./offer-choice";
 import { localIpOf } from "./placement";
 import {
   type BootOutcome,
@@ -38,8 +38,9 @@ import { followState } from "./power";
 export type Created = { id: string; outs: InstanceOutputs };
 
 /** What one create knows and has done so far, across its attempts. */
-export interface CreateRun {
-  readonly client: GpuCloudClient;
+export interface InstanceCreate {
+  /** The run the create belongs to: its client, its cancellation, what its creates share. */
+  readonly run: Run;
   readonly inputs: InstanceInputs;
   /** The resource's name, which every message leads with. */
   readonly name: string;
@@ -54,7 +55,7 @@ export interface CreateRun {
   /** The subnet of the overlay the instance joins, for its `localIp`. */
   readonly overlaySubnet?: string | undefined;
   /**
-   * Stops the create's waits and its next attempt: the engine's Cancel (cancellation.ts), and
+   * Stops the create's waits and its next attempt: the engine's Cancel (run/cancellation.ts), and
    * for a node of a group also a sibling's failure (node-group/create.ts `rentRanks`).
    */
   readonly stop: AbortSignal;
@@ -123,7 +124,7 @@ export const askOf = (source: AttemptSource): number =>
  * create's reason set) when the query leads to nothing more.
  */
 export async function chooseByQuery(
-  run: CreateRun,
+  create: InstanceCreate,
   query: InstanceOfferQuery | string,
   number: number,
   tried: ReadonlySet<number>,
@@ -131,23 +132,23 @@ export async function chooseByQuery(
 ): Promise<AttemptSource | undefined> {
   try {
     const offer = await chooseOffer(
-      run.client,
+      create.run,
       query,
-      run.inputs,
+      create.inputs,
       tried,
       claimed,
-      run.progress,
-      run.deadlineMs,
-      run.stop,
+      create.progress,
+      create.deadlineMs,
+      create.stop,
     );
-    run.progress(
+    create.progress(
       `attempt ${number}: renting ask ${offer.askId} (${offer.numGpus}x ${offer.gpuName}, ` +
         `$${offer.dollarsPerHour}/h, machine ${offer.machineId ?? "?"})`,
     );
     return { askId: offer.askId, offer };
   } catch (error) {
     if (!(error instanceof NoOfferError)) throw error;
-    run.reason = error.message;
+    create.reason = error.message;
     return undefined;
   }
 }
@@ -159,7 +160,7 @@ export async function chooseByQuery(
  * create is unknown (never sent twice).
  */
 export async function rentForAttempt(
-  run: CreateRun,
+  create: InstanceCreate,
   source: AttemptSource,
   canTryAnother: () => boolean,
   missingAsks: Set<number>,
@@ -170,23 +171,23 @@ export async function rentForAttempt(
     instanceId =
       "adopt" in source
         ? source.adopt.instanceId
-        : await renting(() =>
+        : await create.run.renting.renting(() =>
             rentInstance(
-              run.client,
+              create.run,
               askId,
-              run.request,
-              (token) => markersOf(run.inputs, token),
-              run.deadlineMs,
-              run.stop,
+              create.request,
+              (token) => markersOf(create.inputs, token),
+              create.deadlineMs,
+              create.stop,
             ),
           );
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    run.attempts.push({ askId, error: message });
+    create.attempts.push({ askId, error: message });
     if (error instanceof CreateOutcomeUnknownError) {
       throw new Error(
-        `${run.name}: an instance create from ask ${askId} may have reached the service, but its reply ` +
-          `was lost.\n${describeAttempts(run.attempts)}`,
+        `${create.name}: an instance create from ask ${askId} may have reached the service, but its reply ` +
+          `was lost.\n${describeAttempts(create.attempts)}`,
       );
     }
     // An ask that is gone (rented by someone else since the search) is worth trying the next
@@ -196,11 +197,11 @@ export async function rentForAttempt(
       if (canTryAnother()) return undefined;
     }
     throw new Error(
-      `${run.name}: ${message}; no instance was created and retrying cannot help.\n` +
-        describeAttempts(run.attempts),
+      `${create.name}: ${message}; no instance was created and retrying cannot help.\n` +
+        describeAttempts(create.attempts),
     );
   }
-  run.unrecorded.add(instanceId);
+  create.unrecorded.add(instanceId);
   return instanceId;
 }
 
@@ -235,34 +236,34 @@ export function offerShownBy(instance: InstanceWire | undefined) {
 
 /** Waits for the attempt's instance to boot; a failed wait counts as its deadline. */
 export async function awaitBoot(
-  run: CreateRun,
+  create: InstanceCreate,
   attempt: InstanceAttempt & { instanceId: number },
 ): Promise<BootOutcome> {
   const { instanceId } = attempt;
   try {
     return await waitUntilRunning(
-      run.client,
+      create.run.client,
       instanceId,
-      run.deadlineMs,
-      run.inputs.pollIntervalSeconds,
+      create.deadlineMs,
+      create.inputs.pollIntervalSeconds,
       (instance) => {
-        run.progress(
+        create.progress(
           `instance ${instanceId}: ${instance.actual_status ?? "provisioning"}` +
             (instance.status_msg ? ` (${instance.status_msg})` : ""),
         );
       },
-      run.stop,
+      create.stop,
     );
   } catch (error) {
     attempt.error = error instanceof Error ? error.message : String(error);
-    run.reason = "polling the instance failed";
+    create.reason = "polling the instance failed";
     return { kind: "deadline", instance: undefined };
   }
 }
 
 /** The instance's outputs after its boot, whatever the outcome. */
 export function outputsAfterBoot(
-  run: CreateRun,
+  create: InstanceCreate,
   instanceId: number,
   outcome: BootOutcome,
   offer: InstanceOffer | undefined,
@@ -270,10 +271,10 @@ export function outputsAfterBoot(
   const shown = outcome.kind === "gone" ? undefined : outcome.instance;
   const recordedOffer = offer ?? offerShownBy(shown);
   return {
-    ...run.inputs,
+    ...create.inputs,
     instanceId,
-    ...connectionOutputs(shown, run.overlaySubnet),
-    attempts: run.attempts,
+    ...connectionOutputs(shown, create.overlaySubnet),
+    attempts: create.attempts,
     ...(recordedOffer === undefined ? {} : { offer: recordedOffer }),
   };
 }
@@ -284,47 +285,53 @@ export function outputsAfterBoot(
  * unrecorded). Always throws.
  */
 export async function endCancelledBoot(
-  run: CreateRun,
+  create: InstanceCreate,
   attempt: InstanceAttempt & { instanceId: number },
   outs: InstanceOutputs,
 ): Promise<never> {
   const { instanceId } = attempt;
   const status = outs.actualStatus ?? "provisioning";
-  run.progress(`cancelled: destroying instance ${instanceId} (${status})`);
+  create.progress(`cancelled: destroying instance ${instanceId} (${status})`);
   attempt.lastStatus = status;
   attempt.error = "cancelled";
-  const destroyed = await destroyAfterCancel(run.client, instanceId);
-  run.unrecorded.delete(instanceId);
+  const destroyed = await destroyAfterCancel(create.run.client, instanceId);
+  create.unrecorded.delete(instanceId);
   if (destroyed) {
     throw new Error(
-      `${run.name}: cancelled: instance ${instanceId} destroyed; nothing is left running.\n` +
-        describeAttempts(run.attempts),
+      `${create.name}: cancelled: instance ${instanceId} destroyed; nothing is left running.\n` +
+        describeAttempts(create.attempts),
     );
   }
   const message =
-    `${run.name}: cancelled: instance ${instanceId} (${status}) could not be confirmed ` +
+    `${create.name}: cancelled: instance ${instanceId} (${status}) could not be confirmed ` +
     `destroyed in time; it is kept in the stack so that a later \`pulumi up\` or ` +
     `\`pulumi destroy\` deals with it.\n` +
-    describeAttempts(run.attempts);
+    describeAttempts(create.attempts);
   throw new InstanceLeftBehindError(message, String(instanceId), outs, [message]);
 }
 
 /** A running instance, stopped first when the program asks for `state: stopped`. */
 export async function runningAsAsked(
-  run: CreateRun,
+  create: InstanceCreate,
   instanceId: number,
   outs: InstanceOutputs,
 ): Promise<Created> {
-  if (run.inputs.state !== "stopped") return { id: String(instanceId), outs };
+  if (create.inputs.state !== "stopped") return { id: String(instanceId), outs };
   try {
-    const stopped = await followState(run.client, instanceId, "stopped", run.inputs, run.progress);
+    const stopped = await followState(
+      create.run,
+      instanceId,
+      "stopped",
+      create.inputs,
+      create.progress,
+    );
     return {
       id: String(instanceId),
-      outs: { ...outs, ...connectionOutputs(stopped, run.overlaySubnet) },
+      outs: { ...outs, ...connectionOutputs(stopped, create.overlaySubnet) },
     };
   } catch (error) {
     // Running but not stopped: recorded all the same, and the next up stops it.
-    const message = `${run.name}: instance ${instanceId} runs but could not be stopped: ${String(error)}`;
+    const message = `${create.name}: instance ${instanceId} runs but could not be stopped: ${String(error)}`;
     throw new InstanceLeftBehindError(message, String(instanceId), { ...outs, state: "running" }, [
       message,
     ]);
@@ -336,7 +343,7 @@ export async function runningAsAsked(
  * so that the next attempt may start; one that cannot be destroyed is recorded (throws).
  */
 export async function discardFailedBoot(
-  run: CreateRun,
+  create: InstanceCreate,
   attempt: InstanceAttempt & { instanceId: number },
   outcome: Exclude<BootOutcome, { kind: "running" | "cancelled" }>,
   outs: InstanceOutputs,
@@ -345,21 +352,21 @@ export async function discardFailedBoot(
   attempt.lastStatus = outcome.kind === "gone" ? "gone" : (outs.actualStatus ?? "provisioning");
   if (outs.statusMessage) attempt.statusMessage = outs.statusMessage;
   if (outcome.kind === "gone") {
-    run.unrecorded.delete(instanceId);
+    create.unrecorded.delete(instanceId);
     return;
   }
-  run.progress(`instance ${instanceId} will not run (${attempt.lastStatus}); destroying it`);
+  create.progress(`instance ${instanceId} will not run (${attempt.lastStatus}); destroying it`);
   let destroyed = false;
   try {
-    destroyed = await destroyRented(run.client, instanceId, run.inputs.pollIntervalSeconds);
+    destroyed = await destroyRented(create.run, instanceId, create.inputs.pollIntervalSeconds);
   } catch (error) {
     attempt.error = error instanceof Error ? error.message : String(error);
   }
-  run.unrecorded.delete(instanceId);
+  create.unrecorded.delete(instanceId);
   if (destroyed) return;
   const message =
-    `${run.name}: instance ${instanceId} did not reach running and could not be destroyed; it is ` +
+    `${create.name}: instance ${instanceId} did not reach running and could not be destroyed; it is ` +
     `kept in the stack so that a later \`pulumi up\` or \`pulumi destroy\` deals with it.\n` +
-    describeAttempts(run.attempts);
+    describeAttempts(create.attempts);
   throw new InstanceLeftBehindError(message, String(instanceId), outs, [message]);
 }

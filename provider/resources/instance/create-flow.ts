@@ -1,7 +1,5 @@
-import type { GpuCloudClient } from "../../client";
-import { CancelledError, cancellation, isCancelled, recordAfterCancelMs } from "../../cancellation";
-import { whileEngineWatched } from "../../engine-watch";
-import { providerClient, reportProgress } from "../../provider-runtime";
+import { CancelledError, recordAfterCancelMs } from "../../run/cancellation";
+import type { Run } from "../../run/run";
 import { settleLeftovers } from "./adoption";
 import {
   type AttemptSource,
@@ -9,7 +7,7 @@ import {
   awaitBoot,
   chooseByQuery,
   type Created,
-  type CreateRun,
+  type InstanceCreate,
   createRequestOf,
   describeAttempts,
   discardFailedBoot,
@@ -18,9 +16,9 @@ import {
   rentForAttempt,
   runningAsAsked,
 } from "./attempts";
-import { creatingLabelOf, rememberRecorded, resourceNameOf } from "./identity";
+import { creatingLabelOf, resourceNameOf } from "./identity";
 import { asksOf, type InstanceInputs } from "./inputs";
-import { effectiveQuery, NoOfferError, releaseOffers, rentsSettled } from "./offer-choice";
+import { effectiveQuery, NoOfferError, releaseOffers } from "./offer-choice";
 import { overlaySubnetOf } from "./placement";
 import { destroyRented, handOver, InstanceLeftBehindError } from "./lifecycle";
 
@@ -33,12 +31,13 @@ export const lateRentsMs = 15_000;
  * rented is left billing.
  */
 export async function removeWithLateRents(
+  run: Run,
   rented: () => readonly number[],
   remove: (instanceIds: readonly number[]) => Promise<unknown>,
 ): Promise<void> {
   const first = [...rented()];
   await remove(first);
-  await rentsSettled(lateRentsMs);
+  await run.renting.rentsSettled(lateRentsMs);
   const late = rented().filter((id) => !first.includes(id));
   if (late.length > 0) await remove(late);
 }
@@ -50,34 +49,40 @@ export async function removeWithLateRents(
  * renting another. The instance is handed over (identity.ts) only as create returns it.
  */
 export async function createInstance(
+  run: Run,
   inputs: InstanceInputs,
   /** What is done to the running instance before it is handed over (attaching SSH keys). */
   finish: (created: Created) => Promise<Created> = async (created) => created,
 ): Promise<Created> {
-  const client = providerClient();
+  const client = run.client;
   // Rented and not yet handed to the engine: destroyed if the engine goes away meanwhile, so
   // that a killed `pulumi up` leaves nothing billing that no one will record.
   const unrecorded = new Set<number>();
   const destroyUnrecorded = () =>
     removeWithLateRents(
+      run,
       () => [...unrecorded],
       (ids) => Promise.allSettled(ids.map((id) => client.instances.destroy(id))),
     );
   // Offers this create chose by query, which other creates of the run leave to it until it ends.
   const claimed = new Set<number>();
   try {
-    return await whileEngineWatched(destroyUnrecorded, async () => {
+    return await run.engineWatch.whileWatched(destroyUnrecorded, async () => {
       let created: Created;
       try {
-        created = await finish(await rentUntilRunning(inputs, unrecorded, claimed));
+        created = await finish(
+          await rentUntilRunning(run, inputs, unrecorded, claimed, run.cancellation.signal),
+        );
       } catch (error) {
         if (error instanceof InstanceLeftBehindError) {
           // Recorded all the same (with init errors): handed over too, or said not to be.
           const instanceId = Number(error.id);
           unrecorded.delete(instanceId);
-          rememberRecorded(inputs.owner, instanceId);
-          // After a cancellation the relabel is bounded (cancellation.ts): the run must end.
-          const bound = isCancelled() ? AbortSignal.timeout(recordAfterCancelMs) : undefined;
+          run.renting.rememberRecorded(inputs.owner, instanceId);
+          // After a cancellation the relabel is bounded (run/cancellation.ts): the run must end.
+          const bound = run.cancellation.isCancelled
+            ? AbortSignal.timeout(recordAfterCancelMs)
+            : undefined;
           const handedOver = await handOver(client, instanceId, inputs, bound).then(
             () => true,
             () => false,
@@ -94,12 +99,12 @@ export async function createInstance(
         }
         throw error;
       }
-      await handOverOrDestroy(client, created, inputs, unrecorded);
-      rememberRecorded(inputs.owner, Number(created.id));
+      await handOverOrDestroy(run, created, inputs, unrecorded);
+      run.renting.rememberRecorded(inputs.owner, Number(created.id));
       return created;
     });
   } finally {
-    releaseOffers(claimed);
+    releaseOffers(run, claimed);
   }
 }
 
@@ -109,7 +114,7 @@ export async function createInstance(
  * destroyed (and recorded only if that fails too, for a later run to deal with).
  */
 async function handOverOrDestroy(
-  client: GpuCloudClient,
+  run: Run,
   created: Created,
   inputs: InstanceInputs,
   unrecorded: Set<number>,
@@ -117,17 +122,17 @@ async function handOverOrDestroy(
   const instanceId = Number(created.id);
   const name = resourceNameOf(inputs.owner);
   try {
-    // After a cancellation the relabel is bounded (cancellation.ts): the run must end.
-    const bound = isCancelled() ? AbortSignal.timeout(recordAfterCancelMs) : undefined;
-    await handOver(client, instanceId, inputs, bound);
+    // After a cancellation the relabel is bounded (run/cancellation.ts): the run must end.
+    const bound = run.cancellation.isCancelled
+      ? AbortSignal.timeout(recordAfterCancelMs)
+      : undefined;
+    await handOver(run.client, instanceId, inputs, bound);
     unrecorded.delete(instanceId);
     return;
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    reportProgress(
-      `${name}: instance ${instanceId} could not be relabelled (${why}); destroying it`,
-    );
-    const destroyed = await destroyRented(client, instanceId, inputs.pollIntervalSeconds).catch(
+    run.progress(`${name}: instance ${instanceId} could not be relabelled (${why}); destroying it`);
+    const destroyed = await destroyRented(run, instanceId, inputs.pollIntervalSeconds).catch(
       () => false,
     );
     unrecorded.delete(instanceId);
@@ -141,7 +146,7 @@ async function handOverOrDestroy(
       `${name}: instance ${instanceId} ran, but setting its label failed (${why}) and it could ` +
       `not be destroyed; it is kept in the stack so that a later \`pulumi up\` or ` +
       `\`pulumi destroy\` deals with it.`;
-    rememberRecorded(inputs.owner, instanceId);
+    run.renting.rememberRecorded(inputs.owner, instanceId);
     throw recordedAsBeingCreated(
       new InstanceLeftBehindError(message, created.id, created.outs, [message]),
       inputs,
@@ -170,20 +175,21 @@ function recordedAsBeingCreated(
  * the attempts or the deadline run out, or the engine cancels the operation.
  */
 export async function rentUntilRunning(
+  run: Run,
   inputs: InstanceInputs,
   unrecorded: Set<number>,
   claimed: Set<number>,
-  /** What stops it (CreateRun.stop): the engine's Cancel unless a group adds its own. */
-  stop: AbortSignal = cancellation(),
+  /** What stops it (InstanceCreate.stop): the engine's Cancel unless a group adds its own. */
+  stop: AbortSignal,
 ): Promise<Created> {
-  const client = providerClient();
+  const client = run.client;
   const name = resourceNameOf(inputs.owner);
-  const run: CreateRun = {
-    client,
+  const create: InstanceCreate = {
+    run,
     inputs,
     name,
     progress: (message) => {
-      reportProgress(`${name}: ${message}`);
+      run.progress(`${name}: ${message}`);
     },
     request: createRequestOf(inputs),
     deadlineMs: Date.now() + inputs.createTimeoutSeconds * 1000,
@@ -203,7 +209,7 @@ export async function rentUntilRunning(
   const tried = new Set<number>();
   // An ask the service said does not exist is not asked for again in this create.
   const missingAsks = new Set<number>();
-  let adoptee = await settleLeftovers(client, inputs, run.progress);
+  let adoptee = await settleLeftovers(run, inputs, create.progress);
   const cancelledBefore = (number: number): Error =>
     new Error(
       `${name}: cancelled before attempt ${number}; nothing this create rented is left ` +
@@ -212,21 +218,21 @@ export async function rentUntilRunning(
           ? ""
           : ` Instance ${adoptee.instanceId}, left by an interrupted run, was not touched: ` +
             `the next \`pulumi up\` adopts or destroys it.`) +
-        (run.attempts.length > 0 ? `\n${describeAttempts(run.attempts)}` : ""),
+        (create.attempts.length > 0 ? `\n${describeAttempts(create.attempts)}` : ""),
     );
 
   for (let number = 1; number <= inputs.maxAttempts; number++) {
     // No new attempt (no search, no rent) once the engine has cancelled the operation.
     if (stop.aborted) throw cancelledBefore(number);
-    if (number > 1 && Date.now() >= run.deadlineMs) {
-      run.reason = `the ${inputs.createTimeoutSeconds} s createTimeoutSeconds deadline passed`;
+    if (number > 1 && Date.now() >= create.deadlineMs) {
+      create.reason = `the ${inputs.createTimeoutSeconds} s createTimeoutSeconds deadline passed`;
       break;
     }
     const live = asks.filter((ask) => !missingAsks.has(ask));
     let source: AttemptSource | undefined =
       adoptee === undefined ? { askId: live[(number - 1) % live.length] ?? 0 } : { adopt: adoptee };
     if (adoptee === undefined && query !== undefined) {
-      source = await chooseByQuery(run, query, number, tried, claimed);
+      source = await chooseByQuery(create, query, number, tried, claimed);
       if (source === undefined) break;
     }
     // Cancelled during the search: nothing is rented.
@@ -234,7 +240,7 @@ export async function rentUntilRunning(
     const askId = askOf(source);
     tried.add(askId);
     const instanceId = await rentForAttempt(
-      run,
+      create,
       source,
       () => query !== undefined || asks.some((ask) => !missingAsks.has(ask)),
       missingAsks,
@@ -242,31 +248,31 @@ export async function rentUntilRunning(
     if (instanceId === undefined) continue;
     adoptee = undefined;
     const attempt = { askId, instanceId };
-    run.attempts.push(attempt);
-    run.progress(
+    create.attempts.push(attempt);
+    create.progress(
       `attempt ${number} of ${inputs.maxAttempts}: instance ${instanceId} from ask ${askId}, waiting for running`,
     );
-    const outcome = await awaitBoot(run, attempt);
+    const outcome = await awaitBoot(create, attempt);
     const outs = outputsAfterBoot(
-      run,
+      create,
       instanceId,
       outcome,
       "offer" in source ? source.offer : undefined,
     );
-    if (outcome.kind === "cancelled") return endCancelledBoot(run, attempt, outs);
+    if (outcome.kind === "cancelled") return endCancelledBoot(create, attempt, outs);
     if (outcome.kind === "running") {
-      run.progress(`instance ${instanceId} is running (attempt ${number})`);
-      return runningAsAsked(run, instanceId, outs);
+      create.progress(`instance ${instanceId} is running (attempt ${number})`);
+      return runningAsAsked(create, instanceId, outs);
     }
-    await discardFailedBoot(run, attempt, outcome, outs);
+    await discardFailedBoot(create, attempt, outcome, outs);
     if (outcome.kind === "deadline") {
-      if (run.reason.startsWith("every")) {
-        run.reason = `the ${inputs.createTimeoutSeconds} s createTimeoutSeconds deadline passed`;
+      if (create.reason.startsWith("every")) {
+        create.reason = `the ${inputs.createTimeoutSeconds} s createTimeoutSeconds deadline passed`;
       }
       break;
     }
   }
   throw new Error(
-    `${name}: no running instance: ${run.reason}; nothing is left running.\n${describeAttempts(run.attempts)}`,
+    `${name}: no running instance: ${create.reason}; nothing is left running.\n${describeAttempts(create.attempts)}`,
   );
 }

@@ -7,7 +7,7 @@ import {
   type Volume as VolumeWire,
 } from "../../client";
 import { decodeOnstart } from "../../onstart";
-import { providerClient } from "../../provider-runtime";
+import type { Run } from "../../run/run";
 import { outbidBy } from "./bids";
 import { connectionOutputs, offerShownBy } from "./attempts";
 import { creatingLabelOf } from "./identity";
@@ -187,13 +187,15 @@ export function importedInputs(
 }
 
 export async function importedInstance(
+  run: Run,
   id: string,
 ): Promise<{ id?: string; props?: InstanceOutputs; inputs?: InstanceInputs }> {
   const instanceId = Number(id.trim());
   if (!/^\d+$/.test(id.trim()) || !Number.isSafeInteger(instanceId)) {
     throw new Error(`an instance is imported by its id, a number: not "${id}"`);
   }
-  const instance = await providerClient().instances.show(instanceId);
+  const client = run.client;
+  const instance = await client.instances.show(instanceId);
   if (!instance) return {};
   if ((instance.label ?? "").startsWith(creatingPrefix)) {
     throw refusal(
@@ -206,7 +208,6 @@ export async function importedInstance(
   if ((deadEndStatuses as readonly string[]).includes(status)) {
     throw refusal(instanceId, `it is ${status}, a dead end: nothing runs to be managed`);
   }
-  const client = providerClient();
   const hasMounts = createDirectivesOf(environmentOf(instance)).mounts.length > 0;
   // A key that may not read overlays (user_read) still imports what the env says.
   const overlays = await client.overlays.list().catch(() => []);

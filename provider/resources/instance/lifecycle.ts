@@ -7,15 +7,9 @@ import {
   type GpuCloudClient,
   type Instance as InstanceWire,
 } from "../../client";
-import {
-  CancelledError,
-  cancellation,
-  cleanupAfterCancelMs,
-  isCancelled,
-  neverCancelled,
-} from "../../cancellation";
 import { pollUntil, watchInstance } from "../../polling";
-import { reportProgress } from "../../provider-runtime";
+import { CancelledError, cleanupAfterCancelMs, neverCancelled } from "../../run/cancellation";
+import type { Run } from "../../run/run";
 import { createTokenVariable } from "./identity";
 import type { InstanceInputs, InstanceOutputs } from "./inputs";
 
@@ -42,15 +36,16 @@ export class CreateOutcomeUnknownError extends Error {}
  * the create's deadline.
  */
 export async function rentInstance(
-  client: GpuCloudClient,
+  run: Run,
   askId: number,
   request: CreateInstanceRequest,
   /** The marker variables for a create token (see identity.ts). */
   markers: (token: string) => Record<string, string>,
   deadlineMs: number,
-  /** Stops the rent while it waits for its turn (the engine's Cancel by default). */
-  stop: AbortSignal = cancellation(),
+  /** Stops the rent while it waits for its turn (the engine's Cancel, or a group's stop). */
+  stop: AbortSignal,
 ): Promise<number> {
+  const client = run.client;
   const token = randomUUID();
   try {
     // A rent waiting for its turn (the service's rate limit) stops at a cancellation; one sent
@@ -63,7 +58,7 @@ export async function rentInstance(
     );
   } catch (error) {
     if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
-    reportProgress(`the create reply was lost; looking for the instance by its create token`);
+    run.progress(`the create reply was lost; looking for the instance by its create token`);
     let found: number | undefined;
     try {
       found = await pollUntil(
@@ -76,6 +71,7 @@ export async function rentInstance(
           initialIntervalMs: 1_000,
           maxIntervalMs: 10_000,
           deadlineMs: Math.max(deadlineMs, Date.now() + 15_000),
+          signal: run.cancellation.signal,
         },
       );
     } catch (cancelled) {
@@ -115,7 +111,7 @@ export type BootOutcome =
   | { kind: "dead-end"; instance: InstanceWire }
   | { kind: "gone" }
   | { kind: "deadline"; instance: InstanceWire | undefined }
-  /** The engine cancelled the operation (cancellation.ts) while the instance booted. */
+  /** The engine cancelled the operation (run/cancellation.ts) while the instance booted. */
   | { kind: "cancelled"; instance: InstanceWire | undefined };
 
 /**
@@ -128,7 +124,7 @@ export async function waitUntilRunning(
   deadlineMs: number,
   pollIntervalSeconds: number,
   onStatus: (instance: InstanceWire) => void,
-  signal: AbortSignal = cancellation(),
+  signal: AbortSignal,
 ): Promise<BootOutcome> {
   let last: InstanceWire | undefined;
   let outcome: BootOutcome | undefined;
@@ -160,24 +156,23 @@ export async function waitUntilRunning(
 
 /**
  * Destroys the instance and waits, bounded, until the service no longer shows it. The wait
- * throws a CancelledError when `signal` fires (the engine's Cancel by default): the destroy
- * was sent by then, only its confirmation is missing.
+ * throws a CancelledError when the engine cancels the run: the destroy was sent by then, only
+ * its confirmation is missing.
  */
 export async function destroyAndConfirm(
-  client: GpuCloudClient,
+  run: Run,
   instanceId: number,
   pollIntervalSeconds: number,
   timeoutMs = 120_000,
-  signal: AbortSignal = cancellation(),
 ): Promise<boolean> {
-  await client.instances.destroy(instanceId);
+  await run.client.instances.destroy(instanceId);
   const gone = await watchInstance(
-    client,
+    run.client,
     instanceId,
     pollIntervalSeconds * 1000,
     Date.now() + timeoutMs,
     (instance) => (instance === undefined ? true : undefined),
-    signal,
+    run.cancellation.signal,
   );
   return gone === true;
 }
@@ -187,7 +182,7 @@ const cleanupIntervalMs = 500;
 
 /**
  * Destroys an instance the create rented, after the engine cancelled the operation, and
- * confirms it gone, all within `cleanupAfterCancelMs` (cancellation.ts says why that bound): the
+ * confirms it gone, all within `cleanupAfterCancelMs` (run/cancellation.ts says why that bound): the
  * destroy request and every status read are abandoned at the bound. Never throws: false when
  * the instance could not be confirmed gone in time.
  */
@@ -205,7 +200,7 @@ export async function destroyAfterCancel(
       cleanupIntervalMs,
       deadlineMs,
       (instance) => (instance === undefined ? true : undefined),
-      neverCancelled,
+      neverCancelled(),
     );
     return gone === true;
   } catch {
@@ -219,16 +214,16 @@ export async function destroyAfterCancel(
  * is cancelled already) within the cleanup bound, by {@link destroyAfterCancel}.
  */
 export async function destroyRented(
-  client: GpuCloudClient,
+  run: Run,
   instanceId: number,
   pollIntervalSeconds: number,
 ): Promise<boolean> {
-  if (!isCancelled()) {
+  if (!run.cancellation.isCancelled) {
     try {
-      return await destroyAndConfirm(client, instanceId, pollIntervalSeconds);
+      return await destroyAndConfirm(run, instanceId, pollIntervalSeconds);
     } catch (error) {
       if (!(error instanceof CancelledError)) throw error;
     }
   }
-  return destroyAfterCancel(client, instanceId);
+  return destroyAfterCancel(run.client, instanceId);
 }

@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { cancellation, unlessCancelled } from "../../cancellation";
 import {
   compileInstanceOfferQuery,
   type GpuCloudClient,
@@ -7,6 +6,8 @@ import {
   type InstanceOfferQuery,
   withCondition,
 } from "../../client";
+import { unlessCancelled } from "../../run/cancellation";
+import type { Run } from "../../run/run";
 import type { InstanceInputs } from "./inputs";
 import { requiredCluster } from "./placement";
 
@@ -53,64 +54,22 @@ export async function volumeMachineOf(client: GpuCloudClient, volumeId: number):
 }
 
 /**
- * Asks that creates of this provider process have chosen and not finished with. Instances
- * declared with one query search at about the same moment and would all pick the same best
- * offer, which the service rents once: all but one would spend an attempt on a refusal (10
- * instances of one query, 3 attempts each: 3 or 4 of them failed). Each create claims the offer
- * it chooses until it ends ({@link releaseOffers}); the others choose among the rest.
+ * Ends a create's claims (run/renting-ledger.ts): its asks are rented (and no longer offered)
+ * or free again.
  */
-const asksBeingRented = new Set<number>();
-
-/**
- * Rent requests in flight, and a signal each time one returns. When every offer a search
- * answers is claimed (a query's `limit` smaller than the instances sharing it), the offers
- * beyond it show once those rents land: the service no longer offers what it rented.
- */
-let rentsInFlight = 0;
-let rentReturned = signal();
-
-function signal(): { promise: Promise<void>; fire: () => void } {
-  let fire = () => {};
-  const promise = new Promise<void>((resolve) => (fire = resolve));
-  return { promise, fire };
-}
-
-/** Runs one rent request, so that creates waiting for an offer search again when it returns. */
-export async function renting<T>(rent: () => Promise<T>): Promise<T> {
-  rentsInFlight++;
-  try {
-    return await rent();
-  } finally {
-    rentsInFlight--;
-    const returned = rentReturned;
-    rentReturned = signal();
-    returned.fire();
-  }
-}
-
-/**
- * Resolves once no rent request of this process is in flight, or after `timeoutMs`: a rent sent
- * before the engine went away lands after, and its instance must be destroyed too.
- */
-export async function rentsSettled(timeoutMs: number): Promise<void> {
-  const deadlineMs = Date.now() + timeoutMs;
-  while (rentsInFlight > 0 && Date.now() < deadlineMs) {
-    await Promise.race([
-      rentReturned.promise,
-      sleep(deadlineMs - Date.now(), undefined, { ref: false }),
-    ]);
-  }
-}
-
-/** Ends a create's claims: its asks are rented (and no longer offered) or free again. */
-export function releaseOffers(claimed: Set<number>): void {
-  for (const askId of claimed) asksBeingRented.delete(askId);
+export function releaseOffers(run: Run, claimed: Set<number>): void {
+  for (const askId of claimed) run.renting.asksBeingRented.delete(askId);
   claimed.clear();
 }
 
 /** The answered offers this create has not tried and no other create has claimed. */
-function freeOffers(offers: InstanceOffer[], tried: ReadonlySet<number>): InstanceOffer[] {
-  return offers.filter((offer) => !tried.has(offer.askId) && !asksBeingRented.has(offer.askId));
+function freeOffers(
+  run: Run,
+  offers: InstanceOffer[],
+  tried: ReadonlySet<number>,
+): InstanceOffer[] {
+  const claimed = run.renting.asksBeingRented;
+  return offers.filter((offer) => !tried.has(offer.askId) && !claimed.has(offer.askId));
 }
 
 /**
@@ -120,28 +79,30 @@ function freeOffers(offers: InstanceOffer[], tried: ReadonlySet<number>): Instan
  * `maxDollarsPerHour`. The offer is claimed (added to `claimed`) before this returns.
  */
 export async function chooseOffer(
-  client: GpuCloudClient,
+  run: Run,
   query: InstanceOfferQuery | string,
   inputs: Pick<InstanceInputs, "maxDollarsPerHour">,
   tried: ReadonlySet<number>,
   claimed: Set<number>,
   progress: (message: string) => void,
   deadlineMs: number,
-  stop: AbortSignal = cancellation(),
+  stop: AbortSignal,
 ): Promise<InstanceOffer> {
+  const { client, renting } = run;
+  const asksBeingRented = renting.asksBeingRented;
   let search = await client.offers.searchInstances(query);
-  let free = freeOffers(search.offers, tried);
+  let free = freeOffers(run, search.offers, tried);
   // Every answer claimed by others: search again as their rents land, until the deadline.
   while (free.length === 0 && search.offers.some((offer) => asksBeingRented.has(offer.askId))) {
     const remainingMs = deadlineMs - Date.now();
-    if (rentsInFlight === 0 || remainingMs <= 0) break;
+    if (renting.rentsInFlight === 0 || remainingMs <= 0) break;
     // Unreferenced: a wait that lost the race must not keep the process alive.
     await unlessCancelled(
-      Promise.race([rentReturned.promise, sleep(remainingMs, undefined, { ref: false })]),
+      Promise.race([renting.nextRentReturned(), sleep(remainingMs, undefined, { ref: false })]),
       stop,
     );
     search = await client.offers.searchInstances(query);
-    free = freeOffers(search.offers, tried);
+    free = freeOffers(run, search.offers, tried);
   }
   for (const { offer, reason } of search.rejected.slice(0, 3)) {
     progress(`skipping ask ${offer.askId}: the search answered it, but ${reason}`);

@@ -1,8 +1,8 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { addressIn } from "../../addresses";
 import { type GpuCloudClient, isNetworkVolume } from "../../client";
+import type { Run } from "../../run/run";
 import { containsUnknown, fieldFailure } from "../../validation";
-import { declaredOverlay } from "../overlay";
 import { asksOf, type InstanceInputs } from "./inputs";
 
 // An instance on an overlay, or mounting a network volume, must be rented on a machine of the
@@ -79,10 +79,11 @@ function disagreement(
  * created in the same run) is left for the create, which the service refuses in any case.
  */
 export async function placementFailures(
-  client: GpuCloudClient,
+  run: Run,
   inputs: InstanceInputs,
   news: Record<string, unknown>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
+  const client = run.client;
   const failures: pulumi.dynamic.CheckFailure[] = [];
   const clusters: ClusterOf[] = [];
   const found = (step: { failures: pulumi.dynamic.CheckFailure[]; cluster?: ClusterOf }) => {
@@ -90,7 +91,7 @@ export async function placementFailures(
     if (step.cluster !== undefined) clusters.push(step.cluster);
   };
   const overlayName = containsUnknown(news["overlay"]) ? undefined : inputs.overlay;
-  if (overlayName !== undefined) found(await overlayPlacement(client, inputs, overlayName));
+  if (overlayName !== undefined) found(await overlayPlacement(run, inputs, overlayName));
   const volumeId = containsUnknown(news["networkVolume"])
     ? undefined
     : inputs.networkVolume?.volumeId;
@@ -114,7 +115,7 @@ export async function placementFailures(
 
 /** The overlay's cluster (when known), or why the instance cannot join it. */
 async function overlayPlacement(
-  client: GpuCloudClient,
+  run: Run,
   inputs: InstanceInputs,
   overlayName: string,
 ): Promise<{ failures: pulumi.dynamic.CheckFailure[]; cluster?: ClusterOf }> {
@@ -128,10 +129,11 @@ async function overlayPlacement(
       ),
     );
   }
-  const declared = declaredOverlay(overlayName);
+  // Declared by an Overlay of this program, checked earlier in the run: maybe not created yet.
+  const declared = run.made.declaredOverlays.get(overlayName);
   const clusterId =
     declared === undefined
-      ? (await client.overlays.named(overlayName))?.cluster_id
+      ? (await run.client.overlays.named(overlayName))?.cluster_id
       : declared.clusterId;
   if (declared === undefined && clusterId === undefined) {
     failures.push(

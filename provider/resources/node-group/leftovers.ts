@@ -1,4 +1,5 @@
 import type { GpuCloudClient, Instance, Overlay, Volume } from "../../client";
+import type { Run } from "../../run/run";
 import { leftoversQuery } from "../instance/identity";
 import type { NodeGroupInputs } from "./inputs";
 import {
@@ -19,10 +20,11 @@ import { tearDown } from "./teardown";
  * parts, not a group that was handed over and then kept. Costs three list requests.
  */
 export async function settleGroupLeftovers(
-  client: GpuCloudClient,
+  run: Run,
   inputs: NodeGroupInputs,
   progress: (message: string) => void,
 ): Promise<void> {
+  const client = run.client;
   if (inputs.owner === undefined || inputs.stackToken === undefined) return;
   const stackToken = inputs.stackToken;
   const nodes = (await client.instances.list(leftoversQuery(stackToken))).filter((instance) =>
@@ -55,7 +57,7 @@ export async function settleGroupLeftovers(
         .join("; "),
   );
   const left = await tearDown(
-    client,
+    run,
     {
       nodeIds: [...nodeIds],
       overlayIds: overlays.map((overlay) => overlay.overlay_id),

@@ -1,5 +1,6 @@
-import { deleteUnlessGone, type GpuCloudClient } from "../../client";
-import { CancelledError, isCancelled } from "../../cancellation";
+import { deleteUnlessGone } from "../../client";
+import { CancelledError } from "../../run/cancellation";
+import type { Run } from "../../run/run";
 import { destroyAfterCancel, destroyAndConfirm } from "../instance/lifecycle";
 
 // Taking a group apart, in the order the service allows: the nodes first (confirmed gone), then
@@ -18,20 +19,20 @@ export interface GroupParts {
  * be confirmed gone.
  */
 export async function destroyNodes(
-  client: GpuCloudClient,
+  run: Run,
   nodeIds: readonly number[],
   pollIntervalSeconds: number,
 ): Promise<number[]> {
   const outcomes = await Promise.all(
     nodeIds.map(async (id) => {
-      if (!isCancelled()) {
+      if (!run.cancellation.isCancelled) {
         try {
-          return await destroyAndConfirm(client, id, pollIntervalSeconds);
+          return await destroyAndConfirm(run, id, pollIntervalSeconds);
         } catch (error) {
           if (!(error instanceof CancelledError)) return false;
         }
       }
-      return destroyAfterCancel(client, id);
+      return destroyAfterCancel(run.client, id);
     }),
   );
   return nodeIds.filter((_, index) => outcomes[index] !== true);
@@ -42,12 +43,13 @@ export async function destroyNodes(
  * one line per part that is left (and why), empty when nothing is.
  */
 export async function tearDown(
-  client: GpuCloudClient,
+  run: Run,
   parts: GroupParts,
   pollIntervalSeconds: number,
 ): Promise<string[]> {
+  const client = run.client;
   const left: string[] = [];
-  const nodesLeft = await destroyNodes(client, parts.nodeIds, pollIntervalSeconds);
+  const nodesLeft = await destroyNodes(run, parts.nodeIds, pollIntervalSeconds);
   if (nodesLeft.length > 0)
     left.push(`instances ${nodesLeft.join(", ")} could not be confirmed destroyed`);
   // An overlay whose nodes may remain is kept: it is what proves them (and the group's volume)

@@ -1,8 +1,8 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { GpuCloudError, type GpuCloudClient } from "../../client";
-import { CancelledError } from "../../cancellation";
+import { GpuCloudError } from "../../client";
 import { pollUntil } from "../../polling";
-import { providerClient, reportProgress } from "../../provider-runtime";
+import { CancelledError } from "../../run/cancellation";
+import type { Run } from "../../run/run";
 import { fieldFailure } from "../../validation";
 import type { WorkerGroupInputs } from "./inputs";
 import { createOf, isAsSent } from "./wire";
@@ -14,11 +14,10 @@ import { createOf, isAsSent } from "./wire";
  * cannot be read, check leaves it to the service's own refusal.
  */
 export async function accountFailures(
+  run: Run,
   inputs: WorkerGroupInputs,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
-  const endpoints = await providerClient()
-    .endpoints.list()
-    .catch(() => undefined);
+  const endpoints = await run.client.endpoints.list().catch(() => undefined);
   if (!endpoints || endpoints.some((endpoint) => endpoint.id === inputs.endpointId)) return [];
   return [
     fieldFailure(
@@ -33,10 +32,8 @@ export async function accountFailures(
  * reached the service, a group renting workers may exist: it is looked for (a group that was
  * not there before, created as asked) and taken, or the error says where to look.
  */
-export async function createGroup(
-  client: GpuCloudClient,
-  inputs: WorkerGroupInputs,
-): Promise<number> {
+export async function createGroup(run: Run, inputs: WorkerGroupInputs): Promise<number> {
+  const client = run.client;
   const fields = createOf(inputs);
   // The groups before the create, to tell a new one apart. Without this list a lost reply could
   // take an existing group as this create's (e.g. the one a replacement replaces): no create.
@@ -45,13 +42,18 @@ export async function createGroup(
     return await client.workerGroups.create(fields);
   } catch (error) {
     if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
-    reportProgress("the worker group's create reply was lost; looking for the group");
+    run.progress("the worker group's create reply was lost; looking for the group");
     const found = await pollUntil(
       async () =>
         (await client.workerGroups.list(new AbortController().signal).catch(() => []))
           .filter((group) => !before.has(group.id) && isAsSent(group, fields))
           .sort((a, b) => b.id - a.id)[0]?.id,
-      { initialIntervalMs: 1_000, maxIntervalMs: 5_000, deadlineMs: Date.now() + 30_000 },
+      {
+        initialIntervalMs: 1_000,
+        maxIntervalMs: 5_000,
+        deadlineMs: Date.now() + 30_000,
+        signal: run.cancellation.signal,
+      },
     ).catch((cancelled: unknown) => {
       if (!(cancelled instanceof CancelledError)) throw cancelled;
       throw new Error(
