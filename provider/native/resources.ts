@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { ResourceImplementation } from "../resource-implementation";
-import { ownerOf } from "../resources/instance/identity";
+import { ownerOf } from "../renting/identity";
 import * as apiKey from "../resources/api-key";
 import * as endpoint from "../resources/endpoint";
 import * as instance from "../resources/instance";
@@ -148,7 +148,7 @@ export const nativeResources: readonly NativeResource[] = [
       hidden: ["owner", "stackToken", "replaceOnChanges"],
       importSecrets: ["env"],
       // As the Instance class does (instance/resource.ts): the owner names the resource, and the
-      // stack token proves the instance is this stack's (instance/identity.ts).
+      // stack token proves the instance is this stack's (renting/identity.ts).
       fill: (news, { project, stack, name, stackToken }) => ({
         ...news,
         owner: news["owner"] ?? ownerOf(project, stack, name),

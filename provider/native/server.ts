@@ -1,25 +1,31 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { isDeepStrictEqual } from "node:util";
 import * as grpc from "@grpc/grpc-js";
 import * as enginerpc from "@pulumi/pulumi/proto/engine_grpc_pb";
 import * as engineproto from "@pulumi/pulumi/proto/engine_pb";
 import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
-import * as statusproto from "@pulumi/pulumi/proto/status_pb";
-import * as anyproto from "google-protobuf/google/protobuf/any_pb";
 import * as emptyproto from "google-protobuf/google/protobuf/empty_pb";
-import * as structproto from "google-protobuf/google/protobuf/struct_pb";
 import type { ConfigSource } from "../config";
-import { newStackToken } from "../resources/instance/identity";
+import { newStackToken } from "../renting/identity";
 import { logToEngine } from "../run/progress";
 import { Run } from "../run/run";
 import { functionOf } from "./functions";
 import { type NativeResource, resourceOf } from "./resources";
 import { packageSchema, type PackageSpec, secretOutputs } from "./schema";
 import { unwrapSecrets, wrapSecrets } from "./secrets";
+import {
+  changedKeys,
+  failure,
+  fromStruct,
+  initFailure,
+  type Props,
+  toStruct,
+  type Unary,
+  unimplemented,
+} from "./wire";
 
 /**
  * The `pulumi-resource-gpucloud` plugin: Pulumi's `ResourceProvider` gRPC service over the
@@ -27,12 +33,6 @@ import { unwrapSecrets, wrapSecrets } from "./secrets";
  * to. This adapter translates and decides nothing: it unwraps secrets on the way in, hands the
  * module what a dynamic provider would see, and wraps the secrets again on the way out.
  */
-
-type Props = Record<string, unknown>;
-type Unary<Req, Res> = (
-  call: grpc.ServerUnaryCall<Req, Res>,
-  callback: grpc.sendUnaryData<Res>,
-) => void;
 
 /** The provider inputs the plugin keeps in the provider's own state (CheckConfig). */
 const stackTokenKey = "stackToken";
@@ -79,73 +79,6 @@ export function urnParts(urn: string): {
     type: qualifiedType.split("$").pop() ?? "",
     name: rest.join("::"),
   };
-}
-
-const toStruct = (props: Props): structproto.Struct =>
-  // JSON drops undefined (which a Struct cannot hold) as the dynamic provider's states do.
-  structproto.Struct.fromJavaScript(
-    JSON.parse(JSON.stringify(props)) as Record<string, structproto.JavaScriptValue>,
-  );
-
-const fromStruct = (struct: structproto.Struct | undefined): Props => struct?.toJavaScript() ?? {};
-
-/** A failure whose gRPC status is made already (an initialization failure, below). */
-class StatusFailure extends Error {
-  constructor(readonly status: Partial<grpc.StatusObject>) {
-    super(status.details);
-  }
-}
-
-function failure(error: unknown): Partial<grpc.StatusObject> {
-  if (error instanceof StatusFailure) return error.status;
-  const message = error instanceof Error ? error.message : String(error);
-  return { code: grpc.status.UNKNOWN, details: message };
-}
-
-/**
- * A create that made something and failed to finish it (the modules throw an error carrying
- * `id`, `properties` and `reasons`, e.g. InstanceLeftBehindError): the engine records it with
- * init errors, as the SDK's dynamic provider tells it, by an ErrorResourceInitFailed in the
- * status details (`grpc-status-details-bin`). Other errors are returned as they are.
- */
-function initFailure(error: unknown, wrap: (props: Props) => Props): unknown {
-  const made = error as {
-    id?: unknown;
-    properties?: unknown;
-    reasons?: unknown;
-    message?: unknown;
-  };
-  if (typeof made !== "object" || made === null || typeof made.id !== "string" || !made.id) {
-    return error;
-  }
-  const message = typeof made.message === "string" ? made.message : String(error);
-  const detail = new provproto.ErrorResourceInitFailed();
-  detail.setId(made.id);
-  detail.setProperties(toStruct(wrap((made.properties ?? {}) as Props)));
-  detail.setReasonsList(
-    Array.isArray(made.reasons) ? made.reasons.map((reason) => String(reason)) : [message],
-  );
-  const details = new anyproto.Any();
-  details.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
-  const status = new statusproto.Status();
-  status.setCode(grpc.status.UNKNOWN);
-  status.setMessage(message);
-  status.addDetails(details);
-  const metadata = new grpc.Metadata();
-  metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
-  return new StatusFailure({ code: grpc.status.UNKNOWN, details: message, metadata });
-}
-
-function unimplemented(method: string): Unary<unknown, unknown> {
-  return (_call, callback) => {
-    callback({ code: grpc.status.UNIMPLEMENTED, details: `${method} is not implemented` }, null);
-  };
-}
-
-/** Top-level input properties whose values differ (for the engine's display and options). */
-function changedKeys(olds: Props, news: Props): string[] {
-  const keys = new Set([...Object.keys(olds), ...Object.keys(news)]);
-  return [...keys].filter((key) => !isDeepStrictEqual(olds[key], news[key]));
 }
 
 export class GpuCloudProviderService {
@@ -458,7 +391,7 @@ export class GpuCloudProviderService {
       /**
        * The first Ctrl-C: every wait in flight stops, and no create rents anew. An instance
        * being created ends destroyed, or recorded when it runs or cannot be destroyed in time
-       * (resources/instance/create-flow.ts); the calls in flight then end with their errors.
+       * (renting/create.ts); the calls in flight then end with their errors.
        */
       cancel: unary(async () => {
         this.cancelled = true;

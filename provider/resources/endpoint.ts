@@ -6,7 +6,7 @@ import type { ResourceImplementation } from "../resource-implementation";
 import { readResult } from "../read-result";
 import { providerShim } from "../shim";
 import { checkInputs, fieldFailure } from "../validation";
-import { deleteNamingWorkers, releaseWorkers } from "./serverless/release";
+import { deleteNamingWorkers, releaseWorkers } from "../serverless/release";
 import {
   coldMultSchema,
   coldWithinMax,
@@ -14,7 +14,7 @@ import {
   minLoadSchema,
   targetUtilSchema,
   workerCountSchema,
-} from "./serverless/scaling";
+} from "../serverless/scaling";
 
 // ---- Inputs -------------------------------------------------------------------------------
 

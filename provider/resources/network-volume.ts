@@ -5,7 +5,6 @@ import {
   deleteUnlessGone,
   GpuCloudError,
   isNetworkVolume,
-  OfferQueryError,
   type Volume as VolumeWire,
   type VolumeOffer,
   type VolumeOfferQuery,
@@ -16,6 +15,7 @@ import type { ResourceImplementation } from "../resource-implementation";
 import type { Run } from "../run/run";
 import { readResult } from "../read-result";
 import { providerShim } from "../shim";
+import { volumeOfferQueryInputSchema } from "../input-fields";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
 
 // A network volume: storage on a physical cluster's network disk, which instances on machines of
@@ -23,20 +23,10 @@ import { checkInputs, containsUnknown, fieldFailure } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------
 
-const offerQuerySchema = z
-  .union([z.string(), z.record(z.string(), z.unknown())], {
-    error:
-      "offerQuery must be a volume offer query object ({ clusterId: 101, diskSpaceGb: { gte: " +
-      "500 } }) or a query string",
-  })
-  .superRefine((query, ctx) => {
-    try {
-      compileVolumeOfferQuery(query);
-    } catch (error) {
-      if (!(error instanceof OfferQueryError)) throw error;
-      ctx.addIssue({ code: "custom", message: error.message });
-    }
-  });
+const offerQuerySchema = volumeOfferQueryInputSchema(
+  "offerQuery must be a volume offer query object ({ clusterId: 101, diskSpaceGb: { gte: " +
+    "500 } }) or a query string",
+);
 
 export const networkVolumeInputsSchema = z.object({
   askId: z

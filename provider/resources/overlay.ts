@@ -7,29 +7,13 @@ import type { ResourceImplementation } from "../resource-implementation";
 import type { Run } from "../run/run";
 import { readResult } from "../read-result";
 import { providerShim } from "../shim";
+import { overlayNameSchema } from "../input-fields";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
 
 // An overlay network: a private LAN on one physical cluster for the instances that join it
 // (Instance `overlay`). Nothing in it is secret: a name, a cluster and a subnet.
 
 // ---- Inputs -------------------------------------------------------------------------------
-
-/**
- * An overlay's name, as `field`. Instances join by name (`-n NAME` in the create's env), and
- * the official client passes only names of lowercase letters, digits and `-` there (it drops
- * any other silently); the service takes at most 64 characters.
- */
-export function overlayNameSchema(field: string) {
-  return z
-    .string({ error: `${field} is an overlay's name: lowercase letters, digits and -` })
-    .min(1, `${field} must not be empty`)
-    .max(64, `${field} must be at most 64 characters`)
-    .regex(
-      /^[a-z0-9-]+$/,
-      `${field} may hold only lowercase letters, digits and - (instances join an overlay by ` +
-        "its name, and the official client drops any other)",
-    );
-}
 
 export const overlayInputsSchema = z.object({
   clusterId: z

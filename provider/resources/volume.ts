@@ -5,7 +5,6 @@ import {
   deleteUnlessGone,
   GpuCloudError,
   isNetworkVolume,
-  OfferQueryError,
   type VolumeOffer,
   type VolumeOfferRow,
   type VolumeOfferQuery,
@@ -15,22 +14,14 @@ import type { ResourceImplementation } from "../resource-implementation";
 import type { Run } from "../run/run";
 import { readResult } from "../read-result";
 import { providerShim } from "../shim";
+import { volumeOfferQueryInputSchema } from "../input-fields";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------
 
-const volumeOfferQuerySchema = z
-  .union([z.string(), z.record(z.string(), z.unknown())], {
-    error: "volumeOfferQuery must be a query object ({ diskSpaceGb: { gte: 100 } }) or a string",
-  })
-  .superRefine((query, ctx) => {
-    try {
-      compileVolumeOfferQuery(query);
-    } catch (error) {
-      if (!(error instanceof OfferQueryError)) throw error;
-      ctx.addIssue({ code: "custom", message: error.message });
-    }
-  });
+const volumeOfferQuerySchema = volumeOfferQueryInputSchema(
+  "volumeOfferQuery must be a query object ({ diskSpaceGb: { gte: 100 } }) or a string",
+);
 
 export const volumeInputsSchema = z.object({
   askId: z

@@ -1,8 +1,8 @@
 import { GpuCloudClient } from "../../provider/client";
 import { implementation as apiKeyProvider } from "../../provider/resources/api-key";
 import { type InstanceOutputs } from "../../provider/resources/instance";
-import { InstanceLeftBehindError } from "../../provider/resources/instance/lifecycle";
-import { attachAfterRunning } from "../../provider/resources/instance/ssh-keys";
+import { InstanceLeftBehindError } from "../../provider/renting/errors";
+import { attachAfterRunning } from "../../provider/renting/ssh-keys";
 import { implementation as sshKeyProvider } from "../../provider/resources/ssh-key";
 import type { TestEmulator } from "../support/emulator";
 import { emulatorForProviders } from "../support/provider-config";

@@ -1,9 +1,9 @@
 import { environmentOf, GpuCloudClient } from "../../provider/client";
 import { implementation as instanceProvider } from "../../provider/resources/instance";
-import { specOf } from "../../provider/resources/instance/identity";
+import { specOf } from "../../provider/renting/identity";
 import type { InstanceInputs, InstanceOutputs } from "../../provider/resources/instance/inputs";
 import { inSubnet } from "../../provider/addresses";
-import { localIpOf } from "../../provider/resources/instance/placement";
+import { localIpOf } from "../../provider/renting/placement";
 import {
   type NetworkVolumeOutputs,
   implementation as networkVolumeProvider,

@@ -5,7 +5,7 @@ import { GpuCloudClient } from "../../provider/client";
 import { implementation as apiKeyProvider } from "../../provider/resources/api-key";
 import { implementation as endpointProvider } from "../../provider/resources/endpoint";
 import { implementation as instanceProvider } from "../../provider/resources/instance";
-import { isLeftoverOf } from "../../provider/resources/instance/identity";
+import { isLeftoverOf } from "../../provider/renting/identity";
 import { implementation as secretProvider } from "../../provider/resources/secret";
 import { implementation as sshKeyProvider } from "../../provider/resources/ssh-key";
 import { implementation as templateProvider } from "../../provider/resources/template";

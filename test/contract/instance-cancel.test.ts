@@ -1,7 +1,7 @@
-import { InstanceLeftBehindError } from "../../provider/resources/instance/lifecycle";
+import { InstanceLeftBehindError } from "../../provider/renting/errors";
 import { implementation as instanceProvider } from "../../provider/resources/instance";
 import { instanceInputsSchema } from "../../provider/resources/instance/inputs";
-import { creatingLabelOf, newStackToken } from "../../provider/resources/instance/identity";
+import { creatingLabelOf, newStackToken } from "../../provider/renting/identity";
 import type { TestEmulator } from "../support/emulator";
 import { waitFor } from "./harness";
 import { emulatorForProviders } from "../support/provider-config";

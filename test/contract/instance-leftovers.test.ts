@@ -1,5 +1,5 @@
 import { GpuCloudClient, overlayJoinEnv, volumeMountEnv } from "../../provider/client";
-import { groupVariable, namePrefixOf } from "../../provider/resources/node-group/naming";
+import { groupVariable, namePrefixOf } from "../../provider/renting/group-ownership";
 import { implementation as sweeperProvider } from "../../provider/resources/instance-sweeper";
 import {
   creatingLabelOf,
@@ -7,7 +7,7 @@ import {
   ownerVariable,
   specVariable,
   stackTokenVariable,
-} from "../../provider/resources/instance/identity";
+} from "../../provider/renting/identity";
 import {
   implementation as instanceProvider,
   type InstanceInputs,

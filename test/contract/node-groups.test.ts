@@ -1,11 +1,11 @@
 import { environmentOf, GpuCloudClient, type Instance } from "../../provider/client";
-import { creatingLabelOf, stackTokenVariable } from "../../provider/resources/instance/identity";
+import { creatingLabelOf, stackTokenVariable } from "../../provider/renting/identity";
 import {
   implementation as groupProvider,
   type NodeGroupInputs,
   type NodeGroupOutputs,
 } from "../../provider/resources/node-group";
-import { groupVariable, namePrefixOf } from "../../provider/resources/node-group/naming";
+import { groupVariable, namePrefixOf } from "../../provider/renting/group-ownership";
 import type { TestEmulator } from "../support/emulator";
 import { emulatorForProviders } from "../support/provider-config";
 

@@ -1,4 +1,5 @@
-import { destroyAndConfirm, waitUntilRunning } from "../../provider/resources/instance/lifecycle";
+import { waitUntilRunning } from "../../provider/renting/boot";
+import { destroyAndConfirm } from "../../provider/renting/destroy";
 import { Run } from "../../provider/run/run";
 import { useEmulator } from "./harness";
 

@@ -1,7 +1,7 @@
 import { request } from "undici";
 import { z } from "zod";
 import { GpuCloudClient } from "../../provider/client";
-import { releaseWorkers, WorkersLeftError } from "../../provider/resources/serverless/release";
+import { releaseWorkers, WorkersLeftError } from "../../provider/serverless/release";
 import {
   implementation as provider,
   searchQueryOf,

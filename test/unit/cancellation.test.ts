@@ -2,8 +2,8 @@ import { getMaxListeners } from "node:events";
 import { Cancellation, CancelledError, neverCancelled } from "../../provider/run/cancellation";
 import type { GpuCloudClient, Instance } from "../../provider/client";
 import { pollUntil, watchInstance } from "../../provider/polling";
-import { destroyAfterCancel } from "../../provider/resources/instance/lifecycle";
-import { releaseWorkers, WorkersLeftError } from "../../provider/resources/serverless/release";
+import { destroyAfterCancel } from "../../provider/renting/destroy";
+import { releaseWorkers, WorkersLeftError } from "../../provider/serverless/release";
 import { Run } from "../../provider/run/run";
 
 // The engine's Cancel (the native plugin's) stops every wait of the run at once; a wait given

@@ -8,11 +8,11 @@ import {
 } from "../../client";
 import { decodeOnstart } from "../../onstart";
 import type { Run } from "../../run/run";
+import { creatingLabelOf } from "../../renting/identity";
+import { connectionOutputs, offerShownBy } from "../../renting/instance-shown";
+import { overlaySubnetOf } from "../../renting/placement";
 import { outbidBy } from "./bids";
-import { connectionOutputs, offerShownBy } from "./attempts";
-import { creatingLabelOf } from "./identity";
 import { instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
-import { overlaySubnetOf } from "./placement";
 
 // `pulumi import` of an instance (Read without recorded properties), by its id. The inputs are
 // what the instance runs, so that a program declaring them sees no change: nothing is
@@ -20,7 +20,7 @@ import { overlaySubnetOf } from "./placement";
 // destroy destroys it. It is never a leftover (docs/maintainers/ownership.md): it does not carry this
 // stack's being-created label.
 
-/** Every marker variable a rent adds (identity.ts): the service's, not the program's. */
+/** Every marker variable a rent adds (renting/identity.ts): the service's, not the program's. */
 const markerPrefix = "PULUMI_GPUCLOUD_";
 
 /** The being-created label of any stack, whatever its token. */

@@ -1,28 +1,29 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { readResult } from "../../read-result";
-import type { ResourceImplementation } from "../../resource-implementation";
-import { CancelledError } from "../../run/cancellation";
-import type { Run } from "../../run/run";
-import { checkInputs, containsUnknown, fieldFailure, inputFieldsOf } from "../../validation";
-import { askOffVolumeMachine } from "./volume-link";
-import { overlaySubnetOf, placementFailures } from "./placement";
 import { onstartTooLong } from "../../onstart";
-import { connectionOutputs } from "./attempts";
-import { createInstance } from "./create-flow";
-import { diffInstance, launchesAnew } from "./diff";
-import { asksOf, instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
-import { resourceNameOf } from "./identity";
-import { importedInstance } from "./import";
-import { destroyAndConfirm } from "./lifecycle";
-import { followState } from "./power";
-import { outbidBy, planOutbid, raiseBidAndResume } from "./bids";
+import { readResult } from "../../read-result";
+import { createInstance } from "../../renting/create";
+import { destroyAndConfirm } from "../../renting/destroy";
+import { resourceNameOf } from "../../renting/identity";
+import { connectionOutputs } from "../../renting/instance-shown";
+import { overlaySubnetOf } from "../../renting/placement";
+import { followState } from "../../renting/power";
 import {
   attachAfterRunning,
   declaresSshKeys,
   sshKeyIdsOnInstance,
   sshKeysBeforeRenting,
   updateSshKeys,
-} from "./ssh-keys";
+} from "../../renting/ssh-keys";
+import type { ResourceImplementation } from "../../resource-implementation";
+import { CancelledError } from "../../run/cancellation";
+import type { Run } from "../../run/run";
+import { checkInputs, containsUnknown, fieldFailure, inputFieldsOf } from "../../validation";
+import { outbidBy, planOutbid, raiseBidAndResume } from "./bids";
+import { diffInstance, launchesAnew } from "./diff";
+import { importedInstance } from "./import";
+import { asksOf, instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
+import { placementFailures } from "./placement";
+import { askOffVolumeMachine } from "./volume-link";
 
 export function inputsOf(props: InstanceOutputs): InstanceInputs {
   return inputFieldsOf(instanceInputsSchema, props);

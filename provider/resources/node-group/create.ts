@@ -5,24 +5,25 @@ import {
   type SshKey,
   volumeMountEnv,
 } from "../../client";
+import { addressIn, firstHostOf } from "../../addresses";
+import { lateRentsMs, rentUntilRunning } from "../../renting/create";
+import { InstanceLeftBehindError } from "../../renting/errors";
+import { groupVariable, newGroupName, nodeOwnerOf } from "../../renting/group-ownership";
+import { resourceNameOf } from "../../renting/identity";
+import { instanceInputsSchema, type InstanceInputs } from "../../renting/instance-inputs";
+import { releaseOffers } from "../../renting/offer-choice";
+import { handOver } from "../../renting/rent";
+import { attachAfterRunning, sshKeysBeforeRenting } from "../../renting/ssh-keys";
 import { recordAfterCancelMs } from "../../run/cancellation";
 import type { Run } from "../../run/run";
-import { lateRentsMs, rentUntilRunning } from "../instance/create-flow";
-import { resourceNameOf } from "../instance/identity";
-import { instanceInputsSchema, type InstanceInputs } from "../instance/inputs";
-import { handOver, InstanceLeftBehindError } from "../instance/lifecycle";
-import { releaseOffers } from "../instance/offer-choice";
-import { attachAfterRunning, sshKeysBeforeRenting } from "../instance/ssh-keys";
-import { addressIn, firstHostOf } from "../../addresses";
 import { chooseCluster, clusterQueryOf, NoClusterError } from "./cluster-choice";
 import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
 import { settleGroupLeftovers } from "./leftovers";
-import { groupVariable, newGroupName, nodeOwnerOf } from "./naming";
 import { tearDown } from "./teardown";
 
 // Creating a node group: leftovers of interrupted runs removed, the cheapest cluster that holds
 // the group chosen, its overlay (and network volume) made, rank 0 rented and running, then
-// every other rank at once, each node rented as an Instance is (instance/attempts.ts' steps,
+// every other rank at once, each node rented as an Instance is (the renting engine's steps,
 // by the group's query pinned to the cluster); the whole group handed over at once. All
 // running or none: a create that cannot finish takes apart everything it made.
 
@@ -133,13 +134,11 @@ export async function rentNode(
   const nodeInputs = nodeInputsOf(build, rank, masterAddr);
   let created: Awaited<ReturnType<typeof rentUntilRunning>>;
   try {
-    const rented = await rentUntilRunning(
-      build.run,
-      nodeInputs,
-      build.unrecorded,
-      build.claimed,
+    const rented = await rentUntilRunning(build.run, nodeInputs, {
+      unrecorded: build.unrecorded,
+      claimed: build.claimed,
       stop,
-    );
+    });
     // Keys are attached before the hand-over, as an Instance's are.
     created = await attachAfterRunning(build.run.client, rented, build.sshKeys);
   } catch (error) {
@@ -251,7 +250,7 @@ export function outputsOf(build: GroupBuild, masterAddr: string | null): NodeGro
 }
 
 /**
- * Hands every node over to the engine (each takes the program's label, see instance/identity.ts),
+ * Hands every node over to the engine (each takes the program's label, see renting/identity.ts),
  * all or none: a refused relabel fails the create, which then takes the group apart.
  */
 export async function handOverGroup(build: GroupBuild): Promise<void> {

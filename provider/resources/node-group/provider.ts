@@ -13,7 +13,7 @@ import {
   type NodeGroupInputs,
   type NodeGroupOutputs,
 } from "./inputs";
-import { nodeOwnerOf } from "./naming";
+import { nodeOwnerOf } from "../../renting/group-ownership";
 import { tearDown } from "./teardown";
 
 export function inputsOf(props: NodeGroupOutputs): NodeGroupInputs {

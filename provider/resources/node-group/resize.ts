@@ -1,13 +1,13 @@
+import { removeWithLateRents } from "../../renting/create";
+import { destroyEachRented } from "../../renting/destroy";
+import { isLeftoverNode } from "../../renting/group-ownership";
+import { leftoversQuery, resourceNameOf } from "../../renting/identity";
+import { releaseOffers } from "../../renting/offer-choice";
+import { sshKeysBeforeRenting, updateSshKeys } from "../../renting/ssh-keys";
 import type { Run } from "../../run/run";
-import { leftoversQuery, resourceNameOf } from "../instance/identity";
-import { removeWithLateRents } from "../instance/create-flow";
-import { releaseOffers } from "../instance/offer-choice";
-import { sshKeysBeforeRenting, updateSshKeys } from "../instance/ssh-keys";
 import { type GroupBuild, handOverGroup, rentedNodeIds, rentRankZero, rentRanks } from "./create";
 import { isBroken, ranksToRent } from "./diff";
 import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
-import { isLeftoverNode } from "./naming";
-import { destroyNodes } from "./teardown";
 
 // An update of a group in place: its label and keys on every node, the ranks above a smaller
 // count destroyed, and the ranks missing (a larger count, or nodes refresh found gone or at a
@@ -29,7 +29,7 @@ async function removeResizeLeftovers(
   );
   if (left.length === 0) return;
   progress(`destroying nodes ${left.map((i) => i.id).join(", ")}, left by an interrupted change`);
-  const kept = await destroyNodes(
+  const kept = await destroyEachRented(
     run,
     left.map((instance) => instance.id),
     inputs.pollIntervalSeconds,
@@ -60,7 +60,7 @@ async function updateKeptNodes(
 /** Destroys nodes and confirms them gone; fails naming those that could not be. */
 async function destroyOrFail(run: Run, nodes: readonly GroupNode[], pollIntervalSeconds: number) {
   if (nodes.length === 0) return;
-  const left = await destroyNodes(
+  const left = await destroyEachRented(
     run,
     nodes.map((node) => node.instanceId),
     pollIntervalSeconds,
@@ -121,7 +121,7 @@ async function rentInto(
   const pollIntervalSeconds = build.inputs.pollIntervalSeconds;
   const destroyRented = () =>
     removeWithLateRents(build.run, rented, (ids) =>
-      destroyNodes(build.run, ids, pollIntervalSeconds),
+      destroyEachRented(build.run, ids, pollIntervalSeconds),
     );
   try {
     return await build.run.engineWatch.whileWatched(destroyRented, async () => {
@@ -137,7 +137,7 @@ async function rentInto(
       return { added: [...build.nodes.values()], masterAddr: master };
     });
   } catch (error) {
-    const left = await destroyNodes(build.run, rented(), pollIntervalSeconds);
+    const left = await destroyEachRented(build.run, rented(), pollIntervalSeconds);
     const why = error instanceof Error ? error.message : String(error);
     throw new Error(
       `${build.name}: ranks ${ranks.join(", ")} could not all be rented (${why}); ` +

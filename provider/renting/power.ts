@@ -1,8 +1,8 @@
-import { deadEndStatuses, type Instance as InstanceWire, type InstanceState } from "../../client";
-import { watchInstance } from "../../polling";
-import { CancelledError } from "../../run/cancellation";
-import type { Run } from "../../run/run";
-import type { InstanceInputs } from "./inputs";
+import { deadEndStatuses, type Instance as InstanceWire, type InstanceState } from "../client";
+import { watchInstance } from "../polling";
+import { CancelledError } from "../run/cancellation";
+import type { Run } from "../run/run";
+import type { InstanceInputs } from "./instance-inputs";
 
 /** How long a stop or start may take before the update fails; the service usually needs seconds. */
 const followTimeoutMs = 600_000;

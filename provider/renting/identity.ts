@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
-import { environmentOf, type InstanceListQuery, type Instance as InstanceWire } from "../../client";
-import { runtypeOf, type InstanceInputs } from "./inputs";
+import { environmentOf, type InstanceListQuery, type Instance as InstanceWire } from "../client";
+import { runtypeOf, type InstanceInputs } from "./instance-inputs";
 
 // What makes an instance this stack's own, and what tells an interrupted create's leftover
 // apart from an instance that was handed over to the engine (docs/maintainers/ownership.md has the whole

@@ -1,9 +1,9 @@
-import { deadEndStatuses, type Instance as InstanceWire } from "../../client";
-import { once } from "../../once";
-import type { Run } from "../../run/run";
+import { deadEndStatuses, type Instance as InstanceWire } from "../client";
+import { once } from "../once";
+import type { Run } from "../run/run";
 import { isLeftoverOf, leftoversQuery, ownerOfInstance, specOf, specOfInstance } from "./identity";
-import { asksOf, type InstanceInputs } from "./inputs";
-import { destroyAndConfirm } from "./lifecycle";
+import { asksOf, type InstanceInputs } from "./instance-inputs";
+import { destroyAndConfirm } from "./destroy";
 
 /** An instance an interrupted run rented for this resource, to be waited for and recorded. */
 export interface Adoptee {

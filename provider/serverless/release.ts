@@ -1,7 +1,7 @@
-import { type DeletedWorkers, GpuCloudError } from "../../client";
-import { watchInstance } from "../../polling";
-import { CancelledError } from "../../run/cancellation";
-import type { Run } from "../../run/run";
+import { type DeletedWorkers, GpuCloudError } from "../client";
+import { watchInstance } from "../polling";
+import { CancelledError } from "../run/cancellation";
+import type { Run } from "../run/run";
 
 // Money first: deleting an endpoint or a worker group leaves no worker instance running. The
 // service destroys the workers asynchronously and says which it destroyed (`deleted_workers`)

@@ -4,11 +4,12 @@ import {
   type GpuCloudClient,
   type InstanceOffer,
   type InstanceOfferQuery,
+  type Search,
   withCondition,
-} from "../../client";
-import { unlessCancelled } from "../../run/cancellation";
-import type { Run } from "../../run/run";
-import type { InstanceInputs } from "./inputs";
+} from "../client";
+import { unlessCancelled } from "../run/cancellation";
+import type { Run } from "../run/run";
+import type { InstanceInputs } from "./instance-inputs";
 import { requiredCluster } from "./placement";
 
 // Renting by query: which offer each attempt rents.
@@ -62,14 +63,19 @@ export function releaseOffers(run: Run, claimed: Set<number>): void {
   claimed.clear();
 }
 
-/** The answered offers this create has not tried and no other create has claimed. */
-function freeOffers(
-  run: Run,
-  offers: InstanceOffer[],
-  tried: ReadonlySet<number>,
-): InstanceOffer[] {
-  const claimed = run.renting.asksBeingRented;
-  return offers.filter((offer) => !tried.has(offer.askId) && !claimed.has(offer.askId));
+/** What a create by query chooses by, and what it has tried and claimed so far. */
+export interface OfferChoice {
+  readonly query: InstanceOfferQuery | string;
+  /** Never an offer above this price, $/hour. */
+  readonly maxDollarsPerHour: number | undefined;
+  /** Asks this create has tried: never chosen again. */
+  readonly tried: ReadonlySet<number>;
+  /** The create's claims: the offer chosen is added. */
+  readonly claimed: Set<number>;
+  readonly progress: (message: string) => void;
+  readonly deadlineMs: number;
+  /** Stops a wait for other creates' rents (the run's cancellation, or a group's stop). */
+  readonly stop: AbortSignal;
 }
 
 /**
@@ -78,62 +84,75 @@ function freeOffers(
  * query when checked here (the service has been seen to ignore a filter) and costs at most
  * `maxDollarsPerHour`. The offer is claimed (added to `claimed`) before this returns.
  */
-export async function chooseOffer(
+export async function chooseOffer(run: Run, choice: OfferChoice): Promise<InstanceOffer> {
+  const { search, free } = await searchUnclaimed(run, choice);
+  for (const { offer, reason } of search.rejected.slice(0, 3)) {
+    choice.progress(`skipping ask ${offer.askId}: the search answered it, but ${reason}`);
+  }
+  const cap = choice.maxDollarsPerHour;
+  const [best] = free.filter((offer) => cap === undefined || offer.dollarsPerHour <= cap);
+  if (best === undefined) throw noOffer(choice, search, free);
+  run.renting.asksBeingRented.add(best.askId);
+  choice.claimed.add(best.askId);
+  return best;
+}
+
+/**
+ * The search's answer, and its offers this create has not tried and no other create has
+ * claimed. When every answer is claimed by others, it searches again as their rents land,
+ * until the deadline.
+ */
+async function searchUnclaimed(
   run: Run,
-  query: InstanceOfferQuery | string,
-  inputs: Pick<InstanceInputs, "maxDollarsPerHour">,
-  tried: ReadonlySet<number>,
-  claimed: Set<number>,
-  progress: (message: string) => void,
-  deadlineMs: number,
-  stop: AbortSignal,
-): Promise<InstanceOffer> {
+  choice: OfferChoice,
+): Promise<{ search: Search<InstanceOffer>; free: InstanceOffer[] }> {
   const { client, renting } = run;
-  const asksBeingRented = renting.asksBeingRented;
-  let search = await client.offers.searchInstances(query);
-  let free = freeOffers(run, search.offers, tried);
-  // Every answer claimed by others: search again as their rents land, until the deadline.
-  while (free.length === 0 && search.offers.some((offer) => asksBeingRented.has(offer.askId))) {
-    const remainingMs = deadlineMs - Date.now();
+  const claimedByAny = renting.asksBeingRented;
+  const unclaimed = (offers: InstanceOffer[]) =>
+    offers.filter((offer) => !choice.tried.has(offer.askId) && !claimedByAny.has(offer.askId));
+  let search = await client.offers.searchInstances(choice.query);
+  let free = unclaimed(search.offers);
+  while (free.length === 0 && search.offers.some((offer) => claimedByAny.has(offer.askId))) {
+    const remainingMs = choice.deadlineMs - Date.now();
     if (renting.rentsInFlight === 0 || remainingMs <= 0) break;
     // Unreferenced: a wait that lost the race must not keep the process alive.
     await unlessCancelled(
       Promise.race([renting.nextRentReturned(), sleep(remainingMs, undefined, { ref: false })]),
-      stop,
+      choice.stop,
     );
-    search = await client.offers.searchInstances(query);
-    free = freeOffers(run, search.offers, tried);
+    search = await client.offers.searchInstances(choice.query);
+    free = unclaimed(search.offers);
   }
-  for (const { offer, reason } of search.rejected.slice(0, 3)) {
-    progress(`skipping ask ${offer.askId}: the search answered it, but ${reason}`);
-  }
+  return { search, free };
+}
+
+/** Why nothing can be chosen: every match claimed, none under the cap, or none at all. */
+function noOffer(
+  choice: OfferChoice,
+  search: Search<InstanceOffer>,
+  free: readonly InstanceOffer[],
+): NoOfferError {
+  const { tried } = choice;
   const untried = search.offers.filter((offer) => !tried.has(offer.askId));
-  const cap = inputs.maxDollarsPerHour;
-  const affordable = free.filter((offer) => cap === undefined || offer.dollarsPerHour <= cap);
-  const [best] = affordable;
-  if (best !== undefined) {
-    asksBeingRented.add(best.askId);
-    claimed.add(best.askId);
-    return best;
-  }
   const busy = untried.length - free.length;
   if (busy > 0 && free.length === 0) {
-    throw new NoOfferError(
+    return new NoOfferError(
       `no offer matching offerQuery is left: the ${busy} that match are being rented by other ` +
         `instances of this run` +
         (tried.size > 0 ? ` (and this create has tried ${tried.size})` : ""),
     );
   }
+  const cap = choice.maxDollarsPerHour;
   const cheapest = [...free].sort((a, b) => a.dollarsPerHour - b.dollarsPerHour)[0];
   if (cheapest !== undefined && cap !== undefined) {
-    throw new NoOfferError(
+    return new NoOfferError(
       `no offer matching offerQuery costs at most maxDollarsPerHour $${cap}/h; the cheapest ` +
         `match is $${cheapest.dollarsPerHour}/h (ask ${cheapest.askId}, ${cheapest.numGpus}x ` +
         `${cheapest.gpuName})`,
     );
   }
   const skipped = search.rejected.length;
-  throw new NoOfferError(
+  return new NoOfferError(
     `no offer matches offerQuery` +
       (tried.size > 0 ? ` that this create has not already tried (${tried.size} tried)` : "") +
       (skipped > 0
