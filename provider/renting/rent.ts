@@ -1,12 +1,6 @@
 import { randomUUID } from "node:crypto";
-import {
-  type CreateInstanceRequest,
-  environmentOf,
-  GpuCloudError,
-  type GpuCloudClient,
-} from "../client";
-import { pollUntil } from "../polling";
-import { CancelledError } from "../run/cancellation";
+import { type CreateInstanceRequest, environmentOf, type GpuCloudClient } from "../client";
+import { recoverLostCreate } from "../lost-create";
 import type { Run } from "../run/run";
 import { CreateOutcomeUnknownError } from "./errors";
 import { createTokenVariable } from "./identity";
@@ -34,48 +28,44 @@ export async function rentInstance(run: Run, rent: Rent): Promise<number> {
   const client = run.client;
   const token = randomUUID();
   const { request } = rent;
-  try {
+  return recoverLostCreate({
     // A rent waiting for its turn (the service's rate limit) stops at a cancellation; one sent
     // is never aborted, its reply says which instance to destroy.
-    return await client.instances.create(
-      rent.askId,
-      { ...request, env: { ...request.env, ...rent.markers(token) } },
-      undefined,
-      rent.stop,
-    );
-  } catch (error) {
-    if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
-    run.progress(`the create reply was lost; looking for the instance by its create token`);
-    let found: number | undefined;
-    try {
-      found = await pollUntil(
-        async () =>
-          // A failed look is only a failed look: keep looking until the deadline.
-          (await client.instances.list().catch(() => [])).find(
-            (instance) => environmentOf(instance)[createTokenVariable] === token,
-          )?.id,
-        {
-          initialIntervalMs: 1_000,
-          maxIntervalMs: 10_000,
-          deadlineMs: Math.max(rent.deadlineMs, Date.now() + 15_000),
-          signal: run.cancellation.signal,
-        },
-      );
-    } catch (cancelled) {
-      if (!(cancelled instanceof CancelledError)) throw cancelled;
+    create: () =>
+      client.instances.create(
+        rent.askId,
+        { ...request, env: { ...request.env, ...rent.markers(token) } },
+        undefined,
+        rent.stop,
+      ),
+    // The instance carrying this create's token. A failed look is only a failed look: keep
+    // looking until the deadline.
+    findCreated: async () =>
+      (await client.instances.list().catch(() => [])).find(
+        (instance) => environmentOf(instance)[createTokenVariable] === token,
+      )?.id,
+    lookAgain: {
+      announce: () => {
+        run.progress(`the create reply was lost; looking for the instance by its create token`);
+      },
+      initialIntervalMs: 1_000,
+      maxIntervalMs: 10_000,
+      until: () => Math.max(rent.deadlineMs, Date.now() + 15_000),
+      signal: run.cancellation.signal,
       // Labelled as being created by this stack (identity.ts): the next run settles it.
-      throw new CreateOutcomeUnknownError(
-        `${error.message}. Cancelled while looking for the instance by ` +
-          `${createTokenVariable}=${token}: one may exist in your account, labelled as being ` +
-          `created by this stack; the next \`pulumi up\` adopts or destroys it.`,
-      );
-    }
-    if (found !== undefined) return found;
-    throw new CreateOutcomeUnknownError(
-      `${error.message}. No instance with ${createTokenVariable}=${token} was found before the ` +
-        `deadline: one may exist in your account; look for that variable and destroy it.`,
-    );
-  }
+      cancelled: (lost) =>
+        new CreateOutcomeUnknownError(
+          `${lost.message}. Cancelled while looking for the instance by ` +
+            `${createTokenVariable}=${token}: one may exist in your account, labelled as being ` +
+            `created by this stack; the next \`pulumi up\` adopts or destroys it.`,
+        ),
+    },
+    notFound: (lost) =>
+      new CreateOutcomeUnknownError(
+        `${lost.message}. No instance with ${createTokenVariable}=${token} was found before the ` +
+          `deadline: one may exist in your account; look for that variable and destroy it.`,
+      ),
+  });
 }
 
 /**

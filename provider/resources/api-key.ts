@@ -1,11 +1,12 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { deleteUnlessGone, GpuCloudError } from "../client";
+import { deleteUnlessGone } from "../client";
 import { dynamicProvider } from "../provider-runtime";
 import type { ResourceImplementation } from "../resource-implementation";
 import type { Run } from "../run/run";
 import { readResult } from "../read-result";
 import { providerShim } from "../shim";
+import { recoverLostCreate } from "../lost-create";
 import { checkInputs } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------
@@ -207,32 +208,29 @@ export const implementation: ResourceImplementation<ApiKeyInputs, ApiKeyOutputs>
     // reply, a key of that name in neither set can only be that create's.
     const before = await run.reads.apiKeyIdsBefore();
     const createdThisRun = run.made.apiKeyIds;
-    try {
-      const created = await client.apiKeys.create({
-        name: inputs.name,
-        permissions: inputs.permissions,
-      });
-      createdThisRun.add(created.id);
-      return {
-        id: String(created.id),
-        outs: { ...inputs, apiKeyId: created.id, key: created.key },
-      };
-    } catch (error) {
-      if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
+    const created = await recoverLostCreate({
+      create: () => client.apiKeys.create({ name: inputs.name, permissions: inputs.permissions }),
       // The service shows a key only in the create answer, which was lost: a key it may have
       // made can never be handed to the program, so it is revoked rather than left working.
-      const orphans = (await client.apiKeys.list()).filter(
-        (key) => !before.has(key.id) && !createdThisRun.has(key.id) && key.name === inputs.name,
-      );
-      for (const orphan of orphans) await deleteUnlessGone(client.apiKeys.delete(orphan.id));
-      throw new Error(
-        `${error.message}. The service shows a new key only in that lost answer; ` +
-          (orphans.length === 0
-            ? "no new key of this name appeared. "
-            : `the key it created (id ${orphans.map((key) => key.id).join(", ")}) was revoked. `) +
-          "Run `pulumi up` again.",
-      );
-    }
+      findCreated: async (lost) => {
+        const orphans = (await client.apiKeys.list()).filter(
+          (key) => !before.has(key.id) && !createdThisRun.has(key.id) && key.name === inputs.name,
+        );
+        for (const orphan of orphans) await deleteUnlessGone(client.apiKeys.delete(orphan.id));
+        throw new Error(
+          `${lost.message}. The service shows a new key only in that lost answer; ` +
+            (orphans.length === 0
+              ? "no new key of this name appeared. "
+              : `the key it created (id ${orphans.map((key) => key.id).join(", ")}) was revoked. `) +
+            "Run `pulumi up` again.",
+        );
+      },
+    });
+    createdThisRun.add(created.id);
+    return {
+      id: String(created.id),
+      outs: { ...inputs, apiKeyId: created.id, key: created.key },
+    };
   },
 
   /** Detects a key revoked outside Pulumi; the key itself is never listed, so it is kept. */

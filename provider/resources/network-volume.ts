@@ -16,6 +16,8 @@ import type { Run } from "../run/run";
 import { readResult } from "../read-result";
 import { providerShim } from "../shim";
 import { volumeOfferQueryInputSchema } from "../input-fields";
+import { recoverLostCreate } from "../lost-create";
+import { theLostVolume } from "../lost-volume";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
 
 // A network volume: storage on a physical cluster's network disk, which instances on machines of
@@ -224,8 +226,6 @@ export const implementation: ResourceImplementation<NetworkVolumeInputs, Network
     const client = run.client;
     // Known before creating, so that a volume that appears after a lost reply can be told apart.
     const before = await run.reads.volumeIdsBefore();
-    // Never taken for another create's after a lost reply: the volumes of every kind this run made.
-    const createdThisRun = run.made.volumeIds;
     const chosen = await chooseOffer(run, inputs);
     const askId = chosen?.askId ?? inputs.askId ?? 0;
     const found = { offerAskId: askId, ...(chosen === undefined ? {} : { offer: chosen }) };
@@ -236,40 +236,31 @@ export const implementation: ResourceImplementation<NetworkVolumeInputs, Network
       clusterId: volume.cluster_id ?? chosen?.clusterId ?? 0,
       ...found,
     });
-    let volumeId: number;
-    try {
-      ({ volumeId } = await client.volumes.createNetworkVolume(askId, inputs.sizeGb, {
-        ...(inputs.name === undefined ? {} : { name: inputs.name }),
-      }));
-    } catch (error) {
-      if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
-      // The create is never sent twice. The reply was lost after the service may have made the
-      // volume: a single new network volume of this size (cluster and name) is this create's;
-      // anything else is for a person to sort out.
-      const appeared = (await client.volumes.list()).filter(
-        (volume) =>
-          !before.has(volume.id) &&
-          !createdThisRun.has(volume.id) &&
-          isNetworkVolume(volume) &&
-          volume.disk_space === inputs.sizeGb &&
-          (chosen === undefined ||
-            chosen.clusterId === null ||
-            volume.cluster_id === chosen.clusterId) &&
-          (volume.label ?? undefined) === inputs.name,
-      );
-      const [adopted] = appeared;
-      if (appeared.length !== 1 || adopted === undefined) {
-        throw new Error(
-          `${error.message}. ${appeared.length} new network volume(s) of ${inputs.sizeGb} GB ` +
-            `appeared (${appeared.map((volume) => `V.${volume.id}`).join(", ") || "none"}); ` +
-            "check the account for a volume this run may have created.",
-        );
-      }
-      createdThisRun.add(adopted.id);
-      return { id: `V.${adopted.id}`, outs: recorded(adopted) };
-    }
-    createdThisRun.add(volumeId);
-    const listed = (await client.volumes.list()).find((volume) => volume.id === volumeId);
+    const { volumeId, shown } = await recoverLostCreate<{ volumeId: number; shown?: VolumeWire }>({
+      create: () =>
+        client.volumes.createNetworkVolume(askId, inputs.sizeGb, {
+          ...(inputs.name === undefined ? {} : { name: inputs.name }),
+        }),
+      // The reply was lost after the service may have made the volume: a single new network
+      // volume of this size (cluster and name) is this create's.
+      findCreated: async (lost) => {
+        const volume = await theLostVolume(run, lost, {
+          kind: "network volume",
+          sizeGb: inputs.sizeGb,
+          before,
+          matches: (candidate) =>
+            isNetworkVolume(candidate) &&
+            (chosen === undefined ||
+              chosen.clusterId === null ||
+              candidate.cluster_id === chosen.clusterId) &&
+            (candidate.label ?? undefined) === inputs.name,
+        });
+        return { volumeId: volume.id, shown: volume };
+      },
+    });
+    // Never taken for another create's after a lost reply (run/made-this-run.ts).
+    run.made.volumeIds.add(volumeId);
+    const listed = shown ?? (await client.volumes.list()).find((volume) => volume.id === volumeId);
     return { id: `V.${volumeId}`, outs: recorded(listed ?? { id: volumeId }) };
   },
 

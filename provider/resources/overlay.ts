@@ -8,6 +8,7 @@ import type { Run } from "../run/run";
 import { readResult } from "../read-result";
 import { providerShim } from "../shim";
 import { overlayNameSchema } from "../input-fields";
+import { recoverLostCreate } from "../lost-create";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
 
 // An overlay network: a private LAN on one physical cluster for the instances that join it
@@ -213,26 +214,23 @@ export const implementation: ResourceImplementation<OverlayInputs, OverlayOutput
           `${before.overlay_id}); nothing was created: choose another name`,
       );
     }
-    let created: OverlayWire;
-    try {
-      created = await client.overlays.create(inputs.clusterId, name);
-    } catch (error) {
-      // The service refused it (a bad cluster, a name taken meanwhile): nothing was created.
-      if (error instanceof GpuCloudError && error.status !== undefined && error.status < 500) {
-        throw error;
-      }
-      // A lost reply, or a failed look at the list after the create: the name was free, so an
-      // overlay that has it now is this create's (never created twice).
-      const appeared = await client.overlays.named(name).catch(() => undefined);
-      if (appeared === undefined || appeared.cluster_id !== inputs.clusterId) {
-        const why = error instanceof Error ? error.message : String(error);
-        throw new Error(
-          `${why}. No overlay named ${name} is on cluster ${inputs.clusterId} now: nothing is ` +
-            "left to clean up; run `pulumi up` again.",
-        );
-      }
-      created = appeared;
-    }
+    const created = await recoverLostCreate({
+      create: () => client.overlays.create(inputs.clusterId, name),
+      // Anything but the service's refusal (a bad cluster, a name taken meanwhile), which
+      // created nothing: a lost reply, or a failed look at the list after the create.
+      mayHaveCreated: (failure) =>
+        !(failure instanceof GpuCloudError && failure.status !== undefined && failure.status < 500),
+      // The name was free, so an overlay that has it now is this create's.
+      findCreated: async () => {
+        const appeared = await client.overlays.named(name).catch(() => undefined);
+        return appeared?.cluster_id === inputs.clusterId ? appeared : undefined;
+      },
+      notFound: (lost) =>
+        new Error(
+          `${lost.message}. No overlay named ${name} is on cluster ${inputs.clusterId} now: ` +
+            "nothing is left to clean up; run `pulumi up` again.",
+        ),
+    });
     return { id: String(created.overlay_id), outs: outputsOf({ ...inputs, name }, created) };
   },
 

@@ -5,6 +5,7 @@ import { dynamicProvider } from "../provider-runtime";
 import type { ResourceImplementation } from "../resource-implementation";
 import { readResult } from "../read-result";
 import { providerShim } from "../shim";
+import { recoverLostCreate } from "../lost-create";
 import { checkInputs } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------
@@ -114,17 +115,25 @@ export const implementation: ResourceImplementation<SecretInputs, SecretOutputs>
     // Refused up front, so that a key present after a lost reply can only be this create's (the
     // account's keys are read once per run, not once per create).
     if ((await run.reads.secretKeysBefore()).has(inputs.key)) throw alreadyExists(inputs.key);
-    try {
-      await client.secrets.create(inputs.key, inputs.value);
-    } catch (error) {
-      if (!(error instanceof GpuCloudError)) throw error;
-      if (error.code === "existing_key") throw alreadyExists(inputs.key);
+    const key = await recoverLostCreate({
+      create: async () => {
+        await client.secrets.create(inputs.key, inputs.value).catch((error: unknown) => {
+          if (error instanceof GpuCloudError && error.code === "existing_key") {
+            throw alreadyExists(inputs.key);
+          }
+          throw error;
+        });
+        return inputs.key;
+      },
       // The reply was lost after the service may have stored it: if the key is there now, it is
       // this create's (setting the value again makes sure of it).
-      if (!error.mayHaveCreated || !(inputs.key in (await client.secrets.list()))) throw error;
-      await client.secrets.update(inputs.key, inputs.value);
-    }
-    return { id: inputs.key, outs: { key: inputs.key, value: inputs.value } };
+      findCreated: async () => {
+        if (!(inputs.key in (await client.secrets.list()))) return undefined;
+        await client.secrets.update(inputs.key, inputs.value);
+        return inputs.key;
+      },
+    });
+    return { id: key, outs: { key, value: inputs.value } };
   },
 
   /**

@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { deleteUnlessGone, GpuCloudError, type SshKey as SshKeyWire } from "../client";
+import { deleteUnlessGone, type SshKey as SshKeyWire } from "../client";
 import { dynamicProvider } from "../provider-runtime";
 import type { ResourceImplementation } from "../resource-implementation";
 import { readResult } from "../read-result";
 import { providerShim } from "../shim";
+import { onlyOne, recoverLostCreate } from "../lost-create";
 import { checkInputs } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------
@@ -144,20 +145,18 @@ export const implementation: ResourceImplementation<SshKeyInputs, SshKeyOutputs>
     // reply, a key with the same data that is in neither set can only be that create's.
     const before = await run.reads.sshKeyIdsBefore();
     const createdThisRun = run.made.sshKeyIds;
-    let created: SshKeyWire;
-    try {
-      created = await client.sshKeys.create(inputs.publicKey);
-    } catch (error) {
-      if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
-      const appeared = (await client.sshKeys.list()).filter(
-        (key) =>
-          !before.has(key.id) &&
-          !createdThisRun.has(key.id) &&
-          sameKeyData(key.publicKey, inputs.publicKey),
-      );
-      if (appeared.length !== 1 || !appeared[0]) throw error;
-      created = appeared[0];
-    }
+    const created = await recoverLostCreate({
+      create: () => client.sshKeys.create(inputs.publicKey),
+      findCreated: async () =>
+        onlyOne(
+          (await client.sshKeys.list()).filter(
+            (key) =>
+              !before.has(key.id) &&
+              !createdThisRun.has(key.id) &&
+              sameKeyData(key.publicKey, inputs.publicKey),
+          ),
+        ),
+    });
     createdThisRun.add(created.id);
     return { id: String(created.id), outs: outputsOf(created) };
   },

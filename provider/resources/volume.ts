@@ -3,8 +3,8 @@ import { z } from "zod";
 import {
   compileVolumeOfferQuery,
   deleteUnlessGone,
-  GpuCloudError,
   isNetworkVolume,
+  type Volume as VolumeWire,
   type VolumeOffer,
   type VolumeOfferRow,
   type VolumeOfferQuery,
@@ -15,6 +15,8 @@ import type { Run } from "../run/run";
 import { readResult } from "../read-result";
 import { providerShim } from "../shim";
 import { volumeOfferQueryInputSchema } from "../input-fields";
+import { recoverLostCreate } from "../lost-create";
+import { theLostVolume } from "../lost-volume";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------
@@ -183,8 +185,6 @@ export const implementation: ResourceImplementation<VolumeInputs, VolumeOutputs>
     const client = run.client;
     // Known before accepting, so that a volume that appears after a lost reply can be told apart.
     const before = await run.reads.volumeIdsBefore();
-    // Never taken for another create's after a lost reply: the volumes of every kind this run made.
-    const createdThisRun = run.made.volumeIds;
     const chosen = await chooseVolumeOffer(run, inputs);
     const askId = chosen?.askId ?? inputs.askId ?? 0;
     const found = {
@@ -192,47 +192,32 @@ export const implementation: ResourceImplementation<VolumeInputs, VolumeOutputs>
       machineId: chosen?.machineId ?? null,
       ...(chosen === undefined ? {} : { offer: chosen }),
     };
-    try {
-      const { volumeName, volumeId } = await client.volumes.acceptVolumeAsk(askId, inputs.sizeGb);
-      createdThisRun.add(volumeId);
-      const machineId =
-        found.machineId ??
-        (await client.volumes.list()).find((v) => v.id === volumeId)?.machine_id ??
-        null;
-      return { id: volumeName, outs: { ...inputs, volumeName, volumeId, ...found, machineId } };
-    } catch (error) {
-      if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
+    const { volumeName, volumeId, shown } = await recoverLostCreate<{
+      volumeName: string;
+      volumeId: number;
+      shown?: VolumeWire;
+    }>({
+      create: () => client.volumes.acceptVolumeAsk(askId, inputs.sizeGb),
       // The reply was lost after the service may have created the volume: a single new volume
-      // of this size is this create's; anything else is for a person to sort out.
-      const appeared = (await client.volumes.list()).filter(
-        (volume) =>
-          !before.has(volume.id) &&
-          !createdThisRun.has(volume.id) &&
-          // A network volume is another create's (a NetworkVolume's, a NodeGroup's).
-          !isNetworkVolume(volume) &&
-          volume.disk_space === inputs.sizeGb,
-      );
-      const [adopted] = appeared;
-      if (appeared.length !== 1 || adopted === undefined) {
-        throw new Error(
-          `${error.message}. ${appeared.length} new volume(s) of ${inputs.sizeGb} GB appeared ` +
-            `(${appeared.map((volume) => `V.${volume.id}`).join(", ") || "none"}); check the ` +
-            `account for a volume this run may have created.`,
-        );
-      }
-      createdThisRun.add(adopted.id);
-      const volumeName = `V.${adopted.id}`;
-      return {
-        id: volumeName,
-        outs: {
-          ...inputs,
-          volumeName,
-          volumeId: adopted.id,
-          ...found,
-          machineId: found.machineId ?? adopted.machine_id ?? null,
-        },
-      };
-    }
+      // of this size is this create's. A network volume is another create's (a NetworkVolume's,
+      // a NodeGroup's).
+      findCreated: async (lost) => {
+        const volume = await theLostVolume(run, lost, {
+          kind: "volume",
+          sizeGb: inputs.sizeGb,
+          before,
+          matches: (candidate) => !isNetworkVolume(candidate),
+        });
+        return { volumeName: `V.${volume.id}`, volumeId: volume.id, shown: volume };
+      },
+    });
+    // Never taken for another create's after a lost reply (run/made-this-run.ts).
+    run.made.volumeIds.add(volumeId);
+    const machineId =
+      found.machineId ??
+      (shown ?? (await client.volumes.list()).find((v) => v.id === volumeId))?.machine_id ??
+      null;
+    return { id: volumeName, outs: { ...inputs, volumeName, volumeId, ...found, machineId } };
   },
 
   async read(run, id, props) {

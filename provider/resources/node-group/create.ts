@@ -1,10 +1,4 @@
-import {
-  GpuCloudError,
-  type Overlay,
-  overlayJoinEnv,
-  type SshKey,
-  volumeMountEnv,
-} from "../../client";
+import { type Overlay, overlayJoinEnv, type SshKey, volumeMountEnv } from "../../client";
 import { addressIn, firstHostOf } from "../../addresses";
 import { lateRentsMs, rentUntilRunning } from "../../renting/create";
 import { InstanceLeftBehindError } from "../../renting/errors";
@@ -14,6 +8,7 @@ import { instanceInputsSchema, type InstanceInputs } from "../../renting/instanc
 import { releaseOffers } from "../../renting/offer-choice";
 import { handOver } from "../../renting/rent";
 import { attachAfterRunning, sshKeysBeforeRenting } from "../../renting/ssh-keys";
+import { recoverLostCreate } from "../../lost-create";
 import { recordAfterCancelMs } from "../../run/cancellation";
 import type { Run } from "../../run/run";
 import { chooseCluster, clusterQueryOf, NoClusterError } from "./cluster-choice";
@@ -406,21 +401,17 @@ async function createGroupVolume(build: GroupBuild, sizeGb: number): Promise<num
     );
   }
   const name = build.overlay.name;
-  const volumeId = await build.run.client.volumes
-    .createNetworkVolume(offer.askId, sizeGb, { name })
-    .then((created) => created.volumeId)
-    .catch(async (error: unknown) => {
-      if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
-      // Never sent twice: the volume, named as the overlay (this create's own name), is looked for.
-      const found = (await build.run.client.volumes.list()).find((volume) => volume.label === name);
-      if (found === undefined) {
-        throw new Error(
-          `networkVolume: the create's reply was lost and no volume named ${name} shows; if ` +
-            `one appears, delete it by hand (${error.message})`,
-        );
-      }
-      return found.id;
-    });
+  const { volumes } = build.run.client;
+  const volumeId = await recoverLostCreate({
+    create: async () => (await volumes.createNetworkVolume(offer.askId, sizeGb, { name })).volumeId,
+    // The volume named as the overlay: this create's own name.
+    findCreated: async () => (await volumes.list()).find((volume) => volume.label === name)?.id,
+    notFound: (lost) =>
+      new Error(
+        `networkVolume: the create's reply was lost and no volume named ${name} shows; if ` +
+          `one appears, delete it by hand (${lost.message})`,
+      ),
+  });
   // Never taken for another create's after a lost reply (run/made-this-run.ts).
   build.run.made.volumeIds.add(volumeId);
   build.progress(`network volume V.${volumeId} (${sizeGb} GB) in cluster ${build.clusterId}`);

@@ -2,6 +2,7 @@ import { deleteUnlessGone, GpuCloudError, type SavedTemplate } from "../../clien
 import { readResult } from "../../read-result";
 import type { ResourceImplementation } from "../../resource-implementation";
 import type { Run } from "../../run/run";
+import { recoverLostCreate } from "../../lost-create";
 import { checkInputs } from "../../validation";
 import { diffTemplate } from "./diff";
 import { templateInputsSchema, type TemplateInputs, type TemplateOutputs } from "./inputs";
@@ -82,15 +83,10 @@ export const implementation: ResourceImplementation<TemplateInputs, TemplateOutp
     const templates = run.client.templates;
     const before = await ownTemplateIds(run);
     const createdHere = run.made.templateIds;
-    let saved: SavedTemplate;
-    try {
-      saved = await templates.create(toWire(inputs));
-    } catch (error) {
-      if (!(error instanceof GpuCloudError) || !error.mayHaveCreated) throw error;
-      const found = await lostCreate(run, inputs, before);
-      if (found === undefined) throw error;
-      saved = found;
-    }
+    const saved = await recoverLostCreate({
+      create: () => templates.create(toWire(inputs)),
+      findCreated: () => lostCreate(run, inputs, before),
+    });
     if (before.has(saved.id) || createdHere.has(saved.id)) throw notOurs(inputs, saved);
     createdHere.add(saved.id);
     return {
