@@ -105,10 +105,11 @@ export class GpuCloudProviderService {
    */
   private currentRun(): Run {
     if (this.#run === undefined) {
+      const engineAddress = process.argv[2];
       this.#run = new Run({
-        engineAddress: process.argv[2],
+        engineAddress,
         progress: (message) => {
-          if (!this.progress(message)) logToEngine(message);
+          if (!this.progress(message)) logToEngine(message, engineAddress);
         },
       });
       if (this.cancelled) this.#run.cancellation.cancel();

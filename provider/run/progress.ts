@@ -6,10 +6,9 @@
  * hand it to the SDK's logger, so it is handed over here, once. Progress is best effort: a line
  * that cannot be sent is dropped.
  */
-export function logToEngine(message: string): void {
+export function logToEngine(message: string, engineAddress: string | undefined): void {
   void import("@pulumi/pulumi")
     .then(async (sdk) => {
-      const engineAddress = process.argv[2];
       if (!sdk.runtime.hasEngine() && engineAddress && /^[\w.[\]:-]+:\d+$/.test(engineAddress)) {
         // The organization is not known to a provider process; it is not used for logging.
         sdk.runtime.resetOptions(

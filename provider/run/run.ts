@@ -57,7 +57,11 @@ export class Run {
   constructor(options: RunOptions = {}) {
     this.#config = options.config;
     this.#client = options.client;
-    this.#progress = options.progress ?? logToEngine;
+    this.#progress =
+      options.progress ??
+      ((message) => {
+        logToEngine(message, options.engineAddress);
+      });
     this.engineWatch = new EngineWatch(engineAddressOf(options.engineAddress), () => {
       this.cancellation.cancel();
     });
