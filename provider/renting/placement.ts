@@ -5,7 +5,8 @@ import type { InstanceInputs } from "./instance-inputs";
 // An instance on an overlay, or mounting a network volume, must be rented on a machine of the
 // physical cluster they are on: its create joins the overlay (`-n NAME`) and mounts the volume
 // (`-v V.<id>:<path>`) in its env, as the official client does, and the service refuses both
-// from any other machine.
+// from any other machine. The Instance's check looks at the same before anything is rented
+// (resources/instance/placement.ts).
 
 /** Something of the instance's placement, and the cluster it is on. */
 export interface ClusterOf {

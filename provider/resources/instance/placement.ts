@@ -5,10 +5,9 @@ import { type ClusterOf, disagreement } from "../../renting/placement";
 import type { Run } from "../../run/run";
 import { containsUnknown, fieldFailure } from "../../validation";
 
-// An instance on an overlay, or mounting a network volume, must be rented on a machine of the
-// physical cluster they are on: its create joins the overlay (`-n NAME`) and mounts the volume
-// (`-v V.<id>:<path>`) in its env, as the official client does, and the service refuses both
-// from any other machine.
+// An Instance's placement, checked at preview: on an overlay, or mounting a network volume, it
+// must be rented on a machine of the physical cluster they are on (renting/placement.ts says
+// why, and finds that cluster at create).
 
 /**
  * At check (preview included), for an instance about to be rented: the overlay exists (on the
