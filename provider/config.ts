@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { exponentialBackoff, GpuCloudClient, GpuCloudError, type TransportOptions } from "./client";
+import {
+  type ConnectionPools,
+  exponentialBackoff,
+  GpuCloudClient,
+  GpuCloudError,
+  type TransportOptions,
+} from "./client";
 
 /** Where configuration comes from: Pulumi config (`gpucloud:*`), then the environment. */
 export interface ConfigSource {
@@ -61,8 +67,13 @@ export const reachabilityTimeoutMs = 3_000;
  * API, or the key is refused. Anything else (a slow or overloaded service, a key whose scope
  * lacks user_read) is left to the calls that follow: undefined means "no known problem".
  */
-export async function verifyConfiguration(config: ProviderConfig): Promise<string | undefined> {
+export async function verifyConfiguration(
+  config: ProviderConfig,
+  /** The connections of the client that follows (the run's), so that the probe's is reused. */
+  pools?: ConnectionPools,
+): Promise<string | undefined> {
   const probe = clientFor(config, {
+    ...(pools === undefined ? {} : { pools }),
     timeoutMs: reachabilityTimeoutMs,
     // A refused connection is retried briefly (a service starting up), within the 3 s.
     retryPolicy: {

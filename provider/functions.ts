@@ -1,17 +1,18 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import type {
-  CurrentUser,
-  GpuCloudClient,
-  InstanceOffer,
-  InstanceOfferQuery,
-  InstanceListQuery,
-  InstanceQuery,
-  InstanceSummary,
-  TemplateQuery,
-  TemplateSummary,
-  VolumeOffer,
-  VolumeOfferQuery,
+import {
+  ConnectionPools,
+  type CurrentUser,
+  type GpuCloudClient,
+  type InstanceOffer,
+  type InstanceOfferQuery,
+  type InstanceListQuery,
+  type InstanceQuery,
+  type InstanceSummary,
+  type TemplateQuery,
+  type TemplateSummary,
+  type VolumeOffer,
+  type VolumeOfferQuery,
 } from "./client";
 import { templateSummaryOf } from "./client/templates";
 import { instanceQuerySchema, instanceSummaryOf, listQueryOf } from "./client/instance-summaries";
@@ -19,24 +20,30 @@ import { clientFor, type ProviderConfig, resolveConfig, verifyConfiguration } fr
 import { once } from "./once";
 import { describeIssue } from "./validation";
 
-// Functions run in the program's process: configuration comes from the stack's config
-// (read raw, so a secret key is not echoed in a warning) or the environment. It is verified
-// once per program run, like the providers' check does; a problem is a RunError, which the
-// runtime prints as its message alone, without a stack trace.
-const programConfig = once(async (): Promise<ProviderConfig> => {
-  let config: ProviderConfig;
-  try {
-    config = resolveConfig({ get: (key) => pulumi.runtime.getConfig(key) });
-  } catch (error) {
-    throw new pulumi.RunError(error instanceof Error ? error.message : String(error));
-  }
-  const problem = await verifyConfiguration(config);
-  if (problem !== undefined) throw new pulumi.RunError(problem);
-  return config;
-});
+// Functions run in the program's process, called by the program with nothing but their
+// arguments: configuration comes from the stack's config (read raw, so a secret key is not
+// echoed in a warning) or the environment. It is verified once per program run, like the
+// providers' check does; a problem is a RunError, which the runtime prints as its message
+// alone, without a stack trace. The calls share the verification's connections; each has a
+// client of its own.
+const programService = once(
+  async (): Promise<{ config: ProviderConfig; pools: ConnectionPools }> => {
+    let config: ProviderConfig;
+    try {
+      config = resolveConfig({ get: (key) => pulumi.runtime.getConfig(key) });
+    } catch (error) {
+      throw new pulumi.RunError(error instanceof Error ? error.message : String(error));
+    }
+    const pools = new ConnectionPools();
+    const problem = await verifyConfiguration(config, pools);
+    if (problem !== undefined) throw new pulumi.RunError(problem);
+    return { config, pools };
+  },
+);
 
 async function programClient(): Promise<GpuCloudClient> {
-  return clientFor(await programConfig());
+  const { config, pools } = await programService();
+  return clientFor(config, { pools });
 }
 
 /**

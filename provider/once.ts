@@ -1,6 +1,7 @@
 /**
- * Loads a value the first time it is asked for and then answers with it for the rest of the
- * provider process (one `pulumi` operation). A failed load is not kept: the next call tries again.
+ * Loads a value the first time it is asked for and then answers with it for as long as its
+ * holder lives (a run: one `pulumi` operation). A failed load is not kept: the next call tries
+ * again.
  */
 export function once<T>(load: () => Promise<T>): () => Promise<T> {
   let loaded: Promise<T> | undefined;

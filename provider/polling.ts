@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { CancelledError, cancellation, unlessCancelled } from "./cancellation";
+import { CancelledError, unlessCancelled } from "./run/cancellation";
 import type { GpuCloudClient, Instance } from "./client";
 
 export interface PollOptions {
@@ -9,10 +9,10 @@ export interface PollOptions {
   /** Epoch ms after which polling stops. */
   readonly deadlineMs: number;
   /**
-   * Stops the wait (a CancelledError) when it fires; the engine's Cancel by default
-   * (cancellation.ts), `neverCancelled` for a cleanup that must run on.
+   * Stops the wait (a CancelledError) when it fires: the run's cancellation (run/cancellation.ts),
+   * or a signal that never fires for a cleanup that must run on.
    */
-  readonly signal?: AbortSignal;
+  readonly signal: AbortSignal;
 }
 
 /**
@@ -24,7 +24,7 @@ export async function pollUntil<T>(
   probe: () => Promise<T | undefined>,
   options: PollOptions,
 ): Promise<T | undefined> {
-  const signal = options.signal ?? cancellation();
+  const { signal } = options;
   let intervalMs = options.initialIntervalMs;
   for (;;) {
     if (signal.aborted) throw new CancelledError();
@@ -42,11 +42,11 @@ export async function pollUntil<T>(
 }
 
 /**
- * Reads the instance at each of the process's shared status rounds
+ * Reads the instance at each of the client's shared status rounds
  * (`client.instances.nextStatus`, one list request a round for every instance waited on) until
  * `decide` returns a value (not undefined), or returns undefined at the deadline, even while a
  * read is still under way. `decide` sees undefined when the instance does not exist. Throws a
- * CancelledError as soon as `signal` fires (the engine's Cancel by default), even mid-read.
+ * CancelledError as soon as `signal` fires (the run's cancellation, as a rule), even mid-read.
  */
 export async function watchInstance<T>(
   client: GpuCloudClient,
@@ -54,7 +54,7 @@ export async function watchInstance<T>(
   intervalMs: number,
   deadlineMs: number,
   decide: (instance: Instance | undefined) => T | undefined,
-  signal: AbortSignal = cancellation(),
+  signal: AbortSignal,
 ): Promise<T | undefined> {
   for (;;) {
     if (signal.aborted) throw new CancelledError();
@@ -83,7 +83,7 @@ async function beforeDeadline<T>(
   cancel: AbortSignal,
 ): Promise<{ done: true; value: T } | { done: false }> {
   const timer = new AbortController();
-  // A listener rather than AbortSignal.any: the process's signal lives as long as the process.
+  // A listener rather than AbortSignal.any: the run's signal lives as long as the run.
   const stop = (): void => {
     timer.abort();
   };

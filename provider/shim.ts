@@ -66,8 +66,8 @@ const implementationPrefix = /^pulumi-gpucloud\/provider\/resources\/([a-z][a-z0
 /**
  * The provider an entry module exports: each method requires the resource's module by package
  * name in the provider process and calls its `provider`. `configure` hands the stack's
- * configuration to the process's one client (provider/provider-runtime.ts), so no
- * configuration is ever part of the state.
+ * configuration to the process's one run (provider/provider-runtime.ts), so no configuration
+ * is ever part of the state.
  *
  * The entries change nothing of the process they run in (it is shared with the user's own
  * dynamic resources). (Comments inside the methods would be copied into the state along with a

@@ -13,7 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { z } from "zod";
-import { closeAllPools, type InstanceOfferQuery } from "../provider/client";
+import type { InstanceOfferQuery } from "../provider/client";
 import { startTestEmulator, type TestEmulator } from "../test/support/emulator";
 import {
   byQueryProgram,
@@ -330,7 +330,7 @@ async function byQueryQueries(emulator: TestEmulator): Promise<(InstanceOfferQue
       n % 2 === 0 ? { gpuName, numGpus: 1 } : `gpu_name=${gpuName.replaceAll(" ", "_")} num_gpus=1`,
     );
   } finally {
-    await closeAllPools();
+    await client.close();
   }
 }
 

@@ -2,7 +2,7 @@
  * Codes with which the service says, in a 400, that the thing named does not exist: deleting a
  * missing secret (`nonexistent_key`) or SSH key (`no_ssh_key`).
  */
-const notFoundCodes = new Set(["nonexistent_key", "no_ssh_key"]);
+const notFoundCodes: ReadonlySet<string> = new Set(["nonexistent_key", "no_ssh_key"]);
 
 /**
  * The one error type of the client. It carries what the service said (HTTP status, its short

@@ -2,12 +2,8 @@ import { ApiKeysApi } from "./api-keys";
 import { CommandsApi } from "./commands";
 import { EndpointsApi } from "./endpoints";
 import { InstancesApi } from "./instances";
-import type {
-  InstanceOffer,
-  InstanceOfferQuery,
-  VolumeOffer,
-  VolumeOfferQuery,
-} from "./offer-query";
+import type { InstanceOfferQuery, VolumeOfferQuery } from "./offer-query-language";
+import type { InstanceOffer, VolumeOffer } from "./offer-schemas";
 import { OffersApi } from "./offers";
 import { OverlaysApi } from "./overlays";
 import { SecretsApi } from "./secrets";
@@ -20,7 +16,12 @@ import { WebhooksApi } from "./webhooks";
 import { WorkerGroupsApi } from "./worker-groups";
 
 export { deleteUnlessGone, GpuCloudError } from "./errors";
-export { closeAllPools, type RetryEvent, type TransportOptions } from "./transport";
+export {
+  closeAllPools,
+  ConnectionPools,
+  type RetryEvent,
+  type TransportOptions,
+} from "./transport";
 export { defaultRetryPolicy, exponentialBackoff, type Backoff, type RetryPolicy } from "./retry";
 export type { CurrentUser } from "./users";
 export type { MaskedSecrets } from "./secrets";
@@ -41,14 +42,15 @@ export { bidBounds } from "./instances";
 export {
   compileInstanceOfferQuery,
   compileVolumeOfferQuery,
-  OfferQueryError,
   withCondition,
   type CompiledQuery,
-  type InstanceOffer,
-  type InstanceOfferQuery,
-  type VolumeOffer,
-  type VolumeOfferQuery,
 } from "./offer-query";
+export {
+  OfferQueryError,
+  type InstanceOfferQuery,
+  type VolumeOfferQuery,
+} from "./offer-query-language";
+export type { InstanceOffer, VolumeOffer } from "./offer-schemas";
 export type { RejectedOffer, Search } from "./offers";
 export type { RemoteCopy, RemoteCopyStarted } from "./commands";
 export type { SshKey, InstanceSshKey } from "./ssh-keys";
@@ -95,8 +97,11 @@ export class GpuCloudClient {
   /** Overlay networks on physical clusters. */
   readonly overlays: OverlaysApi;
 
+  readonly #transport: Transport;
+
   constructor(options: TransportOptions) {
     const transport = new Transport(options);
+    this.#transport = transport;
     this.users = new UsersApi(transport);
     this.secrets = new SecretsApi(transport);
     this.webhooks = new WebhooksApi(transport);
@@ -110,6 +115,11 @@ export class GpuCloudClient {
     this.endpoints = new EndpointsApi(transport);
     this.workerGroups = new WorkerGroupsApi(transport);
     this.overlays = new OverlaysApi(transport);
+  }
+
+  /** Closes the client's connections (those of the pools it was given, too). */
+  close(): Promise<void> {
+    return this.#transport.close();
   }
 
   /**

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Instance, InstanceListQuery } from "./instances";
-import { conditionSchema } from "./offer-query";
+import { conditionSchema } from "./offer-query-language";
 
 // The account's instances as programs read them (getInstances): camelCase filters over the
 // columns the instance list filters on, and summaries with units in their names. A summary

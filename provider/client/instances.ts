@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { deleteUnlessGone } from "./errors";
-import { instanceOfferWireSchema } from "./offer-query";
+import { instanceOfferWireSchema } from "./offer-schemas";
 import { SharedList } from "./shared-list";
 import { StatusRounds } from "./status-rounds";
 import type { Transport } from "./transport";
@@ -256,7 +256,7 @@ export class InstancesApi {
   /**
    * The instance as the next shared status round finds it, or undefined when it does not
    * exist: for callers that wait on an instance (a boot, a stop, a destroy). Every instance
-   * waited on in this process is read by one list request a round (a page per 25), at a
+   * waited on through this client is read by one list request a round (a page per 25), at a
    * steady `intervalMs` (the shortest any waiter asks for); only one the list does not hold is
    * shown by id. The first round comes at once. A waiter whose `signal` fires leaves the
    * rounds (rejected with the signal's reason): no round reads for it any more.

@@ -1,14 +1,12 @@
 import { z } from "zod";
+import { compileInstanceOfferQuery, compileVolumeOfferQuery } from "./offer-query";
+import type { InstanceOfferQuery, VolumeOfferQuery } from "./offer-query-language";
 import {
-  compileInstanceOfferQuery,
-  compileVolumeOfferQuery,
   type InstanceOffer,
-  type InstanceOfferQuery,
   instanceOfferSchema,
   type VolumeOffer,
-  type VolumeOfferQuery,
   volumeOfferSchema,
-} from "./offer-query";
+} from "./offer-schemas";
 import type { Transport } from "./transport";
 
 const instanceOffersSchema = z.object({ offers: z.array(instanceOfferSchema) });

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
  * limits each endpoint per key to a minimum interval that it sends no header for (no
  * Retry-After): the client learns it. A refusal that names the endpoint's threshold
  * (`endpoint threshold=T`, read as T requests a second, as the emulator reads it) sets the
- * endpoint's floor, 10% over 1/T s, which it keeps for the process's life. A refusal that does
+ * endpoint's floor, 10% over 1/T s, which it keeps for the client's life. A refusal that does
  * not doubles the spacing (from 250 ms, at most 5 s; once for the requests that were waiting or
  * in flight together). Each answered request shortens the spacing by a fifth, down to the floor,
  * so that refusals that are not the endpoint's limit (another client on the key, a passing

@@ -58,7 +58,7 @@ export type AttemptFailure =
   /** The connection broke or timed out after the request may have been sent. */
   | { kind: "interrupted" };
 
-const retryableStatuses = new Set([429, 502, 503, 504]);
+const retryableStatuses: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
 /**
  * Whether the failure may be retried. A request that creates something is retried only when

@@ -21,6 +21,11 @@ export interface TransportOptions {
   readonly retryPolicy?: RetryPolicy;
   /** Called before each retry; for debug logs (it receives no credential). */
   readonly onRetry?: (event: RetryEvent) => void;
+  /**
+   * The connections to use, shared with other clients of the same owner (a run's clients share
+   * its pools); a client given none keeps its own.
+   */
+  readonly pools?: ConnectionPools;
 }
 
 export interface RetryEvent {
@@ -52,16 +57,29 @@ export interface RequestSpec<T> {
   readonly waitSignal?: AbortSignal;
 }
 
-// One connection pool per origin, shared by every client of this process.
-const pools = new Map<string, Pool>();
-function poolFor(origin: string): Pool {
-  let pool = pools.get(origin);
-  if (!pool) {
-    const Pool = loadUndiciPool();
-    pool = new Pool(origin, { connections: 16, keepAliveTimeout: 4_000 });
-    pools.set(origin, pool);
+/**
+ * One connection pool per origin, shared by the clients given it (a run's, provider/run/run.ts).
+ * An idle connection never holds a process open: undici unreferences it.
+ */
+export class ConnectionPools {
+  readonly #pools = new Map<string, Pool>();
+
+  poolFor(origin: string): Pool {
+    let pool = this.#pools.get(origin);
+    if (!pool) {
+      const Pool = loadUndiciPool();
+      pool = new Pool(origin, { connections: 16, keepAliveTimeout: 4_000 });
+      this.#pools.set(origin, pool);
+    }
+    return pool;
   }
-  return pool;
+
+  /** Closes every pool; for tests and short-lived processes that want a clean exit. */
+  async close(): Promise<void> {
+    const all = [...this.#pools.values()];
+    this.#pools.clear();
+    await Promise.all(all.map((pool) => pool.close()));
+  }
 }
 
 /**
@@ -111,15 +129,15 @@ export function loadUndiciPool(
   return (load("undici") as typeof import("undici")).Pool;
 }
 
-/** Closes every pool; for tests and short-lived processes that want a clean exit. */
-export async function closeAllPools(): Promise<void> {
-  const all = [...pools.values()];
-  pools.clear();
-  await Promise.all(all.map((pool) => pool.close()));
-}
+/**
+ * Kept for programs written against 0.1.0, when every client of a process shared one pool per
+ * origin: connections now belong to each client (or to the run that gives them), closed by
+ * `GpuCloudClient.close()`. It closes nothing; an idle connection never holds a process open.
+ */
+export async function closeAllPools(): Promise<void> {}
 
 // Codes of failures that happen before a connection exists: the request was never sent.
-const notConnectedCodes = new Set([
+const notConnectedCodes: ReadonlySet<string> = new Set([
   "ECONNREFUSED",
   "ENOTFOUND",
   "EAI_AGAIN",
@@ -191,6 +209,7 @@ export class Transport {
   readonly #onRetry: ((event: RetryEvent) => void) | undefined;
   // The service's limits are per endpoint and key: one pacer per client's key.
   private readonly pacer = new EndpointPacer();
+  private readonly pools: ConnectionPools;
 
   constructor(options: TransportOptions) {
     let url: URL;
@@ -211,6 +230,12 @@ export class Transport {
     // Kept as the header value only; it is never part of a message or an error.
     this.#authorization = `Bearer ${options.apiKey}`;
     this.#onRetry = options.onRetry;
+    this.pools = options.pools ?? new ConnectionPools();
+  }
+
+  /** Closes the client's connections (those of the pools it was given, too). */
+  close(): Promise<void> {
+    return this.pools.close();
   }
 
   async request<T>(spec: RequestSpec<T>): Promise<T> {
@@ -320,7 +345,7 @@ export class Transport {
     let headers: Record<string, string | string[] | undefined>;
     let text: string;
     try {
-      const response = await poolFor(this.origin).request({
+      const response = await this.pools.poolFor(this.origin).request({
         method: spec.method,
         path: this.basePath + spec.path + query,
         headers: {

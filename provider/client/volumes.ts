@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { volumeOfferWireSchema } from "./offer-query";
+import { volumeOfferWireSchema } from "./offer-schemas";
 import { SharedList } from "./shared-list";
 import type { Transport } from "./transport";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { GpuCloudClient } from "../client";
 import { instanceSummaryOf, instanceSummarySchema } from "../client/instance-summaries";
-import { instanceOfferOutputSchema, volumeOfferOutputSchema } from "../client/offer-query";
+import { instanceOfferOutputSchema, volumeOfferOutputSchema } from "../client/offer-schemas";
 import { templateSummaryOf, templateSummarySchema } from "../client/templates";
 import { checkedDstId, checkedInstanceQuery } from "../functions";
 

@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import type { DynamicProvider } from "../shim";
-import { ownerOf } from "../resources/instance/identity";
+import type { ResourceImplementation } from "../resource-implementation";
+import { ownerOf } from "../renting/identity";
 import * as apiKey from "../resources/api-key";
 import * as endpoint from "../resources/endpoint";
 import * as instance from "../resources/instance";
@@ -16,12 +16,6 @@ import * as workerGroup from "../resources/worker-group";
 
 type Props = Record<string, unknown>;
 
-/** A resource module's `provider`: every module has each method but update (replace only). */
-export type ResourceImplementation = Required<
-  Pick<DynamicProvider<Props, Props>, "check" | "diff" | "create" | "read" | "delete">
-> &
-  Pick<DynamicProvider<Props, Props>, "update">;
-
 /** The package's name in Pulumi: every type token starts with it. */
 export const packageName = "gpucloud";
 
@@ -29,8 +23,8 @@ export const packageName = "gpucloud";
 export interface NativeResource {
   /** `gpucloud:index:<Type>`'s last part; the TypeScript class's name. */
   readonly type: string;
-  /** The one implementation (check, diff, create, read, update, delete). */
-  readonly provider: ResourceImplementation;
+  /** The one implementation (check, diff, create, read, update, delete), given the run. */
+  readonly implementation: ResourceImplementation<Props, Props>;
   /** The zod definitions the implementation checks with: the schema is generated from them. */
   readonly inputs: z.ZodObject;
   readonly outputs: z.ZodObject;
@@ -70,14 +64,14 @@ export interface ResourceContext {
 
 const resource = (
   type: string,
-  module: { provider: unknown },
+  module: { implementation: unknown },
   inputs: z.ZodObject,
   outputs: z.ZodObject,
   description: string,
   extra: Partial<Pick<NativeResource, "hidden" | "optional" | "fill" | "importSecrets">> = {},
 ): NativeResource => ({
   type,
-  provider: module.provider as ResourceImplementation,
+  implementation: module.implementation as ResourceImplementation<Props, Props>,
   inputs,
   outputs,
   hidden: extra.hidden ?? [],
@@ -154,7 +148,7 @@ export const nativeResources: readonly NativeResource[] = [
       hidden: ["owner", "stackToken", "replaceOnChanges"],
       importSecrets: ["env"],
       // As the Instance class does (instance/resource.ts): the owner names the resource, and the
-      // stack token proves the instance is this stack's (instance/identity.ts).
+      // stack token proves the instance is this stack's (renting/identity.ts).
       fill: (news, { project, stack, name, stackToken }) => ({
         ...news,
         owner: news["owner"] ?? ownerOf(project, stack, name),

@@ -1,26 +1,31 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { isDeepStrictEqual } from "node:util";
 import * as grpc from "@grpc/grpc-js";
 import * as enginerpc from "@pulumi/pulumi/proto/engine_grpc_pb";
 import * as engineproto from "@pulumi/pulumi/proto/engine_pb";
 import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
-import * as statusproto from "@pulumi/pulumi/proto/status_pb";
-import * as anyproto from "google-protobuf/google/protobuf/any_pb";
 import * as emptyproto from "google-protobuf/google/protobuf/empty_pb";
-import * as structproto from "google-protobuf/google/protobuf/struct_pb";
-import type * as pulumi from "@pulumi/pulumi";
-import { cancelWaits } from "../cancellation";
 import type { ConfigSource } from "../config";
-import { configure, providerClient, setProgressSink } from "../provider-runtime";
-import { newStackToken } from "../resources/instance/identity";
+import { newStackToken } from "../renting/identity";
+import { logToEngine } from "../run/progress";
+import { Run } from "../run/run";
 import { functionOf } from "./functions";
 import { type NativeResource, resourceOf } from "./resources";
 import { packageSchema, type PackageSpec, secretOutputs } from "./schema";
 import { unwrapSecrets, wrapSecrets } from "./secrets";
+import {
+  changedKeys,
+  failure,
+  fromStruct,
+  initFailure,
+  type Props,
+  toStruct,
+  type Unary,
+  unimplemented,
+} from "./wire";
 
 /**
  * The `pulumi-resource-gpucloud` plugin: Pulumi's `ResourceProvider` gRPC service over the
@@ -28,12 +33,6 @@ import { unwrapSecrets, wrapSecrets } from "./secrets";
  * to. This adapter translates and decides nothing: it unwraps secrets on the way in, hands the
  * module what a dynamic provider would see, and wraps the secrets again on the way out.
  */
-
-type Props = Record<string, unknown>;
-type Unary<Req, Res> = (
-  call: grpc.ServerUnaryCall<Req, Res>,
-  callback: grpc.sendUnaryData<Res>,
-) => void;
 
 /** The provider inputs the plugin keeps in the provider's own state (CheckConfig). */
 const stackTokenKey = "stackToken";
@@ -82,87 +81,40 @@ export function urnParts(urn: string): {
   };
 }
 
-const toStruct = (props: Props): structproto.Struct =>
-  // JSON drops undefined (which a Struct cannot hold) as the dynamic provider's states do.
-  structproto.Struct.fromJavaScript(
-    JSON.parse(JSON.stringify(props)) as Record<string, structproto.JavaScriptValue>,
-  );
-
-const fromStruct = (struct: structproto.Struct | undefined): Props => struct?.toJavaScript() ?? {};
-
-/** A failure whose gRPC status is made already (an initialization failure, below). */
-class StatusFailure extends Error {
-  constructor(readonly status: Partial<grpc.StatusObject>) {
-    super(status.details);
-  }
-}
-
-function failure(error: unknown): Partial<grpc.StatusObject> {
-  if (error instanceof StatusFailure) return error.status;
-  const message = error instanceof Error ? error.message : String(error);
-  return { code: grpc.status.UNKNOWN, details: message };
-}
-
-/**
- * A create that made something and failed to finish it (the modules throw an error carrying
- * `id`, `properties` and `reasons`, e.g. InstanceLeftBehindError): the engine records it with
- * init errors, as the SDK's dynamic provider tells it, by an ErrorResourceInitFailed in the
- * status details (`grpc-status-details-bin`). Other errors are returned as they are.
- */
-function initFailure(error: unknown, wrap: (props: Props) => Props): unknown {
-  const made = error as {
-    id?: unknown;
-    properties?: unknown;
-    reasons?: unknown;
-    message?: unknown;
-  };
-  if (typeof made !== "object" || made === null || typeof made.id !== "string" || !made.id) {
-    return error;
-  }
-  const message = typeof made.message === "string" ? made.message : String(error);
-  const detail = new provproto.ErrorResourceInitFailed();
-  detail.setId(made.id);
-  detail.setProperties(toStruct(wrap((made.properties ?? {}) as Props)));
-  detail.setReasonsList(
-    Array.isArray(made.reasons) ? made.reasons.map((reason) => String(reason)) : [message],
-  );
-  const details = new anyproto.Any();
-  details.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
-  const status = new statusproto.Status();
-  status.setCode(grpc.status.UNKNOWN);
-  status.setMessage(message);
-  status.addDetails(details);
-  const metadata = new grpc.Metadata();
-  metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
-  return new StatusFailure({ code: grpc.status.UNKNOWN, details: message, metadata });
-}
-
-function unimplemented(method: string): Unary<unknown, unknown> {
-  return (_call, callback) => {
-    callback({ code: grpc.status.UNIMPLEMENTED, details: `${method} is not implemented` }, null);
-  };
-}
-
-/** Top-level input properties whose values differ (for the engine's display and options). */
-function changedKeys(olds: Props, news: Props): string[] {
-  const keys = new Set([...Object.keys(olds), ...Object.keys(news)]);
-  return [...keys].filter((key) => !isDeepStrictEqual(olds[key], news[key]));
-}
-
 export class GpuCloudProviderService {
   private readonly schema: PackageSpec;
   private readonly version: string;
   private config: Props = {};
   private engine: enginerpc.EngineClient | undefined;
   private readonly current = new AsyncLocalStorage<{ urn: string }>();
-  /** Set by Cancel, which also stops every wait of the process (cancellation.ts). */
+  /** The plugin's run (provider/run/run.ts): made by Configure, given to every call after. */
+  #run: Run | undefined;
+  /** Set by Cancel, which also stops every wait of the run (run/cancellation.ts). */
   cancelled = false;
 
   constructor(engineAddress: string | undefined) {
     this.version = packageVersion();
     this.schema = packageSchema(this.version);
     if (engineAddress !== undefined) this.connectEngine(engineAddress);
-    setProgressSink((message) => this.progress(message));
+  }
+
+  /**
+   * The plugin's run: made by Configure, the first call that needs one (or by any call the
+   * engine makes before it). Its progress goes to the row of the resource being worked on, and
+   * its engine watch uses the address the process was started with, as the dynamic door's.
+   */
+  private currentRun(): Run {
+    if (this.#run === undefined) {
+      const engineAddress = process.argv[2];
+      this.#run = new Run({
+        engineAddress,
+        progress: (message) => {
+          if (!this.progress(message)) logToEngine(message, engineAddress);
+        },
+      });
+      if (this.cancelled) this.#run.cancellation.cancel();
+    }
+    return this.#run;
   }
 
   private connectEngine(address: string): void {
@@ -207,7 +159,8 @@ export class GpuCloudProviderService {
     });
   }
 
-  private run<T>(urn: string, work: () => Promise<T>): Promise<T> {
+  /** Runs `work` as the work on the resource `urn` (whose row its progress lines go to). */
+  private onResource<T>(urn: string, work: () => Promise<T>): Promise<T> {
     return this.current.run({ urn }, work);
   }
 
@@ -282,7 +235,7 @@ export class GpuCloudProviderService {
           },
         };
         this.config = args;
-        configure({ config: source } as unknown as pulumi.dynamic.ConfigureRequest);
+        this.currentRun().configure(source);
         const response = new provproto.ConfigureResponse();
         response.setAcceptsecrets(true);
         response.setSupportspreview(false);
@@ -296,8 +249,12 @@ export class GpuCloudProviderService {
         const resource = this.resource(request.getType(), urn);
         const olds = unwrapSecrets(fromStruct(request.getOlds()));
         const news = unwrapSecrets(fromStruct(request.getNews()));
-        const result = await this.run(urn, () =>
-          resource.provider.check(olds.props, this.fill(resource, urn, news.props)),
+        const result = await this.onResource(urn, () =>
+          resource.implementation.check(
+            this.currentRun(),
+            olds.props,
+            this.fill(resource, urn, news.props),
+          ),
         );
         const response = new provproto.CheckResponse();
         const inputs = result.inputs ?? news.props;
@@ -319,8 +276,8 @@ export class GpuCloudProviderService {
         const olds = unwrapSecrets(fromStruct(request.getOlds())).props;
         const oldInputs = unwrapSecrets(fromStruct(request.getOldInputs())).props;
         const news = unwrapSecrets(fromStruct(request.getNews())).props;
-        const result = await this.run(urn, () =>
-          resource.provider.diff(request.getId(), olds, news),
+        const result = await this.onResource(urn, () =>
+          resource.implementation.diff(this.currentRun(), request.getId(), olds, news),
         );
         const response = new provproto.DiffResponse();
         const { DiffChanges } = provproto.DiffResponse;
@@ -349,11 +306,11 @@ export class GpuCloudProviderService {
         const resource = this.resource(request.getType(), urn);
         const inputs = unwrapSecrets(fromStruct(request.getProperties()));
         const secret = this.secretsOf(resource, inputs.secret);
-        const result = await this.run(urn, () => resource.provider.create(inputs.props)).catch(
-          (error: unknown) => {
-            throw initFailure(error, (props) => wrapSecrets(props, secret));
-          },
-        );
+        const result = await this.onResource(urn, () =>
+          resource.implementation.create(this.currentRun(), inputs.props),
+        ).catch((error: unknown) => {
+          throw initFailure(error, (props) => wrapSecrets(props, secret));
+        });
         const response = new provproto.CreateResponse();
         response.setId(result.id);
         response.setProperties(toStruct(wrapSecrets(result.outs ?? {}, secret)));
@@ -366,8 +323,12 @@ export class GpuCloudProviderService {
         const props = unwrapSecrets(fromStruct(request.getProperties()));
         const inputs = unwrapSecrets(fromStruct(request.getInputs()));
         const known = Object.keys(props.props).length > 0;
-        const result = await this.run(urn, () =>
-          resource.provider.read(request.getId(), known ? props.props : undefined),
+        const result = await this.onResource(urn, () =>
+          resource.implementation.read(
+            this.currentRun(),
+            request.getId(),
+            known ? props.props : undefined,
+          ),
         );
         // An import reads an environment in plaintext: it may hold credentials (resources.ts).
         const secret = this.secretsOf(resource, [
@@ -390,9 +351,11 @@ export class GpuCloudProviderService {
         const resource = this.resource(request.getType(), urn);
         const olds = unwrapSecrets(fromStruct(request.getOlds()));
         const news = unwrapSecrets(fromStruct(request.getNews()));
-        const update = resource.provider.update?.bind(resource.provider);
+        const update = resource.implementation.update?.bind(resource.implementation);
         const result = update
-          ? await this.run(urn, () => update(request.getId(), olds.props, news.props))
+          ? await this.onResource(urn, () =>
+              update(this.currentRun(), request.getId(), olds.props, news.props),
+            )
           : { outs: { ...olds.props, ...news.props } };
         const response = new provproto.UpdateResponse();
         const secret = this.secretsOf(resource, [...olds.secret, ...news.secret]);
@@ -404,8 +367,8 @@ export class GpuCloudProviderService {
         const urn = request.getUrn();
         const resource = this.resource(request.getType(), urn);
         const props = unwrapSecrets(fromStruct(request.getProperties())).props;
-        await this.run(urn, async () => {
-          await resource.provider.delete(request.getId(), props);
+        await this.onResource(urn, async () => {
+          await resource.implementation.delete(this.currentRun(), request.getId(), props);
         });
         return new emptyproto.Empty();
       }),
@@ -414,7 +377,11 @@ export class GpuCloudProviderService {
         const fn = functionOf(request.getTok());
         if (fn === undefined) throw new Error(`unknown function ${request.getTok()}`);
         const args = unwrapSecrets(fromStruct(request.getArgs()));
-        const result = (await fn.run(providerClient(), args.props, request.getPreview())) as Props;
+        const result = (await fn.run(
+          this.currentRun().client,
+          args.props,
+          request.getPreview(),
+        )) as Props;
         const response = new provproto.InvokeResponse();
         // A result computed from a secret argument is secret as a whole.
         const secret = args.secret.size > 0 ? Object.keys(result) : [];
@@ -425,11 +392,11 @@ export class GpuCloudProviderService {
       /**
        * The first Ctrl-C: every wait in flight stops, and no create rents anew. An instance
        * being created ends destroyed, or recorded when it runs or cannot be destroyed in time
-       * (resources/instance/create-flow.ts); the calls in flight then end with their errors.
+       * (renting/create.ts); the calls in flight then end with their errors.
        */
       cancel: unary(async () => {
         this.cancelled = true;
-        cancelWaits();
+        this.#run?.cancellation.cancel();
         return new emptyproto.Empty();
       }),
 
@@ -451,7 +418,6 @@ export class GpuCloudProviderService {
   }
 
   close(): void {
-    setProgressSink(undefined);
     this.engine?.close();
   }
 }

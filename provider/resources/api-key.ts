@@ -1,10 +1,12 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { deleteUnlessGone, GpuCloudError } from "../client";
-import { once } from "../once";
-import { configurationFailures, providerClient } from "../provider-runtime";
+import { deleteUnlessGone } from "../client";
+import { dynamicProvider } from "../provider-runtime";
+import type { ResourceImplementation } from "../resource-implementation";
+import type { Run } from "../run/run";
 import { readResult } from "../read-result";
-import { type DynamicProvider, providerShim } from "../shim";
+import { providerShim } from "../shim";
+import { recoverLostCreate } from "../lost-create";
 import { checkInputs } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------
@@ -140,13 +142,6 @@ export function diffApiKey(olds: ApiKeyOutputs, news: ApiKeyInputs): pulumi.dyna
 
 // ---- CRUD ---------------------------------------------------------------------------------
 
-// The account's keys before this run created any, and those it created: after a lost create
-// reply, a key of that name in neither set can only be that create's.
-const keysBeforeThisRun = once(
-  async () => new Set((await providerClient().apiKeys.list()).map((key) => key.id)),
-);
-const createdThisRun = new Set<number>();
-
 /** The scope the service lists as JSON text (`rights`), or undefined when it is not one. */
 function scopeOf(rights: string | null | undefined): ApiKeyPermissions | undefined {
   if (!rights) return undefined;
@@ -165,9 +160,10 @@ function scopeOf(rights: string | null | undefined): ApiKeyPermissions | undefin
  * a key whose scope no program can declare (full access, or rights outside the categories).
  */
 async function importedApiKey(
+  run: Run,
   id: string,
 ): Promise<{ id?: string; props?: ApiKeyOutputs; inputs?: ApiKeyInputs }> {
-  const client = providerClient();
+  const client = run.client;
   const found = (await client.apiKeys.list()).find((key) => String(key.id) === id);
   if (!found) return {};
   const refuse = (why: string): Error =>
@@ -193,54 +189,54 @@ async function importedApiKey(
 }
 
 /**
- * The provider only ever calls the service with the configured key (providerClient): a key
+ * The provider only ever calls the service with the configured key (the run's client): a key
  * created here is handed to the program as an output and never used as a credential.
  */
-export const provider: DynamicProvider<ApiKeyInputs, ApiKeyOutputs> = {
-  async check(_olds, news) {
+export const implementation: ResourceImplementation<ApiKeyInputs, ApiKeyOutputs> = {
+  async check(run, _olds, news) {
     const checked = checkInputs(apiKeyInputsSchema, news);
-    return { ...checked, failures: [...(await configurationFailures()), ...checked.failures] };
+    return { ...checked, failures: [...(await run.configurationFailures()), ...checked.failures] };
   },
 
-  async diff(_id, olds, news) {
+  async diff(_run, _id, olds, news) {
     return diffApiKey(olds, news);
   },
 
-  async create(inputs) {
-    const client = providerClient();
-    const before = await keysBeforeThisRun();
-    try {
-      const created = await client.apiKeys.create({
-        name: inputs.name,
-        permissions: inputs.permissions,
-      });
-      createdThisRun.add(created.id);
-      return {
-        id: String(created.id),
-        outs: { ...inputs, apiKeyId: created.id, key: created.key },
-      };
-    } catch (error) {
-      if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
+  async create(run, inputs) {
+    const client = run.client;
+    // The account's keys before this run created any, and those it created: after a lost create
+    // reply, a key of that name in neither set can only be that create's.
+    const before = await run.reads.apiKeyIdsBefore();
+    const createdThisRun = run.made.apiKeyIds;
+    const created = await recoverLostCreate({
+      create: () => client.apiKeys.create({ name: inputs.name, permissions: inputs.permissions }),
       // The service shows a key only in the create answer, which was lost: a key it may have
       // made can never be handed to the program, so it is revoked rather than left working.
-      const orphans = (await client.apiKeys.list()).filter(
-        (key) => !before.has(key.id) && !createdThisRun.has(key.id) && key.name === inputs.name,
-      );
-      for (const orphan of orphans) await deleteUnlessGone(client.apiKeys.delete(orphan.id));
-      throw new Error(
-        `${error.message}. The service shows a new key only in that lost answer; ` +
-          (orphans.length === 0
-            ? "no new key of this name appeared. "
-            : `the key it created (id ${orphans.map((key) => key.id).join(", ")}) was revoked. `) +
-          "Run `pulumi up` again.",
-      );
-    }
+      findCreated: async (lost) => {
+        const orphans = (await client.apiKeys.list()).filter(
+          (key) => !before.has(key.id) && !createdThisRun.has(key.id) && key.name === inputs.name,
+        );
+        for (const orphan of orphans) await deleteUnlessGone(client.apiKeys.delete(orphan.id));
+        throw new Error(
+          `${lost.message}. The service shows a new key only in that lost answer; ` +
+            (orphans.length === 0
+              ? "no new key of this name appeared. "
+              : `the key it created (id ${orphans.map((key) => key.id).join(", ")}) was revoked. `) +
+            "Run `pulumi up` again.",
+        );
+      },
+    });
+    createdThisRun.add(created.id);
+    return {
+      id: String(created.id),
+      outs: { ...inputs, apiKeyId: created.id, key: created.key },
+    };
   },
 
   /** Detects a key revoked outside Pulumi; the key itself is never listed, so it is kept. */
-  async read(id, props) {
-    if (!props) return importedApiKey(id);
-    const found = (await providerClient().apiKeys.list()).find((key) => String(key.id) === id);
+  async read(run, id, props) {
+    if (!props) return importedApiKey(run, id);
+    const found = (await run.client.apiKeys.list()).find((key) => String(key.id) === id);
     if (!found) return {};
     const inputs: ApiKeyInputs = {
       name: found.name ?? props.name,
@@ -249,10 +245,13 @@ export const provider: DynamicProvider<ApiKeyInputs, ApiKeyOutputs> = {
     return readResult(id, props, { ...props, ...inputs }, inputs);
   },
 
-  async delete(_id, props) {
-    await deleteUnlessGone(providerClient().apiKeys.delete(props.apiKeyId));
+  async delete(run, _id, props) {
+    await deleteUnlessGone(run.client.apiKeys.delete(props.apiKeyId));
   },
 };
+
+/** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
+export const provider = dynamicProvider(implementation);
 
 // ---- The resource -------------------------------------------------------------------------
 

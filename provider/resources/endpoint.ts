@@ -1,11 +1,12 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { type Endpoint as EndpointWire, type EndpointFields, isEndpointGone } from "../client";
-import { configurationFailures, providerClient } from "../provider-runtime";
+import { dynamicProvider } from "../provider-runtime";
+import type { ResourceImplementation } from "../resource-implementation";
 import { readResult } from "../read-result";
-import { type DynamicProvider, providerShim } from "../shim";
+import { providerShim } from "../shim";
 import { checkInputs, fieldFailure } from "../validation";
-import { deleteNamingWorkers, releaseWorkers } from "./serverless/release";
+import { deleteNamingWorkers, releaseWorkers } from "../serverless/release";
 import {
   coldMultSchema,
   coldWithinMax,
@@ -13,7 +14,7 @@ import {
   minLoadSchema,
   targetUtilSchema,
   workerCountSchema,
-} from "./serverless/scaling";
+} from "../serverless/scaling";
 
 // ---- Inputs -------------------------------------------------------------------------------
 
@@ -104,9 +105,9 @@ function fromWire(endpoint: EndpointWire): Omit<EndpointInputs, "deleteTimeoutSe
 /** Status reads while the endpoint's workers are released, ms. */
 const releaseIntervalMs = 2_000;
 
-export const provider: DynamicProvider<EndpointInputs, EndpointOutputs> = {
-  async check(_olds, news) {
-    const setup = await configurationFailures();
+export const implementation: ResourceImplementation<EndpointInputs, EndpointOutputs> = {
+  async check(run, _olds, news) {
+    const setup = await run.configurationFailures();
     const checked = checkInputs(endpointInputsSchema, news);
     const failures = [...setup, ...checked.failures];
     const { coldWorkers, maxWorkers } = checked.inputs;
@@ -118,19 +119,19 @@ export const provider: DynamicProvider<EndpointInputs, EndpointOutputs> = {
     return { inputs: checked.inputs, failures };
   },
 
-  async diff(_id, olds, news) {
+  async diff(_run, _id, olds, news) {
     return diffEndpoint(olds, news);
   },
 
-  async create(inputs) {
-    const endpointId = await providerClient().endpoints.create(toWire(inputs));
+  async create(run, inputs) {
+    const endpointId = await run.client.endpoints.create(toWire(inputs));
     return { id: String(endpointId), outs: { ...inputs, endpointId } };
   },
 
-  async read(id, props) {
+  async read(run, id, props) {
     if (!props) {
       // `pulumi import` by id: every field the service holds; delete's own wait at its default.
-      const imported = await providerClient().endpoints.find(Number(id));
+      const imported = await run.client.endpoints.find(Number(id));
       if (!imported) return {};
       const inputs: EndpointInputs = {
         ...fromWire(imported),
@@ -138,24 +139,24 @@ export const provider: DynamicProvider<EndpointInputs, EndpointOutputs> = {
       };
       return { id: String(imported.id), props: { ...inputs, endpointId: imported.id }, inputs };
     }
-    const found = await providerClient().endpoints.find(props.endpointId);
+    const found = await run.client.endpoints.find(props.endpointId);
     if (!found) return {};
     const outs: EndpointOutputs = { ...props, ...fromWire(found) };
     const { endpointId: _id, ...inputs } = outs;
     return readResult(id, props, outs, inputs);
   },
 
-  async update(_id, olds, news) {
+  async update(run, _id, olds, news) {
     const changed = serviceFields.some((field) => olds[field] !== news[field]);
-    if (changed) await providerClient().endpoints.update(olds.endpointId, toWire(news));
+    if (changed) await run.client.endpoints.update(olds.endpointId, toWire(news));
     return { outs: { ...news, endpointId: olds.endpointId } };
   },
 
-  async delete(_id, props) {
-    const client = providerClient();
+  async delete(run, _id, props) {
+    const client = run.client;
     const id = props.endpointId;
     // Already gone before this delete: its workers went with it.
-    const answer = await deleteNamingWorkers({
+    const answer = await deleteNamingWorkers(run, {
       what: `endpoint ${id}`,
       send: () => client.endpoints.delete(id),
       isGone: isEndpointGone,
@@ -166,12 +167,15 @@ export const provider: DynamicProvider<EndpointInputs, EndpointOutputs> = {
       suspects: async () => undefined,
     });
     if (answer === undefined) return;
-    await releaseWorkers(client, `endpoint ${id}`, answer, {
+    await releaseWorkers(run, `endpoint ${id}`, answer, {
       intervalMs: releaseIntervalMs,
       timeoutMs: (props.deleteTimeoutSeconds ?? 600) * 1000,
     });
   },
 };
+
+/** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
+export const provider = dynamicProvider(implementation);
 
 // ---- The resource -------------------------------------------------------------------------
 

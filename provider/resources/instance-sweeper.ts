@@ -1,179 +1,21 @@
-import * as pulumi from "@pulumi/pulumi";
-import { z } from "zod";
-import { deleteUnlessGone } from "../client";
-import { providerClient, reportProgress } from "../provider-runtime";
-import { readResult } from "../read-result";
-import { type DynamicProvider, providerShim } from "../shim";
-import {
-  isLeftoverOf,
-  isRecorded,
-  leftoversQuery,
-  newStackToken,
-  ownerOfInstance,
-  stackPrefixOf,
-} from "./instance/identity";
-import { destroyAndConfirm } from "./instance/lifecycle";
-import { partsAround } from "./node-group/leftovers";
-import { checkInputs } from "../validation";
-
-// ---- Inputs -------------------------------------------------------------------------------
-
-export const sweeperInputsSchema = z.object({
-  /** `<project>/<stack>/`: the resource's id, and what its instances' owners start with. */
-  ownerPrefix: z.string().min(3),
-});
-export type SweeperInputs = z.infer<typeof sweeperInputsSchema>;
-
-export const sweeperOutputsSchema = sweeperInputsSchema.extend({
-  /**
-   * The stack's identity, made when the sweeper is created (or first updated, in a stack
-   * written before it existed) and kept in its state: every instance the stack rents carries it.
-   */
-  stackToken: z.string().optional(),
-});
-export type SweeperOutputs = z.infer<typeof sweeperOutputsSchema>;
-
-// ---- Diff ---------------------------------------------------------------------------------
-
-/** A sweeper from before stack tokens gets one in place; its instances are left as they are. */
-function diffSweeper(olds: SweeperOutputs, news: SweeperInputs): pulumi.dynamic.DiffResult {
-  const renamed = olds.ownerPrefix !== news.ownerPrefix;
-  return {
-    changes: renamed || olds.stackToken === undefined,
-    replaces: renamed ? ["ownerPrefix"] : [],
-  };
-}
-
-// ---- CRUD ---------------------------------------------------------------------------------
-
 /**
- * A stack's identity, and its guard against instances that no state records. A `pulumi up`
- * killed while an instance boots leaves a pending create that `pulumi destroy` skips: the
- * instance is in no resource's state. Every Instance depends on the stack's sweeper, so the
- * sweeper is created before any instance is rented and deleted after every instance is. Its
- * delete destroys this stack's leftovers: instances still labelled as being created by this
- * stack's token (instance/identity.ts), and the overlays and network volumes interrupted
- * NodeGroup creates made around them (node-group/leftovers.ts). An instance that was handed
- * over to the engine (then perhaps retained with `retainOnDelete` or removed with `pulumi state
- * delete`), another stack's, one rented by hand, or one marked before stack tokens existed is
- * never touched. Creating it sends nothing.
+ * The InstanceSweeper resource: the stack's identity and its guard against leftovers, which is
+ * the renting engine's (provider/renting/stack-sweeper.ts). This module stays at this path:
+ * every sweeper's state names it (`pulumi-gpucloud/provider/resources/instance-sweeper`), so
+ * stacks written by earlier versions keep finding their provider.
  */
-export const provider: DynamicProvider<SweeperInputs, SweeperOutputs> = {
-  async check(_olds, news) {
-    return checkInputs(sweeperInputsSchema, news);
-  },
+import { dynamicProvider } from "../provider-runtime";
+import { implementation } from "../renting/stack-sweeper";
 
-  async diff(_id, olds, news) {
-    return diffSweeper(olds, news);
-  },
-
-  async create(inputs) {
-    return { id: inputs.ownerPrefix, outs: { ...inputs, stackToken: newStackToken() } };
-  },
-
-  async read(id, props) {
-    return props ? readResult(id, props, props, { ownerPrefix: props.ownerPrefix }) : {};
-  },
-
-  async update(_id, olds, news) {
-    return { outs: { ...news, stackToken: olds.stackToken ?? newStackToken() } };
-  },
-
-  async delete(_id, props) {
-    const { stackToken } = props;
-    if (stackToken === undefined) {
-      // Written before stack tokens: nothing proves which instances are this stack's own.
-      return;
-    }
-    const client = providerClient();
-    const left = (await client.instances.list(leftoversQuery(stackToken))).filter(
-      (instance) =>
-        isLeftoverOf(instance, stackToken) &&
-        !isRecorded(ownerOfInstance(instance) ?? "", instance.id),
-    );
-    // Overlays and network volumes that interrupted NodeGroup creates made around them.
-    const around = await partsAround(client, left, stackToken);
-    // At once: their confirmations share the status rounds.
-    const destroyed = await Promise.all(
-      left.map(async (instance) => {
-        reportProgress(
-          `destroying instance ${instance.id} (${ownerOfInstance(instance) ?? ""}), ` +
-            `left by an interrupted create of this stack and recorded by no resource`,
-        );
-        try {
-          return (await destroyAndConfirm(client, instance.id, 3))
-            ? undefined
-            : `${instance.id} (still shown)`;
-        } catch (error) {
-          return `${instance.id} (${error instanceof Error ? error.message : String(error)})`;
-        }
-      }),
-    );
-    const kept = destroyed.filter((why) => why !== undefined);
-    if (kept.length === 0) {
-      for (const overlay of around.overlays) {
-        reportProgress(`deleting overlay ${overlay.name}, made by an interrupted create`);
-        await deleteUnlessGone(client.overlays.delete(overlay.overlay_id));
-      }
-      for (const volume of around.volumes) {
-        reportProgress(`deleting network volume V.${volume.id}, made by an interrupted create`);
-        await deleteUnlessGone(client.volumes.delete(volume.id));
-      }
-    }
-    if (kept.length > 0) {
-      throw new Error(
-        `instances ${kept.join(", ")} of this stack could not be confirmed destroyed; ` +
-          `run the destroy again`,
-      );
-    }
-  },
-};
-
-// ---- The resource -------------------------------------------------------------------------
-
-const sweepers = new Map<string, InstanceSweeper>();
-
-/** The stack's one sweeper, created with the first Instance of the program. */
-export function stackSweeper(): InstanceSweeper {
-  const ownerPrefix = stackPrefixOf(pulumi.getProject(), pulumi.getStack());
-  let sweeper = sweepers.get(ownerPrefix);
-  if (!sweeper) {
-    sweeper = new InstanceSweeper("gpucloud-instance-sweeper", { ownerPrefix });
-    sweepers.set(ownerPrefix, sweeper);
-  }
-  return sweeper;
-}
-
-/**
- * The stack's identity (`stackToken`) for its instances. Destroys, when it is deleted (by
- * `pulumi destroy`, or when the program no longer declares any Instance), the instances that
- * this stack's interrupted creates left and no state records.
- */
-export class InstanceSweeper extends pulumi.dynamic.Resource {
-  declare readonly ownerPrefix: pulumi.Output<string>;
-  declare readonly stackToken: pulumi.Output<string>;
-
-  constructor(name: string, args: SweeperInputs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      providerShim("pulumi-gpucloud/provider/resources/instance-sweeper"),
-      name,
-      { ownerPrefix: args.ownerPrefix, stackToken: undefined },
-      opts,
-      "gpucloud",
-      "InstanceSweeper",
-    );
-  }
-}
-
-type DependsOn = pulumi.CustomResourceOptions["dependsOn"];
-
-/** The resource options' dependsOn, with the stack's sweeper added: it outlives every instance. */
-export function withSweeper(dependsOn: DependsOn, sweeper: InstanceSweeper): DependsOn {
-  if (dependsOn === undefined) return [sweeper];
-  if (Array.isArray(dependsOn)) return [...dependsOn, sweeper];
-  if (dependsOn instanceof pulumi.Resource) return [dependsOn, sweeper];
-  // An Output or a promise of a resource or a list of them.
-  return pulumi
-    .output(dependsOn as pulumi.Input<pulumi.Resource | pulumi.Input<pulumi.Resource>[]>)
-    .apply((resolved) => [...(Array.isArray(resolved) ? resolved : [resolved]), sweeper]);
-}
+export { implementation };
+/** The dynamic door's provider, which every sweeper's state names (provider/shim.ts). */
+export const provider = dynamicProvider(implementation);
+export {
+  InstanceSweeper,
+  stackSweeper,
+  sweeperInputsSchema,
+  sweeperOutputsSchema,
+  withSweeper,
+  type SweeperInputs,
+  type SweeperOutputs,
+} from "../renting/stack-sweeper";

@@ -3,7 +3,12 @@
  * every instance's state names it (`pulumi-gpucloud/provider/resources/instance`), so stacks
  * written by earlier versions keep finding their provider.
  */
-export { provider } from "./instance/provider";
+import { dynamicProvider } from "../provider-runtime";
+import { implementation } from "./instance/provider";
+
+export { implementation };
+/** The dynamic door's provider, which every instance's state names (provider/shim.ts). */
+export const provider = dynamicProvider(implementation);
 export { Instance, type InstanceArgs } from "./instance/resource";
 export { diffInstance } from "./instance/diff";
 export {

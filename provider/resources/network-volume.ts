@@ -5,37 +5,30 @@ import {
   deleteUnlessGone,
   GpuCloudError,
   isNetworkVolume,
-  OfferQueryError,
   type Volume as VolumeWire,
   type VolumeOffer,
   type VolumeOfferQuery,
   type VolumeOfferRow,
 } from "../client";
-import { configurationFailures, providerClient } from "../provider-runtime";
+import { dynamicProvider } from "../provider-runtime";
+import type { ResourceImplementation } from "../resource-implementation";
+import type { Run } from "../run/run";
 import { readResult } from "../read-result";
-import { type DynamicProvider, providerShim } from "../shim";
+import { providerShim } from "../shim";
+import { volumeOfferQueryInputSchema } from "../input-fields";
+import { recoverLostCreate } from "../lost-create";
+import { theLostVolume } from "../lost-volume";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
-import { createdThisRun, volumesBeforeThisRun } from "../volumes-this-run";
 
 // A network volume: storage on a physical cluster's network disk, which instances on machines of
 // that cluster mount (Instance `networkVolume`). Nothing in it is secret.
 
 // ---- Inputs -------------------------------------------------------------------------------
 
-const offerQuerySchema = z
-  .union([z.string(), z.record(z.string(), z.unknown())], {
-    error:
-      "offerQuery must be a volume offer query object ({ clusterId: 101, diskSpaceGb: { gte: " +
-      "500 } }) or a query string",
-  })
-  .superRefine((query, ctx) => {
-    try {
-      compileVolumeOfferQuery(query);
-    } catch (error) {
-      if (!(error instanceof OfferQueryError)) throw error;
-      ctx.addIssue({ code: "custom", message: error.message });
-    }
-  });
+const offerQuerySchema = volumeOfferQueryInputSchema(
+  "offerQuery must be a volume offer query object ({ clusterId: 101, diskSpaceGb: { gte: " +
+    "500 } }) or a query string",
+);
 
 export const networkVolumeInputsSchema = z.object({
   askId: z
@@ -142,10 +135,13 @@ export function diffNetworkVolume(
 // ---- CRUD ---------------------------------------------------------------------------------
 
 /** By query: the first offer, in the query's order (cheapest first), that has room. */
-async function chooseOffer(inputs: NetworkVolumeInputs): Promise<VolumeOffer | undefined> {
+async function chooseOffer(
+  run: Run,
+  inputs: NetworkVolumeInputs,
+): Promise<VolumeOffer | undefined> {
   const query = inputs.offerQuery;
   if (query === undefined) return undefined;
-  const search = await providerClient().offers.searchNetworkVolumes(query);
+  const search = await run.client.offers.searchNetworkVolumes(query);
   const [best] = search.offers.filter((offer) => offer.diskSpaceGb >= inputs.sizeGb);
   if (best !== undefined) return best;
   throw new Error(
@@ -158,14 +154,14 @@ async function chooseOffer(inputs: NetworkVolumeInputs): Promise<VolumeOffer | u
   );
 }
 
-// Each ask's offer, read once per run (check runs at preview and again at the update).
-const offerReads = new Map<number, Promise<VolumeOfferRow[] | undefined>>();
-function networkVolumeOffers(askId: number): Promise<VolumeOfferRow[] | undefined> {
+/** The ask's offers, read once per run (check runs at preview and again at the update). */
+function networkVolumeOffers(run: Run, askId: number): Promise<VolumeOfferRow[] | undefined> {
+  const offerReads = run.reads.networkVolumeOffersByAsk;
   let read = offerReads.get(askId);
   if (read === undefined) {
     // A failed search says nothing about the ask: check passes and create decides.
-    read = providerClient()
-      .volumes.searchNetworkVolumeOffers({ id: { eq: askId } })
+    read = run.client.volumes
+      .searchNetworkVolumeOffers({ id: { eq: askId } })
       .catch(() => undefined);
     offerReads.set(askId, read);
   }
@@ -182,10 +178,10 @@ function inputsOf(outs: NetworkVolumeOutputs): NetworkVolumeInputs {
   };
 }
 
-export const provider: DynamicProvider<NetworkVolumeInputs, NetworkVolumeOutputs> = {
-  async check(olds, news) {
+export const implementation: ResourceImplementation<NetworkVolumeInputs, NetworkVolumeOutputs> = {
+  async check(run, olds, news) {
     const checked = checkInputs(networkVolumeInputsSchema, news);
-    const failures = [...(await configurationFailures()), ...checked.failures];
+    const failures = [...(await run.configurationFailures()), ...checked.failures];
     const ways = (["askId", "offerQuery"] as const).filter((field) => news[field] !== undefined);
     if (ways.length !== 1) {
       failures.push(
@@ -200,7 +196,7 @@ export const provider: DynamicProvider<NetworkVolumeInputs, NetworkVolumeOutputs
     const { askId, sizeGb } = checked.inputs;
     const creating = olds.askId !== askId || olds.sizeGb !== sizeGb;
     if (failures.length === 0 && askId !== undefined && creating && !containsUnknown(news)) {
-      const offers = await networkVolumeOffers(askId);
+      const offers = await networkVolumeOffers(run, askId);
       const [offer] = offers ?? [];
       if (offers !== undefined && offer === undefined) {
         failures.push(fieldFailure("askId", `no network volume ask ${askId} is offered`));
@@ -217,20 +213,20 @@ export const provider: DynamicProvider<NetworkVolumeInputs, NetworkVolumeOutputs
     return { ...checked, failures };
   },
 
-  async diff(_id, olds, news) {
+  async diff(_run, _id, olds, news) {
     return diffNetworkVolume(olds, news);
   },
 
-  async update(_id, olds, news) {
+  async update(_run, _id, olds, news) {
     // Only the query changed, and the volume's offer still matches it.
     return { outs: { ...olds, ...news } };
   },
 
-  async create(inputs) {
-    const client = providerClient();
+  async create(run, inputs) {
+    const client = run.client;
     // Known before creating, so that a volume that appears after a lost reply can be told apart.
-    const before = await volumesBeforeThisRun();
-    const chosen = await chooseOffer(inputs);
+    const before = await run.reads.volumeIdsBefore();
+    const chosen = await chooseOffer(run, inputs);
     const askId = chosen?.askId ?? inputs.askId ?? 0;
     const found = { offerAskId: askId, ...(chosen === undefined ? {} : { offer: chosen }) };
     const recorded = (volume: VolumeWire): NetworkVolumeOutputs => ({
@@ -240,48 +236,37 @@ export const provider: DynamicProvider<NetworkVolumeInputs, NetworkVolumeOutputs
       clusterId: volume.cluster_id ?? chosen?.clusterId ?? 0,
       ...found,
     });
-    let volumeId: number;
-    try {
-      ({ volumeId } = await client.volumes.createNetworkVolume(askId, inputs.sizeGb, {
-        ...(inputs.name === undefined ? {} : { name: inputs.name }),
-      }));
-    } catch (error) {
-      if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
-      // The create is never sent twice. The reply was lost after the service may have made the
-      // volume: a single new network volume of this size (cluster and name) is this create's;
-      // anything else is for a person to sort out.
-      const appeared = (await client.volumes.list()).filter(
-        (volume) =>
-          !before.has(volume.id) &&
-          !createdThisRun.has(volume.id) &&
-          isNetworkVolume(volume) &&
-          volume.disk_space === inputs.sizeGb &&
-          (chosen === undefined ||
-            chosen.clusterId === null ||
-            volume.cluster_id === chosen.clusterId) &&
-          (volume.label ?? undefined) === inputs.name,
-      );
-      const [adopted] = appeared;
-      if (appeared.length !== 1 || adopted === undefined) {
-        throw new Error(
-          `${error.message}. ${appeared.length} new network volume(s) of ${inputs.sizeGb} GB ` +
-            `appeared (${appeared.map((volume) => `V.${volume.id}`).join(", ") || "none"}); ` +
-            "check the account for a volume this run may have created.",
-        );
-      }
-      createdThisRun.add(adopted.id);
-      return { id: `V.${adopted.id}`, outs: recorded(adopted) };
-    }
-    createdThisRun.add(volumeId);
-    const listed = (await client.volumes.list()).find((volume) => volume.id === volumeId);
+    const { volumeId, shown } = await recoverLostCreate<{ volumeId: number; shown?: VolumeWire }>({
+      create: () =>
+        client.volumes.createNetworkVolume(askId, inputs.sizeGb, {
+          ...(inputs.name === undefined ? {} : { name: inputs.name }),
+        }),
+      // The reply was lost after the service may have made the volume: a single new network
+      // volume of this size (cluster and name) is this create's.
+      findCreated: async (lost) => {
+        const volume = await theLostVolume(run, lost, {
+          kind: "network volume",
+          sizeGb: inputs.sizeGb,
+          before,
+          matches: (candidate) =>
+            isNetworkVolume(candidate) &&
+            (chosen === undefined ||
+              chosen.clusterId === null ||
+              candidate.cluster_id === chosen.clusterId) &&
+            (candidate.label ?? undefined) === inputs.name,
+        });
+        return { volumeId: volume.id, shown: volume };
+      },
+    });
+    // Never taken for another create's after a lost reply (run/made-this-run.ts).
+    run.made.volumeIds.add(volumeId);
+    const listed = shown ?? (await client.volumes.list()).find((volume) => volume.id === volumeId);
     return { id: `V.${volumeId}`, outs: recorded(listed ?? { id: volumeId }) };
   },
 
-  async read(id, props) {
-    if (!props) return importedNetworkVolume(id);
-    const found = (await providerClient().volumes.list()).find(
-      (volume) => volume.id === props.volumeId,
-    );
+  async read(run, id, props) {
+    if (!props) return importedNetworkVolume(run, id);
+    const found = (await run.client.volumes.list()).find((volume) => volume.id === props.volumeId);
     if (found === undefined) return {};
     const outs: NetworkVolumeOutputs = {
       ...props,
@@ -291,8 +276,8 @@ export const provider: DynamicProvider<NetworkVolumeInputs, NetworkVolumeOutputs
     return readResult(id, props, outs, inputsOf(outs));
   },
 
-  async delete(_id, props) {
-    const client = providerClient();
+  async delete(run, _id, props) {
+    const client = run.client;
     try {
       await deleteUnlessGone(client.volumes.delete(props.volumeId));
     } catch (error) {
@@ -315,6 +300,9 @@ export const provider: DynamicProvider<NetworkVolumeInputs, NetworkVolumeOutputs
   },
 };
 
+/** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
+export const provider = dynamicProvider(implementation);
+
 /**
  * `pulumi import` by the volume's name (`V.<n>`, or the number alone). The service does not say
  * which ask a network volume was taken from, only its cluster: the inputs record the size,
@@ -323,6 +311,7 @@ export const provider: DynamicProvider<NetworkVolumeInputs, NetworkVolumeOutputs
  * query the volume still matches changes nothing.
  */
 async function importedNetworkVolume(
+  run: Run,
   id: string,
 ): Promise<{ id?: string; props?: NetworkVolumeOutputs; inputs?: NetworkVolumeInputs }> {
   const volumeId = Number(/^(?:V\.)?(\d+)$/.exec(id.trim())?.[1]);
@@ -331,7 +320,7 @@ async function importedNetworkVolume(
       `a network volume is imported by its name, V.<number> (or the number): not "${id}"`,
     );
   }
-  const client = providerClient();
+  const client = run.client;
   const found = (await client.volumes.list()).find((volume) => volume.id === volumeId);
   if (found === undefined) return {};
   const refuse = (why: string) =>

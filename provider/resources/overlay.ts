@@ -2,32 +2,19 @@ import { randomBytes } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, GpuCloudError, type Overlay as OverlayWire } from "../client";
-import { configurationFailures, providerClient } from "../provider-runtime";
+import { dynamicProvider } from "../provider-runtime";
+import type { ResourceImplementation } from "../resource-implementation";
+import type { Run } from "../run/run";
 import { readResult } from "../read-result";
-import { type DynamicProvider, providerShim } from "../shim";
+import { providerShim } from "../shim";
+import { overlayNameSchema } from "../input-fields";
+import { recoverLostCreate } from "../lost-create";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
 
 // An overlay network: a private LAN on one physical cluster for the instances that join it
 // (Instance `overlay`). Nothing in it is secret: a name, a cluster and a subnet.
 
 // ---- Inputs -------------------------------------------------------------------------------
-
-/**
- * An overlay's name, as `field`. Instances join by name (`-n NAME` in the create's env), and
- * the official client passes only names of lowercase letters, digits and `-` there (it drops
- * any other silently); the service takes at most 64 characters.
- */
-export function overlayNameSchema(field: string) {
-  return z
-    .string({ error: `${field} is an overlay's name: lowercase letters, digits and -` })
-    .min(1, `${field} must not be empty`)
-    .max(64, `${field} must be at most 64 characters`)
-    .regex(
-      /^[a-z0-9-]+$/,
-      `${field} may hold only lowercase letters, digits and - (instances join an overlay by ` +
-        "its name, and the official client drops any other)",
-    );
-}
 
 export const overlayInputsSchema = z.object({
   clusterId: z
@@ -101,22 +88,6 @@ export function autonameOf(resourceName: string): string {
   return `${slug}-${randomBytes(4).toString("hex").slice(0, suffixChars)}`;
 }
 
-/**
- * The overlays this provider process has checked, by name: an Instance that names one is
- * checked at preview before the overlay exists (its name is known then, its create comes
- * later), so its check looks here before the account's list. The engine checks an Overlay
- * before an Instance that takes its `name` output.
- */
-const declaredThisRun = new Map<
-  string,
-  { clusterId: number | undefined; resourceName: string | undefined }
->();
-
-/** The cluster of an overlay this run declares (undefined while not known), if it declares it. */
-export function declaredOverlay(name: string): { clusterId: number | undefined } | undefined {
-  return declaredThisRun.get(name);
-}
-
 // ---- Diff rules ---------------------------------------------------------------------------
 
 /**
@@ -155,9 +126,9 @@ function inputsOf(outs: OverlayOutputs): OverlayInputs {
 }
 
 /** Whether the market has a machine in the cluster (rented or not); undefined when unknown. */
-async function clusterExists(clusterId: number): Promise<boolean | undefined> {
-  return providerClient()
-    .instances.searchOffers({
+async function clusterExists(run: Run, clusterId: number): Promise<boolean | undefined> {
+  return run.client.instances
+    .searchOffers({
       cluster_id: { eq: clusterId },
       rented: {},
       rentable: {},
@@ -168,11 +139,11 @@ async function clusterExists(clusterId: number): Promise<boolean | undefined> {
     .catch(() => undefined);
 }
 
-export const provider: DynamicProvider<OverlayInputs, OverlayOutputs> = {
-  async check(olds, news) {
+export const implementation: ResourceImplementation<OverlayInputs, OverlayOutputs> = {
+  async check(run, olds, news) {
     const checked = checkInputs(overlayInputsSchema, news);
     const { inputs } = checked;
-    const failures = [...(await configurationFailures()), ...checked.failures];
+    const failures = [...(await run.configurationFailures()), ...checked.failures];
     // Autonamed once; the olds keep the name from then on (and an imported overlay's name).
     if (news["name"] === undefined) {
       inputs.name =
@@ -182,7 +153,8 @@ export const provider: DynamicProvider<OverlayInputs, OverlayOutputs> = {
     const known = (field: "clusterId" | "name") => !containsUnknown(news[field]);
     const creating = olds.clusterId !== clusterId || olds.name !== name;
     if (failures.length === 0 && name !== undefined && known("name")) {
-      const declared = declaredThisRun.get(name);
+      // Overlays this run declared (run/made-this-run.ts): two of one name would collide.
+      const declared = run.made.declaredOverlays.get(name);
       if (declared !== undefined && declared.resourceName !== inputs.resourceName) {
         failures.push(
           fieldFailure(
@@ -193,7 +165,7 @@ export const provider: DynamicProvider<OverlayInputs, OverlayOutputs> = {
       }
     }
     if (failures.length === 0 && creating && known("clusterId")) {
-      if ((await clusterExists(clusterId)) === false) {
+      if ((await clusterExists(run, clusterId)) === false) {
         failures.push(
           fieldFailure(
             "clusterId",
@@ -205,9 +177,7 @@ export const provider: DynamicProvider<OverlayInputs, OverlayOutputs> = {
     }
     // This resource's own name (recorded in the olds) is taken by this resource itself.
     if (failures.length === 0 && name !== undefined && known("name") && olds.name !== name) {
-      const taken = await providerClient()
-        .overlays.named(name)
-        .catch(() => undefined);
+      const taken = await run.client.overlays.named(name).catch(() => undefined);
       if (taken !== undefined) {
         failures.push(
           fieldFailure(
@@ -220,7 +190,7 @@ export const provider: DynamicProvider<OverlayInputs, OverlayOutputs> = {
       }
     }
     if (failures.length === 0 && name !== undefined && known("name")) {
-      declaredThisRun.set(name, {
+      run.made.declaredOverlays.set(name, {
         clusterId: known("clusterId") ? clusterId : undefined,
         resourceName: inputs.resourceName,
       });
@@ -228,12 +198,12 @@ export const provider: DynamicProvider<OverlayInputs, OverlayOutputs> = {
     return { inputs, failures };
   },
 
-  async diff(_id, olds, news) {
+  async diff(_run, _id, olds, news) {
     return diffOverlay(olds, news);
   },
 
-  async create(inputs) {
-    const client = providerClient();
+  async create(run, inputs) {
+    const client = run.client;
     const name = inputs.name ?? autonameOf(inputs.resourceName ?? "overlay");
     // Free a moment before the create: an overlay of this name found after a create that may
     // have reached the service is this create's.
@@ -244,32 +214,29 @@ export const provider: DynamicProvider<OverlayInputs, OverlayOutputs> = {
           `${before.overlay_id}); nothing was created: choose another name`,
       );
     }
-    let created: OverlayWire;
-    try {
-      created = await client.overlays.create(inputs.clusterId, name);
-    } catch (error) {
-      // The service refused it (a bad cluster, a name taken meanwhile): nothing was created.
-      if (error instanceof GpuCloudError && error.status !== undefined && error.status < 500) {
-        throw error;
-      }
-      // A lost reply, or a failed look at the list after the create: the name was free, so an
-      // overlay that has it now is this create's (never created twice).
-      const appeared = await client.overlays.named(name).catch(() => undefined);
-      if (appeared === undefined || appeared.cluster_id !== inputs.clusterId) {
-        const why = error instanceof Error ? error.message : String(error);
-        throw new Error(
-          `${why}. No overlay named ${name} is on cluster ${inputs.clusterId} now: nothing is ` +
-            "left to clean up; run `pulumi up` again.",
-        );
-      }
-      created = appeared;
-    }
+    const created = await recoverLostCreate({
+      create: () => client.overlays.create(inputs.clusterId, name),
+      // Anything but the service's refusal (a bad cluster, a name taken meanwhile), which
+      // created nothing: a lost reply, or a failed look at the list after the create.
+      mayHaveCreated: (failure) =>
+        !(failure instanceof GpuCloudError && failure.status !== undefined && failure.status < 500),
+      // The name was free, so an overlay that has it now is this create's.
+      findCreated: async () => {
+        const appeared = await client.overlays.named(name).catch(() => undefined);
+        return appeared?.cluster_id === inputs.clusterId ? appeared : undefined;
+      },
+      notFound: (lost) =>
+        new Error(
+          `${lost.message}. No overlay named ${name} is on cluster ${inputs.clusterId} now: ` +
+            "nothing is left to clean up; run `pulumi up` again.",
+        ),
+    });
     return { id: String(created.overlay_id), outs: outputsOf({ ...inputs, name }, created) };
   },
 
-  async read(id, props) {
-    if (!props) return importedOverlay(id);
-    const found = (await providerClient().overlays.list()).find(
+  async read(run, id, props) {
+    if (!props) return importedOverlay(run, id);
+    const found = (await run.client.overlays.list()).find(
       (overlay) => overlay.overlay_id === props.overlayId,
     );
     if (found === undefined) return {};
@@ -278,17 +245,21 @@ export const provider: DynamicProvider<OverlayInputs, OverlayOutputs> = {
   },
 
   /** Members leave the overlay and keep running (the service's delete); gone already is done. */
-  async delete(_id, props) {
-    await deleteUnlessGone(providerClient().overlays.delete(props.overlayId));
+  async delete(run, _id, props) {
+    await deleteUnlessGone(run.client.overlays.delete(props.overlayId));
   },
 };
 
+/** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
+export const provider = dynamicProvider(implementation);
+
 /** `pulumi import` by the overlay's id, or by its name. */
 async function importedOverlay(
+  run: Run,
   id: string,
 ): Promise<{ id?: string; props?: OverlayOutputs; inputs?: OverlayInputs }> {
   const wanted = id.trim();
-  const overlays = await providerClient().overlays.list();
+  const overlays = await run.client.overlays.list();
   const found =
     (/^\d+$/.test(wanted)
       ? overlays.find((overlay) => overlay.overlay_id === Number(wanted))

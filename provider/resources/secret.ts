@@ -1,10 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, GpuCloudError, type MaskedSecrets } from "../client";
-import { once } from "../once";
-import { configurationFailures, providerClient } from "../provider-runtime";
+import { dynamicProvider } from "../provider-runtime";
+import type { ResourceImplementation } from "../resource-implementation";
 import { readResult } from "../read-result";
-import { type DynamicProvider, providerShim } from "../shim";
+import { providerShim } from "../shim";
+import { recoverLostCreate } from "../lost-create";
 import { checkInputs } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------
@@ -86,11 +87,6 @@ export function diffSecret(
 
 // ---- CRUD ---------------------------------------------------------------------------------
 
-// The account's keys before this run created any: one list per run, not one per create.
-const keysBeforeThisRun = once(
-  async () => new Set(Object.keys(await providerClient().secrets.list())),
-);
-
 function alreadyExists(key: string): Error {
   return new Error(
     `secret ${key} already exists in the account. Dynamic resources cannot be imported: ` +
@@ -101,42 +97,51 @@ function alreadyExists(key: string): Error {
 
 const checkSecret = (news: Record<string, unknown>) => checkInputs(secretInputsSchema, news);
 
-export const provider: DynamicProvider<SecretInputs, SecretOutputs> = {
-  async check(olds, news) {
+export const implementation: ResourceImplementation<SecretInputs, SecretOutputs> = {
+  async check(run, olds, news) {
     // An imported secret's value may stay unset (see keepsImportedValue).
     const checked = keepsImportedValue(olds, news)
       ? (checkInputs(secretOutputsSchema, news) as ReturnType<typeof checkSecret>)
       : checkSecret(news);
-    return { ...checked, failures: [...(await configurationFailures()), ...checked.failures] };
+    return { ...checked, failures: [...(await run.configurationFailures()), ...checked.failures] };
   },
 
-  async diff(_id, olds, news) {
+  async diff(_run, _id, olds, news) {
     return diffSecret(olds, news);
   },
 
-  async create(inputs) {
-    const client = providerClient();
-    // Refused up front, so that a key present after a lost reply can only be this create's.
-    if ((await keysBeforeThisRun()).has(inputs.key)) throw alreadyExists(inputs.key);
-    try {
-      await client.secrets.create(inputs.key, inputs.value);
-    } catch (error) {
-      if (!(error instanceof GpuCloudError)) throw error;
-      if (error.code === "existing_key") throw alreadyExists(inputs.key);
+  async create(run, inputs) {
+    const client = run.client;
+    // Refused up front, so that a key present after a lost reply can only be this create's (the
+    // account's keys are read once per run, not once per create).
+    if ((await run.reads.secretKeysBefore()).has(inputs.key)) throw alreadyExists(inputs.key);
+    const key = await recoverLostCreate({
+      create: async () => {
+        await client.secrets.create(inputs.key, inputs.value).catch((error: unknown) => {
+          if (error instanceof GpuCloudError && error.code === "existing_key") {
+            throw alreadyExists(inputs.key);
+          }
+          throw error;
+        });
+        return inputs.key;
+      },
       // The reply was lost after the service may have stored it: if the key is there now, it is
       // this create's (setting the value again makes sure of it).
-      if (!error.mayHaveCreated || !(inputs.key in (await client.secrets.list()))) throw error;
-      await client.secrets.update(inputs.key, inputs.value);
-    }
-    return { id: inputs.key, outs: { key: inputs.key, value: inputs.value } };
+      findCreated: async () => {
+        if (!(inputs.key in (await client.secrets.list()))) return undefined;
+        await client.secrets.update(inputs.key, inputs.value);
+        return inputs.key;
+      },
+    });
+    return { id: key, outs: { key, value: inputs.value } };
   },
 
   /**
    * What refresh can see: whether the key still exists, and whether its value is empty (a
    * null mask). A value changed to another non-empty value outside Pulumi is invisible.
    */
-  async read(id, props) {
-    const masked = await providerClient().secrets.list();
+  async read(run, id, props) {
+    const masked = await run.client.secrets.list();
     if (props === undefined) return importedSecret(id.toUpperCase(), masked);
     if (!(id in masked)) return {};
     // Imported and never set by Pulumi: its value is still unknown, whatever the mask says.
@@ -151,16 +156,19 @@ export const provider: DynamicProvider<SecretInputs, SecretOutputs> = {
     return readResult(id, props, outs, outs);
   },
 
-  async update(_id, _olds, news) {
+  async update(run, _id, _olds, news) {
     // Unreachable without a value: check requires one unless nothing would change.
-    await providerClient().secrets.update(news.key, news.value);
+    await run.client.secrets.update(news.key, news.value);
     return { outs: { key: news.key, value: news.value } };
   },
 
-  async delete(_id, props) {
-    await deleteUnlessGone(providerClient().secrets.delete(props.key));
+  async delete(run, _id, props) {
+    await deleteUnlessGone(run.client.secrets.delete(props.key));
   },
 };
+
+/** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
+export const provider = dynamicProvider(implementation);
 
 /**
  * `pulumi import` (Read without recorded properties): the key as the service stores it. The

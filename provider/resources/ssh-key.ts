@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { deleteUnlessGone, GpuCloudError, type SshKey as SshKeyWire } from "../client";
-import { once } from "../once";
-import { configurationFailures, providerClient } from "../provider-runtime";
+import { deleteUnlessGone, type SshKey as SshKeyWire } from "../client";
+import { dynamicProvider } from "../provider-runtime";
+import type { ResourceImplementation } from "../resource-implementation";
 import { readResult } from "../read-result";
-import { type DynamicProvider, providerShim } from "../shim";
+import { providerShim } from "../shim";
+import { onlyOne, recoverLostCreate } from "../lost-create";
 import { checkInputs } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------
@@ -118,13 +119,6 @@ export function diffSshKey(olds: SshKeyOutputs, news: SshKeyInputs): pulumi.dyna
 
 // ---- CRUD ---------------------------------------------------------------------------------
 
-// The account's keys before this run created any, and those it created: after a lost create
-// reply, a key with the same data that is in neither set can only be that create's.
-const keysBeforeThisRun = once(
-  async () => new Set((await providerClient().sshKeys.list()).map((key) => key.id)),
-);
-const createdThisRun = new Set<number>();
-
 function outputsOf(key: SshKeyWire): SshKeyOutputs {
   return { publicKey: key.publicKey, sshKeyId: key.id, fingerprint: fingerprintOf(key.publicKey) };
 }
@@ -135,39 +129,40 @@ function sameKeyData(a: string, b: string): boolean {
   return left.ok && right.ok && left.type === right.type && left.keyData.equals(right.keyData);
 }
 
-export const provider: DynamicProvider<SshKeyInputs, SshKeyOutputs> = {
-  async check(_olds, news) {
+export const implementation: ResourceImplementation<SshKeyInputs, SshKeyOutputs> = {
+  async check(run, _olds, news) {
     const checked = checkInputs(sshKeyInputsSchema, news);
-    return { ...checked, failures: [...(await configurationFailures()), ...checked.failures] };
+    return { ...checked, failures: [...(await run.configurationFailures()), ...checked.failures] };
   },
 
-  async diff(_id, olds, news) {
+  async diff(_run, _id, olds, news) {
     return diffSshKey(olds, news);
   },
 
-  async create(inputs) {
-    const client = providerClient();
-    const before = await keysBeforeThisRun();
-    let created: SshKeyWire;
-    try {
-      created = await client.sshKeys.create(inputs.publicKey);
-    } catch (error) {
-      if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
-      const appeared = (await client.sshKeys.list()).filter(
-        (key) =>
-          !before.has(key.id) &&
-          !createdThisRun.has(key.id) &&
-          sameKeyData(key.publicKey, inputs.publicKey),
-      );
-      if (appeared.length !== 1 || !appeared[0]) throw error;
-      created = appeared[0];
-    }
+  async create(run, inputs) {
+    const client = run.client;
+    // The account's keys before this run created any, and those it created: after a lost create
+    // reply, a key with the same data that is in neither set can only be that create's.
+    const before = await run.reads.sshKeyIdsBefore();
+    const createdThisRun = run.made.sshKeyIds;
+    const created = await recoverLostCreate({
+      create: () => client.sshKeys.create(inputs.publicKey),
+      findCreated: async () =>
+        onlyOne(
+          (await client.sshKeys.list()).filter(
+            (key) =>
+              !before.has(key.id) &&
+              !createdThisRun.has(key.id) &&
+              sameKeyData(key.publicKey, inputs.publicKey),
+          ),
+        ),
+    });
     createdThisRun.add(created.id);
     return { id: String(created.id), outs: outputsOf(created) };
   },
 
-  async read(id, props) {
-    const found = (await providerClient().sshKeys.list()).find((key) => String(key.id) === id);
+  async read(run, id, props) {
+    const found = (await run.client.sshKeys.list()).find((key) => String(key.id) === id);
     if (!found) return {};
     if (!props) {
       // `pulumi import`: the key as check writes it (one line, trimmed), so the next diff agrees.
@@ -179,15 +174,18 @@ export const provider: DynamicProvider<SshKeyInputs, SshKeyOutputs> = {
     return readResult(id, props, outs, { publicKey: outs.publicKey });
   },
 
-  async update(_id, olds, news) {
-    const updated = await providerClient().sshKeys.update(olds.sshKeyId, news.publicKey);
+  async update(run, _id, olds, news) {
+    const updated = await run.client.sshKeys.update(olds.sshKeyId, news.publicKey);
     return { outs: outputsOf(updated) };
   },
 
-  async delete(_id, props) {
-    await deleteUnlessGone(providerClient().sshKeys.delete(props.sshKeyId));
+  async delete(run, _id, props) {
+    await deleteUnlessGone(run.client.sshKeys.delete(props.sshKeyId));
   },
 };
+
+/** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
+export const provider = dynamicProvider(implementation);
 
 // ---- The resource -------------------------------------------------------------------------
 

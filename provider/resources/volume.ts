@@ -3,33 +3,27 @@ import { z } from "zod";
 import {
   compileVolumeOfferQuery,
   deleteUnlessGone,
-  GpuCloudError,
   isNetworkVolume,
-  OfferQueryError,
+  type Volume as VolumeWire,
   type VolumeOffer,
   type VolumeOfferRow,
   type VolumeOfferQuery,
 } from "../client";
-import { configurationFailures, providerClient } from "../provider-runtime";
+import { dynamicProvider } from "../provider-runtime";
+import type { ResourceImplementation } from "../resource-implementation";
+import type { Run } from "../run/run";
 import { readResult } from "../read-result";
-import { type DynamicProvider, providerShim } from "../shim";
+import { providerShim } from "../shim";
+import { volumeOfferQueryInputSchema } from "../input-fields";
+import { recoverLostCreate } from "../lost-create";
+import { theLostVolume } from "../lost-volume";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
-import { createdThisRun, volumesBeforeThisRun } from "../volumes-this-run";
 
 // ---- Inputs -------------------------------------------------------------------------------
 
-const volumeOfferQuerySchema = z
-  .union([z.string(), z.record(z.string(), z.unknown())], {
-    error: "volumeOfferQuery must be a query object ({ diskSpaceGb: { gte: 100 } }) or a string",
-  })
-  .superRefine((query, ctx) => {
-    try {
-      compileVolumeOfferQuery(query);
-    } catch (error) {
-      if (!(error instanceof OfferQueryError)) throw error;
-      ctx.addIssue({ code: "custom", message: error.message });
-    }
-  });
+const volumeOfferQuerySchema = volumeOfferQueryInputSchema(
+  "volumeOfferQuery must be a query object ({ diskSpaceGb: { gte: 100 } }) or a string",
+);
 
 export const volumeInputsSchema = z.object({
   askId: z
@@ -116,10 +110,10 @@ export function diffVolume(olds: VolumeOutputs, news: VolumeInputs): pulumi.dyna
 // ---- CRUD ---------------------------------------------------------------------------------
 
 /** By query: the first offer, in the query's order, that matches it and offers sizeGb. */
-async function chooseVolumeOffer(inputs: VolumeInputs): Promise<VolumeOffer | undefined> {
+async function chooseVolumeOffer(run: Run, inputs: VolumeInputs): Promise<VolumeOffer | undefined> {
   const query = inputs.volumeOfferQuery;
   if (query === undefined) return undefined;
-  const search = await providerClient().offers.searchVolumes(query);
+  const search = await run.client.offers.searchVolumes(query);
   const fits = search.offers.filter((offer) => offer.diskSpaceGb >= inputs.sizeGb);
   const [best] = fits;
   if (best !== undefined) return best;
@@ -133,14 +127,14 @@ async function chooseVolumeOffer(inputs: VolumeInputs): Promise<VolumeOffer | un
   );
 }
 
-// Each ask's offer, read once per run: the ask's disk_space is the most a volume from it holds.
-const offerReads = new Map<number, Promise<VolumeOfferRow | undefined>>();
-function volumeOffer(askId: number): Promise<VolumeOfferRow | undefined> {
+/** The ask's offer, read once per run: its disk_space is the most a volume from it holds. */
+function volumeOffer(run: Run, askId: number): Promise<VolumeOfferRow | undefined> {
+  const offerReads = run.reads.volumeOfferByAsk;
   let read = offerReads.get(askId);
   if (!read) {
     // A failed search says nothing about the size: check passes and create decides.
-    read = providerClient()
-      .volumes.searchOffers({ id: { eq: askId } })
+    read = run.client.volumes
+      .searchOffers({ id: { eq: askId } })
       .then(([offer]) => offer)
       .catch(() => undefined);
     offerReads.set(askId, read);
@@ -148,10 +142,10 @@ function volumeOffer(askId: number): Promise<VolumeOfferRow | undefined> {
   return read;
 }
 
-export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
-  async check(_olds, news) {
+export const implementation: ResourceImplementation<VolumeInputs, VolumeOutputs> = {
+  async check(run, _olds, news) {
     const checked = checkInputs(volumeInputsSchema, news);
-    const failures = [...(await configurationFailures()), ...checked.failures];
+    const failures = [...(await run.configurationFailures()), ...checked.failures];
     const ways = (["askId", "volumeOfferQuery"] as const).filter((f) => news[f] !== undefined);
     if (ways.length !== 1) {
       failures.push(
@@ -165,7 +159,7 @@ export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
     }
     const { askId, sizeGb } = checked.inputs;
     if (failures.length === 0 && askId !== undefined && !containsUnknown(news)) {
-      const offer = await volumeOffer(askId);
+      const offer = await volumeOffer(run, askId);
       if (offer && sizeGb > offer.disk_space) {
         failures.push(
           fieldFailure(
@@ -178,74 +172,57 @@ export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
     return { ...checked, failures };
   },
 
-  async update(_id, olds, news) {
+  async update(_run, _id, olds, news) {
     // Only the query changed, and the volume still matches it.
     return { outs: { ...olds, ...news } };
   },
 
-  async diff(_id, olds, news) {
+  async diff(_run, _id, olds, news) {
     return diffVolume(olds, news);
   },
 
-  async create(inputs) {
-    const client = providerClient();
+  async create(run, inputs) {
+    const client = run.client;
     // Known before accepting, so that a volume that appears after a lost reply can be told apart.
-    const before = await volumesBeforeThisRun();
-    const chosen = await chooseVolumeOffer(inputs);
+    const before = await run.reads.volumeIdsBefore();
+    const chosen = await chooseVolumeOffer(run, inputs);
     const askId = chosen?.askId ?? inputs.askId ?? 0;
     const found = {
       offerAskId: askId,
       machineId: chosen?.machineId ?? null,
       ...(chosen === undefined ? {} : { offer: chosen }),
     };
-    try {
-      const { volumeName, volumeId } = await client.volumes.acceptVolumeAsk(askId, inputs.sizeGb);
-      createdThisRun.add(volumeId);
-      const machineId =
-        found.machineId ??
-        (await client.volumes.list()).find((v) => v.id === volumeId)?.machine_id ??
-        null;
-      return { id: volumeName, outs: { ...inputs, volumeName, volumeId, ...found, machineId } };
-    } catch (error) {
-      if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
+    const { volumeName, volumeId, shown } = await recoverLostCreate<{
+      volumeName: string;
+      volumeId: number;
+      shown?: VolumeWire;
+    }>({
+      create: () => client.volumes.acceptVolumeAsk(askId, inputs.sizeGb),
       // The reply was lost after the service may have created the volume: a single new volume
-      // of this size is this create's; anything else is for a person to sort out.
-      const appeared = (await client.volumes.list()).filter(
-        (volume) =>
-          !before.has(volume.id) &&
-          !createdThisRun.has(volume.id) &&
-          // A network volume is another create's (a NetworkVolume's, a NodeGroup's).
-          !isNetworkVolume(volume) &&
-          volume.disk_space === inputs.sizeGb,
-      );
-      const [adopted] = appeared;
-      if (appeared.length !== 1 || adopted === undefined) {
-        throw new Error(
-          `${error.message}. ${appeared.length} new volume(s) of ${inputs.sizeGb} GB appeared ` +
-            `(${appeared.map((volume) => `V.${volume.id}`).join(", ") || "none"}); check the ` +
-            `account for a volume this run may have created.`,
-        );
-      }
-      createdThisRun.add(adopted.id);
-      const volumeName = `V.${adopted.id}`;
-      return {
-        id: volumeName,
-        outs: {
-          ...inputs,
-          volumeName,
-          volumeId: adopted.id,
-          ...found,
-          machineId: found.machineId ?? adopted.machine_id ?? null,
-        },
-      };
-    }
+      // of this size is this create's. A network volume is another create's (a NetworkVolume's,
+      // a NodeGroup's).
+      findCreated: async (lost) => {
+        const volume = await theLostVolume(run, lost, {
+          kind: "volume",
+          sizeGb: inputs.sizeGb,
+          before,
+          matches: (candidate) => !isNetworkVolume(candidate),
+        });
+        return { volumeName: `V.${volume.id}`, volumeId: volume.id, shown: volume };
+      },
+    });
+    // Never taken for another create's after a lost reply (run/made-this-run.ts).
+    run.made.volumeIds.add(volumeId);
+    const machineId =
+      found.machineId ??
+      (shown ?? (await client.volumes.list()).find((v) => v.id === volumeId))?.machine_id ??
+      null;
+    return { id: volumeName, outs: { ...inputs, volumeName, volumeId, ...found, machineId } };
   },
 
-  async read(id, props) {
-    if (!props) return importedVolume(id);
-    const found = (await providerClient().volumes.list()).find(
-      (volume) => volume.id === props.volumeId,
-    );
+  async read(run, id, props) {
+    if (!props) return importedVolume(run, id);
+    const found = (await run.client.volumes.list()).find((volume) => volume.id === props.volumeId);
     if (!found) return {};
     const sizeGb = found.disk_space ?? props.sizeGb;
     const outs = { ...props, sizeGb, machineId: found.machine_id ?? props.machineId ?? null };
@@ -256,10 +233,13 @@ export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
     });
   },
 
-  async delete(_id, props) {
-    await deleteUnlessGone(providerClient().volumes.delete(props.volumeId));
+  async delete(run, _id, props) {
+    await deleteUnlessGone(run.client.volumes.delete(props.volumeId));
   },
 };
+
+/** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
+export const provider = dynamicProvider(implementation);
 
 /**
  * `pulumi import` by the volume's name (`V.<n>`, or the number alone). The service does not
@@ -270,13 +250,14 @@ export const provider: DynamicProvider<VolumeInputs, VolumeOutputs> = {
  * nothing.
  */
 async function importedVolume(
+  run: Run,
   id: string,
 ): Promise<{ id?: string; props?: VolumeOutputs; inputs?: VolumeInputs }> {
   const volumeId = Number(/^(?:V\.)?(\d+)$/.exec(id.trim())?.[1]);
   if (!Number.isSafeInteger(volumeId)) {
     throw new Error(`a volume is imported by its name, V.<number> (or the number): not "${id}"`);
   }
-  const client = providerClient();
+  const client = run.client;
   const found = (await client.volumes.list()).find((volume) => volume.id === volumeId);
   if (!found) return {};
   const machineId = found.machine_id ?? null;

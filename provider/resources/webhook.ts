@@ -1,10 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, type Webhook as WebhookWire, type WebhookFields } from "../client";
-import { configurationFailures, providerClient } from "../provider-runtime";
+import { dynamicProvider } from "../provider-runtime";
+import type { ResourceImplementation } from "../resource-implementation";
+import type { Run } from "../run/run";
 import { readResult } from "../read-result";
-import { type DynamicProvider, providerShim } from "../shim";
-import { once } from "../once";
+import { providerShim } from "../shim";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
 
 // ---- Inputs -------------------------------------------------------------------------------
@@ -92,19 +93,20 @@ export function diffWebhook(olds: WebhookOutputs, news: WebhookInputs): pulumi.d
 
 // ---- CRUD ---------------------------------------------------------------------------------
 
-/** The wire fields; on update, a removed name is sent as null so that the service clears it. */
 /**
  * What check can know only from the account: event keys outside the service's catalogue, and
  * a new webhook beyond the per-user limit. When the account cannot be read (no key yet, a
  * scope without misc, the service down), check leaves these to the service's own refusal.
  */
 async function accountFailures(
+  run: Run,
   inputs: WebhookInputs,
   isNew: boolean,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
-  const client = providerClient();
+  const client = run.client;
   const failures: pulumi.dynamic.CheckFailure[] = [];
-  const catalogue = await notificationKeys().catch(() => undefined);
+  // The catalogue changes rarely: one read per run.
+  const catalogue = await run.reads.notificationTypeKeys().catch(() => undefined);
   const unknownKeys = catalogue && inputs.eventTypes.filter((key) => !catalogue.includes(key));
   if (unknownKeys && unknownKeys.length > 0) {
     failures.push(
@@ -131,11 +133,7 @@ async function accountFailures(
   return failures;
 }
 
-/** The catalogue changes rarely: one read per provider process. */
-const notificationKeys = once(async () =>
-  (await providerClient().webhooks.notificationTypes()).map((type) => type.key),
-);
-
+/** The wire fields; on update, a removed name is sent as null so that the service clears it. */
 function toWire(inputs: WebhookInputs, update = false): WebhookFields {
   return {
     webhook_url: inputs.url,
@@ -152,33 +150,31 @@ function fromWire(webhook: WebhookWire): WebhookInputs {
   };
 }
 
-export const provider: DynamicProvider<WebhookInputs, WebhookOutputs> = {
-  async check(olds, news) {
-    const setup = await configurationFailures();
+export const implementation: ResourceImplementation<WebhookInputs, WebhookOutputs> = {
+  async check(run, olds, news) {
+    const setup = await run.configurationFailures();
     const checked = checkInputs(webhookInputsSchema, news);
     if (setup.length > 0) return { ...checked, failures: [...setup, ...checked.failures] };
     const known = checked.failures.length === 0 && !containsUnknown(news);
     if (!known) return checked;
     const isNew = Object.keys(olds).length === 0;
-    return { ...checked, failures: await accountFailures(checked.inputs, isNew) };
+    return { ...checked, failures: await accountFailures(run, checked.inputs, isNew) };
   },
 
-  async diff(_id, olds, news) {
+  async diff(_run, _id, olds, news) {
     return diffWebhook(olds, news);
   },
 
-  async create(inputs) {
-    const created = await providerClient().webhooks.create(toWire(inputs));
+  async create(run, inputs) {
+    const created = await run.client.webhooks.create(toWire(inputs));
     return {
       id: String(created.id),
       outs: { ...inputs, webhookId: created.id, webhookSecret: created.webhook_secret },
     };
   },
 
-  async read(id, props) {
-    const found = (await providerClient().webhooks.list()).find(
-      (webhook) => String(webhook.id) === id,
-    );
+  async read(run, id, props) {
+    const found = (await run.client.webhooks.list()).find((webhook) => String(webhook.id) === id);
     if (!found) return {};
     // `pulumi import`: what the service shows; the signing secret is shown only at creation.
     if (!props) {
@@ -195,8 +191,8 @@ export const provider: DynamicProvider<WebhookInputs, WebhookOutputs> = {
     return readResult(id, props, { ...recorded, ...inputs }, inputs);
   },
 
-  async update(_id, olds, news) {
-    const webhooks = providerClient().webhooks;
+  async update(run, _id, olds, news) {
+    const webhooks = run.client.webhooks;
     if (fieldsChanged(olds, news)) await webhooks.update(olds.webhookId, toWire(news, true));
     const webhookSecret = rotationRequested(olds, news)
       ? (await webhooks.rotateSecret(olds.webhookId)).webhook_secret
@@ -204,10 +200,13 @@ export const provider: DynamicProvider<WebhookInputs, WebhookOutputs> = {
     return { outs: { ...news, webhookId: olds.webhookId, webhookSecret } };
   },
 
-  async delete(_id, props) {
-    await deleteUnlessGone(providerClient().webhooks.delete(props.webhookId));
+  async delete(run, _id, props) {
+    await deleteUnlessGone(run.client.webhooks.delete(props.webhookId));
   },
 };
+
+/** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
+export const provider = dynamicProvider(implementation);
 
 // ---- The resource -------------------------------------------------------------------------
 

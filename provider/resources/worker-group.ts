@@ -3,7 +3,12 @@
  * path: every worker group's state names it (`pulumi-gpucloud/provider/resources/worker-group`),
  * so stacks written by earlier versions keep finding their provider.
  */
-export { provider } from "./worker-group/provider";
+import { dynamicProvider } from "../provider-runtime";
+import { implementation } from "./worker-group/provider";
+
+export { implementation };
+/** The dynamic door's provider, which every worker group's state names (provider/shim.ts). */
+export const provider = dynamicProvider(implementation);
 export { WorkerGroup, type WorkerGroupArgs } from "./worker-group/resource";
 export { diffWorkerGroup, replacingFields, searchQueryOf } from "./worker-group/diff";
 export {

@@ -1,9 +1,9 @@
 import { GpuCloudClient } from "../../provider/client";
-import { provider as apiKeyProvider } from "../../provider/resources/api-key";
+import { implementation as apiKeyProvider } from "../../provider/resources/api-key";
 import { type InstanceOutputs } from "../../provider/resources/instance";
-import { InstanceLeftBehindError } from "../../provider/resources/instance/lifecycle";
-import { attachAfterRunning } from "../../provider/resources/instance/ssh-keys";
-import { provider as sshKeyProvider } from "../../provider/resources/ssh-key";
+import { InstanceLeftBehindError } from "../../provider/renting/errors";
+import { attachAfterRunning } from "../../provider/renting/ssh-keys";
+import { implementation as sshKeyProvider } from "../../provider/resources/ssh-key";
 import type { TestEmulator } from "../support/emulator";
 import { emulatorForProviders } from "../support/provider-config";
 
@@ -15,7 +15,7 @@ const ed25519 =
 describe("account key providers against the emulator", () => {
   let emulator: TestEmulator;
   let client: GpuCloudClient;
-  emulatorForProviders(
+  const providers = emulatorForProviders(
     (started) => {
       emulator = started;
       client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
@@ -27,7 +27,7 @@ describe("account key providers against the emulator", () => {
     await emulator.clearRequests();
     await emulator.setFaults({ drops: { next: 1, afterHandling: true, methods: ["POST"] } });
     try {
-      const created = await sshKeyProvider.create({ publicKey: ed25519 });
+      const created = await sshKeyProvider.create(providers.run, { publicKey: ed25519 });
       const [stored] = (await emulator.state()).sshKeys;
       expect(created).toEqual({
         id: String(stored?.id),
@@ -37,7 +37,7 @@ describe("account key providers against the emulator", () => {
           fingerprint: "SHA256:BaVHplQrFzxdANndtnYRgO8syaCFIBY7cpwSY3G7N0k",
         },
       });
-      await sshKeyProvider.delete?.(created.id, {
+      await sshKeyProvider.delete?.(providers.run, created.id, {
         publicKey: ed25519,
         sshKeyId: stored?.id ?? 0,
         fingerprint: "",
@@ -54,7 +54,10 @@ describe("account key providers against the emulator", () => {
     await emulator.setFaults({ drops: { next: 1, afterHandling: true, methods: ["POST"] } });
     try {
       await expect(
-        apiKeyProvider.create({ name: "lost", permissions: { api: { instance_read: {} } } }),
+        apiKeyProvider.create(providers.run, {
+          name: "lost",
+          permissions: { api: { instance_read: {} } },
+        }),
       ).rejects.toThrow(/the key it created \(id \d+\) was revoked\. Run `pulumi up` again\./);
     } finally {
       await emulator.clearFaults();

@@ -2,7 +2,7 @@ import { request } from "undici";
 import { GpuCloudClient, GpuCloudError } from "../../provider/client";
 import {
   diffInstance,
-  provider as instanceProvider,
+  implementation as instanceProvider,
   instanceInputsSchema,
   type InstanceOutputs,
 } from "../../provider/resources/instance";
@@ -75,7 +75,7 @@ describe("the client's changeBid", () => {
 describe("the Instance provider's bids", () => {
   let emulator: TestEmulator;
   let client: GpuCloudClient;
-  emulatorForProviders(
+  const providers = emulatorForProviders(
     (started) => {
       emulator = started;
       client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
@@ -101,14 +101,14 @@ describe("the Instance provider's bids", () => {
     });
 
   async function rent(): Promise<InstanceOutputs> {
-    const created = await instanceProvider.create(inputs());
+    const created = await instanceProvider.create(providers.run, inputs());
     if (!created.outs) throw new Error("create returned no outputs");
     await emulator.clearRequests();
     return created.outs;
   }
 
   async function refresh(props: InstanceOutputs) {
-    const read = await instanceProvider.read?.(String(props.instanceId), props);
+    const read = await instanceProvider.read?.(providers.run, String(props.instanceId), props);
     if (!read?.props) throw new Error("read found nothing");
     return read;
   }
@@ -122,7 +122,12 @@ describe("the Instance provider's bids", () => {
       deleteBeforeReplace: false,
     });
 
-    const updated = await instanceProvider.update?.(String(olds.instanceId), olds, news);
+    const updated = await instanceProvider.update?.(
+      providers.run,
+      String(olds.instanceId),
+      olds,
+      news,
+    );
 
     expect(summary(await emulator.writes())).toEqual([
       `PUT /api/v0/instances/bid_price/${olds.instanceId}/ 200`,
@@ -172,6 +177,7 @@ describe("the Instance provider's bids", () => {
     await emulator.clearRequests();
 
     const updated = await instanceProvider.update?.(
+      providers.run,
       String(olds.instanceId),
       refreshed,
       inputs({ price: 0.6 }),
@@ -206,6 +212,7 @@ describe("the Instance provider's bids", () => {
       await emulator.clearRequests();
 
       const failure = instanceProvider.update?.(
+        providers.run,
         String(olds.instanceId),
         refreshed,
         inputs({ price, label: "renamed" }),
@@ -234,6 +241,7 @@ describe("the Instance provider's bids", () => {
     await emulator.clearRequests();
 
     const updated = await instanceProvider.update?.(
+      providers.run,
       String(olds.instanceId),
       refreshed,
       inputs({ state: "stopped" }),

@@ -1,17 +1,17 @@
 import { environmentOf, GpuCloudClient } from "../../provider/client";
-import { provider as instanceProvider } from "../../provider/resources/instance";
-import { specOf } from "../../provider/resources/instance/identity";
+import { implementation as instanceProvider } from "../../provider/resources/instance";
+import { specOf } from "../../provider/renting/identity";
 import type { InstanceInputs, InstanceOutputs } from "../../provider/resources/instance/inputs";
 import { inSubnet } from "../../provider/addresses";
-import { localIpOf } from "../../provider/resources/instance/placement";
+import { localIpOf } from "../../provider/renting/placement";
 import {
   type NetworkVolumeOutputs,
-  provider as networkVolumeProvider,
+  implementation as networkVolumeProvider,
 } from "../../provider/resources/network-volume";
 import {
   type OverlayInputs,
   type OverlayOutputs,
-  provider as overlayProvider,
+  implementation as overlayProvider,
 } from "../../provider/resources/overlay";
 import { unknownValue } from "../../provider/validation";
 import type { TestEmulator } from "../support/emulator";
@@ -28,7 +28,7 @@ const ASK_OUTSIDE = 31001;
 describe("Instance on an overlay, mounting a network volume", () => {
   let emulator!: TestEmulator;
   let client!: GpuCloudClient;
-  emulatorForProviders(
+  const providers = emulatorForProviders(
     (started) => {
       emulator = started;
       client = new GpuCloudClient({ baseUrl: started.url, apiKey: started.apiKey });
@@ -39,7 +39,11 @@ describe("Instance on an overlay, mounting a network volume", () => {
   const base = { image: "pytorch/pytorch", diskGb: 20, pollIntervalSeconds: 0.05 };
 
   const checked = async (news: Record<string, unknown>, olds: Record<string, unknown> = {}) => {
-    const result = await instanceProvider.check?.(olds as InstanceInputs, news as InstanceInputs);
+    const result = await instanceProvider.check?.(
+      providers.run,
+      olds as InstanceInputs,
+      news as InstanceInputs,
+    );
     return {
       inputs: (result?.inputs ?? {}) as InstanceInputs,
       failures: (result?.failures ?? []).map((failure) => failure.reason),
@@ -126,7 +130,7 @@ describe("Instance on an overlay, mounting a network volume", () => {
   });
 
   it("takes an overlay this run declares, before it exists, with its cluster", async () => {
-    const declared = await overlayProvider.check?.({} as OverlayInputs, {
+    const declared = await overlayProvider.check?.(providers.run, {} as OverlayInputs, {
       clusterId: CLUSTER,
       name: "declared-net",
       resourceName: "net",
@@ -145,10 +149,10 @@ describe("Instance on an overlay, mounting a network volume", () => {
 
   it("rents by query in the cluster, joins the overlay and mounts the volume at create", async () => {
     const overlay = await overlayProvider
-      .create({ clusterId: CLUSTER, name: "train-net" })
+      .create(providers.run, { clusterId: CLUSTER, name: "train-net" })
       .then(({ id, outs }) => ({ id, outs: outs as OverlayOutputs }));
     const volume = await networkVolumeProvider
-      .create({ offerQuery: { clusterId: CLUSTER }, sizeGb: 100 })
+      .create(providers.run, { offerQuery: { clusterId: CLUSTER }, sizeGb: 100 })
       .then(({ id, outs }) => ({ id, outs: outs as NetworkVolumeOutputs }));
     const { volumeId } = volume.outs;
     const declared = {
@@ -160,10 +164,10 @@ describe("Instance on an overlay, mounting a network volume", () => {
     };
     const first = await checked(declared);
     expect(first.failures).toEqual([]);
-    const created = await instanceProvider.create(first.inputs);
+    const created = await instanceProvider.create(providers.run, first.inputs);
     const outs = created.outs as InstanceOutputs;
     const second = await instanceProvider
-      .create(first.inputs)
+      .create(providers.run, first.inputs)
       .then(({ id, outs: secondOuts }) => ({ id, outs: secondOuts as InstanceOutputs }));
 
     const state = await emulator.state();
@@ -200,10 +204,13 @@ describe("Instance on an overlay, mounting a network volume", () => {
     expect(outs.env).toEqual({ RANK: "0" });
 
     // Refresh: found as recorded.
-    expect(await instanceProvider.read(created.id, outs)).toEqual({ id: created.id, props: outs });
+    expect(await instanceProvider.read(providers.run, created.id, outs)).toEqual({
+      id: created.id,
+      props: outs,
+    });
     // Either change replaces.
     const diff = (news: Partial<InstanceInputs>) =>
-      instanceProvider.diff?.(created.id, outs, { ...first.inputs, ...news });
+      instanceProvider.diff?.(providers.run, created.id, outs, { ...first.inputs, ...news });
     expect(await diff({})).toMatchObject({ changes: false, replaces: [] });
     expect(await diff({ overlay: "other-net" })).toMatchObject({
       changes: true,
@@ -222,7 +229,7 @@ describe("Instance on an overlay, mounting a network volume", () => {
     expect(specOf(plain)).toEqual(specOf({ ...plain, overlay: undefined }));
 
     // Imported: the entries come back as overlay and networkVolume, never as env.
-    const imported = await instanceProvider.read(created.id, undefined);
+    const imported = await instanceProvider.read(providers.run, created.id, undefined);
     expect(imported.inputs).toMatchObject({
       askId: ASK_IN_CLUSTER,
       env: { RANK: "0" },
@@ -235,17 +242,22 @@ describe("Instance on an overlay, mounting a network volume", () => {
     const recheck = await checked(importedInputs, importedInputs);
     expect(recheck.failures).toEqual([]);
     expect(
-      await instanceProvider.diff?.(created.id, imported.props as InstanceOutputs, recheck.inputs),
+      await instanceProvider.diff?.(
+        providers.run,
+        created.id,
+        imported.props as InstanceOutputs,
+        recheck.inputs,
+      ),
     ).toMatchObject({ changes: false });
 
     // The volume outlives its instances only once they are gone.
-    await expect(networkVolumeProvider.delete?.(volume.id, volume.outs)).rejects.toThrow(
-      `instance ${created.id}, ${second.id} mount it`,
-    );
-    await instanceProvider.delete?.(created.id, outs);
-    await instanceProvider.delete?.(second.id, second.outs);
-    await networkVolumeProvider.delete?.(volume.id, volume.outs);
-    await overlayProvider.delete?.(overlay.id, overlay.outs);
+    await expect(
+      networkVolumeProvider.delete?.(providers.run, volume.id, volume.outs),
+    ).rejects.toThrow(`instance ${created.id}, ${second.id} mount it`);
+    await instanceProvider.delete?.(providers.run, created.id, outs);
+    await instanceProvider.delete?.(providers.run, second.id, second.outs);
+    await networkVolumeProvider.delete?.(providers.run, volume.id, volume.outs);
+    await overlayProvider.delete?.(providers.run, overlay.id, overlay.outs);
     const after = await emulator.state();
     expect([after.instances, after.overlays, after.networkVolumes]).toEqual([[], [], []]);
   });
@@ -257,7 +269,7 @@ describe("Instance on an overlay, mounting a network volume", () => {
     await client.overlays.join("later-net", instanceId);
     const shown = await client.instances.show(instanceId);
     expect(environmentOf(shown ?? { id: 0 })).toEqual({});
-    const imported = await instanceProvider.read(String(instanceId), undefined);
+    const imported = await instanceProvider.read(providers.run, String(instanceId), undefined);
     expect(imported.inputs).toMatchObject({ overlay: "later-net" });
     expect(imported.props?.localIp).toMatch(/^10\.\d+\.0\.1$/);
     await client.instances.destroy(instanceId);

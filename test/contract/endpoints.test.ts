@@ -4,7 +4,7 @@ import { GpuCloudClient, isEndpointGone } from "../../provider/client";
 import {
   type EndpointInputs,
   type EndpointOutputs,
-  provider,
+  implementation as provider,
 } from "../../provider/resources/endpoint";
 import { unknownValue } from "../../provider/validation";
 import type { TestEmulator } from "../support/emulator";
@@ -40,7 +40,7 @@ jest.setTimeout(30_000);
 describe("serverless endpoints", () => {
   let emulator!: TestEmulator;
   let client!: GpuCloudClient;
-  emulatorForProviders((started) => {
+  const providers = emulatorForProviders((started) => {
     emulator = started;
     client = new GpuCloudClient({ baseUrl: started.url, apiKey: started.apiKey });
   });
@@ -106,7 +106,9 @@ describe("serverless endpoints", () => {
 
     it("checks bounds at preview: one line per field, the service's defaults filled in", async () => {
       await emulator.clearRequests();
-      expect(await provider.check?.({} as never, { endpointName: "llm" } as never)).toEqual({
+      expect(
+        await provider.check?.(providers.run, {} as never, { endpointName: "llm" } as never),
+      ).toEqual({
         inputs: {
           ...declared,
           minLoad: 10,
@@ -117,6 +119,7 @@ describe("serverless endpoints", () => {
         failures: [],
       });
       const checked = await provider.check?.(
+        providers.run,
         {} as never,
         {
           endpointName: "llm",
@@ -130,6 +133,7 @@ describe("serverless endpoints", () => {
         "coldWorkers: coldWorkers (5) must be at most maxWorkers (3): the service never keeps more workers than maxWorkers",
       ]);
       const defaulted = await provider.check?.(
+        providers.run,
         {} as never,
         { endpointName: "llm", maxWorkers: 2 } as never,
       );
@@ -138,6 +142,7 @@ describe("serverless endpoints", () => {
       ]);
       // Not known yet at preview: left for the real run.
       const unknown = await provider.check?.(
+        providers.run,
         {} as never,
         {
           endpointName: unknownValue,
@@ -150,7 +155,7 @@ describe("serverless endpoints", () => {
 
     it("creates (its cold workers appear), reads, records drift, updates in place and deletes", async () => {
       const hash = await createTemplate(emulator, "endpoint-provider");
-      const created = await provider.create(declared);
+      const created = await provider.create(providers.run, declared);
       const outs = created.outs as EndpointOutputs;
       expect(created).toEqual({
         id: String(outs.endpointId),
@@ -166,7 +171,10 @@ describe("serverless endpoints", () => {
       expect(workers).toHaveLength(2);
 
       // Found as recorded: no inputs (the engine keeps the recorded ones).
-      expect(await provider.read(created.id, outs)).toEqual({ id: created.id, props: outs });
+      expect(await provider.read(providers.run, created.id, outs)).toEqual({
+        id: created.id,
+        props: outs,
+      });
       // Changed outside Pulumi: the drift is recorded, with inputs for the next diff.
       await client.endpoints.update(outs.endpointId, { cold_workers: 1, endpoint_name: "outside" });
       // Reads within 2 s share one list (SharedList): this read must come after.
@@ -176,18 +184,23 @@ describe("serverless endpoints", () => {
         coldWorkers: 1,
         endpointName: "outside",
       };
-      expect(await provider.read(created.id, outs)).toEqual({
+      expect(await provider.read(providers.run, created.id, outs)).toEqual({
         id: created.id,
         props: { ...outs, coldWorkers: 1, endpointName: "outside" },
         inputs: driftedInputs,
       });
-      expect(await provider.diff?.(created.id, { ...outs, coldWorkers: 1 }, declared)).toEqual({
+      expect(
+        await provider.diff?.(providers.run, created.id, { ...outs, coldWorkers: 1 }, declared),
+      ).toEqual({
         changes: true,
         replaces: [],
       });
 
       // In place: the same id; the engine follows the new number of cold workers.
-      const updated = await provider.update?.(created.id, outs, { ...declared, coldWorkers: 3 });
+      const updated = await provider.update?.(providers.run, created.id, outs, {
+        ...declared,
+        coldWorkers: 3,
+      });
       expect(updated).toEqual({
         outs: { ...declared, coldWorkers: 3, endpointId: outs.endpointId },
       });
@@ -202,17 +215,17 @@ describe("serverless endpoints", () => {
       await eventually("three workers", async () => (await client.instances.list()).length === 3);
 
       // Delete takes the group with it and returns only once no worker is on the account.
-      await provider.delete?.(created.id, { ...outs, coldWorkers: 3 });
+      await provider.delete?.(providers.run, created.id, { ...outs, coldWorkers: 3 });
       expect(await client.instances.list()).toEqual([]);
       expect(await client.workerGroups.find(groupId)).toBeUndefined();
-      expect(await provider.read(created.id, outs)).toEqual({});
+      expect(await provider.read(providers.run, created.id, outs)).toEqual({});
       // Deleting again (an interrupted delete retried) succeeds.
-      await provider.delete?.(created.id, outs);
+      await provider.delete?.(providers.run, created.id, outs);
     });
 
     it("destroys the workers the service could not release before it returns", async () => {
       const hash = await createTemplate(emulator, "endpoint-failed-workers");
-      const created = await provider.create({ ...declared, coldWorkers: 2 });
+      const created = await provider.create(providers.run, { ...declared, coldWorkers: 2 });
       const outs = created.outs as EndpointOutputs;
       await client.workerGroups.create({ endpoint_id: outs.endpointId, template_hash: hash });
       expect(await client.instances.list()).toHaveLength(2);
@@ -222,7 +235,7 @@ describe("serverless endpoints", () => {
       await emulator.setFaults(faults);
       try {
         await emulator.clearRequests();
-        await provider.delete?.(created.id, outs);
+        await provider.delete?.(providers.run, created.id, outs);
       } finally {
         await emulator.clearFaults();
       }
@@ -236,7 +249,7 @@ describe("serverless endpoints", () => {
 
     it("never takes a delete whose answer was lost for done", async () => {
       const hash = await createTemplate(emulator, "endpoint-lost-answer");
-      const created = await provider.create({ ...declared, coldWorkers: 1 });
+      const created = await provider.create(providers.run, { ...declared, coldWorkers: 1 });
       const outs = created.outs as EndpointOutputs;
       await client.workerGroups.create({ endpoint_id: outs.endpointId, template_hash: hash });
       const [worker] = await client.instances.list();
@@ -248,7 +261,7 @@ describe("serverless endpoints", () => {
         drops: { next: 1, afterHandling: true, methods: ["DELETE"], paths: ["/api/v0/endptjobs/"] },
       };
       await emulator.setFaults(faults);
-      const error = await Promise.resolve(provider.delete?.(created.id, outs)).then(
+      const error = await Promise.resolve(provider.delete?.(providers.run, created.id, outs)).then(
         () => new Error("the delete succeeded"),
         (failure: unknown) => failure as Error,
       );

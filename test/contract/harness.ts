@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { inspect } from "node:util";
 import {
-  closeAllPools,
+  ConnectionPools,
   exponentialBackoff,
   GpuCloudClient,
   GpuCloudError,
@@ -31,8 +31,20 @@ export interface ClientOptions {
   onRetry?: (event: RetryEvent) => void;
 }
 
+/**
+ * The connections of every client a test file makes through `clientFor`, as a process shares
+ * them: closed after the file (closeTestConnections).
+ */
+const testPools = new ConnectionPools();
+
+/** Closes the connections of every client `clientFor` made in this file. */
+export function closeTestConnections(): Promise<void> {
+  return testPools.close();
+}
+
 export function clientFor(baseUrl: string, apiKey: string, options: ClientOptions = {}) {
   return new GpuCloudClient({
+    pools: testPools,
     baseUrl,
     apiKey: options.apiKey ?? apiKey,
     retryPolicy: options.retryPolicy ?? fastRetryPolicy,
@@ -62,7 +74,7 @@ export function useEmulator(options: Partial<EmulatorOptions> = {}): Harness {
     client = clientFor(started.url, started.apiKey);
   }, options);
   afterAll(async () => {
-    await closeAllPools();
+    await closeTestConnections();
   });
   const current = (): TestEmulator => {
     if (emulator === undefined) throw new Error("no emulator: use the harness inside a test");

@@ -1,20 +1,20 @@
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import { encodeOnstart } from "../../provider/onstart";
 import { secretOf } from "../../provider/native/secrets";
-import { providerClient } from "../../provider/provider-runtime";
 import { GpuCloudClient } from "../../provider/client";
-import { provider as apiKeyProvider } from "../../provider/resources/api-key";
-import { provider as endpointProvider } from "../../provider/resources/endpoint";
-import { provider as instanceProvider } from "../../provider/resources/instance";
-import { isLeftoverOf } from "../../provider/resources/instance/identity";
-import { provider as secretProvider } from "../../provider/resources/secret";
-import { provider as sshKeyProvider } from "../../provider/resources/ssh-key";
-import { provider as templateProvider } from "../../provider/resources/template";
-import { provider as volumeProvider } from "../../provider/resources/volume";
-import { provider as webhookProvider } from "../../provider/resources/webhook";
-import { provider as workerGroupProvider } from "../../provider/resources/worker-group";
+import { implementation as apiKeyProvider } from "../../provider/resources/api-key";
+import { implementation as endpointProvider } from "../../provider/resources/endpoint";
+import { implementation as instanceProvider } from "../../provider/resources/instance";
+import { isLeftoverOf } from "../../provider/renting/identity";
+import { implementation as secretProvider } from "../../provider/resources/secret";
+import { implementation as sshKeyProvider } from "../../provider/resources/ssh-key";
+import { implementation as templateProvider } from "../../provider/resources/template";
+import { implementation as volumeProvider } from "../../provider/resources/volume";
+import { implementation as webhookProvider } from "../../provider/resources/webhook";
+import { implementation as workerGroupProvider } from "../../provider/resources/worker-group";
 import { searchQueryOf } from "../../provider/resources/worker-group/diff";
-import type { DynamicProvider } from "../../provider/shim";
+import type { ResourceImplementation } from "../../provider/resource-implementation";
+import type { Run } from "../../provider/run/run";
 import type { TestEmulator } from "../support/emulator";
 import {
   configurePlugin,
@@ -39,7 +39,7 @@ jest.setTimeout(60_000);
 const ED25519 =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGgGqKZ6Wq2nTzZ8e3xvYb0wJ5m9cQm1nq3fJq7pY2xK dev@laptop";
 
-type AnyProvider = DynamicProvider<Props, Props>;
+type AnyProvider = ResourceImplementation<Props, Props>;
 const as = (provider: unknown): AnyProvider => provider as AnyProvider;
 
 /** What the Instance class (or the plugin, from the URN and its state) adds to the inputs. */
@@ -50,32 +50,33 @@ const instanceContext = { owner: "proj/dev/imported", stackToken: "tokenOfThisSt
  * and diff against the outputs with no change; a refresh then finds it as recorded.
  */
 async function imported(
+  run: Run,
   provider: AnyProvider,
   id: string,
   added: Props = {},
 ): Promise<{ id: string; props: Props; inputs: Props }> {
-  const read = await provider.read(id, undefined);
+  const read = await provider.read(run, id, undefined);
   expect(read.id).toEqual(expect.any(String));
   expect(read.props).toBeDefined();
   expect(read.inputs).toBeDefined();
   const inputs = read.inputs ?? {};
   const props = read.props ?? {};
-  const checked = await provider.check?.(inputs, { ...inputs, ...added });
-  expect(checked?.failures ?? []).toEqual([]);
-  expect(checked?.inputs).toEqual({ ...inputs, ...added });
-  expect(await provider.diff?.(read.id ?? id, props, checked?.inputs ?? inputs)).toMatchObject({
+  const checked = await provider.check(run, inputs, { ...inputs, ...added });
+  expect(checked.failures ?? []).toEqual([]);
+  expect(checked.inputs).toEqual({ ...inputs, ...added });
+  expect(await provider.diff(run, read.id ?? id, props, checked.inputs ?? inputs)).toMatchObject({
     changes: false,
   });
-  expect(await provider.diff?.(read.id ?? id, props, inputs)).toMatchObject({ changes: false });
+  expect(await provider.diff(run, read.id ?? id, props, inputs)).toMatchObject({ changes: false });
   // A refresh right after: found as recorded, nothing drifted.
-  expect(await provider.read(read.id ?? id, props)).toEqual({ id: read.id, props });
+  expect(await provider.read(run, read.id ?? id, props)).toEqual({ id: read.id, props });
   return { id: read.id ?? id, props, inputs };
 }
 
 describe("pulumi import: read by id with nothing recorded", () => {
   let emulator!: TestEmulator;
   let client!: GpuCloudClient;
-  emulatorForProviders(
+  const providers = emulatorForProviders(
     (started) => {
       emulator = started;
       client = new GpuCloudClient({ baseUrl: started.url, apiKey: started.apiKey });
@@ -86,58 +87,66 @@ describe("pulumi import: read by id with nothing recorded", () => {
   it("Secret: the key, no value (masked); the program may leave it out or set it in place", async () => {
     await client.secrets.create("BY_HAND", "hand-made.value");
     await client.secrets.create("EMPTY_ONE", "");
-    const secret = await imported(as(secretProvider), "by_hand");
+    const secret = await imported(providers.run, as(secretProvider), "by_hand");
     expect(secret).toEqual({
       id: "BY_HAND",
       props: { key: "BY_HAND" },
       inputs: { key: "BY_HAND" },
     });
     // An empty value is known exactly.
-    expect((await imported(as(secretProvider), "EMPTY_ONE")).inputs).toEqual({
+    expect((await imported(providers.run, as(secretProvider), "EMPTY_ONE")).inputs).toEqual({
       key: "EMPTY_ONE",
       value: "",
     });
-    expect(await secretProvider.read("NOT_THERE", undefined)).toEqual({});
+    expect(await secretProvider.read(providers.run, "NOT_THERE", undefined)).toEqual({});
 
     // The program declares a value: an update in place, not a replacement.
     const news = { key: "BY_HAND", value: "declared.value" };
-    expect((await secretProvider.check?.(secret.inputs as never, news))?.failures).toEqual([]);
-    expect(await secretProvider.diff?.("BY_HAND", secret.props as never, news)).toEqual({
+    expect(
+      (await secretProvider.check?.(providers.run, secret.inputs as never, news))?.failures,
+    ).toEqual([]);
+    expect(
+      await secretProvider.diff?.(providers.run, "BY_HAND", secret.props as never, news),
+    ).toEqual({
       changes: true,
       replaces: [],
     });
-    await secretProvider.update?.("BY_HAND", secret.props as never, news);
+    await secretProvider.update?.(providers.run, "BY_HAND", secret.props as never, news);
     expect((await emulator.secrets())["BY_HAND"]).toBe("declared.value");
 
     // A new secret, or another key, still needs a value.
     const failures = async (olds: Props, news: Props) =>
-      (await secretProvider.check?.(olds as never, news as never))?.failures?.map(
+      (await secretProvider.check?.(providers.run, olds as never, news as never))?.failures?.map(
         (f) => f.reason.split(":")[0],
       );
     expect(await failures({}, { key: "NEW_ONE" })).toEqual(["value"]);
     expect(await failures({ key: "BY_HAND" }, { key: "OTHER" })).toEqual(["value"]);
     expect(await failures({ key: "BY_HAND", value: "x" }, { key: "BY_HAND" })).toEqual(["value"]);
-    await secretProvider.delete?.("BY_HAND", secret.props as never);
+    await secretProvider.delete?.(providers.run, "BY_HAND", secret.props as never);
     expect(await emulator.secrets()).not.toHaveProperty("BY_HAND");
   });
 
   it("Volume: by name or number, its size and machine (the service shows no ask)", async () => {
     const { volumeName, volumeId } = await client.volumes.acceptVolumeAsk(21001, 20);
-    const volume = await imported(as(volumeProvider), volumeName);
+    const volume = await imported(providers.run, as(volumeProvider), volumeName);
     expect(volume.inputs).toEqual({
       volumeOfferQuery: { machineId: { eq: volume.props["machineId"] } },
       sizeGb: 20,
     });
     expect(volume.props).toMatchObject({ volumeName, volumeId, sizeGb: 20 });
-    expect((await volumeProvider.read(String(volumeId), undefined)).id).toBe(volumeName);
+    expect((await volumeProvider.read(providers.run, String(volumeId), undefined)).id).toBe(
+      volumeName,
+    );
     // A bigger size is a replacement, as for any volume.
     expect(
-      await as(volumeProvider).diff?.(volumeName, volume.props, {
+      await as(volumeProvider).diff(providers.run, volumeName, volume.props, {
         ...volume.inputs,
         sizeGb: 30,
       }),
     ).toMatchObject({ changes: true, replaces: ["sizeGb"] });
-    await expect(volumeProvider.read("vol-1", undefined)).rejects.toThrow(/V\.<number>/);
+    await expect(volumeProvider.read(providers.run, "vol-1", undefined)).rejects.toThrow(
+      /V\.<number>/,
+    );
   });
 
   it("Webhook: every field; the signing secret is not shown, secretRotation rotates it", async () => {
@@ -146,14 +155,14 @@ describe("pulumi import: read by id with nothing recorded", () => {
       event_types: ["client:low_credit"],
       name: "made by hand",
     });
-    const webhook = await imported(as(webhookProvider), String(created.id));
+    const webhook = await imported(providers.run, as(webhookProvider), String(created.id));
     expect(webhook.inputs).toEqual({
       url: "https://hooks.example.com/gpucloud",
       eventTypes: ["client:low_credit"],
       name: "made by hand",
     });
     expect(webhook.props).not.toHaveProperty("webhookSecret");
-    const rotated = await as(webhookProvider).update?.(webhook.id, webhook.props, {
+    const rotated = await as(webhookProvider).update?.(providers.run, webhook.id, webhook.props, {
       ...webhook.inputs,
       secretRotation: "1",
     });
@@ -162,7 +171,7 @@ describe("pulumi import: read by id with nothing recorded", () => {
 
   it("SshKey: the public key", async () => {
     const created = await client.sshKeys.create(ED25519);
-    const key = await imported(as(sshKeyProvider), String(created.id));
+    const key = await imported(providers.run, as(sshKeyProvider), String(created.id));
     expect(key.inputs).toEqual({ publicKey: ED25519 });
     expect(key.props).toMatchObject({ sshKeyId: created.id, fingerprint: /^SHA256:/ });
   });
@@ -172,11 +181,11 @@ describe("pulumi import: read by id with nothing recorded", () => {
       name: "dashboard",
       permissions: { api: { instance_read: {} } },
     });
-    const key = await imported(as(apiKeyProvider), String(created.id));
+    const key = await imported(providers.run, as(apiKeyProvider), String(created.id));
     expect(key.inputs).toEqual({ name: "dashboard", permissions: { api: { instance_read: {} } } });
     expect(key.props).toEqual({ ...key.inputs, apiKeyId: created.id });
     const own = (await client.users.current()).keyId;
-    await expect(apiKeyProvider.read(String(own), undefined)).rejects.toThrow(
+    await expect(apiKeyProvider.read(providers.run, String(own), undefined)).rejects.toThrow(
       `api key ${own} cannot be imported: it is the key this provider is configured with`,
     );
   });
@@ -198,7 +207,7 @@ describe("pulumi import: read by id with nothing recorded", () => {
       docker_login_user: "me",
       docker_login_pass: "dckr_pat_import-secret",
     });
-    const template = await imported(as(templateProvider), String(created.id));
+    const template = await imported(providers.run, as(templateProvider), String(created.id));
     expect(template.inputs).toMatchObject({
       name: "vllm server",
       image: "vllm/vllm-openai",
@@ -215,14 +224,18 @@ describe("pulumi import: read by id with nothing recorded", () => {
     const login = { repo: "ghcr.io", user: "me", password: "dckr_pat_declared" };
     const declared = { ...template.inputs, dockerLogin: login };
     const templates = as(templateProvider);
-    expect((await templates.check?.(template.inputs, declared))?.failures).toEqual([]);
-    expect(await templates.diff?.(template.id, template.props, declared)).toMatchObject({
+    expect((await templates.check(providers.run, template.inputs, declared))?.failures).toEqual([]);
+    expect(
+      await templates.diff(providers.run, template.id, template.props, declared),
+    ).toMatchObject({
       changes: true,
       replaces: [],
     });
     // A new template, or another registry, still needs a password.
     const reasons = async (olds: Props, news: Props) =>
-      (await templates.check?.(olds, news))?.failures?.map((f) => f.reason.split(":")[0]);
+      (await templates.check(providers.run, olds, news))?.failures?.map(
+        (f) => f.reason.split(":")[0],
+      );
     expect(await reasons({}, template.inputs)).toEqual(["dockerLogin.password"]);
     expect(
       await reasons(template.inputs, {
@@ -241,7 +254,7 @@ describe("pulumi import: read by id with nothing recorded", () => {
       cold_workers: 0,
       max_workers: 4,
     });
-    const endpoint = await imported(as(endpointProvider), String(endpointId));
+    const endpoint = await imported(providers.run, as(endpointProvider), String(endpointId));
     expect(endpoint.inputs).toEqual({
       endpointName: "by-hand",
       minLoad: 1,
@@ -260,7 +273,7 @@ describe("pulumi import: read by id with nothing recorded", () => {
       launch_args: "--env LOG_LEVEL=debug",
       cold_workers: 0,
     });
-    const group = await imported(as(workerGroupProvider), String(groupId));
+    const group = await imported(providers.run, as(workerGroupProvider), String(groupId));
     expect(group.inputs).toMatchObject({
       endpointId,
       templateHashId: hash,
@@ -280,7 +293,12 @@ describe("pulumi import: read by id with nothing recorded", () => {
         label: "made by hand",
         runtype: "jupyter",
       });
-      const instance = await imported(as(instanceProvider), String(instanceId), instanceContext);
+      const instance = await imported(
+        providers.run,
+        as(instanceProvider),
+        String(instanceId),
+        instanceContext,
+      );
       expect(instance.inputs).toEqual({
         askId: 31001,
         image: "pytorch/pytorch",
@@ -303,30 +321,35 @@ describe("pulumi import: read by id with nothing recorded", () => {
       expect(shown && isLeftoverOf(shown, instanceContext.stackToken)).toBe(false);
       // Managed now: a new label relabels in place, another image replaces it.
       expect(
-        await as(instanceProvider).diff?.(String(instanceId), instance.props, {
+        await as(instanceProvider).diff(providers.run, String(instanceId), instance.props, {
           ...instance.inputs,
           label: "renamed",
         }),
       ).toMatchObject({ changes: true, replaces: [] });
       expect(
-        await as(instanceProvider).diff?.(String(instanceId), instance.props, {
+        await as(instanceProvider).diff(providers.run, String(instanceId), instance.props, {
           ...instance.inputs,
           image: "other/image",
         }),
       ).toMatchObject({ changes: true, replaces: ["image"] });
       // Destroy destroys it, as any instance the stack records.
-      await instanceProvider.delete?.(String(instanceId), instance.props as never);
+      await instanceProvider.delete?.(providers.run, String(instanceId), instance.props as never);
       expect(await client.instances.show(instanceId)).toBeUndefined();
     });
 
     it("a bid, a linked volume, and another stack's instance (markers dropped, onstart decoded)", async () => {
       const bid = await client.instances.create(31001, { image: "img", disk: 10, price: 0.2 });
-      const bidImport = await imported(as(instanceProvider), String(bid), instanceContext);
+      const bidImport = await imported(
+        providers.run,
+        as(instanceProvider),
+        String(bid),
+        instanceContext,
+      );
       expect(bidImport.inputs["price"]).toEqual(expect.any(Number));
       expect(bidImport.inputs).not.toHaveProperty("label");
       // Another price is a bid change in place.
       expect(
-        await as(instanceProvider).diff?.(String(bid), bidImport.props, {
+        await as(instanceProvider).diff(providers.run, String(bid), bidImport.props, {
           ...bidImport.inputs,
           price: 0.5,
         }),
@@ -334,18 +357,23 @@ describe("pulumi import: read by id with nothing recorded", () => {
 
       // A linked volume (ask 21001 and ask 31001 share machine 41207).
       // (Through the provider's client: its list of volumes, shared for a moment, then knows it.)
-      const { volumeId } = await providerClient().volumes.acceptVolumeAsk(21001, 15);
+      const { volumeId } = await providers.run.client.volumes.acceptVolumeAsk(21001, 15);
       const linked = await client.instances.create(31001, {
         image: "img",
         disk: 10,
         volume_info: { create_new: false, volume_id: volumeId, mount_path: "/data" },
       });
-      const linkedImport = await imported(as(instanceProvider), String(linked), instanceContext);
+      const linkedImport = await imported(
+        providers.run,
+        as(instanceProvider),
+        String(linked),
+        instanceContext,
+      );
       expect(linkedImport.inputs["volume"]).toEqual({ volumeId, mountPath: "/data" });
 
       // Stopped by hand: recorded stopped, so that the next up does not start it.
       await client.instances.setState(linked, "stopped");
-      const stopped = await as(instanceProvider).read(String(linked), undefined);
+      const stopped = await as(instanceProvider).read(providers.run, String(linked), undefined);
       expect(stopped.inputs).toMatchObject({ state: "stopped" });
 
       const script = `echo ${"x".repeat(5000)}`;
@@ -364,7 +392,12 @@ describe("pulumi import: read by id with nothing recorded", () => {
         },
         label: "theirs",
       });
-      const otherImport = await imported(as(instanceProvider), String(other), instanceContext);
+      const otherImport = await imported(
+        providers.run,
+        as(instanceProvider),
+        String(other),
+        instanceContext,
+      );
       expect(otherImport.inputs).toMatchObject({ env: { A: "1" }, onstart: script });
 
       // Still being created by some stack: that stack's to settle, not to import.
@@ -373,10 +406,12 @@ describe("pulumi import: read by id with nothing recorded", () => {
         disk: 10,
         label: "pulumi-gpucloud:creating:anotherStacksToken0000",
       });
-      await expect(instanceProvider.read(String(leftover), undefined)).rejects.toThrow(
+      await expect(
+        instanceProvider.read(providers.run, String(leftover), undefined),
+      ).rejects.toThrow(
         `instance ${leftover} cannot be imported: it carries a being-created label`,
       );
-      expect(await instanceProvider.read("999999", undefined)).toEqual({});
+      expect(await instanceProvider.read(providers.run, "999999", undefined)).toEqual({});
     });
   });
 

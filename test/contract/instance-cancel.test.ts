@@ -1,30 +1,27 @@
-import { cancelWaits, resetCancellation } from "../../provider/cancellation";
-import { InstanceLeftBehindError } from "../../provider/resources/instance/lifecycle";
-import { provider as instanceProvider } from "../../provider/resources/instance";
+import { InstanceLeftBehindError } from "../../provider/renting/errors";
+import { implementation as instanceProvider } from "../../provider/resources/instance";
 import { instanceInputsSchema } from "../../provider/resources/instance/inputs";
-import { forgetRunListing } from "../../provider/resources/instance/adoption";
-import { creatingLabelOf, newStackToken } from "../../provider/resources/instance/identity";
+import { creatingLabelOf, newStackToken } from "../../provider/renting/identity";
 import type { TestEmulator } from "../support/emulator";
 import { waitFor } from "./harness";
 import { emulatorForProviders } from "../support/provider-config";
 
-// The engine's Cancel (fired by the native plugin; cancellation.ts) while an Instance boots:
+// The engine's Cancel (fired by the native plugin; run/cancellation.ts) while an Instance boots:
 // the create destroys the instance it rented, confirms it gone and fails saying so, within the
 // cleanup bound; an instance it cannot destroy is recorded (init error), never left unrecorded.
 // The providers' methods are called directly, as the provider process does.
 describe("an instance create cancelled mid-boot", () => {
   let emulator: TestEmulator;
   // Boots take a minute: only a cancellation ends these creates early.
-  emulatorForProviders((started) => (emulator = started), { bootSeconds: 60 });
+  const providers = emulatorForProviders((started) => (emulator = started), { bootSeconds: 60 });
   beforeEach(async () => {
     await emulator.clearFaults();
     await emulator.clearRequests();
-    forgetRunListing();
-    resetCancellation();
   });
-  afterAll(() => {
-    resetCancellation();
-  });
+  /** The engine's Cancel, as the native plugin fires it for its run. */
+  const cancel = () => {
+    providers.run.cancellation.cancel();
+  };
 
   const inputs = (fields: Record<string, unknown> = {}) =>
     instanceInputsSchema.parse({
@@ -41,7 +38,7 @@ describe("an instance create cancelled mid-boot", () => {
     (await emulator.requests()).filter((entry) => entry.path.startsWith("/api/v0/asks/"));
 
   it("destroys the booting instance and fails with the line, within seconds", async () => {
-    const created = instanceProvider.create(inputs());
+    const created = instanceProvider.create(providers.run, inputs());
     const failed = created.then(
       () => undefined,
       (error: unknown) => error,
@@ -49,7 +46,7 @@ describe("an instance create cancelled mid-boot", () => {
     await waitFor("the rent", async () => (await instances()).length === 1, 10_000);
     const [rented] = await instances();
     const cancelledAt = Date.now();
-    cancelWaits();
+    cancel();
     const error = await failed;
     const tookMs = Date.now() - cancelledAt;
     expect(error).toBeInstanceOf(Error);
@@ -68,13 +65,13 @@ describe("an instance create cancelled mid-boot", () => {
   it("stops a rent that waits for its turn after 429s, sending it no more", async () => {
     // The service refuses every rent: the create waits for the endpoint's pace between tries.
     await emulator.setFaults({ tooManyRequests: { next: 1_000, paths: ["/api/v0/asks/"] } });
-    const failed = instanceProvider.create(inputs()).then(
+    const failed = instanceProvider.create(providers.run, inputs()).then(
       () => undefined,
       (error: unknown) => error,
     );
     await waitFor("two refused rents", async () => (await rents()).length >= 2, 10_000);
     const cancelledAt = Date.now();
-    cancelWaits();
+    cancel();
     const error = await failed;
     expect(Date.now() - cancelledAt).toBeLessThan(3_000);
     expect(error).toBeInstanceOf(Error);
@@ -86,8 +83,8 @@ describe("an instance create cancelled mid-boot", () => {
   });
 
   it("rents nothing once cancelled", async () => {
-    cancelWaits();
-    await expect(instanceProvider.create(inputs())).rejects.toThrow(
+    cancel();
+    await expect(instanceProvider.create(providers.run, inputs())).rejects.toThrow(
       /^gpu: cancelled before attempt 1; nothing this create rented is left running/,
     );
     expect(await rents()).toEqual([]);
@@ -96,7 +93,7 @@ describe("an instance create cancelled mid-boot", () => {
 
   it("records an instance it cannot destroy (init error), with its being-created label", async () => {
     const token = newStackToken();
-    const created = instanceProvider.create(inputs({ stackToken: token }));
+    const created = instanceProvider.create(providers.run, inputs({ stackToken: token }));
     const failed = created.then(
       () => undefined,
       (error: unknown) => error,
@@ -116,7 +113,7 @@ describe("an instance create cancelled mid-boot", () => {
     // hand-over's relabel can be done.
     await emulator.revokeKey(emulator.apiKey);
     try {
-      cancelWaits();
+      cancel();
       const error = await failed;
       expect(error).toBeInstanceOf(InstanceLeftBehindError);
       const leftBehind = error as InstanceLeftBehindError;

@@ -1,16 +1,15 @@
 import { GpuCloudClient, overlayJoinEnv, volumeMountEnv } from "../../provider/client";
-import { groupVariable, namePrefixOf } from "../../provider/resources/node-group/naming";
-import { provider as sweeperProvider } from "../../provider/resources/instance-sweeper";
-import { forgetRunListing } from "../../provider/resources/instance/adoption";
+import { groupVariable, namePrefixOf } from "../../provider/renting/group-ownership";
+import { implementation as sweeperProvider } from "../../provider/resources/instance-sweeper";
 import {
   creatingLabelOf,
   markersOf,
   ownerVariable,
   specVariable,
   stackTokenVariable,
-} from "../../provider/resources/instance/identity";
+} from "../../provider/renting/identity";
 import {
-  provider as instanceProvider,
+  implementation as instanceProvider,
   type InstanceInputs,
   type InstanceOutputs,
 } from "../../provider/resources/instance";
@@ -39,8 +38,9 @@ describe("instances left by interrupted runs", () => {
     stackToken,
   };
 
-  // One emulator for the file: the provider process keeps its first configuration.
-  emulatorForProviders(
+  // One emulator for the file; each test is a run of its own (a new provider process): its
+  // creates list the account afresh.
+  const providers = emulatorForProviders(
     (started) => {
       emulator = started;
       client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
@@ -49,14 +49,12 @@ describe("instances left by interrupted runs", () => {
   );
 
   // Instances are destroyed rather than the emulator reset: ids must not repeat, as on the
-  // service, since the provider process remembers the ids it recorded.
-  // Each test plays a new run (a new provider process): its creates list the account afresh.
+  // service.
   beforeEach(async () => {
     for (const instance of await client.instances.list())
       await client.instances.destroy(instance.id);
     await emulator.clearFaults();
     await emulator.clearRequests();
-    forgetRunListing();
   });
 
   /** Rents as an interrupted create of `of` would have: its markers and label, never handed over. */
@@ -96,7 +94,7 @@ describe("instances left by interrupted runs", () => {
     const leftover = await rentLeftover(inputs);
     await emulator.clearRequests();
 
-    const created = await instanceProvider.create({ ...inputs, label: "trainer" });
+    const created = await instanceProvider.create(providers.run, { ...inputs, label: "trainer" });
 
     expect(created.id).toBe(String(leftover));
     expect(created.outs).toMatchObject({ instanceId: leftover, actualStatus: "running" });
@@ -116,10 +114,13 @@ describe("instances left by interrupted runs", () => {
 
     const created = await Promise.all(
       ["first", "second", "third"].map((name) =>
-        instanceProvider.create({ ...inputs, owner: `proj/dev/${name}` }),
+        instanceProvider.create(providers.run, { ...inputs, owner: `proj/dev/${name}` }),
       ),
     );
-    const fourth = await instanceProvider.create({ ...inputs, owner: "proj/dev/fourth" });
+    const fourth = await instanceProvider.create(providers.run, {
+      ...inputs,
+      owner: "proj/dev/fourth",
+    });
 
     const lists = await leftoverLists();
     expect(lists).toHaveLength(1);
@@ -135,13 +136,13 @@ describe("instances left by interrupted runs", () => {
     const leftover = await rentLeftover(inputs);
     const relabelled = await rentLeftover({ ...inputs, owner: "proj/dev/second" });
     // Another resource's create takes the run's list while both are still there.
-    await instanceProvider.create({ ...inputs, owner: "proj/dev/first" });
+    await instanceProvider.create(providers.run, { ...inputs, owner: "proj/dev/first" });
     // Gone since (destroyed by hand), or relabelled by a person: neither is adopted.
     await client.instances.destroy(leftover);
     await client.instances.relabel(relabelled, "keep me");
 
-    const created = await instanceProvider.create({ ...inputs, maxAttempts: 1 });
-    const second = await instanceProvider.create({
+    const created = await instanceProvider.create(providers.run, { ...inputs, maxAttempts: 1 });
+    const second = await instanceProvider.create(providers.run, {
       ...inputs,
       owner: "proj/dev/second",
       maxAttempts: 1,
@@ -159,7 +160,7 @@ describe("instances left by interrupted runs", () => {
     await client.instances.show(deadEnd);
     const otherImage = await rentLeftover(inputs, "older-image");
 
-    const created = await instanceProvider.create(inputs);
+    const created = await instanceProvider.create(providers.run, inputs);
 
     const ids = await instanceIds();
     expect(ids).toEqual([Number(created.id)]);
@@ -188,10 +189,13 @@ describe("instances left by interrupted runs", () => {
       instanceId: replaced,
       attempts: [],
     } as unknown as InstanceOutputs;
-    await instanceProvider.diff?.(String(replaced), recorded, { ...inputs, image: "new-image" });
+    await instanceProvider.diff?.(providers.run, String(replaced), recorded, {
+      ...inputs,
+      image: "new-image",
+    });
     await emulator.clearRequests();
 
-    const created = await instanceProvider.create({ ...inputs, image: "new-image" });
+    const created = await instanceProvider.create(providers.run, { ...inputs, image: "new-image" });
 
     expect(await instanceIds()).toEqual([...others, replaced, Number(created.id)]);
     const destroys = (await emulator.requests()).filter((entry) => entry.method === "DELETE");
@@ -216,7 +220,10 @@ describe("instances left by interrupted runs", () => {
       },
     });
     const kept = { overlays: [lan.name], volumes: [shared.volumeId] };
-    await sweeperProvider.delete?.("proj/dev/", { ownerPrefix: "proj/dev/", stackToken });
+    await sweeperProvider.delete?.(providers.run, "proj/dev/", {
+      ownerPrefix: "proj/dev/",
+      stackToken,
+    });
     expect(await instanceIds()).not.toContain(loneLeftover);
     const overlayNames = async () => (await client.overlays.list()).map((o) => o.name);
     const networkVolumes = async () =>
@@ -239,7 +246,10 @@ describe("instances left by interrupted runs", () => {
         ...volumeMountEnv(groupVolume.volumeId, "/data"),
       },
     });
-    await sweeperProvider.delete?.("proj/dev/", { ownerPrefix: "proj/dev/", stackToken });
+    await sweeperProvider.delete?.(providers.run, "proj/dev/", {
+      ownerPrefix: "proj/dev/",
+      stackToken,
+    });
     expect(await instanceIds()).not.toContain(node);
     expect({ overlays: await overlayNames(), volumes: await networkVolumes() }).toEqual(kept);
     await client.overlays.delete(lan.overlay_id);
@@ -264,8 +274,11 @@ describe("instances left by interrupted runs", () => {
       }),
     ];
 
-    const created = await instanceProvider.create(inputs);
-    await sweeperProvider.delete?.("proj/dev/", { ownerPrefix: "proj/dev/", stackToken });
+    const created = await instanceProvider.create(providers.run, inputs);
+    await sweeperProvider.delete?.(providers.run, "proj/dev/", {
+      ownerPrefix: "proj/dev/",
+      stackToken,
+    });
 
     expect(await instanceIds()).toEqual([...impostors, Number(created.id)]);
   });
@@ -274,7 +287,7 @@ describe("instances left by interrupted runs", () => {
     // Retained, or dropped with `pulumi state delete`, and then declared again.
     const retained = await rentHandedOver(inputs, "trainer");
 
-    const created = await instanceProvider.create({ ...inputs, label: "trainer" });
+    const created = await instanceProvider.create(providers.run, { ...inputs, label: "trainer" });
 
     expect(created.id).not.toBe(String(retained));
     expect(await instanceIds()).toEqual([retained, Number(created.id)]);
@@ -290,10 +303,12 @@ describe("instances left by interrupted runs", () => {
         rate: 1,
       },
     });
-    const failure: unknown = await instanceProvider.create({ ...inputs, label: "trainer" }).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+    const failure: unknown = await instanceProvider
+      .create(providers.run, { ...inputs, label: "trainer" })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
     await emulator.clearFaults();
     const kept = failure as { id?: string; properties?: InstanceOutputs };
     expect(kept.properties?.label).toBe(creatingLabelOf(stackToken));
@@ -304,21 +319,22 @@ describe("instances left by interrupted runs", () => {
     const olds = kept.properties as InstanceOutputs;
     const news = { ...inputs, label: "trainer" };
     expect(
-      instanceProvider.diff && (await instanceProvider.diff(kept.id ?? "", olds, news)),
+      instanceProvider.diff &&
+        (await instanceProvider.diff(providers.run, kept.id ?? "", olds, news)),
     ).toMatchObject({
       changes: true,
       replaces: [],
     });
-    await instanceProvider.update?.(kept.id ?? "", olds, news);
+    await instanceProvider.update?.(providers.run, kept.id ?? "", olds, news);
     expect((await emulator.state()).instances.map((i) => [i.id, i.label])).toEqual([
       [Number(kept.id), "trainer"],
     ]);
   });
 
   it("refresh sees no drift in an instance relabelled to nothing", async () => {
-    const created = await instanceProvider.create(inputs);
+    const created = await instanceProvider.create(providers.run, inputs);
     expect((await emulator.state()).instances[0]?.label).toBe("");
-    const read = await instanceProvider.read?.(created.id, created.outs);
+    const read = await instanceProvider.read?.(providers.run, created.id, created.outs);
     expect(read?.inputs).toBeUndefined();
     expect(read?.props?.label).toBeUndefined();
   });
@@ -336,7 +352,10 @@ describe("instances left by interrupted runs", () => {
       await client.instances.create(31001, { image: "img", disk: 10 }),
     ];
 
-    await sweeperProvider.delete?.("proj/dev/", { ownerPrefix: "proj/dev/", stackToken });
+    await sweeperProvider.delete?.(providers.run, "proj/dev/", {
+      ownerPrefix: "proj/dev/",
+      stackToken,
+    });
 
     const ids = await instanceIds();
     expect(ids).toEqual(untouched);
@@ -347,7 +366,7 @@ describe("instances left by interrupted runs", () => {
     const ids = [await rentPreToken(inputs), await rentLeftover(inputs)];
     await emulator.clearRequests();
 
-    await sweeperProvider.delete?.("proj/dev/", { ownerPrefix: "proj/dev/" });
+    await sweeperProvider.delete?.(providers.run, "proj/dev/", { ownerPrefix: "proj/dev/" });
 
     expect(await instanceIds()).toEqual(ids);
     expect(await emulator.requests()).toEqual([]);
@@ -355,29 +374,33 @@ describe("instances left by interrupted runs", () => {
 
   it("the sweeper makes the stack's token once: at create, or at the first update of an older sweeper", async () => {
     const news = { ownerPrefix: "proj/dev/" };
-    const created = await sweeperProvider.create(news);
+    const created = await sweeperProvider.create(providers.run, news);
     const token = created.outs?.stackToken;
     expect(token).toMatch(/^[\w-]{22}$/);
-    const again = await sweeperProvider.create(news);
+    const again = await sweeperProvider.create(providers.run, news);
     expect(again.outs?.stackToken).not.toBe(token);
 
     const kept = { ownerPrefix: "proj/dev/", stackToken: token };
-    expect(await sweeperProvider.diff?.("proj/dev/", kept, news)).toMatchObject({ changes: false });
-    expect((await sweeperProvider.update?.("proj/dev/", kept, news))?.outs?.stackToken).toBe(token);
+    expect(await sweeperProvider.diff?.(providers.run, "proj/dev/", kept, news)).toMatchObject({
+      changes: false,
+    });
+    expect(
+      (await sweeperProvider.update?.(providers.run, "proj/dev/", kept, news))?.outs?.stackToken,
+    ).toBe(token);
 
     // A stack written before tokens gets one in place, without a replacement.
     const older = { ownerPrefix: "proj/dev/" };
-    expect(await sweeperProvider.diff?.("proj/dev/", older, news)).toEqual({
+    expect(await sweeperProvider.diff?.(providers.run, "proj/dev/", older, news)).toEqual({
       changes: true,
       replaces: [],
     });
-    const updated = await sweeperProvider.update?.("proj/dev/", older, news);
+    const updated = await sweeperProvider.update?.(providers.run, "proj/dev/", older, news);
     expect(updated?.outs?.stackToken).toMatch(/^[\w-]{22}$/);
   });
 
   it("marks every rented instance with its owner, stack and spec, and hands it over with one relabel", async () => {
     await emulator.queueBoots([{ status: "running", afterPolls: 5 }]);
-    const creating = instanceProvider.create({
+    const creating = instanceProvider.create(providers.run, {
       ...inputs,
       owner: "proj/dev/marked",
       label: "marked",
@@ -413,7 +436,7 @@ describe("instances left by interrupted runs", () => {
       serverErrors: { status: 500, methods: ["PUT"], paths: ["/api/v0/instances/"], next: 1 },
     });
 
-    await expect(instanceProvider.create(inputs)).rejects.toThrow(
+    await expect(instanceProvider.create(providers.run, inputs)).rejects.toThrow(
       /setting its label failed .* destroyed; nothing is left running/,
     );
 

@@ -1,6 +1,6 @@
 import { GpuCloudClient } from "../../provider/client";
 import {
-  provider as instanceProvider,
+  implementation as instanceProvider,
   type InstanceInputs,
 } from "../../provider/resources/instance";
 import type { TestEmulator } from "../support/emulator";
@@ -25,7 +25,7 @@ describe("instances of one run renting by the same query", () => {
   });
 
   // A generated market: an ask is rented once, as on the service.
-  emulatorForProviders(
+  const providers = emulatorForProviders(
     (started) => {
       emulator = started;
       client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
@@ -39,7 +39,9 @@ describe("instances of one run renting by the same query", () => {
     await emulator.clearRequests();
 
     const created = await Promise.all(
-      ["a", "b", "c", "d", "e", "f"].map((name) => instanceProvider.create(inputs(name))),
+      ["a", "b", "c", "d", "e", "f"].map((name) =>
+        instanceProvider.create(providers.run, inputs(name)),
+      ),
     );
 
     const rented = created.map((instance) => instance.outs?.offer?.["askId"]);
@@ -57,7 +59,7 @@ describe("instances of one run renting by the same query", () => {
 
     const created = await Promise.all(
       ["p", "q", "r", "s", "t"].map((name) =>
-        instanceProvider.create({ ...inputs(name), offerQuery: limited }),
+        instanceProvider.create(providers.run, { ...inputs(name), offerQuery: limited }),
       ),
     );
 
@@ -75,12 +77,12 @@ describe("instances of one run renting by the same query", () => {
     // The create that claims the best offer ends at a dead end: its one attempt's instance is
     // destroyed, and the ask is offered again.
     await emulator.queueBoots([{ status: "exited", afterPolls: 0 }]);
-    await expect(instanceProvider.create({ ...inputs("g"), maxAttempts: 1 })).rejects.toThrow(
-      /no running instance/,
-    );
+    await expect(
+      instanceProvider.create(providers.run, { ...inputs("g"), maxAttempts: 1 }),
+    ).rejects.toThrow(/no running instance/);
     expect((await client.searchOffers(query))[0]?.askId).toBe(best);
 
-    const created = await instanceProvider.create(inputs("h"));
+    const created = await instanceProvider.create(providers.run, inputs("h"));
 
     expect(created.outs?.offer?.["askId"]).toBe(best);
   });

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { environmentOf, GpuCloudClient } from "../../provider/client";
 import {
   diffInstance,
-  provider as instanceProvider,
+  implementation as instanceProvider,
   instanceInputsSchema,
   type InstanceOutputs,
 } from "../../provider/resources/instance";
@@ -50,7 +50,7 @@ const vllm = {
 describe("instances launched from a template", () => {
   let emulator: TestEmulator;
   let client: GpuCloudClient;
-  emulatorForProviders(
+  const providers = emulatorForProviders(
     (started) => {
       emulator = started;
       client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
@@ -73,7 +73,11 @@ describe("instances launched from a template", () => {
     });
 
   it("check requires image and diskGb without a template, and leaves them to one", async () => {
-    const without = await instanceProvider.check?.({} as never, { askId: ASK } as never);
+    const without = await instanceProvider.check?.(
+      providers.run,
+      {} as never,
+      { askId: ASK } as never,
+    );
     expect((without?.failures ?? []).map((failure) => failure.reason)).toEqual([
       "image: required: the container image, e.g. pytorch/pytorch (or templateHashId, a " +
         "template that provides it)",
@@ -83,6 +87,7 @@ describe("instances launched from a template", () => {
 
     const hash = "4e17788f74f075dd9aab7d0d4427968f";
     const withTemplate = await instanceProvider.check?.(
+      providers.run,
       {} as never,
       { askId: ASK, templateHashId: hash } as never,
     );
@@ -91,6 +96,7 @@ describe("instances launched from a template", () => {
     expect(withTemplate?.inputs).not.toHaveProperty("runtype");
 
     const plain = await instanceProvider.check?.(
+      providers.run,
       {} as never,
       { askId: ASK, image: "img", diskGb: 10 } as never,
     );
@@ -104,6 +110,7 @@ describe("instances launched from a template", () => {
     await emulator.clearRequests();
 
     const created = await instanceProvider.create(
+      providers.run,
       inputs({
         templateHashId: template.hash_id,
         env: { MODEL_ID: "org/model-b", HF_HOME: "/data/hf" },
@@ -133,14 +140,17 @@ describe("instances launched from a template", () => {
     // A refresh finds what was launched: the template's values are no drift.
     const outs = created.outs as InstanceOutputs;
     expect(outs).not.toHaveProperty("image");
-    const read = await instanceProvider.read?.(created.id, outs);
+    const read = await instanceProvider.read?.(providers.run, created.id, outs);
     expect(read?.inputs).toBeUndefined();
     expect(read?.props).toEqual(outs);
   });
 
   it("records an edited template's new hash in place, with no write and no relaunch", async () => {
     const template = await templateCall(emulator, "POST", { ...vllm, name: "edited later" });
-    const created = await instanceProvider.create(inputs({ templateHashId: template.hash_id }));
+    const created = await instanceProvider.create(
+      providers.run,
+      inputs({ templateHashId: template.hash_id }),
+    );
     const olds = created.outs as InstanceOutputs;
     const edited = await templateCall(emulator, "PUT", {
       hash_id: template.hash_id,
@@ -155,7 +165,7 @@ describe("instances launched from a template", () => {
       replaces: [],
       deleteBeforeReplace: false,
     });
-    const updated = await instanceProvider.update?.(created.id, olds, news);
+    const updated = await instanceProvider.update?.(providers.run, created.id, olds, news);
 
     expect(updated?.outs).toMatchObject({
       instanceId: olds.instanceId,
@@ -171,6 +181,7 @@ describe("instances launched from a template", () => {
   it("fails at once on a hash the service does not know, renting nothing", async () => {
     await expect(
       instanceProvider.create(
+        providers.run,
         inputs({ templateHashId: "0123456789abcdef0123456789abcdef", maxAttempts: 3 }),
       ),
     ).rejects.toThrow(

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { closeAllPools, GpuCloudClient } from "../../provider/client";
+import { GpuCloudClient } from "../../provider/client";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
 // The cases that are safe against a real account: read-only, or cleaning up after themselves.
@@ -29,7 +29,7 @@ describe(`the client against ${live ? "the real service" : "the emulator"} (live
     }
   });
   afterAll(async () => {
-    await closeAllPools();
+    await client.close();
     await emulator?.close();
   });
 

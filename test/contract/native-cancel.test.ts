@@ -2,7 +2,7 @@ import type * as grpc from "@grpc/grpc-js";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as statusproto from "@pulumi/pulumi/proto/status_pb";
 import * as emptyproto from "google-protobuf/google/protobuf/empty_pb";
-import { creatingLabelOf } from "../../provider/resources/instance/identity";
+import { creatingLabelOf } from "../../provider/renting/identity";
 import {
   configurePlugin,
   plain,

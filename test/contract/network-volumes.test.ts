@@ -2,9 +2,8 @@ import { GpuCloudClient, volumeMountEnv } from "../../provider/client";
 import {
   type NetworkVolumeInputs,
   type NetworkVolumeOutputs,
-  provider,
+  implementation as provider,
 } from "../../provider/resources/network-volume";
-import { providerClient } from "../../provider/provider-runtime";
 import type { TestEmulator } from "../support/emulator";
 import { emulatorForProviders } from "../support/provider-config";
 import { requestsTo, summary } from "./harness";
@@ -19,7 +18,7 @@ const ASK_IN_CLUSTER = 31003;
 describe("NetworkVolume against the emulator", () => {
   let emulator!: TestEmulator;
   let client!: GpuCloudClient;
-  emulatorForProviders(
+  const providers = emulatorForProviders(
     (started) => {
       emulator = started;
       client = new GpuCloudClient({ baseUrl: started.url, apiKey: started.apiKey });
@@ -29,12 +28,17 @@ describe("NetworkVolume against the emulator", () => {
 
   const failuresOf = async (news: Record<string, unknown>, olds: Record<string, unknown> = {}) =>
     (
-      (await provider.check?.(olds as NetworkVolumeInputs, news as NetworkVolumeInputs))
-        ?.failures ?? []
+      (
+        await provider.check?.(
+          providers.run,
+          olds as NetworkVolumeInputs,
+          news as NetworkVolumeInputs,
+        )
+      )?.failures ?? []
     ).map((failure) => failure.reason);
 
   const created = async (inputs: NetworkVolumeInputs) => {
-    const result = await provider.create(inputs);
+    const result = await provider.create(providers.run, inputs);
     return { id: result.id, outs: result.outs as NetworkVolumeOutputs };
   };
 
@@ -93,14 +97,14 @@ describe("NetworkVolume against the emulator", () => {
       },
     });
     expect(summary(await emulator.writes())).toEqual(["PUT /api/v0/network_volumes/ 200"]);
-    expect(await provider.read(volume.id, volume.outs)).toEqual({
+    expect(await provider.read(providers.run, volume.id, volume.outs)).toEqual({
       id: volume.id,
       props: volume.outs,
     });
 
     // Size, name and ask replace; a query the volume's offer still matches changes in place.
     const diff = (news: Record<string, unknown>) =>
-      provider.diff?.(volume.id, volume.outs, { ...inputs, ...news });
+      provider.diff?.(providers.run, volume.id, volume.outs, { ...inputs, ...news });
     expect(await diff({})).toEqual({ changes: false, replaces: [] });
     expect(await diff({ sizeGb: 300 })).toEqual({ changes: true, replaces: ["sizeGb"] });
     expect(await diff({ name: "other" })).toEqual({ changes: true, replaces: ["name"] });
@@ -111,11 +115,11 @@ describe("NetworkVolume against the emulator", () => {
       changes: true,
       replaces: ["offerQuery"],
     });
-    await provider.delete?.(volume.id, volume.outs);
+    await provider.delete?.(providers.run, volume.id, volume.outs);
     expect((await emulator.state()).networkVolumes).toEqual([]);
     // Gone already: done.
-    await provider.delete?.(volume.id, volume.outs);
-    expect(await provider.read(volume.id, volume.outs)).toEqual({});
+    await provider.delete?.(providers.run, volume.id, volume.outs);
+    expect(await provider.read(providers.run, volume.id, volume.outs)).toEqual({});
   });
 
   it("creates by ask; a query no offer with room matches creates nothing", async () => {
@@ -131,7 +135,7 @@ describe("NetworkVolume against the emulator", () => {
       "no network volume offer matches offerQuery with room for 5000 GB (1 matched but have less left); nothing was created",
     );
     expect(await emulator.writes()).toEqual([]);
-    await provider.delete?.(volume.id, volume.outs);
+    await provider.delete?.(providers.run, volume.id, volume.outs);
   });
 
   it("refuses to delete a volume an instance mounts, naming the instance; deletes it once it is gone", async () => {
@@ -141,13 +145,13 @@ describe("NetworkVolume against the emulator", () => {
       disk: 10,
       env: volumeMountEnv(volume.outs.volumeId, "/data"),
     });
-    await expect(provider.delete?.(volume.id, volume.outs)).rejects.toThrow(
+    await expect(provider.delete?.(providers.run, volume.id, volume.outs)).rejects.toThrow(
       `network volume ${volume.id} cannot be deleted: instance ${instanceId} mounts it, and the ` +
         "service deletes no mounted volume. Destroy those instances first",
     );
     expect((await emulator.state()).networkVolumes).toHaveLength(1);
     await client.instances.destroy(instanceId);
-    await provider.delete?.(volume.id, volume.outs);
+    await provider.delete?.(providers.run, volume.id, volume.outs);
     expect((await emulator.state()).networkVolumes).toEqual([]);
   });
 
@@ -175,12 +179,12 @@ describe("NetworkVolume against the emulator", () => {
     expect(requestsTo(await emulator.requests(), "PUT", "/api/v0/network_volumes/")).toEqual([
       expect.objectContaining({ status: 0 }),
     ]);
-    await provider.delete?.(volume.id, volume.outs);
+    await provider.delete?.(providers.run, volume.id, volume.outs);
   });
 
   it("imports by V.<id> or the number; a local volume is refused", async () => {
     // Through the provider's client: its list of volumes, shared for a moment, then knows it.
-    const { volumeName, volumeId } = await providerClient().volumes.createNetworkVolume(
+    const { volumeName, volumeId } = await providers.run.client.volumes.createNetworkVolume(
       NETWORK_ASK,
       40,
       {
@@ -188,7 +192,7 @@ describe("NetworkVolume against the emulator", () => {
       },
     );
     for (const id of [volumeName, String(volumeId)]) {
-      const read = await provider.read(id, undefined);
+      const read = await provider.read(providers.run, id, undefined);
       expect(read).toEqual({
         id: volumeName,
         props: {
@@ -205,17 +209,25 @@ describe("NetworkVolume against the emulator", () => {
       });
       // As the engine checks an import: olds and news are the inputs read.
       const inputs = read.inputs as NetworkVolumeInputs;
-      expect(await provider.check?.(inputs, inputs)).toEqual({ inputs, failures: [] });
+      expect(await provider.check?.(providers.run, inputs, inputs)).toEqual({
+        inputs,
+        failures: [],
+      });
       expect(
-        await provider.diff?.(volumeName, read.props as NetworkVolumeOutputs, inputs),
+        await provider.diff?.(
+          providers.run,
+          volumeName,
+          read.props as NetworkVolumeOutputs,
+          inputs,
+        ),
       ).toMatchObject({ changes: false });
     }
-    const local = await providerClient().volumes.acceptVolumeAsk(21003, 15);
-    await expect(provider.read(local.volumeName, undefined)).rejects.toThrow(
+    const local = await providers.run.client.volumes.acceptVolumeAsk(21003, 15);
+    await expect(provider.read(providers.run, local.volumeName, undefined)).rejects.toThrow(
       `volume ${local.volumeName} cannot be imported as a NetworkVolume: it is a local volume, on machine 52011 (import it as a Volume)`,
     );
-    await expect(provider.read("vol-1", undefined)).rejects.toThrow(/V\.<number>/);
-    expect(await provider.read("V.999999", undefined)).toEqual({});
+    await expect(provider.read(providers.run, "vol-1", undefined)).rejects.toThrow(/V\.<number>/);
+    expect(await provider.read(providers.run, "V.999999", undefined)).toEqual({});
     await client.volumes.delete(volumeId);
     await client.volumes.delete(local.volumeId);
   });

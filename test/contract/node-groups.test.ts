@@ -1,13 +1,11 @@
 import { environmentOf, GpuCloudClient, type Instance } from "../../provider/client";
-import { forgetRunListing } from "../../provider/resources/instance/adoption";
-import { creatingLabelOf, stackTokenVariable } from "../../provider/resources/instance/identity";
+import { creatingLabelOf, stackTokenVariable } from "../../provider/renting/identity";
 import {
-  provider as groupProvider,
+  implementation as groupProvider,
   type NodeGroupInputs,
   type NodeGroupOutputs,
 } from "../../provider/resources/node-group";
-import { groupVariable, namePrefixOf } from "../../provider/resources/node-group/naming";
-import { setProgressSink } from "../../provider/provider-runtime";
+import { groupVariable, namePrefixOf } from "../../provider/renting/group-ownership";
 import type { TestEmulator } from "../support/emulator";
 import { emulatorForProviders } from "../support/provider-config";
 
@@ -29,7 +27,7 @@ describe("NodeGroup", () => {
     stackToken,
   } satisfies NodeGroupInputs;
 
-  emulatorForProviders(
+  const providers = emulatorForProviders(
     (started) => {
       emulator = started;
       client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
@@ -38,26 +36,24 @@ describe("NodeGroup", () => {
   );
 
   beforeEach(async () => {
-    forgetRunListing();
     await emulator.clearRequests();
   });
 
   const checked = async (news: NodeGroupInputs) => {
-    if (!groupProvider.check) throw new Error("NodeGroup has no check");
-    return groupProvider.check(news, news);
+    return groupProvider.check(providers.run, news, news);
   };
   const create = async (inputs: NodeGroupInputs) => {
     const { inputs: checkedInputs, failures } = await checked(inputs);
     expect(failures).toEqual([]);
-    return groupProvider.create(checkedInputs as NodeGroupInputs);
+    return groupProvider.create(providers.run, checkedInputs as NodeGroupInputs);
   };
-  /** Runs `run` with the provider's progress lines collected in `lines`. */
-  const withProgress = async <T>(lines: string[], run: () => Promise<T>): Promise<T> => {
-    setProgressSink((line) => lines.push(line) > 0);
+  /** Runs `work` with the run's progress lines meanwhile collected in `lines`. */
+  const withProgress = async <T>(lines: string[], work: () => Promise<T>): Promise<T> => {
+    const from = providers.progress.length;
     try {
-      return await run();
+      return await work();
     } finally {
-      setProgressSink(undefined);
+      lines.push(...providers.progress.slice(from));
     }
   };
   const shown = async (instanceId: number): Promise<Instance> => {
@@ -114,10 +110,10 @@ describe("NodeGroup", () => {
     expect(group.networkVolumeId).not.toBeNull();
 
     // Refresh sees the same group.
-    const read = await groupProvider.read(id, group);
+    const read = await groupProvider.read(providers.run, id, group);
     expect(read.props?.nodes).toEqual(group.nodes);
 
-    await groupProvider.delete?.(id, group);
+    await groupProvider.delete?.(providers.run, id, group);
     expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
   });
 
@@ -154,9 +150,10 @@ describe("NodeGroup", () => {
     const { id, outs } = await create({ ...base, nodeCount: 2 });
     let group = outs as NodeGroupOutputs;
     const grown = { ...group, nodeCount: 4 };
-    const diff = await groupProvider.diff?.(id, group, grown);
+    const diff = await groupProvider.diff?.(providers.run, id, group, grown);
     expect(diff).toMatchObject({ changes: true, replaces: [] });
-    group = (await groupProvider.update?.(id, group, grown))?.outs as NodeGroupOutputs;
+    group = (await groupProvider.update?.(providers.run, id, group, grown))
+      ?.outs as NodeGroupOutputs;
     expect(group.nodes.map((node) => node.rank)).toEqual([0, 1, 2, 3]);
     const added = await shown(group.nodes[3]?.instanceId ?? 0);
     expect(environmentOf(added)).toMatchObject({
@@ -165,15 +162,19 @@ describe("NodeGroup", () => {
       MASTER_ADDR: group.masterAddr,
     });
     const shrunk = { ...group, nodeCount: 1 };
-    group = (await groupProvider.update?.(id, group, shrunk))?.outs as NodeGroupOutputs;
+    group = (await groupProvider.update?.(providers.run, id, group, shrunk))
+      ?.outs as NodeGroupOutputs;
     expect(group.nodes.map((node) => node.rank)).toEqual([0]);
     expect((await emulator.state()).instances.map((i) => i.id)).toEqual([
       group.nodes[0]?.instanceId,
     ]);
     // More than any cluster holds: no replacement (it could only fail); the update says why.
-    const tooMany = await groupProvider.diff?.(id, group, { ...group, nodeCount: 12 });
+    const tooMany = await groupProvider.diff?.(providers.run, id, group, {
+      ...group,
+      nodeCount: 12,
+    });
     expect(tooMany).toMatchObject({ changes: true, replaces: [] });
-    await groupProvider.delete?.(id, group);
+    await groupProvider.delete?.(providers.run, id, group);
     expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
   });
 
@@ -184,9 +185,9 @@ describe("NodeGroup", () => {
     // The group's cluster is rented out, but for the group's own nodes.
     const rest = await client.offers.searchInstances({ ...query, clusterId: group.clusterId });
     for (const offer of rest.offers) await emulator.removeAsk("instance", offer.askId);
-    const grown = await groupProvider.diff?.(id, group, { ...group, nodeCount: 3 });
+    const grown = await groupProvider.diff?.(providers.run, id, group, { ...group, nodeCount: 3 });
     expect(grown).toMatchObject({ replaces: ["nodeCount"], deleteBeforeReplace: true });
-    await groupProvider.delete?.(id, group);
+    await groupProvider.delete?.(providers.run, id, group);
     expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
   });
 
@@ -200,11 +201,12 @@ describe("NodeGroup", () => {
         node.rank === 2 ? { ...node, actualStatus: "exited" } : node,
       ),
     };
-    expect(await groupProvider.diff?.(id, refreshed, { ...group })).toMatchObject({
+    expect(await groupProvider.diff?.(providers.run, id, refreshed, { ...group })).toMatchObject({
       changes: true,
       replaces: [],
     });
-    group = (await groupProvider.update?.(id, refreshed, group))?.outs as NodeGroupOutputs;
+    group = (await groupProvider.update?.(providers.run, id, refreshed, group))
+      ?.outs as NodeGroupOutputs;
     expect(group.nodes.map((node) => node.rank)).toEqual([0, 1, 2]);
     expect(group.nodes[2]?.instanceId).not.toBe(broken?.instanceId);
     const ids = (await emulator.state()).instances.map((instance) => instance.id);
@@ -220,7 +222,8 @@ describe("NodeGroup", () => {
       ),
     };
     const before = group.nodes.map((node) => node.instanceId);
-    group = (await groupProvider.update?.(id, withoutRankZero, group))?.outs as NodeGroupOutputs;
+    group = (await groupProvider.update?.(providers.run, id, withoutRankZero, group))
+      ?.outs as NodeGroupOutputs;
     expect(group.overlayName).toBe(withoutRankZero.overlayName);
     expect(group.nodes.map((node) => node.rank)).toEqual([0, 1, 2]);
     for (const node of group.nodes) expect(before).not.toContain(node.instanceId);
@@ -228,7 +231,7 @@ describe("NodeGroup", () => {
     for (const node of group.nodes) {
       expect(environmentOf(await shown(node.instanceId))["MASTER_ADDR"]).toBe(group.masterAddr);
     }
-    await groupProvider.delete?.(id, group);
+    await groupProvider.delete?.(providers.run, id, group);
     expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
   });
 
@@ -272,7 +275,7 @@ describe("NodeGroup", () => {
     expect(after.overlays).not.toContain(overlay.name);
     expect(after.instances).toContain(otherLeftover);
     expect(after.overlays).toContain(otherOverlay.name);
-    await groupProvider.delete?.(id, outs as NodeGroupOutputs);
+    await groupProvider.delete?.(providers.run, id, outs as NodeGroupOutputs);
     await client.instances.destroy(otherLeftover);
     await client.overlays.delete(otherOverlay.overlay_id);
   });

@@ -3,7 +3,7 @@ import {
   autonameOf,
   type OverlayInputs,
   type OverlayOutputs,
-  provider,
+  implementation as provider,
 } from "../../provider/resources/overlay";
 import { unknownValue } from "../../provider/validation";
 import type { TestEmulator } from "../support/emulator";
@@ -19,7 +19,7 @@ const ASK_IN_CLUSTER = 31003;
 describe("Overlay against the emulator", () => {
   let emulator!: TestEmulator;
   let client!: GpuCloudClient;
-  emulatorForProviders(
+  const providers = emulatorForProviders(
     (started) => {
       emulator = started;
       client = new GpuCloudClient({ baseUrl: started.url, apiKey: started.apiKey });
@@ -28,7 +28,11 @@ describe("Overlay against the emulator", () => {
   );
 
   const check = async (olds: Partial<OverlayInputs>, news: Record<string, unknown>) => {
-    const checked = await provider.check?.(olds as OverlayInputs, news as OverlayInputs);
+    const checked = await provider.check?.(
+      providers.run,
+      olds as OverlayInputs,
+      news as OverlayInputs,
+    );
     return {
       inputs: (checked?.inputs ?? {}) as Record<string, unknown>,
       failures: (checked?.failures ?? []).map((failure) => failure.reason),
@@ -36,7 +40,7 @@ describe("Overlay against the emulator", () => {
   };
 
   const created = async (inputs: OverlayInputs) => {
-    const result = await provider.create(inputs);
+    const result = await provider.create(providers.run, inputs);
     return { id: result.id, outs: result.outs as OverlayOutputs };
   };
 
@@ -105,7 +109,7 @@ describe("Overlay against the emulator", () => {
       }),
     ]);
     // Found as recorded.
-    expect(await provider.read(overlay.id, overlay.outs)).toEqual({
+    expect(await provider.read(providers.run, overlay.id, overlay.outs)).toEqual({
       id: overlay.id,
       props: overlay.outs,
     });
@@ -125,32 +129,39 @@ describe("Overlay against the emulator", () => {
       disk: 10,
       env: overlayJoinEnv("train-net"),
     });
-    const refreshed = await provider.read(overlay.id, overlay.outs);
+    const refreshed = await provider.read(providers.run, overlay.id, overlay.outs);
     expect(refreshed.props?.instanceIds).toEqual([member]);
     expect(refreshed.inputs).toEqual({ clusterId: CLUSTER, name: "train-net" });
 
     // Either change replaces; under the same name the old one goes first.
     const outs = refreshed.props ?? overlay.outs;
     expect(
-      await provider.diff?.(overlay.id, outs, { clusterId: CLUSTER, name: "train-net" }),
+      await provider.diff?.(providers.run, overlay.id, outs, {
+        clusterId: CLUSTER,
+        name: "train-net",
+      }),
     ).toEqual({
       changes: false,
       replaces: [],
       deleteBeforeReplace: false,
     });
-    expect(await provider.diff?.(overlay.id, outs, { clusterId: 8, name: "train-net" })).toEqual({
+    expect(
+      await provider.diff?.(providers.run, overlay.id, outs, { clusterId: 8, name: "train-net" }),
+    ).toEqual({
       changes: true,
       replaces: ["clusterId"],
       deleteBeforeReplace: true,
     });
-    expect(await provider.diff?.(overlay.id, outs, { clusterId: CLUSTER, name: "other" })).toEqual({
+    expect(
+      await provider.diff?.(providers.run, overlay.id, outs, { clusterId: CLUSTER, name: "other" }),
+    ).toEqual({
       changes: true,
       replaces: ["name"],
       deleteBeforeReplace: false,
     });
     // The resource's own name (renamed with an alias) changes nothing.
     expect(
-      await provider.diff?.(overlay.id, outs, {
+      await provider.diff?.(providers.run, overlay.id, outs, {
         clusterId: CLUSTER,
         name: "train-net",
         resourceName: "renamed",
@@ -158,14 +169,14 @@ describe("Overlay against the emulator", () => {
     ).toMatchObject({ changes: false });
 
     // Deleted: the member leaves it and keeps running; deleting again is done already.
-    await provider.delete?.(overlay.id, outs);
+    await provider.delete?.(providers.run, overlay.id, outs);
     const state = await emulator.state();
     expect(state.overlays).toEqual([]);
     expect(state.instances).toEqual([
       expect.objectContaining({ id: member, overlay: null, intendedStatus: "running" }),
     ]);
-    await provider.delete?.(overlay.id, outs);
-    expect(await provider.read(overlay.id, outs)).toEqual({});
+    await provider.delete?.(providers.run, overlay.id, outs);
+    expect(await provider.read(providers.run, overlay.id, outs)).toEqual({});
     await client.instances.destroy(member);
   });
 
@@ -196,7 +207,7 @@ describe("Overlay against the emulator", () => {
     expect(requestsTo(await emulator.requests(), "POST", "/api/v0/overlay/")).toEqual([
       expect.objectContaining({ status: 0 }),
     ]);
-    await provider.delete?.(overlay.id, overlay.outs);
+    await provider.delete?.(providers.run, overlay.id, overlay.outs);
   });
 
   it("fails a create whose request was lost before the service saw it, leaving nothing", async () => {
@@ -219,7 +230,7 @@ describe("Overlay against the emulator", () => {
   it("imports by id or by name: the inputs pass check and diff with no change", async () => {
     const made = await client.overlays.create(CLUSTER, "by-hand");
     for (const id of [String(made.overlay_id), "by-hand"]) {
-      const read = await provider.read(id, undefined);
+      const read = await provider.read(providers.run, id, undefined);
       expect(read).toEqual({
         id: String(made.overlay_id),
         props: {
@@ -236,11 +247,16 @@ describe("Overlay against the emulator", () => {
       const checked = await check(inputs, { ...inputs, resourceName: "net" });
       expect(checked).toEqual({ inputs: { ...inputs, resourceName: "net" }, failures: [] });
       expect(
-        await provider.diff?.(id, read.props as OverlayOutputs, checked.inputs as OverlayInputs),
+        await provider.diff?.(
+          providers.run,
+          id,
+          read.props as OverlayOutputs,
+          checked.inputs as OverlayInputs,
+        ),
       ).toMatchObject({ changes: false });
     }
-    expect(await provider.read("no-such-overlay", undefined)).toEqual({});
-    expect(await provider.read("424242", undefined)).toEqual({});
+    expect(await provider.read(providers.run, "no-such-overlay", undefined)).toEqual({});
+    expect(await provider.read(providers.run, "424242", undefined)).toEqual({});
     await client.overlays.delete(made.overlay_id);
   });
 });

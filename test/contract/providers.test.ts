@@ -1,8 +1,7 @@
 import { GpuCloudClient } from "../../provider/client";
-import { provider as instanceProvider } from "../../provider/resources/instance";
-import { provider as secretProvider } from "../../provider/resources/secret";
-import { provider as volumeProvider } from "../../provider/resources/volume";
-import { volumesBeforeThisRun } from "../../provider/volumes-this-run";
+import { implementation as instanceProvider } from "../../provider/resources/instance";
+import { implementation as secretProvider } from "../../provider/resources/secret";
+import { implementation as volumeProvider } from "../../provider/resources/volume";
 import { unknownValue } from "../../provider/validation";
 import type { TestEmulator } from "../support/emulator";
 import { emulatorForProviders } from "../support/provider-config";
@@ -11,38 +10,44 @@ import { emulatorForProviders } from "../support/provider-config";
 // calls them (whole programs under the real CLI are in test/e2e).
 describe("resource providers against the emulator", () => {
   let emulator: TestEmulator;
-  emulatorForProviders((started) => (emulator = started), { bootPolls: 1 });
+  const providers = emulatorForProviders((started) => (emulator = started), { bootPolls: 1 });
 
   it("Secret: check normalises, create, read, update, read masked drift, delete", async () => {
-    const checked = await secretProvider.check?.({} as never, { key: "db_url", value: "v-1" });
+    const checked = await secretProvider.check?.(providers.run, {} as never, {
+      key: "db_url",
+      value: "v-1",
+    });
     expect(checked).toEqual({ inputs: { key: "DB_URL", value: "v-1" }, failures: [] });
-    const created = await secretProvider.create({ key: "DB_URL", value: "v-1" });
+    const created = await secretProvider.create(providers.run, { key: "DB_URL", value: "v-1" });
     expect(created.id).toBe("DB_URL");
     expect(created.outs).toEqual({ key: "DB_URL", value: "v-1" });
     const recorded = { key: "DB_URL", value: "v-1" };
     // Found as recorded: no inputs, so the engine keeps the recorded ones.
-    expect(await secretProvider.read("DB_URL", recorded)).toEqual({
+    expect(await secretProvider.read(providers.run, "DB_URL", recorded)).toEqual({
       id: "DB_URL",
       props: { key: "DB_URL", value: "v-1" },
     });
     // Emptied (as if outside this stack): drift, with the inputs the next up compares with.
-    await secretProvider.update?.("DB_URL", recorded, { key: "DB_URL", value: "" });
-    expect(await secretProvider.read("DB_URL", recorded)).toEqual({
+    await secretProvider.update?.(providers.run, "DB_URL", recorded, { key: "DB_URL", value: "" });
+    expect(await secretProvider.read(providers.run, "DB_URL", recorded)).toEqual({
       id: "DB_URL",
       props: { key: "DB_URL", value: "" },
       inputs: { key: "DB_URL", value: "" },
     });
-    await secretProvider.update?.("DB_URL", recorded, { key: "DB_URL", value: "v-2" });
+    await secretProvider.update?.(providers.run, "DB_URL", recorded, {
+      key: "DB_URL",
+      value: "v-2",
+    });
     expect(await emulator.secrets()).toEqual({ DB_URL: "v-2" });
-    await secretProvider.delete?.("DB_URL", { key: "DB_URL", value: "v-2" });
-    expect(await secretProvider.read("DB_URL", recorded)).toEqual({});
+    await secretProvider.delete?.(providers.run, "DB_URL", { key: "DB_URL", value: "v-2" });
+    expect(await secretProvider.read(providers.run, "DB_URL", recorded)).toEqual({});
   });
 
   it("Volume: takes the volume a lost reply created, accepting the ask once", async () => {
     await emulator.clearRequests();
     await emulator.setFaults({ drops: { next: 1, afterHandling: true, methods: ["PUT"] } });
     try {
-      const created = await volumeProvider.create({ askId: 21001, sizeGb: 33 });
+      const created = await volumeProvider.create(providers.run, { askId: 21001, sizeGb: 33 });
       const [volume] = (await emulator.state()).volumes;
       expect(created).toEqual({
         id: `V.${String(volume?.id)}`,
@@ -60,7 +65,7 @@ describe("resource providers against the emulator", () => {
     }
     const accepts = (await emulator.requests()).filter((entry) => entry.method === "PUT");
     expect(accepts).toEqual([expect.objectContaining({ status: 0 })]);
-    await volumeProvider.delete?.("", {
+    await volumeProvider.delete?.(providers.run, "", {
       askId: 21001,
       sizeGb: 33,
       volumeName: "",
@@ -70,7 +75,7 @@ describe("resource providers against the emulator", () => {
   });
 
   it("Volume: a lost reply never takes a network volume another create made meanwhile", async () => {
-    await volumesBeforeThisRun();
+    await providers.run.reads.volumeIdsBefore();
     // Made during the run, outside this create (as a NetworkVolume or a NodeGroup makes one).
     const client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
     const network = await client.volumes.createNetworkVolume(25001, 34);
@@ -79,9 +84,9 @@ describe("resource providers against the emulator", () => {
       drops: { next: 1, methods: ["PUT"], paths: ["/api/v0/volumes/"] },
     });
     try {
-      await expect(volumeProvider.create({ askId: 21001, sizeGb: 34 })).rejects.toThrow(
-        /0 new volume\(s\) of 34 GB appeared/,
-      );
+      await expect(
+        volumeProvider.create(providers.run, { askId: 21001, sizeGb: 34 }),
+      ).rejects.toThrow(/0 new volume\(s\) of 34 GB appeared/);
     } finally {
       await emulator.clearFaults();
     }
@@ -94,6 +99,7 @@ describe("resource providers against the emulator", () => {
 
   it("leaves inputs that are not known yet for the real run", async () => {
     const checked = await instanceProvider.check?.(
+      providers.run,
       {} as never,
       {
         askId: unknownValue,
@@ -111,7 +117,7 @@ describe("resource providers against the emulator", () => {
     await emulator.setFaults({ latencyMs: 400 });
     try {
       await expect(
-        instanceProvider.create({
+        instanceProvider.create(providers.run, {
           askId: 31001,
           image: "img",
           diskGb: 10,

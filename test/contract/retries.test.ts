@@ -1,7 +1,6 @@
 import { createServer } from "node:net";
 import { performance } from "node:perf_hooks";
 import {
-  closeAllPools,
   defaultRetryPolicy,
   type GpuCloudClient,
   type RetryEvent,
@@ -9,6 +8,7 @@ import {
 } from "../../provider/client";
 import {
   clientFor,
+  closeTestConnections,
   failureOf,
   requestsTo,
   startFakeServer,
@@ -373,7 +373,7 @@ describe("cancellation", () => {
 
 describe("connection refused", () => {
   afterAll(async () => {
-    await closeAllPools();
+    await closeTestConnections();
   });
 
   /** A port that was free a moment ago and has nothing listening on it. */

@@ -1,8 +1,9 @@
 import type { ServerResponse } from "node:http";
 import { z } from "zod";
-import { closeAllPools, type GpuCloudClient, GpuCloudError } from "../../provider/client";
+import { type GpuCloudClient, GpuCloudError } from "../../provider/client";
 import {
   clientFor,
+  closeTestConnections,
   everyRendering,
   failureOf,
   type FakeServer,
@@ -218,7 +219,7 @@ describe("secrets.list sharing with requests in flight", () => {
     await server?.close();
   });
   afterAll(async () => {
-    await closeAllPools();
+    await closeTestConnections();
   });
 
   const fake = (): FakeServer => {

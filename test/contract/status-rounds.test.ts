@@ -1,10 +1,14 @@
-import { destroyAndConfirm, waitUntilRunning } from "../../provider/resources/instance/lifecycle";
+import { waitUntilRunning } from "../../provider/renting/boot";
+import { destroyAndConfirm } from "../../provider/renting/destroy";
+import { Run } from "../../provider/run/run";
 import { useEmulator } from "./harness";
 
 // Instances waited on in one process share their status reads: one list request a round (a
 // page per 25), not a show per instance.
 describe("shared status rounds", () => {
   const h = useEmulator({ bootPolls: 3 });
+  /** A run that is never cancelled: these waits end by the instances alone. */
+  const uncancelled = new AbortController().signal;
 
   const rent = (count: number) =>
     Promise.all(
@@ -27,7 +31,9 @@ describe("shared status rounds", () => {
     await h.emulator.clearRequests();
 
     const outcomes = await Promise.all(
-      ids.map((id) => waitUntilRunning(h.client, id, Date.now() + 30_000, 0.05, () => undefined)),
+      ids.map((id) =>
+        waitUntilRunning(h.client, id, Date.now() + 30_000, 0.05, () => undefined, uncancelled),
+      ),
     );
 
     expect(outcomes.map((outcome) => outcome.kind)).toEqual(ids.map(() => "running"));
@@ -47,7 +53,14 @@ describe("shared status rounds", () => {
 
     const outcomes = await Promise.all(
       [kept, gone].map((id) =>
-        waitUntilRunning(h.client, id ?? 0, Date.now() + 30_000, 0.05, () => undefined),
+        waitUntilRunning(
+          h.client,
+          id ?? 0,
+          Date.now() + 30_000,
+          0.05,
+          () => undefined,
+          uncancelled,
+        ),
       ),
     );
 
@@ -64,7 +77,9 @@ describe("shared status rounds", () => {
     await h.emulator.clearRequests();
 
     const outcomes = await Promise.all(
-      ids.map((id) => waitUntilRunning(h.client, id, Date.now() + 30_000, 0.05, () => undefined)),
+      ids.map((id) =>
+        waitUntilRunning(h.client, id, Date.now() + 30_000, 0.05, () => undefined, uncancelled),
+      ),
     );
 
     expect(outcomes.map((outcome) => outcome.kind)).toEqual(["running", "running", "running"]);
@@ -75,7 +90,8 @@ describe("shared status rounds", () => {
     const ids = await rent(30);
     await h.emulator.clearRequests();
 
-    const confirmed = await Promise.all(ids.map((id) => destroyAndConfirm(h.client, id, 0.05)));
+    const run = new Run({ client: h.client });
+    const confirmed = await Promise.all(ids.map((id) => destroyAndConfirm(run, id, 0.05)));
 
     expect(confirmed.every(Boolean)).toBe(true);
     const { lists, shows } = await statusReads();

@@ -2,7 +2,7 @@ import { inspect } from "node:util";
 import { request } from "undici";
 import { GpuCloudError, type TemplateFields } from "../../provider/client";
 import {
-  provider,
+  implementation as provider,
   templateInputsSchema,
   type TemplateInputs,
   type TemplateOutputs,
@@ -149,7 +149,7 @@ describe("templates client", () => {
 // The resource's provider methods, called as the dynamic-provider process calls them.
 describe("Template provider against the emulator", () => {
   let emulator!: TestEmulator;
-  emulatorForProviders((started) => (emulator = started));
+  const providers = emulatorForProviders((started) => (emulator = started));
   const outside = () => clientFor(emulator.url, emulator.apiKey);
 
   let counter = 0;
@@ -173,6 +173,7 @@ describe("Template provider against the emulator", () => {
   it("check: fails at preview naming the field, never the password, and sends no write", async () => {
     await emulator.clearRequests();
     const checked = await provider.check?.(
+      providers.run,
       {} as never,
       {
         name: "x",
@@ -205,7 +206,7 @@ describe("Template provider against the emulator", () => {
       searchFilters: { cudaMaxGood: { gte: 12.6 }, gpuRamGb: { gte: 24 } },
       dockerLogin: { repo: "ghcr.io", user: "me", password },
     });
-    const created = await provider.create(inputs);
+    const created = await provider.create(providers.run, inputs);
     const outs = created.outs as TemplateOutputs;
     expect(created.id).toBe(String(outs.templateId));
     expect(outs.hashId).toMatch(hashPattern);
@@ -218,13 +219,20 @@ describe("Template provider against the emulator", () => {
     });
 
     // Found as recorded: no inputs; the password (never answered) is kept from the outputs.
-    expect(await provider.read(created.id, outs)).toEqual({ id: created.id, props: outs });
+    expect(await provider.read(providers.run, created.id, outs)).toEqual({
+      id: created.id,
+      props: outs,
+    });
 
     // An edit in place: the PUT goes by the recorded hash; the new hash is recorded.
     await emulator.clearRequests();
     const news = { ...inputs, description: "v2", diskGb: 60 };
-    expect(await provider.diff?.(created.id, outs, news)).toEqual({ changes: true, replaces: [] });
-    const updated = (await provider.update?.(created.id, outs, news))?.outs as TemplateOutputs;
+    expect(await provider.diff?.(providers.run, created.id, outs, news)).toEqual({
+      changes: true,
+      replaces: [],
+    });
+    const updated = (await provider.update?.(providers.run, created.id, outs, news))
+      ?.outs as TemplateOutputs;
     expect(updated.templateId).toBe(outs.templateId);
     expect(updated.hashId).toMatch(hashPattern);
     expect(updated.hashId).not.toBe(outs.hashId);
@@ -237,7 +245,10 @@ describe("Template provider against the emulator", () => {
       recommended_disk_space: 60,
       hash_id: updated.hashId,
     });
-    expect(await provider.read(created.id, updated)).toEqual({ id: created.id, props: updated });
+    expect(await provider.read(providers.run, created.id, updated)).toEqual({
+      id: created.id,
+      props: updated,
+    });
 
     // Edited outside Pulumi: the drift shows, with the inputs the next up compares with.
     const outsideEdit = await outside().templates.edit(updated.hashId, {
@@ -245,7 +256,7 @@ describe("Template provider against the emulator", () => {
       env: "-e MODEL_ID=other -p 9000:9000",
       extra_filters: { num_gpus: { gte: 2 } },
     });
-    const drift = await provider.read(created.id, updated);
+    const drift = await provider.read(providers.run, created.id, updated);
     const driftInputs = {
       ...news,
       description: "by hand",
@@ -261,7 +272,7 @@ describe("Template provider against the emulator", () => {
 
     // The next up puts back what is declared.
     const refreshed = drift.props as TemplateOutputs;
-    const restored = (await provider.update?.(created.id, refreshed, news))
+    const restored = (await provider.update?.(providers.run, created.id, refreshed, news))
       ?.outs as TemplateOutputs;
     expect(restored.templateId).toBe(outs.templateId);
     expect(await rowOf(outs.templateId)).toMatchObject({
@@ -275,7 +286,7 @@ describe("Template provider against the emulator", () => {
     // template by its id and edits it by its current hash.
     await outside().templates.edit(restored.hashId, { readme: "touched" });
     const renamed = { ...news, name: `${news.name}-renamed` };
-    const afterStale = (await provider.update?.(created.id, restored, renamed))
+    const afterStale = (await provider.update?.(providers.run, created.id, restored, renamed))
       ?.outs as TemplateOutputs;
     expect(afterStale.templateId).toBe(outs.templateId);
     expect(await rowOf(outs.templateId)).toMatchObject({
@@ -288,17 +299,17 @@ describe("Template provider against the emulator", () => {
       ...news,
       dockerLogin: { repo: "ghcr.io", user: "me", password: "rotated-9" },
     };
-    const afterRotation = (await provider.update?.(created.id, restored, rotated))
+    const afterRotation = (await provider.update?.(providers.run, created.id, restored, rotated))
       ?.outs as TemplateOutputs;
     expect(afterRotation.dockerLogin?.password).toBe("rotated-9");
     expect(afterRotation.templateId).toBe(outs.templateId);
     expect(afterRotation.hashId).toBe(afterStale.hashId);
 
-    await provider.delete?.(created.id, afterRotation);
+    await provider.delete?.(providers.run, created.id, afterRotation);
     expect(await rowOf(outs.templateId)).toBeUndefined();
-    expect(await provider.read(created.id, afterRotation)).toEqual({});
+    expect(await provider.read(providers.run, created.id, afterRotation)).toEqual({});
     // Deleting what is gone succeeds.
-    await provider.delete?.(created.id, afterRotation);
+    await provider.delete?.(providers.run, created.id, afterRotation);
   });
 
   it("refuses to adopt a template the account already has with the same content, and leaves it alone", async () => {
@@ -310,7 +321,7 @@ describe("Template provider against the emulator", () => {
     const before = await rowOf(existing.id);
     await emulator.clearRequests();
 
-    const error = await provider.create(inputs).then(
+    const error = await provider.create(providers.run, inputs).then(
       () => undefined,
       (failure: unknown) => failure as Error,
     );
@@ -328,14 +339,17 @@ describe("Template provider against the emulator", () => {
     expect(await rowOf(existing.id)).toEqual(before);
 
     // With one field changed, it is a template of its own.
-    const own = await provider.create({ ...inputs, description: "made by this stack" });
+    const own = await provider.create(providers.run, {
+      ...inputs,
+      description: "made by this stack",
+    });
     expect((own.outs as TemplateOutputs).templateId).not.toBe(existing.id);
   });
 
   it("refuses the second of two identical templates created in one run", async () => {
     const inputs = inputsOf({ description: "twins" });
-    const first = await provider.create(inputs);
-    await expect(provider.create(inputs)).rejects.toThrow(
+    const first = await provider.create(providers.run, inputs);
+    await expect(provider.create(providers.run, inputs)).rejects.toThrow(
       `the account already has template ${first.id} `,
     );
     expect(await rowOf(Number(first.id))).toBeDefined();
@@ -347,7 +361,7 @@ describe("Template provider against the emulator", () => {
     await emulator.setFaults({ drops: { next: 1, afterHandling: true, methods: ["POST"] } });
     let created;
     try {
-      created = await provider.create(inputs);
+      created = await provider.create(providers.run, inputs);
     } finally {
       await emulator.clearFaults();
     }
@@ -363,10 +377,11 @@ describe("Template provider against the emulator", () => {
       dockerLogin: { repo: "ghcr.io", user: "me", password },
     });
     const b = inputsOf({ description: "b", dockerLogin: a.dockerLogin });
-    const createdA = (await provider.create(a)).outs as TemplateOutputs;
-    await provider.create(b);
+    const createdA = (await provider.create(providers.run, a)).outs as TemplateOutputs;
+    await provider.create(providers.run, b);
     const error = await failureOf(
-      provider.update?.(String(createdA.templateId), createdA, b) ?? Promise.resolve(),
+      provider.update?.(providers.run, String(createdA.templateId), createdA, b) ??
+        Promise.resolve(),
     );
     expect(error).toBeInstanceOf(GpuCloudError);
     expect(error.message).toMatch(/PUT \/api\/v0\/template\/ failed with HTTP 400 \(invalid_args/);
@@ -376,10 +391,13 @@ describe("Template provider against the emulator", () => {
 
   it("says how to recover when the template was deleted outside Pulumi before an edit", async () => {
     const inputs = inputsOf();
-    const outs = (await provider.create(inputs)).outs as TemplateOutputs;
+    const outs = (await provider.create(providers.run, inputs)).outs as TemplateOutputs;
     await outside().templates.delete(outs.templateId);
     await expect(
-      provider.update?.(String(outs.templateId), outs, { ...inputs, description: "x" }),
+      provider.update?.(providers.run, String(outs.templateId), outs, {
+        ...inputs,
+        description: "x",
+      }),
     ).rejects.toThrow(
       `template ${outs.templateId} no longer exists on the account: run pulumi refresh, then up to create it again`,
     );

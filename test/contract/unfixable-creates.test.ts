@@ -1,6 +1,6 @@
-import { provider as instanceProvider } from "../../provider/resources/instance";
+import { implementation as instanceProvider } from "../../provider/resources/instance";
 import { instanceInputsSchema } from "../../provider/resources/instance/inputs";
-import { provider as volumeProvider } from "../../provider/resources/volume";
+import { implementation as volumeProvider } from "../../provider/resources/volume";
 import type { TestEmulator } from "../support/emulator";
 import { emulatorForProviders } from "../support/provider-config";
 
@@ -8,7 +8,7 @@ import { emulatorForProviders } from "../support/provider-config";
 // are refused at check. The providers' methods are called directly, as the provider process does.
 describe("creates that no retry can fix, and limits at check", () => {
   let emulator: TestEmulator;
-  emulatorForProviders((started) => (emulator = started), { bootPolls: 1 });
+  const providers = emulatorForProviders((started) => (emulator = started), { bootPolls: 1 });
   beforeEach(async () => {
     await emulator.clearRequests();
   });
@@ -25,14 +25,19 @@ describe("creates that no retry can fix, and limits at check", () => {
     (await emulator.requests()).filter((entry) => entry.path.startsWith("/api/v0/asks/"));
 
   it("an ask that does not exist is asked for once, and the error leads with the 404", async () => {
-    await expect(instanceProvider.create(inputs({ askId: 99, maxAttempts: 3 }))).rejects.toThrow(
+    await expect(
+      instanceProvider.create(providers.run, inputs({ askId: 99, maxAttempts: 3 })),
+    ).rejects.toThrow(
       /^gpu: PUT \/api\/v0\/asks\/99\/ failed with HTTP 404 \(no_such_ask: .*\); no instance was created and retrying cannot help/,
     );
     expect(await rents()).toHaveLength(1);
   });
 
   it("a missing ask in askIds moves on to the next ask, once", async () => {
-    const created = await instanceProvider.create(inputs({ askIds: [99, 31001], maxAttempts: 3 }));
+    const created = await instanceProvider.create(
+      providers.run,
+      inputs({ askIds: [99, 31001], maxAttempts: 3 }),
+    );
     const outs = created.outs;
     if (!outs) throw new Error("create returned no outputs");
     expect(outs.attempts.map((attempt) => attempt.askId)).toEqual([99, 31001]);
@@ -40,17 +45,18 @@ describe("creates that no retry can fix, and limits at check", () => {
       "/api/v0/asks/99/",
       "/api/v0/asks/31001/",
     ]);
-    await instanceProvider.delete?.(created.id, outs);
+    await instanceProvider.delete?.(providers.run, created.id, outs);
   });
 
   it("a disk larger than the ask offers is refused at create at once, and at check", async () => {
     await expect(
-      instanceProvider.create(inputs({ askId: 31001, diskGb: 201, maxAttempts: 3 })),
+      instanceProvider.create(providers.run, inputs({ askId: 31001, diskGb: 201, maxAttempts: 3 })),
     ).rejects.toThrow(/^gpu: PUT \/api\/v0\/asks\/31001\/ failed with HTTP 400 \(invalid_args: /);
     expect(await rents()).toHaveLength(1);
     expect((await emulator.state()).instances).toEqual([]);
 
     const checked = await instanceProvider.check?.(
+      providers.run,
       {} as never,
       inputs({ askId: 31001, diskGb: 1e9 }),
     );
@@ -65,7 +71,10 @@ describe("creates that no retry can fix, and limits at check", () => {
   });
 
   it("a volume larger than its ask offers is refused at check", async () => {
-    const checked = await volumeProvider.check?.({} as never, { askId: 21001, sizeGb: 101 });
+    const checked = await volumeProvider.check?.(providers.run, {} as never, {
+      askId: 21001,
+      sizeGb: 101,
+    });
     expect(checked?.failures).toEqual([
       { property: "", reason: "sizeGb: 101 GB is more than ask 21001 offers (100 GB disk_space)" },
     ]);

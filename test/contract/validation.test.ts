@@ -1,6 +1,6 @@
-import { closeAllPools } from "../../provider/client";
 import {
   clientFor,
+  closeTestConnections,
   failureOf,
   type FakeServer,
   type Handler,
@@ -17,7 +17,7 @@ describe("response validation", () => {
     server = undefined;
   });
   afterAll(async () => {
-    await closeAllPools();
+    await closeTestConnections();
   });
 
   async function clientAnswering(handler: Handler) {

@@ -1,13 +1,14 @@
 import { request } from "undici";
 import { z } from "zod";
 import { GpuCloudClient } from "../../provider/client";
-import { releaseWorkers, WorkersLeftError } from "../../provider/resources/serverless/release";
+import { releaseWorkers, WorkersLeftError } from "../../provider/serverless/release";
 import {
-  provider,
+  implementation as provider,
   searchQueryOf,
   type WorkerGroupInputs,
   type WorkerGroupOutputs,
 } from "../../provider/resources/worker-group";
+import { Run } from "../../provider/run/run";
 import { unknownValue } from "../../provider/validation";
 import type { TestEmulator } from "../support/emulator";
 import { emulatorForProviders } from "../support/provider-config";
@@ -42,7 +43,7 @@ describe("serverless worker groups", () => {
   let client!: GpuCloudClient;
   let endpointId = 0;
   let hash = "";
-  emulatorForProviders((started) => {
+  const providers = emulatorForProviders((started) => {
     emulator = started;
     client = new GpuCloudClient({ baseUrl: started.url, apiKey: started.apiKey });
   });
@@ -147,7 +148,9 @@ describe("serverless worker groups", () => {
     it("checks at preview: one template, filters only, an existing endpoint, within bounds", async () => {
       await emulator.clearRequests();
       const reasons = async (news: Record<string, unknown>) =>
-        (await provider.check?.({} as never, news as never))?.failures?.map((f) => f.reason);
+        (await provider.check?.(providers.run, {} as never, news as never))?.failures?.map(
+          (f) => f.reason,
+        );
       expect(await reasons({ endpointId })).toEqual([
         "templateHashId: required: the workers' template, by templateHashId (Template.hashId) or templateId (Template.templateId)",
       ]);
@@ -185,7 +188,7 @@ describe("serverless worker groups", () => {
 
     it("creates (cold workers from the query), reads, records drift, updates in place, deletes waiting for every worker", async () => {
       const inputs = declared();
-      const created = await provider.create(inputs);
+      const created = await provider.create(providers.run, inputs);
       const outs = created.outs as WorkerGroupOutputs;
       const workerGroupId = outs.workerGroupId;
       expect(created).toEqual({
@@ -197,7 +200,10 @@ describe("serverless worker groups", () => {
       // No credential in the outputs.
       for (const key of await rowKeys(emulator)) expect(JSON.stringify(outs)).not.toContain(key);
 
-      expect(await provider.read(created.id, outs)).toEqual({ id: created.id, props: outs });
+      expect(await provider.read(providers.run, created.id, outs)).toEqual({
+        id: created.id,
+        props: outs,
+      });
 
       // Changed outside Pulumi: recorded by read; the next diff wants the declared values back.
       const outside = { gpu_name: { eq: "RTX 3090" } };
@@ -207,16 +213,16 @@ describe("serverless worker groups", () => {
         launch_args: "",
       });
       await new Promise((resolve) => setTimeout(resolve, 2_100)); // past the shared list read
-      const drift = await provider.read(created.id, outs);
+      const drift = await provider.read(providers.run, created.id, outs);
       const drifted = { ...outs, minLoad: 7, searchQuery: outside, launchArgs: "" };
       expect(drift.props).toEqual(drifted);
       expect(drift.inputs).not.toHaveProperty("searchQuery");
       expect(drift.inputs).not.toHaveProperty("workerGroupId");
-      expect(await provider.diff?.(created.id, drifted, inputs)).toEqual({
+      expect(await provider.diff?.(providers.run, created.id, drifted, inputs)).toEqual({
         changes: true,
         replaces: [],
       });
-      const restored = await provider.update?.(created.id, drifted, inputs);
+      const restored = await provider.update?.(providers.run, created.id, drifted, inputs);
       expect(restored?.outs).toEqual(outs);
       expect(await freshGroup(workerGroupId)).toMatchObject({
         min_load: 1,
@@ -226,11 +232,11 @@ describe("serverless worker groups", () => {
 
       // In place: a new query and load, the same group.
       const changed = { ...inputs, offerQuery: "gpu_name=RTX_3090", minLoad: 3 };
-      expect(await provider.diff?.(created.id, outs, changed)).toEqual({
+      expect(await provider.diff?.(providers.run, created.id, outs, changed)).toEqual({
         changes: true,
         replaces: [],
       });
-      const updated = await provider.update?.(created.id, outs, changed);
+      const updated = await provider.update?.(providers.run, created.id, outs, changed);
       expect(updated?.outs).toEqual({
         ...changed,
         workerGroupId,
@@ -241,7 +247,9 @@ describe("serverless worker groups", () => {
         search_query: searchQueryOf("gpu_name=RTX_3090"),
       });
       // Cold and max workers: the service's update does not take them.
-      expect(await provider.diff?.(created.id, outs, { ...inputs, coldWorkers: 1 })).toEqual({
+      expect(
+        await provider.diff?.(providers.run, created.id, outs, { ...inputs, coldWorkers: 1 }),
+      ).toEqual({
         changes: true,
         replaces: ["coldWorkers"],
       });
@@ -249,11 +257,11 @@ describe("serverless worker groups", () => {
       // Delete returns only once no worker of the group is on the account.
       const workers = await workerIds();
       expect(workers.length).toBeGreaterThan(0);
-      await provider.delete?.(created.id, updated?.outs as WorkerGroupOutputs);
+      await provider.delete?.(providers.run, created.id, updated?.outs as WorkerGroupOutputs);
       expect(await workerIds()).toEqual([]);
-      expect(await provider.read(created.id, outs)).toEqual({});
+      expect(await provider.read(providers.run, created.id, outs)).toEqual({});
       // A group already gone (with its endpoint, or outside Pulumi): nothing to do.
-      await provider.delete?.(created.id, outs);
+      await provider.delete?.(providers.run, created.id, outs);
     });
 
     it("takes the group a lost create reply made, sending the create once", async () => {
@@ -266,26 +274,26 @@ describe("serverless worker groups", () => {
           paths: ["/api/v0/workergroups/"],
         },
       });
-      const created = await provider.create(declared());
+      const created = await provider.create(providers.run, declared());
       const groups = await client.workerGroups.list(new AbortController().signal);
       expect(groups.map((group) => String(group.id))).toEqual([created.id]);
       const posts = (await emulator.requests()).filter(
         (entry) => entry.method === "POST" && entry.path === "/api/v0/workergroups/",
       );
       expect(posts).toHaveLength(1);
-      await provider.delete?.(created.id, created.outs as WorkerGroupOutputs);
+      await provider.delete?.(providers.run, created.id, created.outs as WorkerGroupOutputs);
       expect(await workerIds()).toEqual([]);
     });
 
     it("destroys the workers the service could not, before it returns", async () => {
-      const created = await provider.create(declared());
+      const created = await provider.create(providers.run, declared());
       const outs = created.outs as WorkerGroupOutputs;
       const workers = await workerIds();
       expect(workers).toHaveLength(2);
       const faults: Faults = { workerReleaseFails: { next: 2 } };
       await emulator.setFaults(faults);
       await emulator.clearRequests();
-      await provider.delete?.(created.id, outs);
+      await provider.delete?.(providers.run, created.id, outs);
       expect(await workerIds()).toEqual([]);
       const destroyed = (await emulator.requests())
         .filter((entry) => entry.method === "DELETE" && entry.path.startsWith("/api/v0/instances/"))
@@ -294,7 +302,7 @@ describe("serverless worker groups", () => {
     });
 
     it("never takes a delete whose answer was lost for done: it names the instances to look at", async () => {
-      const created = await provider.create({ ...declared(), coldWorkers: 1 });
+      const created = await provider.create(providers.run, { ...declared(), coldWorkers: 1 });
       const [worker] = await workerIds();
       // The service deletes the group and cannot destroy its worker; the answer saying so is lost.
       const faults: Faults = {
@@ -308,7 +316,7 @@ describe("serverless worker groups", () => {
       };
       await emulator.setFaults(faults);
       const error = await Promise.resolve(
-        provider.delete?.(created.id, created.outs as WorkerGroupOutputs),
+        provider.delete?.(providers.run, created.id, created.outs as WorkerGroupOutputs),
       ).then(
         () => new Error("the delete succeeded"),
         (failure: unknown) => failure as Error,
@@ -322,17 +330,17 @@ describe("serverless worker groups", () => {
     });
 
     it("sends a delete again when its answer was lost and the group is still there", async () => {
-      const created = await provider.create({ ...declared(), coldWorkers: 1 });
+      const created = await provider.create(providers.run, { ...declared(), coldWorkers: 1 });
       await emulator.setFaults({
         drops: { next: 1, methods: ["DELETE"], paths: ["/api/v0/workergroups/"] },
       });
-      await provider.delete?.(created.id, created.outs as WorkerGroupOutputs);
+      await provider.delete?.(providers.run, created.id, created.outs as WorkerGroupOutputs);
       expect(await workerIds()).toEqual([]);
       expect(await freshGroup(Number(created.id))).toBeUndefined();
     });
 
     it("fails naming each worker it cannot remove, and what to do", async () => {
-      await provider.create({ ...declared(), coldWorkers: 1 });
+      await provider.create(providers.run, { ...declared(), coldWorkers: 1 });
       const [worker] = await workerIds();
       // Destroys fail (500) every time; a client with short retries.
       await emulator.setFaults({
@@ -340,7 +348,7 @@ describe("serverless worker groups", () => {
       });
       const fast = clientFor(emulator.url, emulator.apiKey);
       const error = await releaseWorkers(
-        fast,
+        new Run({ client: fast }),
         "worker group 9",
         { success: true, deleted_workers: [], failed_workers: [worker ?? 0] },
         { intervalMs: 50, timeoutMs: 2_000 },
@@ -361,11 +369,11 @@ describe("serverless worker groups", () => {
     });
 
     it("destroys a worker the service said it destroyed that outlives half the wait", async () => {
-      await provider.create({ ...declared(), coldWorkers: 1 });
+      await provider.create(providers.run, { ...declared(), coldWorkers: 1 });
       const [worker] = await workerIds();
       // An answer naming a worker that is, in fact, still running.
       await releaseWorkers(
-        client,
+        new Run({ client }),
         "worker group 9",
         { success: true, deleted_workers: [worker ?? 0], failed_workers: [] },
         { intervalMs: 50, timeoutMs: 1_000 },

@@ -1,38 +1,64 @@
-import { configure } from "../../provider/provider-runtime";
 import type { EmulatorOptions } from "../../emulator";
-import { closeAllPools } from "../../provider/client";
+import { Run, type RunOptions } from "../../provider/run/run";
 import { startTestEmulator, type TestEmulator } from "./emulator";
 
 /**
- * Configures this test process's provider runtime as the engine configures a provider process:
- * the stack's `gpucloud:apiKey` and `gpucloud:baseUrl`, pointing at `emulator`. The runtime keeps
- * its first configuration, so a file calls this once, with one emulator for all its tests.
+ * A run of the providers configured for `emulator`, as the engine configures a provider
+ * process: the stack's `gpucloud:apiKey` and `gpucloud:baseUrl`, pointing at it.
  */
-export function configureProviderFor(emulator: TestEmulator): void {
+export function runFor(emulator: TestEmulator, options: Omit<RunOptions, "config"> = {}): Run {
   const values: Record<string, string> = {
     "gpucloud:apiKey": emulator.apiKey,
     "gpucloud:baseUrl": emulator.url,
   };
-  configure({ config: { get: (key) => values[key], require: (key) => values[key] ?? "" } });
+  return new Run({ ...options, config: { get: (key) => values[key] } });
+}
+
+/** What a test file whose tests call the providers directly works with. */
+export interface ProviderTests {
+  /** The current test's run (each test is a run of its own, a provider process of its own). */
+  readonly run: Run;
+  /** The progress lines of the current test's run, in order. */
+  readonly progress: readonly string[];
 }
 
 /**
  * One emulator for a test file whose tests call the providers directly: started before the
- * file's tests and handed to the provider runtime (which keeps its first configuration), then
- * closed after them, with the client's connection pools. `assign` receives it once started.
+ * file's tests and closed after them; `assign` receives it once started. Each test gets a run of
+ * its own, configured for it (closed with its connections after the test), whose progress lines
+ * are kept for the test to read.
  */
 export function emulatorForProviders(
   assign: (emulator: TestEmulator) => void,
   options: Partial<EmulatorOptions> = {},
-): void {
+): ProviderTests {
   let started: TestEmulator | undefined;
+  let current: Run | undefined;
+  let lines: string[] = [];
   beforeAll(async () => {
     started = await startTestEmulator(options);
-    configureProviderFor(started);
     assign(started);
   });
+  beforeEach(() => {
+    const progress: string[] = [];
+    lines = progress;
+    if (started !== undefined)
+      current = runFor(started, { progress: (line) => progress.push(line) });
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
   afterAll(async () => {
-    await closeAllPools();
     await started?.close();
   });
+  return {
+    get run() {
+      if (current === undefined) throw new Error("no run: use it inside a test");
+      return current;
+    },
+    get progress() {
+      return lines;
+    },
+  };
 }

@@ -1,9 +1,9 @@
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { apiKeyInputsSchema, diffApiKey } from "../../provider/resources/api-key";
 import { diffSshKey, fingerprintOf, parsePublicKey } from "../../provider/resources/ssh-key";
-import { provider as sshKeyProvider } from "../../provider/resources/ssh-key";
+import { implementation as sshKeyProvider } from "../../provider/resources/ssh-key";
 import { checkInputs } from "../../provider/validation";
-import { configure } from "../../provider/provider-runtime";
+import { Run } from "../../provider/run/run";
 
 // Keys generated with `ssh-keygen -t <type>`, and the fingerprints `ssh-keygen -lf` printed.
 const ed25519 =
@@ -49,9 +49,9 @@ describe("SSH public keys", () => {
   });
 
   it("refuses a private key without quoting it, at check, with no property to print", async () => {
-    configure({ config: { get: () => "http://127.0.0.1:1", require: () => "x" } });
+    const run = new Run({ config: { get: () => "http://127.0.0.1:1" } });
     for (const privateKey of privateKeys()) {
-      const checked = await sshKeyProvider.check?.({} as never, { publicKey: privateKey });
+      const checked = await sshKeyProvider.check(run, {} as never, { publicKey: privateKey });
       // Nothing answers at the configured address: check says so too, in its own failure.
       const [address, key, ...rest] = checked?.failures ?? [];
       expect(address?.reason).toMatch(

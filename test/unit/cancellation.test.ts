@@ -1,19 +1,13 @@
 import { getMaxListeners } from "node:events";
-import {
-  CancelledError,
-  cancellation,
-  cancelWaits,
-  isCancelled,
-  neverCancelled,
-  resetCancellation,
-} from "../../provider/cancellation";
+import { Cancellation, CancelledError, neverCancelled } from "../../provider/run/cancellation";
 import type { GpuCloudClient, Instance } from "../../provider/client";
 import { pollUntil, watchInstance } from "../../provider/polling";
-import { destroyAfterCancel } from "../../provider/resources/instance/lifecycle";
-import { releaseWorkers, WorkersLeftError } from "../../provider/resources/serverless/release";
+import { destroyAfterCancel } from "../../provider/renting/destroy";
+import { releaseWorkers, WorkersLeftError } from "../../provider/serverless/release";
+import { Run } from "../../provider/run/run";
 
-// The engine's Cancel (the native plugin's) stops every wait of the process at once; a wait
-// given its own signal (the cleanup after a cancellation) runs on. The dynamic provider never
+// The engine's Cancel (the native plugin's) stops every wait of the run at once; a wait given
+// its own signal (the cleanup after a cancellation) runs on. The dynamic provider never
 // cancels: waits behave as before (the other unit and contract tests).
 
 /** A client whose status reads answer after `readMs`, counting them. */
@@ -32,8 +26,13 @@ function fakeClient(readMs: number, status = "loading") {
   return { client, reads: () => reads };
 }
 
-afterEach(() => {
-  resetCancellation();
+/** Each test's run's cancellation, as the native plugin's Cancel fires it. */
+let cancellation = new Cancellation();
+const cancelWaits = () => {
+  cancellation.cancel();
+};
+beforeEach(() => {
+  cancellation = new Cancellation();
 });
 
 describe("pollUntil under cancellation", () => {
@@ -45,7 +44,12 @@ describe("pollUntil under cancellation", () => {
         probes++;
         return undefined;
       },
-      { initialIntervalMs: 5_000, maxIntervalMs: 5_000, deadlineMs: Date.now() + 60_000 },
+      {
+        initialIntervalMs: 5_000,
+        maxIntervalMs: 5_000,
+        deadlineMs: Date.now() + 60_000,
+        signal: cancellation.signal,
+      },
     );
     setTimeout(cancelWaits, 50);
     await expect(polled).rejects.toThrow(CancelledError);
@@ -59,6 +63,7 @@ describe("pollUntil under cancellation", () => {
       initialIntervalMs: 10,
       maxIntervalMs: 10,
       deadlineMs: Date.now() + 60_000,
+      signal: cancellation.signal,
     });
     setTimeout(cancelWaits, 50);
     await expect(polled).rejects.toThrow(CancelledError);
@@ -67,7 +72,7 @@ describe("pollUntil under cancellation", () => {
 
   it("makes no probe once cancelled", async () => {
     cancelWaits();
-    expect(isCancelled()).toBe(true);
+    expect(cancellation.isCancelled).toBe(true);
     let probes = 0;
     await expect(
       pollUntil(
@@ -75,7 +80,12 @@ describe("pollUntil under cancellation", () => {
           probes++;
           return 1;
         },
-        { initialIntervalMs: 10, maxIntervalMs: 10, deadlineMs: Date.now() + 1_000 },
+        {
+          initialIntervalMs: 10,
+          maxIntervalMs: 10,
+          deadlineMs: Date.now() + 1_000,
+          signal: cancellation.signal,
+        },
       ),
     ).rejects.toThrow(CancelledError);
     expect(probes).toBe(0);
@@ -88,7 +98,7 @@ describe("pollUntil under cancellation", () => {
       initialIntervalMs: 5,
       maxIntervalMs: 5,
       deadlineMs: Date.now() + 5_000,
-      signal: neverCancelled,
+      signal: neverCancelled(),
     });
     expect(value).toBe("found");
   });
@@ -99,9 +109,10 @@ describe("pollUntil under cancellation", () => {
       initialIntervalMs: 5,
       maxIntervalMs: 5,
       deadlineMs: Date.now() + 5_000,
+      signal: cancellation.signal,
     });
     expect(value).toBe(2);
-    expect(isCancelled()).toBe(false);
+    expect(cancellation.isCancelled).toBe(false);
   });
 });
 
@@ -109,7 +120,14 @@ describe("watchInstance under cancellation", () => {
   it("stops mid-read, at once", async () => {
     const { client, reads } = fakeClient(5_000);
     const started = Date.now();
-    const watched = watchInstance(client, 7, 100, Date.now() + 60_000, () => undefined);
+    const watched = watchInstance(
+      client,
+      7,
+      100,
+      Date.now() + 60_000,
+      () => undefined,
+      cancellation.signal,
+    );
     setTimeout(cancelWaits, 50);
     await expect(watched).rejects.toThrow(CancelledError);
     expect(Date.now() - started).toBeLessThan(1_000);
@@ -118,7 +136,14 @@ describe("watchInstance under cancellation", () => {
 
   it("stops between reads and reads no more", async () => {
     const { client, reads } = fakeClient(10);
-    const watched = watchInstance(client, 7, 10, Date.now() + 60_000, () => undefined);
+    const watched = watchInstance(
+      client,
+      7,
+      10,
+      Date.now() + 60_000,
+      () => undefined,
+      cancellation.signal,
+    );
     await new Promise((resolve) => setTimeout(resolve, 100));
     cancelWaits();
     await expect(watched).rejects.toThrow(CancelledError);
@@ -130,9 +155,9 @@ describe("watchInstance under cancellation", () => {
   it("reads nothing once cancelled", async () => {
     cancelWaits();
     const { client, reads } = fakeClient(10);
-    await expect(watchInstance(client, 7, 10, Date.now() + 1_000, () => true)).rejects.toThrow(
-      CancelledError,
-    );
+    await expect(
+      watchInstance(client, 7, 10, Date.now() + 1_000, () => true, cancellation.signal),
+    ).rejects.toThrow(CancelledError);
     expect(reads()).toBe(0);
   });
 
@@ -142,11 +167,11 @@ describe("watchInstance under cancellation", () => {
     const decide = (instance: Instance | undefined) =>
       instance?.actual_status === "running" ? instance.id : undefined;
     await expect(
-      watchInstance(client, 7, 10, Date.now() + 1_000, decide, neverCancelled),
+      watchInstance(client, 7, 10, Date.now() + 1_000, decide, neverCancelled()),
     ).resolves.toBe(7);
     const slow = fakeClient(5_000).client;
     await expect(
-      watchInstance(slow, 7, 10, Date.now() + 100, decide, neverCancelled),
+      watchInstance(slow, 7, 10, Date.now() + 100, decide, neverCancelled()),
     ).resolves.toBeUndefined();
   });
 });
@@ -214,13 +239,16 @@ describe("a worker release cancelled", () => {
           }),
       },
     } as unknown as GpuCloudClient;
+    const run = new Run({ client, progress: () => undefined });
     const released = releaseWorkers(
-      client,
+      run,
       "worker group 12",
       { success: true, deleted_workers: [101], failed_workers: [102] },
       { intervalMs: 1_000, timeoutMs: 600_000 },
     );
-    setTimeout(cancelWaits, 50);
+    setTimeout(() => {
+      run.cancellation.cancel();
+    }, 50);
     const started = Date.now();
     const error = await released.then(
       () => undefined,
@@ -241,10 +269,9 @@ describe("a worker release cancelled", () => {
 
 describe("many waits at once", () => {
   it("raise no listener-leak warning (a fleet waits on hundreds)", () => {
-    // Each wait in flight listens to the process's signal: Node's limit of 10 is off for it.
-    expect(getMaxListeners(cancellation())).toBe(0);
-    expect(getMaxListeners(neverCancelled)).toBe(0);
-    resetCancellation();
-    expect(getMaxListeners(cancellation())).toBe(0);
+    // Each wait in flight listens to the run's signal: Node's limit of 10 is off for it.
+    expect(getMaxListeners(cancellation.signal)).toBe(0);
+    expect(getMaxListeners(neverCancelled())).toBe(0);
+    expect(getMaxListeners(new Cancellation().signal)).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as gpucloud from "../../provider";
 import { instanceSummaryOf } from "../../provider/client/instance-summaries";
-import { instanceOfferSchema, volumeOfferSchema } from "../../provider/client/offer-query";
+import { instanceOfferSchema, volumeOfferSchema } from "../../provider/client/offer-schemas";
 import { templateSummaryOf } from "../../provider/client/templates";
 import { nativeFunctions } from "../../provider/native/functions";
 import { nativeResources } from "../../provider/native/resources";
@@ -14,6 +14,7 @@ import {
 } from "../../provider/native/schema";
 import { templateInputsSchema } from "../../provider/resources/template/inputs";
 import { searchQueryOf } from "../../provider/resources/worker-group/diff";
+import { Run } from "../../provider/run/run";
 
 /** A property's type alone, without its description or what a change of it does. */
 const typeOf = (
@@ -514,6 +515,8 @@ const serviceDecides: Record<string, readonly string[]> = { NodeGroup: ["nodeCou
 describe("the schema's marks of what a change does", () => {
   const schema = packageSchema("1.2.3");
   type Outcome = "replaces" | "in place";
+  /** A run with no configuration: a diff that would ask the service decides without it. */
+  const run = new Run();
 
   /** What each change of each input of a type does, by the diff's own answer. */
   async function outcomesOf(type: string): Promise<Map<string, Set<Outcome>>> {
@@ -528,11 +531,16 @@ describe("the schema's marks of what a change does", () => {
           .map((field) => [field, olds[field]]),
       );
       // The recording itself is no change: what follows is each input's alone.
-      expect(await native.provider.diff("id", olds, news)).toMatchObject({ changes: false });
+      expect(await native.implementation.diff(run, "id", olds, news)).toMatchObject({
+        changes: false,
+      });
       for (const [field, property] of Object.entries(spec.inputProperties)) {
         const values = changes[field] ?? [anotherValue(schema, property, news[field])];
         for (const value of values) {
-          const result = await native.provider.diff("id", olds, { ...news, [field]: value });
+          const result = await native.implementation.diff(run, "id", olds, {
+            ...news,
+            [field]: value,
+          });
           // Each value is a change, or the case says nothing.
           expect({ field, value, changes: result.changes }).toEqual({
             field,

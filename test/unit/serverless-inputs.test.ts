@@ -5,7 +5,7 @@ import {
   workerGroupInputsSchema,
   type WorkerGroupOutputs,
 } from "../../provider/resources/worker-group";
-import { coldWithinMax } from "../../provider/resources/serverless/scaling";
+import { coldWithinMax } from "../../provider/serverless/scaling";
 import { checkInputs, unknownValue } from "../../provider/validation";
 
 // The endpoint's and worker group's inputs as check sees them: every failure is one line that

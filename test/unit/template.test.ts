@@ -8,7 +8,7 @@ import {
 import {
   instanceOfferFilters,
   instanceOfferQueryOfFilters,
-} from "../../provider/client/offer-query";
+} from "../../provider/client/offer-filters";
 import {
   diffTemplate,
   editFields,

@@ -1,6 +1,7 @@
 import { deadEndStatuses, type GpuCloudClient, type Instance as InstanceWire } from "../../client";
-import { CancelledError } from "../../cancellation";
 import { watchInstance } from "../../polling";
+import { CancelledError } from "../../run/cancellation";
+import type { Run } from "../../run/run";
 import type { InstanceInputs, InstanceOutputs } from "./inputs";
 
 // An interruptible instance's bid: changed in place, and raised to win back a machine that a
@@ -73,7 +74,7 @@ export async function planOutbid(
  * in time.
  */
 export async function raiseBidAndResume(
-  client: GpuCloudClient,
+  run: Run,
   name: string,
   instanceId: number,
   plan: { dollarsPerHour: number; winning: number },
@@ -84,10 +85,10 @@ export async function raiseBidAndResume(
     `instance ${instanceId} was outbid at $${plan.winning}/h: raising its bid to ` +
       `$${plan.dollarsPerHour}/h and waiting for it to run again`,
   );
-  await client.instances.changeBid(instanceId, plan.dollarsPerHour);
+  await run.client.instances.changeBid(instanceId, plan.dollarsPerHour);
   let last: InstanceWire | undefined;
   const running = await watchInstance(
-    client,
+    run.client,
     instanceId,
     pollIntervalSeconds * 1000,
     Date.now() + resumeTimeoutMs,
@@ -122,6 +123,7 @@ export async function raiseBidAndResume(
       }
       return undefined;
     },
+    run.cancellation.signal,
   ).catch((error: unknown) => {
     if (!(error instanceof CancelledError)) throw error;
     throw new Error(

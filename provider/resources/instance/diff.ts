@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { deadEndStatuses } from "../../client";
 import { asksOf, type InstanceInputs, type InstanceOutputs } from "./inputs";
-import { recordedOfferMismatch } from "./offer-choice";
+import { recordedOfferMismatch } from "../../renting/offer-choice";
 
 /**
  * What runs is set at launch: a change of any of these launches a new instance. The overlay is

@@ -7,12 +7,12 @@ import {
   type Volume as VolumeWire,
 } from "../../client";
 import { decodeOnstart } from "../../onstart";
-import { providerClient } from "../../provider-runtime";
+import type { Run } from "../../run/run";
+import { creatingLabelOf } from "../../renting/identity";
+import { connectionOutputs, offerShownBy } from "../../renting/instance-shown";
+import { overlaySubnetOf } from "../../renting/placement";
 import { outbidBy } from "./bids";
-import { connectionOutputs, offerShownBy } from "./attempts";
-import { creatingLabelOf } from "./identity";
 import { instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
-import { overlaySubnetOf } from "./placement";
 
 // `pulumi import` of an instance (Read without recorded properties), by its id. The inputs are
 // what the instance runs, so that a program declaring them sees no change: nothing is
@@ -20,7 +20,7 @@ import { overlaySubnetOf } from "./placement";
 // destroy destroys it. It is never a leftover (docs/maintainers/ownership.md): it does not carry this
 // stack's being-created label.
 
-/** Every marker variable a rent adds (identity.ts): the service's, not the program's. */
+/** Every marker variable a rent adds (renting/identity.ts): the service's, not the program's. */
 const markerPrefix = "PULUMI_GPUCLOUD_";
 
 /** The being-created label of any stack, whatever its token. */
@@ -187,13 +187,15 @@ export function importedInputs(
 }
 
 export async function importedInstance(
+  run: Run,
   id: string,
 ): Promise<{ id?: string; props?: InstanceOutputs; inputs?: InstanceInputs }> {
   const instanceId = Number(id.trim());
   if (!/^\d+$/.test(id.trim()) || !Number.isSafeInteger(instanceId)) {
     throw new Error(`an instance is imported by its id, a number: not "${id}"`);
   }
-  const instance = await providerClient().instances.show(instanceId);
+  const client = run.client;
+  const instance = await client.instances.show(instanceId);
   if (!instance) return {};
   if ((instance.label ?? "").startsWith(creatingPrefix)) {
     throw refusal(
@@ -206,7 +208,6 @@ export async function importedInstance(
   if ((deadEndStatuses as readonly string[]).includes(status)) {
     throw refusal(instanceId, `it is ${status}, a dead end: nothing runs to be managed`);
   }
-  const client = providerClient();
   const hasMounts = createDirectivesOf(environmentOf(instance)).mounts.length > 0;
   // A key that may not read overlays (user_read) still imports what the env says.
   const overlays = await client.overlays.list().catch(() => []);

@@ -1,55 +1,55 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { InstanceOfferRow } from "../../client";
-import { configurationFailures, providerClient, reportProgress } from "../../provider-runtime";
-import { readResult } from "../../read-result";
-import type { DynamicProvider } from "../../shim";
-import { checkInputs, containsUnknown, fieldFailure, inputFieldsOf } from "../../validation";
-import { askOffVolumeMachine } from "./volume-link";
-import { overlaySubnetOf, placementFailures } from "./placement";
 import { onstartTooLong } from "../../onstart";
-import { connectionOutputs } from "./attempts";
-import { createInstance } from "./create-flow";
-import { diffInstance, launchesAnew } from "./diff";
-import { asksOf, instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
-import { rememberRecorded, resourceNameOf } from "./identity";
-import { importedInstance } from "./import";
-import { CancelledError } from "../../cancellation";
-import { destroyAndConfirm } from "./lifecycle";
-import { followState } from "./power";
-import { outbidBy, planOutbid, raiseBidAndResume } from "./bids";
+import { readResult } from "../../read-result";
+import { createInstance } from "../../renting/create";
+import { destroyAndConfirm } from "../../renting/destroy";
+import { resourceNameOf } from "../../renting/identity";
+import { connectionOutputs } from "../../renting/instance-shown";
+import { overlaySubnetOf } from "../../renting/placement";
+import { followState } from "../../renting/power";
 import {
   attachAfterRunning,
   declaresSshKeys,
   sshKeyIdsOnInstance,
   sshKeysBeforeRenting,
   updateSshKeys,
-} from "./ssh-keys";
+} from "../../renting/ssh-keys";
+import type { ResourceImplementation } from "../../resource-implementation";
+import { CancelledError } from "../../run/cancellation";
+import type { Run } from "../../run/run";
+import { checkInputs, containsUnknown, fieldFailure, inputFieldsOf } from "../../validation";
+import { outbidBy, planOutbid, raiseBidAndResume } from "./bids";
+import { diffInstance, launchesAnew } from "./diff";
+import { importedInstance } from "./import";
+import { asksOf, instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
+import { placementFailures } from "./placement";
+import { askOffVolumeMachine } from "./volume-link";
 
 export function inputsOf(props: InstanceOutputs): InstanceInputs {
   return inputFieldsOf(instanceInputsSchema, props);
 }
 
-// The offers of each ask list, read once per run: many instances usually share their asks.
-const offerReads = new Map<string, Promise<InstanceOfferRow[]>>();
-
 /**
  * The disk asked for against what each listed ask offers (`disk_space`): the service has been
  * seen to cap a larger disk silently. An ask the search does not show (rented meanwhile,
- * filtered out) is left to create, which the service refuses at once.
+ * filtered out) is left to create, which the service refuses at once. The offers of each ask
+ * list are read once per run: many instances usually share their asks.
  */
-async function diskFailures(inputs: InstanceInputs): Promise<pulumi.dynamic.CheckFailure[]> {
+async function diskFailures(
+  run: Run,
+  inputs: InstanceInputs,
+): Promise<pulumi.dynamic.CheckFailure[]> {
   const asks = asksOf(inputs);
   const { diskGb } = inputs;
   // Offers found by query are checked against the disk when they are chosen; a disk left to a
   // template is the template's.
   if (asks.length === 0 || diskGb === undefined) return [];
   const listKey = asks.join(",");
+  const offerReads = run.reads.instanceOffersByAsks;
   let read = offerReads.get(listKey);
   if (!read) {
     // A failed search says nothing about the disk: check passes and create decides.
-    read = providerClient()
-      .instances.searchOffers({ id: { in: asks } })
-      .catch(() => []);
+    read = run.client.instances.searchOffers({ id: { in: asks } }).catch(() => []);
     offerReads.set(listKey, read);
   }
   const offers = await read;
@@ -68,10 +68,10 @@ async function diskFailures(inputs: InstanceInputs): Promise<pulumi.dynamic.Chec
       ];
 }
 
-export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
-  async check(olds, news) {
-    const client = providerClient();
-    const setup = await configurationFailures();
+export const implementation: ResourceImplementation<InstanceInputs, InstanceOutputs> = {
+  async check(run, olds, news) {
+    const client = run.client;
+    const setup = await run.configurationFailures();
     const checked = checkInputs(instanceInputsSchema, news);
     const { inputs } = checked;
     const failures = [...setup, ...checked.failures];
@@ -153,14 +153,14 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
       renting &&
       (inputs.overlay !== undefined || inputs.networkVolume !== undefined)
     ) {
-      failures.push(...(await placementFailures(client, inputs, news)));
+      failures.push(...(await placementFailures(run, inputs, news)));
     }
     // The stack token is unknown at a new stack's first preview; it is not the program's.
     if (failures.length === 0 && renting && !containsUnknown({ ...news, stackToken: undefined })) {
-      failures.push(...(await diskFailures(inputs)));
+      failures.push(...(await diskFailures(run, inputs)));
     }
     if (failures.length === 0 && inputs.runtype === "vm" && renting && !declaresSshKeys(news)) {
-      const user = await providerClient().users.current();
+      const user = await run.client.users.current();
       if (!user.hasSshKey) {
         failures.push(
           fieldFailure(
@@ -175,30 +175,30 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
     return { inputs, failures };
   },
 
-  async diff(_id, olds, news) {
+  async diff(run, _id, olds, news) {
     // The stack records this instance: a create for the same resource (a replacement) in this
     // process must neither adopt nor destroy it.
-    rememberRecorded(olds.owner, olds.instanceId);
+    run.renting.rememberRecorded(olds.owner, olds.instanceId);
     return diffInstance(olds, news);
   },
 
-  async create(inputs) {
-    const client = providerClient();
+  async create(run, inputs) {
+    const client = run.client;
     const sshKeys = await sshKeysBeforeRenting(client, inputs);
-    return createInstance(inputs, (created) => attachAfterRunning(client, created, sshKeys));
+    return createInstance(run, inputs, (created) => attachAfterRunning(client, created, sshKeys));
   },
 
-  async read(id, props) {
+  async read(run, id, props) {
     // `pulumi import`: what the instance runs, found by id (import.ts).
-    if (!props) return importedInstance(id);
-    const instance = await providerClient().instances.showAmongMany(props.instanceId);
+    if (!props) return importedInstance(run, id);
+    const instance = await run.client.instances.showAmongMany(props.instanceId);
     if (!instance) return {};
-    rememberRecorded(props.owner, props.instanceId);
+    run.renting.rememberRecorded(props.owner, props.instanceId);
     // An instance without a label may show "" (relabelled to nothing) as well as null.
     const label =
       (instance.label ?? "") === (props.label ?? "") ? props.label : (instance.label ?? undefined);
-    const sshKeyIds = await sshKeyIdsOnInstance(providerClient(), props);
-    const subnet = await overlaySubnetOf(providerClient(), props.overlay);
+    const sshKeyIds = await sshKeyIdsOnInstance(run.client, props);
+    const subnet = await overlaySubnetOf(run.client, props.overlay);
     const outs: InstanceOutputs = { ...props, ...connectionOutputs(instance, subnet), sshKeyIds };
     if (sshKeyIds === undefined) delete outs.sshKeyIds;
     // Absent in stacks written before it: their refresh sees no drift for it.
@@ -217,11 +217,11 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
     return readResult(id, props, outs, inputsOf(outs));
   },
 
-  async update(_id, olds, news) {
-    const client = providerClient();
+  async update(run, _id, olds, news) {
+    const client = run.client;
     const name = resourceNameOf(news.owner ?? olds.owner);
     const progress = (message: string): void => {
-      reportProgress(`${name}: ${message}`);
+      run.progress(`${name}: ${message}`);
     };
     // Outbid (found by refresh) and declared running: decided before any write, so that an
     // update that cannot win the machine back fails having changed nothing.
@@ -234,7 +234,7 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
     delete outs.outbidByDollarsPerHour;
     if (outbid?.kind === "raise") {
       const resumed = await raiseBidAndResume(
-        client,
+        run,
         name,
         olds.instanceId,
         outbid,
@@ -257,7 +257,7 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
     }
     await updateSshKeys(client, olds.instanceId, olds.sshKeyIds, news);
     if (news.state !== (olds.state ?? "running")) {
-      const followed = await followState(client, olds.instanceId, news.state, news, progress);
+      const followed = await followState(run, olds.instanceId, news.state, news, progress);
       outs = { ...outs, ...connectionOutputs(followed, subnet) };
     }
     // A label or key list removed from the program is removed from the outputs too.
@@ -269,9 +269,9 @@ export const provider: DynamicProvider<InstanceInputs, InstanceOutputs> = {
     return { outs };
   },
 
-  async delete(_id, props) {
+  async delete(run, _id, props) {
     const gone = await destroyAndConfirm(
-      providerClient(),
+      run,
       props.instanceId,
       props.pollIntervalSeconds,
       600_000,

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providerShim } from "../../shim";
-import { stackSweeper, withSweeper } from "../instance-sweeper";
-import { ownerOf } from "./identity";
+import { ownerOf } from "../../renting/identity";
+import { stackSweeper, withSweeper } from "../../renting/stack-sweeper";
 import type { InstanceOfferQuery } from "../../client";
 import type { InstanceAttempt } from "./inputs";
 

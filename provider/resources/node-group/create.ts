@@ -1,31 +1,24 @@
-import {
-  GpuCloudError,
-  type GpuCloudClient,
-  type Overlay,
-  overlayJoinEnv,
-  type SshKey,
-  volumeMountEnv,
-} from "../../client";
-import { cancellation, isCancelled, recordAfterCancelMs } from "../../cancellation";
-import { whileEngineWatched } from "../../engine-watch";
-import { providerClient, reportProgress } from "../../provider-runtime";
-import { lateRentsMs, rentUntilRunning } from "../instance/create-flow";
-import { rememberRecorded, resourceNameOf } from "../instance/identity";
-import { instanceInputsSchema, type InstanceInputs } from "../instance/inputs";
-import { handOver, InstanceLeftBehindError } from "../instance/lifecycle";
-import { releaseOffers, rentsSettled } from "../instance/offer-choice";
-import { attachAfterRunning, sshKeysBeforeRenting } from "../instance/ssh-keys";
+import { type Overlay, overlayJoinEnv, type SshKey, volumeMountEnv } from "../../client";
 import { addressIn, firstHostOf } from "../../addresses";
+import { lateRentsMs, rentUntilRunning } from "../../renting/create";
+import { InstanceLeftBehindError } from "../../renting/errors";
+import { groupVariable, newGroupName, nodeOwnerOf } from "../../renting/group-ownership";
+import { resourceNameOf } from "../../renting/identity";
+import { instanceInputsSchema, type InstanceInputs } from "../../renting/instance-inputs";
+import { releaseOffers } from "../../renting/offer-choice";
+import { handOver } from "../../renting/rent";
+import { attachAfterRunning, sshKeysBeforeRenting } from "../../renting/ssh-keys";
+import { recoverLostCreate } from "../../lost-create";
+import { recordAfterCancelMs } from "../../run/cancellation";
+import type { Run } from "../../run/run";
 import { chooseCluster, clusterQueryOf, NoClusterError } from "./cluster-choice";
 import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
 import { settleGroupLeftovers } from "./leftovers";
-import { groupVariable, newGroupName, nodeOwnerOf } from "./naming";
 import { tearDown } from "./teardown";
-import { createdThisRun } from "../../volumes-this-run";
 
 // Creating a node group: leftovers of interrupted runs removed, the cheapest cluster that holds
 // the group chosen, its overlay (and network volume) made, rank 0 rented and running, then
-// every other rank at once, each node rented as an Instance is (instance/attempts.ts' steps,
+// every other rank at once, each node rented as an Instance is (the renting engine's steps,
 // by the group's query pinned to the cluster); the whole group handed over at once. All
 // running or none: a create that cannot finish takes apart everything it made.
 
@@ -43,7 +36,8 @@ export class GroupLeftBehindError extends Error {
 
 /** What one create (or one resize) works with and has made so far. */
 export interface GroupBuild {
-  readonly client: GpuCloudClient;
+  /** The run the create belongs to: its client, its cancellation, what its creates share. */
+  readonly run: Run;
   readonly inputs: NodeGroupInputs;
   readonly name: string;
   readonly progress: (message: string) => void;
@@ -107,7 +101,7 @@ async function recordedNode(
   askId: number,
 ): Promise<GroupNode> {
   // Read afresh: a shared list read may be older than the boot the node just finished.
-  const shown = await build.client.instances.show(instanceId);
+  const shown = await build.run.client.instances.show(instanceId);
   return {
     rank,
     instanceId,
@@ -130,14 +124,18 @@ export async function rentNode(
   rank: number,
   masterAddr: string,
   /** Stops the node's rent and boot: the engine's Cancel unless the group adds its own. */
-  stop: AbortSignal = cancellation(),
+  stop: AbortSignal = build.run.cancellation.signal,
 ): Promise<GroupNode> {
   const nodeInputs = nodeInputsOf(build, rank, masterAddr);
   let created: Awaited<ReturnType<typeof rentUntilRunning>>;
   try {
-    const rented = await rentUntilRunning(nodeInputs, build.unrecorded, build.claimed, stop);
+    const rented = await rentUntilRunning(build.run, nodeInputs, {
+      unrecorded: build.unrecorded,
+      claimed: build.claimed,
+      stop,
+    });
     // Keys are attached before the hand-over, as an Instance's are.
-    created = await attachAfterRunning(build.client, rented, build.sshKeys);
+    created = await attachAfterRunning(build.run.client, rented, build.sshKeys);
   } catch (error) {
     // A node the rent could not destroy is the group's to take apart with the rest.
     if (error instanceof InstanceLeftBehindError) build.unrecorded.add(Number(error.id));
@@ -172,7 +170,7 @@ export async function rentRankZero(
       `MASTER_ADDR 127.0.0.1 (its own loopback)`,
   );
   const left = await tearDown(
-    build.client,
+    build.run,
     { nodeIds: [node.instanceId], overlayIds: [], networkVolumeIds: [] },
     build.inputs.pollIntervalSeconds,
   );
@@ -199,7 +197,7 @@ export async function rentRanks(
   masterAddr: string,
 ): Promise<void> {
   const siblingFailed = new AbortController();
-  const stop = AbortSignal.any([cancellation(), siblingFailed.signal]);
+  const stop = AbortSignal.any([build.run.cancellation.signal, siblingFailed.signal]);
   let firstFailure: { rank: number; reason: unknown } | undefined;
   await Promise.allSettled(
     ranks.map((rank) =>
@@ -247,21 +245,23 @@ export function outputsOf(build: GroupBuild, masterAddr: string | null): NodeGro
 }
 
 /**
- * Hands every node over to the engine (each takes the program's label, see instance/identity.ts),
+ * Hands every node over to the engine (each takes the program's label, see renting/identity.ts),
  * all or none: a refused relabel fails the create, which then takes the group apart.
  */
 export async function handOverGroup(build: GroupBuild): Promise<void> {
-  // After a cancellation the relabels are bounded (cancellation.ts): the run must end.
-  const bound = isCancelled() ? AbortSignal.timeout(recordAfterCancelMs) : undefined;
+  // After a cancellation the relabels are bounded (run/cancellation.ts): the run must end.
+  const bound = build.run.cancellation.isCancelled
+    ? AbortSignal.timeout(recordAfterCancelMs)
+    : undefined;
   await Promise.all(
     [...build.nodes.values()].map((node) =>
-      handOver(build.client, node.instanceId, build.inputs, bound),
+      handOver(build.run.client, node.instanceId, build.inputs, bound),
     ),
   );
   for (const node of build.nodes.values()) {
     build.unrecorded.delete(node.instanceId);
     const owner = build.inputs.owner;
-    rememberRecorded(
+    build.run.renting.rememberRecorded(
       owner === undefined ? undefined : nodeOwnerOf(owner, node.rank),
       node.instanceId,
     );
@@ -275,7 +275,7 @@ export async function handOverGroup(build: GroupBuild): Promise<void> {
 async function failCreate(build: GroupBuild, error: unknown): Promise<never> {
   const why = error instanceof Error ? error.message : String(error);
   build.progress(`taking the group apart: ${why.split("\n")[0] ?? why}`);
-  const left = await tearDown(build.client, partsOf(build), build.inputs.pollIntervalSeconds);
+  const left = await tearDown(build.run, partsOf(build), build.inputs.pollIntervalSeconds);
   if (left.length === 0) {
     build.unrecorded.clear();
     throw new Error(
@@ -312,28 +312,29 @@ async function failCreate(build: GroupBuild, error: unknown): Promise<never> {
 
 /** Creates the group: every node running on its overlay, or nothing left (see above). */
 export async function createGroup(
+  run: Run,
   inputs: NodeGroupInputs,
 ): Promise<{ id: string; outs: NodeGroupOutputs }> {
-  const client = providerClient();
+  const client = run.client;
   const name = resourceNameOf(inputs.owner);
   const progress = (message: string) => {
-    reportProgress(`${name}: ${message}`);
+    run.progress(`${name}: ${message}`);
   };
   let build: GroupBuild | undefined;
   // Taken apart in full if the engine goes away meanwhile: nobody would record the group.
   const tearDownIfEngineGone = async () => {
     if (build === undefined) return;
     const first = partsOf(build);
-    await tearDown(client, first, inputs.pollIntervalSeconds);
+    await tearDown(run, first, inputs.pollIntervalSeconds);
     // A rent in flight when the engine went away lands after: its node goes too.
-    await rentsSettled(lateRentsMs);
+    await run.renting.rentsSettled(lateRentsMs);
     const late = partsOf(build).nodeIds.filter((id) => !first.nodeIds.includes(id));
-    await tearDown(client, { nodeIds: late, overlayIds: [], networkVolumeIds: [] }, 0.5);
+    await tearDown(run, { nodeIds: late, overlayIds: [], networkVolumeIds: [] }, 0.5);
   };
   const claimed = new Set<number>();
   try {
-    return await whileEngineWatched(tearDownIfEngineGone, async () => {
-      await settleGroupLeftovers(client, inputs, progress);
+    return await run.engineWatch.whileWatched(tearDownIfEngineGone, async () => {
+      await settleGroupLeftovers(run, inputs, progress);
       const sshKeys = await sshKeysBeforeRenting(client, inputs);
       const cluster = await chooseCluster(client, inputs).catch((error: unknown) => {
         if (error instanceof NoClusterError) {
@@ -350,7 +351,7 @@ export async function createGroup(
       const overlay = await client.overlays.create(cluster.clusterId, overlayName);
       let networkVolumeId: number | null = null;
       build = {
-        client,
+        run,
         inputs,
         name,
         progress,
@@ -383,13 +384,13 @@ export async function createGroup(
       }
     });
   } finally {
-    releaseOffers(claimed);
+    releaseOffers(run, claimed);
   }
 }
 
 /** The group's network volume: the cheapest offer of the cluster with room, named as the overlay. */
 async function createGroupVolume(build: GroupBuild, sizeGb: number): Promise<number> {
-  const search = await build.client.offers.searchNetworkVolumes({
+  const search = await build.run.client.offers.searchNetworkVolumes({
     clusterId: build.clusterId,
     diskSpaceGb: { gte: sizeGb },
   });
@@ -400,23 +401,19 @@ async function createGroupVolume(build: GroupBuild, sizeGb: number): Promise<num
     );
   }
   const name = build.overlay.name;
-  const volumeId = await build.client.volumes
-    .createNetworkVolume(offer.askId, sizeGb, { name })
-    .then((created) => created.volumeId)
-    .catch(async (error: unknown) => {
-      if (!(error instanceof GpuCloudError && error.mayHaveCreated)) throw error;
-      // Never sent twice: the volume, named as the overlay (this create's own name), is looked for.
-      const found = (await build.client.volumes.list()).find((volume) => volume.label === name);
-      if (found === undefined) {
-        throw new Error(
-          `networkVolume: the create's reply was lost and no volume named ${name} shows; if ` +
-            `one appears, delete it by hand (${error.message})`,
-        );
-      }
-      return found.id;
-    });
-  // Never taken for another create's after a lost reply (provider/volumes-this-run.ts).
-  createdThisRun.add(volumeId);
+  const { volumes } = build.run.client;
+  const volumeId = await recoverLostCreate({
+    create: async () => (await volumes.createNetworkVolume(offer.askId, sizeGb, { name })).volumeId,
+    // The volume named as the overlay: this create's own name.
+    findCreated: async () => (await volumes.list()).find((volume) => volume.label === name)?.id,
+    notFound: (lost) =>
+      new Error(
+        `networkVolume: the create's reply was lost and no volume named ${name} shows; if ` +
+          `one appears, delete it by hand (${lost.message})`,
+      ),
+  });
+  // Never taken for another create's after a lost reply (run/made-this-run.ts).
+  build.run.made.volumeIds.add(volumeId);
   build.progress(`network volume V.${volumeId} (${sizeGb} GB) in cluster ${build.clusterId}`);
   return volumeId;
 }

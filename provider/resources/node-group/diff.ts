@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pulumi from "@pulumi/pulumi";
-import { providerClient } from "../../provider-runtime";
+import type { Run } from "../../run/run";
 import { chooseCluster, clusterOffers } from "./cluster-choice";
 import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
 
@@ -57,17 +57,22 @@ function offersNeeded(olds: NodeGroupOutputs, nodeCount: number): number {
 }
 
 /** True when the cluster's offers now cannot hold what the change needs (unknown: false). */
-async function clusterLacksRoom(olds: NodeGroupOutputs, news: NodeGroupInputs): Promise<boolean> {
+async function clusterLacksRoom(
+  run: Run,
+  olds: NodeGroupOutputs,
+  news: NodeGroupInputs,
+): Promise<boolean> {
   const needed = offersNeeded(olds, news.nodeCount);
   if (needed <= 0) return false;
   // A search that fails says nothing: the update tries, and fails without replacing.
   const room = await Promise.resolve()
-    .then(() => clusterOffers(providerClient(), news, olds.clusterId))
+    .then(() => clusterOffers(run.client, news, olds.clusterId))
     .catch(() => undefined);
   return room !== undefined && room.length < needed;
 }
 
 export async function diffNodeGroup(
+  run: Run,
   olds: NodeGroupOutputs,
   news: NodeGroupInputs,
 ): Promise<pulumi.dynamic.DiffResult> {
@@ -81,10 +86,10 @@ export async function diffNodeGroup(
   if (
     replaces.length === 0 &&
     news.nodeCount > olds.nodeCount &&
-    (await clusterLacksRoom(olds, news))
+    (await clusterLacksRoom(run, olds, news))
   ) {
     const elsewhere = await Promise.resolve()
-      .then(() => chooseCluster(providerClient(), news))
+      .then(() => chooseCluster(run.client, news))
       .then(
         () => true,
         () => false,

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { instanceInputsSchema, offerQueryInputSchema } from "../instance/inputs";
+import { offerQueryInputSchema } from "../../input-fields";
+import { instanceInputsSchema } from "../../renting/instance-inputs";
 
 // A node group's inputs and outputs: N instances of one physical cluster, on one overlay
 // network, sharing an optional network volume. Each node is rented as an Instance would be
@@ -80,9 +81,9 @@ export const nodeGroupInputsSchema = z.object({
     "How long create may take in all, every node running, in seconds; default 1200.",
   ),
   pollIntervalSeconds: node.pollIntervalSeconds,
-  /** `<project>/<stack>/<resource name>`, set by the class or the plugin (identity.ts). */
+  /** `<project>/<stack>/<resource name>`, set by the class or the plugin (renting/identity.ts). */
   owner: z.string().optional(),
-  /** The stack's identity, set by the class or the plugin: see identity.ts. */
+  /** The stack's identity, set by the class or the plugin: see renting/identity.ts. */
   stackToken: z.string().optional(),
 });
 export type NodeGroupInputs = z.infer<typeof nodeGroupInputsSchema>;

@@ -1,28 +1,28 @@
-import type { GpuCloudClient, Instance, Overlay, Volume } from "../../client";
-import { leftoversQuery } from "../instance/identity";
-import type { NodeGroupInputs } from "./inputs";
 import {
-  groupOwnerOfNode,
   hasGroupPrefix,
   isLeftoverNode,
   isLeftoverOverlay,
   isProvenLeftoverVolume,
-  namePrefixOf,
-} from "./naming";
+} from "../../renting/group-ownership";
+import { leftoversQuery } from "../../renting/identity";
+import type { Run } from "../../run/run";
+import type { NodeGroupInputs } from "./inputs";
 import { tearDown } from "./teardown";
 
 /**
  * Before a group is created, removes what this group's interrupted creates left (a killed
  * `pulumi up`): nodes still labelled as being created by this stack, the overlays that hold
- * only such nodes, and the network volumes of an overlay that holds at least one (naming.ts
- * says why that is the proof a volume needs). Nothing else is touched: not another stack's
- * parts, not a group that was handed over and then kept. Costs three list requests.
+ * only such nodes, and the network volumes of an overlay that holds at least one
+ * (renting/group-ownership.ts says why that is the proof a volume needs). Nothing else is
+ * touched: not another stack's parts, not a group that was handed over and then kept. Costs
+ * three list requests.
  */
 export async function settleGroupLeftovers(
-  client: GpuCloudClient,
+  run: Run,
   inputs: NodeGroupInputs,
   progress: (message: string) => void,
 ): Promise<void> {
+  const client = run.client;
   if (inputs.owner === undefined || inputs.stackToken === undefined) return;
   const stackToken = inputs.stackToken;
   const nodes = (await client.instances.list(leftoversQuery(stackToken))).filter((instance) =>
@@ -55,7 +55,7 @@ export async function settleGroupLeftovers(
         .join("; "),
   );
   const left = await tearDown(
-    client,
+    run,
     {
       nodeIds: [...nodeIds],
       overlayIds: overlays.map((overlay) => overlay.overlay_id),
@@ -69,40 +69,4 @@ export async function settleGroupLeftovers(
         `nothing new was rented. Run \`pulumi up\` again.`,
     );
   }
-}
-
-/**
- * What interrupted group creates made around the given leftover instances (a stack's, found by
- * the InstanceSweeper): each overlay of a node's group (its name carries the group's prefix)
- * whose every member is one of them (at least one), and the network volumes named as those
- * overlays. Instances of no group prove nothing about an overlay they joined (a standalone
- * Overlay the program keeps). Read before the instances are destroyed: a destroyed node leaves
- * its overlay, and an empty overlay proves nothing.
- */
-export async function partsAround(
-  client: GpuCloudClient,
-  leftovers: readonly Instance[],
-  stackToken: string,
-): Promise<{ overlays: Overlay[]; volumes: Volume[] }> {
-  const ids = new Set(leftovers.map((instance) => instance.id));
-  const prefixes = new Set(
-    leftovers
-      .map((instance) => groupOwnerOfNode(instance))
-      .filter((owner) => owner !== undefined)
-      .map((owner) => namePrefixOf({ owner, stackToken }))
-      .filter((prefix) => prefix !== undefined),
-  );
-  if (prefixes.size === 0) return { overlays: [], volumes: [] };
-  const overlays = (await client.overlays.list()).filter(
-    (overlay) =>
-      [...prefixes].some((prefix) => overlay.name.startsWith(prefix)) &&
-      (overlay.instances ?? []).length > 0 &&
-      (overlay.instances ?? []).every((id) => ids.has(id)),
-  );
-  if (overlays.length === 0) return { overlays, volumes: [] };
-  const names = new Set(overlays.map((overlay) => overlay.name));
-  const volumes = (await client.volumes.list()).filter((volume) =>
-    isProvenLeftoverVolume(volume, names),
-  );
-  return { overlays, volumes };
 }

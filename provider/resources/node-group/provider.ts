@@ -1,9 +1,8 @@
 import { onstartTooLong } from "../../onstart";
-import { configurationFailures, providerClient } from "../../provider-runtime";
 import { readResult } from "../../read-result";
-import type { DynamicProvider } from "../../shim";
+import type { ResourceImplementation } from "../../resource-implementation";
+import type { Run } from "../../run/run";
 import { checkInputs, fieldFailure, inputFieldsOf } from "../../validation";
-import { rememberRecorded } from "../instance/identity";
 import { addressIn } from "../../addresses";
 import { createGroup } from "./create";
 import { diffNodeGroup } from "./diff";
@@ -14,7 +13,7 @@ import {
   type NodeGroupInputs,
   type NodeGroupOutputs,
 } from "./inputs";
-import { nodeOwnerOf } from "./naming";
+import { nodeOwnerOf } from "../../renting/group-ownership";
 import { tearDown } from "./teardown";
 
 export function inputsOf(props: NodeGroupOutputs): NodeGroupInputs {
@@ -22,8 +21,8 @@ export function inputsOf(props: NodeGroupOutputs): NodeGroupInputs {
 }
 
 /** Each node as the service shows it now; a node it no longer shows is `gone`. */
-async function refreshedNodes(props: NodeGroupOutputs): Promise<GroupNode[]> {
-  const client = providerClient();
+async function refreshedNodes(run: Run, props: NodeGroupOutputs): Promise<GroupNode[]> {
+  const client = run.client;
   return Promise.all(
     props.nodes.map(async (node) => {
       const shown = await client.instances.showAmongMany(node.instanceId);
@@ -40,9 +39,9 @@ async function refreshedNodes(props: NodeGroupOutputs): Promise<GroupNode[]> {
   );
 }
 
-export const provider: DynamicProvider<NodeGroupInputs, NodeGroupOutputs> = {
-  async check(_olds, news) {
-    const setup = await configurationFailures();
+export const implementation: ResourceImplementation<NodeGroupInputs, NodeGroupOutputs> = {
+  async check(run, _olds, news) {
+    const setup = await run.configurationFailures();
     const checked = checkInputs(nodeGroupInputsSchema, news);
     const { inputs } = checked;
     const failures = [...setup, ...checked.failures];
@@ -71,30 +70,30 @@ export const provider: DynamicProvider<NodeGroupInputs, NodeGroupOutputs> = {
     return { inputs, failures };
   },
 
-  async diff(_id, olds, news) {
+  async diff(run, _id, olds, news) {
     for (const node of olds.nodes) {
       const owner = olds.owner;
-      rememberRecorded(
+      run.renting.rememberRecorded(
         owner === undefined ? undefined : nodeOwnerOf(owner, node.rank),
         node.instanceId,
       );
     }
-    return diffNodeGroup(olds, news);
+    return diffNodeGroup(run, olds, news);
   },
 
-  async create(inputs) {
-    return createGroup(inputs);
+  async create(run, inputs) {
+    return createGroup(run, inputs);
   },
 
-  async read(id, props) {
+  async read(run, id, props) {
     if (!props) {
       throw new Error(
         "a NodeGroup cannot be imported: declare its nodes as Instances, or create the group anew",
       );
     }
-    const client = providerClient();
+    const client = run.client;
     const overlay = (await client.overlays.list()).find((o) => o.overlay_id === props.overlayId);
-    const nodes = await refreshedNodes(props);
+    const nodes = await refreshedNodes(run, props);
     // Gone altogether (deleted outside Pulumi): the engine drops it from the state. A group
     // whose network volume remains stays, so that its data is neither forgotten nor deleted.
     const volumeLeft =
@@ -107,13 +106,13 @@ export const provider: DynamicProvider<NodeGroupInputs, NodeGroupOutputs> = {
     return readResult(id, props, outs, inputsOf(outs));
   },
 
-  async update(_id, olds, news) {
-    return { outs: await resizeGroup(olds, news) };
+  async update(run, _id, olds, news) {
+    return { outs: await resizeGroup(run, olds, news) };
   },
 
-  async delete(_id, props) {
+  async delete(run, _id, props) {
     const left = await tearDown(
-      providerClient(),
+      run,
       {
         nodeIds: props.nodes.map((node) => node.instanceId),
         overlayIds: [props.overlayId],

@@ -1,14 +1,13 @@
-import { whileEngineWatched } from "../../engine-watch";
-import { providerClient, reportProgress } from "../../provider-runtime";
-import { leftoversQuery, resourceNameOf } from "../instance/identity";
-import { removeWithLateRents } from "../instance/create-flow";
-import { releaseOffers } from "../instance/offer-choice";
-import { sshKeysBeforeRenting, updateSshKeys } from "../instance/ssh-keys";
+import { removeWithLateRents } from "../../renting/create";
+import { destroyEachRented } from "../../renting/destroy";
+import { isLeftoverNode } from "../../renting/group-ownership";
+import { leftoversQuery, resourceNameOf } from "../../renting/identity";
+import { releaseOffers } from "../../renting/offer-choice";
+import { sshKeysBeforeRenting, updateSshKeys } from "../../renting/ssh-keys";
+import type { Run } from "../../run/run";
 import { type GroupBuild, handOverGroup, rentedNodeIds, rentRankZero, rentRanks } from "./create";
 import { isBroken, ranksToRent } from "./diff";
 import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
-import { isLeftoverNode } from "./naming";
-import { destroyNodes } from "./teardown";
 
 // An update of a group in place: its label and keys on every node, the ranks above a smaller
 // count destroyed, and the ranks missing (a larger count, or nodes refresh found gone or at a
@@ -19,16 +18,19 @@ import { destroyNodes } from "./teardown";
  * Nodes of this group that a killed or failed resize rented and never handed over: they carry
  * the being-created label, and no state records them. Destroyed before anything is rented.
  */
-async function removeResizeLeftovers(inputs: NodeGroupInputs, progress: (m: string) => void) {
+async function removeResizeLeftovers(
+  run: Run,
+  inputs: NodeGroupInputs,
+  progress: (m: string) => void,
+) {
   if (inputs.stackToken === undefined || inputs.owner === undefined) return;
-  const client = providerClient();
-  const left = (await client.instances.list(leftoversQuery(inputs.stackToken))).filter((instance) =>
-    isLeftoverNode(instance, inputs),
+  const left = (await run.client.instances.list(leftoversQuery(inputs.stackToken))).filter(
+    (instance) => isLeftoverNode(instance, inputs),
   );
   if (left.length === 0) return;
   progress(`destroying nodes ${left.map((i) => i.id).join(", ")}, left by an interrupted change`);
-  const kept = await destroyNodes(
-    client,
+  const kept = await destroyEachRented(
+    run,
     left.map((instance) => instance.id),
     inputs.pollIntervalSeconds,
   );
@@ -41,11 +43,12 @@ async function removeResizeLeftovers(inputs: NodeGroupInputs, progress: (m: stri
 
 /** Label and SSH keys, on the nodes that stay: before anything is rented, so a failure loses nothing. */
 async function updateKeptNodes(
+  run: Run,
   olds: NodeGroupOutputs,
   news: NodeGroupInputs,
   kept: readonly GroupNode[],
 ): Promise<void> {
-  const client = providerClient();
+  const client = run.client;
   for (const node of kept) {
     if ((news.label ?? "") !== (olds.label ?? "")) {
       await client.instances.relabel(node.instanceId, news.label ?? "");
@@ -55,10 +58,10 @@ async function updateKeptNodes(
 }
 
 /** Destroys nodes and confirms them gone; fails naming those that could not be. */
-async function destroyOrFail(nodes: readonly GroupNode[], pollIntervalSeconds: number) {
+async function destroyOrFail(run: Run, nodes: readonly GroupNode[], pollIntervalSeconds: number) {
   if (nodes.length === 0) return;
-  const left = await destroyNodes(
-    providerClient(),
+  const left = await destroyEachRented(
+    run,
     nodes.map((node) => node.instanceId),
     pollIntervalSeconds,
   );
@@ -71,8 +74,8 @@ async function destroyOrFail(nodes: readonly GroupNode[], pollIntervalSeconds: n
 }
 
 /** The build a resize rents into: the group's cluster, overlay and volume as recorded. */
-async function resizeBuild(olds: NodeGroupOutputs, news: NodeGroupInputs, name: string) {
-  const client = providerClient();
+async function resizeBuild(run: Run, olds: NodeGroupOutputs, news: NodeGroupInputs, name: string) {
+  const client = run.client;
   const overlay = (await client.overlays.list()).find((o) => o.overlay_id === olds.overlayId);
   if (overlay === undefined) {
     throw new Error(
@@ -82,7 +85,7 @@ async function resizeBuild(olds: NodeGroupOutputs, news: NodeGroupInputs, name: 
     );
   }
   const build: GroupBuild = {
-    client,
+    run,
     inputs: {
       ...news,
       owner: news.owner ?? olds.owner,
@@ -90,7 +93,7 @@ async function resizeBuild(olds: NodeGroupOutputs, news: NodeGroupInputs, name: 
     },
     name,
     progress: (message) => {
-      reportProgress(`${name}: ${message}`);
+      run.progress(`${name}: ${message}`);
     },
     clusterId: olds.clusterId,
     overlay,
@@ -117,9 +120,11 @@ async function rentInto(
   const rented = () => rentedNodeIds(build);
   const pollIntervalSeconds = build.inputs.pollIntervalSeconds;
   const destroyRented = () =>
-    removeWithLateRents(rented, (ids) => destroyNodes(build.client, ids, pollIntervalSeconds));
+    removeWithLateRents(build.run, rented, (ids) =>
+      destroyEachRented(build.run, ids, pollIntervalSeconds),
+    );
   try {
-    return await whileEngineWatched(destroyRented, async () => {
+    return await build.run.engineWatch.whileWatched(destroyRented, async () => {
       build.progress(`renting ranks ${ranks.join(", ")} in cluster ${build.clusterId}`);
       let master = masterAddr;
       if (master === null) master = (await rentRankZero(build)).masterAddr;
@@ -132,7 +137,7 @@ async function rentInto(
       return { added: [...build.nodes.values()], masterAddr: master };
     });
   } catch (error) {
-    const left = await destroyNodes(build.client, rented(), pollIntervalSeconds);
+    const left = await destroyEachRented(build.run, rented(), pollIntervalSeconds);
     const why = error instanceof Error ? error.message : String(error);
     throw new Error(
       `${build.name}: ranks ${ranks.join(", ")} could not all be rented (${why}); ` +
@@ -142,28 +147,31 @@ async function rentInto(
             `\`pulumi up\` of the group destroys them.`),
     );
   } finally {
-    releaseOffers(build.claimed);
+    releaseOffers(build.run, build.claimed);
   }
 }
 
 /** The group's update in place (see the top of this file). */
 export async function resizeGroup(
+  run: Run,
   olds: NodeGroupOutputs,
   news: NodeGroupInputs,
 ): Promise<NodeGroupOutputs> {
   const owner = news.owner ?? olds.owner;
   const name = resourceNameOf(owner);
   const progress = (message: string) => {
-    reportProgress(`${name}: ${message}`);
+    run.progress(`${name}: ${message}`);
   };
   await removeResizeLeftovers(
+    run,
     { ...news, owner, stackToken: news.stackToken ?? olds.stackToken },
     progress,
   );
   const below = olds.nodes.filter((node) => node.rank < news.nodeCount);
   const healthy = below.filter((node) => !isBroken(node));
-  await updateKeptNodes(olds, news, healthy);
+  await updateKeptNodes(run, olds, news, healthy);
   await destroyOrFail(
+    run,
     olds.nodes.filter((node) => node.rank >= news.nodeCount),
     news.pollIntervalSeconds,
   );
@@ -175,13 +183,14 @@ export async function resizeGroup(
   const stay = anew ? [] : healthy;
   // A node at a dead end is destroyed before its rank is rented again: it may come back.
   await destroyOrFail(
+    run,
     below.filter((node) => !stay.includes(node)),
     news.pollIntervalSeconds,
   );
   let nodes = stay;
   let masterAddr = olds.masterAddr;
   if (missing.length > 0) {
-    const build = await resizeBuild(olds, news, name);
+    const build = await resizeBuild(run, olds, news, name);
     const rented = await rentInto(build, missing, anew ? null : olds.masterAddr);
     nodes = [...stay, ...rented.added].sort((a, b) => a.rank - b.rank);
     masterAddr = rented.masterAddr;

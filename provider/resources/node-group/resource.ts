@@ -1,8 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import { providerShim } from "../../shim";
-import { stackSweeper, withSweeper } from "../instance-sweeper";
-import { ownerOf } from "../instance/identity";
+import { ownerOf } from "../../renting/identity";
+import { stackSweeper, withSweeper } from "../../renting/stack-sweeper";
 import type { GroupNode, NodeGroupOutputs, nodeGroupInputsSchema } from "./inputs";
 
 /** What a program gives: the inputs' own types (inputs.ts), each a Pulumi input. */

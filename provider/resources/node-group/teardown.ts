@@ -1,6 +1,6 @@
-import { deleteUnlessGone, type GpuCloudClient } from "../../client";
-import { CancelledError, isCancelled } from "../../cancellation";
-import { destroyAfterCancel, destroyAndConfirm } from "../instance/lifecycle";
+import { deleteUnlessGone } from "../../client";
+import { destroyEachRented } from "../../renting/destroy";
+import type { Run } from "../../run/run";
 
 // Taking a group apart, in the order the service allows: the nodes first (confirmed gone), then
 // the overlay, then the network volume, which the service keeps while anything mounts it. Used
@@ -13,45 +13,21 @@ export interface GroupParts {
 }
 
 /**
- * Destroys each node and confirms it gone: until the engine cancels the operation with the
- * node's own polling, from then on within the cleanup bound. Returns the nodes that could not
- * be confirmed gone.
- */
-export async function destroyNodes(
-  client: GpuCloudClient,
-  nodeIds: readonly number[],
-  pollIntervalSeconds: number,
-): Promise<number[]> {
-  const outcomes = await Promise.all(
-    nodeIds.map(async (id) => {
-      if (!isCancelled()) {
-        try {
-          return await destroyAndConfirm(client, id, pollIntervalSeconds);
-        } catch (error) {
-          if (!(error instanceof CancelledError)) return false;
-        }
-      }
-      return destroyAfterCancel(client, id);
-    }),
-  );
-  return nodeIds.filter((_, index) => outcomes[index] !== true);
-}
-
-/**
  * Removes every part of the group that exists; parts already gone count as removed. Returns
  * one line per part that is left (and why), empty when nothing is.
  */
 export async function tearDown(
-  client: GpuCloudClient,
+  run: Run,
   parts: GroupParts,
   pollIntervalSeconds: number,
 ): Promise<string[]> {
+  const client = run.client;
   const left: string[] = [];
-  const nodesLeft = await destroyNodes(client, parts.nodeIds, pollIntervalSeconds);
+  const nodesLeft = await destroyEachRented(run, parts.nodeIds, pollIntervalSeconds);
   if (nodesLeft.length > 0)
     left.push(`instances ${nodesLeft.join(", ")} could not be confirmed destroyed`);
   // An overlay whose nodes may remain is kept: it is what proves them (and the group's volume)
-  // leftovers of this group to a later run (naming.ts). A volume a node that is not gone may
+  // leftovers of this group to a later run (renting/group-ownership.ts). A volume a node that is not gone may
   // mount cannot be deleted either: each stays, said so.
   const removal = async (what: string, keptWhile: string, call: () => Promise<unknown>) => {
     if (nodesLeft.length > 0) {

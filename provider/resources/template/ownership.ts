@@ -1,29 +1,24 @@
 import type { SavedTemplate, Template as TemplateWire } from "../../client";
-import { once } from "../../once";
-import { providerClient } from "../../provider-runtime";
+import type { Run } from "../../run/run";
 import type { TemplateInputs } from "./inputs";
 import { toWire } from "./wire";
 
 // Ownership: a template is this stack's only when this provider created it; never adopted.
+// Searches are narrowed to the caller's templates (its user id, read once per run); the
+// templates this run created are in run.made (a later create answered with one is refused).
 
-/** The caller's user id, once per provider process: searches are narrowed to its templates. */
-const accountId = once(async () => (await providerClient().users.current()).id);
-
-/** Templates this provider process has created: a second create answered with one is refused. */
-export const createdHere = new Set<number>();
-
-export async function ownTemplateIds(): Promise<Set<number>> {
-  const rows = await providerClient().templates.search({
-    filters: { creator_id: { eq: await accountId() } },
+export async function ownTemplateIds(run: Run): Promise<Set<number>> {
+  const rows = await run.client.templates.search({
+    filters: { creator_id: { eq: await run.reads.accountId() } },
     columns: ["id"],
   });
   return new Set(rows.map((row) => row.id));
 }
 
 /** The caller's template with this numeric id, if it still exists. */
-export async function findOwn(templateId: number): Promise<TemplateWire | undefined> {
-  const rows = await providerClient().templates.search({
-    filters: { id: { eq: templateId }, creator_id: { eq: await accountId() } },
+export async function findOwn(run: Run, templateId: number): Promise<TemplateWire | undefined> {
+  const rows = await run.client.templates.search({
+    filters: { id: { eq: templateId }, creator_id: { eq: await run.reads.accountId() } },
   });
   return rows.find((row) => row.id === templateId);
 }
@@ -40,20 +35,21 @@ export function notOurs(inputs: TemplateInputs, existing: SavedTemplate): Error 
 
 /**
  * After a create whose reply was lost: the one template of the caller's that was not there
- * before, not taken by another create of this process, and that carries what was sent.
+ * before, not taken by another create of this run, and that carries what was sent.
  */
 export async function lostCreate(
+  run: Run,
   inputs: TemplateInputs,
   before: ReadonlySet<number>,
 ): Promise<SavedTemplate | undefined> {
-  const rows = await providerClient().templates.search({
-    filters: { creator_id: { eq: await accountId() }, name: { eq: inputs.name } },
+  const rows = await run.client.templates.search({
+    filters: { creator_id: { eq: await run.reads.accountId() }, name: { eq: inputs.name } },
   });
   const sent = toWire(inputs);
   const candidates = rows.filter(
     (row) =>
       !before.has(row.id) &&
-      !createdHere.has(row.id) &&
+      !run.made.templateIds.has(row.id) &&
       typeof row.hash_id === "string" &&
       row.image === sent.image &&
       (row.tag ?? "latest") === sent.tag &&

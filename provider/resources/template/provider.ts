@@ -1,11 +1,12 @@
 import { deleteUnlessGone, GpuCloudError, type SavedTemplate } from "../../client";
-import { configurationFailures, providerClient } from "../../provider-runtime";
 import { readResult } from "../../read-result";
-import type { DynamicProvider } from "../../shim";
+import type { ResourceImplementation } from "../../resource-implementation";
+import type { Run } from "../../run/run";
+import { recoverLostCreate } from "../../lost-create";
 import { checkInputs } from "../../validation";
 import { diffTemplate } from "./diff";
 import { templateInputsSchema, type TemplateInputs, type TemplateOutputs } from "./inputs";
-import { createdHere, findOwn, lostCreate, notOurs, ownTemplateIds } from "./ownership";
+import { findOwn, lostCreate, notOurs, ownTemplateIds } from "./ownership";
 import { editFields, fromWire, toWire } from "./wire";
 
 /**
@@ -14,9 +15,10 @@ import { editFields, fromWire, toWire } from "./wire";
  * recorded with an empty password (the service never shows it; see keepsImportedLogin).
  */
 async function importedTemplate(
+  run: Run,
   id: string,
 ): Promise<{ id?: string; props?: TemplateOutputs; inputs?: TemplateInputs }> {
-  const found = /^\d+$/.test(id.trim()) ? await findOwn(Number(id)) : undefined;
+  const found = /^\d+$/.test(id.trim()) ? await findOwn(run, Number(id)) : undefined;
   if (!found) return {};
   if (typeof found.hash_id !== "string") {
     throw new Error(`template ${found.id} cannot be imported: the service shows no hash for it`);
@@ -53,8 +55,8 @@ function keepsImportedLogin(olds: Record<string, unknown>, news: Record<string, 
   );
 }
 
-export const provider: DynamicProvider<TemplateInputs, TemplateOutputs> = {
-  async check(olds, news) {
+export const implementation: ResourceImplementation<TemplateInputs, TemplateOutputs> = {
+  async check(run, olds, news) {
     const keepsLogin = keepsImportedLogin(olds, news);
     const login = news["dockerLogin"] as Record<string, unknown> | undefined;
     // Checked as if a password were given; recorded empty again.
@@ -65,10 +67,10 @@ export const provider: DynamicProvider<TemplateInputs, TemplateOutputs> = {
     if (keepsLogin && checked.inputs.dockerLogin) {
       checked.inputs.dockerLogin = { ...checked.inputs.dockerLogin, password: "" };
     }
-    return { ...checked, failures: [...(await configurationFailures()), ...checked.failures] };
+    return { ...checked, failures: [...(await run.configurationFailures()), ...checked.failures] };
   },
 
-  async diff(_id, olds, news) {
+  async diff(_run, _id, olds, news) {
     return diffTemplate(olds, news);
   },
 
@@ -77,18 +79,14 @@ export const provider: DynamicProvider<TemplateInputs, TemplateOutputs> = {
    * caller's templates are listed before the create, and an answered id among them (or one
    * another create of this run took) is an existing template, never adopted.
    */
-  async create(inputs) {
-    const templates = providerClient().templates;
-    const before = await ownTemplateIds();
-    let saved: SavedTemplate;
-    try {
-      saved = await templates.create(toWire(inputs));
-    } catch (error) {
-      if (!(error instanceof GpuCloudError) || !error.mayHaveCreated) throw error;
-      const found = await lostCreate(inputs, before);
-      if (found === undefined) throw error;
-      saved = found;
-    }
+  async create(run, inputs) {
+    const templates = run.client.templates;
+    const before = await ownTemplateIds(run);
+    const createdHere = run.made.templateIds;
+    const saved = await recoverLostCreate({
+      create: () => templates.create(toWire(inputs)),
+      findCreated: () => lostCreate(run, inputs, before),
+    });
     if (before.has(saved.id) || createdHere.has(saved.id)) throw notOurs(inputs, saved);
     createdHere.add(saved.id);
     return {
@@ -97,9 +95,9 @@ export const provider: DynamicProvider<TemplateInputs, TemplateOutputs> = {
     };
   },
 
-  async read(id, props) {
-    if (!props) return importedTemplate(id);
-    const found = await findOwn(props.templateId);
+  async read(run, id, props) {
+    if (!props) return importedTemplate(run, id);
+    const found = await findOwn(run, props.templateId);
     if (!found) return {};
     const inputs = fromWire(found, props);
     const outs: TemplateOutputs = {
@@ -115,15 +113,15 @@ export const provider: DynamicProvider<TemplateInputs, TemplateOutputs> = {
    * retried edit whose first reply was lost), the template is found by its id and edited by its
    * current hash. The answered hash is recorded.
    */
-  async update(_id, olds, news) {
-    const templates = providerClient().templates;
+  async update(run, _id, olds, news) {
+    const templates = run.client.templates;
     const fields = editFields(olds, news);
     let saved: SavedTemplate;
     try {
       saved = await templates.edit(olds.hashId, fields);
     } catch (error) {
       if (!(error instanceof GpuCloudError) || !error.isNotFound) throw error;
-      const current = await findOwn(olds.templateId);
+      const current = await findOwn(run, olds.templateId);
       if (current?.hash_id === undefined || current.hash_id === null) {
         throw new Error(
           `template ${olds.templateId} no longer exists on the account: run pulumi refresh, then up to create it again`,
@@ -140,7 +138,7 @@ export const provider: DynamicProvider<TemplateInputs, TemplateOutputs> = {
     return { outs: { ...news, templateId: olds.templateId, hashId: saved.hash_id } };
   },
 
-  async delete(_id, props) {
-    await deleteUnlessGone(providerClient().templates.delete(props.templateId));
+  async delete(run, _id, props) {
+    await deleteUnlessGone(run.client.templates.delete(props.templateId));
   },
 };

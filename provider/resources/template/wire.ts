@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Template as TemplateWire, TemplateFields } from "../../client";
-import { instanceOfferFilters, instanceOfferQueryOfFilters } from "../../client/offer-query";
+import { instanceOfferFilters, instanceOfferQueryOfFilters } from "../../client/offer-filters";
 import { envStringOf, parseEnvString } from "../../client/templates";
 import type { TemplateInputs, TemplateOutputs } from "./inputs";
 

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { InstanceOfferQuery, WorkerGroup as WorkerGroupWire } from "../../client";
-import { instanceOfferQueryOfFilters } from "../../client/offer-query";
-import { providerClient } from "../../provider-runtime";
+import { instanceOfferQueryOfFilters } from "../../client/offer-filters";
+import type { Run } from "../../run/run";
 import { searchQueryOf } from "./diff";
 import { workerGroupInputsSchema, type WorkerGroupInputs, type WorkerGroupOutputs } from "./inputs";
 
@@ -64,9 +64,10 @@ export function importedInputs(group: WorkerGroupWire): WorkerGroupInputs {
 }
 
 export async function importedWorkerGroup(
+  run: Run,
   id: string,
 ): Promise<{ id?: string; props?: WorkerGroupOutputs; inputs?: WorkerGroupInputs }> {
-  const group = await providerClient().workerGroups.find(Number(id));
+  const group = await run.client.workerGroups.find(Number(id));
   if (!group) return {};
   if (typeof group.endpoint_id !== "number") {
     throw new Error(

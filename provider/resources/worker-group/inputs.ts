@@ -1,13 +1,13 @@
 import { z } from "zod";
 // The one typed offer query form (and field table) of Instance.offerQuery.
-import { offerQueryInputSchema } from "../instance/inputs";
+import { offerQueryInputSchema } from "../../input-fields";
 import {
   coldMultSchema,
   deleteTimeoutSchema,
   minLoadSchema,
   targetUtilSchema,
   workerCountSchema,
-} from "../serverless/scaling";
+} from "../../serverless/scaling";
 
 // ---- Inputs -------------------------------------------------------------------------------
 

@@ -1,10 +1,9 @@
 import { GpuCloudError } from "../../client";
-import { configurationFailures, providerClient } from "../../provider-runtime";
 import { readResult } from "../../read-result";
-import type { DynamicProvider } from "../../shim";
+import type { ResourceImplementation } from "../../resource-implementation";
 import { checkInputs, containsUnknown, fieldFailure } from "../../validation";
-import { deleteNamingWorkers, releaseWorkers } from "../serverless/release";
-import { coldWithinMax } from "../serverless/scaling";
+import { deleteNamingWorkers, releaseWorkers } from "../../serverless/release";
+import { coldWithinMax } from "../../serverless/scaling";
 import { accountFailures, createGroup } from "./create";
 import { choosingOptions, diffWorkerGroup, searchQueryOf, serviceChanges } from "./diff";
 import { workerGroupInputsSchema, type WorkerGroupInputs, type WorkerGroupOutputs } from "./inputs";
@@ -14,9 +13,9 @@ import { inputsOf, updateOf, withService } from "./wire";
 /** Status reads while the group's workers are released, ms. */
 const releaseIntervalMs = 2_000;
 
-export const provider: DynamicProvider<WorkerGroupInputs, WorkerGroupOutputs> = {
-  async check(_olds, news) {
-    const setup = await configurationFailures();
+export const implementation: ResourceImplementation<WorkerGroupInputs, WorkerGroupOutputs> = {
+  async check(run, _olds, news) {
+    const setup = await run.configurationFailures();
     const checked = checkInputs(workerGroupInputsSchema, news);
     const failures = [...setup, ...checked.failures];
     const templates = (["templateHashId", "templateId"] as const).filter(
@@ -53,32 +52,32 @@ export const provider: DynamicProvider<WorkerGroupInputs, WorkerGroupOutputs> = 
         : undefined;
     if (tooMany !== undefined) failures.push(fieldFailure("coldWorkers", tooMany));
     if (failures.length === 0 && !containsUnknown(news["endpointId"])) {
-      failures.push(...(await accountFailures(checked.inputs)));
+      failures.push(...(await accountFailures(run, checked.inputs)));
     }
     return { inputs: checked.inputs, failures };
   },
 
-  async diff(_id, olds, news) {
+  async diff(_run, _id, olds, news) {
     return diffWorkerGroup(olds, news);
   },
 
-  async create(inputs) {
-    const workerGroupId = await createGroup(providerClient(), inputs);
+  async create(run, inputs) {
+    const workerGroupId = await createGroup(run, inputs);
     const searchQuery = searchQueryOf(inputs.offerQuery);
     return { id: String(workerGroupId), outs: { ...inputs, workerGroupId, searchQuery } };
   },
 
-  async read(id, props) {
-    if (!props) return importedWorkerGroup(id);
-    const found = await providerClient().workerGroups.find(props.workerGroupId);
+  async read(run, id, props) {
+    if (!props) return importedWorkerGroup(run, id);
+    const found = await run.client.workerGroups.find(props.workerGroupId);
     if (!found) return {};
     const outs = withService(props, found);
     if (outs.launchArgs === "" && props.launchArgs === undefined) delete outs.launchArgs;
     return readResult(id, props, outs, inputsOf(outs));
   },
 
-  async update(_id, olds, news) {
-    const client = providerClient();
+  async update(run, _id, olds, news) {
+    const client = run.client;
     let searchQuery = olds.searchQuery;
     if (serviceChanges(olds, news).length > 0) {
       await client.workerGroups.update(olds.workerGroupId, updateOf(news));
@@ -87,11 +86,11 @@ export const provider: DynamicProvider<WorkerGroupInputs, WorkerGroupOutputs> = 
     return { outs: { ...news, workerGroupId: olds.workerGroupId, searchQuery } };
   },
 
-  async delete(_id, props) {
-    const client = providerClient();
+  async delete(run, _id, props) {
+    const client = run.client;
     const id = props.workerGroupId;
     // A group already gone (deleted with its endpoint, or outside Pulumi) has no workers left.
-    const answer = await deleteNamingWorkers({
+    const answer = await deleteNamingWorkers(run, {
       what: `worker group ${id}`,
       send: () => client.workerGroups.delete(id),
       isGone: (error) => error instanceof GpuCloudError && error.isNotFound,
@@ -110,7 +109,7 @@ export const provider: DynamicProvider<WorkerGroupInputs, WorkerGroupOutputs> = 
       },
     });
     if (answer === undefined) return;
-    await releaseWorkers(client, `worker group ${id}`, answer, {
+    await releaseWorkers(run, `worker group ${id}`, answer, {
       intervalMs: releaseIntervalMs,
       timeoutMs: (props.deleteTimeoutSeconds ?? 600) * 1000,
     });

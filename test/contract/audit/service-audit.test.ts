@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { request } from "undici";
-import { closeAllPools, GpuCloudClient } from "../../../provider/client";
+import { ConnectionPools, GpuCloudClient } from "../../../provider/client";
 import { startTestEmulator, type TestEmulator } from "../../support/emulator";
 import { fastRetryPolicy } from "../harness";
 import { DOCUMENTED_OPERATIONS } from "./documented-operations";
@@ -92,9 +92,12 @@ async function recordingProxy(
   };
 }
 
+/** The connections of the file's clients, closed after it. */
+const pools = new ConnectionPools();
+
 /** The client's areas, each behind a proxy that notes which of its methods ran. */
 function watchedClient(baseUrl: string, apiKey: string) {
-  const client = new GpuCloudClient({ baseUrl, apiKey, retryPolicy: fastRetryPolicy });
+  const client = new GpuCloudClient({ baseUrl, apiKey, retryPolicy: fastRetryPolicy, pools });
   const called = new Set<string>();
   const methods: string[] = [];
   for (const [area, api] of Object.entries(client)) {
@@ -285,7 +288,7 @@ describe("every request the client can send is one the service documents", () =>
     proxy = await recordingProxy(emulator.url);
   });
   afterAll(async () => {
-    await closeAllPools();
+    await pools.close();
     await proxy.close();
     await emulator.close();
   });

@@ -1,12 +1,11 @@
 import {
   compileInstanceOfferQuery,
   compileVolumeOfferQuery,
-  type InstanceOffer,
-  instanceOfferSchema,
-  OfferQueryError,
-  satisfies,
   withCondition,
 } from "../../../provider/client/offer-query";
+import { OfferQueryError } from "../../../provider/client/offer-query-language";
+import { type InstanceOffer, instanceOfferSchema } from "../../../provider/client/offer-schemas";
+import { satisfies } from "../../../provider/client/offer-verification";
 
 const offer = (fields: Record<string, unknown> = {}): InstanceOffer =>
   instanceOfferSchema.parse({

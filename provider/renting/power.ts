@@ -1,12 +1,8 @@
-import {
-  deadEndStatuses,
-  type GpuCloudClient,
-  type Instance as InstanceWire,
-  type InstanceState,
-} from "../../client";
-import { CancelledError } from "../../cancellation";
-import { watchInstance } from "../../polling";
-import type { InstanceInputs } from "./inputs";
+import { deadEndStatuses, type Instance as InstanceWire, type InstanceState } from "../client";
+import { watchInstance } from "../polling";
+import { CancelledError } from "../run/cancellation";
+import type { Run } from "../run/run";
+import type { InstanceInputs } from "./instance-inputs";
 
 /** How long a stop or start may take before the update fails; the service usually needs seconds. */
 const followTimeoutMs = 600_000;
@@ -16,17 +12,17 @@ const followTimeoutMs = 600_000;
  * follows. A stopped instance is not a dead end: its disk is kept and it can start again.
  */
 export async function followState(
-  client: GpuCloudClient,
+  run: Run,
   instanceId: number,
   state: InstanceState,
   inputs: Pick<InstanceInputs, "pollIntervalSeconds">,
   progress: (message: string) => void,
 ): Promise<InstanceWire> {
   progress(`${state === "stopped" ? "stopping" : "starting"} instance ${instanceId}`);
-  await client.instances.setState(instanceId, state);
+  await run.client.instances.setState(instanceId, state);
   let last: InstanceWire | undefined;
   const reached = await watchInstance(
-    client,
+    run.client,
     instanceId,
     inputs.pollIntervalSeconds * 1000,
     Date.now() + followTimeoutMs,
@@ -40,6 +36,7 @@ export async function followState(
       }
       return undefined;
     },
+    run.cancellation.signal,
   ).catch((error: unknown) => {
     if (!(error instanceof CancelledError)) throw error;
     throw new Error(

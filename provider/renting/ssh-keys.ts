@@ -1,8 +1,8 @@
-import type { GpuCloudClient, SshKey } from "../../client";
-import { GpuCloudError } from "../../client";
-import { containsUnknown } from "../../validation";
-import { InstanceLeftBehindError } from "./lifecycle";
-import type { InstanceInputs, InstanceOutputs } from "./inputs";
+import type { GpuCloudClient, SshKey } from "../client";
+import { GpuCloudError } from "../client";
+import { containsUnknown } from "../validation";
+import { InstanceLeftBehindError } from "./errors";
+import type { InstanceInputs, InstanceOutputs } from "./instance-inputs";
 
 // The account SSH keys an instance lists in `sshKeyIds`: looked up before renting, attached
 // once it runs, attached and detached in place after. A VM needs a key before it is created.

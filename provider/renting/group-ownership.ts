@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
 import {
   environmentOf,
+  type GpuCloudClient,
   type Instance as InstanceWire,
   type Overlay,
   type Volume,
-} from "../../client";
-import { isLeftoverOf, ownerOfInstance, resourceNameOf } from "../instance/identity";
-import type { NodeGroupInputs } from "./inputs";
+} from "../client";
+import { isLeftoverOf, ownerOfInstance, resourceNameOf } from "./identity";
 
 // What makes a node, an overlay or a network volume a group's own
 // (docs/maintainers/ownership.md). Nodes are instances and follow the instances' rules: this
@@ -14,6 +14,13 @@ import type { NodeGroupInputs } from "./inputs";
 // nothing but its name: the name holds a digest of the stack's token and the group's name,
 // which no other stack can make, and one made by an interrupted create is told apart from a
 // kept one by its members (see isLeftoverOverlay).
+
+/** What names a group's nodes and parts: the group's owner and the stack's token. */
+export interface GroupIdentity {
+  /** `<project>/<stack>/<group name>`. */
+  readonly owner?: string | undefined;
+  readonly stackToken?: string | undefined;
+}
 
 /** A node's owner: the group's, with its rank, e.g. `ml/dev/trainers/node-3`. */
 export function nodeOwnerOf(groupOwner: string, rank: number): string {
@@ -43,7 +50,7 @@ export function groupOwnerOfNode(instance: InstanceWire): string | undefined {
 }
 
 /** A node an interrupted create of this group rented and never handed over. */
-export function isLeftoverNode(instance: InstanceWire, inputs: NodeGroupInputs): boolean {
+export function isLeftoverNode(instance: InstanceWire, inputs: GroupIdentity): boolean {
   const { owner, stackToken } = inputs;
   if (owner === undefined || stackToken === undefined) return false;
   return isLeftoverOf(instance, stackToken) && isNodeOf(instance, owner);
@@ -53,9 +60,7 @@ export function isLeftoverNode(instance: InstanceWire, inputs: NodeGroupInputs):
  * `<name>-<digest>-`: what every overlay and network volume of this group starts with. The
  * service takes overlay names of lowercase letters, digits and `-`, at most 64 characters.
  */
-export function namePrefixOf(
-  inputs: Pick<NodeGroupInputs, "owner" | "stackToken">,
-): string | undefined {
+export function namePrefixOf(inputs: GroupIdentity): string | undefined {
   const { owner, stackToken } = inputs;
   if (owner === undefined || stackToken === undefined) return undefined;
   const name = resourceNameOf(owner);
@@ -70,7 +75,7 @@ export function namePrefixOf(
 }
 
 /** A fresh name for this create's overlay (and network volume). */
-export function newGroupName(inputs: Pick<NodeGroupInputs, "owner" | "stackToken">): string {
+export function newGroupName(inputs: GroupIdentity): string {
   const suffix = randomBytes(3).toString("hex");
   return `${namePrefixOf(inputs) ?? "group-"}${suffix}`;
 }
@@ -82,7 +87,7 @@ export function newGroupName(inputs: Pick<NodeGroupInputs, "owner" | "stackToken
  */
 export function isLeftoverOverlay(
   overlay: Overlay,
-  inputs: NodeGroupInputs,
+  inputs: GroupIdentity,
   leftoverNodeIds: ReadonlySet<number>,
 ): boolean {
   const prefix = namePrefixOf(inputs);
@@ -108,7 +113,43 @@ export function isProvenLeftoverVolume(
 }
 
 /** A network volume named as this group's, whatever its create became. */
-export function hasGroupPrefix(volume: Volume, inputs: NodeGroupInputs): boolean {
+export function hasGroupPrefix(volume: Volume, inputs: GroupIdentity): boolean {
   const prefix = namePrefixOf(inputs);
   return prefix !== undefined && (volume.label ?? "").startsWith(prefix);
+}
+
+/**
+ * What interrupted group creates made around the given leftover instances (a stack's, found by
+ * the InstanceSweeper): each overlay of a node's group (its name carries the group's prefix)
+ * whose every member is one of them (at least one), and the network volumes named as those
+ * overlays. Instances of no group prove nothing about an overlay they joined (a standalone
+ * Overlay the program keeps). Read before the instances are destroyed: a destroyed node leaves
+ * its overlay, and an empty overlay proves nothing.
+ */
+export async function partsAround(
+  client: GpuCloudClient,
+  leftovers: readonly InstanceWire[],
+  stackToken: string,
+): Promise<{ overlays: Overlay[]; volumes: Volume[] }> {
+  const ids = new Set(leftovers.map((instance) => instance.id));
+  const prefixes = new Set(
+    leftovers
+      .map((instance) => groupOwnerOfNode(instance))
+      .filter((owner) => owner !== undefined)
+      .map((owner) => namePrefixOf({ owner, stackToken }))
+      .filter((prefix) => prefix !== undefined),
+  );
+  if (prefixes.size === 0) return { overlays: [], volumes: [] };
+  const overlays = (await client.overlays.list()).filter(
+    (overlay) =>
+      [...prefixes].some((prefix) => overlay.name.startsWith(prefix)) &&
+      (overlay.instances ?? []).length > 0 &&
+      (overlay.instances ?? []).every((id) => ids.has(id)),
+  );
+  if (overlays.length === 0) return { overlays, volumes: [] };
+  const names = new Set(overlays.map((overlay) => overlay.name));
+  const volumes = (await client.volumes.list()).filter((volume) =>
+    isProvenLeftoverVolume(volume, names),
+  );
+  return { overlays, volumes };
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
-import { environmentOf, type InstanceListQuery, type Instance as InstanceWire } from "../../client";
-import { runtypeOf, type InstanceInputs } from "./inputs";
+import { environmentOf, type InstanceListQuery, type Instance as InstanceWire } from "../client";
+import { runtypeOf, type InstanceInputs } from "./instance-inputs";
 
 // What makes an instance this stack's own, and what tells an interrupted create's leftover
 // apart from an instance that was handed over to the engine (docs/maintainers/ownership.md has the whole
@@ -112,23 +112,4 @@ export function ownerOfInstance(instance: InstanceWire): string | undefined {
 
 export function specOfInstance(instance: InstanceWire): string | undefined {
   return environmentOf(instance)[specVariable];
-}
-
-/**
- * Instances the stack records and that a create or a sweep must leave alone, by owner: the
- * instance a replacement replaces (its diff runs in this provider process before the create of
- * the new one), and each instance this process created. The engine is the only record of what
- * the stack holds; this is what of it the provider process has seen.
- */
-const recordedByOwner = new Map<string, Set<number>>();
-
-export function rememberRecorded(owner: string | undefined, instanceId: number): void {
-  if (owner === undefined) return;
-  const ids = recordedByOwner.get(owner) ?? new Set<number>();
-  ids.add(instanceId);
-  recordedByOwner.set(owner, ids);
-}
-
-export function isRecorded(owner: string, instanceId: number): boolean {
-  return recordedByOwner.get(owner)?.has(instanceId) ?? false;
 }

@@ -1,16 +1,9 @@
-import { deadEndStatuses, type GpuCloudClient, type Instance as InstanceWire } from "../../client";
-import {
-  isLeftoverOf,
-  isRecorded,
-  leftoversQuery,
-  ownerOfInstance,
-  specOf,
-  specOfInstance,
-} from "./identity";
-import { asksOf, type InstanceInputs } from "./inputs";
-import { destroyAndConfirm } from "./lifecycle";
-import { once } from "../../once";
-import { providerClient } from "../../provider-runtime";
+import { deadEndStatuses, type Instance as InstanceWire } from "../client";
+import { once } from "../once";
+import type { Run } from "../run/run";
+import { isLeftoverOf, leftoversQuery, ownerOfInstance, specOf, specOfInstance } from "./identity";
+import { asksOf, type InstanceInputs } from "./instance-inputs";
+import { destroyAndConfirm } from "./destroy";
 
 /** An instance an interrupted run rented for this resource, to be waited for and recorded. */
 export interface Adoptee {
@@ -36,28 +29,18 @@ function whyNotAdoptable(instance: InstanceWire, inputs: InstanceInputs): string
  * This stack's possible leftovers as the run found them: instances still labelled as being
  * created by this stack (identity.ts). Leftovers only come from earlier runs: the stack's lock
  * keeps two runs of a stack apart, and a resource looks before it rents. So one list, taken by
- * the first create of the provider process (one `pulumi` operation) and filtered by the service
- * on that label, serves every create of the run: one request, usually answering nothing. A
- * leftover it shows is looked at again before anything is decided (it may have changed since).
+ * the first create of the run (one `pulumi` operation) and filtered by the service on that
+ * label, serves every create of the run: one request, usually answering nothing. A leftover it
+ * shows is looked at again before anything is decided (it may have changed since).
  */
-const runListings = new Map<string, () => Promise<InstanceWire[]>>();
-
-function leftoversAtRunStart(stackToken: string): Promise<InstanceWire[]> {
-  let listing = runListings.get(stackToken);
+function leftoversAtRunStart(run: Run, stackToken: string): Promise<InstanceWire[]> {
+  const listings = run.reads.leftoversByStack;
+  let listing = listings.get(stackToken);
   if (listing === undefined) {
-    listing = once(() => providerClient().instances.list(leftoversQuery(stackToken)));
-    runListings.set(stackToken, listing);
+    listing = once(() => run.client.instances.list(leftoversQuery(stackToken)));
+    listings.set(stackToken, listing);
   }
   return listing();
-}
-
-/**
- * Forgets the run's list: the next create lists the account again. The engine starts a
- * provider process per `pulumi` operation; tests that play several runs in one process call
- * this between them.
- */
-export function forgetRunListing(): void {
-  runListings.clear();
 }
 
 /**
@@ -71,17 +54,18 @@ export function forgetRunListing(): void {
  * marked by a release before stack tokens, which proves nothing about its stack.
  */
 export async function settleLeftovers(
-  client: GpuCloudClient,
+  run: Run,
   inputs: InstanceInputs,
   progress: (message: string) => void,
 ): Promise<Adoptee | undefined> {
+  const client = run.client;
   const { owner, stackToken } = inputs;
   if (owner === undefined || stackToken === undefined) return undefined;
   const isThisResources = (instance: InstanceWire) =>
     isLeftoverOf(instance, stackToken) &&
     ownerOfInstance(instance) === owner &&
-    !isRecorded(owner, instance.id);
-  const listed = (await leftoversAtRunStart(stackToken)).filter(isThisResources);
+    !run.renting.isRecorded(owner, instance.id);
+  const listed = (await leftoversAtRunStart(run, stackToken)).filter(isThisResources);
   // The list may be minutes old (creates wait for what they depend on): decide on each
   // leftover as it is now. One that is gone, or was handed over since, needs nothing.
   const leftovers: InstanceWire[] = [];
@@ -104,7 +88,7 @@ export async function settleLeftovers(
       `destroying instance ${instance.id}, rented by an interrupted run ` +
         `(${reason ?? "another instance was adopted"})`,
     );
-    if (!(await destroyAndConfirm(client, instance.id, inputs.pollIntervalSeconds))) {
+    if (!(await destroyAndConfirm(run, instance.id, inputs.pollIntervalSeconds))) {
       throw new Error(
         `instance ${instance.id}, rented by an interrupted run, could not be confirmed destroyed; ` +
           `nothing new was rented. Run \`pulumi up\` again.`,

@@ -1,17 +1,17 @@
 import { setMaxListeners } from "node:events";
 
 /**
- * The engine's `Cancel` (the first Ctrl-C of `pulumi up`), as the provider's waits see it. One
- * process-wide signal: the native plugin (provider/native/server.ts) fires it when the engine
+ * The engine's `Cancel` (the first Ctrl-C of `pulumi up`), as a run's waits see it. One signal
+ * per run (run.ts): the native plugin (provider/native/server.ts) fires it when the engine
  * calls Cancel, and either provider process fires it when its engine is gone
- * (provider/engine-watch.ts). The SDK's dynamic provider ignores Cancel, so TypeScript programs
+ * (run/engine-watch.ts). The SDK's dynamic provider ignores Cancel, so TypeScript programs
  * with an engine wait exactly as before.
  *
  * Waits (provider/polling.ts `pollUntil`, `watchInstance`, and the waits built on them) observe
  * it and throw a {@link CancelledError}; each operation decides what that leaves: an Instance
  * create destroys the instance it rented and is not running yet, or hands over one that runs
- * (resources/instance/create-flow.ts). Requests in flight are not aborted: a rent's reply is
- * what says which instance to destroy.
+ * (renting/create.ts). Requests in flight are not aborted: a rent's reply is what says which
+ * instance to destroy.
  */
 export class CancelledError extends Error {
   constructor(message = "cancelled") {
@@ -21,8 +21,8 @@ export class CancelledError extends Error {
 }
 
 /**
- * The process's controller. Its signal has one listener per wait in flight (hundreds in a
- * fleet), so Node's listener-leak warning is turned off for this signal alone.
+ * A controller whose signal may have one listener per wait in flight (hundreds in a fleet), so
+ * Node's listener-leak warning is turned off for this signal alone.
  */
 function newController(): AbortController {
   const made = new AbortController();
@@ -30,30 +30,30 @@ function newController(): AbortController {
   return made;
 }
 
-let controller = newController();
+/** A run's cancellation: its signal, which every wait of the run observes unless told otherwise. */
+export class Cancellation {
+  readonly #controller = newController();
 
-/** The signal every wait observes unless told otherwise. */
-export function cancellation(): AbortSignal {
-  return controller.signal;
-}
+  /** The signal every wait of the run observes unless told otherwise. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
 
-/** Whether the engine cancelled the operation. */
-export function isCancelled(): boolean {
-  return controller.signal.aborted;
-}
+  /** Whether the engine cancelled the operation. */
+  get isCancelled(): boolean {
+    return this.#controller.signal.aborted;
+  }
 
-/** Fired by the native plugin's Cancel: every wait in flight, and every later one, stops. */
-export function cancelWaits(): void {
-  if (!controller.signal.aborted) controller.abort(new CancelledError());
-}
-
-/** For tests that play a cancelled run and then others in the same process. */
-export function resetCancellation(): void {
-  controller = newController();
+  /** Fired by the native plugin's Cancel: every wait in flight, and every later one, stops. */
+  cancel(): void {
+    if (!this.#controller.signal.aborted) this.#controller.abort(new CancelledError());
+  }
 }
 
 /** A signal that never fires: for the bounded cleanup that runs after a cancellation. */
-export const neverCancelled: AbortSignal = newController().signal;
+export function neverCancelled(): AbortSignal {
+  return newController().signal;
+}
 
 /**
  * How long the cleanup after a cancellation may take: destroying what a create rented and
@@ -71,10 +71,7 @@ export const recordAfterCancelMs = 3_000;
  * Settles with `promise`, or rejects with a {@link CancelledError} as soon as `signal` fires
  * (at once if it has fired already). The promise itself runs on; its outcome is ignored.
  */
-export async function unlessCancelled<T>(
-  promise: Promise<T>,
-  signal: AbortSignal = cancellation(),
-): Promise<T> {
+export async function unlessCancelled<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) {
     promise.catch(() => undefined);
     throw new CancelledError();

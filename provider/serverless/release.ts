@@ -1,7 +1,7 @@
-import { type DeletedWorkers, GpuCloudError, type GpuCloudClient } from "../../client";
-import { CancelledError } from "../../cancellation";
-import { watchInstance } from "../../polling";
-import { reportProgress } from "../../provider-runtime";
+import { type DeletedWorkers, GpuCloudError } from "../client";
+import { watchInstance } from "../polling";
+import { CancelledError } from "../run/cancellation";
+import type { Run } from "../run/run";
 
 // Money first: deleting an endpoint or a worker group leaves no worker instance running. The
 // service destroys the workers asynchronously and says which it destroyed (`deleted_workers`)
@@ -10,7 +10,7 @@ import { reportProgress } from "../../provider-runtime";
 // the wait) itself.
 
 export interface ReleaseOptions {
-  /** Between status reads (the process's shared status rounds), ms. */
+  /** Between status reads (the client's shared status rounds), ms. */
   readonly intervalMs: number;
   /** How long the whole wait may take, ms. */
   readonly timeoutMs: number;
@@ -29,7 +29,7 @@ export class WorkersLeftError extends Error {
 type Outcome =
   { id: number; gone: true } | { id: number; gone: false; why: string; cancelled?: boolean };
 
-/** The outcome of a wait the engine cancelled (cancellation.ts): the instance may remain. */
+/** The outcome of a wait the engine cancelled (run/cancellation.ts): the instance may remain. */
 function cancelledOutcome(id: number, error: unknown, why: string): Outcome {
   if (!(error instanceof CancelledError)) throw error;
   return { id, gone: false, why, cancelled: true };
@@ -37,32 +37,37 @@ function cancelledOutcome(id: number, error: unknown, why: string): Outcome {
 
 /** Waits (bounded) until the instance is no longer on the account. */
 async function goneBy(
-  client: GpuCloudClient,
+  run: Run,
   id: number,
   intervalMs: number,
   deadlineMs: number,
 ): Promise<boolean> {
-  const gone = await watchInstance(client, id, intervalMs, deadlineMs, (instance) =>
-    instance === undefined ? true : undefined,
+  const gone = await watchInstance(
+    run.client,
+    id,
+    intervalMs,
+    deadlineMs,
+    (instance) => (instance === undefined ? true : undefined),
+    run.cancellation.signal,
   );
   return gone === true;
 }
 
 /** Destroys the instance ourselves and waits until it is gone. */
 async function destroyAndWait(
-  client: GpuCloudClient,
+  run: Run,
   id: number,
   intervalMs: number,
   deadlineMs: number,
 ): Promise<Outcome> {
   try {
-    await client.instances.destroy(id);
+    await run.client.instances.destroy(id);
   } catch (error) {
     const said = error instanceof Error ? error.message : String(error);
     return { id, gone: false, why: `destroying it failed: ${said}` };
   }
   try {
-    return (await goneBy(client, id, intervalMs, deadlineMs))
+    return (await goneBy(run, id, intervalMs, deadlineMs))
       ? { id, gone: true }
       : { id, gone: false, why: "it was destroyed but is still listed" };
   } catch (error) {
@@ -77,7 +82,7 @@ async function destroyAndWait(
  * the account at the deadline, and what to do.
  */
 export async function releaseWorkers(
-  client: GpuCloudClient,
+  run: Run,
   /** What was deleted, e.g. `worker group 12`. */
   what: string,
   answer: DeletedWorkers,
@@ -89,22 +94,22 @@ export async function releaseWorkers(
   const started = Date.now();
   const deadlineMs = started + options.timeoutMs;
   const releaseDeadlineMs = started + options.timeoutMs / 2;
-  reportProgress(
+  run.progress(
     `${what}: waiting until its ${failed.length + deleted.length} worker instance(s) are gone` +
       (failed.length > 0 ? ` (destroying ${failed.length} the service could not)` : ""),
   );
   const outcomes = await Promise.all([
-    ...failed.map((id) => destroyAndWait(client, id, options.intervalMs, deadlineMs)),
+    ...failed.map((id) => destroyAndWait(run, id, options.intervalMs, deadlineMs)),
     ...deleted.map(async (id): Promise<Outcome> => {
       try {
-        if (await goneBy(client, id, options.intervalMs, releaseDeadlineMs)) {
+        if (await goneBy(run, id, options.intervalMs, releaseDeadlineMs)) {
           return { id, gone: true };
         }
       } catch (error) {
         return cancelledOutcome(id, error, "cancelled before it was confirmed gone");
       }
-      reportProgress(`${what}: worker instance ${id} outlived its release; destroying it`);
-      return destroyAndWait(client, id, options.intervalMs, deadlineMs);
+      run.progress(`${what}: worker instance ${id} outlived its release; destroying it`);
+      return destroyAndWait(run, id, options.intervalMs, deadlineMs);
     }),
   ]);
   const left = outcomes.filter((outcome) => !outcome.gone);
@@ -159,6 +164,7 @@ export interface WorkerDelete {
  * when it is gone, the answer is lost for good, and the error says which instances to look at.
  */
 export async function deleteNamingWorkers(
+  run: Run,
   request: WorkerDelete,
 ): Promise<DeletedWorkers | undefined> {
   for (let attempt = 1; ; attempt++) {
@@ -172,7 +178,7 @@ export async function deleteNamingWorkers(
       }
       if (!(error instanceof GpuCloudError) || !error.mayHaveCreated || attempt >= 3) throw error;
       if (!(await request.exists())) throw await lostAnswer(request, error);
-      reportProgress(`${request.what}: the delete's answer was lost and it is still there; again`);
+      run.progress(`${request.what}: the delete's answer was lost and it is still there; again`);
     }
   }
 }

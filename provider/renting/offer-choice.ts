@@ -1,13 +1,15 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { cancellation, unlessCancelled } from "../../cancellation";
 import {
   compileInstanceOfferQuery,
   type GpuCloudClient,
   type InstanceOffer,
   type InstanceOfferQuery,
+  type Search,
   withCondition,
-} from "../../client";
-import type { InstanceInputs } from "./inputs";
+} from "../client";
+import { unlessCancelled } from "../run/cancellation";
+import type { Run } from "../run/run";
+import type { InstanceInputs } from "./instance-inputs";
 import { requiredCluster } from "./placement";
 
 // Renting by query: which offer each attempt rents.
@@ -53,64 +55,27 @@ export async function volumeMachineOf(client: GpuCloudClient, volumeId: number):
 }
 
 /**
- * Asks that creates of this provider process have chosen and not finished with. Instances
- * declared with one query search at about the same moment and would all pick the same best
- * offer, which the service rents once: all but one would spend an attempt on a refusal (10
- * instances of one query, 3 attempts each: 3 or 4 of them failed). Each create claims the offer
- * it chooses until it ends ({@link releaseOffers}); the others choose among the rest.
+ * Ends a create's claims (run/renting-ledger.ts): its asks are rented (and no longer offered)
+ * or free again.
  */
-const asksBeingRented = new Set<number>();
-
-/**
- * Rent requests in flight, and a signal each time one returns. When every offer a search
- * answers is claimed (a query's `limit` smaller than the instances sharing it), the offers
- * beyond it show once those rents land: the service no longer offers what it rented.
- */
-let rentsInFlight = 0;
-let rentReturned = signal();
-
-function signal(): { promise: Promise<void>; fire: () => void } {
-  let fire = () => {};
-  const promise = new Promise<void>((resolve) => (fire = resolve));
-  return { promise, fire };
-}
-
-/** Runs one rent request, so that creates waiting for an offer search again when it returns. */
-export async function renting<T>(rent: () => Promise<T>): Promise<T> {
-  rentsInFlight++;
-  try {
-    return await rent();
-  } finally {
-    rentsInFlight--;
-    const returned = rentReturned;
-    rentReturned = signal();
-    returned.fire();
-  }
-}
-
-/**
- * Resolves once no rent request of this process is in flight, or after `timeoutMs`: a rent sent
- * before the engine went away lands after, and its instance must be destroyed too.
- */
-export async function rentsSettled(timeoutMs: number): Promise<void> {
-  const deadlineMs = Date.now() + timeoutMs;
-  while (rentsInFlight > 0 && Date.now() < deadlineMs) {
-    await Promise.race([
-      rentReturned.promise,
-      sleep(deadlineMs - Date.now(), undefined, { ref: false }),
-    ]);
-  }
-}
-
-/** Ends a create's claims: its asks are rented (and no longer offered) or free again. */
-export function releaseOffers(claimed: Set<number>): void {
-  for (const askId of claimed) asksBeingRented.delete(askId);
+export function releaseOffers(run: Run, claimed: Set<number>): void {
+  for (const askId of claimed) run.renting.asksBeingRented.delete(askId);
   claimed.clear();
 }
 
-/** The answered offers this create has not tried and no other create has claimed. */
-function freeOffers(offers: InstanceOffer[], tried: ReadonlySet<number>): InstanceOffer[] {
-  return offers.filter((offer) => !tried.has(offer.askId) && !asksBeingRented.has(offer.askId));
+/** What a create by query chooses by, and what it has tried and claimed so far. */
+export interface OfferChoice {
+  readonly query: InstanceOfferQuery | string;
+  /** Never an offer above this price, $/hour. */
+  readonly maxDollarsPerHour: number | undefined;
+  /** Asks this create has tried: never chosen again. */
+  readonly tried: ReadonlySet<number>;
+  /** The create's claims: the offer chosen is added. */
+  readonly claimed: Set<number>;
+  readonly progress: (message: string) => void;
+  readonly deadlineMs: number;
+  /** Stops a wait for other creates' rents (the run's cancellation, or a group's stop). */
+  readonly stop: AbortSignal;
 }
 
 /**
@@ -119,60 +84,75 @@ function freeOffers(offers: InstanceOffer[], tried: ReadonlySet<number>): Instan
  * query when checked here (the service has been seen to ignore a filter) and costs at most
  * `maxDollarsPerHour`. The offer is claimed (added to `claimed`) before this returns.
  */
-export async function chooseOffer(
-  client: GpuCloudClient,
-  query: InstanceOfferQuery | string,
-  inputs: Pick<InstanceInputs, "maxDollarsPerHour">,
-  tried: ReadonlySet<number>,
-  claimed: Set<number>,
-  progress: (message: string) => void,
-  deadlineMs: number,
-  stop: AbortSignal = cancellation(),
-): Promise<InstanceOffer> {
-  let search = await client.offers.searchInstances(query);
-  let free = freeOffers(search.offers, tried);
-  // Every answer claimed by others: search again as their rents land, until the deadline.
-  while (free.length === 0 && search.offers.some((offer) => asksBeingRented.has(offer.askId))) {
-    const remainingMs = deadlineMs - Date.now();
-    if (rentsInFlight === 0 || remainingMs <= 0) break;
+export async function chooseOffer(run: Run, choice: OfferChoice): Promise<InstanceOffer> {
+  const { search, free } = await searchUnclaimed(run, choice);
+  for (const { offer, reason } of search.rejected.slice(0, 3)) {
+    choice.progress(`skipping ask ${offer.askId}: the search answered it, but ${reason}`);
+  }
+  const cap = choice.maxDollarsPerHour;
+  const [best] = free.filter((offer) => cap === undefined || offer.dollarsPerHour <= cap);
+  if (best === undefined) throw noOffer(choice, search, free);
+  run.renting.asksBeingRented.add(best.askId);
+  choice.claimed.add(best.askId);
+  return best;
+}
+
+/**
+ * The search's answer, and its offers this create has not tried and no other create has
+ * claimed. When every answer is claimed by others, it searches again as their rents land,
+ * until the deadline.
+ */
+async function searchUnclaimed(
+  run: Run,
+  choice: OfferChoice,
+): Promise<{ search: Search<InstanceOffer>; free: InstanceOffer[] }> {
+  const { client, renting } = run;
+  const claimedByAny = renting.asksBeingRented;
+  const unclaimed = (offers: InstanceOffer[]) =>
+    offers.filter((offer) => !choice.tried.has(offer.askId) && !claimedByAny.has(offer.askId));
+  let search = await client.offers.searchInstances(choice.query);
+  let free = unclaimed(search.offers);
+  while (free.length === 0 && search.offers.some((offer) => claimedByAny.has(offer.askId))) {
+    const remainingMs = choice.deadlineMs - Date.now();
+    if (renting.rentsInFlight === 0 || remainingMs <= 0) break;
     // Unreferenced: a wait that lost the race must not keep the process alive.
     await unlessCancelled(
-      Promise.race([rentReturned.promise, sleep(remainingMs, undefined, { ref: false })]),
-      stop,
+      Promise.race([renting.nextRentReturned(), sleep(remainingMs, undefined, { ref: false })]),
+      choice.stop,
     );
-    search = await client.offers.searchInstances(query);
-    free = freeOffers(search.offers, tried);
+    search = await client.offers.searchInstances(choice.query);
+    free = unclaimed(search.offers);
   }
-  for (const { offer, reason } of search.rejected.slice(0, 3)) {
-    progress(`skipping ask ${offer.askId}: the search answered it, but ${reason}`);
-  }
+  return { search, free };
+}
+
+/** Why nothing can be chosen: every match claimed, none under the cap, or none at all. */
+function noOffer(
+  choice: OfferChoice,
+  search: Search<InstanceOffer>,
+  free: readonly InstanceOffer[],
+): NoOfferError {
+  const { tried } = choice;
   const untried = search.offers.filter((offer) => !tried.has(offer.askId));
-  const cap = inputs.maxDollarsPerHour;
-  const affordable = free.filter((offer) => cap === undefined || offer.dollarsPerHour <= cap);
-  const [best] = affordable;
-  if (best !== undefined) {
-    asksBeingRented.add(best.askId);
-    claimed.add(best.askId);
-    return best;
-  }
   const busy = untried.length - free.length;
   if (busy > 0 && free.length === 0) {
-    throw new NoOfferError(
+    return new NoOfferError(
       `no offer matching offerQuery is left: the ${busy} that match are being rented by other ` +
         `instances of this run` +
         (tried.size > 0 ? ` (and this create has tried ${tried.size})` : ""),
     );
   }
+  const cap = choice.maxDollarsPerHour;
   const cheapest = [...free].sort((a, b) => a.dollarsPerHour - b.dollarsPerHour)[0];
   if (cheapest !== undefined && cap !== undefined) {
-    throw new NoOfferError(
+    return new NoOfferError(
       `no offer matching offerQuery costs at most maxDollarsPerHour $${cap}/h; the cheapest ` +
         `match is $${cheapest.dollarsPerHour}/h (ask ${cheapest.askId}, ${cheapest.numGpus}x ` +
         `${cheapest.gpuName})`,
     );
   }
   const skipped = search.rejected.length;
-  throw new NoOfferError(
+  return new NoOfferError(
     `no offer matches offerQuery` +
       (tried.size > 0 ? ` that this create has not already tried (${tried.size} tried)` : "") +
       (skipped > 0

@@ -1,0 +1,54 @@
+import { z } from "zod";
+import { compileInstanceOfferQuery, compileVolumeOfferQuery, OfferQueryError } from "./client";
+
+// Input fields that several resources declare alike (their descriptions are each resource's).
+
+/**
+ * An offer query in either form, an object or the official client's string; checked by
+ * compiling it, so the failure names the field or token. `error` says what is expected when it
+ * is neither.
+ */
+function queryInputSchema(
+  compile: (query: string | Record<string, unknown>) => unknown,
+  error: string,
+) {
+  return z
+    .union([z.string(), z.record(z.string(), z.unknown())], { error })
+    .superRefine((query, ctx) => {
+      try {
+        compile(query);
+      } catch (thrown) {
+        if (!(thrown instanceof OfferQueryError)) throw thrown;
+        ctx.addIssue({ code: "custom", message: thrown.message });
+      }
+    });
+}
+
+/** An instance offer query (Instance and NodeGroup `offerQuery`, WorkerGroup's). */
+export const offerQueryInputSchema = queryInputSchema(
+  compileInstanceOfferQuery,
+  'offerQuery must be a query object ({ gpuName: "RTX 4090", ... }) or a query string',
+);
+
+/** A volume offer query (Volume `volumeOfferQuery`, NetworkVolume `offerQuery`). */
+export function volumeOfferQueryInputSchema(error: string) {
+  return queryInputSchema(compileVolumeOfferQuery, error);
+}
+
+/**
+ * An overlay's name, as `field` (an Overlay's `name`, an Instance's `overlay`). Instances join
+ * by name (`-n NAME` in the create's env), and the official client passes only names of
+ * lowercase letters, digits and `-` there (it drops any other silently); the service takes at
+ * most 64 characters.
+ */
+export function overlayNameSchema(field: string) {
+  return z
+    .string({ error: `${field} is an overlay's name: lowercase letters, digits and -` })
+    .min(1, `${field} must not be empty`)
+    .max(64, `${field} must be at most 64 characters`)
+    .regex(
+      /^[a-z0-9-]+$/,
+      `${field} may hold only lowercase letters, digits and - (instances join an overlay by ` +
+        "its name, and the official client drops any other)",
+    );
+}

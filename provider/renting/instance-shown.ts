@@ -1,0 +1,33 @@
+import type { Instance as InstanceWire } from "../client";
+import { localIpOf } from "./placement";
+
+// What the service shows of an instance, as its outputs record it (a create, a read, an import).
+
+/**
+ * The outputs of an instance as the service last showed it; `overlaySubnet` picks its overlay
+ * address for `localIp`.
+ */
+export function connectionOutputs(instance: InstanceWire | undefined, overlaySubnet?: string) {
+  return {
+    actualStatus: instance?.actual_status ?? null,
+    sshHost: instance?.ssh_host ?? null,
+    sshPort: instance?.ssh_port ?? null,
+    publicIp: instance?.public_ipaddr ?? null,
+    gpuRamMb: instance?.gpu_ram ?? null,
+    statusMessage: instance?.status_msg ?? null,
+    intendedStatus: instance?.intended_status ?? null,
+    localIp: localIpOf(instance?.local_ipaddrs, overlaySubnet),
+  };
+}
+
+/** What an instance was rented from, as it shows it (for instances rented by ask id). */
+export function offerShownBy(instance: InstanceWire | undefined) {
+  if (instance?.bundle_id === undefined || instance.bundle_id === null) return undefined;
+  return {
+    askId: instance.bundle_id,
+    gpuName: instance.gpu_name ?? null,
+    numGpus: instance.num_gpus ?? null,
+    dollarsPerHour: instance.dph_total ?? null,
+    machineId: instance.machine_id ?? null,
+  };
+}

@@ -1,0 +1,119 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { ConnectionPools, type GpuCloudClient } from "../client";
+import {
+  clientFor,
+  type ConfigSource,
+  type ProviderConfig,
+  resolveConfig,
+  verifyConfiguration,
+} from "../config";
+import { Cancellation } from "./cancellation";
+import { EngineWatch, engineAddressOf } from "./engine-watch";
+import { MadeThisRun } from "./made-this-run";
+import { logRetry, logToEngine } from "./progress";
+import { RentingLedger } from "./renting-ledger";
+import { SharedReads } from "./shared-reads";
+
+export interface RunOptions {
+  /** Where the configuration comes from, when it is known at the start (else configure). */
+  readonly config?: ConfigSource;
+  /**
+   * The engine's address, as a provider process is given it (its first argument): the run
+   * watches it (run/engine-watch.ts). Without one, nothing is watched.
+   */
+  readonly engineAddress?: string;
+  /** Where progress lines go; by default to the engine's log (run/progress.ts). */
+  readonly progress?: (message: string) => void;
+  /** The client to use instead of one built from the configuration (a test's fake). */
+  readonly client?: GpuCloudClient;
+}
+
+/**
+ * One run of a provider: everything the resources of one `pulumi` operation share, passed to
+ * each of their methods. A door makes one when its provider process starts (the native
+ * plugin's Configure, provider/native/server.ts; the dynamic door's one anchor,
+ * provider/provider-runtime.ts); a test makes its own. Nothing of it is ever serialized into
+ * a resource's state, least of all the key.
+ */
+export class Run {
+  /** The engine's Cancel, and the engine gone: every wait of the run stops. */
+  readonly cancellation = new Cancellation();
+  /** Notices the engine going away, and runs the cleanups of the work in flight. */
+  readonly engineWatch: EngineWatch;
+  /** Reads made once per run and shared by every resource that asks. */
+  readonly reads: SharedReads;
+  /** What this run made or declared. */
+  readonly made = new MadeThisRun();
+  /** What the creates that rent instances share: asks claimed, rents in flight, recorded. */
+  readonly renting = new RentingLedger();
+
+  #config: ConfigSource | undefined;
+  #client: GpuCloudClient | undefined;
+  /** The run's connections: its client's and the verification's. */
+  readonly #pools = new ConnectionPools();
+  #verification: Promise<string | undefined> | undefined;
+  readonly #progress: (message: string) => void;
+
+  constructor(options: RunOptions = {}) {
+    this.#config = options.config;
+    this.#client = options.client;
+    this.#progress =
+      options.progress ??
+      ((message) => {
+        logToEngine(message, options.engineAddress);
+      });
+    this.engineWatch = new EngineWatch(engineAddressOf(options.engineAddress), () => {
+      this.cancellation.cancel();
+    });
+    this.reads = new SharedReads(() => this.client);
+  }
+
+  /**
+   * The configuration the engine hands to a provider (Configure). Called once per resource type
+   * with the same stack configuration: the first is kept, so that every resource type shares
+   * one client (and its shared list reads).
+   */
+  configure(source: ConfigSource | undefined): void {
+    this.#config ??= source;
+  }
+
+  /** The configured client; throws, saying how to set it, when configuration is missing. */
+  get client(): GpuCloudClient {
+    this.#client ??= clientFor(resolveConfig(this.#config), {
+      pools: this.#pools,
+      onRetry: logRetry,
+    });
+    return this.#client;
+  }
+
+  /**
+   * The configuration and credentials, checked once per run on the first check that asks: a
+   * missing or malformed setting, an address where nothing answers (within 3 s), an address
+   * that is not this API, a refused key. The problem becomes one check failure without a stack
+   * trace; every check of the run reports it, so that nothing proceeds to write with a broken
+   * setup.
+   */
+  async configurationFailures(): Promise<pulumi.dynamic.CheckFailure[]> {
+    this.#verification ??= (async () => {
+      let config: ProviderConfig;
+      try {
+        config = resolveConfig(this.#config);
+      } catch (error) {
+        return error instanceof Error ? error.message : String(error);
+      }
+      return verifyConfiguration(config, this.#pools);
+    })();
+    const problem = await this.#verification;
+    return problem === undefined ? [] : [{ property: "", reason: problem }];
+  }
+
+  /** A progress line for the operation's display (best effort). */
+  progress(message: string): void {
+    this.#progress(message);
+  }
+
+  /** Closes the run's connections: for tests and plugins that want a clean exit. */
+  async close(): Promise<void> {
+    await this.#pools.close();
+  }
+}
