@@ -64,7 +64,8 @@ export interface ResourceSpec extends ObjectTypeSpec {
 export interface FunctionSpec {
   description?: string;
   inputs: ObjectTypeSpec;
-  outputs: ObjectTypeSpec;
+  /** Absent when the function answers nothing (see packageSchema). */
+  outputs?: ObjectTypeSpec;
 }
 
 export interface PackageSpec {
@@ -371,10 +372,14 @@ export function packageSchema(version: string): PackageSpec {
   const functions: Record<string, FunctionSpec> = {};
   for (const fn of nativeFunctions) {
     const name = pascal(fn.name);
+    const outputs = translator.object(jsonOf(fn.outputs, "output"), `${name}Result`);
     functions[typeToken(fn.name)] = {
       description: fn.description,
       inputs: translator.object(jsonOf(fn.inputs, "input"), `${name}Args`),
-      outputs: translator.object(jsonOf(fn.outputs, "output"), `${name}Result`),
+      // An empty result is no result: `pulumi package get-schema` drops an empty property map,
+      // and the SDK generators take the `{ type: object }` left for a map returned as one value
+      // (Go's map[string]string), which Python's SDK fails to take out of an empty answer.
+      ...(Object.keys(outputs.properties).length > 0 ? { outputs } : {}),
     };
   }
   const config = configSpec(translator);

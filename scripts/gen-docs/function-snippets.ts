@@ -103,8 +103,9 @@ function goFunctionCall(call: Call): string[] {
     goName(arg.name),
     goPlainValue(arg.sample, alias, !arg.required),
   ]);
-  const result = results.length === 0 ? "_" : "result";
-  const opening = `${result}, err := ${alias}.${goName(name)}(ctx, &${alias}.${goName(name)}Args{`;
+  // A function of no result returns an error alone.
+  const result = results.length === 0 ? "err" : "result, err";
+  const opening = `${result} := ${alias}.${goName(name)}(ctx, &${alias}.${goName(name)}Args{`;
   return goProgram(languages, [
     ...goCall(opening, fields),
     ...goReturnOnError,
