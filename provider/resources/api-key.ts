@@ -6,6 +6,7 @@ import { configurationFailures, providerClient } from "../provider-runtime";
 import { readResult } from "../read-result";
 import { type DynamicProvider, providerShim } from "../shim";
 import { checkInputs } from "../validation";
+import { withExample } from "../reference-examples";
 
 // ---- Inputs -------------------------------------------------------------------------------
 
@@ -99,6 +100,12 @@ export const apiKeyInputsSchema = z.object({
     .meta({ willReplaceOnChanges: true }),
 });
 export type ApiKeyInputs = z.infer<typeof apiKeyInputsSchema>;
+
+// ApiKey's example on its reference page (docs/reference/ApiKey.md): a key that reads instances and
+// nothing else.
+withExample(apiKeyInputsSchema, {
+  inputs: { permissions: { api: { instance_read: {} } } },
+});
 
 export const apiKeyOutputsSchema = apiKeyInputsSchema.extend({
   apiKeyId: z

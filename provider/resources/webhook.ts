@@ -6,6 +6,7 @@ import { readResult } from "../read-result";
 import { type DynamicProvider, providerShim } from "../shim";
 import { once } from "../once";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
+import { withExample } from "../reference-examples";
 
 // ---- Inputs -------------------------------------------------------------------------------
 
@@ -54,6 +55,12 @@ export const webhookInputsSchema = z.object({
     .optional(),
 });
 export type WebhookInputs = z.infer<typeof webhookInputsSchema>;
+
+// Webhook's example on its reference page (docs/reference/Webhook.md): low-credit alerts delivered
+// to an https endpoint.
+withExample(webhookInputsSchema, {
+  inputs: { url: "https://hooks.example.com/gpucloud", eventTypes: ["client:low_credit"] },
+});
 
 export const webhookOutputsSchema = webhookInputsSchema.extend({
   webhookId: z.number().int().describe("The service's id of the webhook."),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { bidBounds, compileInstanceOfferQuery, OfferQueryError } from "../../client";
 import { overlayNameSchema } from "../overlay";
+import { type ExampleInputs, withExample } from "../../reference-examples";
 
 // The instance's inputs and outputs: what a program declares and what the stack records.
 
@@ -291,6 +292,18 @@ export const instanceInputsSchema = z.object({
     .optional(),
 });
 export type InstanceInputs = z.infer<typeof instanceInputsSchema>;
+
+/**
+ * Instance's example on its reference page (docs/reference/Instance.md): the cheapest RTX 4090 at
+ * 50 cents an hour or less. cancelRsyncCopy's example rents the same.
+ */
+export const instanceExample: ExampleInputs<InstanceInputs> = {
+  offerQuery: { gpuName: "RTX 4090" },
+  maxDollarsPerHour: 0.5,
+  image: "pytorch/pytorch",
+  diskGb: 20,
+};
+withExample(instanceInputsSchema, { inputs: instanceExample });
 
 /** One try at renting an instance, as reported in outputs and errors. */
 export const instanceAttemptSchema = z.object({

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { instanceInputsSchema, offerQueryInputSchema } from "../instance/inputs";
+import { withExample } from "../../reference-examples";
 
 // A node group's inputs and outputs: N instances of one physical cluster, on one overlay
 // network, sharing an optional network volume. Each node is rented as an Instance would be
@@ -86,6 +87,18 @@ export const nodeGroupInputsSchema = z.object({
   stackToken: z.string().optional(),
 });
 export type NodeGroupInputs = z.infer<typeof nodeGroupInputsSchema>;
+
+// NodeGroup's example on its reference page (docs/reference/NodeGroup.md): two H100 nodes: the
+// emulator's default market has a cluster of nine.
+withExample(nodeGroupInputsSchema, {
+  inputs: {
+    nodeCount: 2,
+    offerQuery: { gpuName: "H100 SXM" },
+    maxDollarsPerHour: 4,
+    image: "pytorch/pytorch",
+    diskGb: 40,
+  },
+});
 
 export const nodeSchema = z
   .object({

@@ -8,6 +8,9 @@ import {
   targetUtilSchema,
   workerCountSchema,
 } from "../serverless/scaling";
+import type { EndpointInputs, EndpointOutputs } from "../endpoint";
+import type { TemplateInputs, TemplateOutputs } from "../template/inputs";
+import { declared, ref, withExample } from "../../reference-examples";
 
 // ---- Inputs -------------------------------------------------------------------------------
 
@@ -91,6 +94,23 @@ export const workerGroupInputsSchema = z.object({
   deleteTimeoutSeconds: deleteTimeoutSchema("group"),
 });
 export type WorkerGroupInputs = z.infer<typeof workerGroupInputsSchema>;
+
+// WorkerGroup's example on its reference page (docs/reference/WorkerGroup.md): a group needs an
+// endpoint and a template, declared beside it and named by their outputs.
+withExample(workerGroupInputsSchema, {
+  needs: [
+    declared<EndpointInputs>("Endpoint", "endpoint", { endpointName: "llm" }),
+    declared<TemplateInputs>("Template", "template", {
+      name: "vllm-server",
+      image: "vllm/vllm-openai",
+    }),
+  ],
+  inputs: {
+    endpointId: ref<EndpointOutputs>("endpoint", "endpointId"),
+    templateHashId: ref<TemplateOutputs>("template", "hashId"),
+    offerQuery: { gpuName: "RTX 4090" },
+  },
+});
 
 export const workerGroupOutputsSchema = workerGroupInputsSchema.extend({
   workerGroupId: z.number().int().describe("The service's id of the worker group."),
