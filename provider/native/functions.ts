@@ -4,6 +4,12 @@ import { instanceSummaryOf, instanceSummarySchema } from "../client/instance-sum
 import { instanceOfferOutputSchema, volumeOfferOutputSchema } from "../client/offer-schemas";
 import { templateSummaryOf, templateSummarySchema } from "../client/templates";
 import { checkedDstId, checkedInstanceQuery } from "../functions";
+import { declared, ref, withExample } from "../reference-examples";
+import {
+  instanceExample,
+  type InstanceInputs,
+  type InstanceOutputs,
+} from "../resources/instance/inputs";
 
 /**
  * The package's functions as the plugin's Invoke serves them: each calls what the TypeScript
@@ -46,14 +52,17 @@ export const nativeFunctions: readonly NativeFunction[] = [
       "Instance offers matching query (an object such as { gpuName: RTX 4090, gpuRamGb: { gte: " +
       "24 } } or the official client's query string), cheapest first unless its order says " +
       "otherwise. Offers the service answers that do not match the query are left out.",
-    inputs: z.object({
-      query: offerQuery(
-        '{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }',
-        "order, limit and type (on-demand, the default, or interruptible: prices are then the " +
-          "minimum bids)",
-        "every verified, rentable, unrented offer that is not external",
-      ),
-    }),
+    inputs: withExample(
+      z.object({
+        query: offerQuery(
+          '{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }',
+          "order, limit and type (on-demand, the default, or interruptible: prices are then the " +
+            "minimum bids)",
+          "every verified, rentable, unrented offer that is not external",
+        ),
+      }),
+      { inputs: { query: { gpuName: "RTX 4090", gpuRamGb: { gte: 24 } } } },
+    ),
     outputs: z.object({
       offers: z
         .array(instanceOfferOutputSchema)
@@ -64,13 +73,16 @@ export const nativeFunctions: readonly NativeFunction[] = [
   {
     name: "getVolumeOffers",
     description: "Volume offers matching query (e.g. { diskSpaceGb: { gte: 100 } }).",
-    inputs: z.object({
-      query: offerQuery(
-        '{ diskSpaceGb: { gte: 100 }, geolocation: "US" }',
-        "order and limit",
-        "every offer",
-      ),
-    }),
+    inputs: withExample(
+      z.object({
+        query: offerQuery(
+          '{ diskSpaceGb: { gte: 100 }, geolocation: "US" }',
+          "order and limit",
+          "every offer",
+        ),
+      }),
+      { inputs: { query: { diskSpaceGb: { gte: 100 } } } },
+    ),
     outputs: z.object({
       offers: z
         .array(volumeOfferOutputSchema)
@@ -114,13 +126,21 @@ export const nativeFunctions: readonly NativeFunction[] = [
     description:
       "Cancels the rsync copy running into instance dstId. During a preview it checks its " +
       "argument and sends nothing.",
-    inputs: z.object({
-      dstId: z
-        .union([z.number().int(), z.string()])
-        .describe(
-          "The id of the instance the copy runs into: a positive whole number, or its digits.",
-        ),
-    }),
+    inputs: withExample(
+      z.object({
+        dstId: z
+          .union([z.number().int(), z.string()])
+          .describe(
+            "The id of the instance the copy runs into: a positive whole number, or its digits.",
+          ),
+      }),
+      {
+        // A copy runs into a running instance: the example rents one (none runs into it, and
+        // cancelling nothing succeeds).
+        needs: [declared<InstanceInputs>("Instance", "instance", instanceExample)],
+        inputs: { dstId: ref<InstanceOutputs>("instance", "instanceId") },
+      },
+    ),
     outputs: z.object({}),
     run: async (client, args, preview) => {
       const dstId = checkedDstId(args["dstId"]);
@@ -133,18 +153,21 @@ export const nativeFunctions: readonly NativeFunction[] = [
     description:
       "Templates matching query: the account's own and others' public ones. Summaries never " +
       "carry a registry password.",
-    inputs: z.object({
-      query: z
-        .record(z.string(), z.unknown())
-        .describe(
-          "The query: template search fields (creatorId, name, image, tag, hashId, templateId, " +
-            "recommended, useSsh, sshDirect, jupyterDirect, countCreated, createdAt, " +
-            "recentCreateDate, diskGb, defaultTag, dockerLoginRepo), each a plain value " +
-            "(meaning eq) or an operator object (eq, neq, lt, lte, gt, gte, in, notin), and " +
-            "orderBy, the field to sort by.",
-        )
-        .optional(),
-    }),
+    inputs: withExample(
+      z.object({
+        query: z
+          .record(z.string(), z.unknown())
+          .describe(
+            "The query: template search fields (creatorId, name, image, tag, hashId, templateId, " +
+              "recommended, useSsh, sshDirect, jupyterDirect, countCreated, createdAt, " +
+              "recentCreateDate, diskGb, defaultTag, dockerLoginRepo), each a plain value " +
+              "(meaning eq) or an operator object (eq, neq, lt, lte, gt, gte, in, notin), and " +
+              "orderBy, the field to sort by.",
+          )
+          .optional(),
+      }),
+      { inputs: { query: { useSsh: true } } },
+    ),
     outputs: z.object({
       templates: z.array(templateSummarySchema).describe("The matching templates."),
     }),
@@ -157,18 +180,21 @@ export const nativeFunctions: readonly NativeFunction[] = [
     description:
       "The account's instances, or those matching query, as summaries: never an instance's " +
       "environment or onstart script, nor any credential.",
-    inputs: z.object({
-      query: z
-        .record(z.string(), z.unknown())
-        .describe(
-          "The query: the list's fields (instanceId, label, actualStatus, intendedStatus, " +
-            "gpuName, machineId, hostId, image, geolocation, diskGb, templateHashId), each a " +
-            "plain value (meaning eq) or an operator object (eq, neq, gt, gte, lt, lte, in, " +
-            "notin); selectFilters for other columns in the list's own names; orderBy, a list " +
-            "of [field, asc or desc] pairs. Absent: every instance of the account.",
-        )
-        .optional(),
-    }),
+    inputs: withExample(
+      z.object({
+        query: z
+          .record(z.string(), z.unknown())
+          .describe(
+            "The query: the list's fields (instanceId, label, actualStatus, intendedStatus, " +
+              "gpuName, machineId, hostId, image, geolocation, diskGb, templateHashId), each a " +
+              "plain value (meaning eq) or an operator object (eq, neq, gt, gte, lt, lte, in, " +
+              "notin); selectFilters for other columns in the list's own names; orderBy, a list " +
+              "of [field, asc or desc] pairs. Absent: every instance of the account.",
+          )
+          .optional(),
+      }),
+      { inputs: { query: { actualStatus: "running" } } },
+    ),
     outputs: z.object({
       instances: z
         .array(instanceSummarySchema)

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { providerConfigSchema } from "../config";
+import { type Example, exampleOf } from "../reference-examples";
 import { nativeFunctions } from "./functions";
 import { nativeResources, packageName, typeToken } from "./resources";
 
@@ -56,15 +57,21 @@ export interface ObjectTypeSpec {
   required?: string[];
 }
 
-export interface ResourceSpec extends ObjectTypeSpec {
+/** Where a resource or function keeps its reference page's example. */
+export interface ExampleDocs {
+  language?: { docs: { example: Example } };
+}
+
+export interface ResourceSpec extends ObjectTypeSpec, ExampleDocs {
   inputProperties: Record<string, PropertySpec>;
   requiredInputs?: string[];
 }
 
-export interface FunctionSpec {
+export interface FunctionSpec extends ExampleDocs {
   description?: string;
   inputs: ObjectTypeSpec;
-  outputs: ObjectTypeSpec;
+  /** Absent when the function answers nothing (see packageSchema). */
+  outputs?: ObjectTypeSpec;
 }
 
 export interface PackageSpec {
@@ -295,6 +302,12 @@ function requiredOf(json: JsonSchema, hidden: readonly string[] = []): string[] 
   });
 }
 
+/** The example of a resource's or function's inputs (their zod definition's), for the schema. */
+function exampleDocs(inputs: z.ZodType): ExampleDocs {
+  const example = exampleOf(inputs);
+  return example === undefined ? {} : { language: { docs: { example } } };
+}
+
 function jsonOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   return z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
 }
@@ -322,6 +335,7 @@ function resourceSpec(
       role: "resource input",
     }),
     ...(requiredInputs.length > 0 ? { requiredInputs } : {}),
+    ...exampleDocs(resource.inputs),
   };
 }
 
@@ -371,10 +385,15 @@ export function packageSchema(version: string): PackageSpec {
   const functions: Record<string, FunctionSpec> = {};
   for (const fn of nativeFunctions) {
     const name = pascal(fn.name);
+    const outputs = translator.object(jsonOf(fn.outputs, "output"), `${name}Result`);
     functions[typeToken(fn.name)] = {
       description: fn.description,
       inputs: translator.object(jsonOf(fn.inputs, "input"), `${name}Args`),
-      outputs: translator.object(jsonOf(fn.outputs, "output"), `${name}Result`),
+      // An empty result is no result: `pulumi package get-schema` drops an empty property map,
+      // and the SDK generators take the `{ type: object }` left for a map returned as one value
+      // (Go's map[string]string), which Python's SDK fails to take out of an empty answer.
+      ...(Object.keys(outputs.properties).length > 0 ? { outputs } : {}),
+      ...exampleDocs(fn.inputs),
     };
   }
   const config = configSpec(translator);

@@ -8,6 +8,7 @@ import { readResult } from "../read-result";
 import { providerShim } from "../shim";
 import { recoverLostCreate } from "../lost-create";
 import { checkInputs } from "../validation";
+import { withExample } from "../reference-examples";
 
 // ---- Inputs -------------------------------------------------------------------------------
 
@@ -101,6 +102,12 @@ export const apiKeyInputsSchema = z.object({
     .meta({ willReplaceOnChanges: true }),
 });
 export type ApiKeyInputs = z.infer<typeof apiKeyInputsSchema>;
+
+// ApiKey's example on its reference page (docs/reference/ApiKey.md): a key that reads instances and
+// nothing else.
+withExample(apiKeyInputsSchema, {
+  inputs: { permissions: { api: { instance_read: {} } } },
+});
 
 export const apiKeyOutputsSchema = apiKeyInputsSchema.extend({
   apiKeyId: z

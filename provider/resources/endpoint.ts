@@ -15,6 +15,7 @@ import {
   targetUtilSchema,
   workerCountSchema,
 } from "../serverless/scaling";
+import { withExample } from "../reference-examples";
 
 // ---- Inputs -------------------------------------------------------------------------------
 
@@ -47,6 +48,10 @@ export const endpointInputsSchema = z.object({
   deleteTimeoutSeconds: deleteTimeoutSchema("endpoint"),
 });
 export type EndpointInputs = z.infer<typeof endpointInputsSchema>;
+
+// Endpoint's example on its reference page (docs/reference/Endpoint.md): an endpoint with the
+// service's scaling defaults.
+withExample(endpointInputsSchema, { inputs: { endpointName: "llm-prod" } });
 
 export const endpointOutputsSchema = endpointInputsSchema.extend({
   endpointId: z

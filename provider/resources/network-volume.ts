@@ -19,6 +19,7 @@ import { volumeOfferQueryInputSchema } from "../input-fields";
 import { recoverLostCreate } from "../lost-create";
 import { theLostVolume } from "../lost-volume";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
+import { withExample } from "../reference-examples";
 
 // A network volume: storage on a physical cluster's network disk, which instances on machines of
 // that cluster mount (Instance `networkVolume`). Nothing in it is secret.
@@ -78,6 +79,12 @@ export const networkVolumeInputsSchema = z.object({
     .optional(),
 });
 export type NetworkVolumeInputs = z.infer<typeof networkVolumeInputsSchema>;
+
+// NetworkVolume's example on its reference page (docs/reference/NetworkVolume.md): 100 GB from the
+// cheapest network volume offer that is reliable enough.
+withExample(networkVolumeInputsSchema, {
+  inputs: { offerQuery: { reliability: { gte: 0.98 } }, sizeGb: 100 },
+});
 
 export const networkVolumeOutputsSchema = networkVolumeInputsSchema.extend({
   volumeId: z

@@ -10,6 +10,7 @@ import { providerShim } from "../shim";
 import { overlayNameSchema } from "../input-fields";
 import { recoverLostCreate } from "../lost-create";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
+import { withExample } from "../reference-examples";
 
 // An overlay network: a private LAN on one physical cluster for the instances that join it
 // (Instance `overlay`). Nothing in it is secret: a name, a cluster and a subnet.
@@ -45,6 +46,10 @@ export const overlayInputsSchema = z.object({
   resourceName: z.string().optional(),
 });
 export type OverlayInputs = z.infer<typeof overlayInputsSchema>;
+
+// Overlay's example on its reference page (docs/reference/Overlay.md): an overlay on cluster 101,
+// an A100 cluster of the emulator's default market.
+withExample(overlayInputsSchema, { inputs: { clusterId: 101 } });
 
 export const overlayOutputsSchema = overlayInputsSchema.extend({
   name: z

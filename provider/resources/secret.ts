@@ -7,6 +7,7 @@ import { readResult } from "../read-result";
 import { providerShim } from "../shim";
 import { recoverLostCreate } from "../lost-create";
 import { checkInputs } from "../validation";
+import { withExample } from "../reference-examples";
 
 // ---- Inputs -------------------------------------------------------------------------------
 
@@ -42,6 +43,12 @@ export const secretInputsSchema = z.object({
     ),
 });
 export type SecretInputs = z.infer<typeof secretInputsSchema>;
+
+// Secret's example on its reference page (docs/reference/Secret.md): a token every instance of the
+// account gets as HF_TOKEN.
+withExample(secretInputsSchema, {
+  inputs: { key: "HF_TOKEN", value: "hf_example_token" },
+});
 
 /**
  * Outputs: the inputs as applied (`value` is stored as a Pulumi secret). A secret brought in by

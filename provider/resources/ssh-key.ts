@@ -8,6 +8,7 @@ import { readResult } from "../read-result";
 import { providerShim } from "../shim";
 import { onlyOne, recoverLostCreate } from "../lost-create";
 import { checkInputs } from "../validation";
+import { withExample } from "../reference-examples";
 
 // ---- Inputs -------------------------------------------------------------------------------
 
@@ -98,6 +99,15 @@ export const sshKeyInputsSchema = z.object({
     ),
 });
 export type SshKeyInputs = z.infer<typeof sshKeyInputsSchema>;
+
+// SshKey's example on its reference page (docs/reference/SshKey.md): a public key as
+// `ssh-keygen -t ed25519` writes it (its private key was thrown away).
+withExample(sshKeyInputsSchema, {
+  inputs: {
+    publicKey:
+      "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICYm65vlEsPoo1d4EwEzvfSQkaLF76XNMJFTduZXcjVa you@laptop",
+  },
+});
 
 export const sshKeyOutputsSchema = sshKeyInputsSchema.extend({
   sshKeyId: z

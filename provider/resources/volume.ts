@@ -18,6 +18,7 @@ import { volumeOfferQueryInputSchema } from "../input-fields";
 import { recoverLostCreate } from "../lost-create";
 import { theLostVolume } from "../lost-volume";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
+import { withExample } from "../reference-examples";
 
 // ---- Inputs -------------------------------------------------------------------------------
 
@@ -57,6 +58,12 @@ export const volumeInputsSchema = z.object({
     .default(15),
 });
 export type VolumeInputs = z.infer<typeof volumeInputsSchema>;
+
+// Volume's example on its reference page (docs/reference/Volume.md): 50 GB from the cheapest volume
+// offer that is reliable enough and has room for it.
+withExample(volumeInputsSchema, {
+  inputs: { volumeOfferQuery: { reliability: { gte: 0.98 } }, sizeGb: 50 },
+});
 
 export const volumeOutputsSchema = volumeInputsSchema.extend({
   volumeName: z.string().describe("The volume's name as the service gives it: `V.<number>`."),

@@ -7,6 +7,7 @@ import type { Run } from "../run/run";
 import { readResult } from "../read-result";
 import { providerShim } from "../shim";
 import { checkInputs, containsUnknown, fieldFailure } from "../validation";
+import { withExample } from "../reference-examples";
 
 // ---- Inputs -------------------------------------------------------------------------------
 
@@ -55,6 +56,12 @@ export const webhookInputsSchema = z.object({
     .optional(),
 });
 export type WebhookInputs = z.infer<typeof webhookInputsSchema>;
+
+// Webhook's example on its reference page (docs/reference/Webhook.md): low-credit alerts delivered
+// to an https endpoint.
+withExample(webhookInputsSchema, {
+  inputs: { url: "https://hooks.example.com/gpucloud", eventTypes: ["client:low_credit"] },
+});
 
 export const webhookOutputsSchema = webhookInputsSchema.extend({
   webhookId: z.number().int().describe("The service's id of the webhook."),

@@ -1,11 +1,19 @@
 /** A function's page: how to call it, its arguments and result, its nested types. */
-import { type Call, functionSnippets, shownResult } from "./function-snippets";
-import { languagesOf, nameOf } from "./names";
+import { needsSentence } from "./declarations";
+import { type Call, functionCall } from "./function-call";
+import { functionSnippets } from "./function-snippets";
 import { rootsOf, typesSection, usesOf } from "./nested-types";
 import { pageHead } from "./page-head";
 import type { Fn, PackageSpec } from "./schema";
-import { givenOf } from "./snippets";
 import { inputTable, outputTable, rowsOf } from "./tables";
+
+/** What the Calling it section says before its snippets. */
+function callingIntro({ fromExample, needs, args }: Call): string {
+  if (args.length === 0) return "It takes no arguments.";
+  if (!fromExample) return "With every argument; a value in angle brackets is one to fill in.";
+  const first = needsSentence(needs);
+  return `A call that works against the emulator's default market (\`gpucloud-emulator\`).${first}`;
+}
 
 export function functionPage(spec: PackageSpec, token: string, fn: Fn): string {
   const args = rowsOf(fn.inputs.properties, fn.inputs.required);
@@ -14,21 +22,12 @@ export function functionPage(spec: PackageSpec, token: string, fn: Fn): string {
     ...rootsOf(args, "argument", true),
     ...rootsOf(results, "result", false),
   ]);
-  const call: Call = {
-    languages: languagesOf(spec),
-    token,
-    name: nameOf(token),
-    args: args.map((row) => givenOf(spec, row)),
-    results: results.map((row) => row.name),
-    shown: shownResult(fn),
-  };
+  const call = functionCall(spec, token, fn);
   return [
     ...pageHead(call.name, "Function", token, fn.description),
     "## Calling it",
     "",
-    args.length === 0
-      ? "It takes no arguments."
-      : "With every argument; a value in angle brackets is one to fill in.",
+    callingIntro(call),
     "",
     ...functionSnippets(call),
     "",

@@ -45,6 +45,8 @@ export function goInputValue(sample: Sample, alias: string): string {
     }
     case "any":
       return "pulumi.Map{}";
+    case "reference":
+      return `${sample.resource}.${goName(sample.output, sample.resourceType)}`;
   }
 }
 
@@ -55,8 +57,8 @@ const goPlainScalars: Record<string, string> = {
   boolean: "bool",
 };
 
-/** The Go type of a function's argument: plain values, not inputs. */
-function goPlainType(type: TypeSpec, alias: string): string {
+/** The Go type of a plain value (a function's argument, an apply's): not an input. */
+export function goPlainType(type: TypeSpec, alias: string): string {
   const local = localType(type);
   if (local !== undefined) return `${alias}.${nameOf(local)}`;
   if (type.type === "array") return `[]${goPlainType(type.items ?? {}, alias)}`;
@@ -93,6 +95,9 @@ export function goPlainValue(sample: Sample, alias: string, optional: boolean): 
     }
     case "any":
       return "map[string]interface{}{}";
+    case "reference":
+      // A function called with plain values cannot wait for an output: its Output form can.
+      throw new Error(`${sample.resource}.${sample.output}: a plain argument cannot refer`);
   }
 }
 

@@ -1,26 +1,25 @@
 /** The explicit provider's snippets: a provider of a program's own, and a resource using it. */
 import { goCall, goInputValue, goProgram, goReturnOnError } from "./go-code";
-import { goName, type Languages, languagesOf, nameOf, pythonName } from "./names";
-import { type Declaration, givenInputs, resourceVariable } from "./resource-snippets";
-import { pythonValue, tsValue } from "./samples";
+import type { Declared } from "./declarations";
+import { goName, type Languages, pythonName } from "./names";
+import { resourceDeclaration } from "./resource-snippets";
+import { pythonValue, yamlValue } from "./samples";
 import type { PackageSpec } from "./schema";
 import { type Given, givenOf, pythonImports, type Snippets } from "./snippets";
 import { rowsOf, sortedByName } from "./tables";
 
 /**
- * The resource the explicit provider's example declares: the first whose needed inputs are all
- * plain strings or numbers, so that the example is about the provider.
+ * The resource the explicit provider's example declares: the first whose snippet (its example,
+ * or its needed inputs) declares it alone with plain strings or numbers, so that the example is
+ * about the provider.
  */
-function exampleResource(spec: PackageSpec): Declaration | undefined {
-  const languages = languagesOf(spec);
+function exampleResource(spec: PackageSpec): Declared | undefined {
   for (const [token, resource] of sortedByName(Object.entries(spec.resources))) {
-    const given = givenInputs(spec, resource);
-    const plain = given.every((input) =>
+    const { needs, main } = resourceDeclaration(spec, token, resource);
+    const plain = main.given.every((input) =>
       ["string", "integer", "number"].includes(input.sample.kind),
     );
-    if (given.length > 0 && plain) {
-      return { languages, type: nameOf(token), token, given, shown: undefined };
-    }
+    if (needs.length === 0 && main.given.length > 0 && plain) return main;
   }
   return undefined;
 }
@@ -31,7 +30,7 @@ interface ExplicitProvider {
   /** The package's name, as in the provider's type `pulumi:providers:<name>`. */
   packageName: string;
   settings: Given[];
-  example: Declaration | undefined;
+  example: Declared | undefined;
 }
 
 function pythonProvider({ languages, settings, example }: ExplicitProvider): string[] {
@@ -49,7 +48,7 @@ function pythonProvider({ languages, settings, example }: ExplicitProvider): str
       ? []
       : [
           `${alias}.${example.type}(`,
-          `    "${resourceVariable(example)}",`,
+          `    "${example.variable}",`,
           ...example.given.map(argument),
           "    opts=pulumi.ResourceOptions(provider=other),",
           ")",
@@ -58,11 +57,11 @@ function pythonProvider({ languages, settings, example }: ExplicitProvider): str
 }
 
 /** The Go lines after the provider's: the example declared with it, or `other` left unused. */
-function goExample(example: Declaration | undefined, alias: string): string[] {
+function goExample(example: Declared | undefined, alias: string): string[] {
   if (example === undefined) return ["_ = other", "return nil"];
   return [
     ...goCall(
-      `_, err = ${alias}.New${example.type}(ctx, "${resourceVariable(example)}", &${alias}.${example.type}Args{`,
+      `_, err = ${alias}.New${example.type}(ctx, "${example.variable}", &${alias}.${example.type}Args{`,
       example.given.map((input) => [
         goName(input.name, example.type),
         goInputValue(input.sample, alias),
@@ -87,7 +86,7 @@ function goProvider({ languages, settings, example }: ExplicitProvider): string[
 
 function yamlProvider({ packageName, settings, example }: ExplicitProvider): string[] {
   const properties = (given: readonly Given[]) =>
-    given.map((input) => `      ${input.name}: ${tsValue(input.sample)}`);
+    given.map((input) => `      ${input.name}: ${yamlValue(input.sample)}`);
   return [
     "resources:",
     "  other:",
@@ -97,7 +96,7 @@ function yamlProvider({ packageName, settings, example }: ExplicitProvider): str
     ...(example === undefined
       ? []
       : [
-          `  ${resourceVariable(example)}:`,
+          `  ${example.variable}:`,
           `    type: ${example.token}`,
           "    properties:",
           ...properties(example.given),

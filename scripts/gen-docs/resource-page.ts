@@ -1,9 +1,10 @@
 /** A resource's page: how to declare it, its inputs and outputs, its nested types. */
+import { needsSentence } from "./declarations";
 import { code } from "./markdown";
-import { languagesOf, nameOf } from "./names";
+import { nameOf } from "./names";
 import { rootsOf, typesSection, usesOf } from "./nested-types";
 import { pageHead } from "./page-head";
-import { type Declaration, givenInputs, resourceSnippets, shownOutput } from "./resource-snippets";
+import { type Declaration, resourceDeclaration, resourceSnippets } from "./resource-snippets";
 import type { PackageSpec, Resource } from "./schema";
 import { inputTable, outputTable, type Row, rowsOf } from "./tables";
 
@@ -23,9 +24,24 @@ function outputsPreamble(inputs: readonly Row[], resource: Resource, own: readon
   return `${inputsToo}, holding the value as applied. ${rest}`;
 }
 
+/** What the Declaring it section says before its snippets. */
+function declaringIntro({ fromExample, needs, main }: Declaration): string {
+  if (fromExample) {
+    const first = needsSentence(needs);
+    return (
+      "A minimal example, with values that work against the emulator's default market " +
+      `(\`gpucloud-emulator\`).${first} The other inputs are in [Inputs](#inputs).`
+    );
+  }
+  return main.given.length === 0
+    ? "Every input is optional in the schema: the snippets declare the resource alone; its " +
+        "description says which inputs it needs together."
+    : "With the inputs a new resource needs; a value in angle brackets is one to fill in. The " +
+        "others are in [Inputs](#inputs).";
+}
+
 export function resourcePage(spec: PackageSpec, token: string, resource: Resource): string {
   const type = nameOf(token);
-  const given = givenInputs(spec, resource);
   const inputs = rowsOf(resource.inputProperties, resource.requiredInputs);
   const outputs = rowsOf(resource.properties, resource.required);
   const own = outputs.filter((row) => !(row.name in resource.inputProperties));
@@ -33,22 +49,12 @@ export function resourcePage(spec: PackageSpec, token: string, resource: Resourc
     ...rootsOf(inputs, "input", true),
     ...rootsOf(outputs, "output", false),
   ]);
-  const declaration: Declaration = {
-    languages: languagesOf(spec),
-    type,
-    token,
-    given,
-    shown: shownOutput(resource),
-  };
+  const declaration = resourceDeclaration(spec, token, resource);
   return [
     ...pageHead(type, "Resource", token, resource.description),
     "## Declaring it",
     "",
-    given.length === 0
-      ? "Every input is optional in the schema: the snippets declare the resource alone; its " +
-        "description says which inputs it needs together."
-      : "With the inputs a new resource needs; a value in angle brackets is one to fill in. The " +
-        "others are in [Inputs](#inputs).",
+    declaringIntro(declaration),
     "",
     ...resourceSnippets(declaration),
     "",

@@ -1,18 +1,30 @@
-/** A resource's snippets: declared with the inputs a new one needs, exporting one output. */
-import { goCall, goInputValue, goProgram, goReturnOnError } from "./go-code";
-import { goName, type Languages, lowerFirst, pythonName } from "./names";
-import { pythonValue, tsValue } from "./samples";
+/** A resource's snippets: its example, or placeholders of its inputs; one output exported. */
+import {
+  type Declared,
+  expectReferred,
+  goDeclarations,
+  neededResources,
+  pythonDeclarations,
+  tsDeclarations,
+  yamlResources,
+} from "./declarations";
+import { exampleGiven } from "./example-samples";
+import { goProgram } from "./go-code";
+import { goName, type Languages, languagesOf, lowerFirst, nameOf, pythonName } from "./names";
 import type { PackageSpec, Resource } from "./schema";
 import { type Given, givenOf, pythonImports, snippetSections, tsImport } from "./snippets";
 import { requiredWords, rowsOf } from "./tables";
 
 export interface Declaration {
   languages: Languages;
-  type: string;
-  token: string;
-  given: Given[];
+  /** The resources its example needs, declared before it. */
+  needs: Declared[];
+  /** The resource the page is about. */
+  main: Declared;
   /** The output the snippet exports, if any. */
   shown: string | undefined;
+  /** Whether the inputs are an example's (values that work) rather than placeholders. */
+  fromExample: boolean;
 }
 
 /** The output a resource snippet exports: an id when there is one, else the first always set. */
@@ -26,88 +38,63 @@ export function shownOutput(resource: Resource): string | undefined {
 
 export const isIdName = (name: string): boolean => name === "id" || name.endsWith("Id");
 
-/** The inputs a resource snippet gives: the required ones, and those a new resource needs. */
+/** Placeholders for the inputs a new resource needs: the required ones, and to-create ones. */
 export function givenInputs(spec: PackageSpec, resource: Resource): Given[] {
   return rowsOf(resource.inputProperties, resource.requiredInputs)
     .filter((row) => requiredWords(row) !== "no")
     .map((row) => givenOf(spec, row));
 }
 
-export const resourceVariable = (declaration: Declaration): string => lowerFirst(declaration.type);
-
-function tsDeclaration(declaration: Declaration): string[] {
-  const { languages, type, given, shown } = declaration;
-  const variable = resourceVariable(declaration);
-  const opening = `const ${variable} = new ${languages.alias}.${type}("${variable}", {`;
-  return [
-    tsImport(languages),
-    "",
-    ...(given.length === 0
-      ? [`${opening}});`]
-      : [opening, ...given.map((input) => `  ${input.name}: ${tsValue(input.sample)},`), "});"]),
-    ...(shown === undefined ? [] : ["", `export const ${shown} = ${variable}.${shown};`]),
-  ];
+/** What a resource's snippets declare: its example when it has one, else placeholders. */
+export function resourceDeclaration(
+  spec: PackageSpec,
+  token: string,
+  resource: Resource,
+): Declaration {
+  const type = nameOf(token);
+  const example = resource.language?.docs?.example;
+  const { needs, scope } = neededResources(spec, example);
+  const { inputProperties, requiredInputs } = resource;
+  const given =
+    example === undefined
+      ? givenInputs(spec, resource)
+      : exampleGiven(spec, type, inputProperties, requiredInputs, example.inputs, scope);
+  expectReferred(needs, given);
+  const variable = lowerFirst(type);
+  if (scope.has(variable)) throw new Error(`${type}'s example declares ${variable} twice`);
+  const shown = shownOutput(resource);
+  const main = { type, token, variable, given, used: shown !== undefined };
+  return { languages: languagesOf(spec), needs, main, shown, fromExample: example !== undefined };
 }
 
-function pythonDeclaration(declaration: Declaration): string[] {
-  const { languages, type, given, shown } = declaration;
-  const { alias } = languages;
-  const variable = pythonName(type);
-  const logicalName = `"${resourceVariable(declaration)}"`;
-  const argument = (input: Given) =>
-    `    ${pythonName(input.name)}=${pythonValue(input.sample, alias)},`;
-  return [
-    ...pythonImports(languages, shown !== undefined),
-    "",
-    ...(given.length === 0
-      ? [`${variable} = ${alias}.${type}(${logicalName})`]
-      : [`${variable} = ${alias}.${type}(`, `    ${logicalName},`, ...given.map(argument), ")"]),
-    ...(shown === undefined
-      ? []
-      : ["", `pulumi.export("${shown}", ${variable}.${pythonName(shown)})`]),
-  ];
-}
-
-function goDeclaration(declaration: Declaration): string[] {
-  const { languages, type, given, shown } = declaration;
-  const { alias } = languages;
-  const variable = resourceVariable(declaration);
-  const fields = given.map((input): [string, string] => [
-    goName(input.name, type),
-    goInputValue(input.sample, alias),
-  ]);
-  const result = shown === undefined ? "_" : variable;
-  const opening = `${result}, err := ${alias}.New${type}(ctx, "${variable}", &${alias}.${type}Args{`;
-  return goProgram(languages, [
-    ...goCall(opening, fields),
-    ...goReturnOnError,
-    ...(shown === undefined ? [] : [`ctx.Export("${shown}", ${variable}.${goName(shown, type)})`]),
-    "return nil",
-  ]);
-}
-
-function yamlDeclaration(declaration: Declaration): string[] {
-  const { token, given, shown } = declaration;
-  const variable = resourceVariable(declaration);
-  return [
-    "resources:",
-    `  ${variable}:`,
-    `    type: ${token}`,
-    ...(given.length === 0
-      ? []
-      : [
-          "    properties:",
-          ...given.map((input) => `      ${input.name}: ${tsValue(input.sample)}`),
-        ]),
-    ...(shown === undefined ? [] : ["", "outputs:", `  ${shown}: \${${variable}.${shown}}`]),
-  ];
-}
-
-export function resourceSnippets(declaration: Declaration): string[] {
-  return snippetSections(declaration.languages, {
-    ts: tsDeclaration(declaration),
-    python: pythonDeclaration(declaration),
-    go: goDeclaration(declaration),
-    yaml: yamlDeclaration(declaration),
+export function resourceSnippets({ languages, needs, main, shown }: Declaration): string[] {
+  const declared = [...needs, main];
+  const { variable } = main;
+  return snippetSections(languages, {
+    ts: [
+      tsImport(languages),
+      "",
+      ...tsDeclarations(languages, declared),
+      ...(shown === undefined ? [] : ["", `export const ${shown} = ${variable}.${shown};`]),
+    ],
+    python: [
+      ...pythonImports(languages, shown !== undefined),
+      "",
+      ...pythonDeclarations(languages, declared),
+      ...(shown === undefined
+        ? []
+        : ["", `pulumi.export("${shown}", ${pythonName(variable)}.${pythonName(shown)})`]),
+    ],
+    go: goProgram(languages, [
+      ...goDeclarations(languages, declared),
+      ...(shown === undefined
+        ? []
+        : [`ctx.Export("${shown}", ${variable}.${goName(shown, main.type)})`]),
+      "return nil",
+    ]),
+    yaml: [
+      ...yamlResources(declared),
+      ...(shown === undefined ? [] : ["", "outputs:", `  ${shown}: \${${variable}.${shown}}`]),
+    ],
   });
 }

@@ -1,10 +1,10 @@
-/** Values in snippets: a placeholder value of a type, in TypeScript (and YAML) and Python. */
+/** Values in snippets: a placeholder or an example's value of a type, in TS, YAML and Python. */
 import { nameOf, pythonName } from "./names";
 import type { PackageSpec, TypeSpec } from "./schema";
 import { rowsOf } from "./tables";
 import { localType } from "./type-words";
 
-/** A placeholder value of a type (`type`), as each language writes it. */
+/** A value of a type (`type`), a placeholder or an example's, as each language writes it. */
 export type Sample = { type: TypeSpec } & (
   | { kind: "string"; text: string }
   | { kind: "integer" | "number"; value: number }
@@ -13,6 +13,14 @@ export type Sample = { type: TypeSpec } & (
   | { kind: "map"; entries: [string, Sample][] }
   | { kind: "object"; token: string; fields: [string, Sample][] }
   | { kind: "any" }
+  // An output (of type `outputType`) of a resource the snippet declares: variable `resource`.
+  | {
+      kind: "reference";
+      resource: string;
+      resourceType: string;
+      output: string;
+      outputType: TypeSpec;
+    }
 );
 
 /**
@@ -59,7 +67,10 @@ export const quoted = (text: string): string => JSON.stringify(text);
 export const braces = (entries: readonly string[]): string =>
   entries.length === 0 ? "{}" : `{ ${entries.join(", ")} }`;
 
-/** A value in TypeScript; YAML's flow style reads the same. */
+/** A map's key in TypeScript and YAML: bare when it can be (`gpuName`), else quoted. */
+const keyOf = (key: string): string => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? key : quoted(key));
+
+/** A value in TypeScript. */
 export function tsValue(sample: Sample): string {
   switch (sample.kind) {
     case "string":
@@ -71,11 +82,35 @@ export function tsValue(sample: Sample): string {
     case "list":
       return `[${sample.items.map(tsValue).join(", ")}]`;
     case "map":
-      return braces(sample.entries.map(([key, value]) => `${quoted(key)}: ${tsValue(value)}`));
+      return braces(sample.entries.map(([key, value]) => `${keyOf(key)}: ${tsValue(value)}`));
     case "object":
       return braces(sample.fields.map(([key, value]) => `${key}: ${tsValue(value)}`));
     case "any":
       return "{}";
+    case "reference":
+      return `${sample.resource}.${sample.output}`;
+  }
+}
+
+/**
+ * A value in YAML: TypeScript's literals in flow style, and a reference as Pulumi YAML's
+ * `${resource.output}`, quoted inside a list or map (where `{` would open a flow mapping).
+ */
+export function yamlValue(sample: Sample, nested = false): string {
+  const value = (inner: Sample) => yamlValue(inner, true);
+  switch (sample.kind) {
+    case "reference": {
+      const interpolation = `\${${sample.resource}.${sample.output}}`;
+      return nested ? quoted(interpolation) : interpolation;
+    }
+    case "list":
+      return `[${sample.items.map(value).join(", ")}]`;
+    case "map":
+      return braces(sample.entries.map(([key, inner]) => `${keyOf(key)}: ${value(inner)}`));
+    case "object":
+      return braces(sample.fields.map(([key, inner]) => `${key}: ${value(inner)}`));
+    default:
+      return tsValue(sample);
   }
 }
 
@@ -100,5 +135,7 @@ export function pythonValue(sample: Sample, alias: string): string {
     }
     case "any":
       return "{}";
+    case "reference":
+      return `${pythonName(sample.resource)}.${pythonName(sample.output)}`;
   }
 }

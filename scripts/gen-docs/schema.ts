@@ -1,5 +1,6 @@
 /** The schema `pulumi package get-schema` prints, as much of it as the pages show. */
 import { z } from "zod";
+import { exampleSchema } from "../../provider/reference-examples";
 
 export interface TypeSpec {
   type?: "string" | "number" | "integer" | "boolean" | "array" | "object";
@@ -49,9 +50,15 @@ const objectTypeSchema = z.object({
   properties: propertiesSchema,
   required: z.array(z.string()).default([]),
 });
+/** A resource's or function's example (provider/native/schema.ts, exampleDocs), if it has one. */
+const exampleDocsSchema = z
+  .object({ docs: z.object({ example: exampleSchema.optional() }).optional() })
+  .optional();
+
 const resourceSchema = objectTypeSchema.extend({
   inputProperties: propertiesSchema,
   requiredInputs: z.array(z.string()).default([]),
+  language: exampleDocsSchema,
 });
 export type Resource = z.infer<typeof resourceSchema>;
 
@@ -61,6 +68,7 @@ const functionSchema = z.object({
   description: z.string().optional(),
   inputs: objectTypeSchema.default(emptyObject),
   outputs: objectTypeSchema.default(emptyObject),
+  language: exampleDocsSchema,
 });
 export type Fn = z.infer<typeof functionSchema>;
 

@@ -21,7 +21,8 @@ const execFileAsync = promisify(execFile);
 // The reference pages in docs/reference are committed, generated from the plugin's schema by
 // `npm run gen-docs` (scripts/gen-docs.ts): this fails when they differ from what it writes now,
 // when a resource, function, input or output has no page or row, and when a page names a
-// Python or Go name the generated SDKs (sdk/python, sdk/go) do not have.
+// Python or Go name the generated SDKs (sdk/python, sdk/go) do not have. The pages' examples
+// run against an emulator in reference-examples.test.ts.
 
 const committedDir = path.join(repoRoot, "docs", "reference");
 
@@ -244,7 +245,7 @@ describe("the reference pages (docs/reference)", () => {
     expect(goName("toInstanceOutput", "Instance")).toBe("ToInstanceOutput_");
   });
 
-  it("hold TypeScript that type-checks against the package, Go that gofmt accepts as it is, and Python that parses", async () => {
+  it("hold TypeScript that type-checks against the package, Go that gofmt accepts as it is and vet against the SDK, and Python that parses", async () => {
     const dir = await mkdtemp(path.join(repoRoot, "node_modules", ".docs-reference-"));
     try {
       const snippets = (language: string) =>
@@ -276,14 +277,38 @@ describe("the reference pages (docs/reference)", () => {
       });
       expect(problems).toEqual([]);
 
+      // Go: each snippet a program (package main) of one module that uses the committed SDK, as
+      // examples/go-workspace does (its go.mod and go.sum, with the SDK's folder made absolute).
       const goDir = path.join(dir, "go");
       await mkdir(goDir);
+      const workspace = path.join(repoRoot, "examples", "go-workspace");
+      const goMod = await readFile(path.join(workspace, "go.mod"), "utf8");
+      const sdkReplace = "=> ../../sdk/go";
+      expect(goMod).toContain(sdkReplace);
+      await writeFile(
+        path.join(goDir, "go.mod"),
+        goMod.replace(sdkReplace, `=> ${path.join(repoRoot, "sdk", "go")}`),
+      );
+      await writeFile(
+        path.join(goDir, "go.sum"),
+        await readFile(path.join(workspace, "go.sum"), "utf8"),
+      );
       for (const { page, index, body } of snippets("go")) {
-        await writeFile(path.join(goDir, `${path.basename(page, ".md")}-${index}.go`), body);
+        const program = path.join(goDir, `${path.basename(page, ".md").toLowerCase()}${index}`);
+        await mkdir(program);
+        await writeFile(path.join(program, "main.go"), body);
       }
       // gofmt -l lists the files it would change; a syntax error fails it.
       const { stdout: unformatted } = await execFileAsync("gofmt", ["-l", goDir]);
       expect(unformatted.trim()).toBe("");
+      // go vet type-checks them against the SDK (an output given where an input is taken, an
+      // unused variable), from the build cache that setup and the Go SDK's test fill.
+      await execFileAsync("go", ["vet", "-mod=readonly", "./..."], { cwd: goDir }).catch(
+        (error: unknown) => {
+          const { stderr } = error as { stderr?: string };
+          throw new Error(`go vet of the Go snippets failed:\n${stderr ?? String(error)}`);
+        },
+      );
 
       const python = snippets("python");
       const parse =

@@ -16,9 +16,12 @@ const execFileAsync = promisify(execFile);
  * - makes the standalone plugin's and emulator's tarballs (scripts/package-plugin.mjs, `npm run
  *   package-plugin`; reused when nothing they are made from changed), whose paths reach the
  *   workers through GPUCLOUD_PLUGIN_TARBALL and GPUCLOUD_EMULATOR_TARBALL.
+ * - makes a folder for what the run's tests share and the teardown removes (a test worker's
+ *   Python virtual environment, test/support/python-stack.ts): GPUCLOUD_E2E_RUN_DIR.
  */
 export default async function globalSetup(): Promise<void> {
   const root = path.resolve(__dirname, "..", "..");
+  process.env["GPUCLOUD_E2E_RUN_DIR"] = await mkdtemp(path.join(tmpdir(), "gpucloud-e2e-run-"));
   const tarballDir = await mkdtemp(path.join(tmpdir(), "gpucloud-pack-"));
   const [installed, packaged] = await Promise.all([
     execFileAsync(

@@ -1,8 +1,13 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
 
-/** Removes the run's tarball (the installed copy stays, for the examples and the next run). */
+/**
+ * Removes the run's tarball (the installed copy stays, for the examples and the next run) and
+ * the folder of what its tests shared.
+ */
 export default async function globalTeardown(): Promise<void> {
   const tarball = process.env["GPUCLOUD_PACKED_TARBALL"];
   if (tarball) await rm(path.dirname(tarball), { recursive: true, force: true });
+  const runDir = process.env["GPUCLOUD_E2E_RUN_DIR"];
+  if (runDir) await rm(runDir, { recursive: true, force: true });
 }

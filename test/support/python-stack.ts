@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { existsSync, rmSync } from "node:fs";
 import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -33,15 +34,20 @@ export function wheelhouse(): Promise<string> {
 }
 
 /**
+ * The environment to run the CLI with: the virtual environment `dir` activated (the Python
+ * language host runs the `python3` on PATH).
+ */
+const activated = (dir: string, basePath: string): Record<string, string> => ({
+  VIRTUAL_ENV: dir,
+  PATH: `${path.join(dir, "bin")}${path.delimiter}${basePath}`,
+});
+
+/**
  * A new virtual environment in `dir` holding Pulumi's Python SDK (pinned) and pulumi_gpucloud
  * from sdk/python, installed from the wheelhouse without asking the package index, as
- * `pip install -r requirements.txt` does for a user. Returns the environment to run the CLI with:
- * the virtual environment activated (the Python language host runs the `python3` on PATH).
+ * `pip install -r requirements.txt` does for a user.
  */
-export async function pythonVirtualEnv(
-  dir: string,
-  basePath = process.env["PATH"] ?? "",
-): Promise<Record<string, string>> {
+async function makeVirtualEnv(dir: string): Promise<void> {
   const wheels = await wheelhouse();
   await execFileAsync("python3", ["-m", "venv", dir]);
   // pip builds a folder in place: a copy keeps the checkout free of build/ and *.egg-info (a
@@ -73,10 +79,39 @@ export async function pythonVirtualEnv(
     const { stderr } = error as { stderr?: string };
     throw new Error(`pip install into ${dir} failed:\n${stderr ?? String(error)}`);
   }
-  return {
-    VIRTUAL_ENV: dir,
-    PATH: `${path.join(dir, "bin")}${path.delimiter}${basePath}`,
-  };
+}
+
+let sharedEnvironment: Promise<string> | undefined;
+
+/**
+ * The virtual environment the Python programs of this test worker run in, made on its first use:
+ * the programs only read it, and making one for each program cost every Python stack of the
+ * suite about 10 s. In the run's folder (GPUCLOUD_E2E_RUN_DIR, which the run's teardown removes),
+ * one per worker, found again by each test file (Jest gives each its own modules); outside a Jest
+ * run (the benchmarks), in a folder of the process's own.
+ */
+export function sharedVirtualEnv(): Promise<string> {
+  sharedEnvironment ??= (async () => {
+    const runDir = process.env["GPUCLOUD_E2E_RUN_DIR"];
+    if (runDir === undefined) {
+      const dir = await mkdtemp(path.join(tmpdir(), "gpucloud-python-venv-"));
+      process.once("exit", () => {
+        rmSync(dir, { recursive: true, force: true });
+      });
+      await makeVirtualEnv(dir);
+      return dir;
+    }
+    // A worker runs its test files one after another: no other makes this folder meanwhile.
+    const dir = path.join(runDir, `python-venv-${process.env["JEST_WORKER_ID"] ?? "1"}`);
+    const ready = path.join(dir, "made");
+    if (!existsSync(ready)) {
+      await rm(dir, { recursive: true, force: true });
+      await makeVirtualEnv(dir);
+      await writeFile(ready, "");
+    }
+    return dir;
+  })();
+  return sharedEnvironment;
 }
 
 export interface PythonStackOptions extends Omit<YamlStackOptions, "program"> {
@@ -89,7 +124,8 @@ export interface PythonStackOptions extends Omit<YamlStackOptions, "program"> {
 
 /**
  * Runs `body` against a fresh stack of a Python program (real CLI, the Python language host of
- * setup), with its own virtual environment; tears everything down as withYamlStack does.
+ * setup), in the process's shared virtual environment; tears everything down as withYamlStack
+ * does.
  */
 export async function withPythonStack<T>(
   options: PythonStackOptions,
@@ -97,7 +133,10 @@ export async function withPythonStack<T>(
 ): Promise<T> {
   const root = await mkdtemp(path.join(tmpdir(), "gpucloud-python-e2e-"));
   try {
-    const venvEnv = await pythonVirtualEnv(path.join(root, "venv"), options.env?.["PATH"]);
+    const venvEnv = activated(
+      await sharedVirtualEnv(),
+      options.env?.["PATH"] ?? process.env["PATH"] ?? "",
+    );
     let programDir: string;
     if ("dir" in options.program) {
       programDir = options.program.dir;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { offerQueryInputSchema } from "../../input-fields";
+import { withExample } from "../../reference-examples";
 import { instanceInputsSchema } from "../../renting/instance-inputs";
 
 // A node group's inputs and outputs: N instances of one physical cluster, on one overlay
@@ -87,6 +88,18 @@ export const nodeGroupInputsSchema = z.object({
   stackToken: z.string().optional(),
 });
 export type NodeGroupInputs = z.infer<typeof nodeGroupInputsSchema>;
+
+// NodeGroup's example on its reference page (docs/reference/NodeGroup.md): two H100 nodes: the
+// emulator's default market has a cluster of nine.
+withExample(nodeGroupInputsSchema, {
+  inputs: {
+    nodeCount: 2,
+    offerQuery: { gpuName: "H100 SXM" },
+    maxDollarsPerHour: 4,
+    image: "pytorch/pytorch",
+    diskGb: 40,
+  },
+});
 
 export const nodeSchema = z
   .object({

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { compileInstanceOfferQuery, OfferQueryError } from "../../client";
 import { normalizePort } from "../../client/templates";
+import { withExample } from "../../reference-examples";
 
 // The template's inputs and outputs: what a program declares and what the stack records.
 
@@ -198,6 +199,12 @@ export const templateInputsSchema = z.object({
     .optional(),
 });
 export type TemplateInputs = z.infer<typeof templateInputsSchema>;
+
+// Template's example on its reference page (docs/reference/Template.md): an image and a name: every
+// other field has a default.
+withExample(templateInputsSchema, {
+  inputs: { name: "pytorch", image: "pytorch/pytorch" },
+});
 
 export const templateOutputsSchema = templateInputsSchema.extend({
   templateId: z

@@ -8,6 +8,7 @@ import {
   targetUtilSchema,
   workerCountSchema,
 } from "../../serverless/scaling";
+import { declared, ref, withExample } from "../../reference-examples";
 
 // ---- Inputs -------------------------------------------------------------------------------
 
@@ -91,6 +92,23 @@ export const workerGroupInputsSchema = z.object({
   deleteTimeoutSeconds: deleteTimeoutSchema("group"),
 });
 export type WorkerGroupInputs = z.infer<typeof workerGroupInputsSchema>;
+
+// WorkerGroup's example on its reference page (docs/reference/WorkerGroup.md): a group needs an
+// endpoint and a template, declared beside it and named by their outputs.
+withExample(workerGroupInputsSchema, {
+  needs: [
+    declared("Endpoint", "endpoint", { endpointName: "llm" }),
+    declared("Template", "template", {
+      name: "vllm-server",
+      image: "vllm/vllm-openai",
+    }),
+  ],
+  inputs: {
+    endpointId: ref("endpoint", "endpointId"),
+    templateHashId: ref("template", "hashId"),
+    offerQuery: { gpuName: "RTX 4090" },
+  },
+});
 
 export const workerGroupOutputsSchema = workerGroupInputsSchema.extend({
   workerGroupId: z.number().int().describe("The service's id of the worker group."),

@@ -4,50 +4,19 @@
 package gpucloud
 
 import (
-	"reflect"
-
 	"github.com/pulumi-gpucloud/pulumi-gpucloud/sdk/go/gpucloud/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
 // Cancels the rsync copy running into instance dstId. During a preview it checks its argument and sends nothing.
-func CancelRsyncCopy(ctx *pulumi.Context, args *CancelRsyncCopyArgs, opts ...pulumi.InvokeOption) (map[string]string, error) {
+func CancelRsyncCopy(ctx *pulumi.Context, args *CancelRsyncCopyArgs, opts ...pulumi.InvokeOption) error {
 	opts = internal.PkgInvokeDefaultOpts(opts)
-	var rv map[string]map[string]string
+	var rv struct{}
 	err := ctx.Invoke("gpucloud:index:cancelRsyncCopy", args, &rv, opts...)
-	var result map[string]string
-	if err != nil {
-		return result, err
-	}
-	for _, v := range rv {
-		result = v
-		break
-	}
-	return result, nil
+	return err
 }
 
 type CancelRsyncCopyArgs struct {
 	// The id of the instance the copy runs into: a positive whole number, or its digits.
 	DstId interface{} `pulumi:"dstId"`
-}
-
-func CancelRsyncCopyOutput(ctx *pulumi.Context, args CancelRsyncCopyOutputArgs, opts ...pulumi.InvokeOption) pulumi.StringMapOutput {
-	options := pulumi.InvokeOutputOptions{InvokeOptions: internal.PkgInvokeDefaultOpts(opts)}
-	rv := ctx.InvokeOutput("gpucloud:index:cancelRsyncCopy", args, pulumi.StringMapMapOutput{}, options).(pulumi.StringMapMapOutput)
-	return rv.ApplyT(func(rv map[string]map[string]string) map[string]string {
-		var result map[string]string
-		for _, v := range rv {
-			result = v
-		}
-		return result
-	}).(pulumi.StringMapOutput)
-}
-
-type CancelRsyncCopyOutputArgs struct {
-	// The id of the instance the copy runs into: a positive whole number, or its digits.
-	DstId pulumi.Input `pulumi:"dstId"`
-}
-
-func (CancelRsyncCopyOutputArgs) ElementType() reflect.Type {
-	return reflect.TypeOf((*CancelRsyncCopyArgs)(nil)).Elem()
 }

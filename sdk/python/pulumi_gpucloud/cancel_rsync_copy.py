@@ -16,11 +16,10 @@ from . import _utilities
 
 __all__ = [
     'cancel_rsync_copy',
-    'cancel_rsync_copy_output',
 ]
 
 def cancel_rsync_copy(dst_id: Optional[Union[_builtins.int, _builtins.str]] = None,
-                      opts: Optional[pulumi.InvokeOptions] = None) -> dict:
+                      opts: Optional[pulumi.InvokeOptions] = None) -> Awaitable[None]:
     """
     Cancels the rsync copy running into instance dstId. During a preview it checks its argument and sends nothing.
 
@@ -29,18 +28,5 @@ def cancel_rsync_copy(dst_id: Optional[Union[_builtins.int, _builtins.str]] = No
     __args__ = dict()
     __args__['dstId'] = dst_id
     opts = pulumi.InvokeOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
-    __ret__ = pulumi.runtime.invoke_single('gpucloud:index:cancelRsyncCopy', __args__, opts=opts).value
+    __ret__ = pulumi.runtime.invoke('gpucloud:index:cancelRsyncCopy', __args__, opts=opts).value
 
-    return __ret__
-def cancel_rsync_copy_output(dst_id: pulumi.Input[Optional[Optional[Union[_builtins.int, _builtins.str]]]] = None,
-                             opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[dict]:
-    """
-    Cancels the rsync copy running into instance dstId. During a preview it checks its argument and sends nothing.
-
-    :param Union[_builtins.int, _builtins.str] dst_id: Required. The id of the instance the copy runs into: a positive whole number, or its digits.
-    """
-    __args__ = dict()
-    __args__['dstId'] = dst_id
-    opts = pulumi.InvokeOutputOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
-    __ret__ = pulumi.runtime.invoke_output_single('gpucloud:index:cancelRsyncCopy', __args__, opts=opts)
-    return __ret__
