@@ -16,9 +16,9 @@ import {
 } from "./client";
 import { templateSummaryOf } from "./client/templates";
 import { instanceQuerySchema, instanceSummaryOf, listQueryOf } from "./client/instance-summaries";
-import { clientFor, type ProviderConfig, resolveConfig, verifyConfiguration } from "./config";
-import { once } from "./once";
-import { describeIssue } from "./validation";
+import { clientFor, type ProviderConfig, resolveConfig, verifyConfiguration } from "./run/config";
+import { once } from "./run/once";
+import { describeIssue } from "./shared/validation";
 
 // Functions run in the program's process, called by the program with nothing but their
 // arguments: configuration comes from the stack's config (read raw, so a secret key is not

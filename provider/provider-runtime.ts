@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { ResourceImplementation } from "./resource-implementation";
+import type { ResourceImplementation } from "./shared/resource-implementation";
 import { Run } from "./run/run";
 import type { DynamicProvider } from "./shim";
 

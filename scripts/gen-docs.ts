@@ -11,7 +11,7 @@
  * definitions (provider/native/schema.ts): descriptions, types, defaults, secrets, and what a
  * change does (`willReplaceOnChanges`, and `language.docs` for what Pulumi's schema has no field
  * for). A description to change is changed there, never here. So do the snippets' values: each
- * resource's and function's example, its `language.docs.example` (provider/reference-examples.ts),
+ * resource's and function's example, its `language.docs.example` (provider/shared/reference-examples.ts),
  * rendered in every language; placeholders only for what has none.
  *
  * This file reads the schema and writes the pages; the modules of scripts/gen-docs/ make them:

@@ -4,7 +4,7 @@ import { instanceSummaryOf, instanceSummarySchema } from "../client/instance-sum
 import { instanceOfferOutputSchema, volumeOfferOutputSchema } from "../client/offer-schemas";
 import { templateSummaryOf, templateSummarySchema } from "../client/templates";
 import { checkedDstId, checkedInstanceQuery } from "../functions";
-import { declared, ref, withExample } from "../reference-examples";
+import { declared, ref, withExample } from "../shared/reference-examples";
 import {
   instanceExample,
   type InstanceInputs,

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { ResourceImplementation } from "../resource-implementation";
+import type { ResourceImplementation } from "../shared/resource-implementation";
 import { ownerOf } from "../renting/identity";
 import * as apiKey from "../resources/api-key";
 import * as endpoint from "../resources/endpoint";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { providerConfigSchema } from "../config";
-import { type Example, exampleOf } from "../reference-examples";
+import { providerConfigSchema } from "../run/config";
+import { type Example, exampleOf } from "../shared/reference-examples";
 import { nativeFunctions } from "./functions";
 import { nativeResources, packageName, typeToken } from "./resources";
 

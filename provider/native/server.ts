@@ -8,7 +8,7 @@ import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as emptyproto from "google-protobuf/google/protobuf/empty_pb";
-import type { ConfigSource } from "../config";
+import type { ConfigSource } from "../run/config";
 import { newStackToken } from "../renting/identity";
 import { logToEngine } from "../run/progress";
 import { Run } from "../run/run";

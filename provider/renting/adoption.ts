@@ -1,5 +1,5 @@
 import { deadEndStatuses, type Instance as InstanceWire } from "../client";
-import { once } from "../once";
+import { once } from "../run/once";
 import type { Run } from "../run/run";
 import { isLeftoverOf, leftoversQuery, ownerOfInstance, specOf, specOfInstance } from "./identity";
 import { asksOf, type InstanceInputs } from "./instance-inputs";

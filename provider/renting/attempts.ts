@@ -6,7 +6,7 @@ import {
   overlayJoinEnv,
   volumeMountEnv,
 } from "../client";
-import { encodeOnstart } from "../onstart";
+import { encodeOnstart } from "../shared/onstart";
 import type { Run } from "../run/run";
 import type { Adoptee } from "./adoption";
 import { CreateOutcomeUnknownError } from "./errors";

@@ -4,7 +4,7 @@ import {
   type InstanceOffer,
   type Instance as InstanceWire,
 } from "../client";
-import { watchInstance } from "../polling";
+import { watchInstance } from "../shared/polling";
 import { CancelledError } from "../run/cancellation";
 import { askOf, type AttemptSource, describeAttempts, type InstanceCreate } from "./attempts";
 import { destroyAfterCancel, destroyRented } from "./destroy";

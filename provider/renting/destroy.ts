@@ -1,5 +1,5 @@
 import type { GpuCloudClient } from "../client";
-import { watchInstance } from "../polling";
+import { watchInstance } from "../shared/polling";
 import { CancelledError, cleanupAfterCancelMs, neverCancelled } from "../run/cancellation";
 import type { Run } from "../run/run";
 

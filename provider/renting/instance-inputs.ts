@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { bidBounds } from "../client";
-import { offerQueryInputSchema, overlayNameSchema } from "../input-fields";
+import { offerQueryInputSchema, overlayNameSchema } from "../shared/input-fields";
 
 // An instance's inputs and outputs: what a program declares for an Instance and what its state
 // records. The renting engine rents every instance with them: an Instance's, and each node of a

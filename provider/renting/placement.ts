@@ -1,4 +1,4 @@
-import { addressIn } from "../addresses";
+import { addressIn } from "../shared/addresses";
 import { type GpuCloudClient, isNetworkVolume } from "../client";
 import type { InstanceInputs } from "./instance-inputs";
 

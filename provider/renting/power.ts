@@ -1,5 +1,5 @@
 import { deadEndStatuses, type Instance as InstanceWire, type InstanceState } from "../client";
-import { watchInstance } from "../polling";
+import { watchInstance } from "../shared/polling";
 import { CancelledError } from "../run/cancellation";
 import type { Run } from "../run/run";
 import type { InstanceInputs } from "./instance-inputs";

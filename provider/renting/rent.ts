@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type CreateInstanceRequest, environmentOf, type GpuCloudClient } from "../client";
-import { recoverLostCreate } from "../lost-create";
+import { recoverLostCreate } from "../shared/lost-create";
 import type { Run } from "../run/run";
 import { CreateOutcomeUnknownError } from "./errors";
 import { createTokenVariable } from "./identity";

@@ -1,6 +1,6 @@
 import type { GpuCloudClient, SshKey } from "../client";
 import { GpuCloudError } from "../client";
-import { containsUnknown } from "../validation";
+import { containsUnknown } from "../shared/validation";
 import { InstanceLeftBehindError } from "./errors";
 import type { InstanceInputs, InstanceOutputs } from "./instance-inputs";
 

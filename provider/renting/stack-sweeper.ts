@@ -1,10 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone } from "../client";
-import { readResult } from "../read-result";
-import type { ResourceImplementation } from "../resource-implementation";
+import { readResult } from "../shared/read-result";
+import type { ResourceImplementation } from "../shared/resource-implementation";
 import { providerShim } from "../shim";
-import { checkInputs } from "../validation";
+import { checkInputs } from "../shared/validation";
 import { destroyAndConfirm } from "./destroy";
 import { partsAround } from "./group-ownership";
 import {

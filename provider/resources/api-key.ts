@@ -2,13 +2,13 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone } from "../client";
 import { dynamicProvider } from "../provider-runtime";
-import type { ResourceImplementation } from "../resource-implementation";
+import type { ResourceImplementation } from "../shared/resource-implementation";
 import type { Run } from "../run/run";
-import { readResult } from "../read-result";
+import { readResult } from "../shared/read-result";
 import { providerShim } from "../shim";
-import { recoverLostCreate } from "../lost-create";
-import { checkInputs } from "../validation";
-import { withExample } from "../reference-examples";
+import { recoverLostCreate } from "../shared/lost-create";
+import { checkInputs } from "../shared/validation";
+import { withExample } from "../shared/reference-examples";
 
 // ---- Inputs -------------------------------------------------------------------------------
 

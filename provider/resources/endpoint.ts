@@ -2,10 +2,10 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { type Endpoint as EndpointWire, type EndpointFields, isEndpointGone } from "../client";
 import { dynamicProvider } from "../provider-runtime";
-import type { ResourceImplementation } from "../resource-implementation";
-import { readResult } from "../read-result";
+import type { ResourceImplementation } from "../shared/resource-implementation";
+import { readResult } from "../shared/read-result";
 import { providerShim } from "../shim";
-import { checkInputs, fieldFailure } from "../validation";
+import { checkInputs, fieldFailure } from "../shared/validation";
 import { deleteNamingWorkers, releaseWorkers } from "../serverless/release";
 import {
   coldMultSchema,
@@ -15,7 +15,7 @@ import {
   targetUtilSchema,
   workerCountSchema,
 } from "../serverless/scaling";
-import { withExample } from "../reference-examples";
+import { withExample } from "../shared/reference-examples";
 
 // ---- Inputs -------------------------------------------------------------------------------
 

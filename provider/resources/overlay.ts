@@ -3,14 +3,14 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, GpuCloudError, type Overlay as OverlayWire } from "../client";
 import { dynamicProvider } from "../provider-runtime";
-import type { ResourceImplementation } from "../resource-implementation";
+import type { ResourceImplementation } from "../shared/resource-implementation";
 import type { Run } from "../run/run";
-import { readResult } from "../read-result";
+import { readResult } from "../shared/read-result";
 import { providerShim } from "../shim";
-import { overlayNameSchema } from "../input-fields";
-import { recoverLostCreate } from "../lost-create";
-import { checkInputs, containsUnknown, fieldFailure } from "../validation";
-import { withExample } from "../reference-examples";
+import { overlayNameSchema } from "../shared/input-fields";
+import { recoverLostCreate } from "../shared/lost-create";
+import { checkInputs, containsUnknown, fieldFailure } from "../shared/validation";
+import { withExample } from "../shared/reference-examples";
 
 // An overlay network: a private LAN on one physical cluster for the instances that join it
 // (Instance `overlay`). Nothing in it is secret: a name, a cluster and a subnet.

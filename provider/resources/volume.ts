@@ -10,15 +10,15 @@ import {
   type VolumeOfferQuery,
 } from "../client";
 import { dynamicProvider } from "../provider-runtime";
-import type { ResourceImplementation } from "../resource-implementation";
+import type { ResourceImplementation } from "../shared/resource-implementation";
 import type { Run } from "../run/run";
-import { readResult } from "../read-result";
+import { readResult } from "../shared/read-result";
 import { providerShim } from "../shim";
-import { volumeOfferQueryInputSchema } from "../input-fields";
-import { recoverLostCreate } from "../lost-create";
-import { theLostVolume } from "../lost-volume";
-import { checkInputs, containsUnknown, fieldFailure } from "../validation";
-import { withExample } from "../reference-examples";
+import { volumeOfferQueryInputSchema } from "../shared/input-fields";
+import { recoverLostCreate } from "../shared/lost-create";
+import { theLostVolume } from "../shared/lost-volume";
+import { checkInputs, containsUnknown, fieldFailure } from "../shared/validation";
+import { withExample } from "../shared/reference-examples";
 
 // ---- Inputs -------------------------------------------------------------------------------
 

@@ -2,12 +2,12 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, type Webhook as WebhookWire, type WebhookFields } from "../client";
 import { dynamicProvider } from "../provider-runtime";
-import type { ResourceImplementation } from "../resource-implementation";
+import type { ResourceImplementation } from "../shared/resource-implementation";
 import type { Run } from "../run/run";
-import { readResult } from "../read-result";
+import { readResult } from "../shared/read-result";
 import { providerShim } from "../shim";
-import { checkInputs, containsUnknown, fieldFailure } from "../validation";
-import { withExample } from "../reference-examples";
+import { checkInputs, containsUnknown, fieldFailure } from "../shared/validation";
+import { withExample } from "../shared/reference-examples";
 
 // ---- Inputs -------------------------------------------------------------------------------
 

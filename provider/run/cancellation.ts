@@ -7,7 +7,7 @@ import { setMaxListeners } from "node:events";
  * (run/engine-watch.ts). The SDK's dynamic provider ignores Cancel, so TypeScript programs
  * with an engine wait exactly as before.
  *
- * Waits (provider/polling.ts `pollUntil`, `watchInstance`, and the waits built on them) observe
+ * Waits (provider/shared/polling.ts `pollUntil`, `watchInstance`, and the waits built on them) observe
  * it and throw a {@link CancelledError}; each operation decides what that leaves: an Instance
  * create destroys the instance it rented and is not running yet, or hands over one that runs
  * (renting/create.ts). Requests in flight are not aborted: a rent's reply is what says which

@@ -6,7 +6,7 @@ import {
   type ProviderConfig,
   resolveConfig,
   verifyConfiguration,
-} from "../config";
+} from "./config";
 import { Cancellation } from "./cancellation";
 import { EngineWatch, engineAddressOf } from "./engine-watch";
 import { MadeThisRun } from "./made-this-run";

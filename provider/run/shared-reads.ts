@@ -4,7 +4,7 @@ import type {
   Instance as InstanceWire,
   VolumeOfferRow,
 } from "../client";
-import { once } from "../once";
+import { once } from "./once";
 
 /**
  * Reads a run makes once and shares with every resource that asks: one request each, however

@@ -1,5 +1,5 @@
 import { type DeletedWorkers, GpuCloudError } from "../client";
-import { watchInstance } from "../polling";
+import { watchInstance } from "../shared/polling";
 import { CancelledError } from "../run/cancellation";
 import type { Run } from "../run/run";
 

@@ -2,7 +2,7 @@
  * The resources a snippet declares, in each language: an example's needed resources and the one
  * its page is about (or, on a function's page, the resources its call refers to).
  */
-import type { Example } from "../../provider/reference-examples";
+import type { Example } from "../../provider/shared/reference-examples";
 import { referredTo } from "./example-references";
 import { exampleGiven } from "./example-samples";
 import { goCall, goInputValue, goReturnOnError } from "./go-code";

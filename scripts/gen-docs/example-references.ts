@@ -3,7 +3,7 @@ import {
   type ExampleReference,
   exampleReferenceSchema,
   type ExampleValue,
-} from "../../provider/reference-examples";
+} from "../../provider/shared/reference-examples";
 import type { Sample } from "./samples";
 import type { PackageSpec, TypeSpec } from "./schema";
 

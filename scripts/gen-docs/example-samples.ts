@@ -1,10 +1,10 @@
 /**
- * An example's values (provider/reference-examples.ts) as samples of the schema's types, so that
+ * An example's values (provider/shared/reference-examples.ts) as samples of the schema's types, so that
  * each language writes them as it writes a value of that type: a nested object as its `Args`
  * class, a number as Go's `pulumi.Int` or `pulumi.Float64`. Everything an example names is
  * checked here, so that a page never shows an input, field or output the schema does not have.
  */
-import type { ExampleValue } from "../../provider/reference-examples";
+import type { ExampleValue } from "../../provider/shared/reference-examples";
 import { isReference, type Place, referenceSample, type Scope } from "./example-references";
 import { nameOf } from "./names";
 import type { Sample } from "./samples";

@@ -1,6 +1,6 @@
 /** The schema `pulumi package get-schema` prints, as much of it as the pages show. */
 import { z } from "zod";
-import { exampleSchema } from "../../provider/reference-examples";
+import { exampleSchema } from "../../provider/shared/reference-examples";
 
 export interface TypeSpec {
   type?: "string" | "number" | "integer" | "boolean" | "array" | "object";

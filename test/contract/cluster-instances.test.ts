@@ -2,7 +2,7 @@ import { environmentOf, GpuCloudClient } from "../../provider/client";
 import { implementation as instanceProvider } from "../../provider/resources/instance";
 import { specOf } from "../../provider/renting/identity";
 import type { InstanceInputs, InstanceOutputs } from "../../provider/resources/instance/inputs";
-import { inSubnet } from "../../provider/addresses";
+import { inSubnet } from "../../provider/shared/addresses";
 import { localIpOf } from "../../provider/renting/placement";
 import {
   type NetworkVolumeOutputs,
@@ -13,7 +13,7 @@ import {
   type OverlayOutputs,
   implementation as overlayProvider,
 } from "../../provider/resources/overlay";
-import { unknownValue } from "../../provider/validation";
+import { unknownValue } from "../../provider/shared/validation";
 import type { TestEmulator } from "../support/emulator";
 import { emulatorForProviders } from "../support/provider-config";
 

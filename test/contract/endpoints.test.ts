@@ -6,7 +6,7 @@ import {
   type EndpointOutputs,
   implementation as provider,
 } from "../../provider/resources/endpoint";
-import { unknownValue } from "../../provider/validation";
+import { unknownValue } from "../../provider/shared/validation";
 import type { TestEmulator } from "../support/emulator";
 import { emulatorForProviders } from "../support/provider-config";
 import { failureOf } from "./harness";

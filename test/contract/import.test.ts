@@ -1,5 +1,5 @@
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
-import { encodeOnstart } from "../../provider/onstart";
+import { encodeOnstart } from "../../provider/shared/onstart";
 import { secretOf } from "../../provider/native/secrets";
 import { GpuCloudClient } from "../../provider/client";
 import { implementation as apiKeyProvider } from "../../provider/resources/api-key";
@@ -13,7 +13,7 @@ import { implementation as volumeProvider } from "../../provider/resources/volum
 import { implementation as webhookProvider } from "../../provider/resources/webhook";
 import { implementation as workerGroupProvider } from "../../provider/resources/worker-group";
 import { searchQueryOf } from "../../provider/resources/worker-group/diff";
-import type { ResourceImplementation } from "../../provider/resource-implementation";
+import type { ResourceImplementation } from "../../provider/shared/resource-implementation";
 import type { Run } from "../../provider/run/run";
 import type { TestEmulator } from "../support/emulator";
 import {

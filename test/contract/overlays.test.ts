@@ -5,7 +5,7 @@ import {
   type OverlayOutputs,
   implementation as provider,
 } from "../../provider/resources/overlay";
-import { unknownValue } from "../../provider/validation";
+import { unknownValue } from "../../provider/shared/validation";
 import type { TestEmulator } from "../support/emulator";
 import { emulatorForProviders } from "../support/provider-config";
 import { requestsTo, summary } from "./harness";

@@ -2,7 +2,7 @@ import { GpuCloudClient } from "../../provider/client";
 import { implementation as instanceProvider } from "../../provider/resources/instance";
 import { implementation as secretProvider } from "../../provider/resources/secret";
 import { implementation as volumeProvider } from "../../provider/resources/volume";
-import { unknownValue } from "../../provider/validation";
+import { unknownValue } from "../../provider/shared/validation";
 import type { TestEmulator } from "../support/emulator";
 import { emulatorForProviders } from "../support/provider-config";
 

@@ -8,7 +8,7 @@ import {
   type TemplateOutputs,
   toWire,
 } from "../../provider/resources/template";
-import { checkInputs } from "../../provider/validation";
+import { checkInputs } from "../../provider/shared/validation";
 import type { TestEmulator } from "../support/emulator";
 import { emulatorForProviders } from "../support/provider-config";
 import { clientFor, everyRendering, failureOf, requestsTo, useEmulator } from "./harness";

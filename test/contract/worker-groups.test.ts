@@ -9,7 +9,7 @@ import {
   type WorkerGroupOutputs,
 } from "../../provider/resources/worker-group";
 import { Run } from "../../provider/run/run";
-import { unknownValue } from "../../provider/validation";
+import { unknownValue } from "../../provider/shared/validation";
 import type { TestEmulator } from "../support/emulator";
 import { emulatorForProviders } from "../support/provider-config";
 import { createTemplate, emptyAccount, eventually } from "./serverless-support";

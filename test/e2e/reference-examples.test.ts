@@ -22,7 +22,7 @@ import {
 import { nativePluginDir, withYamlStack } from "../support/yaml-stack";
 
 // The examples of the reference pages (docs/reference, generated from the schema: see
-// provider/reference-examples.ts) work as users copy them: the TypeScript and Python blocks of
+// provider/shared/reference-examples.ts) work as users copy them: the TypeScript and Python blocks of
 // every resource's and function's page run against an emulator of the default market, with the
 // real Pulumi CLI, all pages at once in one program per language (one `up`, one `destroy`);
 // every resource they declare is then on the account, and after destroy nothing is. The YAML

@@ -2,7 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import type { GpuCloudClient } from "../../provider/client";
 import { templateInputsSchema, toWire } from "../../provider/resources/template";
-import { checkInputs } from "../../provider/validation";
+import { checkInputs } from "../../provider/shared/validation";
 import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
 import {

@@ -2,7 +2,7 @@ import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { apiKeyInputsSchema, diffApiKey } from "../../provider/resources/api-key";
 import { diffSshKey, fingerprintOf, parsePublicKey } from "../../provider/resources/ssh-key";
 import { implementation as sshKeyProvider } from "../../provider/resources/ssh-key";
-import { checkInputs } from "../../provider/validation";
+import { checkInputs } from "../../provider/shared/validation";
 import { Run } from "../../provider/run/run";
 
 // Keys generated with `ssh-keygen -t <type>`, and the fingerprints `ssh-keygen -lf` printed.

@@ -1,7 +1,7 @@
 import { getMaxListeners } from "node:events";
 import { Cancellation, CancelledError, neverCancelled } from "../../provider/run/cancellation";
 import type { GpuCloudClient, Instance } from "../../provider/client";
-import { pollUntil, watchInstance } from "../../provider/polling";
+import { pollUntil, watchInstance } from "../../provider/shared/polling";
 import { destroyAfterCancel } from "../../provider/renting/destroy";
 import { releaseWorkers, WorkersLeftError } from "../../provider/serverless/release";
 import { Run } from "../../provider/run/run";

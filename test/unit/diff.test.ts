@@ -7,7 +7,7 @@ import { outbidBy } from "../../provider/resources/instance/bids";
 import { diffSecret } from "../../provider/resources/secret";
 import { diffVolume } from "../../provider/resources/volume";
 import { diffWebhook } from "../../provider/resources/webhook";
-import { checkInputs } from "../../provider/validation";
+import { checkInputs } from "../../provider/shared/validation";
 
 describe("Secret diff", () => {
   const olds = { key: "API_TOKEN", value: "v1" };

@@ -1,5 +1,5 @@
 import { GpuCloudError } from "../../provider/client";
-import { onlyOne, recoverLostCreate } from "../../provider/lost-create";
+import { onlyOne, recoverLostCreate } from "../../provider/shared/lost-create";
 import { Cancellation } from "../../provider/run/cancellation";
 
 // One helper recovers every resource's create whose reply was lost: the create is sent once,

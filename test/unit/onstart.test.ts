@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { encodeOnstart, onstartLimitChars } from "../../provider/onstart";
+import { encodeOnstart, onstartLimitChars } from "../../provider/shared/onstart";
 
 // A script that prints itself ($0 is the file bash runs) and does some work of its own.
 function selfPrintingScript(totalChars: number): string {

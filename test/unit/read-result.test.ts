@@ -1,4 +1,4 @@
-import { readResult } from "../../provider/read-result";
+import { readResult } from "../../provider/shared/read-result";
 
 describe("a read's answer", () => {
   const outs = { volumeId: 7, sizeGb: 20, machineId: null };

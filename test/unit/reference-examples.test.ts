@@ -1,10 +1,10 @@
 import { nativeFunctions } from "../../provider/native/functions";
 import { nativeResources } from "../../provider/native/resources";
 import { packageSchema } from "../../provider/native/schema";
-import { type Example, exampleOf } from "../../provider/reference-examples";
+import { type Example, exampleOf } from "../../provider/shared/reference-examples";
 import { referencePages } from "../../scripts/gen-docs/pages";
 
-// The reference pages' examples (provider/reference-examples.ts): every resource and every
+// The reference pages' examples (provider/shared/reference-examples.ts): every resource and every
 // function that takes arguments has one, and the generator refuses one that names what the
 // schema does not have, rather than print it. reference-examples.test.ts (e2e) runs them.
 

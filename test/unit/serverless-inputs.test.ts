@@ -6,7 +6,7 @@ import {
   type WorkerGroupOutputs,
 } from "../../provider/resources/worker-group";
 import { coldWithinMax } from "../../provider/serverless/scaling";
-import { checkInputs, unknownValue } from "../../provider/validation";
+import { checkInputs, unknownValue } from "../../provider/shared/validation";
 
 // The endpoint's and worker group's inputs as check sees them: every failure is one line that
 // names the field and what is allowed, and never repeats a string the program gave.

@@ -17,7 +17,7 @@ import {
   type TemplateOutputs,
   toWire,
 } from "../../provider/resources/template";
-import { checkInputs, maxReasonChars, unknownValue } from "../../provider/validation";
+import { checkInputs, maxReasonChars, unknownValue } from "../../provider/shared/validation";
 
 const password = "dckr_pat_S3cr3t-Value-0123456789";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { checkInputs, fieldFailure, maxReasonChars } from "../../provider/validation";
+import { checkInputs, fieldFailure, maxReasonChars } from "../../provider/shared/validation";
 
 const schema = z.object({
   name: z.string({ error: "the name" }).max(8, "name must be at most 8 characters"),

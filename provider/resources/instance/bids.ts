@@ -1,5 +1,5 @@
 import { deadEndStatuses, type GpuCloudClient, type Instance as InstanceWire } from "../../client";
-import { watchInstance } from "../../polling";
+import { watchInstance } from "../../shared/polling";
 import { CancelledError } from "../../run/cancellation";
 import type { Run } from "../../run/run";
 import type { InstanceInputs, InstanceOutputs } from "./inputs";

@@ -6,7 +6,7 @@ import {
   isNetworkVolume,
   type Volume as VolumeWire,
 } from "../../client";
-import { decodeOnstart } from "../../onstart";
+import { decodeOnstart } from "../../shared/onstart";
 import type { Run } from "../../run/run";
 import { creatingLabelOf } from "../../renting/identity";
 import { connectionOutputs, offerShownBy } from "../../renting/instance-shown";

@@ -1,4 +1,4 @@
-import { type ExampleInputs, withExample } from "../../reference-examples";
+import { type ExampleInputs, withExample } from "../../shared/reference-examples";
 import { type InstanceInputs, instanceInputsSchema } from "../../renting/instance-inputs";
 
 /**

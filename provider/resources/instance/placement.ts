@@ -3,7 +3,7 @@ import { type GpuCloudClient, isNetworkVolume } from "../../client";
 import { asksOf, type InstanceInputs } from "../../renting/instance-inputs";
 import { type ClusterOf, disagreement } from "../../renting/placement";
 import type { Run } from "../../run/run";
-import { containsUnknown, fieldFailure } from "../../validation";
+import { containsUnknown, fieldFailure } from "../../shared/validation";
 
 // An Instance's placement, checked at preview: on an overlay, or mounting a network volume, it
 // must be rented on a machine of the physical cluster they are on (renting/placement.ts says

@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { onstartTooLong } from "../../onstart";
-import { readResult } from "../../read-result";
+import { onstartTooLong } from "../../shared/onstart";
+import { readResult } from "../../shared/read-result";
 import { createInstance } from "../../renting/create";
 import { destroyAndConfirm } from "../../renting/destroy";
 import { resourceNameOf } from "../../renting/identity";
@@ -14,10 +14,10 @@ import {
   sshKeysBeforeRenting,
   updateSshKeys,
 } from "../../renting/ssh-keys";
-import type { ResourceImplementation } from "../../resource-implementation";
+import type { ResourceImplementation } from "../../shared/resource-implementation";
 import { CancelledError } from "../../run/cancellation";
 import type { Run } from "../../run/run";
-import { checkInputs, containsUnknown, fieldFailure, inputFieldsOf } from "../../validation";
+import { checkInputs, containsUnknown, fieldFailure, inputFieldsOf } from "../../shared/validation";
 import { outbidBy, planOutbid, raiseBidAndResume } from "./bids";
 import { diffInstance, launchesAnew } from "./diff";
 import { importedInstance } from "./import";

@@ -1,5 +1,5 @@
 import type { GpuCloudClient } from "../../client";
-import { containsUnknown } from "../../validation";
+import { containsUnknown } from "../../shared/validation";
 import { asksOf, type InstanceInputs } from "./inputs";
 
 /**

@@ -1,5 +1,5 @@
 import { type Overlay, overlayJoinEnv, type SshKey, volumeMountEnv } from "../../client";
-import { addressIn, firstHostOf } from "../../addresses";
+import { addressIn, firstHostOf } from "../../shared/addresses";
 import { lateRentsMs, rentUntilRunning } from "../../renting/create";
 import { InstanceLeftBehindError } from "../../renting/errors";
 import { groupVariable, newGroupName, nodeOwnerOf } from "../../renting/group-ownership";
@@ -8,7 +8,7 @@ import { instanceInputsSchema, type InstanceInputs } from "../../renting/instanc
 import { releaseOffers } from "../../renting/offer-choice";
 import { handOver } from "../../renting/rent";
 import { attachAfterRunning, sshKeysBeforeRenting } from "../../renting/ssh-keys";
-import { recoverLostCreate } from "../../lost-create";
+import { recoverLostCreate } from "../../shared/lost-create";
 import { recordAfterCancelMs } from "../../run/cancellation";
 import type { Run } from "../../run/run";
 import { chooseCluster, clusterQueryOf, NoClusterError } from "./cluster-choice";

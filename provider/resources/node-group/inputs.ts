@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { offerQueryInputSchema } from "../../input-fields";
-import { withExample } from "../../reference-examples";
+import { offerQueryInputSchema } from "../../shared/input-fields";
+import { withExample } from "../../shared/reference-examples";
 import { instanceInputsSchema } from "../../renting/instance-inputs";
 
 // A node group's inputs and outputs: N instances of one physical cluster, on one overlay

@@ -1,9 +1,9 @@
-import { onstartTooLong } from "../../onstart";
-import { readResult } from "../../read-result";
-import type { ResourceImplementation } from "../../resource-implementation";
+import { onstartTooLong } from "../../shared/onstart";
+import { readResult } from "../../shared/read-result";
+import type { ResourceImplementation } from "../../shared/resource-implementation";
 import type { Run } from "../../run/run";
-import { checkInputs, fieldFailure, inputFieldsOf } from "../../validation";
-import { addressIn } from "../../addresses";
+import { checkInputs, fieldFailure, inputFieldsOf } from "../../shared/validation";
+import { addressIn } from "../../shared/addresses";
 import { createGroup } from "./create";
 import { diffNodeGroup } from "./diff";
 import { resizeGroup } from "./resize";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { compileInstanceOfferQuery, OfferQueryError } from "../../client";
 import { normalizePort } from "../../client/templates";
-import { withExample } from "../../reference-examples";
+import { withExample } from "../../shared/reference-examples";
 
 // The template's inputs and outputs: what a program declares and what the stack records.
 

@@ -1,9 +1,9 @@
 import { deleteUnlessGone, GpuCloudError, type SavedTemplate } from "../../client";
-import { readResult } from "../../read-result";
-import type { ResourceImplementation } from "../../resource-implementation";
+import { readResult } from "../../shared/read-result";
+import type { ResourceImplementation } from "../../shared/resource-implementation";
 import type { Run } from "../../run/run";
-import { recoverLostCreate } from "../../lost-create";
-import { checkInputs } from "../../validation";
+import { recoverLostCreate } from "../../shared/lost-create";
+import { checkInputs } from "../../shared/validation";
 import { diffTemplate } from "./diff";
 import { templateInputsSchema, type TemplateInputs, type TemplateOutputs } from "./inputs";
 import { findOwn, lostCreate, notOurs, ownTemplateIds } from "./ownership";

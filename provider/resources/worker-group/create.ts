@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { recoverLostCreate } from "../../lost-create";
+import { recoverLostCreate } from "../../shared/lost-create";
 import type { Run } from "../../run/run";
-import { fieldFailure } from "../../validation";
+import { fieldFailure } from "../../shared/validation";
 import type { WorkerGroupInputs } from "./inputs";
 import { createOf, isAsSent } from "./wire";
 

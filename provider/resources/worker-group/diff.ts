@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pulumi from "@pulumi/pulumi";
 import { compileInstanceOfferQuery, type InstanceOfferQuery } from "../../client";
-import { containsUnknown } from "../../validation";
+import { containsUnknown } from "../../shared/validation";
 import type { WorkerGroupInputs, WorkerGroupOutputs } from "./inputs";
 
 // ---- Diff rules ---------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 import { z } from "zod";
 // The one typed offer query form (and field table) of Instance.offerQuery.
-import { offerQueryInputSchema } from "../../input-fields";
+import { offerQueryInputSchema } from "../../shared/input-fields";
 import {
   coldMultSchema,
   deleteTimeoutSchema,
@@ -8,7 +8,7 @@ import {
   targetUtilSchema,
   workerCountSchema,
 } from "../../serverless/scaling";
-import { declared, ref, withExample } from "../../reference-examples";
+import { declared, ref, withExample } from "../../shared/reference-examples";
 
 // ---- Inputs -------------------------------------------------------------------------------
 

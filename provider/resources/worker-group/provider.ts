@@ -1,7 +1,7 @@
 import { GpuCloudError } from "../../client";
-import { readResult } from "../../read-result";
-import type { ResourceImplementation } from "../../resource-implementation";
-import { checkInputs, containsUnknown, fieldFailure } from "../../validation";
+import { readResult } from "../../shared/read-result";
+import type { ResourceImplementation } from "../../shared/resource-implementation";
+import { checkInputs, containsUnknown, fieldFailure } from "../../shared/validation";
 import { deleteNamingWorkers, releaseWorkers } from "../../serverless/release";
 import { coldWithinMax } from "../../serverless/scaling";
 import { accountFailures, createGroup } from "./create";

@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { Run } from "./run/run";
+import type { Run } from "../run/run";
 
 /**
  * A resource's one implementation, as both doors call it: each method of a Pulumi resource

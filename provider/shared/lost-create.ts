@@ -1,6 +1,6 @@
-import { GpuCloudError } from "./client";
+import { GpuCloudError } from "../client";
 import { pollUntil } from "./polling";
-import { CancelledError } from "./run/cancellation";
+import { CancelledError } from "../run/cancellation";
 
 // A create whose reply was lost. The client never sends a create again once it may have reached
 // the service (client/transport.ts): what it asked for may exist, or not, and only what

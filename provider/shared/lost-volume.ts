@@ -1,5 +1,5 @@
-import type { Volume as VolumeWire } from "./client";
-import type { Run } from "./run/run";
+import type { Volume as VolumeWire } from "../client";
+import type { Run } from "../run/run";
 
 /** What a volume create asked for, and the account's volumes before the run (read before it). */
 export interface AskedVolume {

@@ -5,7 +5,7 @@ import {
   GpuCloudClient,
   GpuCloudError,
   type TransportOptions,
-} from "./client";
+} from "../client";
 
 /** Where configuration comes from: Pulumi config (`gpucloud:*`), then the environment. */
 export interface ConfigSource {

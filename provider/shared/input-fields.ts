@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { compileInstanceOfferQuery, compileVolumeOfferQuery, OfferQueryError } from "./client";
+import { compileInstanceOfferQuery, compileVolumeOfferQuery, OfferQueryError } from "../client";
 
 // Input fields that several resources declare alike (their descriptions are each resource's).
 

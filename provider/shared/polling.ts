@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { CancelledError, unlessCancelled } from "./run/cancellation";
-import type { GpuCloudClient, Instance } from "./client";
+import { CancelledError, unlessCancelled } from "../run/cancellation";
+import type { GpuCloudClient, Instance } from "../client";
 
 export interface PollOptions {
   /** The first wait, in ms; each later wait doubles, up to `maxIntervalMs`. */
