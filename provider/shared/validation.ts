@@ -129,8 +129,10 @@ export function describeIssue(issue: z.core.$ZodIssue, received: unknown): strin
     }
     case "invalid_format":
     case "invalid_value":
+      // A string was the right type: its size says enough ("convert it" to a number would not).
       return typeof received === "string"
-        ? `${issue.message} (received ${describeReceived(received)})`
+        ? `${issue.message} (received a string of ${received.length} ` +
+            `character${received.length === 1 ? "" : "s"})`
         : issue.message;
     case "invalid_union":
       return `${issue.message} (received ${describeReceived(received)})`;
