@@ -6,7 +6,7 @@ import {
   overlayJoinEnv,
   volumeMountEnv,
 } from "../client";
-import { encodeOnstart } from "../shared/onstart";
+import type { Expiry } from "../shared/expiry-watchdog";
 import type { Run } from "../run/run";
 import type { Adoptee } from "./adoption";
 import { CreateOutcomeUnknownError } from "./errors";
@@ -31,6 +31,11 @@ export interface RentScope {
    * and for a node of a group also a sibling's failure (node-group/create.ts `rentRanks`).
    */
   readonly stop: AbortSignal;
+  /**
+   * When the instances of the create expire, fixed when it began (lifetime.ts): every attempt's
+   * instance, and every node of a group, gets the same deadline. Undefined: no maxLifetime.
+   */
+  readonly expiry?: Expiry | undefined;
 }
 
 /** What one create knows and has done so far, across its attempts. */
@@ -60,9 +65,14 @@ export interface InstanceCreate extends RentScope {
   reason: string;
 }
 
-/** The create request for the service: the program's inputs, marked as being created. */
-export function createRequestOf(inputs: InstanceInputs): CreateInstanceRequest {
-  const onstart = inputs.onstart === undefined ? undefined : encodeOnstart(inputs.onstart);
+/**
+ * The create request for the service: the program's inputs, marked as being created, with the
+ * onstart command to send (lifetime.ts `onstartToSend`: encoded, after the watchdog).
+ */
+export function createRequestOf(
+  inputs: InstanceInputs,
+  onstart: string | undefined,
+): CreateInstanceRequest {
   // The overlay is joined and the network volume mounted by env entries, as the official
   // client sends them (`-n NAME`, `-v V.<id>:<path>`): the service has no other field for an
   // overlay.
@@ -78,7 +88,7 @@ export function createRequestOf(inputs: InstanceInputs): CreateInstanceRequest {
     disk: inputs.diskGb,
     // The template's values are defaults; every field given here overrides its own.
     template_hash_id: inputs.templateHashId,
-    onstart: onstart?.ok ? onstart.command : undefined,
+    onstart,
     env,
     // Marked as being created by this stack until create hands it over (identity.ts).
     label: inputs.stackToken === undefined ? inputs.label : creatingLabelOf(inputs.stackToken),

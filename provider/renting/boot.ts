@@ -11,6 +11,8 @@ import { destroyAfterCancel, destroyRented } from "./destroy";
 import { InstanceLeftBehindError } from "./errors";
 import type { InstanceAttempt, InstanceOutputs } from "./instance-inputs";
 import { connectionOutputs, offerShownBy } from "./instance-shown";
+import { expiresAtShownBy } from "./lifetime";
+import { expiresAtOf } from "../shared/expiry-watchdog";
 import { followState } from "./power";
 
 // The boot of an attempt's instance, and what its outcome leaves: a running instance (stopped
@@ -138,12 +140,18 @@ export function outputsAfterBoot(
 ): InstanceOutputs {
   const shown = outcome.kind === "gone" ? undefined : outcome.instance;
   const recordedOffer = offer ?? offerShownBy(shown);
+  // An adopted leftover keeps the deadline its own watchdog counts down to.
+  const expiresAt =
+    create.expiry === undefined
+      ? undefined
+      : (expiresAtShownBy(shown) ?? expiresAtOf(create.expiry));
   return {
     ...create.inputs,
     instanceId,
     ...connectionOutputs(shown, create.overlaySubnet),
     attempts: create.attempts,
     ...(recordedOffer === undefined ? {} : { offer: recordedOffer }),
+    ...(expiresAt === undefined ? {} : { expiresAt }),
   };
 }
 

@@ -16,6 +16,7 @@ import { creatingLabelOf, resourceNameOf } from "./identity";
 import { asksOf, type InstanceInputs } from "./instance-inputs";
 import { effectiveQuery, NoOfferError, releaseOffers } from "./offer-choice";
 import { overlaySubnetOf } from "./placement";
+import { expiryAtCreate, onstartToSend } from "./lifetime";
 import { handOver } from "./rent";
 
 // An instance's create: the renting engine's entry, for an Instance and for each node of a
@@ -59,6 +60,8 @@ export async function createInstance(
     unrecorded: new Set(),
     claimed: new Set(),
     stop: run.cancellation.signal,
+    // The deadline counts from here: attempts and boots are part of the lifetime.
+    expiry: expiryAtCreate(inputs),
   };
   // Rented and not yet handed to the engine: destroyed if the engine goes away meanwhile, so
   // that a killed `pulumi up` leaves nothing billing that no one will record.
@@ -222,7 +225,7 @@ async function startCreate(
   const progress = (message: string) => {
     run.progress(`${name}: ${message}`);
   };
-  const request = createRequestOf(inputs);
+  const request = createRequestOf(inputs, await onstartToSend(run, inputs, scope.expiry, name));
   const deadlineMs = Date.now() + inputs.createTimeoutSeconds * 1000;
   const overlaySubnet = await overlaySubnetOf(client, inputs.overlay);
   // By query: each attempt searches afresh and rents the best offer not tried yet.

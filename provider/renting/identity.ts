@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { environmentOf, type InstanceListQuery, type Instance as InstanceWire } from "../client";
 import { runtypeOf, type InstanceInputs } from "./instance-inputs";
+import { lifetimeOf } from "./lifetime";
 
 // What makes an instance this stack's own, and what tells an interrupted create's leftover
 // apart from an instance that was handed over to the engine (docs/maintainers/ownership.md has the whole
@@ -87,6 +88,9 @@ export function specOf(inputs: InstanceInputs): string {
     const { volumeId, mountPath } = inputs.networkVolume;
     values.push({ networkVolume: { volumeId, mountPath } });
   }
+  // Likewise: a leftover whose watchdog would stop or destroy it otherwise is never adopted.
+  const lifetime = lifetimeOf(inputs);
+  if (lifetime !== undefined) values.push({ lifetime });
   const spec = JSON.stringify(values);
   return createHash("sha256").update(spec).digest("hex").slice(0, 32);
 }

@@ -1,5 +1,11 @@
 import { z } from "zod";
 import { bidBounds } from "../client";
+import {
+  lifetimeSecondsOf,
+  longestLifetimeSeconds,
+  maxLifetimePattern,
+  onExpiryActions,
+} from "../shared/expiry-watchdog";
 import { offerQueryInputSchema, overlayNameSchema } from "../shared/input-fields";
 
 // An instance's inputs and outputs: what a program declares for an Instance and what its state
@@ -154,11 +160,48 @@ export const instanceInputsSchema = z.object({
   onstart: z
     .string()
     .describe(
-      "A script run at start. Over 4048 characters it is gzipped and base64-encoded into a " +
-        "short bootstrap command; one that does not fit even then fails at preview. Changing " +
-        "it replaces the instance.",
+      "A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 " +
+        "characters (the watchdog included) it is gzipped and base64-encoded into a short " +
+        "bootstrap command; one that does not fit even then fails at preview. Changing it " +
+        "replaces the instance.",
     )
     .meta({ willReplaceOnChanges: true })
+    .optional(),
+  // Enforced on the instance itself, by a watchdog in its onstart (shared/expiry-watchdog.ts):
+  // it holds while nobody runs Pulumi. Its seconds are lifetime.ts' `maxLifetimeSeconds`.
+  maxLifetime: z
+    .string({ error: 'maxLifetime is a duration: a whole number and s, m, h or d, e.g. "8h"' })
+    .regex(
+      maxLifetimePattern,
+      'maxLifetime must be a whole number followed by s, m, h or d, e.g. "30s", "90m", "8h" ' +
+        'or "3d"',
+    )
+    .refine(
+      (text) => (lifetimeSecondsOf(text) ?? 0) <= longestLifetimeSeconds,
+      "maxLifetime must be at most 365d (a year)",
+    )
+    .describe(
+      "The longest the instance may live, counted from its create: a whole number and a " +
+        'unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on ' +
+        "the instance itself, so that it holds when nobody runs Pulumi: a watchdog started " +
+        "before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the " +
+        "container's own key (a stop and start does not move the deadline). The watchdog " +
+        "adds about 810 characters to the onstart (905 to stop), and the base URL's length. " +
+        "Not for a VM or an `args` launch, which run no onstart. Changing the duration, " +
+        "adding or removing it replaces the instance (its onstart holds the deadline); the " +
+        "next up after `expiresAt` rents a new one.",
+    )
+    .meta({ replacement: "sometimes" })
+    .optional(),
+  onExpiry: z
+    .enum(onExpiryActions, { error: "onExpiry must be destroy or stop" })
+    .describe(
+      "What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a " +
+        "stopped instance releases its GPUs but keeps its disk, which still bills, and is " +
+        "stopped again if started after the deadline. Changing it replaces the instance while " +
+        "`maxLifetime` is set.",
+    )
+    .meta({ replacement: "sometimes" })
     .optional(),
   env: z
     .record(
@@ -341,6 +384,15 @@ export const instanceOutputsSchema = instanceInputsSchema.extend({
         "dollars per hour. The instance is stopped and the service still intends it to run; " +
         "the next up raises the bid above it when `price` is higher, and otherwise fails " +
         "saying so. Absent otherwise.",
+    )
+    .optional(),
+  // Absent without maxLifetime (and in stacks written before it).
+  expiresAt: z
+    .string()
+    .describe(
+      "With `maxLifetime`: when the instance expires, fixed at create (ISO 8601, UTC, e.g. " +
+        "`2026-01-01T08:00:00Z`). Its watchdog then stops or destroys it (`onExpiry`); the " +
+        "next up rents a new one. Absent otherwise.",
     )
     .optional(),
   // Absent in stacks written before offers were recorded.

@@ -87,6 +87,15 @@ export class Run {
   }
 
   /**
+   * The service's address as configured (not a secret, unlike the key): an instance with a
+   * maxLifetime calls it back from its own watchdog (shared/expiry-watchdog.ts). Throws, saying
+   * how to set it, when configuration is missing.
+   */
+  get baseUrl(): string {
+    return resolveConfig(this.#config).baseUrl;
+  }
+
+  /**
    * The configuration and credentials, checked once per run on the first check that asks: a
    * missing or malformed setting, an address where nothing answers (within 3 s), an address
    * that is not this API, a refused key. The problem becomes one check failure without a stack

@@ -397,7 +397,46 @@ const recordings: Record<string, Recorded[]> = {
       },
       // Fewer nodes: in place. More than the cluster holds replaces, which only the service can
       // say (the diff searches the cluster's offers): test/contract/node-groups.test.ts.
-      changes: { nodeCount: [1] },
+      changes: {
+        nodeCount: [1],
+        maxLifetime: ["8h"],
+        onExpiry: ["stop"],
+      },
+    },
+    // With a lifetime: another duration replaces, the same one written otherwise does not.
+    {
+      olds: {
+        nodeCount: 2,
+        offerQuery: { gpuName: "H100 SXM" },
+        image: "img",
+        diskGb: 40,
+        createTimeoutSeconds: 1200,
+        pollIntervalSeconds: 3,
+        maxLifetime: "3d",
+        clusterId: 102,
+        overlayName: "trainers-0123456789-abcdef",
+        overlayId: 1,
+        subnet: "10.100.0.0/24",
+        masterAddr: "10.100.0.1",
+        networkVolumeId: null,
+        nodes: [0, 1].map((rank) => ({
+          rank,
+          instanceId: 1000 + rank,
+          askId: 40000 + rank,
+          machineId: 500 + rank,
+          sshHost: "ssh1",
+          sshPort: 20000 + rank,
+          localIp: `10.100.0.${String(rank + 1)}`,
+          actualStatus: "running",
+          expiresAt: "2999-01-01T00:00:00Z",
+        })),
+        expiresAt: "2999-01-01T00:00:00Z",
+      },
+      changes: {
+        nodeCount: [1],
+        maxLifetime: ["72h", "4d"],
+        onExpiry: ["destroy", "stop"],
+      },
     },
   ],
   Overlay: [
@@ -460,6 +499,17 @@ const recordings: Record<string, Recorded[]> = {
         offerQuery: [{ gpuName: "RTX 4090", numGpus: 1 }, { gpuName: "RTX 3090" }],
         maxDollarsPerHour: [2, 0.4],
       },
+    },
+    // With a lifetime: another duration or onExpiry replaces (the deadline is in the onstart);
+    // the same duration written otherwise, or the default written out, does not.
+    {
+      olds: {
+        ...instanceRecorded,
+        askId: 31001,
+        maxLifetime: "8h",
+        expiresAt: "2999-01-01T00:00:00Z",
+      },
+      changes: { maxLifetime: ["480m", "9h"], onExpiry: ["destroy", "stop"] },
     },
   ],
 };

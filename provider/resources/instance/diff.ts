@@ -1,6 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { deadEndStatuses } from "../../client";
 import { asksOf, type InstanceInputs, type InstanceOutputs } from "./inputs";
+import { expiredReason, lifetimeFieldsChanged, lifetimeReplaces } from "../../renting/lifetime";
 import { recordedOfferMismatch } from "../../renting/offer-choice";
 
 /**
@@ -48,7 +49,9 @@ export function bidKindChanged(
 /** True when these inputs launch a new instance instead of the recorded one. */
 export function launchesAnew(olds: Partial<InstanceInputs>, news: InstanceInputs): boolean {
   return (
-    replacingFields.some((field) => !same(olds[field], news[field])) || bidKindChanged(olds, news)
+    replacingFields.some((field) => !same(olds[field], news[field])) ||
+    bidKindChanged(olds, news) ||
+    lifetimeReplaces(olds, news).length > 0
   );
 }
 
@@ -66,12 +69,15 @@ function isBroken(olds: InstanceOutputs): boolean {
  * what runs replaces it (a template's hash is only recorded: a template applies at launch).
  * The ask list replaces only when it no longer holds the ask the instance was rented from; the
  * resource's own timing settings change nothing on the service. An instance recorded as not
- * running (kept after a failed create, or found at a dead end by refresh) is replaced. A
- * replacement on the same ask deletes first: the ask's machine cannot hold both.
+ * running (kept after a failed create, or found at a dead end by refresh) is replaced, and so
+ * is one whose `expiresAt` has passed at `nowMs` (its watchdog stopped or destroyed it), or
+ * whose lifetime changes (its deadline is in its onstart). A replacement on the same ask
+ * deletes first: the ask's machine cannot hold both.
  */
 export function diffInstance(
   recorded: InstanceOutputs,
   news: InstanceInputs,
+  nowMs = Date.now(),
 ): pulumi.dynamic.DiffResult {
   // Stacks written before stop and start record no state: their instances run.
   const olds = { ...recorded, state: recorded.state ?? "running" };
@@ -107,12 +113,15 @@ export function diffInstance(
     }
   }
   if (isBroken(olds)) replaces.push("actualStatus");
+  replaces.push(...lifetimeReplaces(olds, news));
+  if (expiredReason(olds, nowMs) !== undefined) replaces.push("expiresAt");
   // Outbid (found by refresh): the update raises the bid or says why it cannot (provider.ts).
   const outbid = olds.outbidByDollarsPerHour !== undefined;
   const changes =
     replaces.length > 0 ||
     asksChanged ||
     outbid ||
+    lifetimeFieldsChanged(olds, news) ||
     inPlaceFields.some((field) => !same(olds[field], news[field]));
   return {
     changes,

@@ -6,7 +6,7 @@ import {
   isNetworkVolume,
   type Volume as VolumeWire,
 } from "../../client";
-import { decodeOnstart } from "../../shared/onstart";
+import { expiresAtOf, lifetimeTextOf, readOnstart } from "../../shared/expiry-watchdog";
 import type { Run } from "../../run/run";
 import { creatingLabelOf } from "../../renting/identity";
 import { connectionOutputs, offerShownBy } from "../../renting/instance-shown";
@@ -166,6 +166,9 @@ export function importedInputs(
   );
   const price = bidOf(instance);
   const label = instance.label ?? "";
+  // The user's onstart, without maxLifetime's watchdog, whose lifetime the program declares.
+  const shown = instance.onstart ? readOnstart(instance.onstart) : undefined;
+  const expiry = shown?.expiry;
   return {
     askId,
     ...(volume === undefined ? {} : { volume }),
@@ -174,7 +177,10 @@ export function importedInputs(
     ...(templateHashId === undefined ? {} : { templateHashId }),
     image,
     diskGb,
-    ...(instance.onstart ? { onstart: decodeOnstart(instance.onstart) } : {}),
+    ...(shown?.onstart ? { onstart: shown.onstart } : {}),
+    ...(expiry === undefined ? {} : { maxLifetime: lifetimeTextOf(expiry.maxLifetimeSeconds) }),
+    // destroy is the default: written only when it is not.
+    ...(expiry?.onExpiry === "stop" ? { onExpiry: expiry.onExpiry } : {}),
     ...(Object.keys(env).length > 0 ? { env } : {}),
     ...(label === "" ? {} : { label }),
     ...(runtype === undefined ? {} : { runtype }),
@@ -217,8 +223,10 @@ export async function importedInstance(
   };
   const inputs = importedInputs(instance, context);
   const offer = offerShownBy(instance);
+  const expiry = instance.onstart ? readOnstart(instance.onstart).expiry : undefined;
   const outs: InstanceOutputs = {
     ...inputs,
+    ...(expiry === undefined ? {} : { expiresAt: expiresAtOf(expiry) }),
     instanceId,
     ...connectionOutputs(instance, await overlaySubnetOf(client, inputs.overlay)),
     // As create records a rent: the ask it came from (diff keeps it while the asks list it).

@@ -1,10 +1,15 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { onstartTooLong } from "../../shared/onstart";
 import { readResult } from "../../shared/read-result";
 import { createInstance } from "../../renting/create";
 import { destroyAndConfirm } from "../../renting/destroy";
 import { resourceNameOf } from "../../renting/identity";
 import { connectionOutputs } from "../../renting/instance-shown";
+import {
+  configuredBaseUrl,
+  expiresAtShownBy,
+  lifetimeFailures,
+  reportExpired,
+} from "../../renting/lifetime";
 import { overlaySubnetOf } from "../../renting/placement";
 import { followState } from "../../renting/power";
 import {
@@ -141,8 +146,8 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
         failures.push(fieldFailure(field, why));
       }
     }
-    const tooLong = typeof inputs.onstart === "string" ? onstartTooLong(inputs.onstart) : undefined;
-    if (tooLong !== undefined) failures.push(fieldFailure("onstart", tooLong));
+    // The onstart with maxLifetime's watchdog, which calls the configured address.
+    failures.push(...lifetimeFailures(inputs, news, configuredBaseUrl(run)));
     // A VM cannot get an SSH key after it is created: refuse to rent one without a key. Only
     // when one is about to be rented: a running VM must stay manageable if the key goes. Keys
     // the program declares in sshKeyIds are verified by create, before renting.
@@ -179,6 +184,7 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
     // The stack records this instance: a create for the same resource (a replacement) in this
     // process must neither adopt nor destroy it.
     run.renting.rememberRecorded(olds.owner, olds.instanceId);
+    reportExpired(run, olds, `${resourceNameOf(olds.owner)}: instance ${olds.instanceId}`);
     return diffInstance(olds, news);
   },
 
@@ -210,6 +216,9 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
     else outs.outbidByDollarsPerHour = outbid;
     if (label === undefined) delete outs.label;
     else outs.label = label;
+    // The deadline the instance's own watchdog counts down to, as its onstart says.
+    const expiresAt = props.maxLifetime === undefined ? undefined : expiresAtShownBy(instance);
+    if (expiresAt !== undefined) outs.expiresAt = expiresAt;
     // Stopped or started outside Pulumi: the next diff sees it and the next up restores it.
     if (instance.intended_status === "stopped" || instance.intended_status === "running") {
       outs.state = instance.intended_status;
@@ -266,6 +275,9 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
     // A template hash is recorded as given; with none, none is recorded.
     if (news.templateHashId === undefined) delete outs.templateHashId;
     if (news.replaceOnChanges === undefined) delete outs.replaceOnChanges;
+    // Recorded as written (a change that would move the deadline replaces: diff.ts).
+    if (news.maxLifetime === undefined) delete outs.maxLifetime;
+    if (news.onExpiry === undefined) delete outs.onExpiry;
     return { outs };
   },
 

@@ -62,10 +62,24 @@ export interface InstanceArgs {
    */
   diskGb?: pulumi.Input<number>;
   /**
-   * A script run at start. Over 4048 characters it is gzipped and base64-encoded into a short
-   * bootstrap command; one that does not fit even then fails at preview.
+   * A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048
+   * characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap
+   * command; one that does not fit even then fails at preview.
    */
   onstart?: pulumi.Input<string>;
+  /**
+   * The longest the instance may live, counted from its create: `"30s"`, `"90m"`, `"8h"`,
+   * `"3d"` (at most `"365d"`). Enforced on the instance itself, by a watchdog in its onstart, so
+   * that it holds when nobody runs Pulumi: at `expiresAt` the instance destroys (or stops, see
+   * `onExpiry`) itself. Not for a VM or an `args` launch. Changing the duration, adding or
+   * removing it replaces the instance; the next `up` after `expiresAt` rents a new one.
+   */
+  maxLifetime?: pulumi.Input<string>;
+  /**
+   * What happens at `expiresAt`: `destroy` (default) or `stop`. A stopped instance keeps its
+   * disk, which still bills. Only with `maxLifetime`; changing it replaces the instance.
+   */
+  onExpiry?: pulumi.Input<"destroy" | "stop">;
   /** Environment variables of the instance. */
   env?: pulumi.Input<Record<string, pulumi.Input<string>>>;
   /** A label; changes in place. */
@@ -133,6 +147,11 @@ export class Instance extends pulumi.dynamic.Resource {
   declare readonly templateHashId: pulumi.Output<string | undefined>;
   /** Each attempt create made: ask, instance id, last status and status message. */
   declare readonly attempts: pulumi.Output<InstanceAttempt[]>;
+  /**
+   * With `maxLifetime`: when the instance expires, fixed at create (ISO 8601, UTC, e.g.
+   * `2026-01-01T08:00:00Z`); undefined otherwise.
+   */
+  declare readonly expiresAt: pulumi.Output<string | undefined>;
   declare readonly label: pulumi.Output<string | undefined>;
   declare readonly state: pulumi.Output<"running" | "stopped">;
   /** What the service keeps the instance at (running or stopped). */
@@ -174,6 +193,7 @@ export class Instance extends pulumi.dynamic.Resource {
         intendedStatus: undefined,
         attempts: undefined,
         offer: undefined,
+        expiresAt: undefined,
       },
       // The sweeper exists before any instance is rented and outlives every one (see it).
       { ...opts, dependsOn: withSweeper(opts?.dependsOn, sweeper) },

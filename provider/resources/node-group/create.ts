@@ -5,9 +5,11 @@ import { InstanceLeftBehindError } from "../../renting/errors";
 import { groupVariable, newGroupName, nodeOwnerOf } from "../../renting/group-ownership";
 import { resourceNameOf } from "../../renting/identity";
 import { instanceInputsSchema, type InstanceInputs } from "../../renting/instance-inputs";
+import { expiresAtShownBy, expiryAtCreate } from "../../renting/lifetime";
 import { releaseOffers } from "../../renting/offer-choice";
 import { handOver } from "../../renting/rent";
 import { attachAfterRunning, sshKeysBeforeRenting } from "../../renting/ssh-keys";
+import { type Expiry, expiresAtOf } from "../../shared/expiry-watchdog";
 import { recoverLostCreate } from "../../shared/lost-create";
 import { recordAfterCancelMs } from "../../run/cancellation";
 import type { Run } from "../../run/run";
@@ -52,6 +54,8 @@ export interface GroupBuild {
   /** The account's SSH keys every node gets once it runs (sshKeyIds), looked up once. */
   readonly sshKeys: readonly SshKey[];
   readonly deadlineMs: number;
+  /** The group's one expiry (maxLifetime), fixed at its create; every node rented gets it. */
+  readonly expiry: Expiry | undefined;
 }
 
 /** What a node is rented with: the group's inputs, its rank and the group's network. */
@@ -65,6 +69,8 @@ export function nodeInputsOf(build: GroupBuild, rank: number, masterAddr: string
     image: inputs.image,
     diskGb: inputs.diskGb,
     onstart: inputs.onstart,
+    maxLifetime: inputs.maxLifetime,
+    onExpiry: inputs.onExpiry,
     label: inputs.label,
     runtype: inputs.runtype ?? "ssh",
     pollIntervalSeconds: inputs.pollIntervalSeconds,
@@ -102,6 +108,8 @@ async function recordedNode(
 ): Promise<GroupNode> {
   // Read afresh: a shared list read may be older than the boot the node just finished.
   const shown = await build.run.client.instances.show(instanceId);
+  const expiresAt =
+    build.expiry === undefined ? undefined : (expiresAtShownBy(shown) ?? expiresAtOf(build.expiry));
   return {
     rank,
     instanceId,
@@ -111,6 +119,7 @@ async function recordedNode(
     sshPort: shown?.ssh_port ?? null,
     localIp: addressIn(shown?.local_ipaddrs, build.overlay.internal_subnet) ?? null,
     actualStatus: shown?.actual_status ?? null,
+    ...(expiresAt === undefined ? {} : { expiresAt }),
   };
 }
 
@@ -133,6 +142,7 @@ export async function rentNode(
       unrecorded: build.unrecorded,
       claimed: build.claimed,
       stop,
+      expiry: build.expiry,
     });
     // Keys are attached before the hand-over, as an Instance's are.
     created = await attachAfterRunning(build.run.client, rented, build.sshKeys);
@@ -241,6 +251,7 @@ export function outputsOf(build: GroupBuild, masterAddr: string | null): NodeGro
     masterAddr,
     networkVolumeId: build.networkVolumeId,
     nodes: [...build.nodes.values()].sort((a, b) => a.rank - b.rank),
+    ...(build.expiry === undefined ? {} : { expiresAt: expiresAtOf(build.expiry) }),
   };
 }
 
@@ -332,6 +343,8 @@ export async function createGroup(
     await tearDown(run, { nodeIds: late, overlayIds: [], networkVolumeIds: [] }, 0.5);
   };
   const claimed = new Set<number>();
+  // One deadline for the group, counted from here: every node's watchdog gets it.
+  const expiry = expiryAtCreate(inputs);
   try {
     return await run.engineWatch.whileWatched(tearDownIfEngineGone, async () => {
       await settleGroupLeftovers(run, inputs, progress);
@@ -363,6 +376,7 @@ export async function createGroup(
         nodes: new Map(),
         sshKeys,
         deadlineMs,
+        expiry,
       };
       try {
         if (inputs.networkVolume !== undefined) {

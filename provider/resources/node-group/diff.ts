@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pulumi from "@pulumi/pulumi";
+import { expiredReason, lifetimeFieldsChanged, lifetimeReplaces } from "../../renting/lifetime";
 import type { Run } from "../../run/run";
 import { chooseCluster, clusterOffers } from "./cluster-choice";
 import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
@@ -11,7 +12,9 @@ import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
 // that refresh found gone or at a dead end: the update rents their ranks again. A larger count
 // the group's cluster has no room for replaces the group, but only when another cluster can
 // hold it (the diff asks the service, so that preview says which); a replacement that could
-// only fail is never proposed: the update then fails, saying so, and the group stays.
+// only fail is never proposed: the update then fails, saying so, and the group stays. A group
+// past its `expiresAt` (its nodes' watchdogs stopped or destroyed them) is replaced, and so is
+// one whose lifetime changes: each node's onstart holds the deadline.
 
 const replacingFields = [
   "offerQuery",
@@ -75,13 +78,17 @@ export async function diffNodeGroup(
   run: Run,
   olds: NodeGroupOutputs,
   news: NodeGroupInputs,
+  nowMs = Date.now(),
 ): Promise<pulumi.dynamic.DiffResult> {
   const replaces: string[] = replacingFields.filter((field) => !same(olds[field], news[field]));
+  replaces.push(...lifetimeReplaces(olds, news));
+  if (expiredReason(olds, nowMs) !== undefined) replaces.push("expiresAt");
   const missing = ranksToRent(olds, news.nodeCount);
   const changes =
     replaces.length > 0 ||
     missing.length > 0 ||
     olds.masterAddr === null ||
+    lifetimeFieldsChanged(olds, news) ||
     inPlaceFields.some((field) => !same(olds[field], news[field]));
   if (
     replaces.length === 0 &&

@@ -45,6 +45,21 @@ export const nodeGroupInputsSchema = z.object({
     "A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its " +
       "environment). Changing it replaces the group.",
   ),
+  maxLifetime: node.maxLifetime.describe(
+    "The longest the group may live, counted from its create: a whole number and a unit, " +
+      '`s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the ' +
+      "group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so " +
+      "that it holds when nobody runs Pulumi: each node stops or destroys itself " +
+      "(`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes " +
+      "rented later (a larger nodeCount) share the deadline. Not for an `args` launch. " +
+      "Changing the duration, adding or removing it replaces the group; the next up after " +
+      "`expiresAt` rents a new one.",
+  ),
+  onExpiry: node.onExpiry.describe(
+    "What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or " +
+      "`stop`: a stopped node releases its GPUs but keeps its disk, which still bills. " +
+      "Changing it replaces the group while `maxLifetime` is set.",
+  ),
   env: node.env.describe(
     "Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which " +
       "the group sets. Changing them replaces the group.",
@@ -117,6 +132,13 @@ export const nodeSchema = z
       .string()
       .nullable()
       .describe("What the node is doing, as the service last said (`running`, ...)."),
+    expiresAt: z
+      .string()
+      .describe(
+        "With the group's `maxLifetime`: when the node's watchdog stops or destroys it (ISO " +
+          "8601, UTC), as its onstart says.",
+      )
+      .optional(),
   })
   .meta({
     pulumiType: "NodeGroupNode",
@@ -136,6 +158,15 @@ export const nodeGroupOutputsSchema = nodeGroupInputsSchema.extend({
     .nullable()
     .describe("The network volume every node mounts (its `V.<id>` number), if the group has one."),
   nodes: z.array(nodeSchema).describe("The nodes, by rank."),
+  // Absent without maxLifetime (and in stacks written before it).
+  expiresAt: z
+    .string()
+    .describe(
+      "With `maxLifetime`: when the group expires, fixed at its create (ISO 8601, UTC, e.g. " +
+        "`2026-01-01T08:00:00Z`); every node's watchdog then stops or destroys it, and the " +
+        "next up rents a new group. Absent otherwise.",
+    )
+    .optional(),
 });
 export type NodeGroupOutputs = z.infer<typeof nodeGroupOutputsSchema>;
 

@@ -1,4 +1,3 @@
-import { onstartTooLong } from "../../shared/onstart";
 import { readResult } from "../../shared/read-result";
 import type { ResourceImplementation } from "../../shared/resource-implementation";
 import type { Run } from "../../run/run";
@@ -14,6 +13,13 @@ import {
   type NodeGroupOutputs,
 } from "./inputs";
 import { nodeOwnerOf } from "../../renting/group-ownership";
+import { resourceNameOf } from "../../renting/identity";
+import {
+  configuredBaseUrl,
+  expiresAtShownBy,
+  lifetimeFailures,
+  reportExpired,
+} from "../../renting/lifetime";
 import { tearDown } from "./teardown";
 
 export function inputsOf(props: NodeGroupOutputs): NodeGroupInputs {
@@ -34,6 +40,10 @@ async function refreshedNodes(run: Run, props: NodeGroupOutputs): Promise<GroupN
         sshHost: shown.ssh_host ?? null,
         sshPort: shown.ssh_port ?? null,
         localIp: addressIn(shown.local_ipaddrs, props.subnet) ?? node.localIp,
+        // The deadline the node's own watchdog counts down to, as its onstart says.
+        ...(node.expiresAt === undefined
+          ? {}
+          : { expiresAt: expiresAtShownBy(shown) ?? node.expiresAt }),
       };
     }),
   );
@@ -65,8 +75,8 @@ export const implementation: ResourceImplementation<NodeGroupInputs, NodeGroupOu
         );
       }
     }
-    const tooLong = typeof inputs.onstart === "string" ? onstartTooLong(inputs.onstart) : undefined;
-    if (tooLong !== undefined) failures.push(fieldFailure("onstart", tooLong));
+    // Every node's onstart with maxLifetime's watchdog, which calls the configured address.
+    failures.push(...lifetimeFailures(inputs, news, configuredBaseUrl(run)));
     return { inputs, failures };
   },
 
@@ -78,6 +88,7 @@ export const implementation: ResourceImplementation<NodeGroupInputs, NodeGroupOu
         node.instanceId,
       );
     }
+    reportExpired(run, olds, `${resourceNameOf(olds.owner)}: the group`);
     return diffNodeGroup(run, olds, news);
   },
 

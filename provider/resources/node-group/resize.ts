@@ -2,6 +2,7 @@ import { removeWithLateRents } from "../../renting/create";
 import { destroyEachRented } from "../../renting/destroy";
 import { isLeftoverNode } from "../../renting/group-ownership";
 import { leftoversQuery, resourceNameOf } from "../../renting/identity";
+import { recordedExpiry } from "../../renting/lifetime";
 import { releaseOffers } from "../../renting/offer-choice";
 import { sshKeysBeforeRenting, updateSshKeys } from "../../renting/ssh-keys";
 import type { Run } from "../../run/run";
@@ -103,6 +104,8 @@ async function resizeBuild(run: Run, olds: NodeGroupOutputs, news: NodeGroupInpu
     nodes: new Map(),
     sshKeys: await sshKeysBeforeRenting(client, news),
     deadlineMs: Date.now() + news.createTimeoutSeconds * 1000,
+    // The group's deadline, as its create fixed it: nodes rented now do not outlive the rest.
+    expiry: recordedExpiry(olds),
   };
   return build;
 }
@@ -199,5 +202,8 @@ export async function resizeGroup(
   if (news.label === undefined) delete outs.label;
   if (news.sshKeyIds === undefined) delete outs.sshKeyIds;
   if (news.maxDollarsPerHour === undefined) delete outs.maxDollarsPerHour;
+  // Recorded as written (a change that would move the deadline replaces: diff.ts).
+  if (news.maxLifetime === undefined) delete outs.maxLifetime;
+  if (news.onExpiry === undefined) delete outs.onExpiry;
   return outs;
 }

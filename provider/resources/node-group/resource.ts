@@ -26,6 +26,11 @@ export class NodeGroup extends pulumi.dynamic.Resource {
   /** The nodes by rank: instance id, SSH host and port, overlay address. */
   declare readonly nodes: pulumi.Output<GroupNode[]>;
   declare readonly nodeCount: pulumi.Output<NodeGroupOutputs["nodeCount"]>;
+  /**
+   * With `maxLifetime`: when the group expires, fixed at its create (ISO 8601, UTC); every
+   * node's watchdog then stops or destroys it. Undefined otherwise.
+   */
+  declare readonly expiresAt: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: NodeGroupArgs, opts?: pulumi.CustomResourceOptions) {
     const sweeper = stackSweeper();
@@ -43,6 +48,7 @@ export class NodeGroup extends pulumi.dynamic.Resource {
         masterAddr: undefined,
         networkVolumeId: undefined,
         nodes: undefined,
+        expiresAt: undefined,
       },
       // The sweeper exists before any node is rented and outlives every one (see it).
       { ...opts, dependsOn: withSweeper(opts?.dependsOn, sweeper) },
