@@ -29,6 +29,8 @@ type Instance struct {
 	DiskGb pulumi.Float64PtrOutput `pulumi:"diskGb"`
 	// Environment variables of the instance: names of letters, digits and `_`. Changing them replaces the instance.
 	Env pulumi.StringMapOutput `pulumi:"env"`
+	// With `maxLifetime`: when the instance expires, fixed at create (ISO 8601, UTC, e.g. `2026-01-01T08:00:00Z`). Its watchdog then stops or destroys it (`onExpiry`); the next up rents a new one. Absent otherwise.
+	ExpiresAt pulumi.StringPtrOutput `pulumi:"expiresAt"`
 	// Memory per GPU, in megabytes (the API's unit).
 	GpuRamMb pulumi.IntPtrOutput `pulumi:"gpuRamMb"`
 	// The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it replaces the instance.
@@ -45,13 +47,17 @@ type Instance struct {
 	MaxAttempts pulumi.IntOutput `pulumi:"maxAttempts"`
 	// With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
 	MaxDollarsPerHour pulumi.Float64PtrOutput `pulumi:"maxDollarsPerHour"`
+	// The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
+	MaxLifetime pulumi.StringPtrOutput `pulumi:"maxLifetime"`
 	// A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
 	NetworkVolume InstanceNetworkVolumePtrOutput `pulumi:"networkVolume"`
 	// What was rented: the ask, GPUs, price and machine, as the offer search answered them (by query) or as the instance shows them.
 	Offer InstanceRentedOfferPtrOutput `pulumi:"offer"`
 	// Rent the best offer matching this query instead of a fixed ask: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
 	OfferQuery pulumi.AnyOutput `pulumi:"offerQuery"`
-	// A script run at start. Over 4048 characters it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
+	// What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
+	OnExpiry pulumi.StringPtrOutput `pulumi:"onExpiry"`
+	// A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
 	Onstart pulumi.StringPtrOutput `pulumi:"onstart"`
 	// Set by refresh while a higher bid holds the instance's machine: the winning price, in dollars per hour. The instance is stopped and the service still intends it to run; the next up raises the bid above it when `price` is higher, and otherwise fails saying so. Absent otherwise.
 	OutbidByDollarsPerHour pulumi.Float64PtrOutput `pulumi:"outbidByDollarsPerHour"`
@@ -151,11 +157,15 @@ type instanceArgs struct {
 	MaxAttempts *int `pulumi:"maxAttempts"`
 	// With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
 	MaxDollarsPerHour *float64 `pulumi:"maxDollarsPerHour"`
+	// The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
+	MaxLifetime *string `pulumi:"maxLifetime"`
 	// A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
 	NetworkVolume *InstanceNetworkVolume `pulumi:"networkVolume"`
 	// Rent the best offer matching this query instead of a fixed ask: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
 	OfferQuery interface{} `pulumi:"offerQuery"`
-	// A script run at start. Over 4048 characters it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
+	// What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
+	OnExpiry *string `pulumi:"onExpiry"`
+	// A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
 	Onstart *string `pulumi:"onstart"`
 	// An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
 	Overlay *string `pulumi:"overlay"`
@@ -195,11 +205,15 @@ type InstanceArgs struct {
 	MaxAttempts pulumi.IntPtrInput
 	// With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
 	MaxDollarsPerHour pulumi.Float64PtrInput
+	// The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
+	MaxLifetime pulumi.StringPtrInput
 	// A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
 	NetworkVolume InstanceNetworkVolumePtrInput
 	// Rent the best offer matching this query instead of a fixed ask: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
 	OfferQuery pulumi.Input
-	// A script run at start. Over 4048 characters it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
+	// What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
+	OnExpiry pulumi.StringPtrInput
+	// A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
 	Onstart pulumi.StringPtrInput
 	// An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
 	Overlay pulumi.StringPtrInput
@@ -291,6 +305,11 @@ func (o InstanceOutput) Env() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringMapOutput { return v.Env }).(pulumi.StringMapOutput)
 }
 
+// With `maxLifetime`: when the instance expires, fixed at create (ISO 8601, UTC, e.g. `2026-01-01T08:00:00Z`). Its watchdog then stops or destroys it (`onExpiry`); the next up rents a new one. Absent otherwise.
+func (o InstanceOutput) ExpiresAt() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.ExpiresAt }).(pulumi.StringPtrOutput)
+}
+
 // Memory per GPU, in megabytes (the API's unit).
 func (o InstanceOutput) GpuRamMb() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.IntPtrOutput { return v.GpuRamMb }).(pulumi.IntPtrOutput)
@@ -331,6 +350,11 @@ func (o InstanceOutput) MaxDollarsPerHour() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.Float64PtrOutput { return v.MaxDollarsPerHour }).(pulumi.Float64PtrOutput)
 }
 
+// The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
+func (o InstanceOutput) MaxLifetime() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.MaxLifetime }).(pulumi.StringPtrOutput)
+}
+
 // A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
 func (o InstanceOutput) NetworkVolume() InstanceNetworkVolumePtrOutput {
 	return o.ApplyT(func(v *Instance) InstanceNetworkVolumePtrOutput { return v.NetworkVolume }).(InstanceNetworkVolumePtrOutput)
@@ -346,7 +370,12 @@ func (o InstanceOutput) OfferQuery() pulumi.AnyOutput {
 	return o.ApplyT(func(v *Instance) pulumi.AnyOutput { return v.OfferQuery }).(pulumi.AnyOutput)
 }
 
-// A script run at start. Over 4048 characters it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
+// What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
+func (o InstanceOutput) OnExpiry() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.OnExpiry }).(pulumi.StringPtrOutput)
+}
+
+// A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
 func (o InstanceOutput) Onstart() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.Onstart }).(pulumi.StringPtrOutput)
 }

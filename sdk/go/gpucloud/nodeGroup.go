@@ -24,6 +24,8 @@ type NodeGroup struct {
 	DiskGb pulumi.Float64PtrOutput `pulumi:"diskGb"`
 	// Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them replaces the group.
 	Env pulumi.StringMapOutput `pulumi:"env"`
+	// With `maxLifetime`: when the group expires, fixed at its create (ISO 8601, UTC, e.g. `2026-01-01T08:00:00Z`); every node's watchdog then stops or destroys it, and the next up rents a new group. Absent otherwise.
+	ExpiresAt pulumi.StringPtrOutput `pulumi:"expiresAt"`
 	// Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
 	Image pulumi.StringPtrOutput `pulumi:"image"`
 	// Each node's label. Changes in place.
@@ -32,6 +34,8 @@ type NodeGroup struct {
 	MasterAddr pulumi.StringPtrOutput `pulumi:"masterAddr"`
 	// Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
 	MaxDollarsPerHour pulumi.Float64PtrOutput `pulumi:"maxDollarsPerHour"`
+	// The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger nodeCount) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expiresAt` rents a new one.
+	MaxLifetime pulumi.StringPtrOutput `pulumi:"maxLifetime"`
 	// A network volume the group creates in its cluster and every node mounts: shared storage. Deleted with the group. Changing it replaces the group.
 	NetworkVolume NodeGroupNetworkVolumePtrOutput `pulumi:"networkVolume"`
 	// The network volume every node mounts (its `V.<id>` number), if the group has one.
@@ -42,6 +46,8 @@ type NodeGroup struct {
 	Nodes NodeGroupNodeArrayOutput `pulumi:"nodes"`
 	// The offers the nodes are rented from: an instance offer query object (`{ gpuName: "H100 SXM", numGpus: 8 }`) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
 	OfferQuery pulumi.AnyOutput `pulumi:"offerQuery"`
+	// What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
+	OnExpiry pulumi.StringPtrOutput `pulumi:"onExpiry"`
 	// A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it replaces the group.
 	Onstart pulumi.StringPtrOutput `pulumi:"onstart"`
 	// The service's id of the overlay network.
@@ -122,12 +128,16 @@ type nodeGroupArgs struct {
 	Label *string `pulumi:"label"`
 	// Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
 	MaxDollarsPerHour *float64 `pulumi:"maxDollarsPerHour"`
+	// The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger nodeCount) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expiresAt` rents a new one.
+	MaxLifetime *string `pulumi:"maxLifetime"`
 	// A network volume the group creates in its cluster and every node mounts: shared storage. Deleted with the group. Changing it replaces the group.
 	NetworkVolume *NodeGroupNetworkVolume `pulumi:"networkVolume"`
 	// How many nodes (instances), 1 to 64, all in one physical cluster. Changing it adds or removes the highest ranks in place when the cluster has room; otherwise the group is replaced (preview says which).
 	NodeCount int `pulumi:"nodeCount"`
 	// The offers the nodes are rented from: an instance offer query object (`{ gpuName: "H100 SXM", numGpus: 8 }`) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
 	OfferQuery interface{} `pulumi:"offerQuery"`
+	// What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
+	OnExpiry *string `pulumi:"onExpiry"`
 	// A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it replaces the group.
 	Onstart *string `pulumi:"onstart"`
 	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
@@ -152,12 +162,16 @@ type NodeGroupArgs struct {
 	Label pulumi.StringPtrInput
 	// Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
 	MaxDollarsPerHour pulumi.Float64PtrInput
+	// The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger nodeCount) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expiresAt` rents a new one.
+	MaxLifetime pulumi.StringPtrInput
 	// A network volume the group creates in its cluster and every node mounts: shared storage. Deleted with the group. Changing it replaces the group.
 	NetworkVolume NodeGroupNetworkVolumePtrInput
 	// How many nodes (instances), 1 to 64, all in one physical cluster. Changing it adds or removes the highest ranks in place when the cluster has room; otherwise the group is replaced (preview says which).
 	NodeCount pulumi.IntInput
 	// The offers the nodes are rented from: an instance offer query object (`{ gpuName: "H100 SXM", numGpus: 8 }`) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
 	OfferQuery pulumi.Input
+	// What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
+	OnExpiry pulumi.StringPtrInput
 	// A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it replaces the group.
 	Onstart pulumi.StringPtrInput
 	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
@@ -225,6 +239,11 @@ func (o NodeGroupOutput) Env() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *NodeGroup) pulumi.StringMapOutput { return v.Env }).(pulumi.StringMapOutput)
 }
 
+// With `maxLifetime`: when the group expires, fixed at its create (ISO 8601, UTC, e.g. `2026-01-01T08:00:00Z`); every node's watchdog then stops or destroys it, and the next up rents a new group. Absent otherwise.
+func (o NodeGroupOutput) ExpiresAt() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *NodeGroup) pulumi.StringPtrOutput { return v.ExpiresAt }).(pulumi.StringPtrOutput)
+}
+
 // Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
 func (o NodeGroupOutput) Image() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *NodeGroup) pulumi.StringPtrOutput { return v.Image }).(pulumi.StringPtrOutput)
@@ -243,6 +262,11 @@ func (o NodeGroupOutput) MasterAddr() pulumi.StringPtrOutput {
 // Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
 func (o NodeGroupOutput) MaxDollarsPerHour() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *NodeGroup) pulumi.Float64PtrOutput { return v.MaxDollarsPerHour }).(pulumi.Float64PtrOutput)
+}
+
+// The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger nodeCount) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expiresAt` rents a new one.
+func (o NodeGroupOutput) MaxLifetime() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *NodeGroup) pulumi.StringPtrOutput { return v.MaxLifetime }).(pulumi.StringPtrOutput)
 }
 
 // A network volume the group creates in its cluster and every node mounts: shared storage. Deleted with the group. Changing it replaces the group.
@@ -268,6 +292,11 @@ func (o NodeGroupOutput) Nodes() NodeGroupNodeArrayOutput {
 // The offers the nodes are rented from: an instance offer query object (`{ gpuName: "H100 SXM", numGpus: 8 }`) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
 func (o NodeGroupOutput) OfferQuery() pulumi.AnyOutput {
 	return o.ApplyT(func(v *NodeGroup) pulumi.AnyOutput { return v.OfferQuery }).(pulumi.AnyOutput)
+}
+
+// What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
+func (o NodeGroupOutput) OnExpiry() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *NodeGroup) pulumi.StringPtrOutput { return v.OnExpiry }).(pulumi.StringPtrOutput)
 }
 
 // A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it replaces the group.

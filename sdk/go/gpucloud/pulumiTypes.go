@@ -1302,6 +1302,8 @@ type NodeGroupNode struct {
 	ActualStatus *string `pulumi:"actualStatus"`
 	// The ask (offer) the node was rented from.
 	AskId int `pulumi:"askId"`
+	// With the group's `maxLifetime`: when the node's watchdog stops or destroys it (ISO 8601, UTC), as its onstart says.
+	ExpiresAt *string `pulumi:"expiresAt"`
 	// The service's id of the node's instance.
 	InstanceId int `pulumi:"instanceId"`
 	// The node's address on the group's overlay network (rank 0's is MASTER_ADDR).
@@ -1339,6 +1341,11 @@ func (o NodeGroupNodeOutput) ActualStatus() pulumi.StringPtrOutput {
 // The ask (offer) the node was rented from.
 func (o NodeGroupNodeOutput) AskId() pulumi.IntOutput {
 	return o.ApplyT(func(v NodeGroupNode) int { return v.AskId }).(pulumi.IntOutput)
+}
+
+// With the group's `maxLifetime`: when the node's watchdog stops or destroys it (ISO 8601, UTC), as its onstart says.
+func (o NodeGroupNodeOutput) ExpiresAt() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v NodeGroupNode) *string { return v.ExpiresAt }).(pulumi.StringPtrOutput)
 }
 
 // The service's id of the node's instance.

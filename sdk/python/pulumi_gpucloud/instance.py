@@ -30,8 +30,10 @@ class InstanceArgs:
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
+                 max_lifetime: pulumi.Input[Optional[_builtins.str]] = None,
                  network_volume: pulumi.Input[Optional['InstanceNetworkVolumeArgs']] = None,
                  offer_query: Optional[Any] = None,
+                 on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  overlay: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
@@ -53,9 +55,11 @@ class InstanceArgs:
         :param pulumi.Input[_builtins.str] label: A label, at most 1024 characters. Changes in place.
         :param pulumi.Input[_builtins.int] max_attempts: Instances to try before giving up, 1 to 10; default 3. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
+        :param pulumi.Input[_builtins.str] max_lifetime: The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
         :param pulumi.Input['InstanceNetworkVolumeArgs'] network_volume: A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
         :param Any offer_query: Rent the best offer matching this query instead of a fixed ask: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
-        :param pulumi.Input[_builtins.str] onstart: A script run at start. Over 4048 characters it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
+        :param pulumi.Input[_builtins.str] on_expiry: What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
+        :param pulumi.Input[_builtins.str] onstart: A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
         :param pulumi.Input[_builtins.str] overlay: An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.float] price: A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
@@ -87,10 +91,14 @@ class InstanceArgs:
             pulumi.set(__self__, "max_attempts", max_attempts)
         if max_dollars_per_hour is not None:
             pulumi.set(__self__, "max_dollars_per_hour", max_dollars_per_hour)
+        if max_lifetime is not None:
+            pulumi.set(__self__, "max_lifetime", max_lifetime)
         if network_volume is not None:
             pulumi.set(__self__, "network_volume", network_volume)
         if offer_query is not None:
             pulumi.set(__self__, "offer_query", offer_query)
+        if on_expiry is not None:
+            pulumi.set(__self__, "on_expiry", on_expiry)
         if onstart is not None:
             pulumi.set(__self__, "onstart", onstart)
         if overlay is not None:
@@ -223,6 +231,18 @@ class InstanceArgs:
         pulumi.set(self, "max_dollars_per_hour", value)
 
     @_builtins.property
+    @pulumi.getter(name="maxLifetime")
+    def max_lifetime(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
+        """
+        return pulumi.get(self, "max_lifetime")
+
+    @max_lifetime.setter
+    def max_lifetime(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "max_lifetime", value)
+
+    @_builtins.property
     @pulumi.getter(name="networkVolume")
     def network_volume(self) -> pulumi.Input[Optional['InstanceNetworkVolumeArgs']]:
         """
@@ -247,10 +267,22 @@ class InstanceArgs:
         pulumi.set(self, "offer_query", value)
 
     @_builtins.property
+    @pulumi.getter(name="onExpiry")
+    def on_expiry(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
+        """
+        return pulumi.get(self, "on_expiry")
+
+    @on_expiry.setter
+    def on_expiry(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "on_expiry", value)
+
+    @_builtins.property
     @pulumi.getter
     def onstart(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A script run at start. Over 4048 characters it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
+        A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
         """
         return pulumi.get(self, "onstart")
 
@@ -370,8 +402,10 @@ class Instance(pulumi.CustomResource):
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
+                 max_lifetime: pulumi.Input[Optional[_builtins.str]] = None,
                  network_volume: pulumi.Input[Optional[Union['InstanceNetworkVolumeArgs', 'InstanceNetworkVolumeArgsDict']]] = None,
                  offer_query: Optional[Any] = None,
+                 on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  overlay: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
@@ -396,9 +430,11 @@ class Instance(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] label: A label, at most 1024 characters. Changes in place.
         :param pulumi.Input[_builtins.int] max_attempts: Instances to try before giving up, 1 to 10; default 3. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
+        :param pulumi.Input[_builtins.str] max_lifetime: The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
         :param pulumi.Input[Union['InstanceNetworkVolumeArgs', 'InstanceNetworkVolumeArgsDict']] network_volume: A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
         :param Any offer_query: Rent the best offer matching this query instead of a fixed ask: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
-        :param pulumi.Input[_builtins.str] onstart: A script run at start. Over 4048 characters it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
+        :param pulumi.Input[_builtins.str] on_expiry: What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
+        :param pulumi.Input[_builtins.str] onstart: A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
         :param pulumi.Input[_builtins.str] overlay: An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.float] price: A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
@@ -441,8 +477,10 @@ class Instance(pulumi.CustomResource):
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
+                 max_lifetime: pulumi.Input[Optional[_builtins.str]] = None,
                  network_volume: pulumi.Input[Optional[Union['InstanceNetworkVolumeArgs', 'InstanceNetworkVolumeArgsDict']]] = None,
                  offer_query: Optional[Any] = None,
+                 on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  overlay: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
@@ -474,8 +512,10 @@ class Instance(pulumi.CustomResource):
                 max_attempts = 3
             __props__.__dict__["max_attempts"] = max_attempts
             __props__.__dict__["max_dollars_per_hour"] = max_dollars_per_hour
+            __props__.__dict__["max_lifetime"] = max_lifetime
             __props__.__dict__["network_volume"] = network_volume
             __props__.__dict__["offer_query"] = offer_query
+            __props__.__dict__["on_expiry"] = on_expiry
             __props__.__dict__["onstart"] = onstart
             __props__.__dict__["overlay"] = overlay
             if poll_interval_seconds is None:
@@ -491,6 +531,7 @@ class Instance(pulumi.CustomResource):
             __props__.__dict__["volume"] = volume
             __props__.__dict__["actual_status"] = None
             __props__.__dict__["attempts"] = None
+            __props__.__dict__["expires_at"] = None
             __props__.__dict__["gpu_ram_mb"] = None
             __props__.__dict__["instance_id"] = None
             __props__.__dict__["intended_status"] = None
@@ -530,6 +571,7 @@ class Instance(pulumi.CustomResource):
         __props__.__dict__["create_timeout_seconds"] = None
         __props__.__dict__["disk_gb"] = None
         __props__.__dict__["env"] = None
+        __props__.__dict__["expires_at"] = None
         __props__.__dict__["gpu_ram_mb"] = None
         __props__.__dict__["image"] = None
         __props__.__dict__["instance_id"] = None
@@ -538,9 +580,11 @@ class Instance(pulumi.CustomResource):
         __props__.__dict__["local_ip"] = None
         __props__.__dict__["max_attempts"] = None
         __props__.__dict__["max_dollars_per_hour"] = None
+        __props__.__dict__["max_lifetime"] = None
         __props__.__dict__["network_volume"] = None
         __props__.__dict__["offer"] = None
         __props__.__dict__["offer_query"] = None
+        __props__.__dict__["on_expiry"] = None
         __props__.__dict__["onstart"] = None
         __props__.__dict__["outbid_by_dollars_per_hour"] = None
         __props__.__dict__["overlay"] = None
@@ -614,6 +658,14 @@ class Instance(pulumi.CustomResource):
         return pulumi.get(self, "env")
 
     @_builtins.property
+    @pulumi.getter(name="expiresAt")
+    def expires_at(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        With `maxLifetime`: when the instance expires, fixed at create (ISO 8601, UTC, e.g. `2026-01-01T08:00:00Z`). Its watchdog then stops or destroys it (`onExpiry`); the next up rents a new one. Absent otherwise.
+        """
+        return pulumi.get(self, "expires_at")
+
+    @_builtins.property
     @pulumi.getter(name="gpuRamMb")
     def gpu_ram_mb(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
@@ -678,6 +730,14 @@ class Instance(pulumi.CustomResource):
         return pulumi.get(self, "max_dollars_per_hour")
 
     @_builtins.property
+    @pulumi.getter(name="maxLifetime")
+    def max_lifetime(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
+        """
+        return pulumi.get(self, "max_lifetime")
+
+    @_builtins.property
     @pulumi.getter(name="networkVolume")
     def network_volume(self) -> pulumi.Output[Optional['outputs.InstanceNetworkVolume']]:
         """
@@ -702,10 +762,18 @@ class Instance(pulumi.CustomResource):
         return pulumi.get(self, "offer_query")
 
     @_builtins.property
+    @pulumi.getter(name="onExpiry")
+    def on_expiry(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
+        """
+        return pulumi.get(self, "on_expiry")
+
+    @_builtins.property
     @pulumi.getter
     def onstart(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A script run at start. Over 4048 characters it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
+        A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
         """
         return pulumi.get(self, "onstart")
 

@@ -27,9 +27,11 @@ class NodeGroupArgs:
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
+                 max_lifetime: pulumi.Input[Optional[_builtins.str]] = None,
                  network_volume: pulumi.Input[Optional['NodeGroupNetworkVolumeArgs']] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  offer_query: Optional[Any] = None,
+                 on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
                  runtype: pulumi.Input[Optional[_builtins.str]] = None,
@@ -43,9 +45,11 @@ class NodeGroupArgs:
         :param pulumi.Input[_builtins.str] image: Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
         :param pulumi.Input[_builtins.str] label: Each node's label. Changes in place.
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
+        :param pulumi.Input[_builtins.str] max_lifetime: The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger nodeCount) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expiresAt` rents a new one.
         :param pulumi.Input['NodeGroupNetworkVolumeArgs'] network_volume: A network volume the group creates in its cluster and every node mounts: shared storage. Deleted with the group. Changing it replaces the group.
         :param pulumi.Input[_builtins.int] node_count: Required. How many nodes (instances), 1 to 64, all in one physical cluster. Changing it adds or removes the highest ranks in place when the cluster has room; otherwise the group is replaced (preview says which).
         :param Any offer_query: Required. The offers the nodes are rented from: an instance offer query object (`{ gpuName: "H100 SXM", numGpus: 8 }`) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
+        :param pulumi.Input[_builtins.str] on_expiry: What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
         :param pulumi.Input[_builtins.str] onstart: A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it replaces the group.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.str] runtype: `ssh` (the default), `jupyter` or `args`; a VM cannot join an overlay. Changing it replaces the group.
@@ -65,12 +69,16 @@ class NodeGroupArgs:
             pulumi.set(__self__, "label", label)
         if max_dollars_per_hour is not None:
             pulumi.set(__self__, "max_dollars_per_hour", max_dollars_per_hour)
+        if max_lifetime is not None:
+            pulumi.set(__self__, "max_lifetime", max_lifetime)
         if network_volume is not None:
             pulumi.set(__self__, "network_volume", network_volume)
         if node_count is not None:
             pulumi.set(__self__, "node_count", node_count)
         if offer_query is not None:
             pulumi.set(__self__, "offer_query", offer_query)
+        if on_expiry is not None:
+            pulumi.set(__self__, "on_expiry", on_expiry)
         if onstart is not None:
             pulumi.set(__self__, "onstart", onstart)
         if poll_interval_seconds is None:
@@ -155,6 +163,18 @@ class NodeGroupArgs:
         pulumi.set(self, "max_dollars_per_hour", value)
 
     @_builtins.property
+    @pulumi.getter(name="maxLifetime")
+    def max_lifetime(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger nodeCount) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expiresAt` rents a new one.
+        """
+        return pulumi.get(self, "max_lifetime")
+
+    @max_lifetime.setter
+    def max_lifetime(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "max_lifetime", value)
+
+    @_builtins.property
     @pulumi.getter(name="networkVolume")
     def network_volume(self) -> pulumi.Input[Optional['NodeGroupNetworkVolumeArgs']]:
         """
@@ -189,6 +209,18 @@ class NodeGroupArgs:
     @offer_query.setter
     def offer_query(self, value: Optional[Any]):
         pulumi.set(self, "offer_query", value)
+
+    @_builtins.property
+    @pulumi.getter(name="onExpiry")
+    def on_expiry(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
+        """
+        return pulumi.get(self, "on_expiry")
+
+    @on_expiry.setter
+    def on_expiry(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "on_expiry", value)
 
     @_builtins.property
     @pulumi.getter
@@ -251,9 +283,11 @@ class NodeGroup(pulumi.CustomResource):
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
+                 max_lifetime: pulumi.Input[Optional[_builtins.str]] = None,
                  network_volume: pulumi.Input[Optional[Union['NodeGroupNetworkVolumeArgs', 'NodeGroupNetworkVolumeArgsDict']]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  offer_query: Optional[Any] = None,
+                 on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
                  runtype: pulumi.Input[Optional[_builtins.str]] = None,
@@ -270,9 +304,11 @@ class NodeGroup(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] image: Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
         :param pulumi.Input[_builtins.str] label: Each node's label. Changes in place.
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
+        :param pulumi.Input[_builtins.str] max_lifetime: The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger nodeCount) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expiresAt` rents a new one.
         :param pulumi.Input[Union['NodeGroupNetworkVolumeArgs', 'NodeGroupNetworkVolumeArgsDict']] network_volume: A network volume the group creates in its cluster and every node mounts: shared storage. Deleted with the group. Changing it replaces the group.
         :param pulumi.Input[_builtins.int] node_count: Required. How many nodes (instances), 1 to 64, all in one physical cluster. Changing it adds or removes the highest ranks in place when the cluster has room; otherwise the group is replaced (preview says which).
         :param Any offer_query: Required. The offers the nodes are rented from: an instance offer query object (`{ gpuName: "H100 SXM", numGpus: 8 }`) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
+        :param pulumi.Input[_builtins.str] on_expiry: What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
         :param pulumi.Input[_builtins.str] onstart: A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it replaces the group.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.str] runtype: `ssh` (the default), `jupyter` or `args`; a VM cannot join an overlay. Changing it replaces the group.
@@ -308,9 +344,11 @@ class NodeGroup(pulumi.CustomResource):
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
+                 max_lifetime: pulumi.Input[Optional[_builtins.str]] = None,
                  network_volume: pulumi.Input[Optional[Union['NodeGroupNetworkVolumeArgs', 'NodeGroupNetworkVolumeArgsDict']]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  offer_query: Optional[Any] = None,
+                 on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
                  runtype: pulumi.Input[Optional[_builtins.str]] = None,
@@ -332,9 +370,11 @@ class NodeGroup(pulumi.CustomResource):
             __props__.__dict__["image"] = image
             __props__.__dict__["label"] = label
             __props__.__dict__["max_dollars_per_hour"] = max_dollars_per_hour
+            __props__.__dict__["max_lifetime"] = max_lifetime
             __props__.__dict__["network_volume"] = network_volume
             __props__.__dict__["node_count"] = node_count
             __props__.__dict__["offer_query"] = offer_query
+            __props__.__dict__["on_expiry"] = on_expiry
             __props__.__dict__["onstart"] = onstart
             if poll_interval_seconds is None:
                 poll_interval_seconds = 3
@@ -342,6 +382,7 @@ class NodeGroup(pulumi.CustomResource):
             __props__.__dict__["runtype"] = runtype
             __props__.__dict__["ssh_key_ids"] = ssh_key_ids
             __props__.__dict__["cluster_id"] = None
+            __props__.__dict__["expires_at"] = None
             __props__.__dict__["master_addr"] = None
             __props__.__dict__["network_volume_id"] = None
             __props__.__dict__["nodes"] = None
@@ -374,15 +415,18 @@ class NodeGroup(pulumi.CustomResource):
         __props__.__dict__["create_timeout_seconds"] = None
         __props__.__dict__["disk_gb"] = None
         __props__.__dict__["env"] = None
+        __props__.__dict__["expires_at"] = None
         __props__.__dict__["image"] = None
         __props__.__dict__["label"] = None
         __props__.__dict__["master_addr"] = None
         __props__.__dict__["max_dollars_per_hour"] = None
+        __props__.__dict__["max_lifetime"] = None
         __props__.__dict__["network_volume"] = None
         __props__.__dict__["network_volume_id"] = None
         __props__.__dict__["node_count"] = None
         __props__.__dict__["nodes"] = None
         __props__.__dict__["offer_query"] = None
+        __props__.__dict__["on_expiry"] = None
         __props__.__dict__["onstart"] = None
         __props__.__dict__["overlay_id"] = None
         __props__.__dict__["overlay_name"] = None
@@ -425,6 +469,14 @@ class NodeGroup(pulumi.CustomResource):
         return pulumi.get(self, "env")
 
     @_builtins.property
+    @pulumi.getter(name="expiresAt")
+    def expires_at(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        With `maxLifetime`: when the group expires, fixed at its create (ISO 8601, UTC, e.g. `2026-01-01T08:00:00Z`); every node's watchdog then stops or destroys it, and the next up rents a new group. Absent otherwise.
+        """
+        return pulumi.get(self, "expires_at")
+
+    @_builtins.property
     @pulumi.getter
     def image(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
@@ -455,6 +507,14 @@ class NodeGroup(pulumi.CustomResource):
         Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
         """
         return pulumi.get(self, "max_dollars_per_hour")
+
+    @_builtins.property
+    @pulumi.getter(name="maxLifetime")
+    def max_lifetime(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger nodeCount) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expiresAt` rents a new one.
+        """
+        return pulumi.get(self, "max_lifetime")
 
     @_builtins.property
     @pulumi.getter(name="networkVolume")
@@ -495,6 +555,14 @@ class NodeGroup(pulumi.CustomResource):
         The offers the nodes are rented from: an instance offer query object (`{ gpuName: "H100 SXM", numGpus: 8 }`) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
         """
         return pulumi.get(self, "offer_query")
+
+    @_builtins.property
+    @pulumi.getter(name="onExpiry")
+    def on_expiry(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
+        """
+        return pulumi.get(self, "on_expiry")
 
     @_builtins.property
     @pulumi.getter

@@ -1136,6 +1136,8 @@ class NodeGroupNode(dict):
             suggest = "instance_id"
         elif key == "actualStatus":
             suggest = "actual_status"
+        elif key == "expiresAt":
+            suggest = "expires_at"
         elif key == "localIp":
             suggest = "local_ip"
         elif key == "machineId":
@@ -1161,6 +1163,7 @@ class NodeGroupNode(dict):
                  instance_id: _builtins.int,
                  rank: _builtins.int,
                  actual_status: Optional[_builtins.str] = None,
+                 expires_at: Optional[_builtins.str] = None,
                  local_ip: Optional[_builtins.str] = None,
                  machine_id: Optional[_builtins.int] = None,
                  ssh_host: Optional[_builtins.str] = None,
@@ -1172,6 +1175,7 @@ class NodeGroupNode(dict):
         :param _builtins.int instance_id: The service's id of the node's instance.
         :param _builtins.int rank: The node's rank, 0 to nodeCount - 1 (its NODE_RANK).
         :param _builtins.str actual_status: What the node is doing, as the service last said (`running`, ...).
+        :param _builtins.str expires_at: With the group's `maxLifetime`: when the node's watchdog stops or destroys it (ISO 8601, UTC), as its onstart says.
         :param _builtins.str local_ip: The node's address on the group's overlay network (rank 0's is MASTER_ADDR).
         :param _builtins.int machine_id: The machine the node runs on.
         :param _builtins.str ssh_host: The SSH host to reach the node.
@@ -1182,6 +1186,8 @@ class NodeGroupNode(dict):
         pulumi.set(__self__, "rank", rank)
         if actual_status is not None:
             pulumi.set(__self__, "actual_status", actual_status)
+        if expires_at is not None:
+            pulumi.set(__self__, "expires_at", expires_at)
         if local_ip is not None:
             pulumi.set(__self__, "local_ip", local_ip)
         if machine_id is not None:
@@ -1222,6 +1228,14 @@ class NodeGroupNode(dict):
         What the node is doing, as the service last said (`running`, ...).
         """
         return pulumi.get(self, "actual_status")
+
+    @_builtins.property
+    @pulumi.getter(name="expiresAt")
+    def expires_at(self) -> Optional[_builtins.str]:
+        """
+        With the group's `maxLifetime`: when the node's watchdog stops or destroys it (ISO 8601, UTC), as its onstart says.
+        """
+        return pulumi.get(self, "expires_at")
 
     @_builtins.property
     @pulumi.getter(name="localIp")
