@@ -1,3 +1,4 @@
+import type { InstanceKeys } from "../accounts/instance-keys";
 import type { KeyRing } from "../accounts/key-ring";
 import type { FaultInjector } from "../control/faults";
 import type { RateLimiter } from "../control/rate-limits";
@@ -10,6 +11,8 @@ import type { Store } from "./store";
 export interface EmulatorContext {
   readonly store: Store;
   readonly keys: KeyRing;
+  /** Each instance's own key (never an account key, never in the state). */
+  readonly instanceKeys: InstanceKeys;
   readonly faults: FaultInjector;
   readonly requests: RequestLog;
   readonly rateLimits: RateLimiter;

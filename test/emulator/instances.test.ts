@@ -63,12 +63,18 @@ describe("instances", () => {
       price: null,
       image_login: null,
     });
-    expect(created.body).toEqual({ success: true, new_contract: 1000001 });
+    // With the instance's own key (see instance-keys.test.ts).
+    const ownKey = expect.stringMatching(/^[0-9a-f]{64}$/) as unknown;
+    expect(created.body).toEqual({
+      success: true,
+      new_contract: 1000001,
+      instance_api_key: ownKey,
+    });
     const viaPut = await call("PUT", `/api/v0/asks/${String(INSTANCE_ASK_ID)}`, {
       image: "x",
       disk: 8,
     });
-    expect(viaPut.body).toEqual({ success: true, new_contract: 1000002 });
+    expect(viaPut.body).toEqual({ success: true, new_contract: 1000002, instance_api_key: ownKey });
 
     const shown = z
       .object({ instances: z.record(z.string(), z.unknown()) })
