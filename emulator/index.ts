@@ -16,7 +16,9 @@ import { registerTraffic } from "./control/traffic";
 import { registerBidRoutes } from "./instances/bid-routes";
 import { registerCommandRoutes } from "./instances/command-routes";
 import { registerContainers } from "./instances/container-hooks";
+import { InstanceLogs } from "./instances/instance-logs";
 import { registerInstanceRoutes } from "./instances/instance-routes";
+import { registerLogRoutes } from "./instances/log-routes";
 import { registerOverlayRoutes } from "./instances/overlay-routes";
 import { registerOfferRoutes } from "./market/offer-routes";
 import {
@@ -52,6 +54,7 @@ const ROUTES = [
   registerVolumeRoutes,
   registerOfferRoutes,
   registerInstanceRoutes,
+  registerLogRoutes,
   registerCommandRoutes,
   registerSshRoutes,
   registerApiKeyRoutes,
@@ -72,6 +75,7 @@ export function buildEmulator(options: EmulatorOptions): FastifyInstance {
     store,
     keys: new KeyRing(settings.apiKey),
     instanceKeys: new InstanceKeys(),
+    logs: new InstanceLogs(),
     faults,
     requests: new RequestLog(),
     rateLimits: new RateLimiter(settings.rateLimits),

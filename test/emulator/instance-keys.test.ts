@@ -107,6 +107,7 @@ describe("instance keys (instance_api_key, the container's CONTAINER_API_KEY)", 
       ["POST", "/api/v0/bundles/", {}],
       ["PUT", `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`, { image: "i", disk: 10 }],
       ["PUT", "/api/v0/instances/", { ids: [own.id], state: "stopped" }],
+      ["PUT", `/api/v0/instances/request_logs/${String(own.id)}`, {}],
     ];
     for (const [method, path, body] of refused) {
       const reply = await call(method, path, body, own.key);
