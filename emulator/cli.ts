@@ -6,13 +6,16 @@ const USAGE =
   "usage: gpucloud-emulator --port N --api-key K [--host 127.0.0.1] [--state FILE]\n" +
   "                         [--boot-polls N | --boot-seconds S[:JITTER]] [--rate-limits off|documented]\n" +
   "                         [--market-seed N | --small-market] [--allow-insecure-webhooks]\n" +
-  "                         [--worker-release-seconds S] [--strict]\n" +
+  "                         [--worker-release-seconds S] [--run-onstart] [--strict]\n" +
   "  --boot-seconds S[:J]  instances boot S seconds after they are created (± up to J), whoever polls.\n" +
   "  --rate-limits documented  each endpoint limited per key at the threshold the service documents.\n" +
   "  The market: 300 generated instance offers and 36 volume offers beside the seeded asks, renting\n" +
   "  exclusive (--market-seed N picks another); --small-market lists the seeded asks alone.\n" +
   "  --worker-release-seconds S  workers of a deleted worker group or endpoint leave the account S seconds\n" +
   "  later (default 1).\n" +
+  "  --run-onstart  run each running instance's onstart here (sh -c, in a temporary directory of its\n" +
+  "  own, with its container's environment: CONTAINER_ID, CONTAINER_API_KEY, its env, PUBLIC_IPADDR,\n" +
+  "  VAST_TCP_PORT_*); ended when it stops or is destroyed. Its output is what the logs endpoint serves.\n" +
   "  --strict  refuse what the service does not document (405 or 404, as its router answers); also\n" +
   "  GPUCLOUD_EMULATOR_STRICT=1.\n" +
   "  --api-key may be replaced by the GPUCLOUD_API_KEY environment variable; --port 0 picks a free port.";
@@ -44,6 +47,7 @@ function parseCommandLine() {
         "boot-seconds": { type: "string" },
         "rate-limits": { type: "string" },
         "worker-release-seconds": { type: "string" },
+        "run-onstart": { type: "boolean" },
         strict: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -95,6 +99,7 @@ async function main(): Promise<void> {
     ...(boot ? { bootSeconds: Number(boot[1]), bootJitterSeconds: Number(boot[2] ?? 0) } : {}),
     rateLimits,
     workerReleaseSeconds,
+    runOnstart: args["run-onstart"] === true,
     strict: args.strict === true || process.env.GPUCLOUD_EMULATOR_STRICT === "1",
     market:
       args["small-market"] === true

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import { registerApiKeyRoutes } from "./accounts/api-key-routes";
 import { registerAuth } from "./accounts/auth";
+import { InstanceKeys } from "./accounts/instance-keys";
 import { KeyRing } from "./accounts/key-ring";
 import { registerSecretRoutes } from "./accounts/secret-routes";
 import { registerSshRoutes } from "./accounts/ssh-key-routes";
@@ -14,7 +15,10 @@ import { registerServiceRouting } from "./control/service-routing";
 import { registerTraffic } from "./control/traffic";
 import { registerBidRoutes } from "./instances/bid-routes";
 import { registerCommandRoutes } from "./instances/command-routes";
+import { registerContainers } from "./instances/container-hooks";
+import { InstanceLogs } from "./instances/instance-logs";
 import { registerInstanceRoutes } from "./instances/instance-routes";
+import { registerLogRoutes } from "./instances/log-routes";
 import { registerOverlayRoutes } from "./instances/overlay-routes";
 import { registerOfferRoutes } from "./market/offer-routes";
 import {
@@ -50,6 +54,7 @@ const ROUTES = [
   registerVolumeRoutes,
   registerOfferRoutes,
   registerInstanceRoutes,
+  registerLogRoutes,
   registerCommandRoutes,
   registerSshRoutes,
   registerApiKeyRoutes,
@@ -69,6 +74,8 @@ export function buildEmulator(options: EmulatorOptions): FastifyInstance {
   const ctx: EmulatorContext = {
     store,
     keys: new KeyRing(settings.apiKey),
+    instanceKeys: new InstanceKeys(),
+    logs: new InstanceLogs(),
     faults,
     requests: new RequestLog(),
     rateLimits: new RateLimiter(settings.rateLimits),
@@ -79,9 +86,10 @@ export function buildEmulator(options: EmulatorOptions): FastifyInstance {
   const app = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } });
   installHttpBasics(app);
   registerTraffic(app, ctx.requests, ctx.faults, ctx.rateLimits);
-  registerAuth(app, ctx.keys);
+  registerAuth(app, ctx.keys, ctx.instanceKeys);
   registerServiceRouting(app, ctx.requests, settings.strict);
   registerServerlessEngine(app, ctx.serverless, store);
+  registerContainers(app, ctx);
   for (const register of ROUTES) register(app, ctx);
   return app;
 }

@@ -65,6 +65,13 @@ export const EmulatorOptionsSchema = z.object({
    * stopped) before it is gone: the service destroys workers asynchronously.
    */
   workerReleaseSeconds: z.number().nonnegative().max(3600).default(1),
+  /**
+   * Runs each running instance's onstart as a local process (`sh -c`), in a directory of its
+   * own, with the environment its container would have (instances/onstart-runner.ts): for
+   * testing what an onstart does, such as stopping its own instance with CONTAINER_API_KEY. Off
+   * by default: it runs the programs' commands on this machine.
+   */
+  runOnstart: z.boolean().default(false),
   /** Webhooks allowed per account; the real service allows four. */
   maxWebhooks: z.int().nonnegative().default(4),
 });

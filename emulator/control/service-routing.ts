@@ -48,6 +48,7 @@ export const SERVICE_ROUTES: Readonly<Record<string, Documentation>> = {
   "GET /api/v0/instances/:id/": "openapi",
   "PUT /api/v0/instances/:id/": "openapi",
   "DELETE /api/v0/instances/:id/": "openapi",
+  "PUT /api/v0/instances/request_logs/:id/": "openapi",
   "PUT /api/v0/instances/bid_price/:id/": "openapi",
   "GET /api/v0/instances/:id/ssh/": "openapi",
   "POST /api/v0/instances/:id/ssh/": "openapi",

@@ -102,6 +102,12 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
   const { store, settings } = ctx;
   const read = { category: "instance_read" } as const;
   const write = { category: "instance_write" } as const;
+  // What an instance's own key may do, on its own instance (accounts/instance-keys.ts).
+  const ownKey = {
+    show: { ...read, instanceKey: "show" },
+    startStop: { ...write, instanceKey: "start-stop" },
+    destroy: { ...write, instanceKey: "destroy" },
+  } as const;
   const byId = (id: number) => store.state.instances.find((i) => i.id === id);
   // The description answers an id that is not a number with 400, not as an unknown instance.
   const instanceIdOf = (params: unknown): number => {
@@ -207,7 +213,12 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
           workerGroupId: null,
         });
       });
-      return { success: true, new_contract: instance.id };
+      // The instance's own key, shown here only (see accounts/instance-keys.ts).
+      return {
+        success: true,
+        new_contract: instance.id,
+        instance_api_key: ctx.instanceKeys.keyOf(instance.id),
+      };
     },
   });
 
@@ -228,7 +239,7 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
   });
 
   // Reading an instance is what moves it along its boot: each show counts one poll.
-  app.get("/api/v0/instances/:id/", { config: read }, async (request) => {
+  app.get("/api/v0/instances/:id/", { config: ownKey.show }, async (request) => {
     const instance = byId(instanceIdOf(request.params));
     if (!instance) return { instances: null };
     store.mutate(() => (instance.polls += 1));
@@ -258,7 +269,7 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
   });
 
   // One route for stop/start ({state}) and relabel ({label}); both may come together.
-  app.put("/api/v0/instances/:id/", { config: write }, async (request) => {
+  app.put("/api/v0/instances/:id/", { config: ownKey.startStop }, async (request) => {
     const instance = mustFind(request.params);
     const { state, label } = check(ManageSchema, request.body, "invalid_args");
     store.mutate(() => {
@@ -275,7 +286,7 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
     });
   });
 
-  app.delete("/api/v0/instances/:id/", { config: write }, async (request) => {
+  app.delete("/api/v0/instances/:id/", { config: ownKey.destroy }, async (request) => {
     const instance = mustFind(request.params);
     store.mutate((state) => {
       destroy(state, instance);

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { machineOf, round } from "../market/machine";
 import { mountsOf } from "../volumes/mounts";
+import { instancePrices } from "./instance-pricing";
 import type { Instance } from "./instance-state";
 import { statusOf } from "./lifecycle";
 
@@ -117,6 +118,9 @@ export const InstanceRowSchema = z.object({
   storage_cost: num,
   /** $/hour for this instance's disk */
   storage_total_cost: num,
+  /** $/GB of traffic: not in the description's Instance schema, but in its offers' and the service's rows. */
+  inet_up_cost: num,
+  inet_down_cost: num,
   vram_costperhour: num,
   credit_balance: num.nullable(),
   credit_discount: num.nullable(),
@@ -133,8 +137,6 @@ export const InstanceRowSchema = z.object({
 });
 export type InstanceRow = z.infer<typeof InstanceRowSchema>;
 
-const STORAGE_DOLLARS_PER_GB_MONTH = 0.15;
-const HOURS_PER_MONTH = 30 * 24;
 /** Rentals of the emulator's asks end 30 days after they start. */
 const RENTAL_SECONDS = 30 * 24 * 3600;
 const DIRECT_PORTS = 100;
@@ -160,16 +162,8 @@ export function describeInstance(instance: Instance, nowMs: number, extraPolls =
   const directPortStart = 40000 + (instance.id % 200) * DIRECT_PORTS;
   const startDate = instance.createdAtMs / 1000;
   const bootedAtMs = instance.restartedAtMs ?? instance.createdAtMs;
-  const dphTotal = offer.dollarsPerHour;
-  const storageHour = (STORAGE_DOLLARS_PER_GB_MONTH * instance.diskGb) / HOURS_PER_MONTH;
-  const dphBase = Math.max(0, dphTotal - storageHour);
-  const pricing = (gpuCostPerHour: number) => ({
-    gpuCostPerHour,
-    diskHour: storageHour,
-    totalHour: gpuCostPerHour + storageHour,
-    discountTotalHour: 0,
-    discountedTotalPerHour: gpuCostPerHour + storageHour,
-  });
+  const prices = instancePrices(instance, actualStatus);
+  const dphTotal = prices.dph_total;
   const ports = Object.fromEntries([
     ["22/tcp", [{ HostIp: "0.0.0.0", HostPort: String(sshPort) }]],
     ...openedPorts(instance).map((port, index) => [
@@ -248,10 +242,9 @@ export function describeInstance(instance: Instance, nowMs: number, extraPolls =
     rentable: true,
     host_id: machine.hostId,
     hosting_type: machine.datacenter ? 1 : 0,
-    // While outbid, the price that took the machine: what a bid must beat to get it back.
-    min_bid: instance.outbidDollarsPerHour ?? round(dphTotal * 0.5, 4),
+    min_bid: prices.min_bid,
     is_bid: instance.bidDollarsPerHour !== null,
-    dph_base: dphBase,
+    dph_base: prices.dph_base,
     dph_total: dphTotal,
     dlperf: machine.dlperf,
     dlperf_per_dphtotal: perDollar(machine.dlperf),
@@ -266,15 +259,16 @@ export function describeInstance(instance: Instance, nowMs: number, extraPolls =
     num_gpus: offer.numGpus,
     logo: "/static/logos/gpucloud.png",
     webpage: null,
-    search: pricing(dphBase),
-    // A stopped instance keeps paying for its disk only.
-    instance: pricing(stopped || outbid ? 0 : dphBase),
-    storage_cost: STORAGE_DOLLARS_PER_GB_MONTH,
-    storage_total_cost: storageHour,
-    vram_costperhour: dphBase / (offer.gpuRamMb * offer.numGpus),
+    search: prices.search,
+    instance: prices.instance,
+    storage_cost: prices.storage_cost,
+    storage_total_cost: prices.storage_total_cost,
+    inet_up_cost: prices.inet_up_cost,
+    inet_down_cost: prices.inet_down_cost,
+    vram_costperhour: prices.vram_costperhour,
     credit_balance: null,
     credit_discount: null,
-    credit_discount_max: 0.4,
+    credit_discount_max: prices.credit_discount_max,
     client_run_time: round((nowMs - instance.createdAtMs) / 3_600_000, 4),
     host_run_time: RENTAL_SECONDS,
     external: false,

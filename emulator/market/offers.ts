@@ -45,6 +45,25 @@ export function storageDollarsPerHour(costPerGbMonth: number, gb: number): numbe
   return (costPerGbMonth * gb) / HOURS_PER_MONTH;
 }
 
+/**
+ * The service's price of a rental, $/hour, as its OpenAPI's Instance example adds it up: a base
+ * (GPU) price and its storage, `storage_total_cost = storage_cost × disk_space / 720` (GB-month
+ * prices over a 30-day month), `dph_total = dph_base + storage_total_cost`. An ask lists its
+ * prices (on-demand, minimum bid) with the default 8 GB of storage included, and a bid is read
+ * the same way (it is weighed against that minimum), so the base is the listed price less the
+ * storage of 8 GB.
+ */
+export function rentalPrice(
+  listedDollarsPerHour: number,
+  storageCostPerGbMonth: number,
+  gb: number,
+) {
+  const included = storageDollarsPerHour(storageCostPerGbMonth, DEFAULT_ALLOCATED_STORAGE_GB);
+  const base = Math.max(0, listedDollarsPerHour - included);
+  const storage = storageDollarsPerHour(storageCostPerGbMonth, gb);
+  return { base, storage, total: base + storage };
+}
+
 /** "Oregon, US" → "US": location filters take the two-letter country code. */
 export function countryCode(geolocation: string): string {
   const parts = geolocation.split(",");
@@ -134,13 +153,8 @@ export function describeInstanceOffer(
 ) {
   const isBid = pricing.type === "bid";
   const listed = isBid ? ask.minBidDollarsPerHour : ask.dollarsPerHour;
-  const includedStorage = storageDollarsPerHour(
-    ask.storageCostPerGbMonth,
-    DEFAULT_ALLOCATED_STORAGE_GB,
-  );
-  const storage = storageDollarsPerHour(ask.storageCostPerGbMonth, pricing.allocatedStorageGb);
-  const gpuOnly = listed - includedStorage;
-  const undiscounted = listed + storage - includedStorage;
+  const price = rentalPrice(listed, ask.storageCostPerGbMonth, pricing.allocatedStorageGb);
+  const { base: gpuOnly, storage, total: undiscounted } = price;
   const discountRate = pricing.type === "reserved" ? ask.creditDiscountMax : 0;
   const discount = undiscounted * discountRate;
   const dphTotal = dollars(undiscounted - discount);

@@ -1,7 +1,9 @@
+import type { InstanceKeys } from "../accounts/instance-keys";
 import type { KeyRing } from "../accounts/key-ring";
 import type { FaultInjector } from "../control/faults";
 import type { RateLimiter } from "../control/rate-limits";
 import type { RequestLog } from "../control/request-log";
+import type { InstanceLogs } from "../instances/instance-logs";
 import type { EmulatorSettings } from "../options";
 import type { ServerlessEngine } from "../serverless/worker-engine";
 import type { Store } from "./store";
@@ -10,6 +12,10 @@ import type { Store } from "./store";
 export interface EmulatorContext {
   readonly store: Store;
   readonly keys: KeyRing;
+  /** Each instance's own key (never an account key, never in the state). */
+  readonly instanceKeys: InstanceKeys;
+  /** What instances' onstart printed, for the logs endpoint. */
+  readonly logs: InstanceLogs;
   readonly faults: FaultInjector;
   readonly requests: RequestLog;
   readonly rateLimits: RateLimiter;

@@ -43,6 +43,8 @@ function writeAtomically(file: string, text: string): void {
 }
 
 export class Store {
+  private readonly observers: ((state: State) => void)[] = [];
+
   private constructor(
     public readonly state: State,
     private readonly file: string | undefined,
@@ -61,11 +63,20 @@ export class Store {
     return store;
   }
 
-  /** Every change goes through here so that none escapes the state file. */
+  /** Every change goes through here so that none escapes the state file (nor the observers). */
   mutate<T>(change: (state: State) => T): T {
     const result = change(this.state);
     this.save();
+    for (const observer of this.observers) observer(this.state);
     return result;
+  }
+
+  /**
+   * Called after every change, for what lives beside the state and must follow it (instances'
+   * keys and processes); an observer must not change the state itself.
+   */
+  observe(observer: (state: State) => void): void {
+    this.observers.push(observer);
   }
 
   private save(): void {

@@ -63,12 +63,18 @@ describe("instances", () => {
       price: null,
       image_login: null,
     });
-    expect(created.body).toEqual({ success: true, new_contract: 1000001 });
+    // With the instance's own key (see instance-keys.test.ts).
+    const ownKey = expect.stringMatching(/^[0-9a-f]{64}$/) as unknown;
+    expect(created.body).toEqual({
+      success: true,
+      new_contract: 1000001,
+      instance_api_key: ownKey,
+    });
     const viaPut = await call("PUT", `/api/v0/asks/${String(INSTANCE_ASK_ID)}`, {
       image: "x",
       disk: 8,
     });
-    expect(viaPut.body).toEqual({ success: true, new_contract: 1000002 });
+    expect(viaPut.body).toEqual({ success: true, new_contract: 1000002, instance_api_key: ownKey });
 
     const shown = z
       .object({ instances: z.record(z.string(), z.unknown()) })
@@ -95,7 +101,6 @@ describe("instances", () => {
       gpu_totalram: 24564,
       gpu_name: "RTX 4090",
       num_gpus: 1,
-      dph_total: 0.35,
       geolocation: "Oregon, US",
       country_code: "US",
       bundle_id: INSTANCE_ASK_ID,
@@ -113,10 +118,13 @@ describe("instances", () => {
     expect(shown["start_date"]).toBeGreaterThanOrEqual(Math.floor(before));
     expect(shown["start_date"]).toBeLessThanOrEqual(Date.now() / 1000);
     expect(shown["end_date"]).toBeGreaterThan(Number(shown["start_date"]));
-    // The price splits into GPU and disk, adding up to what the offer asked.
+    // The price splits into GPU and disk: the offer's 0.35 $/hour includes 8 GB of disk at its
+    // 0.12 $/GB-month, and this instance has 32 (prices.test.ts holds every field to the offer).
     const dphBase = z.number().parse(shown["dph_base"]);
     const storage = z.number().parse(shown["storage_total_cost"]);
-    expect(dphBase + storage).toBeCloseTo(0.35, 10);
+    expect(storage).toBeCloseTo((0.12 * 32) / 720, 10);
+    expect(dphBase + storage).toBeCloseTo(z.number().parse(shown["dph_total"]), 10);
+    expect(shown["dph_total"]).toBeCloseTo(0.35 + (0.12 * (32 - 8)) / 720, 10);
     expect((await call("GET", "/api/v0/instances/42/?owner=me")).body).toEqual({ instances: null });
   });
 
