@@ -39,7 +39,10 @@ export const instanceSchema = z.object({
   bundle_id: z.number().int().nullable().optional(),
   /** Epoch seconds. */
   start_date: z.number().nullable().optional(),
+  /** $/hour in all: dph_base and its disk's storage (storage_total_cost). */
   dph_total: z.number().nullable().optional(),
+  /** $/hour for the instance's disk (storage_cost × GB / 720). */
+  storage_total_cost: z.number().nullable().optional(),
   /** $/hour without storage (the description's "base dollars per hour"). */
   dph_base: z.number().nullable().optional(),
   /** True for an interruptible instance (rented with a bid). */

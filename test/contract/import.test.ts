@@ -345,7 +345,10 @@ describe("pulumi import: read by id with nothing recorded", () => {
         String(bid),
         instanceContext,
       );
-      expect(bidImport.inputs["price"]).toEqual(expect.any(Number));
+      // Its base price stands for the bid: dph_total also holds its disk's storage.
+      const shownBid = await client.instances.show(bid);
+      expect(bidImport.inputs["price"]).toBe(shownBid?.dph_base);
+      expect(bidImport.inputs["price"]).toBeLessThan(Number(shownBid?.dph_total));
       expect(bidImport.inputs).not.toHaveProperty("label");
       // Another price is a bid change in place.
       expect(

@@ -37,11 +37,18 @@ const defaultOf = (field: "createTimeoutSeconds" | "maxAttempts" | "pollInterval
 /**
  * The bid of an interruptible instance: the service does not show an instance's own bid, so
  * its base price (what it is charged an hour, without storage) stands for it, within the
- * bounds a bid change takes. Declaring another price changes the bid in place.
+ * bounds a bid change takes. Declaring another price changes the bid in place. A bid is a price
+ * per machine (the OpenAPI's create), and dph_total adds the disk's storage to the base: without
+ * dph_base, the base is the total less that storage, never the total itself.
  */
 function bidOf(instance: InstanceWire): number | undefined {
   if (instance.is_bid !== true) return undefined;
-  const price = instance.dph_base ?? instance.dph_total ?? bidBounds.minDollarsPerHour;
+  const total = instance.dph_total ?? undefined;
+  const storage = instance.storage_total_cost ?? undefined;
+  const price =
+    instance.dph_base ??
+    (total !== undefined && storage !== undefined ? total - storage : undefined) ??
+    bidBounds.minDollarsPerHour;
   return Math.min(bidBounds.maxDollarsPerHour, Math.max(bidBounds.minDollarsPerHour, price));
 }
 
