@@ -86,7 +86,7 @@ export function buildEmulator(options: EmulatorOptions): FastifyInstance {
   const app = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } });
   installHttpBasics(app);
   registerTraffic(app, ctx.requests, ctx.faults, ctx.rateLimits);
-  registerAuth(app, ctx.keys, ctx.instanceKeys);
+  registerAuth(app, ctx.keys, ctx.instanceKeys, ctx.requests);
   registerServiceRouting(app, ctx.requests, settings.strict);
   registerServerlessEngine(app, ctx.serverless, store);
   registerContainers(app, ctx);

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { RequestLog } from "../control/request-log";
 import { ApiError, isApiPath, pathId, pathOf } from "../shared/http";
 import type { InstanceKeys } from "./instance-keys";
 import type { Category, KeyRing } from "./key-ring";
@@ -60,6 +61,7 @@ export function registerAuth(
   app: FastifyInstance,
   keys: KeyRing,
   instanceKeys: InstanceKeys,
+  requests: RequestLog,
 ): void {
   app.addHook("onRequest", async (request) => {
     if (!isApiPath(request.url) || request.routeOptions.config.public === true) return;
@@ -69,6 +71,7 @@ export function registerAuth(
     }
     const ownInstanceId = instanceKeys.instanceOf(key);
     if (ownInstanceId !== undefined) {
+      requests.markInstanceKey(request);
       checkInstanceKey(request, ownInstanceId);
       return;
     }

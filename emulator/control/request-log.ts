@@ -13,6 +13,11 @@ export interface RequestLogEntry {
   fault?: Fault["kind"];
   /** Set when no document gives the service this method and path (see service-routing.ts). */
   undocumented?: true;
+  /**
+   * Set when the request was made with an instance's own key (CONTAINER_API_KEY), not an
+   * account's: what shows that a container acted on its own instance. Never the key itself.
+   */
+  instanceKey?: true;
 }
 
 export class RequestLog {
@@ -35,6 +40,11 @@ export class RequestLog {
 
   entryOf(request: object): RequestLogEntry | undefined {
     return this.byRequest.get(request);
+  }
+
+  markInstanceKey(request: object): void {
+    const entry = this.byRequest.get(request);
+    if (entry !== undefined) entry.instanceKey = true;
   }
 
   markUndocumented(request: object): void {

@@ -76,6 +76,35 @@ describe("instance keys (instance_api_key, the container's CONTAINER_API_KEY)", 
     // The other instance's key is untouched.
     const otherPath = `/api/v0/instances/${String(other.id)}/`;
     expect((await call("GET", otherPath, undefined, other.key)).status).toBe(200);
+
+    // The request log tells the instance's key from the account's, and never shows either.
+    const log = await emulator.control("GET", "/_emulator/requests");
+    const entries = z
+      .object({
+        requests: z.array(
+          z.object({
+            method: z.string(),
+            path: z.string(),
+            instanceKey: z.literal(true).optional(),
+          }),
+        ),
+      })
+      .parse(log.body).requests;
+    const byInstanceKey = entries.filter((entry) => entry.instanceKey === true);
+    // Its own show, stop, start, relabel (refused), destroy, and the other's show; a gone key
+    // is no instance's.
+    expect(byInstanceKey.map((entry) => entry.method)).toEqual([
+      "GET",
+      "PUT",
+      "PUT",
+      "PUT",
+      "DELETE",
+      "GET",
+    ]);
+    expect(
+      entries.find((entry) => entry.method === "PUT" && entry.path.startsWith("/api/v0/asks/")),
+    ).not.toHaveProperty("instanceKey");
+    expect(JSON.stringify(log.body)).not.toContain(own.key);
   });
 
   it("is refused another instance and everything of the account", async () => {

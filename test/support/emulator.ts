@@ -11,6 +11,8 @@ const requestLogSchema = z.object({
       status: z.number().nullable(),
       fault: z.string().optional(),
       undocumented: z.literal(true).optional(),
+      /** Made with an instance's own key (CONTAINER_API_KEY). */
+      instanceKey: z.literal(true).optional(),
     }),
   ),
   undocumented: z.number(),
