@@ -289,6 +289,7 @@ function resourceGroups(): Group[] {
         pollIntervalSeconds: 100,
         createTimeoutSeconds: "600",
         price: "0.5",
+        maxLifetime: "forever",
       }),
       cases: [
         { field: "askIds", says: /askIds: askIds must list at least one ask/ },
@@ -308,7 +309,12 @@ function resourceGroups(): Group[] {
           says: /createTimeoutSeconds: expected a number, received a string holding a number/,
         },
         { field: "price", says: /price: expected a number, received a string holding a number/ },
+        {
+          field: "maxLifetime",
+          says: /maxLifetime: maxLifetime must be a whole number followed by s, m, h or d, e\.g\. "30s", "90m", "8h" or "3d" \(received a string of 7 characters\)/,
+        },
       ],
+      secrets: ["forever"],
     },
     {
       what: "Instance: more disk than an ask offers",

@@ -50,6 +50,12 @@ const cases: readonly Case[] = [
     says: /image: .*$/m,
   },
   {
+    what: "a lifetime that is no duration",
+    python: `gpucloud.Instance("gpu", ask_id=31001, image="pytorch/pytorch", disk_gb=20, max_lifetime="forever")`,
+    typescript: `new gpucloud.Instance("gpu", { askId: 31001, image: "pytorch/pytorch", diskGb: 20, maxLifetime: "forever" });`,
+    says: /maxLifetime: maxLifetime must be a whole number followed by s, m, h or d.*$/m,
+  },
+  {
     what: "an unknown query field",
     python: `gpucloud.Instance("gpu", offer_query={"gpuRam": {"gte": 24}}, image="pytorch/pytorch", disk_gb=20)`,
     typescript: `new gpucloud.Instance("gpu", { offerQuery: { gpuRam: { gte: 24 } }, image: "pytorch/pytorch", diskGb: 20 });`,
