@@ -114,13 +114,14 @@ describe("maxLifetime under the real Pulumi CLI (the emulator runs onstarts)", (
     const longOnstart = `${setup}\necho ran > "$LONG_MARK"`;
     expect(longOnstart.length).toBeGreaterThan(3900);
     expect(longOnstart.length).toBeLessThan(4048);
-    const lifetimeProgram = program(`
+    const lifetimeProgram = (steadyLifetime = "1h") =>
+      program(`
 const base = ${JSON.stringify(base)};
 const doomed = new gpucloud.Instance("doomed", { ...base, maxLifetime: "${lifetime}",
   env: { MARK: ${JSON.stringify(mark)} }, onstart: 'echo ran > "$MARK"' });
 const paused = new gpucloud.Instance("paused", { ...base, maxLifetime: "${lifetime}",
   onExpiry: "stop" });
-const steady = new gpucloud.Instance("steady", { ...base, maxLifetime: "1h",
+const steady = new gpucloud.Instance("steady", { ...base, maxLifetime: "${steadyLifetime}",
   env: { LONG_MARK: ${JSON.stringify(longMark)} }, onstart: ${JSON.stringify(longOnstart)} });
 for (const [name, gpu] of Object.entries({ doomed, paused, steady })) {
   exports[name] = { instanceId: gpu.instanceId, expiresAt: gpu.expiresAt };
@@ -143,7 +144,7 @@ new gpucloud.Instance("noisy", { ...${JSON.stringify(base)}, maxLifetime: "${lif
         expect(output.join("")).not.toContain(noise.slice(0, 40));
         expect((await emulator.state()).instances).toEqual([]);
 
-        await setProgram(lifetimeProgram);
+        await setProgram(lifetimeProgram());
         const upStartedMs = Date.now();
         const up = await stack.up({ onOutput });
         const upEndedMs = Date.now();
@@ -256,6 +257,14 @@ new gpucloud.Instance("noisy", { ...${JSON.stringify(base)}, maxLifetime: "${lif
         ]);
         expect((await emulator.state()).instances.map((i) => i.id)).not.toContain(
           paused.instanceId,
+        );
+
+        // A new maxLifetime for a running instance replaces it: its deadline is in its onstart.
+        await setProgram(lifetimeProgram("2h"));
+        output.length = 0;
+        await stack.preview({ onOutput });
+        expect(output.join("")).toMatch(
+          /\+- pulumi-nodejs:dynamic\/gpucloud:Instance steady replace \[diff: ~maxLifetime\]/,
         );
 
         // destroy leaves nothing, the sleeping watchdog included.
