@@ -20,8 +20,8 @@ import {
 // The InstanceSweeper resource: the stack's identity (its token, which every instance the stack
 // rents carries) and its guard against leftovers. It is the renting engine's, and the Instance
 // and NodeGroup classes take it as their stack's; the module every sweeper's state names,
-// provider/resources/instance-sweeper.ts, serves it, and the plugin serves it to Python programs
-// (pluginImplementation).
+// provider/resources/instance-sweeper.ts, serves it, and the plugin serves it to Python and Go
+// programs (pluginImplementation).
 
 // ---- Inputs -------------------------------------------------------------------------------
 
@@ -105,7 +105,7 @@ export const implementation: ResourceImplementation<SweeperInputs, SweeperOutput
 };
 
 /**
- * The sweeper the plugin serves (native/resources.ts) to Python programs, whose SDK declares it
+ * The sweeper the plugin serves (native/resources.ts) to Python and Go programs, whose SDKs declare it
  * with the stack's first Instance or NodeGroup (scripts/gen-sdks/sweeper): the engine starts no
  * plugin for a stack whose state holds only a pending create, so the stack needs a resource of
  * its own to be told of its destroy (docs/maintainers/ownership.md). Its token is its
