@@ -243,7 +243,8 @@ export const sweeperResource: NativeResource = resource(
     fill: (news, { project, stack, stackToken }) => ({
       ...news,
       ownerPrefix: news["ownerPrefix"] ?? stackPrefixOf(project, stack),
-      ...(stackToken !== undefined && news["stackToken"] == null ? { stackToken } : {}),
+      // The SDKs send null for it (an output they want back).
+      stackToken: news["stackToken"] ?? stackToken,
     }),
   },
 );
