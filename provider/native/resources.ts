@@ -1,9 +1,10 @@
 import type { z } from "zod";
 import type { ResourceImplementation } from "../shared/resource-implementation";
-import { ownerOf } from "../renting/identity";
+import { ownerOf, stackPrefixOf } from "../renting/identity";
 import * as apiKey from "../resources/api-key";
 import * as endpoint from "../resources/endpoint";
 import * as instance from "../resources/instance";
+import * as instanceSweeper from "../resources/instance-sweeper";
 import * as networkVolume from "../resources/network-volume";
 import * as nodeGroup from "../resources/node-group";
 import * as overlay from "../resources/overlay";
@@ -224,10 +225,35 @@ export const nativeResources: readonly NativeResource[] = [
   ),
 ];
 
+/**
+ * The stack's sweeper (renting/stack-sweeper.ts), which the Python and Go SDKs declare with the
+ * first Instance or NodeGroup of a program, as the TypeScript classes do: served, but not in the
+ * schema (no program declares it itself). Its token is its provider's, which the program's
+ * instances carry too; its delete, after every instance's, destroys what this stack's
+ * interrupted creates left.
+ */
+export const sweeperResource: NativeResource = resource(
+  "InstanceSweeper",
+  { implementation: instanceSweeper.pluginImplementation },
+  instanceSweeper.sweeperInputsSchema,
+  instanceSweeper.sweeperOutputsSchema,
+  "The stack's guard against instances its interrupted creates left.",
+  {
+    hidden: ["ownerPrefix", "stackToken"],
+    fill: (news, { project, stack, stackToken }) => ({
+      ...news,
+      ownerPrefix: news["ownerPrefix"] ?? stackPrefixOf(project, stack),
+      // The SDKs send null for it (an output they want back).
+      stackToken: news["stackToken"] ?? stackToken,
+    }),
+  },
+);
+
 /** The resource a type token names, or undefined. */
 export function resourceOf(token: string): NativeResource | undefined {
   const [pkg, module, type] = token.split(":");
   if (pkg !== packageName || module !== "index") return undefined;
+  if (type === sweeperResource.type) return sweeperResource;
   return nativeResources.find((candidate) => candidate.type === type);
 }
 

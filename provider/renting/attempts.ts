@@ -252,6 +252,7 @@ export async function rentForAttempt(
     );
   }
   create.unrecorded.add(instanceId);
+  run.renting.rememberRented(instanceId);
   create.adoptee = undefined;
   return instanceId;
 }

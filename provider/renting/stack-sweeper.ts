@@ -1,10 +1,12 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { deleteUnlessGone } from "../client";
+import { deleteUnlessGone, type Instance as InstanceWire } from "../client";
+import type { Run } from "../run/run";
 import { readResult } from "../shared/read-result";
 import type { ResourceImplementation } from "../shared/resource-implementation";
 import { providerShim } from "../shim";
 import { checkInputs } from "../shared/validation";
+import { lateRentsMs } from "./create";
 import { destroyAndConfirm } from "./destroy";
 import { partsAround } from "./group-ownership";
 import {
@@ -18,23 +20,29 @@ import {
 // The InstanceSweeper resource: the stack's identity (its token, which every instance the stack
 // rents carries) and its guard against leftovers. It is the renting engine's, and the Instance
 // and NodeGroup classes take it as their stack's; the module every sweeper's state names,
-// provider/resources/instance-sweeper.ts, serves it.
+// provider/resources/instance-sweeper.ts, serves it, and the plugin serves it to Python and Go
+// programs (pluginImplementation).
 
 // ---- Inputs -------------------------------------------------------------------------------
 
 export const sweeperInputsSchema = z.object({
   /** `<project>/<stack>/`: the resource's id, and what its instances' owners start with. */
   ownerPrefix: z.string().min(3),
-});
-export type SweeperInputs = z.infer<typeof sweeperInputsSchema>;
-
-export const sweeperOutputsSchema = sweeperInputsSchema.extend({
   /**
-   * The stack's identity, made when the sweeper is created (or first updated, in a stack
-   * written before it existed) and kept in its state: every instance the stack rents carries it.
+   * Through the plugin, the token its provider keeps (native/server.ts, CheckConfig), which
+   * every Instance of that provider carries too; the TypeScript class leaves it out, and the
+   * sweeper makes one.
    */
   stackToken: z.string().optional(),
 });
+export type SweeperInputs = z.infer<typeof sweeperInputsSchema>;
+
+/**
+ * `stackToken` is the stack's identity, made when the sweeper is created (or first updated, in
+ * a stack written before it existed), or the plugin provider's, and kept in its state: every
+ * instance the stack rents carries it.
+ */
+export const sweeperOutputsSchema = sweeperInputsSchema;
 export type SweeperOutputs = z.infer<typeof sweeperOutputsSchema>;
 
 // ---- Diff ---------------------------------------------------------------------------------
@@ -72,7 +80,10 @@ export const implementation: ResourceImplementation<SweeperInputs, SweeperOutput
   },
 
   async create(_run, inputs) {
-    return { id: inputs.ownerPrefix, outs: { ...inputs, stackToken: newStackToken() } };
+    return {
+      id: inputs.ownerPrefix,
+      outs: { ...inputs, stackToken: inputs.stackToken ?? newStackToken() },
+    };
   },
 
   async read(_run, id, props) {
@@ -80,7 +91,7 @@ export const implementation: ResourceImplementation<SweeperInputs, SweeperOutput
   },
 
   async update(_run, _id, olds, news) {
-    return { outs: { ...news, stackToken: olds.stackToken ?? newStackToken() } };
+    return { outs: { ...news, stackToken: olds.stackToken ?? news.stackToken ?? newStackToken() } };
   },
 
   async delete(run, _id, props) {
@@ -89,49 +100,96 @@ export const implementation: ResourceImplementation<SweeperInputs, SweeperOutput
       // Written before stack tokens: nothing proves which instances are this stack's own.
       return;
     }
-    const client = run.client;
-    const left = (await client.instances.list(leftoversQuery(stackToken))).filter(
-      (instance) =>
-        isLeftoverOf(instance, stackToken) &&
-        !run.renting.isRecorded(ownerOfInstance(instance) ?? "", instance.id),
-    );
-    // Overlays and network volumes that interrupted NodeGroup creates made around them.
-    const around = await partsAround(client, left, stackToken);
-    // At once: their confirmations share the status rounds.
-    const destroyed = await Promise.all(
-      left.map(async (instance) => {
-        run.progress(
-          `destroying instance ${instance.id} (${ownerOfInstance(instance) ?? ""}), ` +
-            `left by an interrupted create of this stack and recorded by no resource`,
-        );
-        try {
-          return (await destroyAndConfirm(run, instance.id, 3))
-            ? undefined
-            : `${instance.id} (still shown)`;
-        } catch (error) {
-          return `${instance.id} (${error instanceof Error ? error.message : String(error)})`;
-        }
-      }),
-    );
-    const kept = destroyed.filter((why) => why !== undefined);
-    if (kept.length === 0) {
-      for (const overlay of around.overlays) {
-        run.progress(`deleting overlay ${overlay.name}, made by an interrupted create`);
-        await deleteUnlessGone(client.overlays.delete(overlay.overlay_id));
-      }
-      for (const volume of around.volumes) {
-        run.progress(`deleting network volume V.${volume.id}, made by an interrupted create`);
-        await deleteUnlessGone(client.volumes.delete(volume.id));
-      }
-    }
-    if (kept.length > 0) {
-      throw new Error(
-        `instances ${kept.join(", ")} of this stack could not be confirmed destroyed; ` +
-          `run the destroy again`,
-      );
-    }
+    await sweepLeftovers(run, stackToken);
   },
 };
+
+/**
+ * The sweeper the plugin serves (native/resources.ts) to Python and Go programs, whose SDKs declare it
+ * with the stack's first Instance or NodeGroup (scripts/gen-sdks/sweeper): the engine starts no
+ * plugin for a stack whose state holds only a pending create, so the stack needs a resource of
+ * its own to be told of its destroy (docs/maintainers/ownership.md). Its token is its
+ * provider's, so it never changes. Its refresh, which a preview makes too (the engine's Read
+ * says not which), only reads and names the leftovers that its delete would destroy.
+ */
+export const pluginImplementation: ResourceImplementation<SweeperInputs, SweeperOutputs> = {
+  ...implementation,
+
+  async diff() {
+    // Never replaced: a replacement's delete would sweep while this run's creates rent.
+    return { changes: false };
+  },
+
+  async read(run, id, props) {
+    if (props?.stackToken !== undefined) {
+      for (const instance of await leftoversOf(run, props.stackToken)) {
+        run.progress(
+          `instance ${instance.id} (${ownerOfInstance(instance) ?? ""}) was left by an ` +
+            `interrupted create of this stack and no resource records it: the next up adopts ` +
+            `or destroys it, and pulumi destroy destroys it`,
+        );
+      }
+    }
+    return implementation.read(run, id, props);
+  },
+};
+
+/**
+ * This stack's leftovers: instances still labelled as being created by its token, that this
+ * run neither recorded nor rented. A rent in flight lands first: its instance is this run's.
+ */
+async function leftoversOf(run: Run, stackToken: string): Promise<InstanceWire[]> {
+  await run.renting.rentsSettled(lateRentsMs);
+  return (await run.client.instances.list(leftoversQuery(stackToken))).filter(
+    (instance) =>
+      isLeftoverOf(instance, stackToken) &&
+      !run.renting.isRentedThisRun(instance.id) &&
+      !run.renting.isRecorded(ownerOfInstance(instance) ?? "", instance.id),
+  );
+}
+
+/**
+ * Destroys this stack's leftovers, and the overlays and network volumes that interrupted
+ * NodeGroup creates made around them (group-ownership.ts).
+ */
+async function sweepLeftovers(run: Run, stackToken: string): Promise<void> {
+  const client = run.client;
+  const left = await leftoversOf(run, stackToken);
+  const around = await partsAround(client, left, stackToken);
+  // At once: their confirmations share the status rounds.
+  const destroyed = await Promise.all(
+    left.map(async (instance) => {
+      run.progress(
+        `destroying instance ${instance.id} (${ownerOfInstance(instance) ?? ""}), ` +
+          `left by an interrupted create of this stack and recorded by no resource`,
+      );
+      try {
+        return (await destroyAndConfirm(run, instance.id, 3))
+          ? undefined
+          : `${instance.id} (still shown)`;
+      } catch (error) {
+        return `${instance.id} (${error instanceof Error ? error.message : String(error)})`;
+      }
+    }),
+  );
+  const kept = destroyed.filter((why) => why !== undefined);
+  if (kept.length === 0) {
+    for (const overlay of around.overlays) {
+      run.progress(`deleting overlay ${overlay.name}, made by an interrupted create`);
+      await deleteUnlessGone(client.overlays.delete(overlay.overlay_id));
+    }
+    for (const volume of around.volumes) {
+      run.progress(`deleting network volume V.${volume.id}, made by an interrupted create`);
+      await deleteUnlessGone(client.volumes.delete(volume.id));
+    }
+  }
+  if (kept.length > 0) {
+    throw new Error(
+      `instances ${kept.join(", ")} of this stack could not be confirmed destroyed; ` +
+        `run the destroy again`,
+    );
+  }
+}
 
 // ---- The resource -------------------------------------------------------------------------
 

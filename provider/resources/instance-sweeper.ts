@@ -5,9 +5,9 @@
  * stacks written by earlier versions keep finding their provider.
  */
 import { dynamicProvider } from "../provider-runtime";
-import { implementation } from "../renting/stack-sweeper";
+import { implementation, pluginImplementation } from "../renting/stack-sweeper";
 
-export { implementation };
+export { implementation, pluginImplementation };
 /** The dynamic door's provider, which every sweeper's state names (provider/shim.ts). */
 export const provider = dynamicProvider(implementation);
 export {

@@ -36,6 +36,12 @@ export class RentingLedger {
    */
   readonly #recordedByOwner = new Map<string, Set<number>>();
 
+  /**
+   * Instances this run's creates rented or adopted: they carry the stack's being-created label
+   * until they are handed over, as a leftover does, and no sweep of the run may take them.
+   */
+  readonly #rentedThisRun = new Set<number>();
+
   get rentsInFlight(): number {
     return this.#rentsInFlight;
   }
@@ -70,6 +76,14 @@ export class RentingLedger {
         sleep(deadlineMs - Date.now(), undefined, { ref: false }),
       ]);
     }
+  }
+
+  rememberRented(instanceId: number): void {
+    this.#rentedThisRun.add(instanceId);
+  }
+
+  isRentedThisRun(instanceId: number): boolean {
+    return this.#rentedThisRun.has(instanceId);
   }
 
   rememberRecorded(owner: string | undefined, instanceId: number): void {

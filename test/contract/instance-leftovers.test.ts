@@ -362,6 +362,25 @@ describe("instances left by interrupted runs", () => {
     expect(ids).not.toEqual(expect.arrayContaining(mine));
   });
 
+  it("a sweep never takes what the run's own creates rented, though it carries the stack's being-created label", async () => {
+    await emulator.queueBoots([{ status: "running", afterPolls: 20 }]);
+    const creating = instanceProvider.create(providers.run, { ...inputs, label: "trainer" });
+    let booting: number | undefined;
+    const deadline = Date.now() + 30_000;
+    while (booting === undefined && Date.now() < deadline) {
+      booting = (await emulator.state()).instances[0]?.id;
+    }
+
+    await sweeperProvider.delete?.(providers.run, "proj/dev/", {
+      ownerPrefix: "proj/dev/",
+      stackToken,
+    });
+
+    const created = await creating;
+    expect(Number(created.id)).toBe(booting);
+    expect(await instanceIds()).toEqual([booting]);
+  });
+
   it("a sweeper written before stack tokens destroys nothing", async () => {
     const ids = [await rentPreToken(inputs), await rentLeftover(inputs)];
     await emulator.clearRequests();

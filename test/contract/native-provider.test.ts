@@ -240,6 +240,46 @@ describe("the native plugin (pulumi-resource-gpucloud)", () => {
     });
   });
 
+  it("serves the stack's sweeper with the provider's token: a refresh names its leftovers and writes nothing, its delete destroys them and nothing else", async () => {
+    const type = "InstanceSweeper";
+    const name = "gpucloud-instance-sweeper";
+    const checked = await check(type, name, {});
+    expect(checked.failures).toEqual([]);
+    expect(checked.inputs).toEqual({ ownerPrefix: "native-test/dev/", stackToken });
+    const created = await create(type, name, checked.inputs);
+    expect(created).toEqual({ id: "native-test/dev/", outs: checked.inputs });
+
+    const rent = (token: string, label: string) =>
+      h.client.instances.create(31001, {
+        image: "img",
+        disk: 10,
+        label,
+        env: { PULUMI_GPUCLOUD_OWNER: "native-test/dev/gpu", PULUMI_GPUCLOUD_STACK: token },
+      });
+    const leftover = await rent(stackToken, `pulumi-gpucloud:creating:${stackToken}`);
+    const untouched = [
+      // A namesake stack's leftover (another backend: another token), a handed-over instance
+      // of this stack (retained, or removed with `pulumi state delete`), and a label alone.
+      await rent("6fa459ea-ee8a-4ca4-894e-db77e160355e", "pulumi-gpucloud:creating:6fa459ea"),
+      await rent(stackToken, "trainer"),
+      await rent("another", `pulumi-gpucloud:creating:${stackToken}`),
+    ];
+
+    // A refresh reads as its preview does (the engine's Read says not which): it only names.
+    await h.emulator.clearRequests();
+    const refreshed = await read(type, name, created.id, created.outs, checked.inputs);
+    expect(refreshed.outs).toEqual(created.outs);
+    expect((await h.emulator.requests()).map((request) => request.method)).toEqual(["GET"]);
+    expect((await diff(type, name, created.id, created.outs, checked.inputs)).getChanges()).toBe(
+      provproto.DiffResponse.DiffChanges.DIFF_NONE,
+    );
+
+    await remove(type, name, created.id, created.outs);
+    const ids = (await h.client.instances.list()).map((instance) => instance.id);
+    expect(ids).toEqual(untouched);
+    expect(ids).not.toContain(leftover);
+  });
+
   it("invokes the package's functions with the configured key", async () => {
     const request = new provproto.InvokeRequest();
     request.setTok("gpucloud:index:getCurrentUser");

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { emulatorConfig } from "../support/programs";
+import { emulatorConfig, stateResources } from "../support/programs";
 import { repoRoot } from "../support/pulumi-stack";
 import { packageVersion } from "../../provider/native/server";
 import { nativePluginDir, withYamlStack } from "../support/yaml-stack";
@@ -93,7 +93,8 @@ describe("the Go SDK generated from the native plugin's schema", () => {
       { program: { dir: programDir }, config, stackName: "go" },
       async ({ stack, exportState }) => {
         const up = await stack.up();
-        expect(up.summary.resourceChanges).toEqual({ create: 4 });
+        // The stack, the secret, the volume, the instance and the stack's sweeper.
+        expect(up.summary.resourceChanges).toEqual({ create: 5 });
         const state = await emulator.state();
         expect(await emulator.secrets()).toEqual({ HF_TOKEN: hfToken });
         expect(state.volumes).toHaveLength(1);
@@ -104,15 +105,24 @@ describe("the Go SDK generated from the native plugin's schema", () => {
         expect(up.outputs["userId"]?.value).toBe(state.user.id);
 
         const refresh = await stack.refresh();
-        expect(refresh.summary.resourceChanges).toEqual({ same: 4 });
+        expect(refresh.summary.resourceChanges).toEqual({ same: 5 });
 
         // The token is in state only as a secret, and the types are the plugin's own.
         const encrypted = await exportState(false);
         expect(encrypted).not.toContain(hfToken);
         expect(encrypted).toContain('"type": "gpucloud:index:Instance"');
+        // The SDK declares the stack's sweeper, with the token the instance carries: its delete
+        // at destroy sweeps what a killed up left (python-ownership.test.ts plays that).
+        const sweeper = stateResources(encrypted).find(
+          (resource) => resource.type === "gpucloud:index:InstanceSweeper",
+        );
+        expect(sweeper?.outputs?.["stackToken"]).toEqual(expect.any(String));
+        expect(state.instances[0]?.["env"]).toMatchObject({
+          PULUMI_GPUCLOUD_STACK: sweeper?.outputs?.["stackToken"],
+        });
 
         const destroy = await stack.destroy();
-        expect(destroy.summary.resourceChanges).toEqual({ delete: 4 });
+        expect(destroy.summary.resourceChanges).toEqual({ delete: 5 });
         expect(await emulator.secrets()).toEqual({});
       },
     );

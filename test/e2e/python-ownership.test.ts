@@ -1,13 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { descendantsOf, eventually, isAlive, releaseLock, startCli } from "../support/interrupt";
 import { emulatorConfig, outsideClient, stateResources } from "../support/programs";
 import { withPythonStack } from "../support/python-stack";
 import type { YamlTestStack } from "../support/yaml-stack";
 
 // The ownership rules through the plugin: two Python stacks of the same project and stack names
 // (in two backends, as two teams' CI would have them) share one account. Neither adopts,
-// replaces or destroys the other's instance, nor what an interrupted run of the other left.
+// replaces or destroys the other's instance, nor what an interrupted run of the other left; each
+// one's destroy removes its own leftovers (the stack's sweeper, which the SDK declares). And a
+// `pulumi up` killed with its plugin while an Instance and a NodeGroup boot leaves nothing
+// billing after `pulumi destroy`.
 
 const OWNER = "PULUMI_GPUCLOUD_OWNER";
 const STACK = "PULUMI_GPUCLOUD_STACK";
@@ -107,13 +111,108 @@ describe("two Python stacks of the same names on one account (real Pulumi CLI)",
             label: `pulumi-gpucloud:creating:${secondToken}`,
           }),
         ]);
+        // The second's refresh names its leftover (the stack, its sweeper, its instance)...
         const refreshed = await second.stack.refresh({ onOutput });
-        expect(refreshed.summary.resourceChanges).toEqual({ same: 2 });
+        expect(refreshed.summary.resourceChanges).toEqual({ same: 3 });
+        expect(refreshed.stdout).toContain(
+          `instance ${leftover} (py-owners/test/trainer) was left by an interrupted create`,
+        );
+        expect(await instanceIds()).toEqual([secondId, leftover]);
 
+        // ... and its destroy removes it with its instance.
         await second.stack.destroy({ onOutput });
-        await outsideClient(emulator).instances.destroy(leftover);
+        expect(await instanceIds()).toEqual([]);
       });
     });
     expect(await instanceIds()).toEqual([]);
   });
+});
+
+describe("a Python up killed with its plugin while an Instance and a NodeGroup boot (real Pulumi CLI)", () => {
+  let emulator!: TestEmulator;
+  beforeAll(async () => {
+    // The generated market holds the H100 SXM clusters a group needs.
+    emulator = await startTestEmulator({ bootPolls: 0, market: { seed: 1 } });
+  });
+  afterAll(async () => {
+    await emulator.close();
+  });
+
+  const killedMain = `import pulumi
+import pulumi_gpucloud as gpucloud
+
+trainer = gpucloud.Instance(
+    "trainer", ask_id=31001, image="img-a", disk_gb=20, poll_interval_seconds=0.2
+)
+trainers = gpucloud.NodeGroup(
+    "trainers",
+    node_count=2,
+    offer_query={"gpuName": "H100 SXM"},
+    image="pytorch/pytorch",
+    disk_gb=40,
+    network_volume={"size_gb": 50, "mount_path": "/data"},
+    poll_interval_seconds=0.2,
+)
+`;
+
+  /** What bills or holds data on the account now. */
+  const account = async () => {
+    const client = outsideClient(emulator);
+    return {
+      instances: (await emulator.state()).instances.map((instance) => instance.id),
+      overlays: (await client.overlays.list()).map((overlay) => overlay.name),
+      networkVolumes: (await client.volumes.list())
+        .filter((volume) => volume.cluster_id !== null && volume.cluster_id !== undefined)
+        .map((volume) => volume.id),
+    };
+  };
+
+  it("refresh and previews name the leftovers and write nothing; destroy exits 0 leaving nothing", async () => {
+    await withPythonStack(
+      {
+        program: { main: killedMain, project: "py-killed" },
+        stackName: "test",
+        config: emulatorConfig(emulator),
+      },
+      async (stack) => {
+        // The Instance and the group's rank 0 boot for ten minutes: only the kill ends them.
+        const longBoot = { status: "running", afterSeconds: 600 } as const;
+        await emulator.queueBoots([longBoot, longBoot]);
+        const cli = startCli(stack, ["up", "--yes", "--skip-preview"]);
+        await eventually("the instance and rank 0 rented", async () => {
+          const now = await account();
+          return now.instances.length === 2 && now.networkVolumes.length === 1;
+        });
+        // A cancelled CI job whose runner kills every process of the job, the plugin included.
+        const tree = descendantsOf(cli.pid);
+        process.kill(-cli.pid, "SIGKILL");
+        for (const pid of tree) if (isAlive(pid)) process.kill(pid, "SIGKILL");
+        await cli.exited;
+        await releaseLock(stack);
+        const left = await account();
+        expect(left.overlays).toHaveLength(1);
+
+        // The engine calls the plugin for no pending create: the sweeper's refresh names what
+        // the killed run left, and neither a preview nor a refresh writes (the plugin cannot
+        // tell one from the other).
+        await emulator.clearRequests();
+        const previewed = await stack.stack.preview({ refresh: true });
+        const refreshed = await stack.stack.refresh();
+        for (const output of [previewed.stdout, refreshed.stdout]) {
+          for (const id of left.instances) {
+            expect(output).toMatch(
+              new RegExp(`instance ${id} \\(py-killed/test/trainers?[/\\w-]*\\) was left by`),
+            );
+          }
+        }
+        expect(await emulator.writes()).toEqual([]);
+        expect(await account()).toEqual(left);
+
+        // The natural cleanup step: nothing is left billing, and nothing holding data.
+        const destroyed = await stack.stack.destroy();
+        expect(destroyed.summary.result).toBe("succeeded");
+        expect(await account()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
+      },
+    );
+  }, 240_000);
 });

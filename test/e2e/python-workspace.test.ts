@@ -46,7 +46,8 @@ describe("Python programs (pulumi_gpucloud, real Pulumi CLI)", () => {
         const output: string[] = [];
         const onOutput = (line: string) => output.push(line);
         const up = await stack.up({ onOutput });
-        expect(up.summary.resourceChanges).toEqual({ create: 4 });
+        // The stack, the secret, the volume, the instance and the stack's sweeper.
+        expect(up.summary.resourceChanges).toEqual({ create: 5 });
         const state = await emulator.state();
         expect(await emulator.secrets()).toEqual({ HF_TOKEN: hfToken });
         expect(state.volumes).toHaveLength(1);
@@ -64,9 +65,9 @@ describe("Python programs (pulumi_gpucloud, real Pulumi CLI)", () => {
         });
 
         const refresh = await stack.refresh({ onOutput });
-        expect(refresh.summary.resourceChanges).toEqual({ same: 4 });
+        expect(refresh.summary.resourceChanges).toEqual({ same: 5 });
         const preview = await stack.preview({ onOutput });
-        expect(preview.changeSummary).toEqual({ same: 4 });
+        expect(preview.changeSummary).toEqual({ same: 5 });
 
         // The types are the plugin's own; the token and the API key are in state only encrypted.
         const encrypted = await exportState(false);
@@ -80,7 +81,7 @@ describe("Python programs (pulumi_gpucloud, real Pulumi CLI)", () => {
         expectNoLeak([encrypted, ...output], [hfToken, emulator.apiKey]);
 
         const destroy = await stack.destroy({ onOutput });
-        expect(destroy.summary.resourceChanges).toEqual({ delete: 4 });
+        expect(destroy.summary.resourceChanges).toEqual({ delete: 5 });
         const after = await emulator.state();
         expect(after.instances).toEqual([]);
         expect(after.volumes).toEqual([]);
@@ -122,8 +123,9 @@ pulumi.export("instanceId", gpu.instance_id)
         expect(output.join("")).not.toContain("failed to validate");
         expect(await emulator.writes()).toEqual([]);
 
+        // The program declares the stack's sweeper, which the import did not: made, sending nothing.
         const up = await stack.up({ onOutput });
-        expect(up.summary.resourceChanges).toEqual({ same: 2 });
+        expect(up.summary.resourceChanges).toEqual({ same: 2, create: 1 });
         expect(up.outputs["instanceId"]?.value).toBe(instanceId);
         expect(await emulator.writes()).toEqual([]);
         expect((await emulator.state()).instances.map((found) => found.id)).toEqual([instanceId]);

@@ -201,13 +201,20 @@ describe("the standalone pulumi-resource-gpucloud executable", () => {
 async function deploysAndDestroys(
   { stack, setupOutput }: YamlTestStack,
   running: StandaloneEmulator,
-  expected: { label: string; hfToken: string; outputs?: Record<string, unknown> },
+  expected: {
+    label: string;
+    hfToken: string;
+    outputs?: Record<string, unknown>;
+    /** The stack, the example's three resources, and the Python SDK's stack sweeper. */
+    resources?: number;
+  },
 ): Promise<void> {
+  const resources = expected.resources ?? 4;
   const output: string[] = [setupOutput];
   const onOutput = (line: string) => output.push(line);
 
   const up = await stack.up({ onOutput });
-  expect(up.summary.resourceChanges).toEqual({ create: 4 });
+  expect(up.summary.resourceChanges).toEqual({ create: resources });
   const { body: instances } = await apiGet(running, "/api/v1/instances/", instanceList);
   const { body: volumes } = await apiGet(running, "/api/v0/volumes/", volumeList);
   const { body: secrets } = await apiGet(running, "/api/v0/secrets/", secretList);
@@ -229,10 +236,10 @@ async function deploysAndDestroys(
   });
 
   const refresh = await stack.refresh({ onOutput });
-  expect(refresh.summary.resourceChanges).toEqual({ same: 4 });
+  expect(refresh.summary.resourceChanges).toEqual({ same: resources });
 
   const destroy = await stack.destroy({ onOutput });
-  expect(destroy.summary.resourceChanges).toEqual({ delete: 4 });
+  expect(destroy.summary.resourceChanges).toEqual({ delete: resources });
   expect({
     secrets: (await apiGet(running, "/api/v0/secrets/", secretList)).body?.secrets,
     volumes: (await apiGet(running, "/api/v0/volumes/", volumeList)).body?.volumes,
@@ -318,6 +325,7 @@ describe("the workspace examples with the standalone plugin and emulator, no Nod
           label: "python-workspace",
           hfToken,
           outputs: { userId: expect.any(Number) },
+          resources: 5,
         }),
     );
   });

@@ -91,7 +91,7 @@ export async function eventually(
 }
 
 /** `pulumi cancel`: releases the lock a killed run left on the stack, as a user must. */
-export async function releaseLock(stack: TestStack): Promise<void> {
+export async function releaseLock(stack: Pick<TestStack, "workDir" | "cliEnv">): Promise<void> {
   await promisify(execFile)("pulumi", ["cancel", "--yes", "--stack", "test"], {
     cwd: stack.workDir,
     env: { ...process.env, ...stack.cliEnv },

@@ -107,6 +107,10 @@ func NewInstance(ctx *pulumi.Context,
 		args.State = pulumi.StringPtr("running")
 	}
 	opts = internal.PkgResourceDefaultOpts(opts)
+	opts, sweeperErr := withStackSweeper(ctx, opts)
+	if sweeperErr != nil {
+		return nil, sweeperErr
+	}
 	var resource Instance
 	err := ctx.RegisterResource("gpucloud:index:Instance", name, args, &resource, opts...)
 	if err != nil {

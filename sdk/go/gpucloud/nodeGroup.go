@@ -84,6 +84,10 @@ func NewNodeGroup(ctx *pulumi.Context,
 		args.PollIntervalSeconds = pulumi.Float64Ptr(3.0)
 	}
 	opts = internal.PkgResourceDefaultOpts(opts)
+	opts, sweeperErr := withStackSweeper(ctx, opts)
+	if sweeperErr != nil {
+		return nil, sweeperErr
+	}
 	var resource NodeGroup
 	err := ctx.RegisterResource("gpucloud:index:NodeGroup", name, args, &resource, opts...)
 	if err != nil {

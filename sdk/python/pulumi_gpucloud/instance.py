@@ -13,6 +13,7 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import NotRequired, TypedDict, TypeAlias
 from . import _utilities
+from . import _stack_sweeper
 from . import outputs
 from ._inputs import *
 
@@ -492,6 +493,7 @@ class Instance(pulumi.CustomResource):
                  volume: pulumi.Input[Optional[Union['InstanceVolumeArgs', 'InstanceVolumeArgsDict']]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
+        opts = _stack_sweeper.with_stack_sweeper(opts)
         if not isinstance(opts, pulumi.ResourceOptions):
             raise TypeError('Expected resource options to be a ResourceOptions instance')
         if opts.id is None:
