@@ -1,12 +1,18 @@
 import { implementation as apiKey } from "../../provider/resources/api-key";
+import { implementation as endpoint } from "../../provider/resources/endpoint";
 import { implementation as instance } from "../../provider/resources/instance";
+import { implementation as networkVolume } from "../../provider/resources/network-volume";
+import { implementation as overlay } from "../../provider/resources/overlay";
 import { implementation as secret } from "../../provider/resources/secret";
 import { implementation as sshKey } from "../../provider/resources/ssh-key";
+import { implementation as template } from "../../provider/resources/template";
 import { implementation as volume } from "../../provider/resources/volume";
 import { implementation as webhook } from "../../provider/resources/webhook";
+import { implementation as workerGroup } from "../../provider/resources/worker-group";
 import type { ResourceImplementation } from "../../provider/shared/resource-implementation";
 import { badResourceInputs } from "../support/bad-resource-inputs";
 import type { TestEmulator } from "../support/emulator";
+import { outsideClient } from "../support/programs";
 import { emulatorForProviders } from "../support/provider-config";
 
 // Every group of bad resource input against the resource's own check, as the engine calls it at
@@ -16,14 +22,22 @@ import { emulatorForProviders } from "../support/provider-config";
 type Props = Record<string, unknown>;
 const implementations: Record<string, ResourceImplementation<Props, Props>> = {
   ApiKey: apiKey,
+  Endpoint: endpoint,
   Instance: instance,
+  NetworkVolume: networkVolume,
+  Overlay: overlay,
   Secret: secret,
   SshKey: sshKey,
+  Template: template,
   Volume: volume,
   Webhook: webhook,
+  WorkerGroup: workerGroup,
 };
-/** What the Instance class adds to a program's arguments. */
-const instanceContext = { owner: "proj/dev/r", stackToken: "tokenOfThisStack123456" };
+/** What a resource's class adds to a program's arguments. */
+const addedByClass: Record<string, Props> = {
+  Instance: { owner: "proj/dev/r", stackToken: "tokenOfThisStack123456" },
+  Overlay: { resourceName: "r" },
+};
 
 describe("bad resource input fails check, in one line per field, naming it", () => {
   let emulator!: TestEmulator;
@@ -31,7 +45,7 @@ describe("bad resource input fails check, in one line per field, naming it", () 
 
   it("has at least 60 cases across the resources", () => {
     const cases = badResourceInputs.reduce((sum, group) => sum + group.cases.length, 0);
-    expect(cases).toBeGreaterThanOrEqual(60);
+    expect(cases).toBeGreaterThanOrEqual(75);
   });
 
   it.each(badResourceInputs.map((group) => [group.what, group] as const))(
@@ -39,7 +53,12 @@ describe("bad resource input fails check, in one line per field, naming it", () 
     async (_what, group) => {
       const implementation = implementations[group.type];
       if (implementation === undefined) throw new Error(`no implementation for ${group.type}`);
-      const news = group.type === "Instance" ? { ...group.args, ...instanceContext } : group.args;
+      if (group.before !== undefined) {
+        const outside = outsideClient(emulator);
+        await group.before(outside).finally(() => outside.close());
+      }
+      await emulator.clearRequests();
+      const news = { ...group.args, ...addedByClass[group.type] };
       const checked = await implementation.check(providers.run, {}, news);
       const failures = checked.failures ?? [];
       const reasons = failures.map((failure) => failure.reason);

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { GpuCloudClient } from "../../provider/client";
 
 /**
  * Bad input as a new user writes it, one resource per group with several bad fields: each field
@@ -22,6 +23,8 @@ export interface BadResourceInput {
   readonly cases: readonly BadInputCase[];
   /** Values that must not appear in what is printed. */
   readonly secrets?: readonly string[];
+  /** What the account holds first, made outside Pulumi. */
+  readonly before?: (client: GpuCloudClient) => Promise<void>;
 }
 
 const validInstance = { askId: 31001, image: "pytorch/pytorch", diskGb: 20 };
@@ -348,5 +351,145 @@ export const badResourceInputs: readonly BadResourceInput[] = [
     type: "Instance",
     args: { ...validInstance, runtype: "vm" },
     cases: [{ field: "runtype", says: /runtype: a VM needs an SSH key registered/ }],
+  },
+  {
+    what: "Webhook: a fifth webhook",
+    type: "Webhook",
+    args: { url: "https://hooks.example.com/gpu", eventTypes: ["client:low_credit"] },
+    cases: [
+      {
+        field: "url",
+        says: /the account already has 4 webhooks and the service allows 4 per user/,
+      },
+    ],
+    before: async (client) => {
+      for (let n = 1; n <= 4; n += 1) {
+        await client.webhooks.create({
+          webhook_url: `https://outside.example.com/${String(n)}`,
+          event_types: ["client:outbid"],
+        });
+      }
+    },
+  },
+  {
+    what: "Template: a VM, a port protocol, a spaced env value, a numeric password",
+    type: "Template",
+    args: {
+      name: "vllm server",
+      image: "vllm/vllm-openai",
+      runtype: "vm",
+      ports: ["8000:8000/sctp"],
+      env: { HF_TOKEN: "hf_secret value" },
+      dockerLogin: { repo: "ghcr.io", user: "ci", password: 424242424242 },
+    },
+    cases: [
+      { field: "runtype", says: /runtype: runtype must be ssh, jupyter or args/ },
+      { field: "ports", says: /ports\.0: a port string is "host:container"/ },
+      { field: "env", says: /env\.HF_TOKEN: env values must not contain spaces/ },
+      {
+        field: "dockerLogin",
+        says: /dockerLogin\.password: the registry access token or password, a non-empty string/,
+      },
+    ],
+    secrets: ["424242424242", "hf_secret"],
+  },
+  {
+    what: "Endpoint: out-of-bounds parameters",
+    type: "Endpoint",
+    args: { endpointName: "e2e-llm", targetUtil: 1.5, coldWorkers: 6, maxWorkers: 4 },
+    cases: [
+      {
+        field: "targetUtil",
+        says: /targetUtil: targetUtil is a fraction of capacity, more than 0 and at most 1/,
+      },
+      {
+        field: "coldWorkers",
+        says: /coldWorkers: coldWorkers \(6\) must be at most maxWorkers \(4\)/,
+      },
+    ],
+  },
+  {
+    what: "WorkerGroup: both templates, an ordered query, negative workers, args as a list",
+    type: "WorkerGroup",
+    args: {
+      endpointId: 1,
+      templateHashId: "0123456789abcdef0123456789abcdef",
+      templateId: 7,
+      offerQuery: { gpuName: "RTX 4090", order: [["dollarsPerHour", "asc"]] },
+      testWorkers: -1,
+      launchArgs: ["--env", "TOKEN=never-echoed-value"],
+    },
+    cases: [
+      {
+        field: "templateHashId",
+        says: /templateHashId: give templateHashId or templateId, not both/,
+      },
+      {
+        field: "offerQuery",
+        says: /offerQuery\.order: a worker group's query only filters offers/,
+      },
+      { field: "testWorkers", says: /testWorkers: testWorkers is a number of workers/ },
+      { field: "launchArgs", says: /launchArgs: expected a string, received a list of 2/ },
+    ],
+    secrets: ["never-echoed-value"],
+  },
+  {
+    what: "Overlay: a clusterId of the wrong type",
+    type: "Overlay",
+    args: { clusterId: "7" },
+    cases: [
+      {
+        field: "clusterId",
+        says: /clusterId: expected a number, received a string holding a number/,
+      },
+    ],
+  },
+  {
+    what: "Overlay: a cluster the market does not have",
+    type: "Overlay",
+    args: { clusterId: 999 },
+    cases: [
+      {
+        field: "clusterId",
+        says: /clusterId: no physical cluster 999 in the market: no offer names it/,
+      },
+    ],
+  },
+  {
+    what: "Overlay: a name with capitals and spaces",
+    type: "Overlay",
+    args: { clusterId: 7, name: "Train Net" },
+    cases: [{ field: "name", says: /name: name may hold only lowercase letters, digits and - / }],
+  },
+  {
+    what: "NetworkVolume: 0 GB",
+    type: "NetworkVolume",
+    args: { askId: 25001, sizeGb: 0 },
+    cases: [{ field: "sizeGb", says: /sizeGb: sizeGb must be positive; got 0/ }],
+  },
+  {
+    what: "Instance: an overlay that does not exist",
+    type: "Instance",
+    args: { offerQuery: {}, image: "pytorch/pytorch", diskGb: 20, overlay: "no-such-net" },
+    cases: [
+      {
+        field: "overlay",
+        says: /overlay: no overlay named no-such-net on the account: declare it with a gpucloud Overlay/,
+      },
+    ],
+  },
+  {
+    what: "Instance: an ask in another cluster than its overlay",
+    type: "Instance",
+    args: { askId: 31001, image: "pytorch/pytorch", diskGb: 20, overlay: "existing-net" },
+    cases: [
+      {
+        field: "askId",
+        says: /askId: ask 31001 is on machine 41207, in no cluster, but overlay existing-net is on cluster 7/,
+      },
+    ],
+    before: async (client) => {
+      await client.overlays.create(7, "existing-net");
+    },
   },
 ];
