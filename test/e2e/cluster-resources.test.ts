@@ -235,7 +235,7 @@ new gpucloud.Instance("gpu", { askId: 31001, ${instanceBase}, overlay: net.name 
         );
         const text = output.join("");
         expect(text).not.toContain("the preview passed");
-        expect(text.split("\n").filter((line) => says.test(line))).toHaveLength(1);
+        expect(text.split("\n")).toContainEqual(expect.stringMatching(says));
         expect(text).not.toMatch(/^\s+at .*:\d+:\d+\)?$/m);
       },
     );
