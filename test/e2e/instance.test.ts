@@ -228,45 +228,6 @@ describe("Instance under the real Pulumi CLI", () => {
     );
   });
 
-  it("refuses a VM without an SSH key before any create request", async () => {
-    await emulator.setUser({ ssh_key: "" });
-    await withStack(
-      {
-        program: instanceProgram({ ...baseArgs, runtype: "vm" }),
-        config: emulatorConfig(emulator),
-      },
-      async ({ stack }) => {
-        await expect(stack.up()).rejects.toThrow(/a VM needs an SSH key registered on the account/);
-        expect(await emulator.writes()).toEqual([]);
-      },
-    );
-  });
-
-  it("fails at preview on invalid inputs, naming each field, with no write sent", async () => {
-    const bad = {
-      askIds: [],
-      image: " ",
-      diskGb: 4,
-      price: -1,
-      runtype: "docker",
-      pollIntervalSeconds: 0.05,
-    };
-    await withStack(
-      { program: instanceProgram(bad), config: emulatorConfig(emulator) },
-      async ({ preview }) => {
-        const failure = preview();
-        await expect(failure).rejects.toThrow(/askIds must list at least one ask/);
-        await expect(failure).rejects.toThrow(/image must not be empty/);
-        await expect(failure).rejects.toThrow(/diskGb must be at least 8/);
-        await expect(failure).rejects.toThrow(
-          /price \(the bid, \$\/hour\) must be at least 0\.001; got -1/,
-        );
-        await expect(failure).rejects.toThrow(/runtype must be ssh, jupyter, args or vm/);
-        expect(await emulator.writes()).toEqual([]);
-      },
-    );
-  });
-
   it("compresses a 10,000-character onstart into a command the service accepts", async () => {
     const lines = Array.from(
       { length: 200 },

@@ -113,44 +113,4 @@ describe("Secret under the real Pulumi CLI", () => {
       },
     );
   });
-
-  it("fails at preview on invalid input, naming the field, with no write sent", async () => {
-    await withStack(
-      { program: secretProgram("bad key!", "ok"), config: emulatorConfig(emulator) },
-      async ({ preview }) => {
-        await expect(preview()).rejects.toThrow(/key may hold only letters, digits and _/);
-        expect(await emulator.writes()).toEqual([]);
-      },
-    );
-  });
-
-  it("fails at check on a wrong key, never printing it, and sends nothing", async () => {
-    const wrongKey = "not-the-right-key-123";
-    await withStack(
-      { program: secretProgram("api_token", "v"), config: emulatorConfig(emulator, wrongKey) },
-      async ({ stack, output }) => {
-        await expect(stack.up({ onOutput: (text) => output.push(text) })).rejects.toThrow(
-          /gpucloud:apiKey was refused by http:\/\/127\.0\.0\.1:\d+ \(HTTP 401\)/,
-        );
-        // Caught by the configuration check, before any create is sent.
-        expect(await emulator.writes()).toEqual([]);
-        expect(await emulator.secrets()).toEqual({});
-        expectNoLeak(output, [wrongKey]);
-      },
-    );
-  });
-
-  it("fails at preview, saying how to set it, when the base URL is missing", async () => {
-    await withStack(
-      {
-        program: secretProgram("api_token", "v"),
-        config: { "gpucloud:apiKey": { value: emulator.apiKey, secret: true } },
-        env: { GPUCLOUD_BASE_URL: "" },
-      },
-      async ({ preview }) => {
-        await expect(preview()).rejects.toThrow(/pulumi config set gpucloud:baseUrl/);
-        expect(await emulator.requests()).toEqual([]);
-      },
-    );
-  });
 });

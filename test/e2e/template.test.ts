@@ -196,36 +196,6 @@ describe("Template under the real Pulumi CLI", () => {
     );
   });
 
-  it("fails at preview on bad input with one line per field, never echoing it, with no write sent", async () => {
-    await withStack(
-      {
-        program: templateProgram({
-          ...declared,
-          runtype: "vm",
-          ports: ["8000:8000/sctp"],
-          env: { HF_TOKEN: "hf_secret value" },
-          dockerLogin: { repo: "ghcr.io", user: "ci", password: 424242424242 },
-        }),
-        config: emulatorConfig(emulator),
-      },
-      async ({ preview, output }) => {
-        const failure = preview();
-        await expect(failure).rejects.toThrow(/runtype: runtype must be ssh, jupyter or args/);
-        await expect(failure).rejects.toThrow(/ports\.0: a port string is "host:container"/);
-        await expect(failure).rejects.toThrow(/env\.HF_TOKEN: env values must not contain spaces/);
-        await expect(failure).rejects.toThrow(
-          /dockerLogin\.password: the registry access token or password, a non-empty string/,
-        );
-        const error = await failure.then(
-          () => "",
-          (caught: unknown) => String(caught),
-        );
-        expectNoLeak([error, ...output], ["424242424242", "hf_secret"]);
-        expect(await emulator.writes()).toEqual([]);
-      },
-    );
-  });
-
   it("getTemplates searches by a typed query in the program; env given as a secret stays one", async () => {
     const token = "hf_e2eSecretToken0099";
     await withStack(

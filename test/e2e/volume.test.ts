@@ -49,14 +49,4 @@ describe("Volume under the real Pulumi CLI", () => {
       },
     );
   });
-
-  it("fails at preview on a size that is not a positive whole number, with no write sent", async () => {
-    await withStack(
-      { program: volumeProgram({ askId: 21001, sizeGb: -5 }), config: emulatorConfig(emulator) },
-      async ({ preview }) => {
-        await expect(preview()).rejects.toThrow(/sizeGb: sizeGb must be positive/);
-        expect(await emulator.writes()).toEqual([]);
-      },
-    );
-  });
 });
