@@ -2,9 +2,10 @@ import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ConfigMap, Stack } from "@pulumi/pulumi/automation";
-import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
+import type { TestEmulator } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
 import { emulatorConfig, expectNoLeak, program } from "../support/programs";
+import { useEmulator } from "../support/use-emulator";
 
 /**
  * Bad input as a new user writes it, across every resource, function and configuration key.
@@ -499,8 +500,7 @@ async function applyConfig(stack: Stack, config: ConfigMap): Promise<void> {
 }
 
 describe("bad input fails at preview, in one line, naming the field", () => {
-  let emulator!: TestEmulator;
-  startEmulatorForEachTest((started) => (emulator = started));
+  const { emulator } = useEmulator({ per: "test" });
 
   it("at least 60 bad inputs across resources, functions and configuration", async () => {
     const notApi = await notTheApi();

@@ -1,9 +1,5 @@
 import type { Stack } from "@pulumi/pulumi/automation";
-import {
-  type EmulatorState,
-  startEmulatorForEachTest,
-  type TestEmulator,
-} from "../support/emulator";
+import type { EmulatorState } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
 import {
   emulatorConfig,
@@ -13,6 +9,7 @@ import {
   stateResources,
 } from "../support/programs";
 import { nativePluginDir, withYamlStack } from "../support/yaml-stack";
+import { useEmulator } from "../support/use-emulator";
 
 // Multi-node training on a physical cluster, under the real CLI: an Overlay, a NetworkVolume in
 // it, and two Instances by offerQuery that join the overlay and mount the volume. The generated
@@ -146,11 +143,7 @@ function expectNothingLeft(state: EmulatorState): void {
 }
 
 describe("Overlay, NetworkVolume and Instances on a cluster (real Pulumi CLI)", () => {
-  let emulator!: TestEmulator;
-  startEmulatorForEachTest((started) => (emulator = started), {
-    market: { seed: 1 },
-    bootPolls: 0,
-  });
+  const { emulator } = useEmulator({ per: "test", market: { seed: 1 }, bootPolls: 0 });
 
   it("TypeScript: preview writes nothing; up joins both to the overlay and mounts the volume; refresh; destroy", async () => {
     await withStack(
@@ -262,9 +255,8 @@ new gpucloud.Instance("gpu", { askId: 31001, ${instanceBase}, overlay: net.name 
 ];
 
 describe("bad cluster input fails at preview, in one line naming the field, with no write", () => {
-  let emulator!: TestEmulator;
   // The small market: cluster 7 is machine 52011 alone; ask 31001 is in no cluster.
-  startEmulatorForEachTest((started) => (emulator = started), { market: false });
+  const { emulator } = useEmulator({ per: "test", market: false });
 
   it("Overlay, NetworkVolume and Instance", async () => {
     await outsideClient(emulator).overlays.create(7, "existing-net");

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { GpuCloudClient } from "../../provider/client";
-import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
+import type { TestEmulator } from "../support/emulator";
 import {
   commandOf,
   descendantsOf,
@@ -14,6 +14,7 @@ import { type TestStack, withStack } from "../support/pulumi-stack";
 import { emulatorConfig, outsideClient, program } from "../support/programs";
 import { withPythonStack } from "../support/python-stack";
 import { nativePluginDir, withYamlStack } from "../support/yaml-stack";
+import { useEmulator } from "../support/use-emulator";
 
 // Multi-node training as one resource, with the real CLI against the emulator's generated
 // market (physical clusters 101-104 of 6 to 11 machines; 102 has 9 H100 SXM machines).
@@ -76,15 +77,11 @@ async function account(emulator: TestEmulator) {
 const nothing = { instances: [], overlays: [], networkVolumes: [] };
 
 describe("NodeGroup (real Pulumi CLI)", () => {
-  let emulator!: TestEmulator;
   let client!: GpuCloudClient;
-  startEmulatorForEachTest(
-    (started) => {
-      emulator = started;
-      client = outsideClient(started);
-    },
-    { bootPolls: 2, market: { seed: 1 } },
-  );
+  const { emulator } = useEmulator({ per: "test", bootPolls: 2, market: { seed: 1 } });
+  beforeEach(() => {
+    client = outsideClient(emulator);
+  });
   const onOutput = (stack: TestStack) => (text: string) => stack.output.push(text);
 
   it("a 4-node group: one cluster, one overlay with distinct addresses, ranks 0-3, one network volume; refresh sees no change; destroy leaves nothing", async () => {

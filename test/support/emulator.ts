@@ -276,22 +276,3 @@ export async function startTestEmulator(options: TestEmulatorOptions = {}): Prom
     },
   };
 }
-
-/**
- * Starts a fresh emulator before each test of the enclosing block and closes it afterwards,
- * also when the test fails; `assign` receives each one.
- */
-export function startEmulatorForEachTest(
-  assign: (emulator: TestEmulator) => void,
-  options: Partial<EmulatorOptions> = {},
-): void {
-  let current: TestEmulator | undefined;
-  beforeEach(async () => {
-    current = await startTestEmulator(options);
-    assign(current);
-  });
-  afterEach(async () => {
-    await current?.close();
-    current = undefined;
-  });
-}
