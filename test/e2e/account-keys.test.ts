@@ -3,8 +3,9 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import { GpuCloudClient, GpuCloudError } from "../../provider/client";
+import { repoRoot } from "../support/repo-root";
 import type { TestEmulator } from "../support/emulator";
-import { repoRoot, withStack } from "../support/pulumi-stack";
+import { withStack } from "../support/pulumi-stack";
 import {
   dynamicResources,
   emulatorConfig,

@@ -8,7 +8,7 @@ import {
   program,
   stateResources,
 } from "../support/programs";
-import { nativePluginDir, withYamlStack } from "../support/yaml-stack";
+import { nativePluginDir } from "../support/yaml-stack";
 import { useEmulator } from "../support/use-emulator";
 
 // Multi-node training on a physical cluster, under the real CLI: an Overlay, a NetworkVolume in
@@ -176,8 +176,13 @@ describe("Overlay, NetworkVolume and Instances on a cluster (real Pulumi CLI)", 
   });
 
   it("YAML with the native plugin: up, refresh, destroy", async () => {
-    await withYamlStack(
-      { program: { text: yamlProgram }, config: emulatorConfig(emulator), stackName: "cluster" },
+    await withStack(
+      {
+        language: "yaml",
+        program: { text: yamlProgram },
+        config: emulatorConfig(emulator),
+        stackName: "cluster",
+      },
       async ({ stack, exportState }) => {
         const output: string[] = [];
         const onOutput = (text: string) => output.push(text);

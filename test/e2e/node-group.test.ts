@@ -10,10 +10,9 @@ import {
   releaseLock,
   startCli,
 } from "../support/interrupt";
-import { type TestStack, withStack } from "../support/pulumi-stack";
+import { withStack, type TestStack } from "../support/pulumi-stack";
 import { emulatorConfig, outsideClient, program } from "../support/programs";
-import { withPythonStack } from "../support/python-stack";
-import { nativePluginDir, withYamlStack } from "../support/yaml-stack";
+import { nativePluginDir } from "../support/yaml-stack";
 import { useEmulator } from "../support/use-emulator";
 
 // Multi-node training as one resource, with the real CLI against the emulator's generated
@@ -255,8 +254,9 @@ describe("NodeGroup (real Pulumi CLI)", () => {
   });
 
   it("Ctrl-C while the nodes boot: the group is taken apart and the run ends within 15 s", async () => {
-    await withYamlStack(
+    await withStack(
       {
+        language: "yaml",
         program: {
           text: yamlGroup("node-group-cancel", 1),
         },
@@ -305,8 +305,9 @@ describe("NodeGroup (real Pulumi CLI)", () => {
   });
 
   it("YAML and Python programs declare the same type", async () => {
-    await withYamlStack(
+    await withStack(
       {
+        language: "yaml",
         program: {
           text: yamlGroup("node-group-yaml", 0.2),
         },
@@ -319,8 +320,9 @@ describe("NodeGroup (real Pulumi CLI)", () => {
         expect(await account(emulator)).toEqual(nothing);
       },
     );
-    await withPythonStack(
+    await withStack(
       {
+        language: "python",
         program: {
           project: "node-group-python",
           main: `import pulumi

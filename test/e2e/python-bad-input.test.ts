@@ -3,7 +3,6 @@ import path from "node:path";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { emulatorConfig, expectNoLeak, program } from "../support/programs";
 import { withStack } from "../support/pulumi-stack";
-import { withPythonStack } from "../support/python-stack";
 
 // Bad input from Python fails at preview with the very lines a TypeScript program's gets: the
 // Python SDK checks nothing itself (no required-argument TypeError, no type check), so the
@@ -96,8 +95,9 @@ describe("bad input from Python (real Pulumi CLI)", () => {
         }
       },
     );
-    await withPythonStack(
+    await withStack(
       {
+        language: "python",
         program: { main: "", project: "python-bad-input" },
         config: emulatorConfig(emulator),
       },

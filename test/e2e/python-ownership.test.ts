@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { withStack, type TestStack } from "../support/pulumi-stack";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { emulatorConfig, outsideClient, stateResources } from "../support/programs";
-import { withPythonStack } from "../support/python-stack";
-import type { YamlTestStack } from "../support/yaml-stack";
 
 // The ownership rules through the plugin: two Python stacks of the same project and stack names
 // (in two backends, as two teams' CI would have them) share one account. Neither adopts,
@@ -41,18 +40,22 @@ describe("two Python stacks of the same names on one account (real Pulumi CLI)",
     }));
   const instanceIds = async () => (await instances()).map((found) => found.id);
   /** The stack's identity, which the plugin keeps in its default provider's state. */
-  const stackTokenOf = async ({ exportState }: YamlTestStack) => {
+  const stackTokenOf = async ({ exportState }: TestStack) => {
     const provider = stateResources(await exportState(false)).find((resource) =>
       resource.type.startsWith("pulumi:providers:gpucloud"),
     );
     return z.string().parse(provider?.inputs?.["stackToken"]);
   };
-  const options = { program: { main, project: "py-owners" }, stackName: "test" } as const;
+  const options = {
+    language: "python",
+    program: { main, project: "py-owners" },
+    stackName: "test",
+  } as const;
 
   it("never adopt, replace or destroy each other's instances or leftovers", async () => {
     const config = emulatorConfig(emulator);
-    await withPythonStack({ ...options, config }, async (first) => {
-      await withPythonStack({ ...options, config }, async (second) => {
+    await withStack({ ...options, config }, async (first) => {
+      await withStack({ ...options, config }, async (second) => {
         const output: string[] = [];
         const onOutput = (text: string) => output.push(text);
         const firstUp = await first.stack.up({ onOutput });

@@ -1,11 +1,11 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { repoRoot } from "../support/repo-root";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { interruptUpWhileBooting } from "../support/interrupt";
 import { emulatorConfig, expectNoLeak, outsideClient, stateResources } from "../support/programs";
-import { repoRoot } from "../support/pulumi-stack";
-import { withPythonStack } from "../support/python-stack";
+import { withStack } from "../support/pulumi-stack";
 import { nativePluginDir } from "../support/yaml-stack";
 
 // Python programs through the generated SDK (sdk/python) and the Python language host that
@@ -40,8 +40,8 @@ describe("Python programs (pulumi_gpucloud, real Pulumi CLI)", () => {
       "python-workspace:hfToken": { value: hfToken, secret: true },
       "python-workspace:pollIntervalSeconds": { value: "0.2" },
     };
-    await withPythonStack(
-      { program: { dir: programDir }, config, stackName: "py" },
+    await withStack(
+      { language: "python", program: { dir: programDir }, config, stackName: "py" },
       async ({ stack, exportState }) => {
         const output: string[] = [];
         const onOutput = (line: string) => output.push(line);
@@ -102,8 +102,9 @@ import pulumi_gpucloud as gpucloud
 gpu = gpucloud.Instance("gpu", ask_id=31001, image="pytorch/pytorch:latest", disk_gb=20, label="by-hand")
 pulumi.export("instanceId", gpu.instance_id)
 `;
-    await withPythonStack(
+    await withStack(
       {
+        language: "python",
         program: { main, project: "python-import-e2e" },
         config: emulatorConfig(emulator),
         stackName: "imported",
@@ -150,8 +151,9 @@ describe("Ctrl-C in a Python program while an instance boots", () => {
 
 gpucloud.Instance("trainer", ask_id=31001, image="pytorch/pytorch", disk_gb=20, poll_interval_seconds=1)
 `;
-    await withPythonStack(
+    await withStack(
       {
+        language: "python",
         program: { main, project: "python-cancel-e2e" },
         config: emulatorConfig(emulator),
       },

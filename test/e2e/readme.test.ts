@@ -5,7 +5,6 @@ import { codeBlocksIn, documentationFiles, leftOnAccount, whereIs } from "../sup
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
 import { emulatorConfig } from "../support/programs";
-import { withPythonStack } from "../support/python-stack";
 
 // Every TypeScript and Python example of the README and the guides (docs/guides/) is a whole
 // Pulumi program: each one is deployed against the emulator, then destroyed, as a reader would
@@ -126,8 +125,9 @@ describe("the Python examples of the README and the guides", () => {
   it.each(pythonExamples.map((block) => [whereIs(block), titleOf(block.source), block.source]))(
     "%s (%s) deploys and is destroyed",
     async (_where, _title, source) => {
-      await withPythonStack(
+      await withStack(
         {
+          language: "python",
           program: { main: source, project: "readme-python" },
           config: {
             ...emulatorConfig(emulator),

@@ -11,7 +11,6 @@ import {
   stateResources,
 } from "../support/programs";
 import { withStack } from "../support/pulumi-stack";
-import { withPythonStack } from "../support/python-stack";
 import {
   type PageProgram,
   pagePrograms,
@@ -19,7 +18,7 @@ import {
   typescriptProgram,
   yamlProgram,
 } from "../support/reference-pages";
-import { nativePluginDir, withYamlStack } from "../support/yaml-stack";
+import { nativePluginDir } from "../support/yaml-stack";
 
 // The examples of the reference pages (docs/reference, generated from the schema: see
 // provider/shared/reference-examples.ts) work as users copy them: the TypeScript and Python blocks of
@@ -151,8 +150,8 @@ describe("the reference pages' examples, all pages at once (real Pulumi CLI)", (
           `plugins:\n  providers:\n    - name: gpucloud\n      path: ${nativePluginDir}\n`,
       };
       for (const [file, text] of Object.entries(files)) await writeFile(path.join(dir, file), text);
-      await withPythonStack(
-        { program: { dir }, config: emulatorConfig(emulator) },
+      await withStack(
+        { language: "python", program: { dir }, config: emulatorConfig(emulator) },
         async ({ stack, exportState }) => {
           const up = await stack.up();
           expect(up.summary.result).toBe("succeeded");
@@ -176,8 +175,8 @@ describe("the reference pages' examples, all pages at once (real Pulumi CLI)", (
       "name: reference-yaml\nruntime: yaml\n" +
       `plugins:\n  providers:\n    - name: gpucloud\n      path: ${nativePluginDir}\n` +
       yamlProgram(pages);
-    await withYamlStack(
-      { program: { text }, config: emulatorConfig(emulator) },
+    await withStack(
+      { language: "yaml", program: { text }, config: emulatorConfig(emulator) },
       async ({ stack }) => {
         const preview = await stack.preview();
         const declared = pages.flatMap((page) => page.declared);

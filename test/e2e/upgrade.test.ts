@@ -3,8 +3,9 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { repoRoot } from "../support/repo-root";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { repoRoot, withStack } from "../support/pulumi-stack";
+import { withStack } from "../support/pulumi-stack";
 import { dynamicResources, emulatorConfig, program } from "../support/programs";
 
 /**

@@ -1,7 +1,8 @@
 import type { GpuCloudClient } from "../../provider/client";
+import { withStack } from "../support/pulumi-stack";
 import { type EmulatorState, startTestEmulator, type TestEmulator } from "../support/emulator";
 import { emulatorConfig, expectNoLeak, outsideClient } from "../support/programs";
-import { nativePluginDir, withYamlStack } from "../support/yaml-stack";
+import { nativePluginDir } from "../support/yaml-stack";
 
 // Resources made by hand (another tool, a person) brought under management with
 // `pulumi import`, then declared in a YAML program: the next `up` recreates nothing.
@@ -156,8 +157,13 @@ describe("pulumi import into a YAML stack, with the native plugin", () => {
       ...emulatorConfig(emulator),
       "yaml-import-e2e:byHandValue": { value, secret: true },
     };
-    await withYamlStack(
-      { program: { text: programOf(declarations) }, config, stackName: "imported" },
+    await withStack(
+      {
+        language: "yaml",
+        program: { text: programOf(declarations) },
+        config,
+        stackName: "imported",
+      },
       async ({ stack, exportState }) => {
         const output: string[] = [];
         const onOutput = (line: string) => output.push(line);

@@ -6,10 +6,11 @@ import * as pulumi from "@pulumi/pulumi";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { z } from "zod";
 import * as gpucloud from "../../provider";
+import { repoRoot } from "../support/repo-root";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { emulatorConfig, expectNoLeak, stateResources } from "../support/programs";
-import { repoRoot } from "../support/pulumi-stack";
-import { nativePluginDir, withYamlStack } from "../support/yaml-stack";
+import { withStack } from "../support/pulumi-stack";
+import { nativePluginDir } from "../support/yaml-stack";
 
 const execFileAsync = promisify(execFile);
 
@@ -42,8 +43,8 @@ describe("examples/yaml-workspace with the native plugin and the real Pulumi CLI
       "yaml-workspace:hfToken": { value: hfToken, secret: true },
       "yaml-workspace:pollIntervalSeconds": { value: "1" },
     };
-    await withYamlStack(
-      { program: { text }, config, stackName: "yaml" },
+    await withStack(
+      { language: "yaml", program: { text }, config, stackName: "yaml" },
       async ({ stack, exportState }) => {
         const output: string[] = [];
         const events: EngineEvent[] = [];
