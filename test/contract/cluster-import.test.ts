@@ -1,9 +1,8 @@
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import { GpuCloudClient, overlayJoinEnv, volumeMountEnv } from "../../provider/client";
 import { secretOf } from "../../provider/native/secrets";
-import type { TestEmulator } from "../support/emulator";
 import { configurePlugin, importThrough, type Plugin, startPlugin } from "../support/native-plugin";
-import { startTestEmulator } from "../support/emulator";
+import { useEmulator } from "../support/use-emulator";
 
 // `pulumi import` of an overlay, a network volume and an instance on them, made by hand, through
 // the built plugin (Read with no properties, then Check and Diff as the engine's import step
@@ -15,15 +14,11 @@ jest.setTimeout(60_000);
 const CLUSTER = 7;
 
 describe("pulumi import of cluster resources through the native plugin", () => {
-  let emulator!: TestEmulator;
+  const { emulator } = useEmulator({ per: "file", bootPolls: 0, market: false });
   let client!: GpuCloudClient;
   let plugin!: Plugin;
   beforeAll(async () => {
-    emulator = await startTestEmulator({ bootPolls: 0, market: false });
     client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
-  });
-  afterAll(async () => {
-    await emulator.close();
   });
   beforeEach(async () => {
     plugin = await startPlugin();

@@ -1,6 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { useEmulator } from "../support/use-emulator";
 import { emulatorConfig, expectNoLeak, program } from "../support/programs";
 import { withStack } from "../support/pulumi-stack";
 
@@ -74,13 +74,7 @@ async function failedPreview(preview: (onOutput: (text: string) => void) => Prom
 }
 
 describe("bad input from Python (real Pulumi CLI)", () => {
-  let emulator!: TestEmulator;
-  beforeAll(async () => {
-    emulator = await startTestEmulator({ bootPolls: 0 });
-  });
-  afterAll(async () => {
-    await emulator.close();
-  });
+  const { emulator } = useEmulator({ per: "file", bootPolls: 0 });
 
   it("fails at preview with the same one-line messages as the TypeScript classes, sending no write", async () => {
     const fromTypeScript = new Map<string, string>();

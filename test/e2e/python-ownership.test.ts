@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { withStack, type TestStack } from "../support/pulumi-stack";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { useEmulator } from "../support/use-emulator";
 import { emulatorConfig, outsideClient, stateResources } from "../support/programs";
 
 // The ownership rules through the plugin: two Python stacks of the same project and stack names
@@ -24,13 +24,7 @@ pulumi.export("trainer", trainer.instance_id)
 const envSchema = z.record(z.string(), z.string());
 
 describe("two Python stacks of the same names on one account (real Pulumi CLI)", () => {
-  let emulator!: TestEmulator;
-  beforeAll(async () => {
-    emulator = await startTestEmulator({ bootPolls: 0 });
-  });
-  afterAll(async () => {
-    await emulator.close();
-  });
+  const { emulator } = useEmulator({ per: "file", bootPolls: 0 });
 
   const instances = async () =>
     (await emulator.state()).instances.map((found) => ({

@@ -2,7 +2,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { repoRoot } from "../support/repo-root";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { useEmulator } from "../support/use-emulator";
 import { interruptUpWhileBooting } from "../support/interrupt";
 import { emulatorConfig, expectNoLeak, outsideClient, stateResources } from "../support/programs";
 import { withStack } from "../support/pulumi-stack";
@@ -14,14 +14,12 @@ import { nativePluginDir } from "../support/yaml-stack";
 const exampleDir = path.join(repoRoot, "examples", "python-workspace");
 
 describe("Python programs (pulumi_gpucloud, real Pulumi CLI)", () => {
-  let emulator!: TestEmulator;
+  const { emulator } = useEmulator({ per: "file", bootPolls: 1 });
   let scratch!: string;
   beforeAll(async () => {
-    emulator = await startTestEmulator({ bootPolls: 1 });
     scratch = await mkdtemp(path.join(tmpdir(), "gpucloud-python-example-"));
   });
   afterAll(async () => {
-    await emulator.close();
     await rm(scratch, { recursive: true, force: true });
   });
 
@@ -137,14 +135,8 @@ pulumi.export("instanceId", gpu.instance_id)
 });
 
 describe("Ctrl-C in a Python program while an instance boots", () => {
-  let emulator!: TestEmulator;
-  beforeAll(async () => {
-    // Boots take two minutes: only the Ctrl-C ends the create early.
-    emulator = await startTestEmulator({ bootSeconds: 120 });
-  });
-  afterAll(async () => {
-    await emulator.close();
-  });
+  // Boots take two minutes: only the Ctrl-C ends the create early.
+  const { emulator } = useEmulator({ per: "file", bootSeconds: 120 });
 
   it("destroys the booting instance and ends the run within 15 s", async () => {
     const main = `import pulumi_gpucloud as gpucloud

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import { codeBlocksIn, documentationFiles, leftOnAccount, whereIs } from "../support/doc-blocks";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { useEmulator } from "../support/use-emulator";
 import { withStack } from "../support/pulumi-stack";
 import { emulatorConfig } from "../support/programs";
 
@@ -33,13 +33,7 @@ const titleOf = (source: string): string =>
   source.split("\n").find((line) => /^(const|export|[a-z_]+ = )/.test(line)) ?? "";
 
 describe("the TypeScript examples of the README and the guides", () => {
-  let emulator: TestEmulator;
-  beforeAll(async () => {
-    emulator = await startTestEmulator(market);
-  });
-  afterAll(async () => {
-    await emulator.close();
-  });
+  const { emulator } = useEmulator({ per: "file", ...market });
 
   it("has examples to run, and they type-check against the package", () => {
     expect(examples.filter((block) => block.file === "README.md").length).toBeGreaterThanOrEqual(1);
@@ -108,13 +102,7 @@ describe("the TypeScript examples of the README and the guides", () => {
 });
 
 describe("the Python examples of the README and the guides", () => {
-  let emulator: TestEmulator;
-  beforeAll(async () => {
-    emulator = await startTestEmulator(market);
-  });
-  afterAll(async () => {
-    await emulator.close();
-  });
+  const { emulator } = useEmulator({ per: "file", ...market });
 
   it("has one in the README", () => {
     expect(

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { leftOnAccount } from "../support/doc-blocks";
-import { type EmulatorState, startTestEmulator, type TestEmulator } from "../support/emulator";
+import type { EmulatorState, TestEmulator } from "../support/emulator";
+import { useEmulator } from "../support/use-emulator";
 import {
   emulatorConfig,
   type ExportedResource,
@@ -108,15 +109,9 @@ const cancelledCopies = async (emulator: TestEmulator): Promise<number> =>
   ).length;
 
 describe("the reference pages' examples, all pages at once (real Pulumi CLI)", () => {
-  let emulator!: TestEmulator;
-  beforeEach(async () => {
-    // The default market (what `gpucloud-emulator` lists with no flags); instances run at their
-    // first status read, since how long a boot takes is not what these tests are about.
-    emulator = await startTestEmulator({ market: { seed: 1 }, bootPolls: 0 });
-  });
-  afterEach(async () => {
-    await emulator.close();
-  });
+  // The default market (what `gpucloud-emulator` lists with no flags); instances run at their
+  // first status read, since how long a boot takes is not what these tests are about.
+  const { emulator } = useEmulator({ per: "test", market: { seed: 1 }, bootPolls: 0 });
 
   it("TypeScript: up creates every resource of every page on the account; destroy leaves nothing", async () => {
     const pages = pagePrograms("ts");

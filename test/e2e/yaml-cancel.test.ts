@@ -1,5 +1,5 @@
 import { withStack } from "../support/pulumi-stack";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { useEmulator } from "../support/use-emulator";
 import { interruptUpWhileBooting } from "../support/interrupt";
 import { emulatorConfig } from "../support/programs";
 import { nativePluginDir } from "../support/yaml-stack";
@@ -24,14 +24,8 @@ resources:
 `;
 
 describe("Ctrl-C with the native plugin (real Pulumi CLI, YAML)", () => {
-  let emulator!: TestEmulator;
-  beforeAll(async () => {
-    // Boots take two minutes: only the Ctrl-C ends the create early.
-    emulator = await startTestEmulator({ bootSeconds: 120 });
-  });
-  afterAll(async () => {
-    await emulator.close();
-  });
+  // Boots take two minutes: only the Ctrl-C ends the create early.
+  const { emulator } = useEmulator({ per: "file", bootSeconds: 120 });
 
   it("destroys the booting instance and ends the run within 15 s", async () => {
     await withStack(

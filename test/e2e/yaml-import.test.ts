@@ -1,6 +1,7 @@
 import type { GpuCloudClient } from "../../provider/client";
 import { withStack } from "../support/pulumi-stack";
-import { type EmulatorState, startTestEmulator, type TestEmulator } from "../support/emulator";
+import type { EmulatorState } from "../support/emulator";
+import { useEmulator } from "../support/use-emulator";
 import { emulatorConfig, expectNoLeak, outsideClient } from "../support/programs";
 import { nativePluginDir } from "../support/yaml-stack";
 
@@ -127,13 +128,7 @@ resources:${declarations.join("")}
 `;
 
 describe("pulumi import into a YAML stack, with the native plugin", () => {
-  let emulator!: TestEmulator;
-  beforeAll(async () => {
-    emulator = await startTestEmulator({ bootPolls: 0 });
-  });
-  afterAll(async () => {
-    await emulator.close();
-  });
+  const { emulator } = useEmulator({ per: "file", bootPolls: 0 });
 
   it("imports a secret, volume, instance, webhook and SSH key made by hand; up recreates none", async () => {
     // Made by hand; the program declares each as the service holds it.
