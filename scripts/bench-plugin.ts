@@ -19,10 +19,10 @@ import { mkdtemp, readdir, readFile, readlink, rm, stat } from "node:fs/promises
 import os from "node:os";
 import path from "node:path";
 import { parseArgs, promisify } from "node:util";
+import { repoRoot } from "../test/support/repo-root";
 import { startTestEmulator } from "../test/support/emulator";
 import { emulatorConfig } from "../test/support/programs";
-import { repoRoot } from "../test/support/pulumi-stack";
-import { withPythonStack } from "../test/support/python-stack";
+import { withStack } from "../test/support/pulumi-stack";
 
 const execFileAsync = promisify(execFile);
 const { values: args } = parseArgs({
@@ -140,8 +140,9 @@ async function pythonUpMemory(pluginTarball: string) {
   try {
     const version = /-v([^-]+)-linux/.exec(path.basename(pluginTarball))?.[1] ?? "";
     const results: { step: string; seconds: number; peakKb: number; processes: number }[] = [];
-    await withPythonStack(
+    await withStack(
       {
+        language: "python",
         program: { main: tenResources, project: "bench-plugin" },
         pluginFiles: [{ name: "gpucloud", version, file: pluginTarball }],
         config: emulatorConfig(emulator),

@@ -14,6 +14,7 @@ import path from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { z } from "zod";
 import type { InstanceOfferQuery } from "../provider/client";
+import { repoRoot } from "../test/support/repo-root";
 import { startTestEmulator, type TestEmulator } from "../test/support/emulator";
 import {
   byQueryProgram,
@@ -30,7 +31,7 @@ import {
   stackOverhead,
   successfulCreates,
 } from "../test/support/scale";
-import { repoRoot, withStack } from "../test/support/pulumi-stack";
+import { withStack } from "../test/support/pulumi-stack";
 import { emulatorConfig, outsideClient, program, stateResources } from "../test/support/programs";
 import {
   fleetEmulatorOptions,

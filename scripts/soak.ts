@@ -8,7 +8,7 @@
 import { writeFile, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { repoRoot } from "../test/support/pulumi-stack";
+import { repoRoot } from "../test/support/repo-root";
 import { runSoak, soakFaultSeed } from "../test/support/soak";
 
 const { values: flags } = parseArgs({

@@ -4,8 +4,7 @@ import { type InstanceOutputs } from "../../provider/resources/instance";
 import { InstanceLeftBehindError } from "../../provider/renting/errors";
 import { attachAfterRunning } from "../../provider/renting/ssh-keys";
 import { implementation as sshKeyProvider } from "../../provider/resources/ssh-key";
-import type { TestEmulator } from "../support/emulator";
-import { emulatorForProviders } from "../support/provider-config";
+import { useEmulator } from "../support/use-emulator";
 
 const ed25519 =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPhlKxSmAILXPiklFetxXJ412q6DLq52hOZ2JGxdT6n0 dev@example";
@@ -13,15 +12,12 @@ const ed25519 =
 // The SshKey and ApiKey providers' methods called directly, for what a whole program cannot
 // provoke on demand: a create whose reply is lost, an attach that fails on a running instance.
 describe("account key providers against the emulator", () => {
-  let emulator: TestEmulator;
   let client: GpuCloudClient;
-  const providers = emulatorForProviders(
-    (started) => {
-      emulator = started;
-      client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
-    },
-    { bootPolls: 1 },
-  );
+  const providers = useEmulator({ per: "file", bootPolls: 1 });
+  const { emulator } = providers;
+  beforeAll(() => {
+    client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
+  });
 
   it("SshKey: takes the key a lost reply registered, registering it once", async () => {
     await emulator.clearRequests();

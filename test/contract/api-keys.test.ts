@@ -1,17 +1,12 @@
 import { inspect } from "node:util";
-import {
-  clientFor,
-  everyRendering,
-  failureOf,
-  sendJson,
-  startFakeServer,
-  useEmulator,
-} from "./harness";
+import { clientFor } from "../support/clients";
+import { useEmulator } from "../support/use-emulator";
+import { everyRendering, failureOf, sendJson, startFakeServer } from "./harness";
 
 const READ_ONLY = { api: { user_read: {}, instance_read: {} } };
 
 describe("apiKeys", () => {
-  const h = useEmulator();
+  const h = useEmulator({ per: "test" });
 
   it("creates a scoped key that works within its scope and is refused outside it", async () => {
     const created = await h.client.apiKeys.create({ name: "dashboard", permissions: READ_ONLY });

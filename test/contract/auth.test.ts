@@ -1,12 +1,13 @@
 import { inspect } from "node:util";
-import { everyRendering, failureOf, summary, useEmulator } from "./harness";
+import { useEmulator } from "../support/use-emulator";
+import { everyRendering, failureOf, summary } from "./harness";
 
 const WRONG_KEY = "wrong-key-7c1d9e0b5a";
 const EXTRA_KEY = "extra-key-41f0aa2c9d";
 const SCOPED_KEY = "scoped-key-9b3e77d1c2";
 
 describe("authentication", () => {
-  const h = useEmulator();
+  const h = useEmulator({ per: "test" });
 
   it("refuses a wrong key with 401, naming the endpoint and never the key", async () => {
     const client = h.newClient({ apiKey: WRONG_KEY });

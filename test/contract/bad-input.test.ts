@@ -11,9 +11,8 @@ import { implementation as webhook } from "../../provider/resources/webhook";
 import { implementation as workerGroup } from "../../provider/resources/worker-group";
 import type { ResourceImplementation } from "../../provider/shared/resource-implementation";
 import { badResourceInputs } from "../support/bad-resource-inputs";
-import type { TestEmulator } from "../support/emulator";
 import { outsideClient } from "../support/programs";
-import { emulatorForProviders } from "../support/provider-config";
+import { useEmulator } from "../support/use-emulator";
 
 // Every group of bad resource input against the resource's own check, as the engine calls it at
 // preview. A failure carries no `property`: given one, the engine prints that input's value
@@ -40,8 +39,8 @@ const addedByClass: Record<string, Props> = {
 };
 
 describe("bad resource input fails check, in one line per field, naming it", () => {
-  let emulator!: TestEmulator;
-  const providers = emulatorForProviders((started) => (emulator = started));
+  const providers = useEmulator({ per: "file", market: false });
+  const { emulator } = providers;
 
   it("has at least 60 cases across the resources", () => {
     const cases = badResourceInputs.reduce((sum, group) => sum + group.cases.length, 0);

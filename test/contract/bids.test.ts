@@ -7,8 +7,8 @@ import {
   type InstanceOutputs,
 } from "../../provider/resources/instance";
 import type { TestEmulator } from "../support/emulator";
-import { emulatorForProviders } from "../support/provider-config";
-import { summary, useEmulator } from "./harness";
+import { useEmulator } from "../support/use-emulator";
+import { summary } from "./harness";
 
 const ASK = 31001; // a seeded ask
 const basic = { image: "pytorch/pytorch:latest", disk: 16 };
@@ -32,7 +32,7 @@ const bidOf = async (emulator: TestEmulator, instanceId: number) =>
   ];
 
 describe("the client's changeBid", () => {
-  const h = useEmulator();
+  const h = useEmulator({ per: "test" });
 
   it("changes an interruptible instance's bid with one PUT to the bid-price endpoint", async () => {
     const id = await h.client.instances.create(ASK, { ...basic, price: 0.2 });
@@ -73,15 +73,12 @@ describe("the client's changeBid", () => {
 });
 
 describe("the Instance provider's bids", () => {
-  let emulator: TestEmulator;
   let client: GpuCloudClient;
-  const providers = emulatorForProviders(
-    (started) => {
-      emulator = started;
-      client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
-    },
-    { bootPolls: 1 },
-  );
+  const providers = useEmulator({ per: "file", bootPolls: 1 });
+  const { emulator } = providers;
+  beforeAll(() => {
+    client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
+  });
   beforeEach(async () => {
     for (const instance of await client.instances.list()) {
       await client.instances.destroy(instance.id);

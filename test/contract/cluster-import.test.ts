@@ -1,16 +1,8 @@
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import { GpuCloudClient, overlayJoinEnv, volumeMountEnv } from "../../provider/client";
 import { secretOf } from "../../provider/native/secrets";
-import type { TestEmulator } from "../support/emulator";
-import {
-  configurePlugin,
-  plain,
-  type Plugin,
-  startPlugin,
-  struct,
-  urnOf,
-} from "../support/native-plugin";
-import { startTestEmulator } from "../support/emulator";
+import { configurePlugin, importThrough, type Plugin, startPlugin } from "../support/native-plugin";
+import { useEmulator } from "../support/use-emulator";
 
 // `pulumi import` of an overlay, a network volume and an instance on them, made by hand, through
 // the built plugin (Read with no properties, then Check and Diff as the engine's import step
@@ -22,15 +14,11 @@ jest.setTimeout(60_000);
 const CLUSTER = 7;
 
 describe("pulumi import of cluster resources through the native plugin", () => {
-  let emulator!: TestEmulator;
+  const { emulator } = useEmulator({ per: "file", bootPolls: 0, market: false });
   let client!: GpuCloudClient;
   let plugin!: Plugin;
   beforeAll(async () => {
-    emulator = await startTestEmulator({ bootPolls: 0, market: false });
     client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
-  });
-  afterAll(async () => {
-    await emulator.close();
   });
   beforeEach(async () => {
     plugin = await startPlugin();
@@ -41,44 +29,10 @@ describe("pulumi import of cluster resources through the native plugin", () => {
     expect(plugin.stderr()).not.toContain(emulator.apiKey);
   });
 
-  /** Read, Check and Diff as the engine's import step sends them. */
-  async function importThrough(type: string, name: string, id: string) {
-    const read = new provproto.ReadRequest();
-    read.setUrn(urnOf(type, name));
-    read.setType(`gpucloud:index:${type}`);
-    read.setId(id);
-    const found = await plugin.call<provproto.ReadResponse>("read", read);
-    const outs = plain(found.getProperties());
-    const inputs = plain(found.getInputs());
-    const check = new provproto.CheckRequest();
-    check.setUrn(urnOf(type, name));
-    check.setType(`gpucloud:index:${type}`);
-    check.setName(name);
-    check.setOlds(struct(inputs));
-    check.setNews(struct(inputs));
-    const checked = await plugin.call<provproto.CheckResponse>("check", check);
-    const diff = new provproto.DiffRequest();
-    diff.setUrn(urnOf(type, name));
-    diff.setType(`gpucloud:index:${type}`);
-    diff.setId(found.getId());
-    diff.setOlds(struct(outs));
-    diff.setOldInputs(struct(inputs));
-    diff.setNews(checked.getInputs() ?? struct({}));
-    const diffed = await plugin.call<provproto.DiffResponse>("diff", diff);
-    return {
-      id: found.getId(),
-      outs,
-      inputs,
-      checked: plain(checked.getInputs()),
-      failures: checked.getFailuresList().map((f) => `${f.getProperty()}: ${f.getReason()}`),
-      changes: diffed.getChanges(),
-    };
-  }
-
   it("imports an overlay by id or name, a network volume, and an instance on both", async () => {
     const overlay = await client.overlays.create(CLUSTER, "hand-net");
     for (const id of [String(overlay.overlay_id), "hand-net"]) {
-      const imported = await importThrough("Overlay", "net", id);
+      const imported = await importThrough(plugin, "Overlay", "net", id);
       expect(imported).toMatchObject({
         id: String(overlay.overlay_id),
         inputs: { clusterId: CLUSTER, name: "hand-net" },
@@ -97,7 +51,7 @@ describe("pulumi import of cluster resources through the native plugin", () => {
     const { volumeName, volumeId } = await client.volumes.createNetworkVolume(25001, 64, {
       name: "shards",
     });
-    const volume = await importThrough("NetworkVolume", "data", volumeName);
+    const volume = await importThrough(plugin, "NetworkVolume", "data", volumeName);
     expect(volume).toMatchObject({
       id: volumeName,
       inputs: { offerQuery: { clusterId: CLUSTER }, sizeGb: 64, name: "shards" },
@@ -113,7 +67,7 @@ describe("pulumi import of cluster resources through the native plugin", () => {
     });
     // Running (its first show is provisioning): it has addresses.
     await client.instances.show(instanceId);
-    const instance = await importThrough("Instance", "gpu", String(instanceId));
+    const instance = await importThrough(plugin, "Instance", "gpu", String(instanceId));
     expect(instance.failures).toEqual([]);
     expect(instance.changes).toBe(provproto.DiffResponse.DiffChanges.DIFF_NONE);
     expect(instance.inputs).toMatchObject({
@@ -126,7 +80,9 @@ describe("pulumi import of cluster resources through the native plugin", () => {
     expect(instance.inputs["env"]).toEqual(secretOf({ A: "1" }));
     expect(instance.outs["localIp"]).toMatch(/^10\.\d+\.0\.1$/);
 
-    await expect(importThrough("NetworkVolume", "bad", "V.abc")).rejects.toThrow(/V\.<number>/);
+    await expect(importThrough(plugin, "NetworkVolume", "bad", "V.abc")).rejects.toThrow(
+      /V\.<number>/,
+    );
     await client.instances.destroy(instanceId);
     await client.volumes.delete(volumeId);
     await client.overlays.delete(overlay.overlay_id);

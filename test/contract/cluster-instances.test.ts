@@ -14,8 +14,7 @@ import {
   implementation as overlayProvider,
 } from "../../provider/resources/overlay";
 import { unknownValue } from "../../provider/shared/validation";
-import type { TestEmulator } from "../support/emulator";
-import { emulatorForProviders } from "../support/provider-config";
+import { useEmulator } from "../support/use-emulator";
 
 // Instances on an overlay and mounting a network volume, against the emulator's small market:
 // cluster 7 is machine 52011 alone (instance ask 31003, network volume ask 25001); ask 31001
@@ -26,15 +25,12 @@ const ASK_IN_CLUSTER = 31003;
 const ASK_OUTSIDE = 31001;
 
 describe("Instance on an overlay, mounting a network volume", () => {
-  let emulator!: TestEmulator;
   let client!: GpuCloudClient;
-  const providers = emulatorForProviders(
-    (started) => {
-      emulator = started;
-      client = new GpuCloudClient({ baseUrl: started.url, apiKey: started.apiKey });
-    },
-    { bootPolls: 0, market: false },
-  );
+  const providers = useEmulator({ per: "file", bootPolls: 0, market: false });
+  const { emulator } = providers;
+  beforeAll(() => {
+    client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
+  });
 
   const base = { image: "pytorch/pytorch", diskGb: 20, pollIntervalSeconds: 0.05 };
 

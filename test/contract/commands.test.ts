@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { GpuCloudClient } from "../../provider/client";
-import { failureOf, summary, useEmulator } from "./harness";
+import { useEmulator } from "../support/use-emulator";
+import { failureOf, summary } from "./harness";
 
 const ASK = 31001;
 const copiesSchema = z.object({
@@ -16,7 +17,7 @@ const copiesSchema = z.object({
 
 describe("commands", () => {
   // Instances boot on their first poll, so that a test can get running ones quickly.
-  const h = useEmulator({ bootPolls: 1 });
+  const h = useEmulator({ per: "test", bootPolls: 1 });
 
   const copies = async () => copiesSchema.parse(JSON.parse(await h.emulator.stateText())).copies;
 

@@ -8,7 +8,7 @@ import {
 } from "../../provider/resources/endpoint";
 import { unknownValue } from "../../provider/shared/validation";
 import type { TestEmulator } from "../support/emulator";
-import { emulatorForProviders } from "../support/provider-config";
+import { useEmulator } from "../support/use-emulator";
 import { failureOf } from "./harness";
 import { createTemplate, emptyAccount, eventually } from "./serverless-support";
 
@@ -38,11 +38,11 @@ const fields = {
 jest.setTimeout(30_000);
 
 describe("serverless endpoints", () => {
-  let emulator!: TestEmulator;
   let client!: GpuCloudClient;
-  const providers = emulatorForProviders((started) => {
-    emulator = started;
-    client = new GpuCloudClient({ baseUrl: started.url, apiKey: started.apiKey });
+  const providers = useEmulator({ per: "file" });
+  const { emulator } = providers;
+  beforeAll(() => {
+    client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
   });
 
   afterEach(async () => {

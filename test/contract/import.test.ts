@@ -15,17 +15,14 @@ import { implementation as workerGroupProvider } from "../../provider/resources/
 import { searchQueryOf } from "../../provider/resources/worker-group/diff";
 import type { ResourceImplementation } from "../../provider/shared/resource-implementation";
 import type { Run } from "../../provider/run/run";
-import type { TestEmulator } from "../support/emulator";
 import {
   configurePlugin,
-  plain,
+  importThrough,
   type Plugin,
   type Props,
   startPlugin,
-  struct,
-  urnOf,
 } from "../support/native-plugin";
-import { emulatorForProviders } from "../support/provider-config";
+import { useEmulator } from "../support/use-emulator";
 import { createTemplate } from "./serverless-support";
 
 // `pulumi import`: each resource made outside Pulumi (through the client), then read by id with
@@ -74,15 +71,12 @@ async function imported(
 }
 
 describe("pulumi import: read by id with nothing recorded", () => {
-  let emulator!: TestEmulator;
   let client!: GpuCloudClient;
-  const providers = emulatorForProviders(
-    (started) => {
-      emulator = started;
-      client = new GpuCloudClient({ baseUrl: started.url, apiKey: started.apiKey });
-    },
-    { bootPolls: 1, market: false },
-  );
+  const providers = useEmulator({ per: "file", bootPolls: 1, market: false });
+  const { emulator } = providers;
+  beforeAll(() => {
+    client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
+  });
 
   it("Secret: the key, no value (masked); the program may leave it out or set it in place", async () => {
     await client.secrets.create("BY_HAND", "hand-made.value");
@@ -430,43 +424,9 @@ describe("pulumi import: read by id with nothing recorded", () => {
       expect(plugin.stderr()).not.toContain(emulator.apiKey);
     });
 
-    /** Read, Check and Diff as the engine's import step sends them. */
-    async function importThrough(type: string, name: string, id: string) {
-      const read = new provproto.ReadRequest();
-      read.setUrn(urnOf(type, name));
-      read.setType(`gpucloud:index:${type}`);
-      read.setId(id);
-      const found = await plugin.call<provproto.ReadResponse>("read", read);
-      const outs = plain(found.getProperties());
-      const inputs = plain(found.getInputs());
-      const check = new provproto.CheckRequest();
-      check.setUrn(urnOf(type, name));
-      check.setType(`gpucloud:index:${type}`);
-      check.setName(name);
-      check.setOlds(struct(inputs));
-      check.setNews(struct(inputs));
-      const checked = await plugin.call<provproto.CheckResponse>("check", check);
-      const diff = new provproto.DiffRequest();
-      diff.setUrn(urnOf(type, name));
-      diff.setType(`gpucloud:index:${type}`);
-      diff.setId(found.getId());
-      diff.setOlds(struct(outs));
-      diff.setOldInputs(struct(inputs));
-      diff.setNews(checked.getInputs() ?? struct({}));
-      const diffed = await plugin.call<provproto.DiffResponse>("diff", diff);
-      return {
-        id: found.getId(),
-        outs,
-        inputs,
-        checked: plain(checked.getInputs()),
-        failures: checked.getFailuresList().map((f) => `${f.getProperty()}: ${f.getReason()}`),
-        changes: diffed.getChanges(),
-      };
-    }
-
     it("imports a Secret, an Instance and a Volume made by hand, with no change to make", async () => {
       await client.secrets.create("NATIVE_HAND", "hand.value");
-      const secret = await importThrough("Secret", "byhand", "native_hand");
+      const secret = await importThrough(plugin, "Secret", "byhand", "native_hand");
       expect(secret).toMatchObject({ id: "NATIVE_HAND", inputs: { key: "NATIVE_HAND" } });
       expect(secret.failures).toEqual([]);
       expect(secret.changes).toBe(provproto.DiffResponse.DiffChanges.DIFF_NONE);
@@ -478,7 +438,7 @@ describe("pulumi import: read by id with nothing recorded", () => {
         env: { TOKEN: "env-value" },
         label: "by hand",
       });
-      const instance = await importThrough("Instance", "gpu", String(instanceId));
+      const instance = await importThrough(plugin, "Instance", "gpu", String(instanceId));
       expect(instance.failures).toEqual([]);
       expect(instance.changes).toBe(provproto.DiffResponse.DiffChanges.DIFF_NONE);
       expect(instance.inputs).toMatchObject({ askId: 31004, image: "img", label: "by hand" });
@@ -491,7 +451,7 @@ describe("pulumi import: read by id with nothing recorded", () => {
       expect(instance.checked["stackToken"]).toEqual(expect.any(String));
 
       const { volumeName } = await client.volumes.acceptVolumeAsk(21001, 15);
-      const volume = await importThrough("Volume", "data", volumeName);
+      const volume = await importThrough(plugin, "Volume", "data", volumeName);
       expect(volume.failures).toEqual([]);
       expect(volume.changes).toBe(provproto.DiffResponse.DiffChanges.DIFF_NONE);
     });
@@ -501,12 +461,12 @@ describe("pulumi import: read by id with nothing recorded", () => {
         name: "reader",
         permissions: { api: { instance_read: {} } },
       });
-      const key = await importThrough("ApiKey", "reader", String(created.id));
+      const key = await importThrough(plugin, "ApiKey", "reader", String(created.id));
       expect(key.failures).toEqual([]);
       expect(key.changes).toBe(provproto.DiffResponse.DiffChanges.DIFF_NONE);
       expect(key.outs).not.toHaveProperty("key");
       const own = (await client.users.current()).keyId;
-      await expect(importThrough("ApiKey", "own", String(own))).rejects.toThrow(
+      await expect(importThrough(plugin, "ApiKey", "own", String(own))).rejects.toThrow(
         /cannot be imported: it is the key this provider is configured with/,
       );
     });

@@ -2,18 +2,17 @@ import { InstanceLeftBehindError } from "../../provider/renting/errors";
 import { implementation as instanceProvider } from "../../provider/resources/instance";
 import { instanceInputsSchema } from "../../provider/resources/instance/inputs";
 import { creatingLabelOf, newStackToken } from "../../provider/renting/identity";
-import type { TestEmulator } from "../support/emulator";
 import { waitFor } from "./harness";
-import { emulatorForProviders } from "../support/provider-config";
+import { useEmulator } from "../support/use-emulator";
 
 // The engine's Cancel (fired by the native plugin; run/cancellation.ts) while an Instance boots:
 // the create destroys the instance it rented, confirms it gone and fails saying so, within the
 // cleanup bound; an instance it cannot destroy is recorded (init error), never left unrecorded.
 // The providers' methods are called directly, as the provider process does.
 describe("an instance create cancelled mid-boot", () => {
-  let emulator: TestEmulator;
   // Boots take a minute: only a cancellation ends these creates early.
-  const providers = emulatorForProviders((started) => (emulator = started), { bootSeconds: 60 });
+  const providers = useEmulator({ per: "file", bootSeconds: 60 });
+  const { emulator } = providers;
   beforeEach(async () => {
     await emulator.clearFaults();
     await emulator.clearRequests();

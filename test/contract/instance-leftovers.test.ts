@@ -13,15 +13,13 @@ import {
   type InstanceInputs,
   type InstanceOutputs,
 } from "../../provider/resources/instance";
-import type { TestEmulator } from "../support/emulator";
-import { emulatorForProviders } from "../support/provider-config";
+import { useEmulator } from "../support/use-emulator";
 
 // What interrupted runs leave behind, and what is never theirs: instances of this stack still
 // labelled as being created, against other stacks' (even of the same names), handed-over,
 // hand-made and pre-token ones. The providers' methods are called directly, as the
 // dynamic-provider process does.
 describe("instances left by interrupted runs", () => {
-  let emulator: TestEmulator;
   let client: GpuCloudClient;
   const stackToken = "1b4e28ba-2fa1-41d2-883f-0016d3cca427";
   const otherStackToken = "6fa459ea-ee8a-4ca4-894e-db77e160355e";
@@ -40,13 +38,11 @@ describe("instances left by interrupted runs", () => {
 
   // One emulator for the file; each test is a run of its own (a new provider process): its
   // creates list the account afresh.
-  const providers = emulatorForProviders(
-    (started) => {
-      emulator = started;
-      client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
-    },
-    { bootPolls: 1 },
-  );
+  const providers = useEmulator({ per: "file", bootPolls: 1 });
+  const { emulator } = providers;
+  beforeAll(() => {
+    client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
+  });
 
   // Instances are destroyed rather than the emulator reset: ids must not repeat, as on the
   // service.

@@ -23,8 +23,7 @@ import {
   wrapOnstart,
 } from "../../provider/shared/expiry-watchdog";
 import { onstartLimitChars } from "../../provider/shared/onstart";
-import type { TestEmulator } from "../support/emulator";
-import { emulatorForProviders } from "../support/provider-config";
+import { useEmulator } from "../support/use-emulator";
 import { eventually } from "./serverless-support";
 
 // maxLifetime against the in-process emulator: what a create bakes into the instance's onstart
@@ -76,15 +75,12 @@ function imageWithOnly(tool: "curl" | "wget" | "python3"): string | undefined {
 }
 
 describe("maxLifetime: the watchdog an instance carries", () => {
-  let emulator: TestEmulator;
   let client: GpuCloudClient;
-  const providers = emulatorForProviders(
-    (started) => {
-      emulator = started;
-      client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
-    },
-    { bootPolls: 1 },
-  );
+  const providers = useEmulator({ per: "file", bootPolls: 1 });
+  const { emulator } = providers;
+  beforeAll(() => {
+    client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
+  });
   /** Watchdogs started by a test, each in a process group of its own: killed after it. */
   const watchdogs: ChildProcess[] = [];
   const images: string[] = [];
@@ -333,13 +329,8 @@ describe("maxLifetime: the watchdog an instance carries", () => {
 });
 
 describe("maxLifetime on a NodeGroup: one deadline for every node", () => {
-  let emulator: TestEmulator;
-  const providers = emulatorForProviders(
-    (started) => {
-      emulator = started;
-    },
-    { bootPolls: 1, market: { seed: 1 } },
-  );
+  const providers = useEmulator({ per: "file", bootPolls: 1, market: { seed: 1 } });
+  const { emulator } = providers;
 
   it("gives every node's watchdog the group's deadline, in the outputs too", async () => {
     const news: NodeGroupInputs = {

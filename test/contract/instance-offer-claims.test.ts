@@ -3,13 +3,11 @@ import {
   implementation as instanceProvider,
   type InstanceInputs,
 } from "../../provider/resources/instance";
-import type { TestEmulator } from "../support/emulator";
-import { emulatorForProviders } from "../support/provider-config";
+import { useEmulator } from "../support/use-emulator";
 
 // Instances declared with one query are created at the same moment by the engine. The
 // providers' methods are called directly, as the dynamic-provider process does.
 describe("instances of one run renting by the same query", () => {
-  let emulator: TestEmulator;
   let client: GpuCloudClient;
   const query = { numGpus: 1, gpuRamGb: { gte: 16 } };
   const inputs = (name: string): InstanceInputs => ({
@@ -25,13 +23,11 @@ describe("instances of one run renting by the same query", () => {
   });
 
   // A generated market: an ask is rented once, as on the service.
-  const providers = emulatorForProviders(
-    (started) => {
-      emulator = started;
-      client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
-    },
-    { bootPolls: 0, market: { seed: 3 } },
-  );
+  const providers = useEmulator({ per: "file", bootPolls: 0, market: { seed: 3 } });
+  const { emulator } = providers;
+  beforeAll(() => {
+    client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
+  });
 
   it("rent distinct offers, the best ones, without a refused create", async () => {
     const best = (await client.searchOffers(query)).slice(0, 6).map((offer) => offer.askId);

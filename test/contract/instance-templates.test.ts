@@ -8,7 +8,7 @@ import {
   type InstanceOutputs,
 } from "../../provider/resources/instance";
 import type { TestEmulator } from "../support/emulator";
-import { emulatorForProviders } from "../support/provider-config";
+import { useEmulator } from "../support/use-emulator";
 import { summary } from "./harness";
 
 const ASK = 31001; // a seeded ask
@@ -48,15 +48,12 @@ const vllm = {
 };
 
 describe("instances launched from a template", () => {
-  let emulator: TestEmulator;
   let client: GpuCloudClient;
-  const providers = emulatorForProviders(
-    (started) => {
-      emulator = started;
-      client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
-    },
-    { bootPolls: 1 },
-  );
+  const providers = useEmulator({ per: "file", bootPolls: 1 });
+  const { emulator } = providers;
+  beforeAll(() => {
+    client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
+  });
   beforeEach(async () => {
     for (const instance of await client.instances.list()) {
       await client.instances.destroy(instance.id);

@@ -1,11 +1,12 @@
 import { deadEndStatuses, type GpuCloudClient } from "../../provider/client";
-import { failureOf, requestsTo, summary, useEmulator } from "./harness";
+import { useEmulator } from "../support/use-emulator";
+import { failureOf, requestsTo, summary } from "./harness";
 
 const ASK = 31001; // a seeded ask: RTX 4090, 24564 MB
 const basic = { image: "pytorch/pytorch:latest", disk: 16 };
 
 describe("instances", () => {
-  const h = useEmulator();
+  const h = useEmulator({ per: "test" });
 
   it("creates an instance from an ask and returns new_contract, the instance id", async () => {
     const id = await h.client.instances.create(ASK, {

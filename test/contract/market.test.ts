@@ -1,11 +1,12 @@
 import { generateMarket } from "../../emulator/market/market-gen";
 import { OfferQueryError } from "../../provider/client";
-import { failureOf, useEmulator } from "./harness";
+import { useEmulator } from "../support/use-emulator";
+import { failureOf } from "./harness";
 
 const basic = { image: "pytorch/pytorch:latest", disk: 10 };
 
 describe("the marketplace", () => {
-  const h = useEmulator({ market: { seed: 7 } });
+  const h = useEmulator({ per: "test", market: { seed: 7 } });
 
   it("a seeded market: hundreds of offers over GPUs, countries and machines, the same for a seed", async () => {
     const all = await h.client.searchOffers({

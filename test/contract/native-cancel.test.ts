@@ -12,7 +12,8 @@ import {
   struct,
   urnOf,
 } from "../support/native-plugin";
-import { useEmulator, waitFor } from "./harness";
+import { useEmulator } from "../support/use-emulator";
+import { waitFor } from "./harness";
 
 /**
  * The engine's Cancel (the first Ctrl-C) sent to the built plugin over gRPC while an Instance
@@ -21,7 +22,7 @@ import { useEmulator, waitFor } from "./harness";
  * then keeps it in the state). Boots take a minute here: only the Cancel ends the creates early.
  */
 describe("the native plugin's Cancel", () => {
-  const h = useEmulator({ bootSeconds: 60 });
+  const h = useEmulator({ per: "test", bootSeconds: 60 });
   let plugin: Plugin;
   let stackToken: string;
 

@@ -10,7 +10,7 @@ import {
   struct,
   urnOf,
 } from "../support/native-plugin";
-import { useEmulator } from "./harness";
+import { useEmulator } from "../support/use-emulator";
 
 // The plugin as the engine runs it (test/support/native-plugin.ts), against the emulator.
 
@@ -30,7 +30,7 @@ const isSecret = (value: unknown): boolean =>
   typeof value === "object" && value !== null && (value as Props)[signatureKey] === secretSignature;
 
 describe("the native plugin (pulumi-resource-gpucloud)", () => {
-  const h = useEmulator();
+  const h = useEmulator({ per: "test" });
   let plugin: Plugin;
   let stackToken: string;
 

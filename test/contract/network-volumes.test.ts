@@ -4,8 +4,7 @@ import {
   type NetworkVolumeOutputs,
   implementation as provider,
 } from "../../provider/resources/network-volume";
-import type { TestEmulator } from "../support/emulator";
-import { emulatorForProviders } from "../support/provider-config";
+import { useEmulator } from "../support/use-emulator";
 import { requestsTo, summary } from "./harness";
 
 // The NetworkVolume resource's methods against the emulator's small market: cluster 7 (machine
@@ -16,15 +15,12 @@ const NETWORK_ASK = 25001;
 const ASK_IN_CLUSTER = 31003;
 
 describe("NetworkVolume against the emulator", () => {
-  let emulator!: TestEmulator;
   let client!: GpuCloudClient;
-  const providers = emulatorForProviders(
-    (started) => {
-      emulator = started;
-      client = new GpuCloudClient({ baseUrl: started.url, apiKey: started.apiKey });
-    },
-    { bootPolls: 0, market: false },
-  );
+  const providers = useEmulator({ per: "file", bootPolls: 0, market: false });
+  const { emulator } = providers;
+  beforeAll(() => {
+    client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
+  });
 
   const failuresOf = async (news: Record<string, unknown>, olds: Record<string, unknown> = {}) =>
     (

@@ -6,14 +6,12 @@ import {
   type NodeGroupOutputs,
 } from "../../provider/resources/node-group";
 import { groupVariable, namePrefixOf } from "../../provider/renting/group-ownership";
-import type { TestEmulator } from "../support/emulator";
-import { emulatorForProviders } from "../support/provider-config";
+import { useEmulator } from "../support/use-emulator";
 
 // NodeGroup's provider methods, called directly as the provider process does, against the
 // emulator's generated market: physical clusters 101 (A100 SXM4), 102 (H100 SXM), 103 (RTX
 // A6000) and 104 (L40S), of 6 to 11 machines, and network volume offers in each.
 describe("NodeGroup", () => {
-  let emulator: TestEmulator;
   let client: GpuCloudClient;
   const stackToken = "nodegroup-contract-token-0001";
   const base = {
@@ -27,13 +25,11 @@ describe("NodeGroup", () => {
     stackToken,
   } satisfies NodeGroupInputs;
 
-  const providers = emulatorForProviders(
-    (started) => {
-      emulator = started;
-      client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
-    },
-    { bootPolls: 1, market: { seed: 1 } },
-  );
+  const providers = useEmulator({ per: "file", bootPolls: 1, market: { seed: 1 } });
+  const { emulator } = providers;
+  beforeAll(() => {
+    client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
+  });
 
   beforeEach(async () => {
     await emulator.clearRequests();

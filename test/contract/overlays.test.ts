@@ -6,8 +6,7 @@ import {
   implementation as provider,
 } from "../../provider/resources/overlay";
 import { unknownValue } from "../../provider/shared/validation";
-import type { TestEmulator } from "../support/emulator";
-import { emulatorForProviders } from "../support/provider-config";
+import { useEmulator } from "../support/use-emulator";
 import { requestsTo, summary } from "./harness";
 
 // The Overlay resource's methods against the emulator's small market, whose one physical
@@ -17,15 +16,12 @@ const CLUSTER = 7;
 const ASK_IN_CLUSTER = 31003;
 
 describe("Overlay against the emulator", () => {
-  let emulator!: TestEmulator;
   let client!: GpuCloudClient;
-  const providers = emulatorForProviders(
-    (started) => {
-      emulator = started;
-      client = new GpuCloudClient({ baseUrl: started.url, apiKey: started.apiKey });
-    },
-    { bootPolls: 0, market: false },
-  );
+  const providers = useEmulator({ per: "file", bootPolls: 0, market: false });
+  const { emulator } = providers;
+  beforeAll(() => {
+    client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
+  });
 
   const check = async (olds: Partial<OverlayInputs>, news: Record<string, unknown>) => {
     const checked = await provider.check?.(

@@ -3,14 +3,13 @@ import { implementation as instanceProvider } from "../../provider/resources/ins
 import { implementation as secretProvider } from "../../provider/resources/secret";
 import { implementation as volumeProvider } from "../../provider/resources/volume";
 import { unknownValue } from "../../provider/shared/validation";
-import type { TestEmulator } from "../support/emulator";
-import { emulatorForProviders } from "../support/provider-config";
+import { useEmulator } from "../support/use-emulator";
 
 // The providers' methods called directly against the emulator, as the dynamic-provider process
 // calls them (whole programs under the real CLI are in test/e2e).
 describe("resource providers against the emulator", () => {
-  let emulator: TestEmulator;
-  const providers = emulatorForProviders((started) => (emulator = started), { bootPolls: 1 });
+  const providers = useEmulator({ per: "file", bootPolls: 1 });
+  const { emulator } = providers;
 
   it("Secret: check normalises, create, read, update, read masked drift, delete", async () => {
     const checked = await secretProvider.check?.(providers.run, {} as never, {

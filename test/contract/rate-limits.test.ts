@@ -1,5 +1,5 @@
 import { defaultRetryPolicy } from "../../provider/client";
-import { useEmulator } from "./harness";
+import { useEmulator } from "../support/use-emulator";
 
 // The service limits each endpoint per key and answers 429 without Retry-After. Every request
 // class slows down and gets through, a create refused with 429 included, and nothing is sent
@@ -8,7 +8,7 @@ import { useEmulator } from "./harness";
 jest.setTimeout(120_000);
 
 describe("against the documented rate limits", () => {
-  const h = useEmulator({ rateLimits: "documented" });
+  const h = useEmulator({ per: "test", rateLimits: "documented" });
   const client = () => h.newClient({ retryPolicy: defaultRetryPolicy });
 
   const statuses = async (path: string) =>

@@ -6,22 +6,15 @@ import {
   type RetryEvent,
   type RetryPolicy,
 } from "../../provider/client";
-import {
-  clientFor,
-  closeTestConnections,
-  failureOf,
-  requestsTo,
-  startFakeServer,
-  summary,
-  useEmulator,
-  waitFor,
-} from "./harness";
+import { clientFor, closeTestConnections } from "../support/clients";
+import { useEmulator } from "../support/use-emulator";
+import { failureOf, requestsTo, startFakeServer, summary, waitFor } from "./harness";
 
 const ASK = 31001;
 const instance = { image: "pytorch/pytorch:latest", disk: 16 };
 
 describe("retries under injected faults", () => {
-  const h = useEmulator();
+  const h = useEmulator({ per: "test" });
 
   it("retries a throttled GET (429, plain text then JSON) and succeeds on the third request", async () => {
     await h.emulator.setFaults({ tooManyRequests: { next: 2 } });
@@ -227,7 +220,7 @@ describe("retries under injected faults", () => {
 });
 
 describe("refusals and failures counted apart", () => {
-  const h = useEmulator();
+  const h = useEmulator({ per: "test" });
 
   it("refusals (429) use up no attempt: failures after them still get their retries", async () => {
     // Four refusals, then two 503s (the emulator tries 429 first), then an answer: seven
@@ -258,7 +251,7 @@ describe("refusals and failures counted apart", () => {
 });
 
 describe("retry waits", () => {
-  const h = useEmulator();
+  const h = useEmulator({ per: "test" });
 
   it("waits at least the floor before retrying a 429 (the service sends no Retry-After)", async () => {
     await h.emulator.setFaults({ tooManyRequests: { next: 1 } });
@@ -305,7 +298,7 @@ describe("retry waits", () => {
 });
 
 describe("cancellation", () => {
-  const h = useEmulator();
+  const h = useEmulator({ per: "test" });
 
   it.each([
     ["a read", "GET /api/v0/users/current/", false],

@@ -1,21 +1,20 @@
 import type { ServerResponse } from "node:http";
 import { z } from "zod";
 import { type GpuCloudClient, GpuCloudError } from "../../provider/client";
+import { clientFor, closeTestConnections } from "../support/clients";
+import { useEmulator } from "../support/use-emulator";
 import {
-  clientFor,
-  closeTestConnections,
   everyRendering,
   failureOf,
   type FakeServer,
   requestsTo,
   sendJson,
   startFakeServer,
-  useEmulator,
   waitFor,
 } from "./harness";
 
 describe("secrets", () => {
-  const h = useEmulator();
+  const h = useEmulator({ per: "test" });
 
   it("lists nothing on a new account", async () => {
     expect(await h.client.secrets.list()).toEqual({});
@@ -127,7 +126,7 @@ describe("secrets", () => {
 });
 
 describe("secrets.list sharing", () => {
-  const h = useEmulator();
+  const h = useEmulator({ per: "test" });
 
   it("serves 100 concurrent lists with one request", async () => {
     await h.client.secrets.create("SHARED", "v");

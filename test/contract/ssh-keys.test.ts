@@ -1,4 +1,5 @@
-import { failureOf, summary, useEmulator } from "./harness";
+import { useEmulator } from "../support/use-emulator";
+import { failureOf, summary } from "./harness";
 
 const ED25519 =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGgGqKZ6Wq2nTzZ8e3xvYb0wJ5m9cQm1nq3fJq7pY2xK dev@laptop";
@@ -6,7 +7,7 @@ const OTHER_ED25519 =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB3t8xQ0m4Jr2Vb9nYc6dK1pL5sW7eZ0aH3gT8uF2vXo ci@runner";
 
 describe("sshKeys", () => {
-  const h = useEmulator();
+  const h = useEmulator({ per: "test" });
 
   it("creates, lists, updates and deletes account keys in one shape", async () => {
     expect(await h.client.sshKeys.list()).toEqual([]);

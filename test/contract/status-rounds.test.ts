@@ -1,12 +1,12 @@
 import { waitUntilRunning } from "../../provider/renting/boot";
 import { destroyAndConfirm } from "../../provider/renting/destroy";
 import { Run } from "../../provider/run/run";
-import { useEmulator } from "./harness";
+import { useEmulator } from "../support/use-emulator";
 
 // Instances waited on in one process share their status reads: one list request a round (a
 // page per 25), not a show per instance.
 describe("shared status rounds", () => {
-  const h = useEmulator({ bootPolls: 3 });
+  const h = useEmulator({ per: "test", bootPolls: 3 });
   /** A run that is never cancelled: these waits end by the instances alone. */
   const uncancelled = new AbortController().signal;
 

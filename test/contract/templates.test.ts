@@ -9,9 +9,9 @@ import {
   toWire,
 } from "../../provider/resources/template";
 import { checkInputs } from "../../provider/shared/validation";
-import type { TestEmulator } from "../support/emulator";
-import { emulatorForProviders } from "../support/provider-config";
-import { clientFor, everyRendering, failureOf, requestsTo, useEmulator } from "./harness";
+import { useEmulator } from "../support/use-emulator";
+import { clientFor } from "../support/clients";
+import { everyRendering, failureOf, requestsTo } from "./harness";
 
 const password = "dckr_pat_contract-Secret-42";
 const hashPattern = /^[0-9a-f]{32}$/;
@@ -34,7 +34,7 @@ const body: TemplateFields = {
 };
 
 describe("templates client", () => {
-  const h = useEmulator();
+  const h = useEmulator({ per: "test" });
 
   it("creates a template: a numeric id and a 32-hex content hash; search finds it, never with the password", async () => {
     const created = await h.client.templates.create(body);
@@ -148,8 +148,8 @@ describe("templates client", () => {
 
 // The resource's provider methods, called as the dynamic-provider process calls them.
 describe("Template provider against the emulator", () => {
-  let emulator!: TestEmulator;
-  const providers = emulatorForProviders((started) => (emulator = started));
+  const providers = useEmulator({ per: "file" });
+  const { emulator } = providers;
   const outside = () => clientFor(emulator.url, emulator.apiKey);
 
   let counter = 0;

@@ -1,14 +1,13 @@
 import { implementation as instanceProvider } from "../../provider/resources/instance";
 import { instanceInputsSchema } from "../../provider/resources/instance/inputs";
 import { implementation as volumeProvider } from "../../provider/resources/volume";
-import type { TestEmulator } from "../support/emulator";
-import { emulatorForProviders } from "../support/provider-config";
+import { useEmulator } from "../support/use-emulator";
 
 // Creates that no retry can fix stop at once, leading with the reason; limits the offer shows
 // are refused at check. The providers' methods are called directly, as the provider process does.
 describe("creates that no retry can fix, and limits at check", () => {
-  let emulator: TestEmulator;
-  const providers = emulatorForProviders((started) => (emulator = started), { bootPolls: 1 });
+  const providers = useEmulator({ per: "file", bootPolls: 1 });
+  const { emulator } = providers;
   beforeEach(async () => {
     await emulator.clearRequests();
   });

@@ -1,11 +1,12 @@
 import { request } from "undici";
-import { summary, useEmulator } from "./harness";
+import { useEmulator } from "../support/use-emulator";
+import { summary } from "./harness";
 
 const ED25519_KEY =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGgGqKZ6Wq2nTzZ8e3xvYb0wJ5m9cQm1nq3fJq7pY2xK dev@laptop";
 
 describe("users.current", () => {
-  const h = useEmulator();
+  const h = useEmulator({ per: "test" });
 
   it("returns the account's id, email, credit, balance, key id and whether an SSH key is registered", async () => {
     const user = await h.client.users.current();

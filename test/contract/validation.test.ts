@@ -1,12 +1,5 @@
-import {
-  clientFor,
-  closeTestConnections,
-  failureOf,
-  type FakeServer,
-  type Handler,
-  sendJson,
-  startFakeServer,
-} from "./harness";
+import { clientFor, closeTestConnections } from "../support/clients";
+import { failureOf, type FakeServer, type Handler, sendJson, startFakeServer } from "./harness";
 
 /** Responses the emulator never gives, from a tiny server that answers every request alike. */
 describe("response validation", () => {

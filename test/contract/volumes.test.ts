@@ -1,10 +1,11 @@
 import { volumeIdOf } from "../../provider/client";
-import { failureOf, useEmulator } from "./harness";
+import { useEmulator } from "../support/use-emulator";
+import { failureOf } from "./harness";
 
 const VOLUME_ASK = 21001; // a seeded ask offering 100 GB
 
 describe("volumes", () => {
-  const h = useEmulator();
+  const h = useEmulator({ per: "test" });
 
   it("accepts a volume ask: the volume is named V.<id> and the id is returned too", async () => {
     const volume = await h.client.volumes.acceptVolumeAsk(VOLUME_ASK, 50);

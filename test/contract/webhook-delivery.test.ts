@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
-import { failureOf, type FakeServer, startFakeServer, useEmulator } from "./harness";
+import { useEmulator } from "../support/use-emulator";
+import { failureOf, type FakeServer, startFakeServer } from "./harness";
 
 interface Delivery {
   headers: IncomingHttpHeaders;
@@ -19,7 +20,7 @@ function verifies(delivery: Delivery, secret: string): boolean {
 }
 
 describe("webhook test deliveries (emulator started with allowInsecureWebhooks)", () => {
-  const h = useEmulator({ allowInsecureWebhooks: true });
+  const h = useEmulator({ per: "test", allowInsecureWebhooks: true });
   let receiver: FakeServer;
   let deliveries: Delivery[];
   let receiverStatus: number;
@@ -93,7 +94,7 @@ describe("webhook test deliveries (emulator started with allowInsecureWebhooks)"
 });
 
 describe("webhook rules of the service", () => {
-  const h = useEmulator();
+  const h = useEmulator({ per: "test" });
 
   it("lists the notification types whose keys webhooks subscribe to", async () => {
     const types = await h.client.webhooks.notificationTypes();

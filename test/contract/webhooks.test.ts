@@ -1,4 +1,5 @@
-import { failureOf, useEmulator } from "./harness";
+import { useEmulator } from "../support/use-emulator";
+import { failureOf } from "./harness";
 
 const hook = {
   webhook_url: "https://hooks.example.com/gpucloud",
@@ -7,7 +8,7 @@ const hook = {
 };
 
 describe("webhooks", () => {
-  const h = useEmulator();
+  const h = useEmulator({ per: "test" });
 
   it("lists nothing on a new account", async () => {
     expect(await h.client.webhooks.list()).toEqual([]);

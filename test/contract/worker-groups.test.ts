@@ -11,9 +11,10 @@ import {
 import { Run } from "../../provider/run/run";
 import { unknownValue } from "../../provider/shared/validation";
 import type { TestEmulator } from "../support/emulator";
-import { emulatorForProviders } from "../support/provider-config";
+import { useEmulator } from "../support/use-emulator";
 import { createTemplate, emptyAccount, eventually } from "./serverless-support";
-import { clientFor, failureOf } from "./harness";
+import { clientFor } from "../support/clients";
+import { failureOf } from "./harness";
 
 // Serverless worker groups: the client against the emulator's engine, and the WorkerGroup
 // resource's provider methods as the dynamic-provider process calls them. Money first: a
@@ -39,13 +40,13 @@ type Faults = Parameters<TestEmulator["setFaults"]>[0] & { workerReleaseFails?: 
 jest.setTimeout(30_000);
 
 describe("serverless worker groups", () => {
-  let emulator!: TestEmulator;
   let client!: GpuCloudClient;
   let endpointId = 0;
   let hash = "";
-  const providers = emulatorForProviders((started) => {
-    emulator = started;
-    client = new GpuCloudClient({ baseUrl: started.url, apiKey: started.apiKey });
+  const providers = useEmulator({ per: "file" });
+  const { emulator } = providers;
+  beforeAll(() => {
+    client = new GpuCloudClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
   });
 
   beforeEach(async () => {

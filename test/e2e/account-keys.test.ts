@@ -3,8 +3,9 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import { GpuCloudClient, GpuCloudError } from "../../provider/client";
-import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
-import { repoRoot, withStack } from "../support/pulumi-stack";
+import { repoRoot } from "../support/repo-root";
+import type { TestEmulator } from "../support/emulator";
+import { withStack } from "../support/pulumi-stack";
 import {
   dynamicResources,
   emulatorConfig,
@@ -12,6 +13,7 @@ import {
   outsideClient,
   program,
 } from "../support/programs";
+import { useEmulator } from "../support/use-emulator";
 
 // Keys generated with ssh-keygen; the fingerprint is the one `ssh-keygen -lf` printed.
 const ed25519 =
@@ -80,8 +82,7 @@ const detaches = (requests: { method: string; path: string }[]) =>
   );
 
 describe("SshKey and ApiKey under the real Pulumi CLI", () => {
-  let emulator!: TestEmulator;
-  startEmulatorForEachTest((started) => (emulator = started), { bootPolls: 1 });
+  const { emulator } = useEmulator({ per: "test", bootPolls: 1 });
 
   it("SshKey: creates, refreshes unchanged, updates in place, restores outside changes and destroys", async () => {
     await withStack(

@@ -1,10 +1,11 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ConfigMap, Stack } from "@pulumi/pulumi/automation";
-import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
+import type { TestEmulator } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
 import { badResourceInputs, type BadInputCase } from "../support/bad-resource-inputs";
 import { emulatorConfig, expectNoLeak, program } from "../support/programs";
+import { useEmulator } from "../support/use-emulator";
 
 /**
  * Bad input as a new user writes it, through the engine: every configuration key, the functions,
@@ -212,8 +213,7 @@ async function applyConfig(stack: Stack, config: ConfigMap): Promise<void> {
 }
 
 describe("bad input fails at preview, in one line, naming the field", () => {
-  let emulator!: TestEmulator;
-  startEmulatorForEachTest((started) => (emulator = started));
+  const { emulator } = useEmulator({ per: "test" });
 
   it("every configuration key, the functions, and resources whose printing matters", async () => {
     const notApi = await notTheApi();

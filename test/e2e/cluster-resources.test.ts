@@ -1,12 +1,9 @@
 import type { Stack } from "@pulumi/pulumi/automation";
-import {
-  type EmulatorState,
-  startEmulatorForEachTest,
-  type TestEmulator,
-} from "../support/emulator";
+import type { EmulatorState } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
 import { emulatorConfig, expectNoLeak, program, stateResources } from "../support/programs";
-import { nativePluginDir, withYamlStack } from "../support/yaml-stack";
+import { nativePluginDir } from "../support/yaml-stack";
+import { useEmulator } from "../support/use-emulator";
 
 // Multi-node training on a physical cluster, under the real CLI: an Overlay, a NetworkVolume in
 // it, and two Instances by offerQuery that join the overlay and mount the volume. The generated
@@ -140,11 +137,7 @@ function expectNothingLeft(state: EmulatorState): void {
 }
 
 describe("Overlay, NetworkVolume and Instances on a cluster (real Pulumi CLI)", () => {
-  let emulator!: TestEmulator;
-  startEmulatorForEachTest((started) => (emulator = started), {
-    market: { seed: 1 },
-    bootPolls: 0,
-  });
+  const { emulator } = useEmulator({ per: "test", market: { seed: 1 }, bootPolls: 0 });
 
   it("TypeScript: preview writes nothing; up joins both to the overlay and mounts the volume; refresh; destroy", async () => {
     await withStack(
@@ -177,8 +170,13 @@ describe("Overlay, NetworkVolume and Instances on a cluster (real Pulumi CLI)", 
   });
 
   it("YAML with the native plugin: up, refresh, destroy", async () => {
-    await withYamlStack(
-      { program: { text: yamlProgram }, config: emulatorConfig(emulator), stackName: "cluster" },
+    await withStack(
+      {
+        language: "yaml",
+        program: { text: yamlProgram },
+        config: emulatorConfig(emulator),
+        stackName: "cluster",
+      },
       async ({ stack, exportState }) => {
         const output: string[] = [];
         const onOutput = (text: string) => output.push(text);
@@ -214,9 +212,8 @@ describe("Overlay, NetworkVolume and Instances on a cluster (real Pulumi CLI)", 
 const instanceBase = `image: "pytorch/pytorch", diskGb: 20`;
 
 describe("bad cluster input fails in one line naming the field, with no write", () => {
-  let emulator!: TestEmulator;
   // The small market: cluster 7 is machine 52011 alone; ask 31001 is in no cluster.
-  startEmulatorForEachTest((started) => (emulator = started), { market: false });
+  const { emulator } = useEmulator({ per: "test", market: false });
 
   it("an Instance's explicit ask in another cluster than its overlay declared alongside", async () => {
     const says =

@@ -13,10 +13,10 @@ import {
   leftOnAccount,
   whereIs,
 } from "../support/doc-blocks";
+import { repoRoot } from "../support/repo-root";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { isAlive } from "../support/interrupt";
 import { tarballFromSetup } from "../support/packages";
-import { repoRoot } from "../support/pulumi-stack";
 import { wheelhouse } from "../support/python-stack";
 import { withoutPlugins } from "../support/yaml-stack";
 

@@ -14,7 +14,7 @@ import {
   referencePages,
   writeReference,
 } from "../../scripts/gen-docs";
-import { repoRoot } from "../support/pulumi-stack";
+import { repoRoot } from "../support/repo-root";
 
 const execFileAsync = promisify(execFile);
 

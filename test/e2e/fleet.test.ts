@@ -1,4 +1,3 @@
-import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
 import { emulatorConfig, program } from "../support/programs";
 import {
@@ -8,14 +7,14 @@ import {
   fleetRequests,
   fleetSize,
 } from "../support/fleet";
+import { useEmulator } from "../support/use-emulator";
 
 // A fleet as users rent one: forty single-GPU workers by one query, applied with a parallelism
 // above the fleet's size, against an emulator that limits every endpoint as the service
 // documents and boots instances in wall-clock time. Timings are the benchmark's (`npm run
 // bench`); this checks what must hold.
 describe("a fleet of 40 workers under the documented rate limits (real Pulumi CLI)", () => {
-  let emulator!: TestEmulator;
-  startEmulatorForEachTest((started) => (emulator = started), fleetEmulatorOptions);
+  const { emulator } = useEmulator({ per: "test", ...fleetEmulatorOptions });
 
   it("rents every worker once, reads their status at most half a request each, and destroys them all", async () => {
     await withStack(

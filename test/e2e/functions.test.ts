@@ -1,10 +1,9 @@
-import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
 import { emulatorConfig, expectNoLeak, outsideClient, program } from "../support/programs";
+import { useEmulator } from "../support/use-emulator";
 
 describe("functions under the real Pulumi CLI", () => {
-  let emulator!: TestEmulator;
-  startEmulatorForEachTest((started) => (emulator = started));
+  const { emulator } = useEmulator({ per: "test" });
 
   it("getCurrentUser gives the account, never a key", async () => {
     await emulator.setUser({ ssh_key: "ssh-ed25519 AAAAC3Nza test@example", credit: 42.5 });

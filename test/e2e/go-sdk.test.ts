@@ -3,11 +3,12 @@ import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { repoRoot } from "../support/repo-root";
 import { emulatorConfig, stateResources } from "../support/programs";
-import { repoRoot } from "../support/pulumi-stack";
+import { withStack } from "../support/pulumi-stack";
 import { packageVersion } from "../../provider/native/server";
-import { nativePluginDir, withYamlStack } from "../support/yaml-stack";
+import { useEmulator } from "../support/use-emulator";
+import { nativePluginDir } from "../support/yaml-stack";
 
 const execFileAsync = promisify(execFile);
 
@@ -34,14 +35,12 @@ async function run(command: string, args: string[], cwd: string): Promise<string
 describe("the Go SDK generated from the native plugin's schema", () => {
   let root!: string;
   let programDir!: string;
-  let emulator!: TestEmulator;
+  const { emulator } = useEmulator({ per: "file", bootPolls: 1 });
   beforeAll(async () => {
     root = await mkdtemp(path.join(tmpdir(), "gpucloud-go-sdk-"));
     programDir = path.join(root, "go-workspace");
-    emulator = await startTestEmulator({ bootPolls: 1 });
   });
   afterAll(async () => {
-    await emulator.close();
     await rm(root, { recursive: true, force: true });
   });
 
@@ -89,8 +88,8 @@ describe("the Go SDK generated from the native plugin's schema", () => {
       "go-workspace:hfToken": { value: hfToken, secret: true },
       "go-workspace:pollIntervalSeconds": { value: "0.2" },
     };
-    await withYamlStack(
-      { program: { dir: programDir }, config, stackName: "go" },
+    await withStack(
+      { language: "go", program: { dir: programDir }, config, stackName: "go" },
       async ({ stack, exportState }) => {
         const up = await stack.up();
         // The stack, the secret, the volume, the instance and the stack's sweeper.

@@ -1,8 +1,9 @@
 import { request } from "undici";
 import { z } from "zod";
-import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
+import type { TestEmulator } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
 import { dynamicResources, emulatorConfig, program } from "../support/programs";
+import { useEmulator } from "../support/use-emulator";
 
 // Bids that change in place, an outbid instance seen by refresh and won back by the next up,
 // and an instance launched from a template, under the real Pulumi CLI.
@@ -73,8 +74,7 @@ const apiWrites = (requests: { method: string; path: string }[]) =>
     .map((r) => `${r.method} ${r.path.split("?")[0] ?? ""}`);
 
 describe("Instance bids and templates under the real Pulumi CLI", () => {
-  let emulator!: TestEmulator;
-  startEmulatorForEachTest((started) => (emulator = started), { bootPolls: 2 });
+  const { emulator } = useEmulator({ per: "test", bootPolls: 2 });
 
   const instanceIds = async () => (await emulator.state()).instances.map((i) => i.id);
   const bidOf = async (id: number) =>

@@ -1,4 +1,3 @@
-import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
 import {
   commandOf,
   descendantsOf,
@@ -10,6 +9,7 @@ import {
 } from "../support/interrupt";
 import { type TestStack, withStack } from "../support/pulumi-stack";
 import { dynamicResources, emulatorConfig, outsideClient, program } from "../support/programs";
+import { useEmulator } from "../support/use-emulator";
 
 // A `pulumi up` interrupted while an instance boots: killed (a cancelled CI job) or Ctrl-C. An
 // instance bills by the hour, so none may be left that no stack records.
@@ -33,8 +33,7 @@ const OWNER_VARIABLE = "PULUMI_GPUCLOUD_OWNER";
 const STACK_VARIABLE = "PULUMI_GPUCLOUD_STACK";
 
 describe("Instance under interrupted runs (real Pulumi CLI)", () => {
-  let emulator!: TestEmulator;
-  startEmulatorForEachTest((started) => (emulator = started));
+  const { emulator } = useEmulator({ per: "test" });
 
   const instanceIds = async () => (await emulator.state()).instances.map((i) => i.id);
   const imageOf = async (id: number) =>

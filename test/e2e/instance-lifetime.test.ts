@@ -4,13 +4,10 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import {
-  type LoggedRequest,
-  startEmulatorForEachTest,
-  type TestEmulator,
-} from "../support/emulator";
+import type { LoggedRequest, TestEmulator } from "../support/emulator";
 import { commandOf, descendantsOf, eventually } from "../support/interrupt";
 import { withStack } from "../support/pulumi-stack";
+import { useEmulator } from "../support/use-emulator";
 import {
   dynamicResources,
   emulatorConfig,
@@ -18,7 +15,6 @@ import {
   program,
   stateResources,
 } from "../support/programs";
-import { withPythonStack } from "../support/python-stack";
 
 // maxLifetime as a user meets it: the real CLI, the emulator running each instance's onstart as
 // a local process (`runOnstart`, with CONTAINER_ID and the instance's own CONTAINER_API_KEY), and
@@ -86,9 +82,8 @@ function expectDeadline(expiresAt: unknown, upStartedMs: number, upEndedMs: numb
 const outputSchema = z.object({ instanceId: z.number(), expiresAt: z.string() });
 
 describe("maxLifetime under the real Pulumi CLI (the emulator runs onstarts)", () => {
-  let emulator!: TestEmulator;
+  const { emulator } = useEmulator({ per: "test", runOnstart: true, bootPolls: 1 });
   let scratch!: string;
-  startEmulatorForEachTest((started) => (emulator = started), { runOnstart: true, bootPolls: 1 });
   beforeEach(async () => {
     scratch = await mkdtemp(path.join(tmpdir(), "gpucloud-lifetime-"));
   });
@@ -290,8 +285,12 @@ paused = gpucloud.Instance("paused", on_expiry="stop", **common)
 for name, gpu in (("doomed", doomed), ("paused", paused)):
     pulumi.export(name, {"instanceId": gpu.instance_id, "expiresAt": gpu.expires_at})
 `;
-    await withPythonStack(
-      { program: { main, project: "python-lifetime" }, config: emulatorConfig(emulator) },
+    await withStack(
+      {
+        language: "python",
+        program: { main, project: "python-lifetime" },
+        config: emulatorConfig(emulator),
+      },
       async ({ stack, exportState }) => {
         const upStartedMs = Date.now();
         const up = await stack.up();
@@ -349,8 +348,8 @@ for name, gpu in (("doomed", doomed), ("paused", paused)):
 });
 
 describe("NodeGroup's maxLifetime under the real Pulumi CLI", () => {
-  let emulator!: TestEmulator;
-  startEmulatorForEachTest((started) => (emulator = started), {
+  const { emulator } = useEmulator({
+    per: "test",
     runOnstart: true,
     bootPolls: 1,
     market: { seed: 1 },

@@ -2,7 +2,6 @@ import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { promisify } from "node:util";
 import { z } from "zod";
-import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
 import { eventually } from "../support/interrupt";
 import { type TestStack, withStack } from "../support/pulumi-stack";
 import {
@@ -12,6 +11,7 @@ import {
   outsideClient,
   program,
 } from "../support/programs";
+import { useEmulator } from "../support/use-emulator";
 
 // Which instances are a stack's own. Many teams share one account, and stacks of the same
 // project and stack names live in different backends; users keep instances on purpose
@@ -38,8 +38,7 @@ const onOutput = (stack: TestStack) => (text: string) => stack.output.push(text)
 const envSchema = z.record(z.string(), z.string());
 
 describe("which instances are a stack's own (real Pulumi CLI)", () => {
-  let emulator!: TestEmulator;
-  startEmulatorForEachTest((started) => (emulator = started));
+  const { emulator } = useEmulator({ per: "test" });
 
   const instances = async () =>
     (await emulator.state()).instances.map((found) => ({

@@ -1,7 +1,7 @@
 import { gunzipSync } from "node:zlib";
-import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
 import { emulatorConfig, outsideClient, program } from "../support/programs";
+import { useEmulator } from "../support/use-emulator";
 
 const baseArgs = {
   askId: 31001,
@@ -28,8 +28,7 @@ const destroys = (requests: { method: string; path: string }[]) =>
   requests.filter((r) => r.method === "DELETE" && r.path.startsWith("/api/v0/instances/"));
 
 describe("Instance under the real Pulumi CLI", () => {
-  let emulator!: TestEmulator;
-  startEmulatorForEachTest((started) => (emulator = started), { bootPolls: 4 });
+  const { emulator } = useEmulator({ per: "test", bootPolls: 4 });
 
   it("waits for running, relabels in place, survives refresh and is destroyed", async () => {
     await withStack(

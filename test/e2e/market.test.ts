@@ -1,6 +1,6 @@
-import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
 import { emulatorConfig, outsideClient, program } from "../support/programs";
+import { useEmulator } from "../support/use-emulator";
 
 const QUERY = {
   gpuName: { in: ["RTX 4090", "RTX 3090"] },
@@ -35,8 +35,7 @@ exports.instanceId = gpu.instanceId;
 `);
 
 describe("renting by query under the real Pulumi CLI", () => {
-  let emulator!: TestEmulator;
-  startEmulatorForEachTest((started) => (emulator = started), { market: { seed: 11 } });
+  const { emulator } = useEmulator({ per: "test", market: { seed: 11 } });
 
   it("two instances with one query rent two different offers, the cheapest matches; refresh and preview change nothing", async () => {
     const client = outsideClient(emulator);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { GpuCloudClient } from "../../provider/client";
-import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
+import type { TestEmulator } from "../support/emulator";
 import {
   commandOf,
   descendantsOf,
@@ -10,10 +10,10 @@ import {
   releaseLock,
   startCli,
 } from "../support/interrupt";
-import { type TestStack, withStack } from "../support/pulumi-stack";
+import { withStack, type TestStack } from "../support/pulumi-stack";
 import { emulatorConfig, outsideClient, program } from "../support/programs";
-import { withPythonStack } from "../support/python-stack";
-import { nativePluginDir, withYamlStack } from "../support/yaml-stack";
+import { nativePluginDir } from "../support/yaml-stack";
+import { useEmulator } from "../support/use-emulator";
 
 // Multi-node training as one resource, with the real CLI against the emulator's generated
 // market (physical clusters 101-104 of 6 to 11 machines; 102 has 9 H100 SXM machines).
@@ -76,15 +76,11 @@ async function account(emulator: TestEmulator) {
 const nothing = { instances: [], overlays: [], networkVolumes: [] };
 
 describe("NodeGroup (real Pulumi CLI)", () => {
-  let emulator!: TestEmulator;
   let client!: GpuCloudClient;
-  startEmulatorForEachTest(
-    (started) => {
-      emulator = started;
-      client = outsideClient(started);
-    },
-    { bootPolls: 2, market: { seed: 1 } },
-  );
+  const { emulator } = useEmulator({ per: "test", bootPolls: 2, market: { seed: 1 } });
+  beforeEach(() => {
+    client = outsideClient(emulator);
+  });
   const onOutput = (stack: TestStack) => (text: string) => stack.output.push(text);
 
   it("a 4-node group: one cluster, one overlay with distinct addresses, ranks 0-3, one network volume; refresh sees no change; destroy leaves nothing", async () => {
@@ -258,8 +254,9 @@ describe("NodeGroup (real Pulumi CLI)", () => {
   });
 
   it("Ctrl-C while the nodes boot: the group is taken apart and the run ends within 15 s", async () => {
-    await withYamlStack(
+    await withStack(
       {
+        language: "yaml",
         program: {
           text: yamlGroup("node-group-cancel", 1),
         },
@@ -308,8 +305,9 @@ describe("NodeGroup (real Pulumi CLI)", () => {
   });
 
   it("YAML and Python programs declare the same type", async () => {
-    await withYamlStack(
+    await withStack(
       {
+        language: "yaml",
         program: {
           text: yamlGroup("node-group-yaml", 0.2),
         },
@@ -322,8 +320,9 @@ describe("NodeGroup (real Pulumi CLI)", () => {
         expect(await account(emulator)).toEqual(nothing);
       },
     );
-    await withPythonStack(
+    await withStack(
       {
+        language: "python",
         program: {
           project: "node-group-python",
           main: `import pulumi

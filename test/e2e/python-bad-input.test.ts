@@ -1,9 +1,8 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { useEmulator } from "../support/use-emulator";
 import { emulatorConfig, expectNoLeak, program } from "../support/programs";
 import { withStack } from "../support/pulumi-stack";
-import { withPythonStack } from "../support/python-stack";
 
 // Bad input from Python fails at preview with the very lines a TypeScript program's gets: the
 // Python SDK checks nothing itself (no required-argument TypeError, no type check), so the
@@ -81,13 +80,7 @@ async function failedPreview(preview: (onOutput: (text: string) => void) => Prom
 }
 
 describe("bad input from Python (real Pulumi CLI)", () => {
-  let emulator!: TestEmulator;
-  beforeAll(async () => {
-    emulator = await startTestEmulator({ bootPolls: 0 });
-  });
-  afterAll(async () => {
-    await emulator.close();
-  });
+  const { emulator } = useEmulator({ per: "file", bootPolls: 0 });
 
   it("fails at preview with the same one-line messages as the TypeScript classes, sending no write", async () => {
     const fromTypeScript = new Map<string, string>();
@@ -102,8 +95,9 @@ describe("bad input from Python (real Pulumi CLI)", () => {
         }
       },
     );
-    await withPythonStack(
+    await withStack(
       {
+        language: "python",
         program: { main: "", project: "python-bad-input" },
         config: emulatorConfig(emulator),
       },

@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { descendantsOf, eventually, isAlive, releaseLock, startCli } from "../support/interrupt";
+import { withStack, type TestStack } from "../support/pulumi-stack";
+import { useEmulator } from "../support/use-emulator";
 import { emulatorConfig, outsideClient, stateResources } from "../support/programs";
-import { withPythonStack } from "../support/python-stack";
-import type { YamlTestStack } from "../support/yaml-stack";
 
 // The ownership rules through the plugin: two Python stacks of the same project and stack names
 // (in two backends, as two teams' CI would have them) share one account. Neither adopts,
@@ -29,13 +28,7 @@ pulumi.export("trainer", trainer.instance_id)
 const envSchema = z.record(z.string(), z.string());
 
 describe("two Python stacks of the same names on one account (real Pulumi CLI)", () => {
-  let emulator!: TestEmulator;
-  beforeAll(async () => {
-    emulator = await startTestEmulator({ bootPolls: 0 });
-  });
-  afterAll(async () => {
-    await emulator.close();
-  });
+  const { emulator } = useEmulator({ per: "file", bootPolls: 0 });
 
   const instances = async () =>
     (await emulator.state()).instances.map((found) => ({
@@ -45,18 +38,22 @@ describe("two Python stacks of the same names on one account (real Pulumi CLI)",
     }));
   const instanceIds = async () => (await instances()).map((found) => found.id);
   /** The stack's identity, which the plugin keeps in its default provider's state. */
-  const stackTokenOf = async ({ exportState }: YamlTestStack) => {
+  const stackTokenOf = async ({ exportState }: TestStack) => {
     const provider = stateResources(await exportState(false)).find((resource) =>
       resource.type.startsWith("pulumi:providers:gpucloud"),
     );
     return z.string().parse(provider?.inputs?.["stackToken"]);
   };
-  const options = { program: { main, project: "py-owners" }, stackName: "test" } as const;
+  const options = {
+    language: "python",
+    program: { main, project: "py-owners" },
+    stackName: "test",
+  } as const;
 
   it("never adopt, replace or destroy each other's instances or leftovers", async () => {
     const config = emulatorConfig(emulator);
-    await withPythonStack({ ...options, config }, async (first) => {
-      await withPythonStack({ ...options, config }, async (second) => {
+    await withStack({ ...options, config }, async (first) => {
+      await withStack({ ...options, config }, async (second) => {
         const output: string[] = [];
         const onOutput = (text: string) => output.push(text);
         const firstUp = await first.stack.up({ onOutput });
@@ -129,14 +126,8 @@ describe("two Python stacks of the same names on one account (real Pulumi CLI)",
 });
 
 describe("a Python up killed with its plugin while an Instance and a NodeGroup boot (real Pulumi CLI)", () => {
-  let emulator!: TestEmulator;
-  beforeAll(async () => {
-    // The generated market holds the H100 SXM clusters a group needs.
-    emulator = await startTestEmulator({ bootPolls: 0, market: { seed: 1 } });
-  });
-  afterAll(async () => {
-    await emulator.close();
-  });
+  // The generated market holds the H100 SXM clusters a group needs.
+  const { emulator } = useEmulator({ per: "file", bootPolls: 0, market: { seed: 1 } });
 
   const killedMain = `import pulumi
 import pulumi_gpucloud as gpucloud
@@ -168,8 +159,9 @@ trainers = gpucloud.NodeGroup(
   };
 
   it("refresh and previews name the leftovers and write nothing; destroy exits 0 leaving nothing", async () => {
-    await withPythonStack(
+    await withStack(
       {
+        language: "python",
         program: { main: killedMain, project: "py-killed" },
         stackName: "test",
         config: emulatorConfig(emulator),

@@ -1,11 +1,11 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { repoRoot } from "../support/repo-root";
+import { useEmulator } from "../support/use-emulator";
 import { interruptUpWhileBooting } from "../support/interrupt";
 import { emulatorConfig, expectNoLeak, outsideClient, stateResources } from "../support/programs";
-import { repoRoot } from "../support/pulumi-stack";
-import { withPythonStack } from "../support/python-stack";
+import { withStack } from "../support/pulumi-stack";
 import { nativePluginDir } from "../support/yaml-stack";
 
 // Python programs through the generated SDK (sdk/python) and the Python language host that
@@ -14,14 +14,12 @@ import { nativePluginDir } from "../support/yaml-stack";
 const exampleDir = path.join(repoRoot, "examples", "python-workspace");
 
 describe("Python programs (pulumi_gpucloud, real Pulumi CLI)", () => {
-  let emulator!: TestEmulator;
+  const { emulator } = useEmulator({ per: "file", bootPolls: 1 });
   let scratch!: string;
   beforeAll(async () => {
-    emulator = await startTestEmulator({ bootPolls: 1 });
     scratch = await mkdtemp(path.join(tmpdir(), "gpucloud-python-example-"));
   });
   afterAll(async () => {
-    await emulator.close();
     await rm(scratch, { recursive: true, force: true });
   });
 
@@ -40,8 +38,8 @@ describe("Python programs (pulumi_gpucloud, real Pulumi CLI)", () => {
       "python-workspace:hfToken": { value: hfToken, secret: true },
       "python-workspace:pollIntervalSeconds": { value: "0.2" },
     };
-    await withPythonStack(
-      { program: { dir: programDir }, config, stackName: "py" },
+    await withStack(
+      { language: "python", program: { dir: programDir }, config, stackName: "py" },
       async ({ stack, exportState }) => {
         const output: string[] = [];
         const onOutput = (line: string) => output.push(line);
@@ -103,8 +101,9 @@ import pulumi_gpucloud as gpucloud
 gpu = gpucloud.Instance("gpu", ask_id=31001, image="pytorch/pytorch:latest", disk_gb=20, label="by-hand")
 pulumi.export("instanceId", gpu.instance_id)
 `;
-    await withPythonStack(
+    await withStack(
       {
+        language: "python",
         program: { main, project: "python-import-e2e" },
         config: emulatorConfig(emulator),
         stackName: "imported",
@@ -138,22 +137,17 @@ pulumi.export("instanceId", gpu.instance_id)
 });
 
 describe("Ctrl-C in a Python program while an instance boots", () => {
-  let emulator!: TestEmulator;
-  beforeAll(async () => {
-    // Boots take two minutes: only the Ctrl-C ends the create early.
-    emulator = await startTestEmulator({ bootSeconds: 120 });
-  });
-  afterAll(async () => {
-    await emulator.close();
-  });
+  // Boots take two minutes: only the Ctrl-C ends the create early.
+  const { emulator } = useEmulator({ per: "file", bootSeconds: 120 });
 
   it("destroys the booting instance and ends the run within 15 s", async () => {
     const main = `import pulumi_gpucloud as gpucloud
 
 gpucloud.Instance("trainer", ask_id=31001, image="pytorch/pytorch", disk_gb=20, poll_interval_seconds=1)
 `;
-    await withPythonStack(
+    await withStack(
       {
+        language: "python",
         program: { main, project: "python-cancel-e2e" },
         config: emulatorConfig(emulator),
       },

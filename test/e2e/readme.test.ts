@@ -2,10 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import { codeBlocksIn, documentationFiles, leftOnAccount, whereIs } from "../support/doc-blocks";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { useEmulator } from "../support/use-emulator";
 import { withStack } from "../support/pulumi-stack";
 import { emulatorConfig } from "../support/programs";
-import { withPythonStack } from "../support/python-stack";
 
 // Every TypeScript and Python example of the README and the guides (docs/guides/) is a whole
 // Pulumi program: each one is deployed against the emulator, then destroyed, as a reader would
@@ -34,13 +33,7 @@ const titleOf = (source: string): string =>
   source.split("\n").find((line) => /^(const|export|[a-z_]+ = )/.test(line)) ?? "";
 
 describe("the TypeScript examples of the README and the guides", () => {
-  let emulator: TestEmulator;
-  beforeAll(async () => {
-    emulator = await startTestEmulator(market);
-  });
-  afterAll(async () => {
-    await emulator.close();
-  });
+  const { emulator } = useEmulator({ per: "file", ...market });
 
   it("has examples to run, and they type-check against the package", () => {
     expect(examples.filter((block) => block.file === "README.md").length).toBeGreaterThanOrEqual(1);
@@ -109,13 +102,7 @@ describe("the TypeScript examples of the README and the guides", () => {
 });
 
 describe("the Python examples of the README and the guides", () => {
-  let emulator: TestEmulator;
-  beforeAll(async () => {
-    emulator = await startTestEmulator(market);
-  });
-  afterAll(async () => {
-    await emulator.close();
-  });
+  const { emulator } = useEmulator({ per: "file", ...market });
 
   it("has one in the README", () => {
     expect(
@@ -126,8 +113,9 @@ describe("the Python examples of the README and the guides", () => {
   it.each(pythonExamples.map((block) => [whereIs(block), titleOf(block.source), block.source]))(
     "%s (%s) deploys and is destroyed",
     async (_where, _title, source) => {
-      await withPythonStack(
+      await withStack(
         {
+          language: "python",
           program: { main: source, project: "readme-python" },
           config: {
             ...emulatorConfig(emulator),

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { leftOnAccount } from "../support/doc-blocks";
-import { type EmulatorState, startTestEmulator, type TestEmulator } from "../support/emulator";
+import type { EmulatorState, TestEmulator } from "../support/emulator";
+import { useEmulator } from "../support/use-emulator";
 import {
   emulatorConfig,
   type ExportedResource,
@@ -11,7 +12,6 @@ import {
   stateResources,
 } from "../support/programs";
 import { withStack } from "../support/pulumi-stack";
-import { withPythonStack } from "../support/python-stack";
 import {
   type PageProgram,
   pagePrograms,
@@ -19,7 +19,7 @@ import {
   typescriptProgram,
   yamlProgram,
 } from "../support/reference-pages";
-import { nativePluginDir, withYamlStack } from "../support/yaml-stack";
+import { nativePluginDir } from "../support/yaml-stack";
 
 // The examples of the reference pages (docs/reference, generated from the schema: see
 // provider/shared/reference-examples.ts) work as users copy them: the TypeScript and Python blocks of
@@ -109,15 +109,9 @@ const cancelledCopies = async (emulator: TestEmulator): Promise<number> =>
   ).length;
 
 describe("the reference pages' examples, all pages at once (real Pulumi CLI)", () => {
-  let emulator!: TestEmulator;
-  beforeEach(async () => {
-    // The default market (what `gpucloud-emulator` lists with no flags); instances run at their
-    // first status read, since how long a boot takes is not what these tests are about.
-    emulator = await startTestEmulator({ market: { seed: 1 }, bootPolls: 0 });
-  });
-  afterEach(async () => {
-    await emulator.close();
-  });
+  // The default market (what `gpucloud-emulator` lists with no flags); instances run at their
+  // first status read, since how long a boot takes is not what these tests are about.
+  const { emulator } = useEmulator({ per: "test", market: { seed: 1 }, bootPolls: 0 });
 
   it("TypeScript: up creates every resource of every page on the account; destroy leaves nothing", async () => {
     const pages = pagePrograms("ts");
@@ -151,8 +145,8 @@ describe("the reference pages' examples, all pages at once (real Pulumi CLI)", (
           `plugins:\n  providers:\n    - name: gpucloud\n      path: ${nativePluginDir}\n`,
       };
       for (const [file, text] of Object.entries(files)) await writeFile(path.join(dir, file), text);
-      await withPythonStack(
-        { program: { dir }, config: emulatorConfig(emulator) },
+      await withStack(
+        { language: "python", program: { dir }, config: emulatorConfig(emulator) },
         async ({ stack, exportState }) => {
           const up = await stack.up();
           expect(up.summary.result).toBe("succeeded");
@@ -176,8 +170,8 @@ describe("the reference pages' examples, all pages at once (real Pulumi CLI)", (
       "name: reference-yaml\nruntime: yaml\n" +
       `plugins:\n  providers:\n    - name: gpucloud\n      path: ${nativePluginDir}\n` +
       yamlProgram(pages);
-    await withYamlStack(
-      { program: { text }, config: emulatorConfig(emulator) },
+    await withStack(
+      { language: "yaml", program: { text }, config: emulatorConfig(emulator) },
       async ({ stack }) => {
         const preview = await stack.preview();
         const declared = pages.flatMap((page) => page.declared);

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { repoRoot } from "../support/pulumi-stack";
+import { repoRoot } from "../support/repo-root";
 
 const execFileAsync = promisify(execFile);
 

@@ -1,4 +1,3 @@
-import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
 import {
   dynamicResources,
@@ -7,6 +6,7 @@ import {
   outsideClient,
   program,
 } from "../support/programs";
+import { useEmulator } from "../support/use-emulator";
 
 const secretProgram = (key: string, value: string) =>
   program(`
@@ -15,8 +15,7 @@ exports.key = token.key;
 `);
 
 describe("Secret under the real Pulumi CLI", () => {
-  let emulator!: TestEmulator;
-  startEmulatorForEachTest((started) => (emulator = started));
+  const { emulator } = useEmulator({ per: "test" });
 
   it("creates, refreshes unchanged, updates, restores outside changes and destroys", async () => {
     const first = "first-value.1";

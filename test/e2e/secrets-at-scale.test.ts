@@ -1,17 +1,11 @@
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { useEmulator } from "../support/use-emulator";
 import { withStack } from "../support/pulumi-stack";
 import { emulatorConfig, program } from "../support/programs";
 
 const count = 100;
 
 describe("a refresh of many secrets", () => {
-  let emulator: TestEmulator;
-  beforeAll(async () => {
-    emulator = await startTestEmulator();
-  });
-  afterAll(async () => {
-    await emulator.close();
-  });
+  const { emulator } = useEmulator({ per: "file" });
 
   it(`reads ${count} secrets with a handful of list requests, not one each`, async () => {
     await withStack(

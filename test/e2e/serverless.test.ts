@@ -1,6 +1,6 @@
 import { request } from "undici";
 import { z } from "zod";
-import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
+import type { TestEmulator } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
 import {
   dynamicResources,
@@ -9,6 +9,7 @@ import {
   outsideClient,
   program,
 } from "../support/programs";
+import { useEmulator } from "../support/use-emulator";
 
 // A template, a serverless endpoint and a worker group under the real Pulumi CLI, against the
 // emulator's serverless engine: the group's cold workers are instances of the account; each
@@ -97,8 +98,7 @@ async function rowKeys(emulator: TestEmulator): Promise<string[]> {
 }
 
 describe("Serverless endpoint and worker group under the real Pulumi CLI", () => {
-  let emulator!: TestEmulator;
-  startEmulatorForEachTest((started) => (emulator = started));
+  const { emulator } = useEmulator({ per: "test" });
 
   it("creates workers, refreshes unchanged, updates each in place and destroys every worker", async () => {
     const declared: Declared = {

@@ -7,11 +7,11 @@ import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import { request } from "undici";
 import { z } from "zod";
+import { repoRoot } from "../support/repo-root";
 import { tarballFromSetup } from "../support/packages";
 import { expectNoLeak } from "../support/programs";
-import { repoRoot } from "../support/pulumi-stack";
-import { withPythonStack } from "../support/python-stack";
-import { nativePluginDir, withYamlStack, type YamlTestStack } from "../support/yaml-stack";
+import { withStack, type TestStack } from "../support/pulumi-stack";
+import { nativePluginDir } from "../support/yaml-stack";
 
 const execFileAsync = promisify(execFile);
 
@@ -199,7 +199,7 @@ describe("the standalone pulumi-resource-gpucloud executable", () => {
  * service holds at each step, and that neither a Node.js nor a secret shows in any output.
  */
 async function deploysAndDestroys(
-  { stack, setupOutput }: YamlTestStack,
+  { stack, setupOutput }: TestStack,
   running: StandaloneEmulator,
   expected: {
     label: string;
@@ -297,8 +297,9 @@ describe("the workspace examples with the standalone plugin and emulator, no Nod
     expect(example).toMatch(/^plugins:$/m);
     expect(text).not.toMatch(/^plugins:$/m);
     const hfToken = "hf_standalone.Token-123";
-    await withYamlStack(
+    await withStack(
       {
+        language: "yaml",
         program: { text },
         config: configFor(running, "yaml-workspace", hfToken),
         stackName: "standalone",
@@ -312,8 +313,9 @@ describe("the workspace examples with the standalone plugin and emulator, no Nod
   it("Python: examples/python-workspace as it is, with the plugin from its tarball", async () => {
     const running = started();
     const hfToken = "hf_standalone.Python-456";
-    await withPythonStack(
+    await withStack(
       {
+        language: "python",
         program: { dir: path.join(repoRoot, "examples", "python-workspace") },
         config: configFor(running, "python-workspace", hfToken),
         stackName: "standalone",

@@ -3,8 +3,9 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { repoRoot, withStack } from "../support/pulumi-stack";
+import { repoRoot } from "../support/repo-root";
+import { useEmulator } from "../support/use-emulator";
+import { withStack } from "../support/pulumi-stack";
 import { dynamicResources, emulatorConfig, program } from "../support/programs";
 import { mixFor, shapesProgram, stackOverhead } from "../support/scale";
 
@@ -73,14 +74,12 @@ async function expectLeanProcesses(log: string): Promise<void> {
 }
 
 describe("what each resource adds to the state", () => {
-  let emulator: TestEmulator;
+  const { emulator } = useEmulator({ per: "file" });
   let logDir: string;
   beforeAll(async () => {
-    emulator = await startTestEmulator();
     logDir = await mkdtemp(path.join(tmpdir(), "gpucloud-loaded-"));
   });
   afterAll(async () => {
-    await emulator.close();
     await rm(logDir, { recursive: true, force: true });
   });
 

@@ -3,7 +3,6 @@ import path from "node:path";
 import type { GpuCloudClient } from "../../provider/client";
 import { templateInputsSchema, toWire } from "../../provider/resources/template";
 import { checkInputs } from "../../provider/shared/validation";
-import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
 import {
   dynamicResources,
@@ -12,6 +11,7 @@ import {
   outsideClient,
   program,
 } from "../support/programs";
+import { useEmulator } from "../support/use-emulator";
 
 const password = "dckr_pat_e2e-Registry-Secret-7781";
 
@@ -62,8 +62,7 @@ async function backendFiles(workDir: string): Promise<string[]> {
 }
 
 describe("Template under the real Pulumi CLI", () => {
-  let emulator!: TestEmulator;
-  startEmulatorForEachTest((started) => (emulator = started), { bootPolls: 2 });
+  const { emulator } = useEmulator({ per: "test", bootPolls: 2 });
 
   it("creates, refreshes unchanged, edits in place (new hash, same id), launches an instance from it, and destroys", async () => {
     await withStack(

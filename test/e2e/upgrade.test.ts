@@ -3,8 +3,9 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { repoRoot, withStack } from "../support/pulumi-stack";
+import { repoRoot } from "../support/repo-root";
+import { useEmulator } from "../support/use-emulator";
+import { withStack } from "../support/pulumi-stack";
 import { dynamicResources, emulatorConfig, program } from "../support/programs";
 
 /**
@@ -47,14 +48,12 @@ async function providerModules(log: string): Promise<string[][]> {
 const typeName = (type: string) => type.replace("pulumi-nodejs:dynamic/gpucloud:", "");
 
 describe("a stack written by version 0.1.0", () => {
-  let emulator: TestEmulator;
+  const { emulator } = useEmulator({ per: "file" });
   let logDir: string;
   beforeAll(async () => {
-    emulator = await startTestEmulator();
     logDir = await mkdtemp(path.join(tmpdir(), "gpucloud-upgrade-"));
   });
   afterAll(async () => {
-    await emulator.close();
     await rm(logDir, { recursive: true, force: true });
   });
 

@@ -1,6 +1,6 @@
-import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
 import { emulatorConfig, outsideClient, program } from "../support/programs";
+import { useEmulator } from "../support/use-emulator";
 
 const volumeProgram = (args: { askId: number; sizeGb?: number }) =>
   program(`
@@ -10,8 +10,7 @@ exports.sizeGb = data.sizeGb;
 `);
 
 describe("Volume under the real Pulumi CLI", () => {
-  let emulator!: TestEmulator;
-  startEmulatorForEachTest((started) => (emulator = started));
+  const { emulator } = useEmulator({ per: "test" });
 
   it("creates from an ask, refreshes unchanged, replaces on change, and destroys", async () => {
     await withStack(

@@ -1,4 +1,3 @@
-import { startEmulatorForEachTest, type TestEmulator } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
 import {
   dynamicResources,
@@ -7,6 +6,7 @@ import {
   outsideClient,
   program,
 } from "../support/programs";
+import { useEmulator } from "../support/use-emulator";
 
 const webhookProgram = (fields: {
   url: string;
@@ -21,8 +21,7 @@ exports.webhookSecret = hook.webhookSecret;
 `);
 
 describe("Webhook under the real Pulumi CLI", () => {
-  let emulator!: TestEmulator;
-  startEmulatorForEachTest((started) => (emulator = started));
+  const { emulator } = useEmulator({ per: "test" });
 
   it("creates, refreshes unchanged, updates in place, restores outside changes and destroys", async () => {
     const declared = {

@@ -1,7 +1,8 @@
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { withStack } from "../support/pulumi-stack";
+import { useEmulator } from "../support/use-emulator";
 import { interruptUpWhileBooting } from "../support/interrupt";
 import { emulatorConfig } from "../support/programs";
-import { nativePluginDir, withYamlStack } from "../support/yaml-stack";
+import { nativePluginDir } from "../support/yaml-stack";
 
 // Ctrl-C while an instance boots, in a YAML program served by the native plugin: the engine
 // calls the plugin's Cancel, which stops the boot wait; the create destroys the instance it
@@ -23,18 +24,12 @@ resources:
 `;
 
 describe("Ctrl-C with the native plugin (real Pulumi CLI, YAML)", () => {
-  let emulator!: TestEmulator;
-  beforeAll(async () => {
-    // Boots take two minutes: only the Ctrl-C ends the create early.
-    emulator = await startTestEmulator({ bootSeconds: 120 });
-  });
-  afterAll(async () => {
-    await emulator.close();
-  });
+  // Boots take two minutes: only the Ctrl-C ends the create early.
+  const { emulator } = useEmulator({ per: "file", bootSeconds: 120 });
 
   it("destroys the booting instance and ends the run within 15 s", async () => {
-    await withYamlStack(
-      { program: { text: program }, config: emulatorConfig(emulator) },
+    await withStack(
+      { language: "yaml", program: { text: program }, config: emulatorConfig(emulator) },
       async ({ workDir, cliEnv, exportState }) => {
         const { rentedId, code, tookMs, output } = await interruptUpWhileBooting(
           { workDir, cliEnv },

@@ -1,7 +1,9 @@
 import type { GpuCloudClient } from "../../provider/client";
-import { type EmulatorState, startTestEmulator, type TestEmulator } from "../support/emulator";
+import { withStack } from "../support/pulumi-stack";
+import type { EmulatorState } from "../support/emulator";
+import { useEmulator } from "../support/use-emulator";
 import { emulatorConfig, expectNoLeak, outsideClient } from "../support/programs";
-import { nativePluginDir, withYamlStack } from "../support/yaml-stack";
+import { nativePluginDir } from "../support/yaml-stack";
 
 // Resources made by hand (another tool, a person) brought under management with
 // `pulumi import`, then declared in a YAML program: the next `up` recreates nothing.
@@ -126,13 +128,7 @@ resources:${declarations.join("")}
 `;
 
 describe("pulumi import into a YAML stack, with the native plugin", () => {
-  let emulator!: TestEmulator;
-  beforeAll(async () => {
-    emulator = await startTestEmulator({ bootPolls: 0 });
-  });
-  afterAll(async () => {
-    await emulator.close();
-  });
+  const { emulator } = useEmulator({ per: "file", bootPolls: 0 });
 
   it("imports a secret, volume, instance, webhook and SSH key made by hand; up recreates none", async () => {
     // Made by hand; the program declares each as the service holds it.
@@ -156,8 +152,13 @@ describe("pulumi import into a YAML stack, with the native plugin", () => {
       ...emulatorConfig(emulator),
       "yaml-import-e2e:byHandValue": { value, secret: true },
     };
-    await withYamlStack(
-      { program: { text: programOf(declarations) }, config, stackName: "imported" },
+    await withStack(
+      {
+        language: "yaml",
+        program: { text: programOf(declarations) },
+        config,
+        stackName: "imported",
+      },
       async ({ stack, exportState }) => {
         const output: string[] = [];
         const onOutput = (line: string) => output.push(line);

@@ -6,10 +6,11 @@ import * as pulumi from "@pulumi/pulumi";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { z } from "zod";
 import * as gpucloud from "../../provider";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { repoRoot } from "../support/repo-root";
+import { useEmulator } from "../support/use-emulator";
 import { emulatorConfig, expectNoLeak, stateResources } from "../support/programs";
-import { repoRoot } from "../support/pulumi-stack";
-import { nativePluginDir, withYamlStack } from "../support/yaml-stack";
+import { withStack } from "../support/pulumi-stack";
+import { nativePluginDir } from "../support/yaml-stack";
 
 const execFileAsync = promisify(execFile);
 
@@ -22,14 +23,8 @@ const secretSignature = "4dabf18193072939515e22adb298388d";
 const secretSignatureValue = "1b47061264138c4ac30d75fd1eb44270";
 
 describe("examples/yaml-workspace with the native plugin and the real Pulumi CLI", () => {
-  let emulator!: TestEmulator;
-  beforeAll(async () => {
-    // Instances run at the first status read.
-    emulator = await startTestEmulator({ bootPolls: 0 });
-  });
-  afterAll(async () => {
-    await emulator.close();
-  });
+  // Instances run at the first status read.
+  const { emulator } = useEmulator({ per: "file", bootPolls: 0 });
 
   it("deploys, refreshes and updates with no changes, and destroys, leaking no secret", async () => {
     const example = readFileSync(path.join(exampleDir, "Pulumi.yaml"), "utf8");
@@ -42,8 +37,8 @@ describe("examples/yaml-workspace with the native plugin and the real Pulumi CLI
       "yaml-workspace:hfToken": { value: hfToken, secret: true },
       "yaml-workspace:pollIntervalSeconds": { value: "1" },
     };
-    await withYamlStack(
-      { program: { text }, config, stackName: "yaml" },
+    await withStack(
+      { language: "yaml", program: { text }, config, stackName: "yaml" },
       async ({ stack, exportState }) => {
         const output: string[] = [];
         const events: EngineEvent[] = [];

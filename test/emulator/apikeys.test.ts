@@ -2,7 +2,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { z } from "zod";
-import { API_KEY, errorOf, type TestEmulator, startTestEmulator } from "./helpers";
+import { type TestEmulator, startTestEmulator } from "../support/emulator";
+import { API_KEY, errorOf } from "./helpers";
 
 const CreatedSchema = z.object({
   id: z.int(),
@@ -28,7 +29,7 @@ describe("API keys", () => {
   let emulator: TestEmulator;
 
   beforeEach(async () => {
-    emulator = await startTestEmulator();
+    emulator = await startTestEmulator({ apiKey: API_KEY });
   });
   afterEach(async () => {
     await emulator.close();
@@ -155,7 +156,7 @@ describe("API keys", () => {
     const stateFile = path.join(dir, "state.json");
     try {
       await emulator.close();
-      emulator = await startTestEmulator({ stateFile });
+      emulator = await startTestEmulator({ apiKey: API_KEY, stateFile });
       const created = await create({ name: "persist?", permissions: { api: { misc: {} } } });
       // A change to the stored state, so that the file is written after the key exists.
       await emulator.call("POST", "/api/v0/secrets/", { key: "K", value: "v" });
@@ -168,7 +169,7 @@ describe("API keys", () => {
       }
       await emulator.close();
       // A restarted emulator knows only the key it was started with.
-      emulator = await startTestEmulator({ stateFile });
+      emulator = await startTestEmulator({ apiKey: API_KEY, stateFile });
       expect(
         errorOf(await emulator.call("GET", "/api/v0/secrets/", undefined, created.key)),
       ).toEqual({ status: 401, error: "unauthorized" });

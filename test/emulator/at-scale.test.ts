@@ -2,14 +2,8 @@ import { setTimeout as delay } from "node:timers/promises";
 import { request } from "undici";
 import { startEmulator } from "../../emulator";
 import { bootTimingOf } from "../../emulator/instances/lifecycle";
-import {
-  API_KEY,
-  createInstance,
-  errorOf,
-  showInstance,
-  startTestEmulator,
-  type TestEmulator,
-} from "./helpers";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { API_KEY, createInstance, errorOf, showInstance } from "./helpers";
 
 // The emulator as the service is at scale: documented rate limits, boots in wall-clock time,
 // and a market to rent a fleet from by default.
@@ -17,7 +11,7 @@ import {
 describe("rate limits as documented", () => {
   let emulator: TestEmulator;
   beforeEach(async () => {
-    emulator = await startTestEmulator({ rateLimits: "documented" });
+    emulator = await startTestEmulator({ apiKey: API_KEY, rateLimits: "documented" });
     await emulator.control("POST", "/_emulator/keys", { key: "second-key" });
   });
   afterEach(async () => {
@@ -105,7 +99,7 @@ describe("rate limits as documented", () => {
 
 describe("boots in wall-clock time", () => {
   it("runs once its boot seconds have passed, however few polls it had", async () => {
-    const emulator = await startTestEmulator({ bootSeconds: 2 });
+    const emulator = await startTestEmulator({ apiKey: API_KEY, bootSeconds: 2 });
     try {
       const id = await createInstance(emulator.call);
       // Created before its reply: two seconds from now have passed for it too.

@@ -1,10 +1,11 @@
-import { API_KEY, type Method, type TestEmulator, errorOf, startTestEmulator } from "./helpers";
+import { type Method, type TestEmulator, startTestEmulator } from "../support/emulator";
+import { API_KEY, errorOf } from "./helpers";
 
 describe("authentication and scopes", () => {
   let emulator: TestEmulator;
 
   beforeEach(async () => {
-    emulator = await startTestEmulator();
+    emulator = await startTestEmulator({ apiKey: API_KEY, allowUndocumented: true });
   });
   afterEach(async () => {
     await emulator.close();

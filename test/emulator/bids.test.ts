@@ -1,14 +1,8 @@
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
-import {
-  type TestEmulator,
-  createInstance,
-  errorOf,
-  pollUntilRunning,
-  showInstance,
-  startTestEmulator,
-} from "./helpers";
+import { type TestEmulator, startTestEmulator } from "../support/emulator";
+import { createInstance, errorOf, pollUntilRunning, showInstance } from "./helpers";
 
 const RowSchema = z.object({
   instances: z.object({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { generateMarket } from "../../emulator/market/market-gen";
-import { type TestEmulator, startTestEmulator } from "./helpers";
+import { type TestEmulator, startTestEmulator } from "../support/emulator";
 
 const OffersSchema = z.object({
   offers: z.array(

@@ -1,12 +1,6 @@
 import { z } from "zod";
-import {
-  type TestEmulator,
-  createInstance,
-  errorOf,
-  pollUntilRunning,
-  showInstance,
-  startTestEmulator,
-} from "./helpers";
+import { type TestEmulator, startTestEmulator } from "../support/emulator";
+import { createInstance, errorOf, pollUntilRunning, showInstance } from "./helpers";
 
 describe("remote copies", () => {
   let emulator: TestEmulator;

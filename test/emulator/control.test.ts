@@ -1,17 +1,11 @@
-import {
-  API_KEY,
-  INSTANCE_ASK_ID,
-  type TestEmulator,
-  createInstance,
-  errorOf,
-  startTestEmulator,
-} from "./helpers";
+import { type TestEmulator, startTestEmulator } from "../support/emulator";
+import { API_KEY, INSTANCE_ASK_ID, createInstance, errorOf } from "./helpers";
 
 describe("test controls", () => {
   let emulator: TestEmulator;
 
   beforeEach(async () => {
-    emulator = await startTestEmulator();
+    emulator = await startTestEmulator({ apiKey: API_KEY });
   });
   afterEach(async () => {
     await emulator.close();

@@ -1,105 +1,14 @@
-import { Agent, request } from "undici";
 import { z } from "zod";
-import { type EmulatorOptions, startEmulator } from "../../emulator";
+import type { Call, Reply } from "../support/emulator";
 
+// What the emulator's own tests share beside test/support/emulator.ts: a fixed key (for the
+// files that send it by hand or look for it in what the emulator says), the seeded asks, and the
+// calls many of them make.
+
+/** The full-access key of the files that start their emulator with `{ apiKey: API_KEY }`. */
 export const API_KEY = "test-key-3f9a1c7e5b2d";
 export const INSTANCE_ASK_ID = 31001;
 export const VOLUME_ASK_ID = 21001;
-
-export type Method = "GET" | "POST" | "PUT" | "DELETE" | "PATCH";
-
-export interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-  /** The body parsed as JSON, or undefined when it is not JSON. */
-  body: unknown;
-}
-
-/** key null sends no Authorization header. */
-export type Call = (
-  method: Method,
-  path: string,
-  body?: unknown,
-  key?: string | null,
-) => Promise<Reply>;
-
-export interface TestEmulator {
-  url: string;
-  /** An /api/ call with the test key unless told otherwise. */
-  call: Call;
-  /** A /_emulator/ call: no key. */
-  control: (method: Method, path: string, body?: unknown) => Promise<Reply>;
-  /** Exactly these headers and this body text. */
-  raw: (
-    method: Method,
-    path: string,
-    headers: Record<string, string>,
-    text?: string,
-  ) => Promise<Reply>;
-  close(): Promise<void>;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Real HTTP on a free port, not app.inject: inject loads light-my-request, whose ESM-only
- * dependency Jest cannot require without --experimental-vm-modules.
- */
-export async function startTestEmulator(
-  options: Partial<EmulatorOptions> = {},
-): Promise<TestEmulator> {
-  const emulator = await startEmulator({
-    apiKey: API_KEY,
-    market: false,
-    strict: true,
-    ...options,
-  });
-  const dispatcher = new Agent();
-  const raw = async (
-    method: Method,
-    path: string,
-    headers: Record<string, string>,
-    text?: string,
-  ): Promise<Reply> => {
-    const response = await request(`${emulator.url}${path}`, {
-      method,
-      headers,
-      body: text,
-      dispatcher,
-    });
-    const received = await response.body.text();
-    return {
-      status: response.statusCode,
-      headers: response.headers,
-      text: received,
-      body: parseJson(received),
-    };
-  };
-  const send = (method: Method, path: string, body: unknown, key: string | null) => {
-    const headers: Record<string, string> = {};
-    if (key !== null) headers.authorization = `Bearer ${key}`;
-    if (body === undefined) return raw(method, path, headers);
-    headers["content-type"] = "application/json";
-    return raw(method, path, headers, JSON.stringify(body));
-  };
-  return {
-    url: emulator.url,
-    call: (method, path, body, key = API_KEY) => send(method, path, body, key),
-    control: (method, path, body) => send(method, path, body, null),
-    raw,
-    close: async () => {
-      await dispatcher.close();
-      await emulator.close();
-    },
-  };
-}
 
 export function errorOf(reply: Reply): { status: number; error: string } {
   const body = z.object({ success: z.literal(false), error: z.string(), msg: z.string() });

@@ -2,15 +2,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { z } from "zod";
-import {
-  API_KEY,
-  type Call,
-  INSTANCE_ASK_ID,
-  type TestEmulator,
-  errorOf,
-  showInstance,
-  startTestEmulator,
-} from "./helpers";
+import { type Call, type TestEmulator, startTestEmulator } from "../support/emulator";
+import { API_KEY, INSTANCE_ASK_ID, errorOf, showInstance } from "./helpers";
 
 const CreatedSchema = z.object({
   success: z.literal(true),
@@ -34,7 +27,10 @@ describe("instance keys (instance_api_key, the container's CONTAINER_API_KEY)", 
 
   beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpucloud-instance-keys-"));
-    emulator = await startTestEmulator({ stateFile: path.join(dir, "state.json") });
+    emulator = await startTestEmulator({
+      apiKey: API_KEY,
+      stateFile: path.join(dir, "state.json"),
+    });
   });
   afterEach(async () => {
     await emulator.close();
@@ -167,7 +163,7 @@ describe("instance keys (instance_api_key, the container's CONTAINER_API_KEY)", 
 
   it("is limited per key, as any key", async () => {
     await emulator.close();
-    emulator = await startTestEmulator({ rateLimits: "documented" });
+    emulator = await startTestEmulator({ apiKey: API_KEY, rateLimits: "documented" });
     const { call } = emulator;
     const own = await rent(call);
     const path = `/api/v0/instances/${String(own.id)}/`;
@@ -180,7 +176,10 @@ describe("instance keys (instance_api_key, the container's CONTAINER_API_KEY)", 
   it("lives in memory: a restarted emulator refuses the keys it gave", async () => {
     const own = await rent(emulator.call);
     await emulator.close();
-    emulator = await startTestEmulator({ stateFile: path.join(dir, "state.json") });
+    emulator = await startTestEmulator({
+      apiKey: API_KEY,
+      stateFile: path.join(dir, "state.json"),
+    });
     const { call } = emulator;
     expect(await showInstance(call, own.id)).toMatchObject({ id: own.id });
     expect(

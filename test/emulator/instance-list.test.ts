@@ -1,12 +1,6 @@
 import { z } from "zod";
-import {
-  type Call,
-  type TestEmulator,
-  createInstance,
-  errorOf,
-  showInstance,
-  startTestEmulator,
-} from "./helpers";
+import { type Call, type TestEmulator, startTestEmulator } from "../support/emulator";
+import { createInstance, errorOf, showInstance } from "./helpers";
 
 const PageSchema = z.object({
   success: z.literal(true),

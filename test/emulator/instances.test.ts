@@ -3,15 +3,13 @@ import * as os from "node:os";
 import * as nodePath from "node:path";
 import { z } from "zod";
 import { DOCUMENTED_FIELDS } from "./instance-fields";
+import { type Call, type TestEmulator, startTestEmulator } from "../support/emulator";
 import {
-  type Call,
   INSTANCE_ASK_ID,
-  type TestEmulator,
   createInstance,
   errorOf,
   pollUntilRunning,
   showInstance,
-  startTestEmulator,
 } from "./helpers";
 
 async function showRow(call: Call, id: number) {

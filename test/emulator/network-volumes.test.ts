@@ -2,7 +2,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { z } from "zod";
-import { type TestEmulator, errorOf, startTestEmulator } from "./helpers";
+import { type TestEmulator, startTestEmulator } from "../support/emulator";
+import { errorOf } from "./helpers";
 
 /** The seeded cluster 7 (machine 52011, ask 31003) lists network-volume ask 25001. */
 const NETWORK_ASK = 25001;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { EmulatorOptions } from "../../emulator";
-import { type TestEmulator, errorOf, startTestEmulator } from "./helpers";
+import { type TestEmulator, startTestEmulator } from "../support/emulator";
+import { errorOf } from "./helpers";
 
 /** Every field the description's example offer shows. */
 const DOCUMENTED_OFFER_FIELDS = [

@@ -6,7 +6,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { z } from "zod";
-import { API_KEY, type TestEmulator, pollUntilRunning, startTestEmulator } from "./helpers";
+import { type TestEmulator, startTestEmulator } from "../support/emulator";
+import { API_KEY, pollUntilRunning } from "./helpers";
 
 /**
  * The service's official command-line client, run for real against a started emulator, in both
@@ -91,7 +92,7 @@ describe.each([MODERN, LEGACY])("the official client, $name, against the emulato
     venv = await clientEnvironment(client);
   }, 600_000);
   beforeEach(async () => {
-    emulator = await startTestEmulator({ market: { seed: 1 } });
+    emulator = await startTestEmulator({ apiKey: API_KEY, market: { seed: 1 } });
     home = fs.mkdtempSync(path.join(os.tmpdir(), "gpucloud-vastai-home-"));
     strayConnections = 0;
     proxy = net.createServer((socket) => {

@@ -3,14 +3,8 @@ import { setTimeout as delay } from "node:timers/promises";
 import { gzipSync } from "node:zlib";
 import { z } from "zod";
 import { encodeOnstart } from "../../provider/shared/onstart";
-import {
-  API_KEY,
-  type Call,
-  INSTANCE_ASK_ID,
-  type TestEmulator,
-  showInstance,
-  startTestEmulator,
-} from "./helpers";
+import { type Call, type TestEmulator, startTestEmulator } from "../support/emulator";
+import { API_KEY, INSTANCE_ASK_ID, showInstance } from "./helpers";
 
 const LogsReplySchema = z.object({
   success: z.literal(true),
@@ -54,7 +48,7 @@ describe("--run-onstart", () => {
   beforeEach(async () => {
     process.env[ownVariable] = "emulator-secret-value";
     // Boots at once: the onstart runs as soon as the instance is created.
-    emulator = await startTestEmulator({ runOnstart: true, bootPolls: 0 });
+    emulator = await startTestEmulator({ apiKey: API_KEY, runOnstart: true, bootPolls: 0 });
   });
   afterEach(async () => {
     await emulator.close();

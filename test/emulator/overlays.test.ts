@@ -1,12 +1,6 @@
 import { z } from "zod";
-import {
-  API_KEY,
-  type TestEmulator,
-  createInstance,
-  errorOf,
-  pollUntilRunning,
-  startTestEmulator,
-} from "./helpers";
+import { type TestEmulator, startTestEmulator } from "../support/emulator";
+import { API_KEY, createInstance, errorOf, pollUntilRunning } from "./helpers";
 
 /** Ask 31003 is on machine 52011, the seeded cluster 7; ask 31001 is in no cluster. */
 const IN_CLUSTER = 31003;
@@ -31,7 +25,7 @@ const ShownSchema = z.object({
 describe("overlay networks (/api/v0/overlay/)", () => {
   let emulator: TestEmulator;
   beforeEach(async () => {
-    emulator = await startTestEmulator();
+    emulator = await startTestEmulator({ apiKey: API_KEY });
   });
   afterEach(async () => {
     await emulator.close();
@@ -263,7 +257,7 @@ describe("overlay networks (/api/v0/overlay/)", () => {
 
   it("limits overlay requests under documented rate limits; a reset empties overlays", async () => {
     await emulator.close();
-    emulator = await startTestEmulator({ rateLimits: "documented" });
+    emulator = await startTestEmulator({ apiKey: API_KEY, rateLimits: "documented" });
     expect((await emulator.call("GET", "/api/v0/overlay/")).status).toBe(200);
     expect((await emulator.call("GET", "/api/v0/overlay/")).status).toBe(429);
     await createOverlay({ cluster_id: 7, name: "net" });

@@ -2,13 +2,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { buildEmulator } from "../../emulator";
-import {
-  API_KEY,
-  type TestEmulator,
-  createInstance,
-  showInstance,
-  startTestEmulator,
-} from "./helpers";
+import { type TestEmulator, startTestEmulator } from "../support/emulator";
+import { API_KEY, createInstance, showInstance } from "./helpers";
 
 describe("persistence", () => {
   let dir: string;
@@ -26,7 +21,7 @@ describe("persistence", () => {
   });
 
   it("keeps resources, polls and ids across a restart", async () => {
-    emulator = await startTestEmulator({ stateFile });
+    emulator = await startTestEmulator({ apiKey: API_KEY, stateFile });
     const { call, control } = emulator;
     await call("POST", "/api/v0/secrets/", { key: "KEPT", value: "v" });
     await call("POST", "/api/v0/webhooks/", {
@@ -39,7 +34,7 @@ describe("persistence", () => {
     expect(await showInstance(call, id)).toMatchObject({ actual_status: null });
     await emulator.close();
 
-    emulator = await startTestEmulator({ stateFile });
+    emulator = await startTestEmulator({ apiKey: API_KEY, stateFile });
     const again = emulator.call;
     expect((await again("GET", "/api/v0/secrets/")).body).toEqual({
       success: true,
@@ -58,7 +53,7 @@ describe("persistence", () => {
   });
 
   it("writes atomically, leaving only the state file, readable by its owner only", async () => {
-    emulator = await startTestEmulator({ stateFile });
+    emulator = await startTestEmulator({ apiKey: API_KEY, stateFile });
     for (let n = 0; n < 5; n++) {
       await emulator.call("POST", "/api/v0/secrets/", { key: `K${String(n)}`, value: "v" });
     }
@@ -82,10 +77,10 @@ describe("persistence", () => {
   });
 
   it("keeps state in memory without a state file", async () => {
-    emulator = await startTestEmulator();
+    emulator = await startTestEmulator({ apiKey: API_KEY });
     await emulator.call("POST", "/api/v0/secrets/", { key: "GONE", value: "v" });
     await emulator.close();
-    emulator = await startTestEmulator();
+    emulator = await startTestEmulator({ apiKey: API_KEY });
     expect((await emulator.call("GET", "/api/v0/secrets/")).body).toEqual({
       success: true,
       secrets: {},

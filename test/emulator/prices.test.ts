@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type TestEmulator, startTestEmulator } from "./helpers";
+import { type TestEmulator, startTestEmulator } from "../support/emulator";
 
 /**
  * An instance's row and a volume's row price what the offer they were rented from asks for the

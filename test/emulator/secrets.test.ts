@@ -1,4 +1,5 @@
-import { type TestEmulator, errorOf, startTestEmulator } from "./helpers";
+import { type TestEmulator, startTestEmulator } from "../support/emulator";
+import { errorOf } from "./helpers";
 
 describe("secrets", () => {
   let emulator: TestEmulator;

@@ -3,7 +3,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
-import { API_KEY, type TestEmulator, errorOf, startTestEmulator } from "./helpers";
+import { type TestEmulator, startTestEmulator } from "../support/emulator";
+import { API_KEY, errorOf } from "./helpers";
 
 const RELEASE_SECONDS = 0.3;
 
@@ -34,7 +35,7 @@ describe("serverless endpoints and worker groups", () => {
   let emulator: TestEmulator;
 
   beforeEach(async () => {
-    emulator = await startTestEmulator({ workerReleaseSeconds: RELEASE_SECONDS });
+    emulator = await startTestEmulator({ apiKey: API_KEY, workerReleaseSeconds: RELEASE_SECONDS });
   });
   afterEach(async () => {
     await emulator.close();
@@ -296,6 +297,7 @@ describe("serverless endpoints and worker groups", () => {
   it("rents workers exclusively from a market, as on-demand rents", async () => {
     await emulator.close();
     emulator = await startTestEmulator({
+      apiKey: API_KEY,
       workerReleaseSeconds: RELEASE_SECONDS,
       market: { seed: 3, instanceOffers: 40, volumeOffers: 0 },
     });
@@ -315,7 +317,7 @@ describe("serverless endpoints and worker groups", () => {
 
   it("limits the worker-group list at its documented threshold, both paths one endpoint", async () => {
     await emulator.close();
-    emulator = await startTestEmulator({ rateLimits: "documented" });
+    emulator = await startTestEmulator({ apiKey: API_KEY, rateLimits: "documented" });
     const { call } = emulator;
     // threshold=2.0: a burst of two, then refused.
     expect((await call("GET", "/api/v0/workergroups/")).status).toBe(200);
@@ -372,14 +374,22 @@ describe("serverless endpoints and worker groups", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpucloud-serverless-"));
     const stateFile = path.join(dir, "state.json");
     try {
-      emulator = await startTestEmulator({ stateFile, workerReleaseSeconds: RELEASE_SECONDS });
+      emulator = await startTestEmulator({
+        apiKey: API_KEY,
+        stateFile,
+        workerReleaseSeconds: RELEASE_SECONDS,
+      });
       const endpoint = await createEndpoint({ cold_workers: 2 });
       const group = await createGroup({ endpoint_id: endpoint, search_params: "num_gpus=1" });
       const workers = (await instances()).map((i) => i.id);
       expect(workers).toHaveLength(2);
       await emulator.close();
 
-      emulator = await startTestEmulator({ stateFile, workerReleaseSeconds: RELEASE_SECONDS });
+      emulator = await startTestEmulator({
+        apiKey: API_KEY,
+        stateFile,
+        workerReleaseSeconds: RELEASE_SECONDS,
+      });
       expect((await instances()).map((i) => i.id)).toEqual(workers);
       expect((await emulator.call("GET", "/api/v0/workergroups/")).body).toMatchObject({
         results: [{ id: group, endpoint_id: endpoint }],
@@ -388,13 +398,17 @@ describe("serverless endpoints and worker groups", () => {
       await emulator.close();
 
       // Released before the restart: gone once their time has come, whoever asks.
-      emulator = await startTestEmulator({ stateFile, workerReleaseSeconds: RELEASE_SECONDS });
+      emulator = await startTestEmulator({
+        apiKey: API_KEY,
+        stateFile,
+        workerReleaseSeconds: RELEASE_SECONDS,
+      });
       await sleep(RELEASE_SECONDS * 1000 + 200);
       expect(await instances()).toEqual([]);
     } finally {
       await emulator.close();
       fs.rmSync(dir, { recursive: true, force: true });
-      emulator = await startTestEmulator();
+      emulator = await startTestEmulator({ apiKey: API_KEY });
     }
   });
 

@@ -1,6 +1,7 @@
 import { buildEmulator } from "../../emulator";
 import { LENIENT_ROUTES, SERVICE_ROUTES } from "../../emulator/control/service-routing";
-import { API_KEY, INSTANCE_ASK_ID, type TestEmulator, errorOf, startTestEmulator } from "./helpers";
+import { type TestEmulator, startTestEmulator } from "../support/emulator";
+import { API_KEY, INSTANCE_ASK_ID, errorOf } from "./helpers";
 
 const create = `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`;
 const body = { client_id: "me", image: "pytorch/pytorch:latest", disk: 16 };
@@ -19,7 +20,7 @@ describe("what the service documents", () => {
   });
 
   it("strict: refuses a create sent with POST as the service's router would, creating nothing", async () => {
-    emulator = await startTestEmulator({ strict: true });
+    emulator = await startTestEmulator({ apiKey: API_KEY, allowUndocumented: true, strict: true });
     const refused = await emulator.call("POST", create, body);
     expect(errorOf(refused)).toEqual({ status: 405, error: "method_not_allowed" });
     expect(refused.headers["allow"]).toBe("PUT");
@@ -35,7 +36,7 @@ describe("what the service documents", () => {
   });
 
   it("lenient (the default): takes the POST create, and marks it in the request log", async () => {
-    emulator = await startTestEmulator({ strict: false });
+    emulator = await startTestEmulator({ apiKey: API_KEY, allowUndocumented: true, strict: false });
     expect((await emulator.call("POST", create, body)).body).toMatchObject({ success: true });
     const log = await requestLog(emulator);
     expect(log.requests).toEqual([
@@ -49,7 +50,7 @@ describe("what the service documents", () => {
   it.each([true, false])(
     "strict %s: 405 for a path the service routes with other methods, 404 for one it lacks",
     async (strict) => {
-      emulator = await startTestEmulator({ strict });
+      emulator = await startTestEmulator({ apiKey: API_KEY, allowUndocumented: true, strict });
       const wrongMethod = await emulator.call("PATCH", "/api/v0/secrets/", { key: "K" });
       expect(errorOf(wrongMethod)).toEqual({ status: 405, error: "method_not_allowed" });
       expect(String(wrongMethod.headers["allow"]).split(", ").sort()).toEqual([

@@ -2,13 +2,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { z } from "zod";
-import {
-  createInstance,
-  errorOf,
-  INSTANCE_ASK_ID,
-  type TestEmulator,
-  startTestEmulator,
-} from "./helpers";
+import { type TestEmulator, startTestEmulator } from "../support/emulator";
+import { createInstance, errorOf, INSTANCE_ASK_ID } from "./helpers";
 
 // Real key shapes: the blob starts with its own type name, as OpenSSH writes it.
 const ED25519 =

@@ -1,11 +1,6 @@
 import { z } from "zod";
-import {
-  INSTANCE_ASK_ID,
-  type TestEmulator,
-  createInstance,
-  errorOf,
-  startTestEmulator,
-} from "./helpers";
+import { type TestEmulator, startTestEmulator } from "../support/emulator";
+import { INSTANCE_ASK_ID, createInstance, errorOf } from "./helpers";
 
 const TemplateSchema = z.object({
   id: z.int(),

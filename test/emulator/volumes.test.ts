@@ -2,13 +2,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { z } from "zod";
-import {
-  INSTANCE_ASK_ID,
-  type TestEmulator,
-  VOLUME_ASK_ID,
-  errorOf,
-  startTestEmulator,
-} from "./helpers";
+import { type TestEmulator, startTestEmulator } from "../support/emulator";
+import { INSTANCE_ASK_ID, VOLUME_ASK_ID, errorOf } from "./helpers";
 
 /** The description's VolumeOffer schema. */
 const DOCUMENTED_VOLUME_OFFER_FIELDS = [

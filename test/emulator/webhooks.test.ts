@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { type TestEmulator, errorOf, startTestEmulator } from "./helpers";
+import { type TestEmulator, startTestEmulator } from "../support/emulator";
+import { errorOf } from "./helpers";
 
 const CreatedSchema = z.object({
   success: z.literal(true),

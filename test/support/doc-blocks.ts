@@ -1,8 +1,8 @@
+import { repoRoot } from "./repo-root";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { TestEmulator } from "./emulator";
 import { outsideClient } from "./programs";
-import { repoRoot } from "./pulumi-stack";
 
 // The user-facing documentation (README.md and docs/guides/) and its fenced code blocks, for the
 // tests that run them: test/e2e/readme.test.ts (every ```ts and ```python block is a whole

@@ -104,3 +104,40 @@ export async function configurePlugin(
   await plugin.call<provproto.ConfigureResponse>("configure", configure);
   return config;
 }
+
+/**
+ * `pulumi import` of `id` as the engine's import step sends it: Read with no properties, then
+ * Check (olds = news = the inputs read) and Diff against the outputs read.
+ */
+export async function importThrough(plugin: Plugin, type: string, name: string, id: string) {
+  const read = new provproto.ReadRequest();
+  read.setUrn(urnOf(type, name));
+  read.setType(`gpucloud:index:${type}`);
+  read.setId(id);
+  const found = await plugin.call<provproto.ReadResponse>("read", read);
+  const outs = plain(found.getProperties());
+  const inputs = plain(found.getInputs());
+  const check = new provproto.CheckRequest();
+  check.setUrn(urnOf(type, name));
+  check.setType(`gpucloud:index:${type}`);
+  check.setName(name);
+  check.setOlds(struct(inputs));
+  check.setNews(struct(inputs));
+  const checked = await plugin.call<provproto.CheckResponse>("check", check);
+  const diff = new provproto.DiffRequest();
+  diff.setUrn(urnOf(type, name));
+  diff.setType(`gpucloud:index:${type}`);
+  diff.setId(found.getId());
+  diff.setOlds(struct(outs));
+  diff.setOldInputs(struct(inputs));
+  diff.setNews(checked.getInputs() ?? struct({}));
+  const diffed = await plugin.call<provproto.DiffResponse>("diff", diff);
+  return {
+    id: found.getId(),
+    outs,
+    inputs,
+    checked: plain(checked.getInputs()),
+    failures: checked.getFailuresList().map((f) => `${f.getProperty()}: ${f.getReason()}`),
+    changes: diffed.getChanges(),
+  };
+}

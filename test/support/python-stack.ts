@@ -1,16 +1,11 @@
 import { execFile } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
-import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { repoRoot } from "./pulumi-stack";
-import {
-  nativePluginDir,
-  withYamlStack,
-  type YamlStackOptions,
-  type YamlTestStack,
-} from "./yaml-stack";
+import { repoRoot } from "./repo-root";
+import { nativePluginDir } from "./yaml-stack";
 
 const execFileAsync = promisify(execFile);
 
@@ -114,51 +109,42 @@ export function sharedVirtualEnv(): Promise<string> {
   return sharedEnvironment;
 }
 
-export interface PythonStackOptions extends Omit<YamlStackOptions, "program"> {
+/** A Python program, run by the Python language host of setup in the worker's virtual environment. */
+export interface PythonProgram {
+  readonly language: "python";
   /**
-   * The program: the text of `__main__.py` (with a generated Pulumi.yaml whose project is
-   * `project`), or a directory holding Pulumi.yaml and __main__.py to copy.
+   * The text of `__main__.py` (with a generated Pulumi.yaml whose project is `project`), or a
+   * directory holding Pulumi.yaml and __main__.py to copy.
    */
   readonly program: { readonly main: string; readonly project: string } | { readonly dir: string };
 }
 
 /**
- * Runs `body` against a fresh stack of a Python program (real CLI, the Python language host of
- * setup), in the process's shared virtual environment; tears everything down as withYamlStack
- * does.
+ * The environment a Python program's CLI runs with: the worker's shared virtual environment
+ * activated on `basePath`.
  */
-export async function withPythonStack<T>(
-  options: PythonStackOptions,
-  body: (stack: YamlTestStack) => Promise<T>,
-): Promise<T> {
-  const root = await mkdtemp(path.join(tmpdir(), "gpucloud-python-e2e-"));
-  try {
-    const venvEnv = activated(
-      await sharedVirtualEnv(),
-      options.env?.["PATH"] ?? process.env["PATH"] ?? "",
-    );
-    let programDir: string;
-    if ("dir" in options.program) {
-      programDir = options.program.dir;
-    } else {
-      programDir = path.join(root, "program");
-      await mkdir(programDir);
-      // The plugin of this checkout's node_modules/.bin, unless the stack installs one.
-      const plugins =
-        (options.pluginFiles ?? []).length > 0
-          ? ""
-          : `plugins:\n  providers:\n    - name: gpucloud\n      path: ${nativePluginDir}\n`;
-      await writeFile(
-        path.join(programDir, "Pulumi.yaml"),
-        `name: ${options.program.project}\nruntime: python\n${plugins}`,
-      );
-      await writeFile(path.join(programDir, "__main__.py"), options.program.main);
-    }
-    return await withYamlStack(
-      { ...options, program: { dir: programDir }, env: { ...options.env, ...venvEnv } },
-      body,
-    );
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
+export async function pythonEnv(basePath: string): Promise<Record<string, string>> {
+  return activated(await sharedVirtualEnv(), basePath);
+}
+
+/**
+ * Writes `main` as the program's __main__.py, beside a Pulumi.yaml naming `project` and, unless
+ * the stack installs the plugin from a file, the plugin of this checkout's node_modules/.bin;
+ * returns how to rewrite __main__.py.
+ */
+export async function setUpPythonMain(
+  workDir: string,
+  program: { readonly main: string; readonly project: string },
+  pluginFromFile: boolean,
+): Promise<(source: string) => Promise<void>> {
+  const plugins = pluginFromFile
+    ? ""
+    : `plugins:\n  providers:\n    - name: gpucloud\n      path: ${nativePluginDir}\n`;
+  await writeFile(
+    path.join(workDir, "Pulumi.yaml"),
+    `name: ${program.project}\nruntime: python\n${plugins}`,
+  );
+  const setProgram = (source: string) => writeFile(path.join(workDir, "__main__.py"), source);
+  await setProgram(program.main);
+  return setProgram;
 }

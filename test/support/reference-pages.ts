@@ -1,8 +1,8 @@
+import { repoRoot } from "./repo-root";
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import { codeBlocksIn, whereIs } from "./doc-blocks";
-import { repoRoot } from "./pulumi-stack";
 
 // The programs of the reference pages (docs/reference, whose examples the generator renders from
 // the schema), as test/e2e/reference-examples.test.ts runs them: one program per language that

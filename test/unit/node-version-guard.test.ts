@@ -5,8 +5,8 @@ import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import { z } from "zod";
 import { minimumNodeMajor } from "../../bin/node-version";
+import { repoRoot } from "../support/repo-root";
 import { findOrInstallOldNode, type OldNode } from "../support/old-node";
-import { repoRoot } from "../support/pulumi-stack";
 
 const execFileAsync = promisify(execFile);
 

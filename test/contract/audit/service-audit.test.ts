@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { request } from "undici";
 import { ConnectionPools, GpuCloudClient } from "../../../provider/client";
 import { startTestEmulator, type TestEmulator } from "../../support/emulator";
-import { fastRetryPolicy } from "../harness";
+import { fastRetryPolicy } from "../../support/clients";
 import { DOCUMENTED_OPERATIONS } from "./documented-operations";
 
 /**

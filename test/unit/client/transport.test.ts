@@ -3,7 +3,7 @@ import { promisify } from "node:util";
 import { Pool } from "undici";
 import { z } from "zod";
 import { loadUndiciPool } from "../../../provider/client/transport";
-import { repoRoot } from "../../support/pulumi-stack";
+import { repoRoot } from "../../support/repo-root";
 
 const execFileAsync = promisify(execFile);
 
