@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { cp, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -7,6 +7,7 @@ import {
   type ConfigMap,
   LocalWorkspace,
   type PreviewResult,
+  PulumiCommand,
   type Stack,
 } from "@pulumi/pulumi/automation";
 import { z } from "zod";
@@ -15,6 +16,11 @@ import { setUpTypeScript, type TypeScriptProgram } from "./typescript-stack";
 import { type GoProgram, setUpYamlText, withoutPlugins, type YamlProgram } from "./yaml-stack";
 
 const execFileAsync = promisify(execFile);
+
+// The CLI as the Automation API finds it, once per test process: a workspace made without one
+// runs `pulumi version` first, a CLI call per stack that the tests need not pay for.
+let sharedCommand: Promise<PulumiCommand> | undefined;
+const pulumiCommand = (): Promise<PulumiCommand> => (sharedCommand ??= PulumiCommand.get());
 
 export interface PluginFile {
   readonly name: string;
@@ -68,8 +74,8 @@ export interface TestStack {
 /**
  * Runs `body` against a fresh stack of the program, in its own temporary directory with a file
  * backend, driven by the real Pulumi CLI and the language's host, and always tears it down
- * afterwards: destroy (when anything is left), stack removal and the directory, also when `body`
- * throws. The body's failure is the one reported; a failing clean-up is said with it.
+ * afterwards: destroy (when anything is left) and the directory with its backend, also when
+ * `body` throws. The body's failure is the one reported; a failing clean-up is said with it.
  */
 export async function withStack<T>(
   options: StackOptions,
@@ -114,7 +120,10 @@ export async function withStack<T>(
     }
 
     const stackName = options.stackName ?? "test";
-    const stack = await LocalWorkspace.createStack({ stackName, workDir }, { envVars: cliEnv });
+    const stack = await LocalWorkspace.createStack(
+      { stackName, workDir },
+      { envVars: cliEnv, pulumiCommand: await pulumiCommand() },
+    );
     if (options.config) await stack.setAllConfig(options.config);
     const output: string[] = [];
     const testStack: TestStack = {
@@ -131,27 +140,52 @@ export async function withStack<T>(
         return (await cli(args)).stdout;
       },
     };
-    return await thenTearDown(() => body(testStack), stack, stackName, output);
+    return await thenTearDown(() => body(testStack), stack, backendDir, output);
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
 }
 
+const checkpointSchema = z.object({
+  checkpoint: z.object({
+    latest: z.looseObject({ resources: z.array(z.unknown()).nullish() }).nullish(),
+  }),
+});
+
+/**
+ * Whether the stack's state holds any resource, read from the file backend's checkpoint rather
+ * than through `pulumi stack export` (a CLI call); undefined when the backend holds no checkpoint
+ * of that name or several (a test that made other stacks in it).
+ */
+async function holdsResources(backendDir: string, stackName: string): Promise<boolean | undefined> {
+  const stacksDir = path.join(backendDir, ".pulumi", "stacks");
+  const files = await readdir(stacksDir, { recursive: true }).catch(() => []);
+  const checkpoints = files.filter((file) => path.basename(file) === `${stackName}.json`);
+  if (checkpoints.length !== 1) return undefined;
+  const text = await readFile(path.join(stacksDir, checkpoints[0] ?? ""), "utf8");
+  const { checkpoint } = checkpointSchema.parse(JSON.parse(text));
+  return (checkpoint.latest?.resources ?? []).length > 0;
+}
+
 const deploymentSchema = z.looseObject({ resources: z.array(z.unknown()).optional() });
 
-/** `body`'s result after the teardown; its failure, with the teardown's said, when it throws. */
+/**
+ * `body`'s result after the teardown; its failure, with the teardown's said, when it throws. The
+ * teardown destroys what the state holds; the stack and its backend go with the directory.
+ */
 async function thenTearDown<T>(
   body: () => Promise<T>,
   stack: Stack,
-  stackName: string,
+  backendDir: string,
   output: string[],
 ): Promise<T> {
   const tearDown = async () => {
-    const exported = await stack.exportStack();
-    if ((deploymentSchema.parse(exported.deployment).resources ?? []).length > 0) {
+    const holds =
+      (await holdsResources(backendDir, stack.name)) ??
+      (deploymentSchema.parse((await stack.exportStack()).deployment).resources ?? []).length > 0;
+    if (holds) {
       await stack.destroy({ onOutput: (text) => output.push(text) });
     }
-    await stack.workspace.removeStack(stackName);
   };
   let result: T;
   try {
