@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import type { GpuCloudClient } from "../../provider/client";
 
 /**
@@ -33,6 +33,10 @@ const privateKey =
 // 200 KB that gzip cannot shrink: an onstart script the service cannot take.
 const hugeOnstart = randomBytes(150_000).toString("base64");
 const envSecret = "env-secret-value-4711";
+// A private key as `ssh-keygen` or Node.js writes it in PEM (PKCS #8).
+const pemPrivateKey = String(
+  generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }),
+);
 const plainSecret = "a b$c";
 
 export const badResourceInputs: readonly BadResourceInput[] = [
@@ -177,6 +181,18 @@ export const badResourceInputs: readonly BadResourceInput[] = [
     args: { publicKey: privateKey },
     cases: [{ field: "publicKey", says: /publicKey: publicKey holds a private key/ }],
     secrets: privateKey.split("\n").filter((line) => line.length > 40),
+  },
+  {
+    what: "SshKey: a PEM private key",
+    type: "SshKey",
+    args: { publicKey: pemPrivateKey },
+    cases: [
+      {
+        field: "publicKey",
+        says: /publicKey: publicKey holds a private key; give the public key/,
+      },
+    ],
+    secrets: pemPrivateKey.split("\n").filter((line) => line.length > 20),
   },
   {
     what: "SshKey: mangled key data",
