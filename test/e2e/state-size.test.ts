@@ -99,6 +99,9 @@ new pulumi.dynamic.Resource({ async create(inputs) { return { id: "noop", outs: 
         env: {
           NODE_OPTIONS: `--require ${JSON.stringify(recorder)}`,
           GPUCLOUD_RSS_LOG: path.join(logDir, "loaded.jsonl"),
+          // The run's compile cache (e2e-global-setup.ts) off: whether the package turns one on
+          // in the user's process is what is checked.
+          NODE_DISABLE_COMPILE_CACHE: "1",
         },
       },
       async ({ stack, exportState, workDir }) => {
