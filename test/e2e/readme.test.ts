@@ -1,31 +1,68 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
-import { codeBlocksIn, documentationFiles, leftOnAccount, whereIs } from "../support/doc-blocks";
+import {
+  type CodeBlock,
+  codeBlocksIn,
+  documentationFiles,
+  leftOnAccount,
+  whereIs,
+} from "../support/doc-blocks";
 import { useEmulator } from "../support/use-emulator";
 import { withStack } from "../support/pulumi-stack";
 import { emulatorConfig } from "../support/programs";
+import { type PageProgram, typescriptProgram, withUniqueNames } from "../support/reference-pages";
 
 // Every TypeScript and Python example of the README and the guides (docs/guides/) is a whole
 // Pulumi program: each one is deployed against the emulator, then destroyed, as a reader would
-// run it, leaving nothing on the account. The TypeScript ones are type-checked against the
-// package first. The emulator lists its default generated market (what `gpucloud-emulator`
-// lists with no flags), with physical clusters for the multi-node examples.
+// run it, leaving nothing on the account (the TypeScript ones a few to a stack, see batchesOf).
+// The TypeScript ones are type-checked against the package first. The emulator lists its default
+// generated market (what `gpucloud-emulator` lists with no flags), with physical clusters for the
+// multi-node examples.
 const repoRoot = path.resolve(__dirname, "..", "..");
 const blocks = documentationFiles().flatMap((file) => codeBlocksIn(file));
 const examples = blocks.filter((block) => block.language === "ts");
+const batches = batchesOf(examples);
 const pythonExamples = blocks.filter((block) => block.language === "python");
 const market = { market: { seed: 1 } };
 
-function compile(source: string): string {
-  return ts.transpileModule(source, {
-    compilerOptions: {
-      module: ts.ModuleKind.CommonJS,
-      target: ts.ScriptTarget.ES2022,
-      esModuleInterop: true,
-    },
-    reportDiagnostics: true,
-  }).outputText;
+/**
+ * What an example claims on the account that another may claim too: a secret's key (the service
+ * holds one per key), a template (the same content is refused twice), an ask named by its id.
+ */
+function claimsOf(source: string): string[] {
+  return [
+    ...[...source.matchAll(/\bkey: "(\w+)"/g)].map(([, key = ""]) => `secret ${key.toUpperCase()}`),
+    ...(/new gpucloud\.Template\(/.test(source) ? ["a template"] : []),
+    ...[...source.matchAll(/\baskIds?: \[?([\d, ]+)/g)].flatMap(([, ids = ""]) =>
+      ids
+        .split(/[, ]+/)
+        .filter(Boolean)
+        .map((id) => `ask ${id}`),
+    ),
+  ];
+}
+
+/**
+ * The examples in as few programs as share no claim, each example in a scope of its own with its
+ * resources' names prefixed by its own (as the reference pages' examples run: reference-pages.ts):
+ * a stack costs the CLI's start, config, up, destroy and teardown, whatever it holds.
+ */
+function batchesOf(blocks: readonly CodeBlock[]): PageProgram[][] {
+  const batches: { claimed: Set<string>; examples: PageProgram[] }[] = [];
+  blocks.forEach((block, index) => {
+    const page = `example${String(index + 1)}`;
+    const example = { page, where: whereIs(block), ...withUniqueNames(page, block.source, "ts") };
+    const claims = claimsOf(block.source);
+    let batch = batches.find(({ claimed }) => claims.every((claim) => !claimed.has(claim)));
+    if (batch === undefined) {
+      batch = { claimed: new Set(), examples: [] };
+      batches.push(batch);
+    }
+    for (const claim of claims) batch.claimed.add(claim);
+    batch.examples.push(example);
+  });
+  return batches.map(({ examples: batch }) => batch);
 }
 
 /** The first declaration or export of a program, to tell the examples apart in the report. */
@@ -76,12 +113,12 @@ describe("the TypeScript examples of the README and the guides", () => {
     }
   });
 
-  it.each(examples.map((block) => [whereIs(block), titleOf(block.source), block.source]))(
-    "%s (%s) deploys and is destroyed",
-    async (_where, _title, source) => {
+  it.each(batches.map((batch) => [batch.map(({ where }) => where).join(", "), batch] as const))(
+    "%s deploy together and are destroyed",
+    async (_where, batch) => {
       await withStack(
         {
-          program: compile(source),
+          program: typescriptProgram(batch),
           config: {
             ...emulatorConfig(emulator),
             "gpucloud-e2e:hfToken": { value: "hf_example", secret: true },

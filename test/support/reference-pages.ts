@@ -77,14 +77,22 @@ export function pagePrograms(language: ProgramLanguage): PageProgram[] {
     }
     const where = whereIs(block);
     if (language === "yaml") return { page, where, ...uniqueYaml(page, block.source) };
-    const declared: PageResource[] = [];
-    const unique = (_match: string, opening: string, type: string, name: string) => {
-      declared.push({ type, name: `${page}-${name}` });
-      return `${opening}"${page}-${name}"`;
-    };
-    const source = block.source.replace(declarations[language], unique);
-    return { page, where, source, declared };
+    return { page, where, ...withUniqueNames(page, block.source, language) };
   });
+}
+
+/** A TypeScript or Python block with each resource's name prefixed by `page`'s. */
+export function withUniqueNames(
+  page: string,
+  source: string,
+  language: Exclude<ProgramLanguage, "yaml">,
+): { source: string; declared: PageResource[] } {
+  const declared: PageResource[] = [];
+  const unique = (_match: string, opening: string, type: string, name: string) => {
+    declared.push({ type, name: `${page}-${name}` });
+    return `${opening}"${page}-${name}"`;
+  };
+  return { source: source.replace(declarations[language], unique), declared };
 }
 
 /**
