@@ -347,6 +347,10 @@ function configSpec(translator: Translator): Record<string, PropertySpec> {
     baseUrl:
       "The service's address, without /api/v0 (the local emulator prints its own). Falls back " +
       "to the GPUCLOUD_BASE_URL environment variable.",
+    maxDollarsPerHour:
+      "The stack's spending cap, in dollars per hour: a plan whose expected total exceeds it " +
+      "fails at preview, and a rent that would take the stack over it is never sent. Falls back " +
+      "to the GPUCLOUD_MAX_DOLLARS_PER_HOUR environment variable; unset, there is no cap.",
   };
   for (const [field, property] of Object.entries(properties)) {
     const description = describe[field];

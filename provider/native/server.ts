@@ -231,6 +231,8 @@ export class GpuCloudProviderService {
           get: (key) => {
             const name = key.replace(/^gpucloud:/, "");
             const value = args[name] ?? variables.get(`gpucloud:config:${name}`);
+            // A number-typed setting (maxDollarsPerHour) arrives as a number from a program.
+            if (typeof value === "number") return String(value);
             return typeof value === "string" && value !== "" ? value : undefined;
           },
         };

@@ -15,6 +15,7 @@ export interface ConfigSource {
 export const providerConfigSchema = z.object({
   apiKey: z.string().min(1).meta({ secret: true }),
   baseUrl: z.url({ protocol: /^https?$/ }),
+  maxDollarsPerHour: z.number().positive().optional(),
 });
 export type ProviderConfig = z.infer<typeof providerConfigSchema>;
 
@@ -26,6 +27,9 @@ const howToSet = {
     "gpucloud:baseUrl is not set: run `pulumi config set gpucloud:baseUrl https://<service address>` " +
     "or set GPUCLOUD_BASE_URL (the local emulator prints its address when it starts)",
   badUrl: "gpucloud:baseUrl must be an http:// or https:// URL, e.g. https://console.example.com",
+  badCap:
+    "gpucloud:maxDollarsPerHour must be a positive number of dollars per hour, e.g. 12.5 " +
+    "(the stack's spending cap); unset it to have no cap",
 } as const;
 
 /**
@@ -40,7 +44,14 @@ export function resolveConfig(
   const baseUrl = source?.get("gpucloud:baseUrl") ?? env["GPUCLOUD_BASE_URL"];
   if (apiKey === undefined || apiKey === "") throw new Error(howToSet.apiKey);
   if (baseUrl === undefined || baseUrl === "") throw new Error(howToSet.baseUrl);
-  const parsed = providerConfigSchema.safeParse({ apiKey, baseUrl });
+  const maxDollarsPerHour = resolveCap(
+    source?.get("gpucloud:maxDollarsPerHour") ?? env["GPUCLOUD_MAX_DOLLARS_PER_HOUR"],
+  );
+  const parsed = providerConfigSchema.safeParse({
+    apiKey,
+    baseUrl,
+    ...(maxDollarsPerHour === undefined ? {} : { maxDollarsPerHour }),
+  });
   if (!parsed.success) throw new Error(`${howToSet.badUrl}; ${describeUrl(baseUrl)}`);
   // The client adds /api/v0 to every path: a base URL holding it would ask /api/v0/api/v0/.
   if (/\/api\/v\d+\/?$/.test(new URL(baseUrl).pathname)) {
@@ -50,6 +61,18 @@ export function resolveConfig(
     );
   }
   return parsed.data;
+}
+
+/** The stack's cap, when set: a positive, finite number of dollars per hour. */
+function resolveCap(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const cap = Number(value);
+  if (!Number.isFinite(cap))
+    throw new Error(`${howToSet.badCap}; received text that is not a number`);
+  if (cap <= 0) {
+    throw new Error(`${howToSet.badCap}; received ${cap === 0 ? "zero" : "a negative number"}`);
+  }
+  return cap;
 }
 
 /** What kind of URL was given, never the whole of it (a URL may hold a password). */

@@ -96,6 +96,15 @@ export class Run {
   }
 
   /**
+   * The stack's spending cap (`gpucloud:maxDollarsPerHour`), in dollars per hour; undefined
+   * when none is set. Throws, saying how to set it, when configuration is missing or the cap
+   * is malformed (check reports that first, through configurationFailures).
+   */
+  get maxDollarsPerHour(): number | undefined {
+    return resolveConfig(this.#config).maxDollarsPerHour;
+  }
+
+  /**
    * The configuration and credentials, checked once per run on the first check that asks: a
    * missing or malformed setting, an address where nothing answers (within 3 s), an address
    * that is not this API, a refused key. The problem becomes one check failure without a stack

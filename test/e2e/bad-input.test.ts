@@ -155,6 +155,21 @@ function configGroups(emulator: TestEmulator, notApi: string, nowhere: string): 
       ],
     },
     {
+      what: "config: a negative stack cap",
+      program: anyResource,
+      config: {
+        "gpucloud:apiKey": key(emulator.apiKey),
+        "gpucloud:baseUrl": url(emulator.url),
+        "gpucloud:maxDollarsPerHour": url("-5"),
+      },
+      cases: [
+        {
+          field: "gpucloud:maxDollarsPerHour",
+          says: /gpucloud:maxDollarsPerHour must be a positive number of dollars per hour.*received a negative number/,
+        },
+      ],
+    },
+    {
       what: "config: a base URL that answers, but is not this API",
       program: anyResource,
       config: { "gpucloud:apiKey": key(emulator.apiKey), "gpucloud:baseUrl": url(notApi) },
@@ -206,7 +221,7 @@ function configGroups(emulator: TestEmulator, notApi: string, nowhere: string): 
 
 /** Sets exactly the given gpucloud config: keys absent from it are removed. */
 async function applyConfig(stack: Stack, config: ConfigMap): Promise<void> {
-  for (const name of ["gpucloud:apiKey", "gpucloud:baseUrl"]) {
+  for (const name of ["gpucloud:apiKey", "gpucloud:baseUrl", "gpucloud:maxDollarsPerHour"]) {
     if (!(name in config)) await stack.removeConfig(name).catch(() => undefined);
   }
   await stack.setAllConfig(config);

@@ -49,6 +49,8 @@ type providerArgs struct {
 	ApiKey *string `pulumi:"apiKey"`
 	// The service's address, without /api/v0 (the local emulator prints its own). Falls back to the GPUCLOUD_BASE_URL environment variable.
 	BaseUrl *string `pulumi:"baseUrl"`
+	// The stack's spending cap, in dollars per hour: a plan whose expected total exceeds it fails at preview, and a rent that would take the stack over it is never sent. Falls back to the GPUCLOUD_MAX_DOLLARS_PER_HOUR environment variable; unset, there is no cap.
+	MaxDollarsPerHour *float64 `pulumi:"maxDollarsPerHour"`
 }
 
 // The set of arguments for constructing a Provider resource.
@@ -57,6 +59,8 @@ type ProviderArgs struct {
 	ApiKey pulumi.StringPtrInput
 	// The service's address, without /api/v0 (the local emulator prints its own). Falls back to the GPUCLOUD_BASE_URL environment variable.
 	BaseUrl pulumi.StringPtrInput
+	// The stack's spending cap, in dollars per hour: a plan whose expected total exceeds it fails at preview, and a rent that would take the stack over it is never sent. Falls back to the GPUCLOUD_MAX_DOLLARS_PER_HOUR environment variable; unset, there is no cap.
+	MaxDollarsPerHour pulumi.Float64PtrInput
 }
 
 func (ProviderArgs) ElementType() reflect.Type {

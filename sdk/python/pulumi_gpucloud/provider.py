@@ -20,17 +20,21 @@ __all__ = ['ProviderArgs', 'Provider']
 class ProviderArgs:
     def __init__(__self__, *,
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
-                 base_url: pulumi.Input[Optional[_builtins.str]] = None):
+                 base_url: pulumi.Input[Optional[_builtins.str]] = None,
+                 max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None):
         """
         The set of arguments for constructing a Provider resource.
 
         :param pulumi.Input[_builtins.str] api_key: The API key (a secret). Falls back to the GPUCLOUD_API_KEY environment variable.
         :param pulumi.Input[_builtins.str] base_url: The service's address, without /api/v0 (the local emulator prints its own). Falls back to the GPUCLOUD_BASE_URL environment variable.
+        :param pulumi.Input[_builtins.float] max_dollars_per_hour: The stack's spending cap, in dollars per hour: a plan whose expected total exceeds it fails at preview, and a rent that would take the stack over it is never sent. Falls back to the GPUCLOUD_MAX_DOLLARS_PER_HOUR environment variable; unset, there is no cap.
         """
         if api_key is not None:
             pulumi.set(__self__, "api_key", api_key)
         if base_url is not None:
             pulumi.set(__self__, "base_url", base_url)
+        if max_dollars_per_hour is not None:
+            pulumi.set(__self__, "max_dollars_per_hour", max_dollars_per_hour)
 
     @_builtins.property
     @pulumi.getter(name="apiKey")
@@ -56,6 +60,18 @@ class ProviderArgs:
     def base_url(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "base_url", value)
 
+    @_builtins.property
+    @pulumi.getter(name="maxDollarsPerHour")
+    def max_dollars_per_hour(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        The stack's spending cap, in dollars per hour: a plan whose expected total exceeds it fails at preview, and a rent that would take the stack over it is never sent. Falls back to the GPUCLOUD_MAX_DOLLARS_PER_HOUR environment variable; unset, there is no cap.
+        """
+        return pulumi.get(self, "max_dollars_per_hour")
+
+    @max_dollars_per_hour.setter
+    def max_dollars_per_hour(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "max_dollars_per_hour", value)
+
 
 @pulumi.type_token("pulumi:providers:gpucloud")
 class Provider(pulumi.ProviderResource):
@@ -65,6 +81,7 @@ class Provider(pulumi.ProviderResource):
                  opts: Optional[pulumi.ResourceOptions] = None,
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
                  base_url: pulumi.Input[Optional[_builtins.str]] = None,
+                 max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
                  __props__=None):
         """
         The gpucloud provider: the service's address and the API key to call it with.
@@ -73,6 +90,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] api_key: The API key (a secret). Falls back to the GPUCLOUD_API_KEY environment variable.
         :param pulumi.Input[_builtins.str] base_url: The service's address, without /api/v0 (the local emulator prints its own). Falls back to the GPUCLOUD_BASE_URL environment variable.
+        :param pulumi.Input[_builtins.float] max_dollars_per_hour: The stack's spending cap, in dollars per hour: a plan whose expected total exceeds it fails at preview, and a rent that would take the stack over it is never sent. Falls back to the GPUCLOUD_MAX_DOLLARS_PER_HOUR environment variable; unset, there is no cap.
         """
         ...
     @overload
@@ -100,6 +118,7 @@ class Provider(pulumi.ProviderResource):
                  opts: Optional[pulumi.ResourceOptions] = None,
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
                  base_url: pulumi.Input[Optional[_builtins.str]] = None,
+                 max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
         if not isinstance(opts, pulumi.ResourceOptions):
@@ -111,6 +130,7 @@ class Provider(pulumi.ProviderResource):
 
             __props__.__dict__["api_key"] = None if api_key is None else pulumi.Output.secret(api_key)
             __props__.__dict__["base_url"] = base_url
+            __props__.__dict__["max_dollars_per_hour"] = pulumi.Output.from_input(max_dollars_per_hour).apply(pulumi.runtime.to_json) if max_dollars_per_hour is not None else None
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["apiKey"])
         opts = pulumi.ResourceOptions.merge(opts, secret_opts)
         super(Provider, __self__).__init__(

@@ -20,3 +20,8 @@ func GetApiKey(ctx *pulumi.Context) string {
 func GetBaseUrl(ctx *pulumi.Context) string {
 	return config.Get(ctx, "gpucloud:baseUrl")
 }
+
+// The stack's spending cap, in dollars per hour: a plan whose expected total exceeds it fails at preview, and a rent that would take the stack over it is never sent. Falls back to the GPUCLOUD_MAX_DOLLARS_PER_HOUR environment variable; unset, there is no cap.
+func GetMaxDollarsPerHour(ctx *pulumi.Context) float64 {
+	return config.GetFloat64(ctx, "gpucloud:maxDollarsPerHour")
+}

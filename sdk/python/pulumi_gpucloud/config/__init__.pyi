@@ -24,3 +24,8 @@ baseUrl: Optional[str]
 The service's address, without /api/v0 (the local emulator prints its own). Falls back to the GPUCLOUD_BASE_URL environment variable.
 """
 
+maxDollarsPerHour: Optional[float]
+"""
+The stack's spending cap, in dollars per hour: a plan whose expected total exceeds it fails at preview, and a rent that would take the stack over it is never sent. Falls back to the GPUCLOUD_MAX_DOLLARS_PER_HOUR environment variable; unset, there is no cap.
+"""
+

@@ -34,3 +34,10 @@ class _ExportableConfig(types.ModuleType):
         """
         return __config__.get('baseUrl')
 
+    @_builtins.property
+    def max_dollars_per_hour(self) -> Optional[float]:
+        """
+        The stack's spending cap, in dollars per hour: a plan whose expected total exceeds it fails at preview, and a rent that would take the stack over it is never sent. Falls back to the GPUCLOUD_MAX_DOLLARS_PER_HOUR environment variable; unset, there is no cap.
+        """
+        return __config__.get_float('maxDollarsPerHour')
+
