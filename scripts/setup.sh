@@ -26,3 +26,7 @@ bash scripts/ensure-go-tools.sh "$pulumi_dir" >/dev/null \
 bash scripts/ensure-python-tools.sh "$pulumi_dir" >/dev/null \
   || { echo "setup: building the Python language host or the Python wheelhouse failed (see above)" >&2; exit 1; }
 echo "setup: $("$pulumi_dir/pulumi" version | sed 's/^/pulumi /') ready after $(( $(date +%s) - start ))s"
+# Nothing above changed this shell's PATH: say how to get what was built.
+echo "setup: to use them in this shell, run: source scripts/toolchain-env.sh"
+echo "setup:   it puts node ($node_dir) and pulumi ($pulumi_dir) with its language hosts on PATH,"
+echo "setup:   and, unless already set, a file backend in .pulumi-state/ and a local passphrase"

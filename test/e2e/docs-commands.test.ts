@@ -33,7 +33,7 @@ const execFileAsync = promisify(execFile);
 // (a user's PATH does not hold node_modules/.bin), and pip pointed at the wheelhouse so that
 // `pip install -r requirements.txt` works offline. A block that fails fails the test with its
 // file, line and output; a block must leave no process running; at the end of each file the
-// emulator must hold nothing. A failure's report traces each command with its line in the file.
+// emulator must hold nothing and the clone's `git status` must be clean. A failure's report traces each command with its line in the file.
 
 const blockTimeoutMs = 300_000;
 const files = documentationFiles()
@@ -72,6 +72,20 @@ async function openScratch(): Promise<Scratch> {
     await copyFile(path.join(repoRoot, file), path.join(clone, file));
   }
   await symlink(path.join(repoRoot, "node_modules"), path.join(clone, "node_modules"));
+  // A git repository with the project's ignore rules, so that what the commands leave behind
+  // shows as a user's `git status` would show it.
+  await copyFile(path.join(repoRoot, ".gitignore"), path.join(clone, ".gitignore"));
+  const git = (...args: string[]) =>
+    execFileAsync(
+      "git",
+      ["-c", "user.name=docs", "-c", "user.email=docs@example.invalid", ...args],
+      {
+        cwd: clone,
+      },
+    );
+  await git("init", "-q");
+  await git("add", "-A");
+  await git("commit", "-qm", "the clone as it was");
   const packages = path.join(clone, "dist", "packages");
   await mkdir(packages, { recursive: true });
   for (const tarball of [
@@ -256,6 +270,16 @@ describe("the documentation's commands", () => {
           }
         },
       );
+
+      it("leaves the clone as it was (git status is clean)", async () => {
+        if (scratch === undefined) throw new Error("no scratch clone");
+        const { stdout } = await execFileAsync(
+          "git",
+          ["status", "--porcelain", "--untracked-files=all"],
+          { cwd: scratch.clone },
+        );
+        expect(stdout.split("\n").filter((line) => line !== "")).toEqual([]);
+      });
 
       it("leaves nothing on the emulator's account", async () => {
         if (scratch === undefined) throw new Error("no scratch clone");
