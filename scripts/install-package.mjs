@@ -45,10 +45,12 @@ if (!existsSync(path.join(root, "dist", "provider", "index.js"))) {
   throw new Error("dist/ is missing: run tsc -p tsconfig.build.json first");
 }
 const [packed] = JSON.parse(
-  execFileSync("npm", ["pack", "--json", "--loglevel=error", "--pack-destination", tarballDir], {
-    cwd: root,
-    encoding: "utf8",
-  }),
+  // --ignore-scripts: the caller has just compiled; prepack would compile again.
+  execFileSync(
+    "npm",
+    ["pack", "--json", "--loglevel=error", "--ignore-scripts", "--pack-destination", tarballDir],
+    { cwd: root, encoding: "utf8" },
+  ),
 );
 const tarball = path.join(tarballDir, packed.filename);
 

@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { copyFile, mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -29,26 +30,45 @@ function startInstalledEmulator(projectDir: string, apiKey: string) {
   });
 }
 
-describe("the published package", () => {
-  let packDir: string | undefined;
+/**
+ * A fresh clone of the working tree: the files git tracks (or would: new and not ignored), no
+ * dist/, with the repository's node_modules linked in place of `npm ci`.
+ */
+async function freshClone(into: string): Promise<string> {
+  const clone = path.join(into, "clone");
+  await mkdir(clone);
+  const { stdout } = await execFileAsync(
+    "git",
+    ["ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+    { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 },
+  );
+  const files = stdout
+    .split("\0")
+    .filter((file) => file !== "" && existsSync(path.join(repoRoot, file)));
+  for (const file of files) {
+    await mkdir(path.dirname(path.join(clone, file)), { recursive: true });
+    await copyFile(path.join(repoRoot, file), path.join(clone, file));
+  }
+  await symlink(path.join(repoRoot, "node_modules"), path.join(clone, "node_modules"));
+  return clone;
+}
+
+describe("the published package, packed from a fresh clone", () => {
+  let packDir: string;
   let tarball: string;
   beforeAll(async () => {
-    // The run's tarball, packed once by the end-to-end global setup.
-    const packed = process.env["GPUCLOUD_PACKED_TARBALL"];
-    if (packed) {
-      tarball = packed;
-      return;
-    }
+    // Packed from a fresh clone, as `npm pack` or an install from git would: its prepack builds.
     packDir = await mkdtemp(path.join(tmpdir(), "gpucloud-pack-"));
+    const clone = await freshClone(packDir);
     const { stdout } = await execFileAsync(
       "npm",
       ["pack", "--pack-destination", packDir, "--loglevel=error"],
-      { cwd: repoRoot },
+      { cwd: clone, maxBuffer: 16 * 1024 * 1024 },
     );
     tarball = path.join(packDir, stdout.trim().split("\n").pop() ?? "");
   });
   afterAll(async () => {
-    if (packDir) await rm(packDir, { recursive: true, force: true });
+    await rm(packDir, { recursive: true, force: true });
   });
 
   it("holds the compiled code, its types and the emulator's command, and no sources", async () => {
