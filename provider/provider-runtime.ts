@@ -50,15 +50,37 @@ export function dynamicProvider<Inputs, Outputs>(
 ): DynamicProvider<Inputs, Outputs> {
   const update = implementation.update?.bind(implementation);
   return {
-    check: (olds, news) => implementation.check(dynamicRun(), olds, news),
-    diff: (id, olds, news) => implementation.diff(dynamicRun(), id, olds, news),
+    check: (olds, news) => oneLine(implementation.check(dynamicRun(), olds, news)),
+    diff: (id, olds, news) => oneLine(implementation.diff(dynamicRun(), id, olds, news)),
     create: (inputs) => implementation.create(dynamicRun(), inputs),
     read: (id, props) => implementation.read(dynamicRun(), id, props),
     ...(update === undefined
       ? {}
       : {
-          update: (id: string, olds: Outputs, news: Inputs) => update(dynamicRun(), id, olds, news),
+          update: (id: string, olds: Outputs, news: Inputs) =>
+            oneLine(update(dynamicRun(), id, olds, news)),
         }),
-    delete: (id, props) => implementation.delete(dynamicRun(), id, props),
+    delete: (id, props) => oneLine(implementation.delete(dynamicRun(), id, props)),
   };
+}
+
+/**
+ * Pulumi's dynamic provider host prints `${error}: ${error.stack}` for a failed check, diff,
+ * update or delete, and the engine shows that twice, below the error's own clear line. Our
+ * errors are messages for the user (a missing setting, a refusal of the service): their stack
+ * is left out of what the host prints. A programming error (TypeError and kin) keeps its
+ * stack, where it helps.
+ */
+async function oneLine<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    const programmingError =
+      error instanceof TypeError ||
+      error instanceof ReferenceError ||
+      error instanceof RangeError ||
+      error instanceof SyntaxError;
+    if (error instanceof Error && !programmingError) error.stack = "";
+    throw error;
+  }
 }
