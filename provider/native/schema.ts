@@ -434,6 +434,8 @@ export function packageSchema(version: string): PackageSpec {
         // Typed classes (InstanceArgs) and the same shapes as dicts (InstanceArgsDict).
         inputTypes: "classes-and-dicts",
         requires: { pulumi: ">=3.231.0,<4.0.0" },
+        // What the docs and Pulumi's Python SDK 3.231+ support.
+        pythonRequires: ">=3.10",
         readme: pythonReadme(version),
       },
     },

@@ -35,12 +35,17 @@ export const nodeGroupInputsSchema = z.object({
         "Changes in place: it applies to the nodes rented after.",
     )
     .meta({ replacement: "never" }),
-  image: node.image.describe(
-    "Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.",
-  ),
-  diskGb: node.diskGb.describe(
-    "Each node's disk size in gigabytes, at least 8. Changing it replaces the group.",
-  ),
+  // Required, unlike an Instance's (a group launches no template).
+  image: node.image
+    .unwrap()
+    .meta({ willReplaceOnChanges: true })
+    .describe(
+      "Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.",
+    ),
+  diskGb: node.diskGb
+    .unwrap()
+    .meta({ willReplaceOnChanges: true })
+    .describe("Each node's disk size in gigabytes, at least 8. Changing it replaces the group."),
   onstart: node.onstart.describe(
     "A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its " +
       "environment). Changing it replaces the group.",

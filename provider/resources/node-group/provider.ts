@@ -55,14 +55,6 @@ export const implementation: ResourceImplementation<NodeGroupInputs, NodeGroupOu
     const checked = checkInputs(nodeGroupInputsSchema, news);
     const { inputs } = checked;
     const failures = [...setup, ...checked.failures];
-    if (news["image"] === undefined) {
-      failures.push(
-        fieldFailure("image", "required: every node's container image, e.g. pytorch/pytorch"),
-      );
-    }
-    if (news["diskGb"] === undefined) {
-      failures.push(fieldFailure("diskGb", "required: every node's disk size in GB, at least 8"));
-    }
     if (inputs.runtype === "vm") {
       failures.push(
         fieldFailure("runtype", "a VM cannot join an overlay network; use ssh, jupyter or args"),

@@ -41,9 +41,9 @@ class NodeGroupArgs:
         The set of arguments for constructing a NodeGroup resource.
 
         :param pulumi.Input[_builtins.float] create_timeout_seconds: How long create may take in all, every node running, in seconds; default 1200.
-        :param pulumi.Input[_builtins.float] disk_gb: Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
+        :param pulumi.Input[_builtins.float] disk_gb: Required. Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them replaces the group.
-        :param pulumi.Input[_builtins.str] image: Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
+        :param pulumi.Input[_builtins.str] image: Required. Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
         :param pulumi.Input[_builtins.str] label: Each node's label. Changes in place.
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
         :param pulumi.Input[_builtins.str] max_lifetime: The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger nodeCount) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expiresAt` rents a new one.
@@ -107,7 +107,7 @@ class NodeGroupArgs:
     @pulumi.getter(name="diskGb")
     def disk_gb(self) -> pulumi.Input[Optional[_builtins.float]]:
         """
-        Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
+        Required. Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
         """
         return pulumi.get(self, "disk_gb")
 
@@ -131,7 +131,7 @@ class NodeGroupArgs:
     @pulumi.getter
     def image(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
+        Required. Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
         """
         return pulumi.get(self, "image")
 
@@ -300,9 +300,9 @@ class NodeGroup(pulumi.CustomResource):
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.float] create_timeout_seconds: How long create may take in all, every node running, in seconds; default 1200.
-        :param pulumi.Input[_builtins.float] disk_gb: Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
+        :param pulumi.Input[_builtins.float] disk_gb: Required. Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them replaces the group.
-        :param pulumi.Input[_builtins.str] image: Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
+        :param pulumi.Input[_builtins.str] image: Required. Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
         :param pulumi.Input[_builtins.str] label: Each node's label. Changes in place.
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
         :param pulumi.Input[_builtins.str] max_lifetime: The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger nodeCount) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expiresAt` rents a new one.
@@ -456,7 +456,7 @@ class NodeGroup(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter(name="diskGb")
-    def disk_gb(self) -> pulumi.Output[Optional[_builtins.float]]:
+    def disk_gb(self) -> pulumi.Output[_builtins.float]:
         """
         Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
         """
@@ -480,7 +480,7 @@ class NodeGroup(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def image(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def image(self) -> pulumi.Output[_builtins.str]:
         """
         Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
         """
