@@ -15,7 +15,7 @@ hf_token_secret = gpucloud.Secret("hfTokenSecret", key="HF_TOKEN", value=hf_toke
 # Asks (offers) come and go as other people rent them: find them by query, not by id.
 data = gpucloud.Volume(
     "data",
-    volume_offer_query={"diskSpaceGb": {"gte": 100}, "reliability": {"gte": 0.95}},
+    volume_offer_query={"disk_space_gb": {"gte": 100}, "reliability": {"gte": 0.95}},
     size_gb=50,
 )
 
@@ -23,8 +23,8 @@ data = gpucloud.Volume(
 trainer = gpucloud.Instance(
     "trainer",
     offer_query={
-        "gpuName": {"in": ["RTX 4090", "RTX 3090"]},
-        "gpuRamGb": {"gte": 24},
+        "gpu_name": {"in": ["RTX 4090", "RTX 3090"]},
+        "gpu_ram_gb": {"gte": 24},
         "reliability": {"gte": 0.95},
     },
     max_dollars_per_hour=1,

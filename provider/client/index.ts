@@ -40,6 +40,7 @@ export type {
 export { deadEndStatuses, environmentOf } from "./instances";
 export { bidBounds } from "./instances";
 export {
+  camelCaseQuery,
   compileInstanceOfferQuery,
   compileVolumeOfferQuery,
   withCondition,

@@ -116,9 +116,16 @@ function normalize(market: Market<unknown>, query: unknown): NormalizedQuery {
       }
       type = raw;
     } else {
+      const others = [
+        "order",
+        "limit",
+        ...(market === (instanceMarket as Market<unknown>) ? ["type"] : []),
+      ];
+      const meant = closest(name, [...known, ...others]);
       throw new OfferQueryError(
-        `${name}: not a field of ${market.what} queries; the fields are ${known.join(", ")}, ` +
-          `order, limit${market === (instanceMarket as Market<unknown>) ? ", type" : ""}`,
+        `${name}: not a field of ${market.what} queries; ` +
+          (meant === undefined ? "" : `did you mean ${meant}? `) +
+          `the fields are ${[...known, ...others].join(", ")}`,
       );
     }
   }
@@ -162,7 +169,9 @@ export interface CompiledQuery<O> {
 
 function compile<O>(market: Market<O>, query: unknown): CompiledQuery<O> {
   const typed =
-    typeof query === "string" ? parseQueryString(market as Market<unknown>, query) : query;
+    typeof query === "string"
+      ? parseQueryString(market as Market<unknown>, query)
+      : camelCaseQuery(query);
   const normalized = normalize(market as Market<unknown>, typed);
   return {
     normalized,
@@ -207,5 +216,65 @@ export function withCondition(
 export function typedInstanceQuery(query: InstanceOfferQuery | string): InstanceOfferQuery {
   return typeof query === "string"
     ? parseQueryString(instanceMarket as Market<unknown>, query)
-    : query;
+    : camelCaseQuery(query);
+}
+
+/**
+ * The query object with its field names in camelCase, as the query language names them: a
+ * Python program writes `gpu_ram_gb` (its SDK passes a dict's keys as written), which means
+ * `gpuRamGb`; `order`'s field names likewise. Operators and values are kept as they are.
+ */
+export function camelCaseQuery<Q>(query: Q): Q {
+  if (typeof query !== "object" || query === null || Array.isArray(query)) return query;
+  const renamed: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(query)) {
+    const field = camelCase(name);
+    if (field in renamed) {
+      throw new OfferQueryError(`${name}: the same field as ${field}; give it once`);
+    }
+    renamed[field] =
+      field === "order" && Array.isArray(value)
+        ? value.map((item: unknown): unknown => {
+            if (!Array.isArray(item)) return item;
+            const [orderField, ...rest] = item as unknown[];
+            return typeof orderField === "string" ? [camelCase(orderField), ...rest] : item;
+          })
+        : value;
+  }
+  return renamed as Q;
+}
+
+function camelCase(name: string): string {
+  return name.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
+}
+
+/** The known name closest to a misspelled one, when it is close enough to be meant. */
+function closest(name: string, known: readonly string[]): string | undefined {
+  const wanted = name.toLowerCase();
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of known) {
+    // A name the user wrote the start of (gpuRam for gpuRamGb) wins a tie.
+    const lower = candidate.toLowerCase();
+    const distance = editDistance(wanted, lower) - (lower.startsWith(wanted) ? 0.5 : 0);
+    if (best === undefined || distance < best.distance) best = { name: candidate, distance };
+  }
+  return best !== undefined && best.distance <= Math.max(1, Math.floor(name.length / 3))
+    ? best.name
+    : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        (previous[j] ?? 0) + 1,
+        (current[j - 1] ?? 0) + 1,
+        (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
 }

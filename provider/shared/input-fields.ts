@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { compileInstanceOfferQuery, compileVolumeOfferQuery, OfferQueryError } from "../client";
+import {
+  camelCaseQuery,
+  compileInstanceOfferQuery,
+  compileVolumeOfferQuery,
+  OfferQueryError,
+} from "../client";
 
 // Input fields that several resources declare alike (their descriptions are each resource's).
 
@@ -12,16 +17,21 @@ function queryInputSchema(
   compile: (query: string | Record<string, unknown>) => unknown,
   error: string,
 ) {
-  return z
-    .union([z.string(), z.record(z.string(), z.unknown())], { error })
-    .superRefine((query, ctx) => {
-      try {
-        compile(query);
-      } catch (thrown) {
-        if (!(thrown instanceof OfferQueryError)) throw thrown;
-        ctx.addIssue({ code: "custom", message: thrown.message });
-      }
-    });
+  return (
+    z
+      .union([z.string(), z.record(z.string(), z.unknown())], { error })
+      .superRefine((query, ctx) => {
+        try {
+          compile(query);
+        } catch (thrown) {
+          if (!(thrown instanceof OfferQueryError)) throw thrown;
+          ctx.addIssue({ code: "custom", message: thrown.message });
+        }
+      })
+      // Kept in the query language's names: `gpu_ram_gb` from Python is stored as `gpuRamGb`,
+      // so that the state and every diff see one spelling.
+      .transform((query) => camelCaseQuery(query))
+  );
 }
 
 /** An instance offer query (Instance and NodeGroup `offerQuery`, WorkerGroup's). */

@@ -56,15 +56,15 @@ const cases: readonly Case[] = [
   },
   {
     what: "an unknown query field",
-    python: `gpucloud.Instance("gpu", offer_query={"gpuRam": {"gte": 24}}, image="pytorch/pytorch", disk_gb=20)`,
+    python: `gpucloud.Instance("gpu", offer_query={"gpu_ram": {"gte": 24}}, image="pytorch/pytorch", disk_gb=20)`,
     typescript: `new gpucloud.Instance("gpu", { offerQuery: { gpuRam: { gte: 24 } }, image: "pytorch/pytorch", diskGb: 20 });`,
-    says: /offerQuery: gpuRam: not a field of instance offer queries; the fields are .*$/m,
+    says: /offerQuery: gpu_?[rR]am: not a field of instance offer queries; did you mean gpuRamGb\? the fields are .*$/m,
   },
   {
     what: "an unknown query field in a function",
     python: `gpucloud.get_offers(query={"gpuRam": {"gte": 24}})`,
     typescript: `gpucloud.getOffers({ gpuRam: { gte: 24 } });`,
-    says: /gpuRam: not a field of instance offer queries; the fields are .*$/m,
+    says: /gpuRam: not a field of instance offer queries; did you mean gpuRamGb\? the fields are .*$/m,
     raises: true,
   },
 ];

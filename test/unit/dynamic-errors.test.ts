@@ -11,7 +11,7 @@ function failingWith(error: Error): ResourceImplementation<object, object> {
 describe("the dynamic door's failures", () => {
   it("print the message on one line, without a stack trace", async () => {
     const provider = dynamicProvider(failingWith(new Error("gpucloud:apiKey is not set")));
-    const failed = await provider.delete("1", {}).then(
+    const failed = await provider.delete?.("1", {}).then(
       () => undefined,
       (error: unknown) => error,
     );
@@ -22,7 +22,7 @@ describe("the dynamic door's failures", () => {
 
   it("keep a programming error's stack", async () => {
     const provider = dynamicProvider(failingWith(new TypeError("x is undefined")));
-    const failed = (await provider.diff("1", {}, {}).catch((error: unknown) => error)) as Error;
+    const failed = (await provider.diff?.("1", {}, {}).catch((error: unknown) => error)) as Error;
     expect(failed.stack).toMatch(/^TypeError: x is undefined\n\s+at /);
   });
 });

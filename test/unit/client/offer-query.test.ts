@@ -118,6 +118,41 @@ describe("instance offer queries", () => {
     expect(failure(() => compileInstanceOfferQuery(query as never))).toContain(message);
   });
 
+  it("take a field written in snake_case (as from Python) as the same field", () => {
+    const camel = compileInstanceOfferQuery({
+      gpuRamGb: { gte: 24 },
+      dollarsPerHour: { lte: 1 },
+      order: [["dollarsPerHour", "asc"]],
+    });
+    const snake = compileInstanceOfferQuery({
+      gpu_ram_gb: { gte: 24 },
+      dollars_per_hour: { lte: 1 },
+      order: [["dollars_per_hour", "asc"]],
+    } as never);
+    expect(snake.body).toEqual(camel.body);
+    expect(snake.normalized).toEqual(camel.normalized);
+    expect(failure(() => compileInstanceOfferQuery({ gpu_ram_gb: 1, gpuRamGb: 2 } as never))).toBe(
+      "gpuRamGb: the same field as gpuRamGb; give it once",
+    );
+  });
+
+  it.each<[unknown, string]>([
+    [
+      { gpuRam: 24 },
+      "gpuRam: not a field of instance offer queries; did you mean gpuRamGb? the fields are",
+    ],
+    [{ gpuNmae: "A" }, "did you mean gpuName?"],
+    [{ reliabilty: 0.9 }, "did you mean reliability?"],
+  ])("answer a misspelled field with the closest one: %j", (query, message) => {
+    expect(failure(() => compileInstanceOfferQuery(query as never))).toContain(message);
+  });
+
+  it("say no closest field when none is close", () => {
+    expect(failure(() => compileInstanceOfferQuery({ colour: "red" } as never))).not.toContain(
+      "did you mean",
+    );
+  });
+
   it.each<[string, string]>([
     ["gpu_name=RTX_4090 colour=red", '"colour=red": unknown field colour'],
     ["num_gpus>=two", '"num_gpus>=two": "two" is not a number'],
