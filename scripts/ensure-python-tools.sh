@@ -8,9 +8,11 @@
 #    host's own module, so it is built from the last sdk/v3 release that still carried it in-tree
 #    (v3.79.0), as ensure-go-tools.sh does for the Go host. It speaks the same LanguageRuntime
 #    protocol; the programs it runs use the `pulumi` package of their own virtual environment
-#    (3.259.0, pinned). It reads no `virtualenv` option of Pulumi.yaml (the CLI of today hands
-#    that to the host in a way this release does not read): it runs the `python3` first on PATH,
-#    so a program's virtual environment is activated (its bin/ first on PATH).
+#    (3.259.0, pinned). That release reads the `virtualenv` option of Pulumi.yaml only as a
+#    flag, which the CLI of today no longer passes: the CLI starts our launcher
+#    (scripts/python/pulumi-language-python), which finds the option and the activated virtual
+#    environment and passes the flag, so that `virtualenv: venv` works activated or not and
+#    `pulumi install` fills that environment.
 #    It goes beside a CLI we built (where the CLI looks first), else to a cache directory that
 #    scripts/toolchain-env.sh puts on PATH.
 # 2. A wheelhouse of scripts/python/requirements.lock (Pulumi's Python SDK and every package it
@@ -91,31 +93,48 @@ case "$pulumi_dir" in
   "$CACHE_ROOT"/*) host_dir="$pulumi_dir" ;;
   *) host_dir="$CACHE_ROOT/python-host-v$HOST_SDK_VERSION/bin" ;;
 esac
+# What the CLI starts is the launcher (scripts/python/pulumi-language-python: it hands the host
+# the program's virtual environment), beside the host it runs (pulumi-language-python-host).
 host="$host_dir/pulumi-language-python"
+real_host="$host_dir/pulumi-language-python-host"
 host_stamp="$host_dir/.pulumi-language-python.version"
 exec_wrapper="$root/scripts/python/pulumi-language-python-exec"
+launcher="$root/scripts/python/pulumi-language-python"
 host_want="v$HOST_SDK_VERSION-$(hash_of "$exec_wrapper")"
 host_built() {
-  [ -x "$host" ] && [ -x "$host_dir/pulumi-language-python-exec" ] \
-    && [ "$(cat "$host_stamp" 2>/dev/null)" = "$host_want" ]
+  [ -x "$real_host" ] && [ -x "$host_dir/pulumi-language-python-exec" ] \
+    && cmp -s "$launcher" "$host" && [ "$(cat "$host_stamp" 2>/dev/null)" = "$host_want" ]
 }
-if ! host_built && { [ "$host_dir" = "$pulumi_dir" ] || [ ! -x "$pulumi_dir/pulumi-language-python" ]; } \
-  && ! command -v pulumi-language-python >/dev/null 2>&1; then
+# Put in place with a rename: a CLI starting the host meanwhile sees the old file or the new.
+put() {
+  install -m 0755 "$1" "$2.partial.$$"
+  mv -f "$2.partial.$$" "$2"
+}
+if ! host_built && { [ "$host_dir" = "$pulumi_dir" ] || {
+  [ ! -x "$pulumi_dir/pulumi-language-python" ] && ! command -v pulumi-language-python >/dev/null 2>&1
+}; }; then
   mkdir -p "$host_dir"
   exec 9>"$CACHE_ROOT/.python-host-build.lock"
   flock 9
   if ! host_built; then
-    start=$(date +%s)
-    say "building pulumi-language-python (sdk/v3 v$HOST_SDK_VERSION) from its Go module"
-    module_dir="$(bash "$root/scripts/build-sdk-host.sh" pulumi-language-python \
-      python/cmd/pulumi-language-python "$HOST_SDK_VERSION" "$host")" \
-      || fail "building pulumi-language-python (output above)"
-    # The release's executor ships in the same module, beside the host's source; ours runs it.
-    install -m 0755 "$module_dir/python/cmd/pulumi-language-python-exec" \
-      "$host_dir/pulumi-language-python-exec.upstream"
-    install -m 0755 "$exec_wrapper" "$host_dir/pulumi-language-python-exec"
+    if [ ! -x "$real_host" ] && [ -x "$host" ] && ! cmp -s "$launcher" "$host" \
+      && [ "$(cat "$host_stamp" 2>/dev/null)" = "$host_want" ]; then
+      # Built by a setup from before the launcher: the same host, under its new name.
+      put "$host" "$real_host"
+    elif [ ! -x "$real_host" ] || [ "$(cat "$host_stamp" 2>/dev/null)" != "$host_want" ]; then
+      start=$(date +%s)
+      say "building pulumi-language-python (sdk/v3 v$HOST_SDK_VERSION) from its Go module"
+      module_dir="$(bash "$root/scripts/build-sdk-host.sh" pulumi-language-python \
+        python/cmd/pulumi-language-python "$HOST_SDK_VERSION" "$real_host")" \
+        || fail "building pulumi-language-python (output above)"
+      # The release's executor ships in the same module, beside the host's source; ours runs it.
+      install -m 0755 "$module_dir/python/cmd/pulumi-language-python-exec" \
+        "$host_dir/pulumi-language-python-exec.upstream"
+      install -m 0755 "$exec_wrapper" "$host_dir/pulumi-language-python-exec"
+      say "built pulumi-language-python v$HOST_SDK_VERSION in $(($(date +%s) - start))s ($real_host)"
+    fi
+    put "$launcher" "$host"
     echo "$host_want" >"$host_stamp"
-    say "built pulumi-language-python v$HOST_SDK_VERSION in $(($(date +%s) - start))s ($host)"
   fi
   flock -u 9
 fi
