@@ -11,7 +11,8 @@ import { repoRoot } from "../support/repo-root";
 import { tarballFromSetup } from "../support/packages";
 import { expectNoLeak } from "../support/programs";
 import { withStack, type TestStack } from "../support/pulumi-stack";
-import { nativePluginDir } from "../support/yaml-stack";
+import { lockFile, wheelhouse } from "../support/python-stack";
+import { nativePluginDir, withoutPlugins } from "../support/yaml-stack";
 
 const execFileAsync = promisify(execFile);
 
@@ -310,17 +311,49 @@ describe("the workspace examples with the standalone plugin and emulator, no Nod
     );
   });
 
-  it("Python: examples/python-workspace as it is, with the plugin from its tarball", async () => {
+  it("Python: examples/python-workspace as it is, after pip install of the platform wheel only", async () => {
     const running = started();
     const hfToken = "hf_standalone.Python-456";
+    // The wheel `npm run package-python` makes, from this run's standalone executables.
+    const wheels = await wheelhouse();
+    const pipEnv = { ...process.env, PIP_NO_INDEX: "1", PIP_FIND_LINKS: wheels };
+    const { stdout } = await execFileAsync(
+      "python3",
+      [
+        path.join(repoRoot, "scripts", "python", "platform-wheel.py"),
+        path.join(repoRoot, "sdk", "python"),
+        tarballFromSetup("GPUCLOUD_PLUGIN_TARBALL"),
+        tarballFromSetup("GPUCLOUD_EMULATOR_TARBALL"),
+        path.join(root, "wheel"),
+      ],
+      { env: pipEnv },
+    );
+    const wheel = stdout.trim();
+    expect(path.basename(wheel)).toBe(
+      `pulumi_gpucloud-${version}-py3-none-manylinux_2_28_x86_64.whl`,
+    );
+    // A fresh virtual environment: the wheel and what it depends on, nothing else.
+    const venv = path.join(root, "venv");
+    await execFileAsync("python3", ["-m", "venv", venv]);
+    await execFileAsync(
+      path.join(venv, "bin", "pip"),
+      ["install", "--quiet", "--disable-pip-version-check", "--constraint", lockFile, wheel],
+      { env: pipEnv, maxBuffer: 16 * 1024 * 1024 },
+    );
+    // Its emulator is the standalone one.
+    const emulatorHelp = await execFileAsync(path.join(venv, "bin", "gpucloud-emulator"), [
+      "--help",
+    ]);
+    expect(emulatorHelp.stdout).toContain("--small-market");
     await withStack(
       {
         language: "python",
         program: { dir: path.join(repoRoot, "examples", "python-workspace") },
+        virtualEnv: venv,
         config: configFor(running, "python-workspace", hfToken),
         stackName: "standalone",
-        env: { PATH: testPath },
-        pluginFiles: pluginFiles(),
+        // No plugin on PATH but the virtual environment's, no plugin installed, no Node.js.
+        env: { PATH: withoutPlugins(testPath, ["gpucloud"]), PULUMI_HOME: path.join(root, "home") },
       },
       (stack) =>
         deploysAndDestroys(stack, running, {

@@ -11,7 +11,7 @@ import {
   type Stack,
 } from "@pulumi/pulumi/automation";
 import { z } from "zod";
-import { type PythonProgram, pythonEnv, setUpPythonMain } from "./python-stack";
+import { activated, type PythonProgram, pythonEnv, setUpPythonMain } from "./python-stack";
 import { setUpTypeScript, type TypeScriptProgram } from "./typescript-stack";
 import { type GoProgram, setUpYamlText, withoutPlugins, type YamlProgram } from "./yaml-stack";
 
@@ -225,7 +225,10 @@ async function setUpProgram(workDir: string, options: StackOptions): Promise<Set
       };
     case "python":
       return {
-        env: await pythonEnv(options.env?.["PATH"] ?? process.env["PATH"] ?? ""),
+        env:
+          options.virtualEnv === undefined
+            ? await pythonEnv(options.env?.["PATH"] ?? process.env["PATH"] ?? "")
+            : activated(options.virtualEnv, options.env?.["PATH"] ?? process.env["PATH"] ?? ""),
         setProgram:
           "dir" in options.program
             ? await copied(options.program.dir, workDir)

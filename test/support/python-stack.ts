@@ -10,7 +10,7 @@ import { nativePluginDir } from "./yaml-stack";
 const execFileAsync = promisify(execFile);
 
 /** Pulumi's Python SDK and what it needs, pinned (the wheelhouse's list). */
-const lockFile = path.join(repoRoot, "scripts", "python", "requirements.lock");
+export const lockFile = path.join(repoRoot, "scripts", "python", "requirements.lock");
 /** The Python SDK generated from the plugin's schema, committed. */
 export const pythonSdkDir = path.join(repoRoot, "sdk", "python");
 
@@ -32,7 +32,7 @@ export function wheelhouse(): Promise<string> {
  * The environment to run the CLI with: the virtual environment `dir` activated (the Python
  * language host runs the `python3` on PATH).
  */
-const activated = (dir: string, basePath: string): Record<string, string> => ({
+export const activated = (dir: string, basePath: string): Record<string, string> => ({
   VIRTUAL_ENV: dir,
   PATH: `${path.join(dir, "bin")}${path.delimiter}${basePath}`,
 });
@@ -117,6 +117,11 @@ export interface PythonProgram {
    * directory holding Pulumi.yaml and __main__.py to copy.
    */
   readonly program: { readonly main: string; readonly project: string } | { readonly dir: string };
+  /**
+   * A virtual environment of the test's own (one a wheel was installed into), activated instead
+   * of the worker's shared one.
+   */
+  readonly virtualEnv?: string;
 }
 
 /**

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Makes the Python SDK's platform wheel: pulumi_gpucloud with the standalone plugin and emulator.
+
+`pip install` of it puts `pulumi-resource-gpucloud` and `gpucloud-emulator` (the single
+executables `npm run package-plugin` makes, each with its own Node.js runtime) in the virtual
+environment's bin/, beside the SDK: a Python program needs no plugin install, clone or Node.js.
+
+It builds sdk/python's pure wheel with pip (offline: the wheelhouse holds setuptools), then
+writes it again with the two executables as the wheel's scripts (`<name>.data/scripts/`, which
+pip installs into bin/ with their mode) and the platform's tag. The executables need glibc 2.28
+or newer (Node.js's official Linux builds), hence manylinux_2_28_x86_64.
+
+Usage: platform-wheel.py SDK_DIR PLUGIN_TARBALL EMULATOR_TARBALL OUT_DIR
+Prints the wheel's path.
+"""
+
+import base64
+import hashlib
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+
+PLATFORM_TAG = "py3-none-manylinux_2_28_x86_64"
+
+
+def executable_from(tarball: str, name: str) -> bytes:
+    with tarfile.open(tarball, "r:gz") as archive:
+        member = archive.extractfile(name)
+        if member is None:
+            raise SystemExit(f"platform-wheel: {tarball} holds no {name}")
+        return member.read()
+
+
+def record_line(path: str, data: bytes) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return f"{path},sha256={digest},{len(data)}"
+
+
+def pure_wheel(sdk_dir: str, into: str) -> str:
+    # pip builds in the folder it is given: a copy keeps the checkout free of build/ and
+    # *.egg-info.
+    copy = os.path.join(into, "sdk")
+    shutil.copytree(
+        sdk_dir, copy, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__")
+    )
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", into, copy],
+        check=True,
+    )
+    [name] = [file for file in os.listdir(into) if file.endswith("-py3-none-any.whl")]
+    return os.path.join(into, name)
+
+
+def main() -> None:
+    sdk_dir, plugin_tarball, emulator_tarball, out_dir = sys.argv[1:5]
+    executables = {
+        "pulumi-resource-gpucloud": executable_from(plugin_tarball, "pulumi-resource-gpucloud"),
+        "gpucloud-emulator": executable_from(emulator_tarball, "gpucloud-emulator"),
+    }
+    with tempfile.TemporaryDirectory() as scratch:
+        pure = pure_wheel(sdk_dir, scratch)
+        distribution = os.path.basename(pure).split("-py3-none-any.whl")[0]
+        data_dir = f"{distribution}.data/scripts"
+        dist_info = f"{distribution}.dist-info"
+        out = os.path.join(out_dir, f"{distribution}-{PLATFORM_TAG}.whl")
+        os.makedirs(out_dir, exist_ok=True)
+        records: list[str] = []
+        partial = f"{out}.partial"
+        with zipfile.ZipFile(pure) as source, zipfile.ZipFile(
+            partial, "w", zipfile.ZIP_DEFLATED
+        ) as wheel:
+            for item in source.infolist():
+                if item.filename in (f"{dist_info}/RECORD", f"{dist_info}/WHEEL"):
+                    continue
+                data = source.read(item)
+                wheel.writestr(item, data)
+                records.append(record_line(item.filename, data))
+            for name, data in executables.items():
+                path = f"{data_dir}/{name}"
+                info = zipfile.ZipInfo(path, date_time=(2026, 1, 1, 0, 0, 0))
+                info.external_attr = (0o100755 & 0xFFFF) << 16
+                info.compress_type = zipfile.ZIP_DEFLATED
+                wheel.writestr(info, data)
+                records.append(record_line(path, data))
+            wheel_file = io.StringIO()
+            wheel_file.write("Wheel-Version: 1.0\n")
+            wheel_file.write("Generator: pulumi-gpucloud platform-wheel.py\n")
+            wheel_file.write("Root-Is-Purelib: false\n")
+            wheel_file.write(f"Tag: {PLATFORM_TAG}\n")
+            wheel_bytes = wheel_file.getvalue().encode()
+            wheel.writestr(f"{dist_info}/WHEEL", wheel_bytes)
+            records.append(record_line(f"{dist_info}/WHEEL", wheel_bytes))
+            records.append(f"{dist_info}/RECORD,,")
+            wheel.writestr(f"{dist_info}/RECORD", "\n".join(records) + "\n")
+        os.replace(partial, out)
+    print(out)
+
+
+if __name__ == "__main__":
+    main()
