@@ -8,7 +8,12 @@ import { sshKeysBeforeRenting, updateSshKeys } from "../../renting/ssh-keys";
 import type { Run } from "../../run/run";
 import { type GroupBuild, handOverGroup, rentedNodeIds, rentRankZero, rentRanks } from "./create";
 import { isBroken, ranksToRent } from "./diff";
-import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
+import {
+  type GroupNode,
+  groupDollarsPerHour,
+  type NodeGroupInputs,
+  type NodeGroupOutputs,
+} from "./inputs";
 
 // An update of a group in place: its label and keys on every node, the ranks above a smaller
 // count destroyed, and the ranks missing (a larger count, or nodes refresh found gone or at a
@@ -198,7 +203,14 @@ export async function resizeGroup(
     nodes = [...stay, ...rented.added].sort((a, b) => a.rank - b.rank);
     masterAddr = rented.masterAddr;
   }
-  const outs: NodeGroupOutputs = { ...olds, ...news, owner, nodes, masterAddr };
+  const outs: NodeGroupOutputs = {
+    ...olds,
+    ...news,
+    owner,
+    nodes,
+    masterAddr,
+    dollarsPerHour: groupDollarsPerHour(nodes),
+  };
   if (news.label === undefined) delete outs.label;
   if (news.sshKeyIds === undefined) delete outs.sshKeyIds;
   if (news.maxDollarsPerHour === undefined) delete outs.maxDollarsPerHour;
