@@ -8,6 +8,8 @@ import {
   implementation as groupProvider,
   type NodeGroupInputs,
 } from "../../provider/resources/node-group";
+import { implementation as networkVolumeProvider } from "../../provider/resources/network-volume";
+import { implementation as volumeProvider } from "../../provider/resources/volume";
 import { Run } from "../../provider/run/run";
 import type { TestEmulator } from "../support/emulator";
 import { useEmulator } from "../support/use-emulator";
@@ -110,7 +112,8 @@ describe("the stack's cap at up", () => {
     const run = runWithCap(emulator, price * 1.5);
     const first = await instanceProvider.create(run, inputs("a"));
     await expect(instanceProvider.create(run, inputs("b"))).rejects.toThrow(/over its cap/);
-    await instanceProvider.delete(run, first.id, first.outs ?? inputs("a"));
+    if (first.outs === undefined) throw new Error("the create recorded no outputs");
+    await instanceProvider.delete(run, first.id, first.outs);
     // An ask the search does not offer is not rented (its price cannot be held), nor held.
     await expect(instanceProvider.create(run, { ...inputs("c"), askId: 39999 })).rejects.toThrow();
     const second = await instanceProvider.create(run, inputs("d"));
@@ -129,6 +132,25 @@ describe("the stack's cap at up", () => {
     const read = await instanceProvider.read(providers.run, created.id, created.outs);
     const after = await client.instances.show(Number(created.id));
     expect(read.props?.dollarsPerHour).toBe(after?.dph_total);
+  });
+
+  it("Volume and NetworkVolume output dollarsPerHour as the service reports it", async () => {
+    const volume = await volumeProvider.create(providers.run, { askId: 21001, sizeGb: 50 });
+    const network = await networkVolumeProvider.create(providers.run, {
+      askId: 25001,
+      sizeGb: 100,
+    });
+    const listed = await client.volumes.list();
+    const reported = (id: number | undefined) =>
+      listed.find((row) => row.id === id)?.storage_total_cost;
+    expect(volume.outs?.dollarsPerHour).toBeGreaterThan(0);
+    expect(volume.outs?.dollarsPerHour).toBe(reported(volume.outs?.volumeId));
+    expect(network.outs?.dollarsPerHour).toBeGreaterThan(0);
+    expect(network.outs?.dollarsPerHour).toBe(reported(network.outs?.volumeId));
+    const readVolume = await volumeProvider.read(providers.run, volume.id, volume.outs);
+    expect(readVolume.props?.dollarsPerHour).toBe(reported(volume.outs?.volumeId));
+    const readNetwork = await networkVolumeProvider.read(providers.run, network.id, network.outs);
+    expect(readNetwork.props?.dollarsPerHour).toBe(reported(network.outs?.volumeId));
   });
 
   describe("a NodeGroup", () => {
@@ -180,7 +202,9 @@ describe("the stack's cap at up", () => {
       expect(read.props?.nodes.map((node) => node.dollarsPerHour)).toEqual(
         nodes.map((node) => node.dollarsPerHour),
       );
-      await groupProvider.delete(market.run, created.id, created.outs ?? group);
+      if (created.outs !== undefined) {
+        await groupProvider.delete(market.run, created.id, created.outs);
+      }
     });
   });
 
