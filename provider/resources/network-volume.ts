@@ -407,6 +407,8 @@ export class NetworkVolume extends pulumi.dynamic.Resource {
   declare readonly clusterId: pulumi.Output<number>;
   /** The ask the volume was taken from. */
   declare readonly offerAskId: pulumi.Output<number>;
+  /** What the volume costs, $/hour, as the service reports it; kept current by refresh. */
+  declare readonly dollarsPerHour: pulumi.Output<number | null>;
 
   constructor(name: string, args: NetworkVolumeArgs, opts?: pulumi.CustomResourceOptions) {
     super(
@@ -423,6 +425,7 @@ export class NetworkVolume extends pulumi.dynamic.Resource {
         clusterId: undefined,
         offerAskId: undefined,
         offer: undefined,
+        dollarsPerHour: undefined,
       },
       opts,
       "gpucloud",

@@ -331,6 +331,8 @@ export class Volume extends pulumi.dynamic.Resource {
   declare readonly offerAskId: pulumi.Output<number>;
   /** The machine the volume lives on; an Instance linking it is rented there. */
   declare readonly machineId: pulumi.Output<number | null>;
+  /** What the volume costs, $/hour, as the service reports it; kept current by refresh. */
+  declare readonly dollarsPerHour: pulumi.Output<number | null>;
 
   constructor(name: string, args: VolumeArgs, opts?: pulumi.CustomResourceOptions) {
     super(
@@ -346,6 +348,7 @@ export class Volume extends pulumi.dynamic.Resource {
         offerAskId: undefined,
         machineId: undefined,
         offer: undefined,
+        dollarsPerHour: undefined,
       },
       opts,
       "gpucloud",

@@ -22,6 +22,8 @@ type NodeGroup struct {
 	CreateTimeoutSeconds pulumi.Float64Output `pulumi:"createTimeoutSeconds"`
 	// Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
 	DiskGb pulumi.Float64PtrOutput `pulumi:"diskGb"`
+	// What the group's nodes cost together, in dollars per hour: the sum of each node's `dollarsPerHour` as the service reports it (a node gone, or without a price, adds nothing); kept current by refresh. The group's network volume is not included.
+	DollarsPerHour pulumi.Float64PtrOutput `pulumi:"dollarsPerHour"`
 	// Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them replaces the group.
 	Env pulumi.StringMapOutput `pulumi:"env"`
 	// With `maxLifetime`: when the group expires, fixed at its create (ISO 8601, UTC, e.g. `2026-01-01T08:00:00Z`); every node's watchdog then stops or destroys it, and the next up rents a new group. Absent otherwise.
@@ -236,6 +238,11 @@ func (o NodeGroupOutput) CreateTimeoutSeconds() pulumi.Float64Output {
 // Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
 func (o NodeGroupOutput) DiskGb() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *NodeGroup) pulumi.Float64PtrOutput { return v.DiskGb }).(pulumi.Float64PtrOutput)
+}
+
+// What the group's nodes cost together, in dollars per hour: the sum of each node's `dollarsPerHour` as the service reports it (a node gone, or without a price, adds nothing); kept current by refresh. The group's network volume is not included.
+func (o NodeGroupOutput) DollarsPerHour() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *NodeGroup) pulumi.Float64PtrOutput { return v.DollarsPerHour }).(pulumi.Float64PtrOutput)
 }
 
 // Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them replaces the group.
