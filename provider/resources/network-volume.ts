@@ -369,6 +369,7 @@ async function importedNetworkVolume(
       volumeName: `V.${volumeId}`,
       clusterId,
       ...(offer === undefined ? {} : { offerAskId: offer.askId, offer }),
+      dollarsPerHour: volumeDollarsPerHour(found),
     },
     inputs,
   };

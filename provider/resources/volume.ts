@@ -300,6 +300,7 @@ async function importedVolume(
       volumeId,
       machineId,
       ...(offer === undefined ? {} : { offerAskId: offer.askId, offer }),
+      dollarsPerHour: volumeDollarsPerHour(found),
     },
     inputs,
   };
