@@ -177,12 +177,34 @@ describe("the stack's cap at up", () => {
       await market.emulator.clearRequests();
 
       await expect(groupProvider.create(run, group)).rejects.toThrow(
-        /its 4 nodes .* over its cap gpucloud:maxDollarsPerHour/,
+        /renting 4 nodes at .* over its cap gpucloud:maxDollarsPerHour/,
       );
       const writes = (await market.emulator.requests()).filter((entry) => entry.method !== "GET");
       expect(writes.map((entry) => `${entry.method} ${entry.path}`)).toEqual([
         "POST /api/v0/bundles/",
       ]);
+    });
+
+    it("growing past the cap sends no rent and leaves the group as it was", async () => {
+      const created = await groupProvider.create(market.run, { ...group, nodeCount: 2 });
+      if (created.outs === undefined) throw new Error("the create recorded no outputs");
+      // Room for what runs and one more node at most, not two.
+      const total = created.outs.dollarsPerHour ?? 0;
+      const cheapest = Math.min(
+        ...(await market.client.searchOffers({ gpuName: "H100 SXM" })).map((o) => o.dollarsPerHour),
+      );
+      const run = runWithCap(market.emulator, total + cheapest * 1.5);
+      await market.emulator.clearRequests();
+
+      await expect(
+        groupProvider.update?.(run, created.id, created.outs, { ...group, nodeCount: 4 }),
+      ).rejects.toThrow(/renting 2 nodes at .* over its cap gpucloud:maxDollarsPerHour/);
+      const rents = (await market.emulator.requests()).filter(
+        (entry) => entry.method === "PUT" && entry.path.startsWith("/api/v0/asks/"),
+      );
+      expect(rents).toEqual([]);
+      const ids = (await market.client.instances.list()).map((instance) => instance.id);
+      expect(new Set(ids)).toEqual(new Set(created.outs.nodes.map((node) => node.instanceId)));
     });
 
     it("outputs each node's price and GPU, and the group's total, after create and read", async () => {

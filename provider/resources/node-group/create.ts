@@ -375,7 +375,10 @@ export async function createGroup(
       });
       // Every node's price held against the stack's cap before anything is made or rented:
       // a group the cap cannot hold sends no rent at all.
-      budgetHold = await holdGroup(run, inputs, cluster.offers, name);
+      const count = inputs.nodeCount;
+      budgetHold = await holdNodes(run, { name, stackToken: inputs.stackToken, count }, () =>
+        Promise.resolve(cluster.offers),
+      );
       const deadlineMs = Date.now() + inputs.createTimeoutSeconds * 1000;
       const overlayName = newGroupName(inputs);
       progress(
@@ -427,26 +430,26 @@ export async function createGroup(
 }
 
 /**
- * Holds the group's price against the stack's cap: its cluster's `nodeCount` cheapest offers,
- * as the search quoted them (each node's rent then holds its own price for its disk, spending
- * this first). Throws the budget's one-line refusal when the cap cannot hold it.
+ * Holds the price of `count` nodes against the stack's cap: the cluster's `count` cheapest
+ * offers, as the search quoted them (each node's rent then holds its own price for its disk,
+ * spending this first). Throws the budget's one-line refusal when the cap cannot hold it;
+ * without a cap, reads nothing and holds nothing.
  */
-async function holdGroup(
+export async function holdNodes(
   run: Run,
-  inputs: NodeGroupInputs,
-  offers: readonly { dollarsPerHour: number }[],
-  name: string,
+  group: { name: string; stackToken: string | undefined; count: number },
+  offers: () => Promise<readonly { dollarsPerHour: number }[]>,
 ): Promise<Reservation | undefined> {
   if (run.budget.maxDollarsPerHour === undefined) return undefined;
-  const price = offers
-    .slice(0, inputs.nodeCount)
-    .reduce((sum, offer) => sum + offer.dollarsPerHour, 0);
+  const cheapest = [...(await offers())]
+    .sort((a, b) => a.dollarsPerHour - b.dollarsPerHour)
+    .slice(0, group.count);
   return run.budget.reserve({
-    stack: inputs.stackToken,
-    readRunning: () => stackInstancesRunning(run, inputs.stackToken),
-    name,
-    what: `its ${inputs.nodeCount} nodes`,
-    dollarsPerHour: price,
+    stack: group.stackToken,
+    readRunning: () => stackInstancesRunning(run, group.stackToken),
+    name: group.name,
+    what: `${group.count} node${group.count === 1 ? "" : "s"}`,
+    dollarsPerHour: cheapest.reduce((sum, offer) => sum + offer.dollarsPerHour, 0),
   });
 }
 

@@ -6,7 +6,15 @@ import { recordedExpiry } from "../../renting/lifetime";
 import { releaseOffers } from "../../renting/offer-choice";
 import { sshKeysBeforeRenting, updateSshKeys } from "../../renting/ssh-keys";
 import type { Run } from "../../run/run";
-import { type GroupBuild, handOverGroup, rentedNodeIds, rentRankZero, rentRanks } from "./create";
+import { clusterOffers } from "./cluster-choice";
+import {
+  type GroupBuild,
+  handOverGroup,
+  holdNodes,
+  rentedNodeIds,
+  rentRankZero,
+  rentRanks,
+} from "./create";
 import { isBroken, ranksToRent } from "./diff";
 import {
   type GroupNode,
@@ -198,8 +206,19 @@ export async function resizeGroup(
   let nodes = stay;
   let masterAddr = olds.masterAddr;
   if (missing.length > 0) {
-    const build = await resizeBuild(run, olds, news, name);
-    const rented = await rentInto(build, missing, anew ? null : olds.masterAddr);
+    // The missing nodes' price held against the stack's cap before any is rented.
+    const budgetHold = await holdNodes(
+      run,
+      { name, stackToken: news.stackToken ?? olds.stackToken, count: missing.length },
+      () => clusterOffers(run.client, news, olds.clusterId),
+    );
+    let rented: Awaited<ReturnType<typeof rentInto>>;
+    try {
+      const build = { ...(await resizeBuild(run, olds, news, name)), budgetHold };
+      rented = await rentInto(build, missing, anew ? null : olds.masterAddr);
+    } finally {
+      budgetHold?.release();
+    }
     nodes = [...stay, ...rented.added].sort((a, b) => a.rank - b.rank);
     masterAddr = rented.masterAddr;
   }
