@@ -84,8 +84,11 @@ export interface ReservationRequest {
   readonly from?: Reservation | undefined;
 }
 
-/** Two decimals for a price in a message, without trailing zeros beyond the cents. */
-export const dollars = (value: number) => `$${(Math.round(value * 10_000) / 10_000).toFixed(2)}`;
+/**
+ * A price for a message: cents, and up to four decimals where they matter (a small volume costs
+ * fractions of a cent per hour): $0.35, $2.80, $0.3503.
+ */
+export const dollars = (value: number) => `$${value.toFixed(4).replace(/0{1,2}$/, "")}`;
 
 /**
  * The run's budget: one per run (provider/run/run.ts), shared by every create that rents.

@@ -120,6 +120,19 @@ describe("the stack's cap at up", () => {
     expect(second.outs?.instanceId).toBeGreaterThan(0);
   });
 
+  it("a create by query that the cap refuses does not move on to a pricier offer", async () => {
+    const run = runWithCap(emulator, 0.05);
+    await emulator.clearRequests();
+    const byQuery = { ...inputs("cheap"), askId: undefined, offerQuery: { numGpus: 1 } };
+    await expect(instanceProvider.create(run, byQuery)).rejects.toThrow(
+      /^cheap: renting ask \d+ at \$[\d.]+\/h would take the stack to .* over its cap gpucloud:maxDollarsPerHour \$0\.05\/h/,
+    );
+    const requests = await emulator.requests();
+    expect(requests.filter((entry) => entry.method === "PUT")).toEqual([]);
+    // One search to choose, one to price the offer for the disk: no second offer is tried.
+    expect(requests.filter((entry) => entry.path === "/api/v0/bundles/")).toHaveLength(2);
+  });
+
   it("outputs dollarsPerHour as the service reports it, after create and after read", async () => {
     const price = await priceOf31001();
     const created = await instanceProvider.create(providers.run, inputs("web"));

@@ -1,4 +1,4 @@
-import { Budget, OverBudgetError, type Running } from "../../provider/run/budget";
+import { Budget, dollars, OverBudgetError, type Running } from "../../provider/run/budget";
 
 // The stack's cap at `up` (provider/run/budget.ts): what it holds, what it refuses, and what
 // creates running at once see of each other.
@@ -9,6 +9,16 @@ describe("the run's budget", () => {
     name: "web",
     what: "ask 40001",
     dollarsPerHour,
+  });
+
+  it("writes prices in cents, and fractions of a cent where they matter", () => {
+    expect([0.35, 2.8, 3, 0.350333, 0.0028].map(dollars)).toEqual([
+      "$0.35",
+      "$2.80",
+      "$3.00",
+      "$0.3503",
+      "$0.0028",
+    ]);
   });
 
   it("holds nothing and reads nothing without a cap", async () => {
