@@ -14,6 +14,8 @@ import { creatingLabelOf, markersOf } from "./identity";
 import { runtypeOf, type InstanceAttempt, type InstanceInputs } from "./instance-inputs";
 import { chooseOffer, NoOfferError } from "./offer-choice";
 import { rentInstance } from "./rent";
+import { instanceKey, reserveRent } from "./spend";
+import type { Reservation } from "../run/budget";
 
 // The steps of one attempt before the boot, each small and named, shared by every create that
 // rents instances (an Instance; each node of a NodeGroup): what to ask the service for, where
@@ -36,6 +38,11 @@ export interface RentScope {
    * instance, and every node of a group, gets the same deadline. Undefined: no maxLifetime.
    */
   readonly expiry?: Expiry | undefined;
+  /**
+   * A group's hold on the stack's cap (run/budget.ts), reserved for all its nodes before the
+   * first rent: each node's rent spends it first. Undefined for an Instance, or without a cap.
+   */
+  readonly budgetHold?: Reservation | undefined;
 }
 
 /** What one create knows and has done so far, across its attempts. */
@@ -215,6 +222,23 @@ export async function rentForAttempt(
 ): Promise<number | undefined> {
   const { run } = create;
   const askId = askOf(source);
+  // The stack's cap, before anything is sent: a refusal (OverBudgetError) ends the create
+  // here, with nothing rented; it is no dead end to retry with another offer.
+  const held =
+    "adopt" in source
+      ? undefined
+      : await reserveRent(run, {
+          name: create.name,
+          askId,
+          inputs: create.inputs,
+          offerDollarsPerHour: source.offer?.dollarsPerHour,
+          from: create.budgetHold,
+          stop: create.stop,
+        });
+  if (held === "unpriced") {
+    unpricedAsk(create, askId);
+    return undefined;
+  }
   let instanceId: number;
   try {
     instanceId =
@@ -232,6 +256,8 @@ export async function rentForAttempt(
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     create.attempts.push({ askId, error: message });
+    // A rent that may have reached the service keeps its hold: its instance may bill.
+    if (!(error instanceof CreateOutcomeUnknownError)) held?.release();
     if (error instanceof CreateOutcomeUnknownError) {
       throw new Error(
         `${create.name}: an instance create from ask ${askId} may have reached the service, but its reply ` +
@@ -251,8 +277,25 @@ export async function rentForAttempt(
         describeAttempts(create.attempts),
     );
   }
+  held?.landed(instanceKey(instanceId));
   create.unrecorded.add(instanceId);
   run.renting.rememberRented(instanceId);
   create.adoptee = undefined;
   return instanceId;
+}
+
+/**
+ * An ask whose price no search answers (rented meanwhile): its rent is not sent, since what it
+ * would cost cannot be held against the stack's cap. The next ask is tried while there is one.
+ */
+function unpricedAsk(create: InstanceCreate, askId: number): void {
+  const message = `the offer search no longer answers ask ${askId}, so its price cannot be held against gpucloud:maxDollarsPerHour`;
+  create.attempts.push({ askId, error: message });
+  create.missingAsks.add(askId);
+  const canTryAnother =
+    create.query !== undefined || create.asks.some((ask) => !create.missingAsks.has(ask));
+  if (canTryAnother) return;
+  throw new Error(
+    `${create.name}: ${message}; nothing was rented.\n${describeAttempts(create.attempts)}`,
+  );
 }

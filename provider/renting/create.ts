@@ -18,6 +18,7 @@ import { effectiveQuery, NoOfferError, releaseOffers } from "./offer-choice";
 import { overlaySubnetOf } from "./placement";
 import { expiryAtCreate, onstartToSend } from "./lifetime";
 import { handOver } from "./rent";
+import { instanceKey } from "./spend";
 
 // An instance's create: the renting engine's entry, for an Instance and for each node of a
 // NodeGroup. A create reads as its steps: settle what interrupted runs left, then attempts
@@ -203,7 +204,12 @@ export async function rentUntilRunning(
     if (instanceId === undefined) continue;
     const end = await bootAttempt(create, number, source, instanceId);
     if (end === "no more attempts") break;
-    if (end !== "next attempt") return end.created;
+    if (end !== "next attempt") {
+      // From now on the stack's total counts what the service reports the instance costs.
+      const reported = end.created.outs.dollarsPerHour;
+      if (typeof reported === "number") run.budget.repriced(instanceKey(instanceId), reported);
+      return end.created;
+    }
   }
   throw new Error(
     `${create.name}: no running instance: ${create.reason}; nothing is left running.\n${describeAttempts(create.attempts)}`,

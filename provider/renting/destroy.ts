@@ -2,6 +2,7 @@ import type { GpuCloudClient } from "../client";
 import { watchInstance } from "../shared/polling";
 import { CancelledError, cleanupAfterCancelMs, neverCancelled } from "../run/cancellation";
 import type { Run } from "../run/run";
+import { instanceKey } from "./spend";
 
 // Destroying an instance and confirming it gone: what a create does with an instance that will
 // not run, what a group does with its nodes, what cleanup does with a leftover.
@@ -26,6 +27,8 @@ export async function destroyAndConfirm(
     (instance) => (instance === undefined ? true : undefined),
     run.cancellation.signal,
   );
+  // Gone: the stack's running total drops by its price (run/budget.ts).
+  if (gone === true) run.budget.gone(instanceKey(instanceId));
   return gone === true;
 }
 

@@ -374,6 +374,16 @@ export const instanceOutputsSchema = instanceInputsSchema.extend({
         "does not run.",
     )
     .optional(),
+  // Absent in stacks written before it, until the instance is next created or refreshed.
+  dollarsPerHour: z
+    .number()
+    .nullable()
+    .describe(
+      "What the instance costs, in dollars per hour, as the service reports it (`dph_total`: " +
+        "its GPUs and its disk; an interruptible one at its bid); kept current by refresh. " +
+        "`offer.dollarsPerHour` is the offer's price when it was rented.",
+    )
+    .optional(),
   attempts: z
     .array(instanceAttemptSchema)
     .describe("Each attempt create made: ask, instance id, last status and status message."),

@@ -17,6 +17,8 @@ export function connectionOutputs(instance: InstanceWire | undefined, overlaySub
     statusMessage: instance?.status_msg ?? null,
     intendedStatus: instance?.intended_status ?? null,
     localIp: localIpOf(instance?.local_ipaddrs, overlaySubnet),
+    // What the service reports the instance costs, $/hour (`dph_total`: its GPU and its disk).
+    dollarsPerHour: instance?.dph_total ?? null,
   };
 }
 

@@ -16,6 +16,7 @@ import type { Run } from "../run/run";
 import { readResult } from "../shared/read-result";
 import { providerShim } from "../shim";
 import { volumeOfferQueryInputSchema } from "../shared/input-fields";
+import { volumeDollarsPerHour, volumeDollarsPerHourField } from "../shared/volume-price";
 import { recoverLostCreate } from "../shared/lost-create";
 import { theLostVolume } from "../shared/lost-volume";
 import { checkInputs, containsUnknown, fieldFailure } from "../shared/validation";
@@ -111,6 +112,7 @@ export const networkVolumeOutputsSchema = networkVolumeInputsSchema.extend({
         "only for a volume created by `offerQuery`.",
     )
     .optional(),
+  dollarsPerHour: volumeDollarsPerHourField,
 });
 export type NetworkVolumeOutputs = z.infer<typeof networkVolumeOutputsSchema>;
 
@@ -242,6 +244,7 @@ export const implementation: ResourceImplementation<NetworkVolumeInputs, Network
       volumeName: `V.${volume.id}`,
       clusterId: volume.cluster_id ?? chosen?.clusterId ?? 0,
       ...found,
+      dollarsPerHour: volumeDollarsPerHour(volume),
     });
     const { volumeId, shown } = await recoverLostCreate<{ volumeId: number; shown?: VolumeWire }>({
       create: () =>
@@ -279,6 +282,7 @@ export const implementation: ResourceImplementation<NetworkVolumeInputs, Network
       ...props,
       sizeGb: found.disk_space ?? props.sizeGb,
       clusterId: found.cluster_id ?? props.clusterId,
+      dollarsPerHour: volumeDollarsPerHour(found),
     };
     return readResult(id, props, outs, inputsOf(outs));
   },
@@ -365,6 +369,7 @@ async function importedNetworkVolume(
       volumeName: `V.${volumeId}`,
       clusterId,
       ...(offer === undefined ? {} : { offerAskId: offer.askId, offer }),
+      dollarsPerHour: volumeDollarsPerHour(found),
     },
     inputs,
   };
@@ -403,6 +408,8 @@ export class NetworkVolume extends pulumi.dynamic.Resource {
   declare readonly clusterId: pulumi.Output<number>;
   /** The ask the volume was taken from. */
   declare readonly offerAskId: pulumi.Output<number>;
+  /** What the volume costs, $/hour, as the service reports it; kept current by refresh. */
+  declare readonly dollarsPerHour: pulumi.Output<number | null>;
 
   constructor(name: string, args: NetworkVolumeArgs, opts?: pulumi.CustomResourceOptions) {
     super(
@@ -419,6 +426,7 @@ export class NetworkVolume extends pulumi.dynamic.Resource {
         clusterId: undefined,
         offerAskId: undefined,
         offer: undefined,
+        dollarsPerHour: undefined,
       },
       opts,
       "gpucloud",

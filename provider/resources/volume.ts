@@ -19,6 +19,7 @@ import { recoverLostCreate } from "../shared/lost-create";
 import { theLostVolume } from "../shared/lost-volume";
 import { checkInputs, containsUnknown, fieldFailure } from "../shared/validation";
 import { withExample } from "../shared/reference-examples";
+import { volumeDollarsPerHour, volumeDollarsPerHourField } from "../shared/volume-price";
 
 // ---- Inputs -------------------------------------------------------------------------------
 
@@ -89,6 +90,7 @@ export const volumeOutputsSchema = volumeInputsSchema.extend({
         "only for a volume created by `volumeOfferQuery`.",
     )
     .optional(),
+  dollarsPerHour: volumeDollarsPerHourField,
 });
 export type VolumeOutputs = z.infer<typeof volumeOutputsSchema>;
 
@@ -220,11 +222,13 @@ export const implementation: ResourceImplementation<VolumeInputs, VolumeOutputs>
     });
     // Never taken for another create's after a lost reply (run/made-this-run.ts).
     run.made.volumeIds.add(volumeId);
-    const machineId =
-      found.machineId ??
-      (shown ?? (await client.volumes.list()).find((v) => v.id === volumeId))?.machine_id ??
-      null;
-    return { id: volumeName, outs: { ...inputs, volumeName, volumeId, ...found, machineId } };
+    const listed = shown ?? (await client.volumes.list()).find((v) => v.id === volumeId);
+    const machineId = found.machineId ?? listed?.machine_id ?? null;
+    const dollarsPerHour = volumeDollarsPerHour(listed);
+    return {
+      id: volumeName,
+      outs: { ...inputs, volumeName, volumeId, ...found, machineId, dollarsPerHour },
+    };
   },
 
   async read(run, id, props) {
@@ -232,7 +236,12 @@ export const implementation: ResourceImplementation<VolumeInputs, VolumeOutputs>
     const found = (await run.client.volumes.list()).find((volume) => volume.id === props.volumeId);
     if (!found) return {};
     const sizeGb = found.disk_space ?? props.sizeGb;
-    const outs = { ...props, sizeGb, machineId: found.machine_id ?? props.machineId ?? null };
+    const outs = {
+      ...props,
+      sizeGb,
+      machineId: found.machine_id ?? props.machineId ?? null,
+      dollarsPerHour: volumeDollarsPerHour(found),
+    };
     return readResult(id, props, outs, {
       ...(props.askId === undefined ? {} : { askId: props.askId }),
       ...(props.volumeOfferQuery === undefined ? {} : { volumeOfferQuery: props.volumeOfferQuery }),
@@ -291,6 +300,7 @@ async function importedVolume(
       volumeId,
       machineId,
       ...(offer === undefined ? {} : { offerAskId: offer.askId, offer }),
+      dollarsPerHour: volumeDollarsPerHour(found),
     },
     inputs,
   };
@@ -322,6 +332,8 @@ export class Volume extends pulumi.dynamic.Resource {
   declare readonly offerAskId: pulumi.Output<number>;
   /** The machine the volume lives on; an Instance linking it is rented there. */
   declare readonly machineId: pulumi.Output<number | null>;
+  /** What the volume costs, $/hour, as the service reports it; kept current by refresh. */
+  declare readonly dollarsPerHour: pulumi.Output<number | null>;
 
   constructor(name: string, args: VolumeArgs, opts?: pulumi.CustomResourceOptions) {
     super(
@@ -337,6 +349,7 @@ export class Volume extends pulumi.dynamic.Resource {
         offerAskId: undefined,
         machineId: undefined,
         offer: undefined,
+        dollarsPerHour: undefined,
       },
       opts,
       "gpucloud",

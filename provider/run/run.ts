@@ -7,6 +7,7 @@ import {
   resolveConfig,
   verifyConfiguration,
 } from "./config";
+import { Budget } from "./budget";
 import { Cancellation } from "./cancellation";
 import { EngineWatch, engineAddressOf } from "./engine-watch";
 import { MadeThisRun } from "./made-this-run";
@@ -46,6 +47,11 @@ export class Run {
   readonly made = new MadeThisRun();
   /** What the creates that rent instances share: asks claimed, rents in flight, recorded. */
   readonly renting = new RentingLedger();
+  /**
+   * The stack's cap at `up` (`gpucloud:maxDollarsPerHour`): what the stack runs and what its
+   * creates hold, and the refusal of a rent over the cap (run/budget.ts).
+   */
+  readonly budget: Budget;
 
   #config: ConfigSource | undefined;
   #client: GpuCloudClient | undefined;
@@ -66,6 +72,12 @@ export class Run {
       this.cancellation.cancel();
     });
     this.reads = new SharedReads(() => this.client);
+    // A run given a client and no configuration (a test's fake) has no cap.
+    this.budget = new Budget(() =>
+      this.#config === undefined && options.client !== undefined
+        ? undefined
+        : this.maxDollarsPerHour,
+    );
   }
 
   /**

@@ -90,6 +90,8 @@ describe("NetworkVolume against the emulator", () => {
         clusterId: CLUSTER,
         offerAskId: NETWORK_ASK,
         offer: expect.objectContaining({ askId: NETWORK_ASK, clusterId: CLUSTER }) as unknown,
+        // What the service's volume list reports (test/contract/budget.test.ts compares it).
+        dollarsPerHour: expect.any(Number) as unknown,
       },
     });
     expect(summary(await emulator.writes())).toEqual(["PUT /api/v0/network_volumes/ 200"]);
@@ -200,6 +202,7 @@ describe("NetworkVolume against the emulator", () => {
           clusterId: CLUSTER,
           offerAskId: NETWORK_ASK,
           offer: expect.objectContaining({ askId: NETWORK_ASK }) as unknown,
+          dollarsPerHour: expect.any(Number) as unknown,
         },
         inputs: { offerQuery: { clusterId: CLUSTER }, sizeGb: 40, name: "by_hand" },
       });

@@ -57,6 +57,7 @@ describe("resource providers against the emulator", () => {
           sizeGb: 33,
           volumeName: `V.${String(volume?.id)}`,
           volumeId: volume?.id,
+          dollarsPerHour: expect.any(Number) as unknown,
         },
       });
     } finally {

@@ -49,7 +49,12 @@ describe("SSH public keys", () => {
   });
 
   it("refuses a private key without quoting it, at check, with no property to print", async () => {
-    const run = new Run({ config: { get: () => "http://127.0.0.1:1" } });
+    // Every setting points at the address, but the cap, which is not one (and is optional).
+    const run = new Run({
+      config: {
+        get: (key) => (key === "gpucloud:maxDollarsPerHour" ? undefined : "http://127.0.0.1:1"),
+      },
+    });
     for (const privateKey of privateKeys()) {
       const checked = await sshKeyProvider.check(run, {} as never, { publicKey: privateKey });
       // Nothing answers at the configured address: check says so too, in its own failure.

@@ -160,6 +160,11 @@ export class Instance extends pulumi.dynamic.Resource {
    * What was rented: `askId`, `gpuName`, `numGpus`, `dollarsPerHour`, `machineId` (and, when
    * rented by query, every other field of the offer as the search answered it).
    */
+  /**
+   * What the instance costs, $/hour, as the service reports it (`dph_total`: GPUs and disk);
+   * kept current by refresh. Null while the service reports none.
+   */
+  declare readonly dollarsPerHour: pulumi.Output<number | null>;
   declare readonly offer: pulumi.Output<{
     askId: number;
     gpuName: string | null;
@@ -193,6 +198,7 @@ export class Instance extends pulumi.dynamic.Resource {
         intendedStatus: undefined,
         attempts: undefined,
         offer: undefined,
+        dollarsPerHour: undefined,
         expiresAt: undefined,
       },
       // The sweeper exists before any instance is rented and outlives every one (see it).

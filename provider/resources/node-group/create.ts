@@ -12,9 +12,16 @@ import { attachAfterRunning, sshKeysBeforeRenting } from "../../renting/ssh-keys
 import { type Expiry, expiresAtOf } from "../../shared/expiry-watchdog";
 import { recoverLostCreate } from "../../shared/lost-create";
 import { recordAfterCancelMs } from "../../run/cancellation";
+import type { Reservation } from "../../run/budget";
 import type { Run } from "../../run/run";
+import { stackInstancesRunning } from "../../renting/spend";
 import { chooseCluster, clusterQueryOf, NoClusterError } from "./cluster-choice";
-import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
+import {
+  type GroupNode,
+  groupDollarsPerHour,
+  type NodeGroupInputs,
+  type NodeGroupOutputs,
+} from "./inputs";
 import { settleGroupLeftovers } from "./leftovers";
 import { tearDown } from "./teardown";
 
@@ -56,6 +63,11 @@ export interface GroupBuild {
   readonly deadlineMs: number;
   /** The group's one expiry (maxLifetime), fixed at its create; every node rented gets it. */
   readonly expiry: Expiry | undefined;
+  /**
+   * The group's hold on the stack's cap (run/budget.ts), for every node at once, reserved
+   * before anything is made: each node's rent spends it first. Undefined without a cap.
+   */
+  readonly budgetHold?: Reservation | undefined;
 }
 
 /** What a node is rented with: the group's inputs, its rank and the group's network. */
@@ -119,6 +131,8 @@ async function recordedNode(
     sshPort: shown?.ssh_port ?? null,
     localIp: addressIn(shown?.local_ipaddrs, build.overlay.internal_subnet) ?? null,
     actualStatus: shown?.actual_status ?? null,
+    gpuName: shown?.gpu_name ?? null,
+    dollarsPerHour: shown?.dph_total ?? null,
     ...(expiresAt === undefined ? {} : { expiresAt }),
   };
 }
@@ -143,6 +157,7 @@ export async function rentNode(
       claimed: build.claimed,
       stop,
       expiry: build.expiry,
+      budgetHold: build.budgetHold,
     });
     // Keys are attached before the hand-over, as an Instance's are.
     created = await attachAfterRunning(build.run.client, rented, build.sshKeys);
@@ -242,6 +257,7 @@ function partsOf(build: GroupBuild) {
 }
 
 export function outputsOf(build: GroupBuild, masterAddr: string | null): NodeGroupOutputs {
+  const nodes = [...build.nodes.values()].sort((a, b) => a.rank - b.rank);
   return {
     ...build.inputs,
     clusterId: build.clusterId,
@@ -250,7 +266,8 @@ export function outputsOf(build: GroupBuild, masterAddr: string | null): NodeGro
     subnet: build.overlay.internal_subnet ?? null,
     masterAddr,
     networkVolumeId: build.networkVolumeId,
-    nodes: [...build.nodes.values()].sort((a, b) => a.rank - b.rank),
+    nodes,
+    dollarsPerHour: groupDollarsPerHour(nodes),
     ...(build.expiry === undefined ? {} : { expiresAt: expiresAtOf(build.expiry) }),
   };
 }
@@ -343,6 +360,7 @@ export async function createGroup(
     await tearDown(run, { nodeIds: late, overlayIds: [], networkVolumeIds: [] }, 0.5);
   };
   const claimed = new Set<number>();
+  let budgetHold: Reservation | undefined;
   // One deadline for the group, counted from here: every node's watchdog gets it.
   const expiry = expiryAtCreate(inputs);
   try {
@@ -355,6 +373,12 @@ export async function createGroup(
         }
         throw error;
       });
+      // Every node's price held against the stack's cap before anything is made or rented:
+      // a group the cap cannot hold sends no rent at all.
+      const count = inputs.nodeCount;
+      budgetHold = await holdNodes(run, { name, stackToken: inputs.stackToken, count }, () =>
+        Promise.resolve(cluster.offers),
+      );
       const deadlineMs = Date.now() + inputs.createTimeoutSeconds * 1000;
       const overlayName = newGroupName(inputs);
       progress(
@@ -377,6 +401,7 @@ export async function createGroup(
         sshKeys,
         deadlineMs,
         expiry,
+        budgetHold,
       };
       try {
         if (inputs.networkVolume !== undefined) {
@@ -399,7 +424,33 @@ export async function createGroup(
     });
   } finally {
     releaseOffers(run, claimed);
+    // What the nodes did not spend of the hold (they hold their own once rented).
+    budgetHold?.release();
   }
+}
+
+/**
+ * Holds the price of `count` nodes against the stack's cap: the cluster's `count` cheapest
+ * offers, as the search quoted them (each node's rent then holds its own price for its disk,
+ * spending this first). Throws the budget's one-line refusal when the cap cannot hold it;
+ * without a cap, reads nothing and holds nothing.
+ */
+export async function holdNodes(
+  run: Run,
+  group: { name: string; stackToken: string | undefined; count: number },
+  offers: () => Promise<readonly { dollarsPerHour: number }[]>,
+): Promise<Reservation | undefined> {
+  if (run.budget.maxDollarsPerHour === undefined) return undefined;
+  const cheapest = [...(await offers())]
+    .sort((a, b) => a.dollarsPerHour - b.dollarsPerHour)
+    .slice(0, group.count);
+  return run.budget.reserve({
+    stack: group.stackToken,
+    readRunning: () => stackInstancesRunning(run, group.stackToken),
+    name: group.name,
+    what: `${group.count} node${group.count === 1 ? "" : "s"}`,
+    dollarsPerHour: cheapest.reduce((sum, offer) => sum + offer.dollarsPerHour, 0),
+  });
 }
 
 /** The group's network volume: the cheapest offer of the cluster with room, named as the overlay. */

@@ -137,6 +137,20 @@ export const nodeSchema = z
       .string()
       .nullable()
       .describe("What the node is doing, as the service last said (`running`, ...)."),
+    // Absent in stacks written before them, until the group is next created or refreshed.
+    gpuName: z
+      .string()
+      .nullable()
+      .describe('The node\'s GPU model, as the service shows the instance, e.g. "H100 SXM".')
+      .optional(),
+    dollarsPerHour: z
+      .number()
+      .nullable()
+      .describe(
+        "What the node costs, in dollars per hour, as the service reports its instance " +
+          "(`dph_total`: its GPUs and its disk); kept current by refresh.",
+      )
+      .optional(),
     expiresAt: z
       .string()
       .describe(
@@ -163,6 +177,15 @@ export const nodeGroupOutputsSchema = nodeGroupInputsSchema.extend({
     .nullable()
     .describe("The network volume every node mounts (its `V.<id>` number), if the group has one."),
   nodes: z.array(nodeSchema).describe("The nodes, by rank."),
+  // Absent in stacks written before it, until the group is next created or refreshed.
+  dollarsPerHour: z
+    .number()
+    .describe(
+      "What the group's nodes cost together, in dollars per hour: the sum of each node's " +
+        "`dollarsPerHour` as the service reports it (a node gone, or without a price, adds " +
+        "nothing); kept current by refresh. The group's network volume is not included.",
+    )
+    .optional(),
   // Absent without maxLifetime (and in stacks written before it).
   expiresAt: z
     .string()
@@ -174,6 +197,13 @@ export const nodeGroupOutputsSchema = nodeGroupInputsSchema.extend({
     .optional(),
 });
 export type NodeGroupOutputs = z.infer<typeof nodeGroupOutputsSchema>;
+
+/** The group's total, $/hour: what the service reports for each of its nodes. */
+export function groupDollarsPerHour(nodes: readonly GroupNode[]): number {
+  const total = nodes.reduce((sum, node) => sum + (node.dollarsPerHour ?? 0), 0);
+  // Sums of prices carry binary noise (0.1 + 0.2): kept to the service's precision.
+  return Math.round(total * 1e7) / 1e7;
+}
 
 /** The fields only this provider reads: changing them changes nothing on the service. */
 export const settingFields = ["createTimeoutSeconds", "pollIntervalSeconds"] as const;

@@ -8,6 +8,7 @@ import { diffNodeGroup } from "./diff";
 import { resizeGroup } from "./resize";
 import {
   type GroupNode,
+  groupDollarsPerHour,
   nodeGroupInputsSchema,
   type NodeGroupInputs,
   type NodeGroupOutputs,
@@ -33,12 +34,20 @@ async function refreshedNodes(run: Run, props: NodeGroupOutputs): Promise<GroupN
     props.nodes.map(async (node) => {
       const shown = await client.instances.showAmongMany(node.instanceId);
       if (shown === undefined)
-        return { ...node, actualStatus: "gone", sshHost: null, sshPort: null };
+        return {
+          ...node,
+          actualStatus: "gone",
+          sshHost: null,
+          sshPort: null,
+          dollarsPerHour: null,
+        };
       return {
         ...node,
         actualStatus: shown.actual_status ?? null,
         sshHost: shown.ssh_host ?? null,
         sshPort: shown.ssh_port ?? null,
+        gpuName: shown.gpu_name ?? null,
+        dollarsPerHour: shown.dph_total ?? null,
         localIp: addressIn(shown.local_ipaddrs, props.subnet) ?? node.localIp,
         // The deadline the node's own watchdog counts down to, as its onstart says.
         ...(node.expiresAt === undefined
@@ -105,7 +114,7 @@ export const implementation: ResourceImplementation<NodeGroupInputs, NodeGroupOu
     if (overlay === undefined && !volumeLeft && nodes.every((n) => n.actualStatus === "gone")) {
       return {};
     }
-    const outs: NodeGroupOutputs = { ...props, nodes };
+    const outs: NodeGroupOutputs = { ...props, nodes, dollarsPerHour: groupDollarsPerHour(nodes) };
     return readResult(id, props, outs, inputsOf(outs));
   },
 

@@ -6,9 +6,22 @@ import { recordedExpiry } from "../../renting/lifetime";
 import { releaseOffers } from "../../renting/offer-choice";
 import { sshKeysBeforeRenting, updateSshKeys } from "../../renting/ssh-keys";
 import type { Run } from "../../run/run";
-import { type GroupBuild, handOverGroup, rentedNodeIds, rentRankZero, rentRanks } from "./create";
+import { clusterOffers } from "./cluster-choice";
+import {
+  type GroupBuild,
+  handOverGroup,
+  holdNodes,
+  rentedNodeIds,
+  rentRankZero,
+  rentRanks,
+} from "./create";
 import { isBroken, ranksToRent } from "./diff";
-import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
+import {
+  type GroupNode,
+  groupDollarsPerHour,
+  type NodeGroupInputs,
+  type NodeGroupOutputs,
+} from "./inputs";
 
 // An update of a group in place: its label and keys on every node, the ranks above a smaller
 // count destroyed, and the ranks missing (a larger count, or nodes refresh found gone or at a
@@ -193,12 +206,30 @@ export async function resizeGroup(
   let nodes = stay;
   let masterAddr = olds.masterAddr;
   if (missing.length > 0) {
-    const build = await resizeBuild(run, olds, news, name);
-    const rented = await rentInto(build, missing, anew ? null : olds.masterAddr);
+    // The missing nodes' price held against the stack's cap before any is rented.
+    const budgetHold = await holdNodes(
+      run,
+      { name, stackToken: news.stackToken ?? olds.stackToken, count: missing.length },
+      () => clusterOffers(run.client, news, olds.clusterId),
+    );
+    let rented: Awaited<ReturnType<typeof rentInto>>;
+    try {
+      const build = { ...(await resizeBuild(run, olds, news, name)), budgetHold };
+      rented = await rentInto(build, missing, anew ? null : olds.masterAddr);
+    } finally {
+      budgetHold?.release();
+    }
     nodes = [...stay, ...rented.added].sort((a, b) => a.rank - b.rank);
     masterAddr = rented.masterAddr;
   }
-  const outs: NodeGroupOutputs = { ...olds, ...news, owner, nodes, masterAddr };
+  const outs: NodeGroupOutputs = {
+    ...olds,
+    ...news,
+    owner,
+    nodes,
+    masterAddr,
+    dollarsPerHour: groupDollarsPerHour(nodes),
+  };
   if (news.label === undefined) delete outs.label;
   if (news.sshKeyIds === undefined) delete outs.sshKeyIds;
   if (news.maxDollarsPerHour === undefined) delete outs.maxDollarsPerHour;

@@ -27,6 +27,11 @@ export class NodeGroup extends pulumi.dynamic.Resource {
   declare readonly nodes: pulumi.Output<GroupNode[]>;
   declare readonly nodeCount: pulumi.Output<NodeGroupOutputs["nodeCount"]>;
   /**
+   * What the nodes cost together, $/hour: each node's `dollarsPerHour` as the service reports
+   * it (every node in `nodes` also shows its own and its `gpuName`); kept current by refresh.
+   */
+  declare readonly dollarsPerHour: pulumi.Output<number>;
+  /**
    * With `maxLifetime`: when the group expires, fixed at its create (ISO 8601, UTC); every
    * node's watchdog then stops or destroys it. Undefined otherwise.
    */
@@ -48,6 +53,7 @@ export class NodeGroup extends pulumi.dynamic.Resource {
         masterAddr: undefined,
         networkVolumeId: undefined,
         nodes: undefined,
+        dollarsPerHour: undefined,
         expiresAt: undefined,
       },
       // The sweeper exists before any node is rented and outlives every one (see it).

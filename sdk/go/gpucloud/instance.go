@@ -27,6 +27,8 @@ type Instance struct {
 	CreateTimeoutSeconds pulumi.Float64Output `pulumi:"createTimeoutSeconds"`
 	// Disk size in gigabytes, at least 8. Required unless `templateHashId` is given (the template's recommended disk size then applies). Changing it replaces the instance.
 	DiskGb pulumi.Float64PtrOutput `pulumi:"diskGb"`
+	// What the instance costs, in dollars per hour, as the service reports it (`dph_total`: its GPUs and its disk; an interruptible one at its bid); kept current by refresh. `offer.dollarsPerHour` is the offer's price when it was rented.
+	DollarsPerHour pulumi.Float64PtrOutput `pulumi:"dollarsPerHour"`
 	// Environment variables of the instance: names of letters, digits and `_`. Changing them replaces the instance.
 	Env pulumi.StringMapOutput `pulumi:"env"`
 	// With `maxLifetime`: when the instance expires, fixed at create (ISO 8601, UTC, e.g. `2026-01-01T08:00:00Z`). Its watchdog then stops or destroys it (`onExpiry`); the next up rents a new one. Absent otherwise.
@@ -302,6 +304,11 @@ func (o InstanceOutput) CreateTimeoutSeconds() pulumi.Float64Output {
 // Disk size in gigabytes, at least 8. Required unless `templateHashId` is given (the template's recommended disk size then applies). Changing it replaces the instance.
 func (o InstanceOutput) DiskGb() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.Float64PtrOutput { return v.DiskGb }).(pulumi.Float64PtrOutput)
+}
+
+// What the instance costs, in dollars per hour, as the service reports it (`dph_total`: its GPUs and its disk; an interruptible one at its bid); kept current by refresh. `offer.dollarsPerHour` is the offer's price when it was rented.
+func (o InstanceOutput) DollarsPerHour() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *Instance) pulumi.Float64PtrOutput { return v.DollarsPerHour }).(pulumi.Float64PtrOutput)
 }
 
 // Environment variables of the instance: names of letters, digits and `_`. Changing them replaces the instance.

@@ -20,6 +20,8 @@ type NetworkVolume struct {
 	AskId pulumi.IntPtrOutput `pulumi:"askId"`
 	// The physical cluster the volume is on: an instance that mounts it is rented on a machine of this cluster.
 	ClusterId pulumi.IntOutput `pulumi:"clusterId"`
+	// What the volume costs, in dollars per hour, as the service reports it (`storage_total_cost`: its size at its offer's storage price; billed while it exists); kept current by refresh. Null when the service reports no price.
+	DollarsPerHour pulumi.Float64PtrOutput `pulumi:"dollarsPerHour"`
 	// A name for the volume (the service shows it as its label): letters, digits, `_` and `.`, at most 256 characters. Optional: instances mount it by its id. Changing it replaces the volume.
 	Name pulumi.StringPtrOutput `pulumi:"name"`
 	// The offer taken, as the search answered it (fields as getVolumeOffers gives them); only for a volume created by `offerQuery`.
@@ -146,6 +148,11 @@ func (o NetworkVolumeOutput) AskId() pulumi.IntPtrOutput {
 // The physical cluster the volume is on: an instance that mounts it is rented on a machine of this cluster.
 func (o NetworkVolumeOutput) ClusterId() pulumi.IntOutput {
 	return o.ApplyT(func(v *NetworkVolume) pulumi.IntOutput { return v.ClusterId }).(pulumi.IntOutput)
+}
+
+// What the volume costs, in dollars per hour, as the service reports it (`storage_total_cost`: its size at its offer's storage price; billed while it exists); kept current by refresh. Null when the service reports no price.
+func (o NetworkVolumeOutput) DollarsPerHour() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *NetworkVolume) pulumi.Float64PtrOutput { return v.DollarsPerHour }).(pulumi.Float64PtrOutput)
 }
 
 // A name for the volume (the service shows it as its label): letters, digits, `_` and `.`, at most 256 characters. Optional: instances mount it by its id. Changing it replaces the volume.

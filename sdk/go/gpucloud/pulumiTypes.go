@@ -1302,8 +1302,12 @@ type NodeGroupNode struct {
 	ActualStatus *string `pulumi:"actualStatus"`
 	// The ask (offer) the node was rented from.
 	AskId int `pulumi:"askId"`
+	// What the node costs, in dollars per hour, as the service reports its instance (`dph_total`: its GPUs and its disk); kept current by refresh.
+	DollarsPerHour *float64 `pulumi:"dollarsPerHour"`
 	// With the group's `maxLifetime`: when the node's watchdog stops or destroys it (ISO 8601, UTC), as its onstart says.
 	ExpiresAt *string `pulumi:"expiresAt"`
+	// The node's GPU model, as the service shows the instance, e.g. "H100 SXM".
+	GpuName *string `pulumi:"gpuName"`
 	// The service's id of the node's instance.
 	InstanceId int `pulumi:"instanceId"`
 	// The node's address on the group's overlay network (rank 0's is MASTER_ADDR).
@@ -1343,9 +1347,19 @@ func (o NodeGroupNodeOutput) AskId() pulumi.IntOutput {
 	return o.ApplyT(func(v NodeGroupNode) int { return v.AskId }).(pulumi.IntOutput)
 }
 
+// What the node costs, in dollars per hour, as the service reports its instance (`dph_total`: its GPUs and its disk); kept current by refresh.
+func (o NodeGroupNodeOutput) DollarsPerHour() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v NodeGroupNode) *float64 { return v.DollarsPerHour }).(pulumi.Float64PtrOutput)
+}
+
 // With the group's `maxLifetime`: when the node's watchdog stops or destroys it (ISO 8601, UTC), as its onstart says.
 func (o NodeGroupNodeOutput) ExpiresAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v NodeGroupNode) *string { return v.ExpiresAt }).(pulumi.StringPtrOutput)
+}
+
+// The node's GPU model, as the service shows the instance, e.g. "H100 SXM".
+func (o NodeGroupNodeOutput) GpuName() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v NodeGroupNode) *string { return v.GpuName }).(pulumi.StringPtrOutput)
 }
 
 // The service's id of the node's instance.

@@ -533,6 +533,7 @@ class Instance(pulumi.CustomResource):
             __props__.__dict__["volume"] = volume
             __props__.__dict__["actual_status"] = None
             __props__.__dict__["attempts"] = None
+            __props__.__dict__["dollars_per_hour"] = None
             __props__.__dict__["expires_at"] = None
             __props__.__dict__["gpu_ram_mb"] = None
             __props__.__dict__["instance_id"] = None
@@ -572,6 +573,7 @@ class Instance(pulumi.CustomResource):
         __props__.__dict__["attempts"] = None
         __props__.__dict__["create_timeout_seconds"] = None
         __props__.__dict__["disk_gb"] = None
+        __props__.__dict__["dollars_per_hour"] = None
         __props__.__dict__["env"] = None
         __props__.__dict__["expires_at"] = None
         __props__.__dict__["gpu_ram_mb"] = None
@@ -650,6 +652,14 @@ class Instance(pulumi.CustomResource):
         Disk size in gigabytes, at least 8. Required unless `templateHashId` is given (the template's recommended disk size then applies). Changing it replaces the instance.
         """
         return pulumi.get(self, "disk_gb")
+
+    @_builtins.property
+    @pulumi.getter(name="dollarsPerHour")
+    def dollars_per_hour(self) -> pulumi.Output[Optional[_builtins.float]]:
+        """
+        What the instance costs, in dollars per hour, as the service reports it (`dph_total`: its GPUs and its disk; an interruptible one at its bid); kept current by refresh. `offer.dollarsPerHour` is the offer's price when it was rented.
+        """
+        return pulumi.get(self, "dollars_per_hour")
 
     @_builtins.property
     @pulumi.getter

@@ -152,6 +152,7 @@ class NetworkVolume(pulumi.CustomResource):
             __props__.__dict__["offer_query"] = offer_query
             __props__.__dict__["size_gb"] = size_gb
             __props__.__dict__["cluster_id"] = None
+            __props__.__dict__["dollars_per_hour"] = None
             __props__.__dict__["offer"] = None
             __props__.__dict__["offer_ask_id"] = None
             __props__.__dict__["volume_id"] = None
@@ -180,6 +181,7 @@ class NetworkVolume(pulumi.CustomResource):
 
         __props__.__dict__["ask_id"] = None
         __props__.__dict__["cluster_id"] = None
+        __props__.__dict__["dollars_per_hour"] = None
         __props__.__dict__["name"] = None
         __props__.__dict__["offer"] = None
         __props__.__dict__["offer_ask_id"] = None
@@ -204,6 +206,14 @@ class NetworkVolume(pulumi.CustomResource):
         The physical cluster the volume is on: an instance that mounts it is rented on a machine of this cluster.
         """
         return pulumi.get(self, "cluster_id")
+
+    @_builtins.property
+    @pulumi.getter(name="dollarsPerHour")
+    def dollars_per_hour(self) -> pulumi.Output[Optional[_builtins.float]]:
+        """
+        What the volume costs, in dollars per hour, as the service reports it (`storage_total_cost`: its size at its offer's storage price; billed while it exists); kept current by refresh. Null when the service reports no price.
+        """
+        return pulumi.get(self, "dollars_per_hour")
 
     @_builtins.property
     @pulumi.getter

@@ -384,6 +384,7 @@ class NodeGroup(pulumi.CustomResource):
             __props__.__dict__["runtype"] = runtype
             __props__.__dict__["ssh_key_ids"] = ssh_key_ids
             __props__.__dict__["cluster_id"] = None
+            __props__.__dict__["dollars_per_hour"] = None
             __props__.__dict__["expires_at"] = None
             __props__.__dict__["master_addr"] = None
             __props__.__dict__["network_volume_id"] = None
@@ -416,6 +417,7 @@ class NodeGroup(pulumi.CustomResource):
         __props__.__dict__["cluster_id"] = None
         __props__.__dict__["create_timeout_seconds"] = None
         __props__.__dict__["disk_gb"] = None
+        __props__.__dict__["dollars_per_hour"] = None
         __props__.__dict__["env"] = None
         __props__.__dict__["expires_at"] = None
         __props__.__dict__["image"] = None
@@ -461,6 +463,14 @@ class NodeGroup(pulumi.CustomResource):
         Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
         """
         return pulumi.get(self, "disk_gb")
+
+    @_builtins.property
+    @pulumi.getter(name="dollarsPerHour")
+    def dollars_per_hour(self) -> pulumi.Output[Optional[_builtins.float]]:
+        """
+        What the group's nodes cost together, in dollars per hour: the sum of each node's `dollarsPerHour` as the service reports it (a node gone, or without a price, adds nothing); kept current by refresh. The group's network volume is not included.
+        """
+        return pulumi.get(self, "dollars_per_hour")
 
     @_builtins.property
     @pulumi.getter

@@ -1136,8 +1136,12 @@ class NodeGroupNode(dict):
             suggest = "instance_id"
         elif key == "actualStatus":
             suggest = "actual_status"
+        elif key == "dollarsPerHour":
+            suggest = "dollars_per_hour"
         elif key == "expiresAt":
             suggest = "expires_at"
+        elif key == "gpuName":
+            suggest = "gpu_name"
         elif key == "localIp":
             suggest = "local_ip"
         elif key == "machineId":
@@ -1163,7 +1167,9 @@ class NodeGroupNode(dict):
                  instance_id: _builtins.int,
                  rank: _builtins.int,
                  actual_status: Optional[_builtins.str] = None,
+                 dollars_per_hour: Optional[_builtins.float] = None,
                  expires_at: Optional[_builtins.str] = None,
+                 gpu_name: Optional[_builtins.str] = None,
                  local_ip: Optional[_builtins.str] = None,
                  machine_id: Optional[_builtins.int] = None,
                  ssh_host: Optional[_builtins.str] = None,
@@ -1175,7 +1181,9 @@ class NodeGroupNode(dict):
         :param _builtins.int instance_id: The service's id of the node's instance.
         :param _builtins.int rank: The node's rank, 0 to nodeCount - 1 (its NODE_RANK).
         :param _builtins.str actual_status: What the node is doing, as the service last said (`running`, ...).
+        :param _builtins.float dollars_per_hour: What the node costs, in dollars per hour, as the service reports its instance (`dph_total`: its GPUs and its disk); kept current by refresh.
         :param _builtins.str expires_at: With the group's `maxLifetime`: when the node's watchdog stops or destroys it (ISO 8601, UTC), as its onstart says.
+        :param _builtins.str gpu_name: The node's GPU model, as the service shows the instance, e.g. "H100 SXM".
         :param _builtins.str local_ip: The node's address on the group's overlay network (rank 0's is MASTER_ADDR).
         :param _builtins.int machine_id: The machine the node runs on.
         :param _builtins.str ssh_host: The SSH host to reach the node.
@@ -1186,8 +1194,12 @@ class NodeGroupNode(dict):
         pulumi.set(__self__, "rank", rank)
         if actual_status is not None:
             pulumi.set(__self__, "actual_status", actual_status)
+        if dollars_per_hour is not None:
+            pulumi.set(__self__, "dollars_per_hour", dollars_per_hour)
         if expires_at is not None:
             pulumi.set(__self__, "expires_at", expires_at)
+        if gpu_name is not None:
+            pulumi.set(__self__, "gpu_name", gpu_name)
         if local_ip is not None:
             pulumi.set(__self__, "local_ip", local_ip)
         if machine_id is not None:
@@ -1230,12 +1242,28 @@ class NodeGroupNode(dict):
         return pulumi.get(self, "actual_status")
 
     @_builtins.property
+    @pulumi.getter(name="dollarsPerHour")
+    def dollars_per_hour(self) -> Optional[_builtins.float]:
+        """
+        What the node costs, in dollars per hour, as the service reports its instance (`dph_total`: its GPUs and its disk); kept current by refresh.
+        """
+        return pulumi.get(self, "dollars_per_hour")
+
+    @_builtins.property
     @pulumi.getter(name="expiresAt")
     def expires_at(self) -> Optional[_builtins.str]:
         """
         With the group's `maxLifetime`: when the node's watchdog stops or destroys it (ISO 8601, UTC), as its onstart says.
         """
         return pulumi.get(self, "expires_at")
+
+    @_builtins.property
+    @pulumi.getter(name="gpuName")
+    def gpu_name(self) -> Optional[_builtins.str]:
+        """
+        The node's GPU model, as the service shows the instance, e.g. "H100 SXM".
+        """
+        return pulumi.get(self, "gpu_name")
 
     @_builtins.property
     @pulumi.getter(name="localIp")
