@@ -21,7 +21,7 @@ type NodeGroup struct {
 	// How long create may take in all, every node running, in seconds; default 1200.
 	CreateTimeoutSeconds pulumi.Float64Output `pulumi:"createTimeoutSeconds"`
 	// Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
-	DiskGb pulumi.Float64PtrOutput `pulumi:"diskGb"`
+	DiskGb pulumi.Float64Output `pulumi:"diskGb"`
 	// What the group's nodes cost together, in dollars per hour: the sum of each node's `dollarsPerHour` as the service reports it (a node gone, or without a price, adds nothing); kept current by refresh. The group's network volume is not included.
 	DollarsPerHour pulumi.Float64PtrOutput `pulumi:"dollarsPerHour"`
 	// Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them replaces the group.
@@ -29,7 +29,7 @@ type NodeGroup struct {
 	// With `maxLifetime`: when the group expires, fixed at its create (ISO 8601, UTC, e.g. `2026-01-01T08:00:00Z`); every node's watchdog then stops or destroys it, and the next up rents a new group. Absent otherwise.
 	ExpiresAt pulumi.StringPtrOutput `pulumi:"expiresAt"`
 	// Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
-	Image pulumi.StringPtrOutput `pulumi:"image"`
+	Image pulumi.StringOutput `pulumi:"image"`
 	// Each node's label. Changes in place.
 	Label pulumi.StringPtrOutput `pulumi:"label"`
 	// Rank 0's overlay address: every node's MASTER_ADDR.
@@ -73,6 +73,12 @@ func NewNodeGroup(ctx *pulumi.Context,
 		return nil, errors.New("missing one or more required arguments")
 	}
 
+	if args.DiskGb == nil {
+		return nil, errors.New("invalid value for required argument 'DiskGb'")
+	}
+	if args.Image == nil {
+		return nil, errors.New("invalid value for required argument 'Image'")
+	}
 	if args.NodeCount == nil {
 		return nil, errors.New("invalid value for required argument 'NodeCount'")
 	}
@@ -125,11 +131,11 @@ type nodeGroupArgs struct {
 	// How long create may take in all, every node running, in seconds; default 1200.
 	CreateTimeoutSeconds *float64 `pulumi:"createTimeoutSeconds"`
 	// Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
-	DiskGb *float64 `pulumi:"diskGb"`
+	DiskGb float64 `pulumi:"diskGb"`
 	// Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them replaces the group.
 	Env map[string]string `pulumi:"env"`
 	// Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
-	Image *string `pulumi:"image"`
+	Image string `pulumi:"image"`
 	// Each node's label. Changes in place.
 	Label *string `pulumi:"label"`
 	// Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
@@ -159,11 +165,11 @@ type NodeGroupArgs struct {
 	// How long create may take in all, every node running, in seconds; default 1200.
 	CreateTimeoutSeconds pulumi.Float64PtrInput
 	// Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
-	DiskGb pulumi.Float64PtrInput
+	DiskGb pulumi.Float64Input
 	// Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them replaces the group.
 	Env pulumi.StringMapInput
 	// Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
-	Image pulumi.StringPtrInput
+	Image pulumi.StringInput
 	// Each node's label. Changes in place.
 	Label pulumi.StringPtrInput
 	// Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
@@ -236,8 +242,8 @@ func (o NodeGroupOutput) CreateTimeoutSeconds() pulumi.Float64Output {
 }
 
 // Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
-func (o NodeGroupOutput) DiskGb() pulumi.Float64PtrOutput {
-	return o.ApplyT(func(v *NodeGroup) pulumi.Float64PtrOutput { return v.DiskGb }).(pulumi.Float64PtrOutput)
+func (o NodeGroupOutput) DiskGb() pulumi.Float64Output {
+	return o.ApplyT(func(v *NodeGroup) pulumi.Float64Output { return v.DiskGb }).(pulumi.Float64Output)
 }
 
 // What the group's nodes cost together, in dollars per hour: the sum of each node's `dollarsPerHour` as the service reports it (a node gone, or without a price, adds nothing); kept current by refresh. The group's network volume is not included.
@@ -256,8 +262,8 @@ func (o NodeGroupOutput) ExpiresAt() pulumi.StringPtrOutput {
 }
 
 // Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
-func (o NodeGroupOutput) Image() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *NodeGroup) pulumi.StringPtrOutput { return v.Image }).(pulumi.StringPtrOutput)
+func (o NodeGroupOutput) Image() pulumi.StringOutput {
+	return o.ApplyT(func(v *NodeGroup) pulumi.StringOutput { return v.Image }).(pulumi.StringOutput)
 }
 
 // Each node's label. Changes in place.
