@@ -28,7 +28,7 @@ import { diffInstance, launchesAnew } from "./diff";
 import { importedInstance } from "./import";
 import { asksOf, instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { placementFailures } from "./placement";
-import { askOffVolumeMachine } from "./volume-link";
+import { askOffVolumeMachine, volumeMachineMismatch } from "./volume-link";
 
 export function inputsOf(props: InstanceOutputs): InstanceInputs {
   return inputFieldsOf(instanceInputsSchema, props);
@@ -159,6 +159,11 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
       (inputs.overlay !== undefined || inputs.networkVolume !== undefined)
     ) {
       failures.push(...(await placementFailures(run, inputs, news)));
+    }
+    // By query with a volume: the volume's machine has a matching offer under the cap.
+    if (failures.length === 0 && renting && inputs.volume !== undefined) {
+      const mismatch = await volumeMachineMismatch(client, inputs, news);
+      if (mismatch !== undefined) failures.push(fieldFailure(mismatch.field, mismatch.message));
     }
     // The stack token is unknown at a new stack's first preview; it is not the program's.
     if (failures.length === 0 && renting && !containsUnknown({ ...news, stackToken: undefined })) {
