@@ -121,7 +121,7 @@ describe("a volume and the instance that links it", () => {
     const rented = await instanceProvider.create(h.run, instanceInputs(data.volumeId, forInstance));
 
     // The cheapest RTX 4090 among the machines with a matching volume offer: no other is cheaper.
-    const offer = rented.outs?.offer ?? {};
+    const offer: Record<string, unknown> = rented.outs?.offer ?? {};
     expect(offer).toMatchObject({ gpuName: "RTX 4090", machineId: data.machineId });
     const volumeMachines = (await h.client.offers.searchVolumes(volumeQuery)).offers.map(
       (found) => found.machineId ?? 0,

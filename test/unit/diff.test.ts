@@ -185,7 +185,13 @@ describe("Instance diff: by query, linking a volume", () => {
     publicIp: null,
     gpuRamMb: null,
     statusMessage: null,
-    offer: { askId: 40041, gpuName: "RTX A6000", dollarsPerHour: 1.7089, machineId: 70021 },
+    offer: {
+      askId: 40041,
+      gpuName: "RTX A6000",
+      numGpus: 4,
+      dollarsPerHour: 1.7089,
+      machineId: 70021,
+    },
     attempts: [{ askId: 40041, instanceId: 7 }],
   };
 
