@@ -113,6 +113,48 @@ describe("a volume and the instance that links it", () => {
     );
   });
 
+  it("a replacement deletes first, says so at preview, and takes the same offer again", async () => {
+    const data = await volume({ volumeOfferQuery: volumeQuery, sizeGb: 50 });
+    const inputs = instanceInputs(data.volumeId, { maxDollarsPerHour: 2 });
+    const first = await instanceProvider.create(h.run, inputs);
+    const outs = first.outs;
+    if (outs === undefined) throw new Error("the create recorded no outputs");
+    const larger = { ...inputs, diskGb: 60 };
+
+    expect(await instanceFailures(larger)).toEqual([]);
+    const diff = await instanceProvider.diff(h.run, first.id, outs, larger);
+    expect(diff).toMatchObject({ replaces: ["diskGb"], deleteBeforeReplace: true });
+    expect(h.progress).toContain(
+      `trainer: instance ${outs.instanceId} is destroyed before its replacement is rented: the ` +
+        `replacement must be on the machine of volume V.${data.volumeId} (machine 70021), where ` +
+        "it holds ask 40041 ($1.7089/h), and an ask is offered again only once its instance is " +
+        "destroyed; the instance is down until the replacement runs",
+    );
+    // The engine's order for deleteBeforeReplace: delete, then create.
+    await instanceProvider.delete(h.run, first.id, outs);
+    const replacement = await instanceProvider.create(h.run, larger);
+    expect(replacement.outs?.offer).toMatchObject({ askId: 40041, dollarsPerHour: 1.7089 });
+  });
+
+  it("a new query or cap the volume's machine cannot meet fails at preview, also for a running instance", async () => {
+    const data = await volume({ volumeOfferQuery: volumeQuery, sizeGb: 50 });
+    const inputs = instanceInputs(data.volumeId);
+    await instanceProvider.create(h.run, inputs);
+
+    const check = async (news: InstanceInputs) =>
+      ((await instanceProvider.check(h.run, inputs, news))?.failures ?? []).map((f) => f.reason);
+    expect(await check({ ...inputs, offerQuery: { gpuName: "RTX 4090" } })).toEqual([
+      `offerQuery: no offer on machine 70021 (where volume V.${data.volumeId} lives) matches ` +
+        "offerQuery, rented or not: an instance linking a volume is rented on its machine; " +
+        "change offerQuery, or place the volume where the instance fits (Volume forInstance)",
+    ]);
+    expect(await check({ ...inputs, maxDollarsPerHour: 1 })).toEqual([
+      expect.stringContaining("maxDollarsPerHour: no offer on machine 70021"),
+    ]);
+    // The offer the instance holds matches the new query and cap: nothing to say.
+    expect(await check({ ...inputs, offerQuery: { gpuName: "RTX A6000" } })).toEqual([]);
+  });
+
   it("a volume by query with forInstance lands where the instance's query fits under its cap", async () => {
     const forInstance = { offerQuery: { gpuName: "RTX 4090" }, maxDollarsPerHour: 1 };
     const data = await volume({ volumeOfferQuery: volumeQuery, sizeGb: 50, forInstance });

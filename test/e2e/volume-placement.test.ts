@@ -143,6 +143,9 @@ describe("a volume and the instance that links it, under the real Pulumi CLI", (
           await setProgram(setProgramOf(60));
           const planned = await preview();
           expect(planned.changeSummary).toMatchObject({ replace: 1 });
+          expect(planned.stdout).toContain(
+            `instance ${first.trainerId} is destroyed before its replacement is rented`,
+          );
           const second = outputsSchema.parse(
             Object.fromEntries(
               Object.entries((await stack.up({ onOutput })).outputs).map(([k, v]) => [k, v.value]),

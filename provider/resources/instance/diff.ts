@@ -68,6 +68,22 @@ export function pinnedToVolume(news: Pick<InstanceInputs, "offerQuery" | "volume
   return news.offerQuery !== undefined && news.volume !== undefined;
 }
 
+/** The preview's line for a delete-first replacement of an instance pinned to a volume. */
+export function deleteFirstNote(olds: InstanceOutputs): string {
+  const offer = olds.offer;
+  const held =
+    offer === undefined
+      ? ""
+      : `, where it holds ask ${offer.askId}` +
+        (offer.dollarsPerHour === null ? "" : ` ($${offer.dollarsPerHour}/h)`);
+  return (
+    `instance ${olds.instanceId} is destroyed before its replacement is rented: the ` +
+    `replacement must be on the machine of volume V.${olds.volume?.volumeId ?? "?"} ` +
+    `(machine ${offer?.machineId ?? "?"})${held}, and an ask is offered again only once its ` +
+    `instance is destroyed; the instance is down until the replacement runs`
+  );
+}
+
 /** True when the recorded instance never reached running or has since reached a dead end. */
 function isBroken(olds: InstanceOutputs): boolean {
   const lastAttempt = olds.attempts.at(-1);

@@ -24,7 +24,7 @@ import { CancelledError } from "../../run/cancellation";
 import type { Run } from "../../run/run";
 import { checkInputs, containsUnknown, fieldFailure, inputFieldsOf } from "../../shared/validation";
 import { outbidBy, planOutbid, raiseBidAndResume } from "./bids";
-import { diffInstance, launchesAnew } from "./diff";
+import { deleteFirstNote, diffInstance, launchesAnew, pinnedToVolume } from "./diff";
 import { importedInstance } from "./import";
 import { asksOf, instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { placementFailures } from "./placement";
@@ -160,8 +160,12 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
     ) {
       failures.push(...(await placementFailures(run, inputs, news)));
     }
-    // By query with a volume: the volume's machine has a matching offer under the cap.
-    if (failures.length === 0 && renting && inputs.volume !== undefined) {
+    // By query with a volume: the volume's machine has a matching offer under the cap. Also
+    // for a new query or cap, which may replace the instance (diff decides, from its offer).
+    const queryChanged =
+      JSON.stringify(olds.offerQuery) !== JSON.stringify(inputs.offerQuery) ||
+      olds.maxDollarsPerHour !== inputs.maxDollarsPerHour;
+    if (failures.length === 0 && (renting || queryChanged) && inputs.volume !== undefined) {
       const mismatch = await volumeMachineMismatch(client, inputs, news);
       if (mismatch !== undefined) failures.push(fieldFailure(mismatch.field, mismatch.message));
     }
@@ -190,7 +194,12 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
     // process must neither adopt nor destroy it.
     run.renting.rememberRecorded(olds.owner, olds.instanceId);
     reportExpired(run, olds, `${resourceNameOf(olds.owner)}: instance ${olds.instanceId}`);
-    return diffInstance(olds, news);
+    const diff = diffInstance(olds, news);
+    // Delete-first for the volume's sake: said at preview, since it costs the instance a boot.
+    if (diff.deleteBeforeReplace === true && pinnedToVolume(news) && olds.volume !== undefined) {
+      run.progress(`${resourceNameOf(olds.owner)}: ${deleteFirstNote(olds)}`);
+    }
+    return diff;
   },
 
   async create(run, inputs) {
