@@ -178,7 +178,7 @@ function noOffer(
       `no offer matching offerQuery${where} costs at most maxDollarsPerHour $${cap}/h; the ` +
         `cheapest match${where === "" ? "" : " there"} is $${cheapest.dollarsPerHour}/h (ask ` +
         `${cheapest.askId}, ${cheapest.numGpus}x ${cheapest.gpuName})` +
-        heldAsksHint(choice),
+        pinHint(choice, "cap"),
     );
   }
   const skipped = search.rejected.length;
@@ -189,19 +189,22 @@ function noOffer(
       (skipped > 0
         ? `; ${skipped} answered offer(s) did not match the query and were skipped`
         : "") +
-      heldAsksHint(choice),
+      pinHint(choice, "none"),
   );
 }
 
 /**
- * A search pinned to a machine sees none of its asks that an instance holds (the service rents
- * an on-demand ask once, until the instance is destroyed): said, as the likeliest reason.
+ * What a program can do about a search pinned to a volume's machine: under the cap, an ask an
+ * instance holds there is not seen (the service rents an on-demand ask once, until the instance
+ * is destroyed); with no match at all, the volume was placed without the instance in mind.
  */
-function heldAsksHint(choice: OfferChoice): string {
-  return choice.pin?.startsWith("on machine ") === true
+function pinHint(choice: OfferChoice, kind: "cap" | "none"): string {
+  if (choice.pin?.startsWith("on machine ") !== true) return "";
+  return kind === "cap"
     ? "; an ask an instance holds on that machine is offered again only once that instance " +
         "is destroyed"
-    : "";
+    : "; give the Volume forInstance (this instance's offerQuery and cap) to place it where " +
+        "the instance can be rented";
 }
 
 /** Why the recorded offer does not satisfy the query, or undefined when it does. */

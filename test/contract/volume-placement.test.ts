@@ -82,7 +82,8 @@ describe("a volume and the instance that links it", () => {
 
     expect(message).toContain(
       `no offer matches offerQuery on machine 70021 (where volume V.${data.volumeId} lives) at ` +
-        "any price (maxDollarsPerHour is $1/h)",
+        "any price (maxDollarsPerHour is $1/h); give the Volume forInstance (this instance's " +
+        "offerQuery and cap) to place it where the instance can be rented",
     );
   });
 
