@@ -242,8 +242,10 @@ export const implementation: ResourceImplementation<VolumeInputs, VolumeOutputs>
   },
 
   async update(_run, _id, olds, news) {
-    // Only the query changed, and the volume still matches it.
-    return { outs: { ...olds, ...news } };
+    // Only the query or forInstance changed, and the volume still matches the query.
+    const outs: VolumeOutputs = { ...olds, ...news };
+    if (news.forInstance === undefined) delete outs.forInstance;
+    return { outs };
   },
 
   async diff(_run, _id, olds, news) {

@@ -193,6 +193,23 @@ describe("a volume and the instance that links it", () => {
     expect((await h.emulator.state()).volumes).toEqual([]);
   });
 
+  it("forInstance changes in place, and removed is no longer recorded", async () => {
+    const forInstance = { offerQuery: { gpuName: "RTX 4090" } };
+    const inputs: VolumeInputs = { askId: 22010, sizeGb: 50, forInstance };
+    const created = await volumeProvider.create(h.run, inputs);
+    const outs = created.outs;
+    if (outs === undefined) throw new Error("the create recorded no outputs");
+    const { forInstance: _dropped, ...without } = inputs;
+
+    expect(await volumeProvider.diff(h.run, created.id, outs, without)).toEqual({
+      changes: true,
+      replaces: [],
+    });
+    const updated = await volumeProvider.update?.(h.run, created.id, outs, without);
+    expect(updated?.outs).not.toHaveProperty("forInstance");
+    expect((await h.emulator.state()).volumes).toHaveLength(1);
+  });
+
   it("a volume by ask with forInstance fails at preview when the ask's machine has no such offer", async () => {
     const forInstance = { offerQuery: { gpuName: "RTX 4090" } };
 
