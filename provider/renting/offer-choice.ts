@@ -53,7 +53,8 @@ export async function effectiveQuery(
           ? []
           : [`network volume V.${inputs.networkVolume.volumeId}`]),
       ];
-      pins.push(`in cluster ${cluster.clusterId} (where ${reached.join(" and ")} is)`);
+      const verb = reached.length > 1 ? "are" : "is";
+      pins.push(`in cluster ${cluster.clusterId} (where ${reached.join(" and ")} ${verb})`);
     }
   }
   return { query: pinned, pin: pins.length === 0 ? undefined : pins.join(" and ") };
