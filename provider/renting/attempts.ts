@@ -59,6 +59,8 @@ export interface InstanceCreate extends RentScope {
   readonly asks: readonly number[];
   /** By query: the query each attempt searches afresh (pinned to where the instance must be). */
   readonly query: InstanceOfferQuery | string | undefined;
+  /** Where the query is pinned to, in words, for its "no offer" errors (offer-choice.ts). */
+  readonly pin?: string | undefined;
   /** The subnet of the overlay the instance joins, for its `localIp`. */
   readonly overlaySubnet?: string | undefined;
   readonly attempts: InstanceAttempt[];
@@ -191,6 +193,7 @@ async function chooseByQuery(
   try {
     const offer = await chooseOffer(create.run, {
       query,
+      pin: create.pin,
       maxDollarsPerHour: create.inputs.maxDollarsPerHour,
       tried: create.tried,
       claimed: create.claimed,

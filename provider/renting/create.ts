@@ -235,7 +235,7 @@ async function startCreate(
   const deadlineMs = Date.now() + inputs.createTimeoutSeconds * 1000;
   const overlaySubnet = await overlaySubnetOf(client, inputs.overlay);
   // By query: each attempt searches afresh and rents the best offer not tried yet.
-  const query = await effectiveQuery(client, inputs).catch((error: unknown) => {
+  const pinned = await effectiveQuery(client, inputs).catch((error: unknown) => {
     if (error instanceof NoOfferError)
       throw new Error(`${name}: ${error.message}; nothing was rented.`);
     throw error;
@@ -249,7 +249,8 @@ async function startCreate(
     request,
     deadlineMs,
     asks: asksOf(inputs),
-    query,
+    query: pinned?.query,
+    pin: pinned?.pin,
     overlaySubnet,
     attempts: [],
     tried: new Set(),

@@ -17,6 +17,13 @@ import { requiredCluster } from "./placement";
 /** A create by query that cannot rent anything: no match, or none under the price cap. */
 export class NoOfferError extends Error {}
 
+/** The query a create searches, and where it is pinned to, in words, for its errors. */
+export interface PinnedQuery {
+  readonly query: InstanceOfferQuery | string;
+  /** E.g. "on machine 70021 (where volume V.5001 lives)"; undefined when nothing pins it. */
+  readonly pin: string | undefined;
+}
+
 /**
  * The query to search: the program's, pinned to the linked volume's machine if any, and to the
  * physical cluster of the overlay and the network volume if any (only its machines reach them).
@@ -24,23 +31,38 @@ export class NoOfferError extends Error {}
 export async function effectiveQuery(
   client: GpuCloudClient,
   inputs: InstanceInputs,
-): Promise<InstanceOfferQuery | string | undefined> {
+): Promise<PinnedQuery | undefined> {
   const query = inputs.offerQuery;
-  if (query === undefined) return query;
+  if (query === undefined) return undefined;
   let pinned: InstanceOfferQuery | string = query;
+  const pins: string[] = [];
   if (inputs.volume !== undefined) {
-    const machineId = await volumeMachineOf(client, inputs.volume.volumeId);
+    const { volumeId } = inputs.volume;
+    const machineId = await volumeMachineOf(client, volumeId);
     pinned = withCondition(pinned, "machineId", machineId);
+    pins.push(volumePin(volumeId, machineId));
   }
   if (inputs.overlay !== undefined || inputs.networkVolume !== undefined) {
     const cluster = await requiredCluster(client, inputs);
     if ("problem" in cluster) throw new NoOfferError(cluster.problem);
     if (cluster.clusterId !== undefined) {
       pinned = withCondition(pinned, "clusterId", cluster.clusterId);
+      const reached = [
+        ...(inputs.overlay === undefined ? [] : [`overlay ${inputs.overlay}`]),
+        ...(inputs.networkVolume === undefined
+          ? []
+          : [`network volume V.${inputs.networkVolume.volumeId}`]),
+      ];
+      const verb = reached.length > 1 ? "are" : "is";
+      pins.push(`in cluster ${cluster.clusterId} (where ${reached.join(" and ")} ${verb})`);
     }
   }
-  return pinned;
+  return { query: pinned, pin: pins.length === 0 ? undefined : pins.join(" and ") };
 }
+
+/** The words for a search pinned to a volume's machine. */
+export const volumePin = (volumeId: number, machineId: number): string =>
+  `on machine ${machineId} (where volume V.${volumeId} lives)`;
 
 /** The machine a volume lives on; fails naming the volume when it is not on the account. */
 export async function volumeMachineOf(client: GpuCloudClient, volumeId: number): Promise<number> {
@@ -66,6 +88,8 @@ export function releaseOffers(run: Run, claimed: Set<number>): void {
 /** What a create by query chooses by, and what it has tried and claimed so far. */
 export interface OfferChoice {
   readonly query: InstanceOfferQuery | string;
+  /** Where the query is pinned to, in words (PinnedQuery), named by every "no offer" error. */
+  readonly pin?: string | undefined;
   /** Never an offer above this price, $/hour. */
   readonly maxDollarsPerHour: number | undefined;
   /** Asks this create has tried: never chosen again. */
@@ -126,39 +150,62 @@ async function searchUnclaimed(
   return { search, free };
 }
 
-/** Why nothing can be chosen: every match claimed, none under the cap, or none at all. */
+/**
+ * Why nothing can be chosen: every match claimed, none under the cap, or none at all. Each
+ * names where the search was pinned (a volume's machine, a cluster) and the cap, which are
+ * what a program can change.
+ */
 function noOffer(
   choice: OfferChoice,
   search: Search<InstanceOffer>,
   free: readonly InstanceOffer[],
 ): NoOfferError {
   const { tried } = choice;
+  const where = choice.pin === undefined ? "" : ` ${choice.pin}`;
+  const cap = choice.maxDollarsPerHour;
+  const capped = cap === undefined ? "" : ` under maxDollarsPerHour $${cap}/h`;
   const untried = search.offers.filter((offer) => !tried.has(offer.askId));
   const busy = untried.length - free.length;
   if (busy > 0 && free.length === 0) {
     return new NoOfferError(
-      `no offer matching offerQuery is left: the ${busy} that match are being rented by other ` +
-        `instances of this run` +
+      `no offer matching offerQuery${where}${capped} is left: the ${busy} that match are ` +
+        `being rented by other instances of this run` +
         (tried.size > 0 ? ` (and this create has tried ${tried.size})` : ""),
     );
   }
-  const cap = choice.maxDollarsPerHour;
   const cheapest = [...free].sort((a, b) => a.dollarsPerHour - b.dollarsPerHour)[0];
   if (cheapest !== undefined && cap !== undefined) {
     return new NoOfferError(
-      `no offer matching offerQuery costs at most maxDollarsPerHour $${cap}/h; the cheapest ` +
-        `match is $${cheapest.dollarsPerHour}/h (ask ${cheapest.askId}, ${cheapest.numGpus}x ` +
-        `${cheapest.gpuName})`,
+      `no offer matching offerQuery${where} costs at most maxDollarsPerHour $${cap}/h; the ` +
+        `cheapest match${where === "" ? "" : " there"} is $${cheapest.dollarsPerHour}/h (ask ` +
+        `${cheapest.askId}, ${cheapest.numGpus}x ${cheapest.gpuName})` +
+        pinHint(choice, "cap"),
     );
   }
   const skipped = search.rejected.length;
   return new NoOfferError(
-    `no offer matches offerQuery` +
+    `no offer matches offerQuery${where}` +
+      (cap === undefined ? "" : ` at any price (maxDollarsPerHour is $${cap}/h)`) +
       (tried.size > 0 ? ` that this create has not already tried (${tried.size} tried)` : "") +
       (skipped > 0
         ? `; ${skipped} answered offer(s) did not match the query and were skipped`
-        : ""),
+        : "") +
+      pinHint(choice, "none"),
   );
+}
+
+/**
+ * What a program can do about a search pinned to a volume's machine: under the cap, an ask an
+ * instance holds there is not seen (the service rents an on-demand ask once, until the instance
+ * is destroyed); with no match at all, the volume was placed without the instance in mind.
+ */
+function pinHint(choice: OfferChoice, kind: "cap" | "none"): string {
+  if (choice.pin?.startsWith("on machine ") !== true) return "";
+  return kind === "cap"
+    ? "; an ask an instance holds on that machine is offered again only once that instance " +
+        "is destroyed"
+    : "; give the Volume forInstance (this instance's offerQuery and cap) to place it where " +
+        "the instance can be rented";
 }
 
 /** Why the recorded offer does not satisfy the query, or undefined when it does. */

@@ -4,6 +4,7 @@ import {
   compileVolumeOfferQuery,
   deleteUnlessGone,
   isNetworkVolume,
+  type InstanceOfferQuery,
   type Volume as VolumeWire,
   type VolumeOffer,
   type VolumeOfferRow,
@@ -20,6 +21,13 @@ import { theLostVolume } from "../shared/lost-volume";
 import { checkInputs, containsUnknown, fieldFailure } from "../shared/validation";
 import { withExample } from "../shared/reference-examples";
 import { volumeDollarsPerHour, volumeDollarsPerHourField } from "../shared/volume-price";
+import {
+  type ForInstance,
+  forInstanceSchema,
+  instanceOffersOn,
+  missingInstanceOffer,
+  placeWithInstance,
+} from "../renting/volume-placement";
 
 // ---- Inputs -------------------------------------------------------------------------------
 
@@ -57,6 +65,8 @@ export const volumeInputsSchema = z.object({
     )
     .meta({ willReplaceOnChanges: true })
     .default(15),
+  // Where the instance that links the volume can be rented (renting/volume-placement.ts).
+  forInstance: forInstanceSchema.optional(),
 });
 export type VolumeInputs = z.infer<typeof volumeInputsSchema>;
 
@@ -96,7 +106,10 @@ export type VolumeOutputs = z.infer<typeof volumeOutputsSchema>;
 
 // ---- Diff rules ---------------------------------------------------------------------------
 
-/** The service has no call to resize or move a volume: any change replaces it. */
+/**
+ * The service has no call to resize or move a volume: a change of ask or size replaces it, a
+ * change of query only when the volume no longer matches it, and `forInstance` never does.
+ */
 export function diffVolume(olds: VolumeOutputs, news: VolumeInputs): pulumi.dynamic.DiffResult {
   const replaces: string[] = (["askId", "sizeGb"] as const).filter(
     (field) => olds[field] !== news[field],
@@ -113,17 +126,27 @@ export function diffVolume(olds: VolumeOutputs, news: VolumeInputs): pulumi.dyna
       replaces.push("volumeOfferQuery");
     }
   }
-  return { changes: replaces.length > 0 || queryChanged, replaces };
+  // Where the volume's instances rent is only recorded: a volume is never moved for it.
+  const forInstanceChanged = JSON.stringify(olds.forInstance) !== JSON.stringify(news.forInstance);
+  return { changes: replaces.length > 0 || queryChanged || forInstanceChanged, replaces };
 }
 
 // ---- CRUD ---------------------------------------------------------------------------------
 
-/** By query: the first offer, in the query's order, that matches it and offers sizeGb. */
+/**
+ * By query: the first offer, in the query's order, that matches it and offers sizeGb; with
+ * `forInstance`, the one whose machine has the cheapest instance offer for it.
+ */
 async function chooseVolumeOffer(run: Run, inputs: VolumeInputs): Promise<VolumeOffer | undefined> {
   const query = inputs.volumeOfferQuery;
   if (query === undefined) return undefined;
   const search = await run.client.offers.searchVolumes(query);
   const fits = search.offers.filter((offer) => offer.diskSpaceGb >= inputs.sizeGb);
+  if (fits.length > 0 && inputs.forInstance !== undefined) {
+    const placed = await placeWithInstance(run.client, inputs.forInstance, fits);
+    if ("problem" in placed) throw new Error(`${placed.problem}; nothing was created`);
+    return placed.volume;
+  }
   const [best] = fits;
   if (best !== undefined) return best;
   throw new Error(
@@ -151,8 +174,39 @@ function volumeOffer(run: Run, askId: number): Promise<VolumeOfferRow | undefine
   return read;
 }
 
+/**
+ * At check: why the volume cannot be placed where `forInstance` can rent (no machine of the
+ * matching volume offers, or not the ask's, has such an instance offer under its cap); undefined
+ * when it can, or when a search fails (create decides then).
+ */
+async function forInstanceProblem(
+  run: Run,
+  inputs: VolumeInputs,
+  forInstance: ForInstance,
+): Promise<string | undefined> {
+  if (inputs.askId !== undefined) {
+    const machineId = (await volumeOffer(run, inputs.askId))?.machine_id;
+    if (machineId === null || machineId === undefined) return undefined;
+    const found = await instanceOffersOn(run.client, forInstance, [machineId]).catch(
+      () => undefined,
+    );
+    return found === undefined || found.cheapest.size > 0
+      ? undefined
+      : `ask ${inputs.askId} is on machine ${machineId}, which has no ` +
+          missingInstanceOffer(forInstance, found.overCap);
+  }
+  const query = inputs.volumeOfferQuery;
+  if (query === undefined) return undefined;
+  const search = await run.client.offers.searchVolumes(query).catch(() => undefined);
+  const fits = search?.offers.filter((offer) => offer.diskSpaceGb >= inputs.sizeGb) ?? [];
+  // No volume offer at all is create's to say (with the sizes it saw).
+  if (fits.length === 0) return undefined;
+  const placed = await placeWithInstance(run.client, forInstance, fits).catch(() => undefined);
+  return placed !== undefined && "problem" in placed ? placed.problem : undefined;
+}
+
 export const implementation: ResourceImplementation<VolumeInputs, VolumeOutputs> = {
-  async check(run, _olds, news) {
+  async check(run, olds, news) {
     const checked = checkInputs(volumeInputsSchema, news);
     const failures = [...(await run.configurationFailures()), ...checked.failures];
     const ways = (["askId", "volumeOfferQuery"] as const).filter((f) => news[f] !== undefined);
@@ -178,12 +232,22 @@ export const implementation: ResourceImplementation<VolumeInputs, VolumeOutputs>
         );
       }
     }
+    // A volume about to be placed: where its instance can rent, known at preview.
+    const placing =
+      Object.keys(olds).length === 0 || olds["askId"] !== askId || olds["sizeGb"] !== sizeGb;
+    const { forInstance } = checked.inputs;
+    if (failures.length === 0 && placing && forInstance !== undefined && !containsUnknown(news)) {
+      const problem = await forInstanceProblem(run, checked.inputs, forInstance);
+      if (problem !== undefined) failures.push(fieldFailure("forInstance", problem));
+    }
     return { ...checked, failures };
   },
 
   async update(_run, _id, olds, news) {
-    // Only the query changed, and the volume still matches it.
-    return { outs: { ...olds, ...news } };
+    // Only the query or forInstance changed, and the volume still matches the query.
+    const outs: VolumeOutputs = { ...olds, ...news };
+    if (news.forInstance === undefined) delete outs.forInstance;
+    return { outs };
   },
 
   async diff(_run, _id, olds, news) {
@@ -245,6 +309,7 @@ export const implementation: ResourceImplementation<VolumeInputs, VolumeOutputs>
     return readResult(id, props, outs, {
       ...(props.askId === undefined ? {} : { askId: props.askId }),
       ...(props.volumeOfferQuery === undefined ? {} : { volumeOfferQuery: props.volumeOfferQuery }),
+      ...(props.forInstance === undefined ? {} : { forInstance: props.forInstance }),
       sizeGb,
     });
   },
@@ -319,6 +384,15 @@ export interface VolumeArgs {
   volumeOfferQuery?: pulumi.Input<VolumeOfferQuery | string>;
   /** Size in GB (default 15). */
   sizeGb?: pulumi.Input<number>;
+  /**
+   * The offer query and cap of the instance that will link the volume, e.g.
+   * `{ offerQuery: { gpuName: "RTX 4090" }, maxDollarsPerHour: 1 }`: the volume goes to a
+   * machine that has such an offer (the cheapest). Never replaces the volume.
+   */
+  forInstance?: pulumi.Input<{
+    offerQuery: pulumi.Input<InstanceOfferQuery | string>;
+    maxDollarsPerHour?: pulumi.Input<number>;
+  }>;
 }
 
 /** A disk volume, created by accepting a volume ask. Any change replaces it. */
@@ -344,6 +418,7 @@ export class Volume extends pulumi.dynamic.Resource {
         askId: args.askId,
         volumeOfferQuery: args.volumeOfferQuery,
         sizeGb: args.sizeGb,
+        forInstance: args.forInstance,
         volumeName: undefined,
         volumeId: undefined,
         offerAskId: undefined,

@@ -143,6 +143,31 @@ describe("Instance on an overlay, mounting a network volume", () => {
     expect((await client.overlays.list()).map((overlay) => overlay.name)).toEqual([]);
   });
 
+  it("a create by query that finds no offer in the cluster names the cluster, what pins it, and the cap", async () => {
+    const overlay = await overlayProvider.create(providers.run, {
+      clusterId: CLUSTER,
+      name: "capped-net",
+    });
+    const inputs = await checked({
+      ...base,
+      offerQuery: { gpuName: { neq: "none" } },
+      maxDollarsPerHour: 0.01,
+      overlay: "capped-net",
+    });
+
+    const message = await instanceProvider.create(providers.run, inputs.inputs).then(
+      () => "created",
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
+
+    expect(message).toContain(
+      "no offer matching offerQuery in cluster 7 (where overlay capped-net is) costs at most " +
+        "maxDollarsPerHour $0.01/h; the cheapest match there is $1.1/h (ask 31003, 1x A100 SXM4)",
+    );
+    // The file's other tests count the overlays.
+    await client.overlays.delete((overlay.outs as OverlayOutputs).overlayId);
+  });
+
   it("rents by query in the cluster, joins the overlay and mounts the volume at create", async () => {
     const overlay = await overlayProvider
       .create(providers.run, { clusterId: CLUSTER, name: "train-net" })

@@ -109,6 +109,31 @@ export const badResourceInputs: readonly BadResourceInput[] = [
     ],
   },
   {
+    what: "Volume: forInstance with an unknown query field",
+    type: "Volume",
+    args: { askId: 21001, forInstance: { offerQuery: { gpuRam: 24 } } },
+    cases: [
+      {
+        field: "forInstance.offerQuery",
+        says: /^forInstance\.offerQuery: gpuRam: not a field of instance offer queries; the fields are gpuName, /,
+      },
+    ],
+  },
+  {
+    what: "Volume: forInstance without its query",
+    type: "Volume",
+    args: {
+      volumeOfferQuery: { reliability: { gte: 0.9 } },
+      forInstance: { maxDollarsPerHour: 2 },
+    },
+    cases: [
+      {
+        field: "forInstance.offerQuery",
+        says: /^forInstance\.offerQuery: offerQuery must be a query object .* \(received nothing\)$/,
+      },
+    ],
+  },
+  {
     what: "Volume: more than the ask offers",
     type: "Volume",
     args: { askId: 21001, sizeGb: 5000 },

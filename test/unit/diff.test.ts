@@ -58,7 +58,16 @@ describe("Webhook diff", () => {
 });
 
 describe("Volume diff", () => {
-  it("replaces on any change", () => {
+  it("changes forInstance in place: a volume is never moved for it", () => {
+    const olds = { askId: 1, sizeGb: 15, volumeName: "V.5", volumeId: 5 };
+    const forInstance = { offerQuery: { gpuName: "RTX 4090" }, maxDollarsPerHour: 1 };
+    expect(diffVolume(olds, { askId: 1, sizeGb: 15, forInstance })).toEqual({
+      changes: true,
+      replaces: [],
+    });
+  });
+
+  it("replaces on a new ask or size", () => {
     const olds = { askId: 1, sizeGb: 15, volumeName: "V.5", volumeId: 5 };
     expect(diffVolume(olds, { askId: 1, sizeGb: 15 })).toEqual({ changes: false, replaces: [] });
     expect(diffVolume(olds, { askId: 2, sizeGb: 20 })).toEqual({
@@ -151,6 +160,56 @@ describe("Instance diff", () => {
       changes: true,
       replaces: ["actualStatus"],
       deleteBeforeReplace: true,
+    });
+  });
+});
+
+describe("Instance diff: by query, linking a volume", () => {
+  const inputs = {
+    offerQuery: { gpuName: "RTX A6000" },
+    volume: { volumeId: 5001, mountPath: "/data" },
+    image: "img",
+    diskGb: 40,
+    runtype: "ssh" as const,
+    state: "running" as const,
+    createTimeoutSeconds: 1200,
+    maxAttempts: 3,
+    pollIntervalSeconds: 3,
+  };
+  const olds: InstanceOutputs = {
+    ...inputs,
+    instanceId: 7,
+    actualStatus: "running",
+    sshHost: null,
+    sshPort: null,
+    publicIp: null,
+    gpuRamMb: null,
+    statusMessage: null,
+    offer: {
+      askId: 40041,
+      gpuName: "RTX A6000",
+      numGpus: 4,
+      dollarsPerHour: 1.7089,
+      machineId: 70021,
+    },
+    attempts: [{ askId: 40041, instanceId: 7 }],
+  };
+
+  it("replaces deleting first: the volume's machine must hold the replacement", () => {
+    expect(diffInstance(olds, { ...inputs, diskGb: 60 })).toEqual({
+      changes: true,
+      replaces: ["diskGb"],
+      deleteBeforeReplace: true,
+    });
+  });
+
+  it("without a volume, by query, creates the replacement first", () => {
+    const { volume: _volume, ...free } = inputs;
+    const { volume: _recorded, ...freeOlds } = olds;
+    expect(diffInstance(freeOlds, { ...free, diskGb: 60 })).toEqual({
+      changes: true,
+      replaces: ["diskGb"],
+      deleteBeforeReplace: false,
     });
   });
 });

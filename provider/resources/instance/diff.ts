@@ -55,6 +55,35 @@ export function launchesAnew(olds: Partial<InstanceInputs>, news: InstanceInputs
   );
 }
 
+/**
+ * By query and linking a volume: the replacement must be rented on the volume's machine, where
+ * the recorded instance holds an ask (on-demand asks are rented once, until destroyed). Created
+ * first, the replacement would take the machine's next ask (often a pricier one: more GPUs) or
+ * find none under the cap; deleted first, it can take the same ask again. What is lost: the
+ * instance is down from its destroy until the replacement runs, and if the replacement cannot be
+ * rented (the ask taken meanwhile, the cap) the stack holds no instance until the next up. The
+ * volume and its data stay. docs/guides/renting.md#a-volume-and-its-instance.
+ */
+export function pinnedToVolume(news: Pick<InstanceInputs, "offerQuery" | "volume">): boolean {
+  return news.offerQuery !== undefined && news.volume !== undefined;
+}
+
+/** The preview's line for a delete-first replacement of an instance pinned to a volume. */
+export function deleteFirstNote(olds: InstanceOutputs): string {
+  const offer = olds.offer;
+  const held =
+    offer === undefined
+      ? ""
+      : `, where it holds ask ${offer.askId}` +
+        (offer.dollarsPerHour === null ? "" : ` ($${offer.dollarsPerHour}/h)`);
+  return (
+    `instance ${olds.instanceId} is destroyed before its replacement is rented: the ` +
+    `replacement must be on the machine of volume V.${olds.volume?.volumeId ?? "?"} ` +
+    `(machine ${offer?.machineId ?? "?"})${held}, and an ask is offered again only once its ` +
+    `instance is destroyed; the instance is down until the replacement runs`
+  );
+}
+
 /** True when the recorded instance never reached running or has since reached a dead end. */
 function isBroken(olds: InstanceOutputs): boolean {
   const lastAttempt = olds.attempts.at(-1);
@@ -72,7 +101,7 @@ function isBroken(olds: InstanceOutputs): boolean {
  * running (kept after a failed create, or found at a dead end by refresh) is replaced, and so
  * is one whose `expiresAt` has passed at `nowMs` (its watchdog stopped or destroyed it), or
  * whose lifetime changes (its deadline is in its onstart). A replacement on the same ask
- * deletes first: the ask's machine cannot hold both.
+ * deletes first: the ask's machine cannot hold both. So does one by query linking a volume.
  */
 export function diffInstance(
   recorded: InstanceOutputs,
@@ -127,6 +156,7 @@ export function diffInstance(
     changes,
     replaces,
     deleteBeforeReplace:
-      replaces.length > 0 && rentedFrom !== undefined && newAsks.includes(rentedFrom),
+      replaces.length > 0 &&
+      ((rentedFrom !== undefined && newAsks.includes(rentedFrom)) || pinnedToVolume(news)),
   };
 }

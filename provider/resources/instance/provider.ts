@@ -24,11 +24,11 @@ import { CancelledError } from "../../run/cancellation";
 import type { Run } from "../../run/run";
 import { checkInputs, containsUnknown, fieldFailure, inputFieldsOf } from "../../shared/validation";
 import { outbidBy, planOutbid, raiseBidAndResume } from "./bids";
-import { diffInstance, launchesAnew } from "./diff";
+import { deleteFirstNote, diffInstance, launchesAnew, pinnedToVolume } from "./diff";
 import { importedInstance } from "./import";
 import { asksOf, instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { placementFailures } from "./placement";
-import { askOffVolumeMachine } from "./volume-link";
+import { askOffVolumeMachine, volumeMachineMismatch } from "./volume-link";
 
 export function inputsOf(props: InstanceOutputs): InstanceInputs {
   return inputFieldsOf(instanceInputsSchema, props);
@@ -160,6 +160,15 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
     ) {
       failures.push(...(await placementFailures(run, inputs, news)));
     }
+    // By query with a volume: the volume's machine has a matching offer under the cap. Also
+    // for a new query or cap, which may replace the instance (diff decides, from its offer).
+    const queryChanged =
+      JSON.stringify(olds.offerQuery) !== JSON.stringify(inputs.offerQuery) ||
+      olds.maxDollarsPerHour !== inputs.maxDollarsPerHour;
+    if (failures.length === 0 && (renting || queryChanged) && inputs.volume !== undefined) {
+      const mismatch = await volumeMachineMismatch(client, inputs, news);
+      if (mismatch !== undefined) failures.push(fieldFailure(mismatch.field, mismatch.message));
+    }
     // The stack token is unknown at a new stack's first preview; it is not the program's.
     if (failures.length === 0 && renting && !containsUnknown({ ...news, stackToken: undefined })) {
       failures.push(...(await diskFailures(run, inputs)));
@@ -185,7 +194,12 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
     // process must neither adopt nor destroy it.
     run.renting.rememberRecorded(olds.owner, olds.instanceId);
     reportExpired(run, olds, `${resourceNameOf(olds.owner)}: instance ${olds.instanceId}`);
-    return diffInstance(olds, news);
+    const diff = diffInstance(olds, news);
+    // Delete-first for the volume's sake: said at preview, since it costs the instance a boot.
+    if (diff.deleteBeforeReplace === true && pinnedToVolume(news) && olds.volume !== undefined) {
+      run.progress(`${resourceNameOf(olds.owner)}: ${deleteFirstNote(olds)}`);
+    }
+    return diff;
   },
 
   async create(run, inputs) {

@@ -1,4 +1,5 @@
-import type { GpuCloudClient } from "../../client";
+import { type GpuCloudClient, withCondition } from "../../client";
+import { volumePin } from "../../renting/offer-choice";
 import { containsUnknown } from "../../shared/validation";
 import { asksOf, type InstanceInputs } from "./inputs";
 
@@ -37,4 +38,54 @@ export async function askOffVolumeMachine(
     `${first.machine_id ?? "?"}; a volume can only be linked on its own machine (rent by ` +
     `offerQuery to be placed there automatically)`
   );
+}
+
+/**
+ * At check, for an instance by query about to be rented with a volume: its search is pinned to
+ * the volume's machine, so a machine with no offer matching the query, or none under the cap,
+ * fails at preview rather than at create, naming the volume, its machine and the cap. Offers
+ * an instance holds there count (the instance a replacement deletes first holds one); a
+ * volume not known yet (created in the same run) or a failed search is left to create.
+ */
+export async function volumeMachineMismatch(
+  client: GpuCloudClient,
+  inputs: InstanceInputs,
+  news: Record<string, unknown>,
+): Promise<{ field: "offerQuery" | "maxDollarsPerHour"; message: string } | undefined> {
+  const volumeId = inputs.volume?.volumeId;
+  const query = inputs.offerQuery;
+  if (volumeId === undefined || query === undefined) return undefined;
+  if (["volume", "offerQuery", "maxDollarsPerHour"].some((f) => containsUnknown(news[f]))) {
+    return undefined;
+  }
+  const volume = (await client.volumes.list()).find((v) => v.id === volumeId);
+  const machineId = volume?.machine_id;
+  if (machineId === null || machineId === undefined) return undefined;
+  const pinned = withCondition(query, "machineId", machineId);
+  const search = await client.offers
+    .searchInstances({ rented: { in: [true, false] }, ...pinned })
+    .catch(() => undefined);
+  if (search === undefined) return undefined;
+  const where = volumePin(volumeId, machineId);
+  const cheapest = [...search.offers].sort((a, b) => a.dollarsPerHour - b.dollarsPerHour)[0];
+  if (cheapest === undefined) {
+    return {
+      field: "offerQuery",
+      message:
+        `no offer ${where} matches offerQuery, rented or not: an instance linking a volume is ` +
+        "rented on its machine; change offerQuery, or place the volume where the instance " +
+        "fits (Volume forInstance)",
+    };
+  }
+  const cap = inputs.maxDollarsPerHour;
+  if (cap !== undefined && cheapest.dollarsPerHour > cap) {
+    return {
+      field: "maxDollarsPerHour",
+      message:
+        `no offer ${where} matching offerQuery costs at most maxDollarsPerHour $${cap}/h; the ` +
+        `cheapest there is $${cheapest.dollarsPerHour}/h (ask ${cheapest.askId}, ` +
+        `${cheapest.numGpus}x ${cheapest.gpuName})`,
+    };
+  }
+  return undefined;
 }

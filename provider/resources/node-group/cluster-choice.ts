@@ -73,7 +73,10 @@ export async function chooseCluster(
   const [best] = fitting;
   if (best !== undefined) return { clusterId: best[0], offers: best[1] };
   const [largest] = [...clusters.entries()].sort(([, a], [, b]) => b.length - a.length);
-  const cap = inputs.maxDollarsPerHour === undefined ? "" : " under maxDollarsPerHour";
+  const cap =
+    inputs.maxDollarsPerHour === undefined
+      ? ""
+      : ` under maxDollarsPerHour $${inputs.maxDollarsPerHour}/h`;
   throw new NoClusterError(
     largest === undefined
       ? `no offer matching offerQuery${cap} is in a physical cluster; a group needs ` +

@@ -1787,6 +1787,162 @@ func (o TemplateSummaryArrayOutput) Index(i pulumi.IntInput) TemplateSummaryOutp
 	}).(TemplateSummaryOutput)
 }
 
+type VolumeForInstance struct {
+	// The instance's price cap (its `maxDollarsPerHour`), in dollars per hour.
+	MaxDollarsPerHour *float64 `pulumi:"maxDollarsPerHour"`
+	// The offer query of the instance that will link the volume (its `offerQuery`).
+	OfferQuery interface{} `pulumi:"offerQuery"`
+}
+
+// VolumeForInstanceInput is an input type that accepts VolumeForInstanceArgs and VolumeForInstanceOutput values.
+// You can construct a concrete instance of `VolumeForInstanceInput` via:
+//
+//	VolumeForInstanceArgs{...}
+type VolumeForInstanceInput interface {
+	pulumi.Input
+
+	ToVolumeForInstanceOutput() VolumeForInstanceOutput
+	ToVolumeForInstanceOutputWithContext(context.Context) VolumeForInstanceOutput
+}
+
+type VolumeForInstanceArgs struct {
+	// The instance's price cap (its `maxDollarsPerHour`), in dollars per hour.
+	MaxDollarsPerHour pulumi.Float64PtrInput `pulumi:"maxDollarsPerHour"`
+	// The offer query of the instance that will link the volume (its `offerQuery`).
+	OfferQuery pulumi.Input `pulumi:"offerQuery"`
+}
+
+func (VolumeForInstanceArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*VolumeForInstance)(nil)).Elem()
+}
+
+func (i VolumeForInstanceArgs) ToVolumeForInstanceOutput() VolumeForInstanceOutput {
+	return i.ToVolumeForInstanceOutputWithContext(context.Background())
+}
+
+func (i VolumeForInstanceArgs) ToVolumeForInstanceOutputWithContext(ctx context.Context) VolumeForInstanceOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(VolumeForInstanceOutput)
+}
+
+func (i VolumeForInstanceArgs) ToVolumeForInstancePtrOutput() VolumeForInstancePtrOutput {
+	return i.ToVolumeForInstancePtrOutputWithContext(context.Background())
+}
+
+func (i VolumeForInstanceArgs) ToVolumeForInstancePtrOutputWithContext(ctx context.Context) VolumeForInstancePtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(VolumeForInstanceOutput).ToVolumeForInstancePtrOutputWithContext(ctx)
+}
+
+// VolumeForInstancePtrInput is an input type that accepts VolumeForInstanceArgs, VolumeForInstancePtr and VolumeForInstancePtrOutput values.
+// You can construct a concrete instance of `VolumeForInstancePtrInput` via:
+//
+//	        VolumeForInstanceArgs{...}
+//
+//	or:
+//
+//	        nil
+type VolumeForInstancePtrInput interface {
+	pulumi.Input
+
+	ToVolumeForInstancePtrOutput() VolumeForInstancePtrOutput
+	ToVolumeForInstancePtrOutputWithContext(context.Context) VolumeForInstancePtrOutput
+}
+
+type volumeForInstancePtrType VolumeForInstanceArgs
+
+func VolumeForInstancePtr(v *VolumeForInstanceArgs) VolumeForInstancePtrInput {
+	return (*volumeForInstancePtrType)(v)
+}
+
+func (*volumeForInstancePtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**VolumeForInstance)(nil)).Elem()
+}
+
+func (i *volumeForInstancePtrType) ToVolumeForInstancePtrOutput() VolumeForInstancePtrOutput {
+	return i.ToVolumeForInstancePtrOutputWithContext(context.Background())
+}
+
+func (i *volumeForInstancePtrType) ToVolumeForInstancePtrOutputWithContext(ctx context.Context) VolumeForInstancePtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(VolumeForInstancePtrOutput)
+}
+
+type VolumeForInstanceOutput struct{ *pulumi.OutputState }
+
+func (VolumeForInstanceOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*VolumeForInstance)(nil)).Elem()
+}
+
+func (o VolumeForInstanceOutput) ToVolumeForInstanceOutput() VolumeForInstanceOutput {
+	return o
+}
+
+func (o VolumeForInstanceOutput) ToVolumeForInstanceOutputWithContext(ctx context.Context) VolumeForInstanceOutput {
+	return o
+}
+
+func (o VolumeForInstanceOutput) ToVolumeForInstancePtrOutput() VolumeForInstancePtrOutput {
+	return o.ToVolumeForInstancePtrOutputWithContext(context.Background())
+}
+
+func (o VolumeForInstanceOutput) ToVolumeForInstancePtrOutputWithContext(ctx context.Context) VolumeForInstancePtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v VolumeForInstance) *VolumeForInstance {
+		return &v
+	}).(VolumeForInstancePtrOutput)
+}
+
+// The instance's price cap (its `maxDollarsPerHour`), in dollars per hour.
+func (o VolumeForInstanceOutput) MaxDollarsPerHour() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v VolumeForInstance) *float64 { return v.MaxDollarsPerHour }).(pulumi.Float64PtrOutput)
+}
+
+// The offer query of the instance that will link the volume (its `offerQuery`).
+func (o VolumeForInstanceOutput) OfferQuery() pulumi.AnyOutput {
+	return o.ApplyT(func(v VolumeForInstance) interface{} { return v.OfferQuery }).(pulumi.AnyOutput)
+}
+
+type VolumeForInstancePtrOutput struct{ *pulumi.OutputState }
+
+func (VolumeForInstancePtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**VolumeForInstance)(nil)).Elem()
+}
+
+func (o VolumeForInstancePtrOutput) ToVolumeForInstancePtrOutput() VolumeForInstancePtrOutput {
+	return o
+}
+
+func (o VolumeForInstancePtrOutput) ToVolumeForInstancePtrOutputWithContext(ctx context.Context) VolumeForInstancePtrOutput {
+	return o
+}
+
+func (o VolumeForInstancePtrOutput) Elem() VolumeForInstanceOutput {
+	return o.ApplyT(func(v *VolumeForInstance) VolumeForInstance {
+		if v != nil {
+			return *v
+		}
+		var ret VolumeForInstance
+		return ret
+	}).(VolumeForInstanceOutput)
+}
+
+// The instance's price cap (its `maxDollarsPerHour`), in dollars per hour.
+func (o VolumeForInstancePtrOutput) MaxDollarsPerHour() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *VolumeForInstance) *float64 {
+		if v == nil {
+			return nil
+		}
+		return v.MaxDollarsPerHour
+	}).(pulumi.Float64PtrOutput)
+}
+
+// The offer query of the instance that will link the volume (its `offerQuery`).
+func (o VolumeForInstancePtrOutput) OfferQuery() pulumi.AnyOutput {
+	return o.ApplyT(func(v *VolumeForInstance) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.OfferQuery
+	}).(pulumi.AnyOutput)
+}
+
 // A volume offer (ask) as getVolumeOffers answers it; units are in the field names.
 type VolumeOffer struct {
 	// The offer's id (its ask): what a volume's `askId` accepts.
@@ -1956,6 +2112,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*NodeGroupNetworkVolumePtrInput)(nil)).Elem(), NodeGroupNetworkVolumeArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*TemplateDockerLoginInput)(nil)).Elem(), TemplateDockerLoginArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*TemplateDockerLoginPtrInput)(nil)).Elem(), TemplateDockerLoginArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*VolumeForInstanceInput)(nil)).Elem(), VolumeForInstanceArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*VolumeForInstancePtrInput)(nil)).Elem(), VolumeForInstanceArgs{})
 	pulumi.RegisterOutputType(ApiKeyPermissionsOutput{})
 	pulumi.RegisterOutputType(ApiKeyPermissionsApiOutput{})
 	pulumi.RegisterOutputType(InstanceAttemptsItemOutput{})
@@ -1978,6 +2136,8 @@ func init() {
 	pulumi.RegisterOutputType(TemplateDockerLoginPtrOutput{})
 	pulumi.RegisterOutputType(TemplateSummaryOutput{})
 	pulumi.RegisterOutputType(TemplateSummaryArrayOutput{})
+	pulumi.RegisterOutputType(VolumeForInstanceOutput{})
+	pulumi.RegisterOutputType(VolumeForInstancePtrOutput{})
 	pulumi.RegisterOutputType(VolumeOfferOutput{})
 	pulumi.RegisterOutputType(VolumeOfferArrayOutput{})
 }

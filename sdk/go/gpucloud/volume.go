@@ -17,8 +17,8 @@ type Volume struct {
 
 	// The volume ask (offer) to accept, e.g. one getVolumeOffers found. Give this or `volumeOfferQuery`. Changing it replaces the volume.
 	AskId pulumi.IntPtrOutput `pulumi:"askId"`
-	// What the volume costs, in dollars per hour, as the service reports it (`storage_total_cost`: its size at its offer's storage price; billed while it exists); kept current by refresh. Null when the service reports no price.
-	DollarsPerHour pulumi.Float64PtrOutput `pulumi:"dollarsPerHour"`
+	// Place the volume where the instance that links it can be rented: give that instance's `offerQuery` and `maxDollarsPerHour`. With `volumeOfferQuery`, the volume goes to the machine whose cheapest matching instance offer under the cap is cheapest; with `askId`, preview fails when the ask's machine has no such offer. Changing it changes nothing on the service (the volume is never moved for it).
+	ForInstance VolumeForInstancePtrOutput `pulumi:"forInstance"`
 	// The machine the volume lives on: an instance that links the volume is rented there.
 	MachineId pulumi.IntPtrOutput `pulumi:"machineId"`
 	// The offer accepted, as the search answered it (fields as getVolumeOffers gives them); only for a volume created by `volumeOfferQuery`.
@@ -80,6 +80,8 @@ func (VolumeState) ElementType() reflect.Type {
 type volumeArgs struct {
 	// The volume ask (offer) to accept, e.g. one getVolumeOffers found. Give this or `volumeOfferQuery`. Changing it replaces the volume.
 	AskId *int `pulumi:"askId"`
+	// Place the volume where the instance that links it can be rented: give that instance's `offerQuery` and `maxDollarsPerHour`. With `volumeOfferQuery`, the volume goes to the machine whose cheapest matching instance offer under the cap is cheapest; with `askId`, preview fails when the ask's machine has no such offer. Changing it changes nothing on the service (the volume is never moved for it).
+	ForInstance *VolumeForInstance `pulumi:"forInstance"`
 	// The volume's size in gigabytes, a whole number; default 15. Changing it replaces the volume.
 	SizeGb *int `pulumi:"sizeGb"`
 	// Accept the cheapest volume offer matching this query and offering at least `sizeGb`: an object such as `{ geolocation: "US", reliability: { gte: 0.99 } }` or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
@@ -90,6 +92,8 @@ type volumeArgs struct {
 type VolumeArgs struct {
 	// The volume ask (offer) to accept, e.g. one getVolumeOffers found. Give this or `volumeOfferQuery`. Changing it replaces the volume.
 	AskId pulumi.IntPtrInput
+	// Place the volume where the instance that links it can be rented: give that instance's `offerQuery` and `maxDollarsPerHour`. With `volumeOfferQuery`, the volume goes to the machine whose cheapest matching instance offer under the cap is cheapest; with `askId`, preview fails when the ask's machine has no such offer. Changing it changes nothing on the service (the volume is never moved for it).
+	ForInstance VolumeForInstancePtrInput
 	// The volume's size in gigabytes, a whole number; default 15. Changing it replaces the volume.
 	SizeGb pulumi.IntPtrInput
 	// Accept the cheapest volume offer matching this query and offering at least `sizeGb`: an object such as `{ geolocation: "US", reliability: { gte: 0.99 } }` or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
@@ -138,9 +142,9 @@ func (o VolumeOutput) AskId() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *Volume) pulumi.IntPtrOutput { return v.AskId }).(pulumi.IntPtrOutput)
 }
 
-// What the volume costs, in dollars per hour, as the service reports it (`storage_total_cost`: its size at its offer's storage price; billed while it exists); kept current by refresh. Null when the service reports no price.
-func (o VolumeOutput) DollarsPerHour() pulumi.Float64PtrOutput {
-	return o.ApplyT(func(v *Volume) pulumi.Float64PtrOutput { return v.DollarsPerHour }).(pulumi.Float64PtrOutput)
+// Place the volume where the instance that links it can be rented: give that instance's `offerQuery` and `maxDollarsPerHour`. With `volumeOfferQuery`, the volume goes to the machine whose cheapest matching instance offer under the cap is cheapest; with `askId`, preview fails when the ask's machine has no such offer. Changing it changes nothing on the service (the volume is never moved for it).
+func (o VolumeOutput) ForInstance() VolumeForInstancePtrOutput {
+	return o.ApplyT(func(v *Volume) VolumeForInstancePtrOutput { return v.ForInstance }).(VolumeForInstancePtrOutput)
 }
 
 // The machine the volume lives on: an instance that links the volume is rented there.

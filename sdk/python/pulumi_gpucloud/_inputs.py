@@ -27,6 +27,8 @@ __all__ = [
     'NodeGroupNetworkVolumeArgsDict',
     'TemplateDockerLoginArgs',
     'TemplateDockerLoginArgsDict',
+    'VolumeForInstanceArgs',
+    'VolumeForInstanceArgsDict',
 ]
 
 class ApiKeyPermissionsArgsDict(TypedDict):
@@ -491,5 +493,53 @@ class TemplateDockerLoginArgs:
     @user.setter
     def user(self, value: Any):
         pulumi.set(self, "user", value)
+
+
+class VolumeForInstanceArgsDict(TypedDict):
+    offer_query: Any
+    """
+    The offer query of the instance that will link the volume (its `offerQuery`).
+    """
+    max_dollars_per_hour: NotRequired[pulumi.Input[Optional[_builtins.float]]]
+    """
+    The instance's price cap (its `maxDollarsPerHour`), in dollars per hour.
+    """
+
+@pulumi.input_type
+class VolumeForInstanceArgs:
+    def __init__(__self__, *,
+                 offer_query: Any,
+                 max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None):
+        """
+        :param Any offer_query: The offer query of the instance that will link the volume (its `offerQuery`).
+        :param pulumi.Input[_builtins.float] max_dollars_per_hour: The instance's price cap (its `maxDollarsPerHour`), in dollars per hour.
+        """
+        pulumi.set(__self__, "offer_query", offer_query)
+        if max_dollars_per_hour is not None:
+            pulumi.set(__self__, "max_dollars_per_hour", max_dollars_per_hour)
+
+    @_builtins.property
+    @pulumi.getter(name="offerQuery")
+    def offer_query(self) -> Any:
+        """
+        The offer query of the instance that will link the volume (its `offerQuery`).
+        """
+        return pulumi.get(self, "offer_query")
+
+    @offer_query.setter
+    def offer_query(self, value: Any):
+        pulumi.set(self, "offer_query", value)
+
+    @_builtins.property
+    @pulumi.getter(name="maxDollarsPerHour")
+    def max_dollars_per_hour(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        The instance's price cap (its `maxDollarsPerHour`), in dollars per hour.
+        """
+        return pulumi.get(self, "max_dollars_per_hour")
+
+    @max_dollars_per_hour.setter
+    def max_dollars_per_hour(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "max_dollars_per_hour", value)
 
 

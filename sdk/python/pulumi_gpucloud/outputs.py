@@ -28,6 +28,7 @@ __all__ = [
     'NodeGroupNode',
     'TemplateDockerLogin',
     'TemplateSummary',
+    'VolumeForInstance',
     'VolumeOffer',
 ]
 
@@ -1621,6 +1622,55 @@ class TemplateSummary(dict):
         Whether instances launched from it use SSH.
         """
         return pulumi.get(self, "use_ssh")
+
+
+@pulumi.output_type
+class VolumeForInstance(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "offerQuery":
+            suggest = "offer_query"
+        elif key == "maxDollarsPerHour":
+            suggest = "max_dollars_per_hour"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in VolumeForInstance. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        VolumeForInstance.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        VolumeForInstance.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 offer_query: Any,
+                 max_dollars_per_hour: Optional[_builtins.float] = None):
+        """
+        :param Any offer_query: The offer query of the instance that will link the volume (its `offerQuery`).
+        :param _builtins.float max_dollars_per_hour: The instance's price cap (its `maxDollarsPerHour`), in dollars per hour.
+        """
+        pulumi.set(__self__, "offer_query", offer_query)
+        if max_dollars_per_hour is not None:
+            pulumi.set(__self__, "max_dollars_per_hour", max_dollars_per_hour)
+
+    @_builtins.property
+    @pulumi.getter(name="offerQuery")
+    def offer_query(self) -> Any:
+        """
+        The offer query of the instance that will link the volume (its `offerQuery`).
+        """
+        return pulumi.get(self, "offer_query")
+
+    @_builtins.property
+    @pulumi.getter(name="maxDollarsPerHour")
+    def max_dollars_per_hour(self) -> Optional[_builtins.float]:
+        """
+        The instance's price cap (its `maxDollarsPerHour`), in dollars per hour.
+        """
+        return pulumi.get(self, "max_dollars_per_hour")
 
 
 @pulumi.output_type

@@ -13,6 +13,8 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import NotRequired, TypedDict, TypeAlias
 from . import _utilities
+from . import outputs
+from ._inputs import *
 
 __all__ = ['VolumeArgs', 'Volume']
 
@@ -20,17 +22,21 @@ __all__ = ['VolumeArgs', 'Volume']
 class VolumeArgs:
     def __init__(__self__, *,
                  ask_id: pulumi.Input[Optional[_builtins.int]] = None,
+                 for_instance: pulumi.Input[Optional['VolumeForInstanceArgs']] = None,
                  size_gb: pulumi.Input[Optional[_builtins.int]] = None,
                  volume_offer_query: Optional[Any] = None):
         """
         The set of arguments for constructing a Volume resource.
 
         :param pulumi.Input[_builtins.int] ask_id: The volume ask (offer) to accept, e.g. one getVolumeOffers found. Give this or `volumeOfferQuery`. Changing it replaces the volume.
+        :param pulumi.Input['VolumeForInstanceArgs'] for_instance: Place the volume where the instance that links it can be rented: give that instance's `offerQuery` and `maxDollarsPerHour`. With `volumeOfferQuery`, the volume goes to the machine whose cheapest matching instance offer under the cap is cheapest; with `askId`, preview fails when the ask's machine has no such offer. Changing it changes nothing on the service (the volume is never moved for it).
         :param pulumi.Input[_builtins.int] size_gb: The volume's size in gigabytes, a whole number; default 15. Changing it replaces the volume.
         :param Any volume_offer_query: Accept the cheapest volume offer matching this query and offering at least `sizeGb`: an object such as `{ geolocation: "US", reliability: { gte: 0.99 } }` or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
         """
         if ask_id is not None:
             pulumi.set(__self__, "ask_id", ask_id)
+        if for_instance is not None:
+            pulumi.set(__self__, "for_instance", for_instance)
         if size_gb is None:
             size_gb = 15
         if size_gb is not None:
@@ -49,6 +55,18 @@ class VolumeArgs:
     @ask_id.setter
     def ask_id(self, value: pulumi.Input[Optional[_builtins.int]]):
         pulumi.set(self, "ask_id", value)
+
+    @_builtins.property
+    @pulumi.getter(name="forInstance")
+    def for_instance(self) -> pulumi.Input[Optional['VolumeForInstanceArgs']]:
+        """
+        Place the volume where the instance that links it can be rented: give that instance's `offerQuery` and `maxDollarsPerHour`. With `volumeOfferQuery`, the volume goes to the machine whose cheapest matching instance offer under the cap is cheapest; with `askId`, preview fails when the ask's machine has no such offer. Changing it changes nothing on the service (the volume is never moved for it).
+        """
+        return pulumi.get(self, "for_instance")
+
+    @for_instance.setter
+    def for_instance(self, value: pulumi.Input[Optional['VolumeForInstanceArgs']]):
+        pulumi.set(self, "for_instance", value)
 
     @_builtins.property
     @pulumi.getter(name="sizeGb")
@@ -82,6 +100,7 @@ class Volume(pulumi.CustomResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  ask_id: pulumi.Input[Optional[_builtins.int]] = None,
+                 for_instance: pulumi.Input[Optional[Union['VolumeForInstanceArgs', 'VolumeForInstanceArgsDict']]] = None,
                  size_gb: pulumi.Input[Optional[_builtins.int]] = None,
                  volume_offer_query: Optional[Any] = None,
                  __props__=None):
@@ -91,6 +110,7 @@ class Volume(pulumi.CustomResource):
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.int] ask_id: The volume ask (offer) to accept, e.g. one getVolumeOffers found. Give this or `volumeOfferQuery`. Changing it replaces the volume.
+        :param pulumi.Input[Union['VolumeForInstanceArgs', 'VolumeForInstanceArgsDict']] for_instance: Place the volume where the instance that links it can be rented: give that instance's `offerQuery` and `maxDollarsPerHour`. With `volumeOfferQuery`, the volume goes to the machine whose cheapest matching instance offer under the cap is cheapest; with `askId`, preview fails when the ask's machine has no such offer. Changing it changes nothing on the service (the volume is never moved for it).
         :param pulumi.Input[_builtins.int] size_gb: The volume's size in gigabytes, a whole number; default 15. Changing it replaces the volume.
         :param Any volume_offer_query: Accept the cheapest volume offer matching this query and offering at least `sizeGb`: an object such as `{ geolocation: "US", reliability: { gte: 0.99 } }` or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
         """
@@ -119,6 +139,7 @@ class Volume(pulumi.CustomResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  ask_id: pulumi.Input[Optional[_builtins.int]] = None,
+                 for_instance: pulumi.Input[Optional[Union['VolumeForInstanceArgs', 'VolumeForInstanceArgsDict']]] = None,
                  size_gb: pulumi.Input[Optional[_builtins.int]] = None,
                  volume_offer_query: Optional[Any] = None,
                  __props__=None):
@@ -131,11 +152,11 @@ class Volume(pulumi.CustomResource):
             __props__ = VolumeArgs.__new__(VolumeArgs)
 
             __props__.__dict__["ask_id"] = ask_id
+            __props__.__dict__["for_instance"] = for_instance
             if size_gb is None:
                 size_gb = 15
             __props__.__dict__["size_gb"] = size_gb
             __props__.__dict__["volume_offer_query"] = volume_offer_query
-            __props__.__dict__["dollars_per_hour"] = None
             __props__.__dict__["machine_id"] = None
             __props__.__dict__["offer"] = None
             __props__.__dict__["offer_ask_id"] = None
@@ -164,7 +185,7 @@ class Volume(pulumi.CustomResource):
         __props__ = VolumeArgs.__new__(VolumeArgs)
 
         __props__.__dict__["ask_id"] = None
-        __props__.__dict__["dollars_per_hour"] = None
+        __props__.__dict__["for_instance"] = None
         __props__.__dict__["machine_id"] = None
         __props__.__dict__["offer"] = None
         __props__.__dict__["offer_ask_id"] = None
@@ -183,12 +204,12 @@ class Volume(pulumi.CustomResource):
         return pulumi.get(self, "ask_id")
 
     @_builtins.property
-    @pulumi.getter(name="dollarsPerHour")
-    def dollars_per_hour(self) -> pulumi.Output[Optional[_builtins.float]]:
+    @pulumi.getter(name="forInstance")
+    def for_instance(self) -> pulumi.Output[Optional['outputs.VolumeForInstance']]:
         """
-        What the volume costs, in dollars per hour, as the service reports it (`storage_total_cost`: its size at its offer's storage price; billed while it exists); kept current by refresh. Null when the service reports no price.
+        Place the volume where the instance that links it can be rented: give that instance's `offerQuery` and `maxDollarsPerHour`. With `volumeOfferQuery`, the volume goes to the machine whose cheapest matching instance offer under the cap is cheapest; with `askId`, preview fails when the ask's machine has no such offer. Changing it changes nothing on the service (the volume is never moved for it).
         """
-        return pulumi.get(self, "dollars_per_hour")
+        return pulumi.get(self, "for_instance")
 
     @_builtins.property
     @pulumi.getter(name="machineId")
