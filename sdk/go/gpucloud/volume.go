@@ -17,6 +17,8 @@ type Volume struct {
 
 	// The volume ask (offer) to accept, e.g. one getVolumeOffers found. Give this or `volumeOfferQuery`. Changing it replaces the volume.
 	AskId pulumi.IntPtrOutput `pulumi:"askId"`
+	// What the volume costs, in dollars per hour, as the service reports it (`storage_total_cost`: its size at its offer's storage price; billed while it exists); kept current by refresh. Null when the service reports no price.
+	DollarsPerHour pulumi.Float64PtrOutput `pulumi:"dollarsPerHour"`
 	// Place the volume where the instance that links it can be rented: give that instance's `offerQuery` and `maxDollarsPerHour`. With `volumeOfferQuery`, the volume goes to the machine whose cheapest matching instance offer under the cap is cheapest; with `askId`, preview fails when the ask's machine has no such offer. Changing it changes nothing on the service (the volume is never moved for it).
 	ForInstance VolumeForInstancePtrOutput `pulumi:"forInstance"`
 	// The machine the volume lives on: an instance that links the volume is rented there.
@@ -140,6 +142,11 @@ func (o VolumeOutput) ToVolumeOutputWithContext(ctx context.Context) VolumeOutpu
 // The volume ask (offer) to accept, e.g. one getVolumeOffers found. Give this or `volumeOfferQuery`. Changing it replaces the volume.
 func (o VolumeOutput) AskId() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *Volume) pulumi.IntPtrOutput { return v.AskId }).(pulumi.IntPtrOutput)
+}
+
+// What the volume costs, in dollars per hour, as the service reports it (`storage_total_cost`: its size at its offer's storage price; billed while it exists); kept current by refresh. Null when the service reports no price.
+func (o VolumeOutput) DollarsPerHour() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *Volume) pulumi.Float64PtrOutput { return v.DollarsPerHour }).(pulumi.Float64PtrOutput)
 }
 
 // Place the volume where the instance that links it can be rented: give that instance's `offerQuery` and `maxDollarsPerHour`. With `volumeOfferQuery`, the volume goes to the machine whose cheapest matching instance offer under the cap is cheapest; with `askId`, preview fails when the ask's machine has no such offer. Changing it changes nothing on the service (the volume is never moved for it).

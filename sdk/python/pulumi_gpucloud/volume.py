@@ -157,6 +157,7 @@ class Volume(pulumi.CustomResource):
                 size_gb = 15
             __props__.__dict__["size_gb"] = size_gb
             __props__.__dict__["volume_offer_query"] = volume_offer_query
+            __props__.__dict__["dollars_per_hour"] = None
             __props__.__dict__["machine_id"] = None
             __props__.__dict__["offer"] = None
             __props__.__dict__["offer_ask_id"] = None
@@ -185,6 +186,7 @@ class Volume(pulumi.CustomResource):
         __props__ = VolumeArgs.__new__(VolumeArgs)
 
         __props__.__dict__["ask_id"] = None
+        __props__.__dict__["dollars_per_hour"] = None
         __props__.__dict__["for_instance"] = None
         __props__.__dict__["machine_id"] = None
         __props__.__dict__["offer"] = None
@@ -202,6 +204,14 @@ class Volume(pulumi.CustomResource):
         The volume ask (offer) to accept, e.g. one getVolumeOffers found. Give this or `volumeOfferQuery`. Changing it replaces the volume.
         """
         return pulumi.get(self, "ask_id")
+
+    @_builtins.property
+    @pulumi.getter(name="dollarsPerHour")
+    def dollars_per_hour(self) -> pulumi.Output[Optional[_builtins.float]]:
+        """
+        What the volume costs, in dollars per hour, as the service reports it (`storage_total_cost`: its size at its offer's storage price; billed while it exists); kept current by refresh. Null when the service reports no price.
+        """
+        return pulumi.get(self, "dollars_per_hour")
 
     @_builtins.property
     @pulumi.getter(name="forInstance")
