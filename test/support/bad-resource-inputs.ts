@@ -115,7 +115,7 @@ export const badResourceInputs: readonly BadResourceInput[] = [
     cases: [
       {
         field: "forInstance.offerQuery",
-        says: /^forInstance\.offerQuery: gpuRam: not a field of instance offer queries; the fields are gpuName, /,
+        says: /^forInstance\.offerQuery: gpuRam: not a field of instance offer queries; did you mean gpuRamGb\? the fields are gpuName, /,
       },
     ],
   },
