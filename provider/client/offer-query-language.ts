@@ -225,7 +225,10 @@ export const instanceOfferQuerySchema = z.strictObject({
   ...commonOptions,
 });
 /** An instance offer query (docs/guides/renting.md, "The query"). */
-export type InstanceOfferQuery = z.input<typeof instanceOfferQuerySchema>;
+// Interfaces, not aliases: the compiler names them in its messages (a misspelled field is
+// "not in type InstanceOfferQuery") instead of spelling out every field.
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- named, as said above
+export interface InstanceOfferQuery extends z.input<typeof instanceOfferQuerySchema> {}
 
 export const volumeOfferQuerySchema = z.strictObject({
   diskSpaceGb: numberCondition.optional(),
@@ -246,7 +249,8 @@ export const volumeOfferQuerySchema = z.strictObject({
   order: z.array(z.tuple([volumeOrderField, z.enum(["asc", "desc"])])).optional(),
   ...commonOptions,
 });
-export type VolumeOfferQuery = z.input<typeof volumeOfferQuerySchema>;
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- named, as said above
+export interface VolumeOfferQuery extends z.input<typeof volumeOfferQuerySchema> {}
 
 export type Scalar = string | number | boolean | null;
 export type Condition = Partial<Record<Operator, Scalar | Scalar[]>>;

@@ -49,8 +49,8 @@ export const nativeFunctions: readonly NativeFunction[] = [
   {
     name: "getOffers",
     description:
-      "Instance offers matching query (an object such as { gpuName: RTX 4090, gpuRamGb: { gte: " +
-      "24 } } or the official client's query string), cheapest first unless its order says " +
+      'Instance offers matching query (an object such as `{ gpuName: "RTX 4090", gpuRamGb: { ' +
+      "gte: 24 } }` or the official client's query string), cheapest first unless its order says " +
       "otherwise. Offers the service answers that do not match the query are left out.",
     inputs: withExample(
       z.object({
