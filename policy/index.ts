@@ -1,0 +1,167 @@
+import {
+  type EnforcementLevel,
+  PolicyPack,
+  type ResourceValidationArgs,
+  type ReportViolation,
+} from "@pulumi/policy";
+import { z } from "zod";
+import { type Market, marketFromEnv } from "./market";
+import { priceOf } from "./pricing";
+import {
+  allowedGpuViolations,
+  type AskFacts,
+  budgetViolations,
+  lifetimeViolations,
+  reliabilityViolations,
+  verifiedViolations,
+} from "./rules";
+import { type GpuFields, gpuFields, gpuResourceOf, type GpuResource, isUnknown } from "./shapes";
+
+// The GPU spend policy pack (docs/guides/policy.md): `pulumi preview --policy-pack <pack>
+// --policy-pack-config <file>`. The budget and the allowed GPU models are mandatory unless the
+// config says otherwise (`enforcementLevel`); the other rules advise. A rule whose setting the
+// config leaves out (no budget, no allowed models, no minimum) does not apply.
+
+export const policyNames = {
+  budget: "gpucloud-stack-budget",
+  gpus: "gpucloud-allowed-gpus",
+  reliability: "gpucloud-min-reliability",
+  verified: "gpucloud-verified-hosts",
+  lifetime: "gpucloud-max-lifetime",
+} as const;
+
+const budgetConfig = z.object({ maxDollarsPerHour: z.number().positive().optional() });
+const gpusConfig = z.object({ allowed: z.array(z.string()).optional() });
+const reliabilityConfig = z.object({ minReliability: z.number().min(0).max(1).optional() });
+
+/** The resource's GPU facts, when the policy pack looks at it at all. */
+function gpuOf(args: ResourceValidationArgs): GpuResource | undefined {
+  return gpuResourceOf({ type: args.type, name: args.name, urn: args.urn, props: args.props });
+}
+
+/**
+ * What the service says of the resource's explicit asks, when it rents by ask and the pack has
+ * credentials; undefined otherwise (the rules then say they cannot tell).
+ */
+async function askFactsOf(fields: GpuFields): Promise<AskFacts> {
+  if (fields.offerQuery !== undefined || isUnknown(fields.asks) || fields.asks.length === 0) {
+    return undefined;
+  }
+  const market = marketFromEnv();
+  if (market === undefined) return undefined;
+  try {
+    return await market.askOffers(fields.asks);
+  } catch {
+    return undefined; // said as "cannot tell", never as a pass
+  } finally {
+    await market.close();
+  }
+}
+
+/** A resource rule: its violations for one GPU resource, given what the service says of its asks. */
+function resourceRule(
+  check: (
+    resource: GpuResource,
+    fields: GpuFields,
+    facts: () => Promise<AskFacts>,
+  ) => Promise<string[]> | string[],
+) {
+  return async (args: ResourceValidationArgs, report: ReportViolation) => {
+    const resource = gpuOf(args);
+    if (resource === undefined) return;
+    const fields = gpuFields(resource);
+    for (const message of await check(resource, fields, () => askFactsOf(fields))) {
+      report(message);
+    }
+  };
+}
+
+const mandatory: EnforcementLevel = "mandatory";
+const advisory: EnforcementLevel = "advisory";
+
+new PolicyPack("gpucloud-policy", {
+  policies: [
+    {
+      name: policyNames.budget,
+      description:
+        "The plan's expected GPU price, in dollars per hour, stays within the stack budget " +
+        "(maxDollarsPerHour).",
+      enforcementLevel: mandatory,
+      configSchema: {
+        properties: {
+          maxDollarsPerHour: { type: "number", exclusiveMinimum: 0 },
+        },
+      },
+      validateStack: async (args, report) => {
+        const { maxDollarsPerHour } = budgetConfig.parse(args.getConfig());
+        if (maxDollarsPerHour === undefined) {
+          return args.notApplicable("no budget: set maxDollarsPerHour in the policy pack config");
+        }
+        const resources = args.resources.flatMap((resource) => gpuResourceOf(resource) ?? []);
+        let market: Market | undefined;
+        try {
+          market = marketFromEnv();
+          const priced = [];
+          for (const resource of resources) {
+            const fields = gpuFields(resource);
+            priced.push({ resource, price: await priceOf(resource, fields, market) });
+          }
+          for (const violation of budgetViolations(priced, maxDollarsPerHour)) {
+            report(violation.message, violation.urn);
+          }
+        } finally {
+          await market?.close();
+        }
+      },
+    },
+    {
+      name: policyNames.gpus,
+      description: "Instances and node groups rent only the allowed GPU models (allowed).",
+      enforcementLevel: mandatory,
+      configSchema: {
+        properties: { allowed: { type: "array", items: { type: "string" } } },
+      },
+      validateResource: (args, report) => {
+        const { allowed } = gpusConfig.parse(args.getConfig());
+        if (allowed === undefined || allowed.length === 0) {
+          return args.notApplicable("no allowed GPU models: set allowed in the policy pack config");
+        }
+        return resourceRule(async (resource, fields, facts) =>
+          allowedGpuViolations(resource, fields, allowed, await facts()),
+        )(args, report);
+      },
+    },
+    {
+      name: policyNames.reliability,
+      description:
+        "Instances and node groups rent machines at least as reliable as minReliability.",
+      enforcementLevel: advisory,
+      configSchema: {
+        properties: { minReliability: { type: "number", minimum: 0, maximum: 1 } },
+      },
+      validateResource: (args, report) => {
+        const { minReliability } = reliabilityConfig.parse(args.getConfig());
+        if (minReliability === undefined) {
+          return args.notApplicable("no minimum: set minReliability in the policy pack config");
+        }
+        return resourceRule(async (resource, fields, facts) =>
+          reliabilityViolations(resource, fields, minReliability, await facts()),
+        )(args, report);
+      },
+    },
+    {
+      name: policyNames.verified,
+      description: "Instances and node groups rent verified hosts only.",
+      enforcementLevel: advisory,
+      validateResource: resourceRule(async (resource, fields, facts) =>
+        verifiedViolations(resource, fields, await facts()),
+      ),
+    },
+    {
+      name: policyNames.lifetime,
+      description: "Every Instance and NodeGroup has a maxLifetime.",
+      enforcementLevel: advisory,
+      validateResource: resourceRule((resource, fields) => lifetimeViolations(resource, fields)),
+    },
+  ],
+});
