@@ -1,11 +1,12 @@
 import { z } from "zod";
 
 // The GPU resources of a plan, as the analyzer sees them. A TypeScript program's resources are
-// dynamic ones (`pulumi-nodejs:dynamic:Resource`) whose `__provider` input is the serialized
-// entry module of the resource (`require("pulumi-gpucloud/dynamic/<name>")`; older states name
-// `pulumi-gpucloud/provider/dynamic/<name>` or `.../provider/resources/<name>`, see
-// provider/shim.ts); the plugin's resources (Python, Go, YAML) are typed `gpucloud:index:<Kind>`.
-// Both carry the same camelCase properties.
+// dynamic ones typed `pulumi-nodejs:dynamic/gpucloud:<Kind>` (the classes name their module and
+// type); a plain `pulumi-nodejs:dynamic:Resource` is one of ours when its `__provider` input, the
+// serialized entry module, requires `pulumi-gpucloud/dynamic/<name>` (or, in older states,
+// `pulumi-gpucloud/provider/dynamic/<name>` or `.../provider/resources/<name>`; see
+// provider/shim.ts). The plugin's resources (Python, Go, YAML) are typed `gpucloud:index:<Kind>`.
+// All carry the same camelCase properties.
 
 /** The resources the rules look at: those that rent GPUs by the hour. */
 export type GpuKind = "Instance" | "NodeGroup";
@@ -67,9 +68,11 @@ export interface GpuResource {
   readonly props: Record<string, unknown>;
 }
 
-const pluginTypes: Readonly<Record<string, GpuKind>> = {
+const knownTypes: Readonly<Record<string, GpuKind>> = {
   "gpucloud:index:Instance": "Instance",
   "gpucloud:index:NodeGroup": "NodeGroup",
+  "pulumi-nodejs:dynamic/gpucloud:Instance": "Instance",
+  "pulumi-nodejs:dynamic/gpucloud:NodeGroup": "NodeGroup",
 };
 const dynamicModules: Readonly<Record<string, GpuKind>> = {
   instance: "Instance",
@@ -82,7 +85,7 @@ const dynamicEntry =
 /** The resource as a GPU resource, or undefined when it rents no GPU. */
 export function gpuResourceOf(resource: AnalyzedResource): GpuResource | undefined {
   const props = plainProps(resource.props);
-  let kind = pluginTypes[resource.type];
+  let kind = knownTypes[resource.type];
   if (kind === undefined && resource.type === "pulumi-nodejs:dynamic:Resource") {
     const provider = props["__provider"];
     const module = typeof provider === "string" ? dynamicEntry.exec(provider)?.[1] : undefined;

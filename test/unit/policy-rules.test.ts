@@ -64,6 +64,15 @@ describe("which resources the policy pack looks at", () => {
     expect(gpuResourceOf(dynamic("c", {}, sweeper))).toBeUndefined();
     const volume = 'require("pulumi-gpucloud/dynamic/volume")';
     expect(gpuResourceOf(dynamic("d", {}, volume))).toBeUndefined();
+    const named = {
+      type: "pulumi-nodejs:dynamic/gpucloud:NodeGroup",
+      name: "f",
+      urn: "u",
+      props: {},
+    };
+    expect(gpuResourceOf(named)?.kind).toBe("NodeGroup");
+    const sweeperType = "pulumi-nodejs:dynamic/gpucloud:InstanceSweeper";
+    expect(gpuResourceOf({ ...named, type: sweeperType })).toBeUndefined();
     const plugin = { type: "gpucloud:index:Instance", name: "e", urn: "u", props: {} };
     expect(gpuResourceOf(plugin)?.kind).toBe("Instance");
     expect(gpuResourceOf({ ...plugin, type: "gpucloud:index:Volume" })).toBeUndefined();
