@@ -43,12 +43,12 @@ describe("the GPU spend policy pack (real Pulumi CLI)", () => {
   });
 
   /** The preview's output with the pack, and whether it passed. */
-  async function previewWithPack(stack: TestStack) {
+  async function previewWithPack(stack: TestStack, config = configFile) {
     const output: string[] = [];
     try {
       await stack.stack.preview({
         policyPacks: [pack],
-        policyPackConfigs: [configFile],
+        policyPackConfigs: [config],
         onOutput: (text) => output.push(text),
       });
       return { passed: true, output: output.join("") };
@@ -61,12 +61,14 @@ describe("the GPU spend policy pack (real Pulumi CLI)", () => {
     options: StackOptions,
     passes: boolean,
     lines: readonly (string | RegExp)[],
+    then?: (stack: TestStack) => Promise<void>,
   ) {
     await withStack({ config: emulatorConfig(emulator), ...options }, async (stack) => {
       const { passed, output } = await previewWithPack(stack);
       for (const line of lines) expect(output).toMatch(line);
       // The output, when the preview did not end as it should, says why.
       expect(passed === passes ? "as expected" : output).toBe("as expected");
+      await then?.(stack);
     });
   }
 
@@ -97,11 +99,25 @@ describe("the GPU spend policy pack (real Pulumi CLI)", () => {
           ),
         )
         .join("\n");
-      await expectPreview({ program: program(body) }, false, [
-        /mandatory.*gpucloud-stack-budget/,
-        /the plan costs \$2\.70\/hour, over the stack budget of \$2\.00\/hour/,
-        /Instance "a" \$0\.90\/hour \(its cap\)/,
-      ]);
+      await expectPreview(
+        { program: program(body) },
+        false,
+        [
+          /mandatory.*gpucloud-stack-budget/,
+          /the plan costs \$2\.70\/hour, over the stack budget of \$2\.00\/hour/,
+          /Instance "a" \$0\.90\/hour \(its cap\)/,
+        ],
+        async (stack) => {
+          // The budget made advisory: the same plan passes, warned.
+          const advisory = path.join(configDir, "advisory.json");
+          const budget = { maxDollarsPerHour: 2, enforcementLevel: "advisory" };
+          await writeFile(advisory, JSON.stringify({ "gpucloud-stack-budget": budget }));
+          const { passed, output } = await previewWithPack(stack, advisory);
+          expect(output).toMatch(/advisory.*gpucloud-stack-budget/);
+          expect(output).toMatch(/the plan costs \$2\.70\/hour/);
+          expect(passed ? "passed" : output).toBe("passed");
+        },
+      );
     });
 
     it("blocks a disallowed GPU, by query and by ask, and an instance without a lifetime", async () => {

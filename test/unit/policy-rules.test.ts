@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import type { Market, OfferFacts } from "../../policy/market";
 import { priceOf } from "../../policy/pricing";
 import {
@@ -53,6 +55,15 @@ const offer = (askId: number, facts: Partial<OfferFacts> = {}): OfferFacts => ({
   reliability: 0.99,
   verified: true,
   ...facts,
+});
+
+describe("the pack's folder", () => {
+  it("carries the package's version, which @pulumi/policy reports as the pack's", () => {
+    const root = path.resolve(__dirname, "..", "..");
+    const version = (file: string) =>
+      (JSON.parse(readFileSync(path.join(root, file), "utf8")) as { version: string }).version;
+    expect(version("policy/package.json")).toBe(version("package.json"));
+  });
 });
 
 describe("which resources the policy pack looks at", () => {
