@@ -122,24 +122,13 @@ export function allowedGpuViolations(
               `${allowedText}); set offerQuery.gpuName to an allowed model`,
           ];
     }
-    case "asks": {
-      // What the state recorded of the ask rented, when the service was not asked.
-      const recorded = fields.recordedGpuName;
-      if (facts === undefined && recorded !== undefined && choice.asks.length === 1) {
-        return allowed.some((ok) => sameGpu(ok, recorded))
-          ? []
-          : [
-              `${name}: GPU model ${recorded} is not allowed (allowed: ${allowedText}); rent ` +
-                `an ask of an allowed model`,
-            ];
-      }
+    case "asks":
       return perAsk(resource, choice.asks, facts, "GPU model", (offer) =>
         allowed.some((ok) => sameGpu(ok, offer.gpuName))
           ? undefined
           : `is a ${offer.gpuName}, not an allowed GPU model (allowed: ${allowedText}); rent ` +
             `an ask of an allowed model`,
       );
-    }
   }
 }
 

@@ -103,10 +103,7 @@ export function shownName(resource: GpuResource): string {
 
 const askIdsSchema = z.array(z.number());
 const offerQuerySchema = z.union([z.string(), z.record(z.string(), z.unknown())]);
-const recordedOfferSchema = z.looseObject({
-  gpuName: z.string().nullish(),
-  dollarsPerHour: z.number().nullish(),
-});
+const recordedOfferSchema = z.looseObject({ dollarsPerHour: z.number().nullish() });
 
 /** A field: its value when well-formed, `unknown` when not known at preview, else undefined. */
 function field<T>(
@@ -130,9 +127,11 @@ export interface GpuFields {
   readonly maxLifetime: string | Unknown | undefined;
   /** How many instances it rents: a NodeGroup's nodeCount, else 1. */
   readonly count: number | Unknown | undefined;
-  /** What the state recorded (outputs, in a stack policy): the price paid now. */
+  /**
+   * The price the state recorded, in a stack policy (whose props are outputs): what is paid now.
+   * A resource policy sees inputs only, never this.
+   */
   readonly recordedDollarsPerHour: number | undefined;
-  readonly recordedGpuName: string | undefined;
 }
 
 export function gpuFields(resource: GpuResource): GpuFields {
@@ -155,6 +154,5 @@ export function gpuFields(resource: GpuResource): GpuFields {
     recordedDollarsPerHour: isUnknown(recorded)
       ? undefined
       : (recorded ?? (isUnknown(offer) ? undefined : (offer?.dollarsPerHour ?? undefined))),
-    recordedGpuName: isUnknown(offer) ? undefined : (offer?.gpuName ?? undefined),
   };
 }

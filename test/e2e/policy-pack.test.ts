@@ -77,15 +77,29 @@ describe("the GPU spend policy pack (real Pulumi CLI)", () => {
     `pollIntervalSeconds: 0.05, ${fields} });`;
 
   describe("a TypeScript stack", () => {
-    it("passes a compliant plan, priced from the service's offers (credentials given)", async () => {
+    it("passes a compliant plan, priced from the offers, then from the state once deployed", async () => {
       const body = tsInstance(
         "trainer",
         'offerQuery: { gpuName: "RTX 4090", reliability: { gte: 0.95 } }, ' +
           'maxDollarsPerHour: 1, maxLifetime: "8h"',
       );
-      await expectPreview({ program: program(body), env: credentials() }, true, [
-        /✅ gpucloud-policy@v0\.1\.0/,
-      ]);
+      await expectPreview(
+        { program: program(body), env: credentials() },
+        true,
+        [/✅ gpucloud-policy@v0\.1\.0/],
+        async (stack) => {
+          // Deployed, the instance is priced by what its state recorded.
+          await stack.stack.up();
+          const tight = path.join(configDir, "tight.json");
+          await writeFile(
+            tight,
+            JSON.stringify({ "gpucloud-stack-budget": { maxDollarsPerHour: 0.01 } }),
+          );
+          const { passed, output } = await previewWithPack(stack, tight);
+          expect(output).toMatch(/Instance "trainer" \$\d+\.\d\d\/hour \(its recorded price\)/);
+          expect(passed).toBe(false);
+        },
+      );
     });
 
     it("blocks a plan over the budget, bounded by the caps without credentials", async () => {
