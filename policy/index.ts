@@ -41,7 +41,7 @@ function gpuOf(args: ResourceValidationArgs): GpuResource | undefined {
 
 /**
  * What the service says of the resource's explicit asks, when it rents by ask and the pack has
- * credentials; undefined otherwise (the rules then say they cannot tell).
+ * credentials; undefined otherwise (the rules then say they cannot tell). Asked once per rule.
  */
 async function askFactsOf(fields: GpuFields): Promise<AskFacts> {
   if (fields.offerQuery !== undefined || isUnknown(fields.asks) || fields.asks.length === 0) {
@@ -52,7 +52,9 @@ async function askFactsOf(fields: GpuFields): Promise<AskFacts> {
   try {
     return await market.askOffers(fields.asks);
   } catch {
-    return undefined; // said as "cannot tell", never as a pass
+    // Said as "cannot tell", never as a pass; the error itself is not shown (it may hold
+    // whatever the service answered).
+    return { unavailable: "the offer search failed" };
   } finally {
     await market.close();
   }

@@ -14,7 +14,8 @@ import { type GpuFields, type GpuResource, isUnknown } from "./shapes";
 // create would rent), else the cap itself, the most a create may rent at. A NodeGroup's price is
 // its nodeCount times a node's (the nodes of the cheapest cluster may cost more than the
 // cheapest offers; its cap, when given, bounds each). Volumes and serverless resources are not
-// priced here: they bill storage and workers, not GPUs by the hour of the plan.
+// priced here: they bill storage and workers, not GPUs by the hour of the plan. A stopped
+// Instance counts at its full price: it may be started again, and its disk still bills.
 
 export async function priceOf(
   resource: GpuResource,
@@ -44,9 +45,12 @@ export async function priceOf(
     if (market === undefined) return byCap("no offer search without GPUCLOUD_API_KEY");
     const first = await market
       .firstOffer(fields.offerQuery as InstanceOfferQuery | string, cap)
-      .catch(() => undefined);
-    return first === undefined
-      ? byCap("no offer found for its offerQuery")
+      .then(
+        (found) => found ?? ("no offer found for its offerQuery" as const),
+        () => "the offer search failed" as const,
+      );
+    return typeof first === "string"
+      ? byCap(first)
       : times(first.dollarsPerHour, `ask ${first.askId}`);
   }
   if (isUnknown(fields.asks)) return { unbounded: "its askId is not known at preview" };
@@ -55,7 +59,8 @@ export async function priceOf(
     return { unbounded: "an ask is priced by the service, which needs GPUCLOUD_API_KEY" };
   }
   const offers = await market.askOffers(fields.asks).catch(() => undefined);
-  const prices = fields.asks.map((ask) => offers?.get(ask)?.dollarsPerHour);
+  if (offers === undefined) return { unbounded: "the offer search failed" };
+  const prices = fields.asks.map((ask) => offers.get(ask)?.dollarsPerHour);
   if (prices.some((price) => price === undefined)) {
     return { unbounded: "the service does not list its ask" };
   }

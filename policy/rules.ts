@@ -7,8 +7,12 @@ import { type GpuFields, type GpuResource, isUnknown, shownName } from "./shapes
 // They never echo a value the program could have made secret: only GPU names, numbers of the
 // query and ask ids, which no input of these resources takes as a secret.
 
-/** What the service says of the resource's explicit asks (undefined: it was not asked). */
-export type AskFacts = ReadonlyMap<number, OfferFacts> | undefined;
+/**
+ * What the service says of the resource's explicit asks: their offers, why it could not be asked
+ * (its search failed), or undefined when the pack has no credentials to ask it.
+ */
+export type AskFacts =
+  ReadonlyMap<number, OfferFacts> | { readonly unavailable: string } | undefined;
 
 const askFix =
   "give the policy pack GPUCLOUD_API_KEY and GPUCLOUD_BASE_URL, or rent by offerQuery instead";
@@ -72,13 +76,21 @@ function perAsk(
 ): string[] {
   const name = shownName(resource);
   return asks.flatMap((ask) => {
-    const offer = facts?.get(ask);
+    if (facts === undefined) {
+      return [`${name} rents ask ${ask}, whose ${rule} the policy pack cannot tell: ${askFix}`];
+    }
+    if ("unavailable" in facts) {
+      return [
+        `${name} rents ask ${ask}, whose ${rule} the policy pack cannot tell: ` +
+          `${facts.unavailable}; preview again, or rent by offerQuery`,
+      ];
+    }
+    const offer = facts.get(ask);
     if (offer === undefined) {
-      return facts === undefined
-        ? [`${name} rents ask ${ask}, whose ${rule} the policy pack cannot tell: ${askFix}`]
-        : [
-            `${name} rents ask ${ask}, which the service does not list: ${rule} unknown; rent a listed ask or by offerQuery`,
-          ];
+      return [
+        `${name} rents ask ${ask}, which the service does not list, so its ${rule} is ` +
+          `unknown; rent a listed ask, or by offerQuery`,
+      ];
     }
     const problem = check(offer);
     return problem === undefined ? [] : [`${name}: ask ${ask} ${problem}`];

@@ -139,6 +139,15 @@ describe("allowed GPU models", () => {
     expect(allowedGpuViolations(...args(byAsk))).toEqual([
       expect.stringContaining("give the policy pack GPUCLOUD_API_KEY and GPUCLOUD_BASE_URL"),
     ]);
+    expect(
+      allowedGpuViolations(...args(byAsk), { unavailable: "the offer search failed" }),
+    ).toEqual([
+      'Instance "trainer" rents ask 7, whose GPU model the policy pack cannot tell: the offer ' +
+        "search failed; preview again, or rent by offerQuery",
+    ]);
+    expect(allowedGpuViolations(...args(byAsk), new Map())).toEqual([
+      expect.stringContaining("rents ask 7, which the service does not list"),
+    ]);
   });
 
   function args(resource: GpuResource) {
@@ -241,6 +250,16 @@ describe("the stack budget", () => {
     expect(await price(instance({ askId: 4 }), market([]))).toEqual({
       unbounded: "the service does not list its ask",
     });
+    const down: Market = {
+      askOffers: () => Promise.reject(new Error("503")),
+      firstOffer: () => Promise.reject(new Error("503")),
+      close: () => Promise.resolve(),
+    };
+    expect(await price(instance({ askId: 4 }), down)).toEqual({
+      unbounded: "the offer search failed",
+    });
+    const capped = instance({ offerQuery: { gpuName: "RTX 4090" }, maxDollarsPerHour: 0.7 });
+    expect(await price(capped, down)).toEqual({ dollarsPerHour: 0.7, basis: "its cap" });
   });
 
   it("reports the total over budget with the dearest parts, and each unbounded resource", () => {
