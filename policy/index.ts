@@ -30,9 +30,31 @@ export const policyNames = {
   lifetime: "gpucloud-max-lifetime",
 } as const;
 
-const budgetConfig = z.object({ maxDollarsPerHour: z.number().positive().optional() });
-const gpusConfig = z.object({ allowed: z.array(z.string()).optional() });
-const reliabilityConfig = z.object({ minReliability: z.number().min(0).max(1).optional() });
+// The CLI checks each rule's config against its schema below but ignores keys it does not know
+// (it passes on only `properties` and `required`): a misspelt setting would silently turn its
+// rule off, so the rules check their config again, strictly, and fail the run on anything else.
+const level = { enforcementLevel: z.string().optional() };
+const budgetConfig = z.strictObject({
+  ...level,
+  maxDollarsPerHour: z.number().positive().optional(),
+});
+const gpusConfig = z.strictObject({ ...level, allowed: z.array(z.string()).optional() });
+const reliabilityConfig = z.strictObject({
+  ...level,
+  minReliability: z.number().min(0).max(1).optional(),
+});
+const noConfig = z.strictObject(level);
+
+/** The rule's config, or an error naming the rule and what its config may hold. */
+function configOf<T>(policy: string, schema: z.ZodType<T>, raw: unknown): T {
+  const parsed = schema.safeParse(raw ?? {});
+  if (parsed.success) return parsed.data;
+  const settings = Object.keys((schema as unknown as z.ZodObject).shape).join(", ");
+  const problems = parsed.error.issues
+    .map((issue) => `${issue.path.join(".") || "(config)"}: ${issue.message}`)
+    .join("; ");
+  throw new Error(`policy pack config of ${policy}: ${problems} (its settings: ${settings})`);
+}
 
 /** The resource's GPU facts, when the policy pack looks at it at all. */
 function gpuOf(args: ResourceValidationArgs): GpuResource | undefined {
@@ -95,7 +117,7 @@ new PolicyPack("gpucloud-policy", {
         },
       },
       validateStack: async (args, report) => {
-        const { maxDollarsPerHour } = budgetConfig.parse(args.getConfig());
+        const { maxDollarsPerHour } = configOf(policyNames.budget, budgetConfig, args.getConfig());
         if (maxDollarsPerHour === undefined) {
           return args.notApplicable("no budget: set maxDollarsPerHour in the policy pack config");
         }
@@ -124,7 +146,7 @@ new PolicyPack("gpucloud-policy", {
         properties: { allowed: { type: "array", items: { type: "string" } } },
       },
       validateResource: (args, report) => {
-        const { allowed } = gpusConfig.parse(args.getConfig());
+        const { allowed } = configOf(policyNames.gpus, gpusConfig, args.getConfig());
         if (allowed === undefined || allowed.length === 0) {
           return args.notApplicable("no allowed GPU models: set allowed in the policy pack config");
         }
@@ -142,7 +164,11 @@ new PolicyPack("gpucloud-policy", {
         properties: { minReliability: { type: "number", minimum: 0, maximum: 1 } },
       },
       validateResource: (args, report) => {
-        const { minReliability } = reliabilityConfig.parse(args.getConfig());
+        const { minReliability } = configOf(
+          policyNames.reliability,
+          reliabilityConfig,
+          args.getConfig(),
+        );
         if (minReliability === undefined) {
           return args.notApplicable("no minimum: set minReliability in the policy pack config");
         }
@@ -155,15 +181,24 @@ new PolicyPack("gpucloud-policy", {
       name: policyNames.verified,
       description: "Instances and node groups rent verified hosts only.",
       enforcementLevel: advisory,
-      validateResource: resourceRule(async (resource, fields, facts) =>
-        verifiedViolations(resource, fields, await facts()),
-      ),
+      validateResource: (args, report) => {
+        configOf(policyNames.verified, noConfig, args.getConfig());
+        return resourceRule(async (resource, fields, facts) =>
+          verifiedViolations(resource, fields, await facts()),
+        )(args, report);
+      },
     },
     {
       name: policyNames.lifetime,
       description: "Every Instance and NodeGroup has a maxLifetime.",
       enforcementLevel: advisory,
-      validateResource: resourceRule((resource, fields) => lifetimeViolations(resource, fields)),
+      validateResource: (args, report) => {
+        configOf(policyNames.lifetime, noConfig, args.getConfig());
+        return resourceRule((resource, fields) => lifetimeViolations(resource, fields))(
+          args,
+          report,
+        );
+      },
     },
   ],
 });
