@@ -4,7 +4,14 @@ import {
   type ResourceValidationArgs,
   type ReportViolation,
 } from "@pulumi/policy";
-import { z } from "zod";
+import {
+  budgetConfig,
+  configOf,
+  gpusConfig,
+  noConfig,
+  policyNames,
+  reliabilityConfig,
+} from "./config";
 import { type Market, marketFromEnv } from "./market";
 import { priceOf } from "./pricing";
 import {
@@ -21,40 +28,6 @@ import { type GpuFields, gpuFields, gpuResourceOf, type GpuResource, isUnknown }
 // --policy-pack-config <file>`. The budget and the allowed GPU models are mandatory unless the
 // config says otherwise (`enforcementLevel`); the other rules advise. A rule whose setting the
 // config leaves out (no budget, no allowed models, no minimum) does not apply.
-
-export const policyNames = {
-  budget: "gpucloud-stack-budget",
-  gpus: "gpucloud-allowed-gpus",
-  reliability: "gpucloud-min-reliability",
-  verified: "gpucloud-verified-hosts",
-  lifetime: "gpucloud-max-lifetime",
-} as const;
-
-// The CLI checks each rule's config against its schema below but ignores keys it does not know
-// (it passes on only `properties` and `required`): a misspelt setting would silently turn its
-// rule off, so the rules check their config again, strictly, and fail the run on anything else.
-const level = { enforcementLevel: z.string().optional() };
-const budgetConfig = z.strictObject({
-  ...level,
-  maxDollarsPerHour: z.number().positive().optional(),
-});
-const gpusConfig = z.strictObject({ ...level, allowed: z.array(z.string()).optional() });
-const reliabilityConfig = z.strictObject({
-  ...level,
-  minReliability: z.number().min(0).max(1).optional(),
-});
-const noConfig = z.strictObject(level);
-
-/** The rule's config, or an error naming the rule and what its config may hold. */
-function configOf<T>(policy: string, schema: z.ZodType<T>, raw: unknown): T {
-  const parsed = schema.safeParse(raw ?? {});
-  if (parsed.success) return parsed.data;
-  const settings = Object.keys((schema as unknown as z.ZodObject).shape).join(", ");
-  const problems = parsed.error.issues
-    .map((issue) => `${issue.path.join(".") || "(config)"}: ${issue.message}`)
-    .join("; ");
-  throw new Error(`policy pack config of ${policy}: ${problems} (its settings: ${settings})`);
-}
 
 /** The resource's GPU facts, when the policy pack looks at it at all. */
 function gpuOf(args: ResourceValidationArgs): GpuResource | undefined {

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { budgetConfig, configOf, noConfig, policyNames } from "../../policy/config";
 import type { Market, OfferFacts } from "../../policy/market";
 import { priceOf } from "../../policy/pricing";
 import {
@@ -63,6 +64,18 @@ describe("the pack's folder", () => {
     const version = (file: string) =>
       (JSON.parse(readFileSync(path.join(root, file), "utf8")) as { version: string }).version;
     expect(version("policy/package.json")).toBe(version("package.json"));
+  });
+});
+
+describe("the rules' config", () => {
+  it("takes each rule's settings and its enforcement level, and refuses any other key", () => {
+    const raw = { maxDollarsPerHour: 12.5, enforcementLevel: "advisory" };
+    expect(configOf(policyNames.budget, budgetConfig, raw)).toEqual(raw);
+    expect(configOf(policyNames.lifetime, noConfig, undefined)).toEqual({});
+    expect(() => configOf(policyNames.budget, budgetConfig, { maxDollarPerHour: 12.5 })).toThrow(
+      'policy pack config of gpucloud-stack-budget: (config): Unrecognized key: "maxDollarPerHour" ' +
+        "(its settings: enforcementLevel, maxDollarsPerHour)",
+    );
   });
 });
 
