@@ -55,22 +55,25 @@ async function askFactsOf(fields: GpuFields): Promise<AskFacts> {
   }
 }
 
-/** A resource rule: its violations for one GPU resource, given what the service says of its asks. */
-function resourceRule(
+/**
+ * Reports a resource rule's violations for the resource being validated, when it is a GPU one;
+ * the rule is handed what the service says of its asks on demand.
+ */
+async function checkResource(
+  args: ResourceValidationArgs,
+  report: ReportViolation,
   check: (
     resource: GpuResource,
     fields: GpuFields,
     facts: () => Promise<AskFacts>,
   ) => Promise<string[]> | string[],
-) {
-  return async (args: ResourceValidationArgs, report: ReportViolation) => {
-    const resource = gpuOf(args);
-    if (resource === undefined) return;
-    const fields = gpuFields(resource);
-    for (const message of await check(resource, fields, () => askFactsOf(fields))) {
-      report(message);
-    }
-  };
+): Promise<void> {
+  const resource = gpuOf(args);
+  if (resource === undefined) return;
+  const fields = gpuFields(resource);
+  for (const message of await check(resource, fields, () => askFactsOf(fields))) {
+    report(message);
+  }
 }
 
 const mandatory: EnforcementLevel = "mandatory";
@@ -123,9 +126,9 @@ new PolicyPack("gpucloud-policy", {
         if (allowed === undefined || allowed.length === 0) {
           return args.notApplicable("no allowed GPU models: set allowed in the policy pack config");
         }
-        return resourceRule(async (resource, fields, facts) =>
+        return checkResource(args, report, async (resource, fields, facts) =>
           allowedGpuViolations(resource, fields, allowed, await facts()),
-        )(args, report);
+        );
       },
     },
     {
@@ -145,9 +148,9 @@ new PolicyPack("gpucloud-policy", {
         if (minReliability === undefined) {
           return args.notApplicable("no minimum: set minReliability in the policy pack config");
         }
-        return resourceRule(async (resource, fields, facts) =>
+        return checkResource(args, report, async (resource, fields, facts) =>
           reliabilityViolations(resource, fields, minReliability, await facts()),
-        )(args, report);
+        );
       },
     },
     {
@@ -156,9 +159,9 @@ new PolicyPack("gpucloud-policy", {
       enforcementLevel: advisory,
       validateResource: (args, report) => {
         configOf(policyNames.verified, noConfig, args.getConfig());
-        return resourceRule(async (resource, fields, facts) =>
+        return checkResource(args, report, async (resource, fields, facts) =>
           verifiedViolations(resource, fields, await facts()),
-        )(args, report);
+        );
       },
     },
     {
@@ -167,9 +170,8 @@ new PolicyPack("gpucloud-policy", {
       enforcementLevel: advisory,
       validateResource: (args, report) => {
         configOf(policyNames.lifetime, noConfig, args.getConfig());
-        return resourceRule((resource, fields) => lifetimeViolations(resource, fields))(
-          args,
-          report,
+        return checkResource(args, report, (resource, fields) =>
+          lifetimeViolations(resource, fields),
         );
       },
     },
