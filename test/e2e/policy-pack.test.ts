@@ -174,7 +174,7 @@ describe("the GPU spend policy pack (real Pulumi CLI)", () => {
       ]);
     });
 
-    it("blocks a plan over the budget and a disallowed GPU", async () => {
+    it("blocks a plan over the budget and a disallowed GPU, of an Instance and a NodeGroup", async () => {
       const body = [
         pyInstance(
           "cheap",
@@ -186,10 +186,15 @@ describe("the GPU spend policy pack (real Pulumi CLI)", () => {
           'offer_query={"gpuName": "H100 SXM", "reliability": {"gte": 0.95}}, ' +
             'max_dollars_per_hour=25, max_lifetime="8h"',
         ),
+        'gpucloud.NodeGroup("cluster", node_count=2, image="pytorch/pytorch", disk_gb=20, ' +
+          'offer_query={"gpuName": "H100 SXM", "reliability": {"gte": 0.95}}, ' +
+          'max_dollars_per_hour=20, max_lifetime="8h")',
       ].join("\n");
       await expectPreview(python(body), false, [
         /Instance "big": GPU model H100 SXM is not allowed/,
-        /the plan costs \$26\.00\/hour, over the stack budget of \$2\.00\/hour: Instance "big" \$25\.00\/hour \(its cap\), Instance "cheap" \$1\.00\/hour \(its cap\)/,
+        /NodeGroup "cluster": GPU model H100 SXM is not allowed/,
+        // Without credentials, each is bounded by its cap; the group's by nodeCount caps.
+        /the plan costs \$66\.00\/hour, over the stack budget of \$2\.00\/hour: NodeGroup "cluster" \$40\.00\/hour \(2 × its cap\), Instance "big" \$25\.00\/hour \(its cap\), Instance "cheap" \$1\.00\/hour \(its cap\)/,
       ]);
     });
   });
