@@ -10,6 +10,8 @@ start=$(date +%s)
 node_dir="$(bash scripts/ensure-node.sh | tail -n 1)"
 export PATH="$node_dir:$PATH"
 echo "setup: node $(node --version), npm $(npm --version)"
+# The npm dependencies include @pulumi/policy, all the policy pack (policy/) needs beside Node.js:
+# the CLI starts the pack's executable itself (docs/maintainers/toolchain.md, "Policy packs").
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi

@@ -86,6 +86,15 @@ describe("the published package, packed from a fresh clone", () => {
     expect(
       files.filter((file) => /\.test\.|^package\/(test|provider|emulator|scripts)\//.test(file)),
     ).toEqual([]);
+    // The policy pack: its folder (no sources) and its executable, which keeps its mode.
+    expect(files.filter((file) => file.startsWith("package/policy/")).sort()).toEqual([
+      "package/policy/PulumiPolicy.yaml",
+      "package/policy/gpucloud-policy",
+      "package/policy/package.json",
+    ]);
+    expect(files).toContain("package/dist/policy/index.js");
+    const { stdout: listing } = await execFileAsync("tar", ["-tvzf", tarball]);
+    expect(listing).toMatch(/^-rwxr-xr-x .* package\/policy\/gpucloud-policy$/m);
   });
 
   it("deploys and destroys from a fresh project that installed the tarball", async () => {
@@ -111,6 +120,14 @@ exports.volumeName = data.volumeName;
           expect(up.summary.resourceChanges).toEqual({ create: 3 });
           expect(up.outputs["key"]?.value).toBe("PACKED");
           expect(up.outputs["volumeName"]?.value).toMatch(/^V\.\d+$/);
+          // The policy pack runs from the project's install, on its dependencies.
+          const pack = path.join(workDir, "node_modules", "pulumi-gpucloud", "policy");
+          const output: string[] = [];
+          await stack.preview({
+            policyPacks: [path.join(pack, "gpucloud-policy")],
+            onOutput: (text) => output.push(text),
+          });
+          expect(output.join("")).toMatch(/✅ gpucloud-policy@v0\.1\.0/);
           const destroy = await stack.destroy();
           expect(destroy.summary.resourceChanges).toEqual({ delete: 3 });
           const state = await request(`${emulator.url}/_emulator/state`);

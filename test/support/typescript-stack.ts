@@ -60,7 +60,11 @@ async function linkDependencies(workDir: string): Promise<void> {
   const manifest = z
     .object({ dependencies: z.record(z.string(), z.string()).optional() })
     .parse(JSON.parse(await readFile(path.join(installed, "package.json"), "utf8")));
-  for (const name of ["@pulumi", ...Object.keys(manifest.dependencies ?? {})]) {
+  // The whole @pulumi scope is one link: it holds the package's @pulumi/policy too.
+  const dependencies = Object.keys(manifest.dependencies ?? {}).filter(
+    (name) => !name.startsWith("@pulumi/"),
+  );
+  for (const name of ["@pulumi", ...dependencies]) {
     await mkdir(path.dirname(path.join(modules, name)), { recursive: true });
     await symlink(path.join(repoRoot, "node_modules", name), path.join(modules, name));
   }

@@ -12,7 +12,7 @@ import ts from "typescript";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
 const mapPage = path.join(repoRoot, "docs", "maintainers", "map.md");
-const sourceRoots = ["provider", "emulator", "bin"];
+const sourceRoots = ["provider", "emulator", "bin", "policy"];
 
 interface Row {
   readonly folder: string;
