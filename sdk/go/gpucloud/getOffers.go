@@ -11,7 +11,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// Instance offers matching query (an object such as { gpuName: RTX 4090, gpuRamGb: { gte: 24 } } or the official client's query string), cheapest first unless its order says otherwise. Offers the service answers that do not match the query are left out.
+// Instance offers matching query (an object such as `{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }` or the official client's query string), cheapest first unless its order says otherwise. Offers the service answers that do not match the query are left out.
 func GetOffers(ctx *pulumi.Context, args *GetOffersArgs, opts ...pulumi.InvokeOption) (*GetOffersResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetOffersResult
