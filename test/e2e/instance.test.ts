@@ -20,6 +20,9 @@ exports.sshPort = gpu.sshPort;
 exports.publicIp = gpu.publicIp;
 exports.gpuRamMb = gpu.gpuRamMb;
 exports.attempts = gpu.attempts;
+// Inputs read back as outputs, given or not (maxLifetime is not).
+exports.diskGb = gpu.diskGb;
+exports.maxLifetimeReadable = typeof gpu.maxLifetime?.apply === "function";
 `);
 
 const creates = (requests: { method: string; path: string }[]) =>
@@ -45,6 +48,8 @@ describe("Instance under the real Pulumi CLI", () => {
         expect(up.outputs["publicIp"]?.value).toMatch(/^192\.0\.2\./);
         expect(up.outputs["gpuRamMb"]?.value).toBe(24564);
         expect(up.outputs["attempts"]?.value).toHaveLength(1);
+        expect(up.outputs["diskGb"]?.value).toBe(20);
+        expect(up.outputs["maxLifetimeReadable"]?.value).toBe(true);
         // One create, then status polls until running: never a second create.
         const requests = await emulator.requests();
         expect(creates(requests)).toHaveLength(1);

@@ -2,10 +2,29 @@ import * as pulumi from "@pulumi/pulumi";
 import { providerShim } from "../../shim";
 import { ownerOf } from "../../renting/identity";
 import { stackSweeper, withSweeper } from "../../renting/stack-sweeper";
-import type { InstanceOfferQuery } from "../../client";
+import type { InstanceOffer, InstanceOfferQuery } from "../../client";
+import { type InstanceOutputs, instanceOutputsSchema } from "../../renting/instance-inputs";
+import { dynamicResourceWith, everyOutput } from "../../shared/class-outputs";
 import type { InstanceAttempt } from "./inputs";
 
-export interface InstanceArgs {
+/**
+ * An Instance's inputs: which offer (exactly one of `askId`, `askIds` and `offerQuery`), what
+ * runs (`image` and `diskGb`, or `templateHashId`), and the settings below.
+ */
+export type InstanceArgs = InstanceSettings & OfferChoice & LaunchChoice;
+
+/** Which offer: exactly one of `askId`, `askIds` and `offerQuery`. */
+type OfferChoice =
+  | { askId: pulumi.Input<number>; askIds?: never; offerQuery?: never }
+  | { askIds: pulumi.Input<pulumi.Input<number>[]>; askId?: never; offerQuery?: never }
+  | { offerQuery: pulumi.Input<InstanceOfferQuery | string>; askId?: never; askIds?: never };
+
+/** What runs: an image and a disk, or a template that provides them. */
+type LaunchChoice =
+  | { image: pulumi.Input<string>; diskGb: pulumi.Input<number> }
+  | { templateHashId: pulumi.Input<string> };
+
+export interface InstanceSettings {
   /** The instance ask (offer) to rent. Give this or `askIds`. */
   askId?: pulumi.Input<number>;
   /** Asks to try in order, one per attempt (cycling when attempts outnumber asks). */
@@ -120,11 +139,24 @@ export interface InstanceArgs {
 }
 
 /**
+ * What was rented. By ask id: the ask, GPUs, price and machine as the instance shows them; by
+ * query: every field of the offer as the search answered it.
+ */
+export type RentedOffer = KnownFields<NonNullable<InstanceOutputs["offer"]>> &
+  Partial<InstanceOffer>;
+
+/** The fields a type names, without its index signature (so that a misspelled one is an error). */
+type KnownFields<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
+
+/**
  * A GPU instance rented from an ask. Create waits until it is `running`; an instance that
  * reaches a dead end (`exited`, `unknown`, `offline`) is destroyed and another is tried, up to
  * `maxAttempts`. A failed create leaves nothing running.
  */
-export class Instance extends pulumi.dynamic.Resource {
+export class Instance extends dynamicResourceWith<
+  // Every input is also an output, holding the value as applied (`instance.diskGb`).
+  Omit<InstanceOutputs, "owner" | "stackToken" | "replaceOnChanges" | "offer">
+>() {
   declare readonly instanceId: pulumi.Output<number>;
   declare readonly actualStatus: pulumi.Output<string | null>;
   declare readonly sshHost: pulumi.Output<string | null>;
@@ -157,21 +189,15 @@ export class Instance extends pulumi.dynamic.Resource {
   /** What the service keeps the instance at (running or stopped). */
   declare readonly intendedStatus: pulumi.Output<string | null>;
   /**
-   * What was rented: `askId`, `gpuName`, `numGpus`, `dollarsPerHour`, `machineId` (and, when
-   * rented by query, every other field of the offer as the search answered it).
-   */
-  /**
    * What the instance costs, $/hour, as the service reports it (`dph_total`: GPUs and disk);
    * kept current by refresh. Null while the service reports none.
    */
   declare readonly dollarsPerHour: pulumi.Output<number | null>;
-  declare readonly offer: pulumi.Output<{
-    askId: number;
-    gpuName: string | null;
-    numGpus: number | null;
-    dollarsPerHour: number | null;
-    machineId: number | null;
-  }>;
+  /**
+   * What was rented: `askId`, `gpuName`, `numGpus`, `dollarsPerHour`, `machineId` (and, when
+   * rented by query, every other field of the offer as the search answered it).
+   */
+  declare readonly offer: pulumi.Output<RentedOffer | undefined>;
 
   constructor(name: string, args: InstanceArgs, opts?: pulumi.CustomResourceOptions) {
     const sweeper = stackSweeper();
@@ -179,6 +205,7 @@ export class Instance extends pulumi.dynamic.Resource {
       providerShim("pulumi-gpucloud/provider/resources/instance"),
       name,
       {
+        ...everyOutput(instanceOutputsSchema),
         ...args,
         label: args.label,
         owner: ownerOf(pulumi.getProject(), pulumi.getStack(), name),

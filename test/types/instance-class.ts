@@ -1,0 +1,29 @@
+// Type-checked by `npm test` (tsc -p tsconfig.json): what the Instance class's types accept and
+// refuse, as its users meet them. Each @ts-expect-error fails the check when the line compiles.
+import * as gpucloud from "../../provider";
+
+const instance = new gpucloud.Instance("a", {
+  offerQuery: { gpuRamGb: { gte: 24 } },
+  image: "pytorch/pytorch",
+  diskGb: 40,
+});
+// Every input is also an output; the offer has every field a search answers.
+export const disk: gpucloud.Instance["diskGb"] = instance.diskGb;
+export const image = instance.image;
+export const where = instance.offer.apply((offer) => offer?.geolocation);
+instance.offer.apply((offer) => {
+  // @ts-expect-error a misspelled field of the offer
+  const misspelled: unknown = offer?.geolocationn;
+  return misspelled;
+});
+
+// @ts-expect-error neither an offer nor an image
+new gpucloud.Instance("b", {});
+// @ts-expect-error an ask and a query at once
+new gpucloud.Instance("c", { askId: 1, offerQuery: {}, image: "x", diskGb: 10 });
+// @ts-expect-error an image without a disk
+new gpucloud.Instance("d", { askId: 1, image: "x" });
+// A template provides the image and the disk.
+new gpucloud.Instance("e", { askId: 1, templateHashId: "h" });
+// @ts-expect-error a misspelled query field, named in InstanceOfferQuery
+new gpucloud.Instance("f", { offerQuery: { gpuRamGB: 24 }, image: "x", diskGb: 10 });
