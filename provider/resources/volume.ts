@@ -20,6 +20,7 @@ import { recoverLostCreate } from "../shared/lost-create";
 import { theLostVolume } from "../shared/lost-volume";
 import { checkInputs, containsUnknown, fieldFailure } from "../shared/validation";
 import { withExample } from "../shared/reference-examples";
+import { dynamicResourceWith, everyOutput } from "../shared/class-outputs";
 import { volumeDollarsPerHour, volumeDollarsPerHourField } from "../shared/volume-price";
 import {
   type ForInstance,
@@ -396,7 +397,7 @@ export interface VolumeArgs {
 }
 
 /** A disk volume, created by accepting a volume ask. Any change replaces it. */
-export class Volume extends pulumi.dynamic.Resource {
+export class Volume extends dynamicResourceWith<VolumeOutputs>() {
   declare readonly askId: pulumi.Output<number>;
   declare readonly sizeGb: pulumi.Output<number>;
   /** `V.<number>`. */
@@ -415,6 +416,7 @@ export class Volume extends pulumi.dynamic.Resource {
       name,
       // Every output is named here, or the resource would not expose it.
       {
+        ...everyOutput(volumeOutputsSchema),
         askId: args.askId,
         volumeOfferQuery: args.volumeOfferQuery,
         sizeGb: args.sizeGb,

@@ -3,7 +3,13 @@ import type { z } from "zod";
 import { providerShim } from "../../shim";
 import { ownerOf } from "../../renting/identity";
 import { stackSweeper, withSweeper } from "../../renting/stack-sweeper";
-import type { GroupNode, NodeGroupOutputs, nodeGroupInputsSchema } from "./inputs";
+import { dynamicResourceWith, everyOutput } from "../../shared/class-outputs";
+import {
+  type GroupNode,
+  type NodeGroupOutputs,
+  type nodeGroupInputsSchema,
+  nodeGroupOutputsSchema,
+} from "./inputs";
 
 /** What a program gives: the inputs' own types (inputs.ts), each a Pulumi input. */
 type ProgramInputs = Omit<z.input<typeof nodeGroupInputsSchema>, "owner" | "stackToken">;
@@ -15,7 +21,10 @@ export type NodeGroupArgs = { [K in keyof ProgramInputs]: pulumi.Input<ProgramIn
  * NODE_RANK, WORLD_SIZE and MASTER_ADDR in its environment. Create waits until every node runs,
  * or takes the whole group apart. See docs/reference/NodeGroup.md for every input and output.
  */
-export class NodeGroup extends pulumi.dynamic.Resource {
+export class NodeGroup extends dynamicResourceWith<
+  // Every input is also an output, holding the value as applied (`group.image`).
+  Omit<NodeGroupOutputs, "owner" | "stackToken">
+>() {
   declare readonly clusterId: pulumi.Output<number>;
   declare readonly overlayName: pulumi.Output<string>;
   declare readonly overlayId: pulumi.Output<number>;
@@ -43,6 +52,7 @@ export class NodeGroup extends pulumi.dynamic.Resource {
       providerShim("pulumi-gpucloud/provider/resources/node-group"),
       name,
       {
+        ...everyOutput(nodeGroupOutputsSchema),
         ...args,
         owner: ownerOf(pulumi.getProject(), pulumi.getStack(), name),
         stackToken: sweeper.stackToken,

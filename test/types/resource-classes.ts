@@ -1,5 +1,5 @@
-// Type-checked by `npm test` (tsc -p tsconfig.json): what the Instance class's types accept and
-// refuse, as its users meet them. Each @ts-expect-error fails the check when the line compiles.
+// Type-checked by `npm test` (tsc -p tsconfig.json): what the resource classes' types accept and
+// refuse, as their users meet them. Each @ts-expect-error fails the check when its line compiles.
 import * as gpucloud from "../../provider";
 
 const instance = new gpucloud.Instance("a", {
@@ -27,3 +27,15 @@ new gpucloud.Instance("d", { askId: 1, image: "x" });
 new gpucloud.Instance("e", { askId: 1, templateHashId: "h" });
 // @ts-expect-error a misspelled query field, named in InstanceOfferQuery
 new gpucloud.Instance("f", { offerQuery: { gpuRamGB: 24 }, image: "x", diskGb: 10 });
+
+// The same for a group and a volume: inputs read back, as applied.
+const group = new gpucloud.NodeGroup("g", {
+  nodeCount: 2,
+  offerQuery: { gpuName: "H100 SXM" },
+  image: "pytorch/pytorch",
+  diskGb: 40,
+});
+export const groupImage: gpucloud.NodeGroup["image"] = group.image;
+const volume = new gpucloud.Volume("v", { volumeOfferQuery: { reliability: { gte: 0.98 } } });
+export const volumeQuery = volume.volumeOfferQuery;
+export const volumeSize: gpucloud.Volume["sizeGb"] = volume.sizeGb;
