@@ -1,3 +1,4 @@
+import { recordVolumeDiff, volumePlanFailures } from "../pricing/volume-plan";
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import {
@@ -150,7 +151,7 @@ function volumeOffer(run: Run, askId: number): Promise<VolumeOfferRow | undefine
 }
 
 export const implementation: ResourceImplementation<VolumeInputs, VolumeOutputs> = {
-  async check(run, _olds, news) {
+  async check(run, olds, news) {
     const checked = checkInputs(volumeInputsSchema, news);
     const failures = [...(await run.configurationFailures()), ...checked.failures];
     const ways = (["askId", "volumeOfferQuery"] as const).filter((f) => news[f] !== undefined);
@@ -176,6 +177,22 @@ export const implementation: ResourceImplementation<VolumeInputs, VolumeOutputs>
         );
       }
     }
+    // Its price after the change, held against the stack's cap (pricing/plan.ts).
+    if (failures.length === 0) {
+      const { inputs } = checked;
+      const existing = Object.keys(olds).length > 0;
+      failures.push(
+        ...(await volumePlanFailures(
+          run,
+          "Volume",
+          existing,
+          inputs,
+          inputs.volumeOfferQuery,
+          news,
+          (id) => volumeOffer(run, id),
+        )),
+      );
+    }
     return { ...checked, failures };
   },
 
@@ -184,8 +201,10 @@ export const implementation: ResourceImplementation<VolumeInputs, VolumeOutputs>
     return { outs: { ...olds, ...news } };
   },
 
-  async diff(_run, _id, olds, news) {
-    return diffVolume(olds, news);
+  async diff(run, _id, olds, news) {
+    const diff = diffVolume(olds, news);
+    recordVolumeDiff(run, "Volume", olds, news, diff);
+    return diff;
   },
 
   async create(run, inputs) {

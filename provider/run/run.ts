@@ -10,6 +10,7 @@ import {
 import { Cancellation } from "./cancellation";
 import { EngineWatch, engineAddressOf } from "./engine-watch";
 import { MadeThisRun } from "./made-this-run";
+import { PlanLedger } from "./plan-ledger";
 import { logRetry, logToEngine } from "./progress";
 import { RentingLedger } from "./renting-ledger";
 import { SharedReads } from "./shared-reads";
@@ -26,6 +27,13 @@ export interface RunOptions {
   readonly progress?: (message: string) => void;
   /** The client to use instead of one built from the configuration (a test's fake). */
   readonly client?: GpuCloudClient;
+  /**
+   * Where lines that must stay go (the plan's prices); by default where progress goes. The
+   * plugin sends them to the resource's row without making them ephemeral statuses.
+   */
+  readonly notice?: (message: string) => void;
+  /** The resource being worked on, where the door knows it (the plugin: its URN). */
+  readonly currentResource?: () => string | undefined;
 }
 
 /**
@@ -46,6 +54,8 @@ export class Run {
   readonly made = new MadeThisRun();
   /** What the creates that rent instances share: asks claimed, rents in flight, recorded. */
   readonly renting = new RentingLedger();
+  /** The plan's prices: each billable resource's $/hour after the change and now. */
+  readonly plan = new PlanLedger();
 
   #config: ConfigSource | undefined;
   #client: GpuCloudClient | undefined;
@@ -53,6 +63,8 @@ export class Run {
   readonly #pools = new ConnectionPools();
   #verification: Promise<string | undefined> | undefined;
   readonly #progress: (message: string) => void;
+  readonly #notice: ((message: string) => void) | undefined;
+  readonly #currentResource: (() => string | undefined) | undefined;
 
   constructor(options: RunOptions = {}) {
     this.#config = options.config;
@@ -62,6 +74,8 @@ export class Run {
       ((message) => {
         logToEngine(message, options.engineAddress);
       });
+    this.#notice = options.notice;
+    this.#currentResource = options.currentResource;
     this.engineWatch = new EngineWatch(engineAddressOf(options.engineAddress), () => {
       this.cancellation.cancel();
     });
@@ -128,6 +142,16 @@ export class Run {
   /** A progress line for the operation's display (best effort). */
   progress(message: string): void {
     this.#progress(message);
+  }
+
+  /** A line that stays in the operation's display and its `--json` diagnostics (best effort). */
+  notice(message: string): void {
+    (this.#notice ?? this.#progress)(message);
+  }
+
+  /** The URN of the resource being worked on, where the door knows it (the plugin). */
+  currentResource(): string | undefined {
+    return this.#currentResource?.();
   }
 
   /** Closes the run's connections: for tests and plugins that want a clean exit. */

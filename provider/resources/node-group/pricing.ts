@@ -1,0 +1,61 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { estimateNodeGroup } from "../../pricing/estimates";
+import { type DiffPricing, recordAtCheck, recordAtDiff } from "../../pricing/plan";
+import { recordedPrice } from "../../pricing/recorded";
+import type { Estimate } from "../../run/plan-ledger";
+import type { Run } from "../../run/run";
+import { containsUnknown } from "../../shared/validation";
+import { chooseCluster, NoClusterError } from "./cluster-choice";
+import type { NodeGroupInputs, NodeGroupOutputs } from "./inputs";
+
+// A NodeGroup in the plan's prices (pricing/plan.ts): nodes × the prices of the cluster create
+// would choose now (one offer search per group, as create makes it), and what its state records.
+
+const pricedBy = ["offerQuery", "nodeCount", "diskGb", "maxDollarsPerHour"] as const;
+
+async function estimateGroup(run: Run, inputs: NodeGroupInputs): Promise<Estimate> {
+  try {
+    const estimate = estimateNodeGroup(
+      await chooseCluster(run.client, inputs),
+      inputs.nodeCount,
+      inputs.diskGb,
+    );
+    return inputs.networkVolume === undefined
+      ? estimate
+      : { ...estimate, basis: `${estimate.basis}; its network volume is not priced` };
+  } catch (error) {
+    const why = error instanceof NoClusterError ? error.message : "the offer search failed";
+    return { dollarsPerHour: 0, basis: `not priced: ${why}` };
+  }
+}
+
+/** At check, once the inputs are valid: the price after the change, and the stack's cap. */
+export async function nodeGroupPlanFailures(
+  run: Run,
+  olds: Partial<NodeGroupInputs>,
+  inputs: NodeGroupInputs,
+  news: Record<string, unknown>,
+): Promise<pulumi.dynamic.CheckFailure[]> {
+  const unknown = pricedBy.filter((field) => containsUnknown(news[field]));
+  const estimate =
+    unknown.length > 0
+      ? { dollarsPerHour: 0, basis: `priced once ${unknown.join(", ")} is known (not at preview)` }
+      : await estimateGroup(run, inputs);
+  return recordAtCheck(run, "NodeGroup", inputs, Object.keys(olds).length > 0, estimate);
+}
+
+/** At diff: what the state records now, and whether the change reprices the group. */
+export function recordNodeGroupDiff(
+  run: Run,
+  olds: NodeGroupOutputs,
+  news: NodeGroupInputs,
+  diff: pulumi.dynamic.DiffResult,
+): void {
+  const found: DiffPricing = {
+    now: recordedPrice("NodeGroup", olds),
+    replaces: (diff.replaces?.length ?? 0) > 0,
+    reprices: news.nodeCount !== olds.nodeCount,
+    ...(diff.deleteBeforeReplace === true ? { deleteBeforeReplace: true } : {}),
+  };
+  recordAtDiff(run, "NodeGroup", news, found);
+}

@@ -1,0 +1,101 @@
+import {
+  dollars,
+  instanceDollarsPerHour,
+  signedDollars,
+  storageDollarsPerHour,
+} from "../../provider/pricing/formulas";
+import { planLine } from "../../provider/pricing/plan";
+import { recordedPrice } from "../../provider/pricing/recorded";
+import { largestOf, PlanLedger, type PlanItem } from "../../provider/run/plan-ledger";
+
+// The service's price formulas (emulator/README.md "Prices") and the plan's ledger.
+
+describe("the price formulas", () => {
+  it("prices storage over a 30-day month, as the OpenAPI's Instance example does", () => {
+    // storage_cost 0.149333…, 10 GB: storage_total_cost 0.0020741.
+    expect(storageDollarsPerHour(0.1493333, 10)).toBeCloseTo(0.0020741, 6);
+  });
+
+  it("adds the disk to dph_base; a listed price includes 8 GB", () => {
+    const offer = { askId: 1, listedDollarsPerHour: 0.35, storageCostPerGbMonth: 0.12 };
+    // dph_base = 0.35 − 0.12 × 8 / 720; + 0.12 × 40 / 720.
+    expect(instanceDollarsPerHour(offer, { diskGb: 40 })).toBeCloseTo(0.35 + (0.12 * 32) / 720, 9);
+    expect(instanceDollarsPerHour(offer, { diskGb: 8 })).toBeCloseTo(0.35, 9);
+    const withBase = { ...offer, baseDollarsPerHour: 1.0 };
+    expect(instanceDollarsPerHour(withBase, { diskGb: 10 })).toBeCloseTo(1 + 0.012 / 7.2, 9);
+  });
+
+  it("reads a bid with 8 GB included, and a stopped instance pays its storage only", () => {
+    const offer = { askId: 1, listedDollarsPerHour: 0.35, storageCostPerGbMonth: 0.12 };
+    expect(instanceDollarsPerHour(offer, { diskGb: 8, bid: 0.3 })).toBeCloseTo(0.3, 9);
+    expect(instanceDollarsPerHour(offer, { diskGb: 40, stopped: true })).toBeCloseTo(
+      (0.12 * 40) / 720,
+      9,
+    );
+  });
+
+  it("shows dollars with two to four decimals", () => {
+    expect(dollars(1.2)).toBe("$1.20");
+    expect(dollars(0.0021)).toBe("$0.0021");
+    expect(dollars(0.355333)).toBe("$0.3553");
+    expect(dollars(4.2)).toBe("$4.20");
+    expect(signedDollars(4.2)).toBe("+$4.20");
+    expect(signedDollars(-0.5)).toBe("-$0.50");
+    expect(signedDollars(-0.000001)).toBe("+$0.00");
+  });
+});
+
+describe("the plan's ledger", () => {
+  const item = (key: string, now: number, after: number, extra: Partial<PlanItem> = {}) => ({
+    key,
+    resource: key,
+    type: "Instance",
+    op: "same" as const,
+    dollarsPerHourNow: now,
+    dollarsPerHourAfter: after,
+    basis: "test",
+    ...extra,
+  });
+
+  it("adds after, now and the change; a create-before-delete replacement counts both", () => {
+    const plan = new PlanLedger();
+    plan.record(item("a", 0, 1.2, { op: "create" }));
+    plan.record(item("b", 0.5, 0.5));
+    plan.record(item("c", 0.3, 0.4, { op: "replace", bothWhileReplacing: true }));
+    const totals = plan.totals();
+    expect(totals.after).toBeCloseTo(2.1, 9);
+    expect(totals.now).toBeCloseTo(0.8, 9);
+    expect(totals.change).toBeCloseTo(1.3, 9);
+    expect(totals.peak).toBeCloseTo(2.4, 9);
+    expect(largestOf(plan.items(), 2).map((one) => one.key)).toEqual(["a", "b"]);
+    expect(planLine(totals)).toBe(
+      "plan: $2.10/h after this change ($2.40/h while replacements run side by side), $0.80/h " +
+        "now, +$1.30/h; bandwidth is billed per byte and left out",
+    );
+  });
+
+  it("keeps one item per resource: the last record wins", () => {
+    const plan = new PlanLedger();
+    plan.record(item("a", 0, 1));
+    plan.record(item("a", 1, 2));
+    expect(plan.totals().after).toBe(2);
+  });
+});
+
+describe("the price a state records", () => {
+  it("takes dollarsPerHour, else an Instance's rented offer, else says it has none", () => {
+    expect(
+      recordedPrice("Instance", { dollarsPerHour: 0.5, offer: { dollarsPerHour: 9 } }),
+    ).toEqual({ dollarsPerHour: 0.5, basis: "as recorded" });
+    expect(recordedPrice("Instance", { offer: { dollarsPerHour: 0.35 } }).dollarsPerHour).toBe(
+      0.35,
+    );
+    expect(
+      recordedPrice("Instance", { state: "stopped", offer: { dollarsPerHour: 0.35 } }),
+    ).toEqual({ dollarsPerHour: 0, basis: "stopped: its storage is not recorded in the state" });
+    expect(
+      recordedPrice("Volume", { sizeGb: 72, offer: { storageCostPerGbMonth: 0.1 } }).dollarsPerHour,
+    ).toBeCloseTo(0.01, 9);
+    expect(recordedPrice("Volume", { sizeGb: 72 }).dollarsPerHour).toBe(0);
+  });
+});
