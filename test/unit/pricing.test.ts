@@ -5,6 +5,7 @@ import {
   storageDollarsPerHour,
 } from "../../provider/pricing/formulas";
 import { planLine } from "../../provider/pricing/plan";
+import { costReport, markdownOf } from "../../provider/pricing/preview-figures";
 import { recordedPrice } from "../../provider/pricing/recorded";
 import { largestOf, PlanLedger, type PlanItem } from "../../provider/run/plan-ledger";
 
@@ -97,5 +98,69 @@ describe("the price a state records", () => {
       recordedPrice("Volume", { sizeGb: 72, offer: { storageCostPerGbMonth: 0.1 } }).dollarsPerHour,
     ).toBeCloseTo(0.01, 9);
     expect(recordedPrice("Volume", { sizeGb: 72 }).dollarsPerHour).toBe(0);
+  });
+});
+
+describe("the cost command's reading of `pulumi preview --json`", () => {
+  const line = (figures: object) => ({
+    message: `gpucloud: cost ${JSON.stringify(figures)}\n`,
+    severity: "info",
+  });
+  const priced = {
+    resource: "proj/dev/a",
+    type: "Instance",
+    op: "create",
+    dollarsPerHourNow: 0,
+    dollarsPerHourAfter: 1.5,
+    basis: "ask 1",
+  };
+
+  it("adds the priced lines and the deleted resources, priced from their state", () => {
+    const report = costReport(
+      JSON.stringify({
+        steps: [
+          {
+            op: "delete",
+            urn: "urn:pulumi:dev::proj::pulumi-nodejs:dynamic:Resource::old",
+            oldState: {
+              type: "pulumi-nodejs:dynamic:Resource",
+              outputs: {
+                __provider: 'exports.handler = require("pulumi-gpucloud/dynamic/instance")',
+                offer: { dollarsPerHour: 0.5 },
+              },
+            },
+          },
+          { op: "delete", oldState: { type: "gpucloud:index:Webhook", outputs: {} } },
+        ],
+        diagnostics: [
+          line(priced),
+          line({
+            ...priced,
+            resource: "proj/dev/b",
+            op: "same",
+            dollarsPerHourNow: 2,
+            dollarsPerHourAfter: 2,
+          }),
+          { message: "gpucloud: plan: not figures", severity: "info" },
+        ],
+      }),
+    );
+    expect(report.resources.map((one) => [one.op, one.dollarsPerHourAfter])).toEqual([
+      ["create", 1.5],
+      ["same", 2],
+      ["delete", 0],
+    ]);
+    expect(report).toMatchObject({ totalNow: 2.5, totalAfter: 3.5, change: 1 });
+    expect(report.leftOut).toEqual(["bandwidth (billed per byte)"]);
+    expect(markdownOf(report)).toBe(
+      "this change: +$1.00/h ($3.50/h after, $2.50/h now); bandwidth (billed per byte) left out",
+    );
+  });
+
+  it("refuses what is not a preview's JSON, in one line", () => {
+    expect(() => costReport("Previewing update (dev)")).toThrow(
+      "the input is not JSON: pipe `pulumi preview --json` into it",
+    );
+    expect(() => costReport("[]")).toThrow(/not `pulumi preview --json` output/);
   });
 });
