@@ -181,16 +181,25 @@ export function recordAtDiff(run: Run, type: string, news: object, found: DiffPr
   const checked = run.plan.get(key);
   const changes = found.replaces || found.reprices;
   const after = changes && checked !== undefined ? checked : undefined;
+  // A state that records no price (written before prices were), unchanged: today's offers
+  // for the same inputs are the best figure for now as for after.
+  const now =
+    found.now.unrecorded === true && !changes && checked !== undefined
+      ? {
+          dollarsPerHour: checked.dollarsPerHourAfter,
+          basis: `${checked.basis} (no price in the state: today's offers)`,
+        }
+      : found.now;
   const item: PlanItem = {
     key,
     resource,
     type,
     op: found.replaces ? "replace" : found.reprices ? "update" : "same",
-    dollarsPerHourNow: found.now.dollarsPerHour,
-    dollarsPerHourAfter: after?.dollarsPerHourAfter ?? found.now.dollarsPerHour,
+    dollarsPerHourNow: now.dollarsPerHour,
+    dollarsPerHourAfter: after?.dollarsPerHourAfter ?? now.dollarsPerHour,
     ...(after?.low === undefined ? {} : { low: after.low }),
     ...(after?.high === undefined ? {} : { high: after.high }),
-    basis: after?.basis ?? found.now.basis,
+    basis: after?.basis ?? now.basis,
     ...(found.replaces && found.deleteBeforeReplace !== true ? { bothWhileReplacing: true } : {}),
   };
   run.plan.record(item);

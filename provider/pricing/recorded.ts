@@ -50,5 +50,5 @@ export function recordedPrice(type: string, outputs: object): Estimate {
       basis: `${sizeGb} GB at the recorded ${dollars(storageCost)}/GB-month`,
     };
   }
-  return { dollarsPerHour: 0, basis: "no price in the state: counted as $0" };
+  return { dollarsPerHour: 0, basis: "no price in the state: counted as $0", unrecorded: true };
 }

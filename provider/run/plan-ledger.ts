@@ -10,6 +10,8 @@ export interface Estimate {
   readonly low?: number;
   readonly high?: number;
   readonly basis: string;
+  /** A state that records no price (written before prices were): the figure is $0, unknown. */
+  readonly unrecorded?: boolean;
 }
 
 /** What the change does to a resource, as far as its price goes. */

@@ -225,4 +225,75 @@ describe("the plan's prices at preview (real CLI)", () => {
       },
     );
   });
+
+  it("Python (the plugin): each resource's $/hour on its own row, the totals, and the plugin's `cost`; an existing stack's prices now", async () => {
+    await withStack(
+      {
+        language: "python",
+        program: {
+          project: "plan-prices-python",
+          main: `import pulumi
+import pulumi_gpucloud as gpucloud
+
+trainer = gpucloud.Instance(
+    "trainer",
+    ask_id=31001,
+    image="pytorch/pytorch",
+    disk_gb=40,
+    poll_interval_seconds=0.2,
+)
+trainers = gpucloud.NodeGroup(
+    "trainers",
+    node_count=2,
+    offer_query={"gpuName": "H100 SXM"},
+    image="pytorch/pytorch",
+    disk_gb=40,
+    poll_interval_seconds=0.2,
+)
+`,
+        },
+        config: emulatorConfig(emulator),
+      },
+      async (test) => {
+        const plugin = path.join(repoRoot, "node_modules", ".bin", "pulumi-resource-gpucloud");
+        const first = await previewJson(test);
+        expect(first.failed).toBe(false);
+        const { figures, plans } = pricedLines(first.text);
+        const diagnostics = previewJsonSchema.parse(JSON.parse(first.text)).diagnostics;
+        // Each line is on its resource's row: the diagnostic's URN is the resource's.
+        for (const one of figures) {
+          expect(one.resource).toMatch(/^urn:pulumi:test::plan-prices-python::gpucloud:index:/);
+          const line = diagnostics.find((d) => d.message.includes(JSON.stringify(one.basis)));
+          expect(line?.urn).toBe(one.resource);
+        }
+        const instance = figures.find((one) => one.type === "Instance");
+        const group = figures.find((one) => one.type === "NodeGroup");
+        expect(instance?.dollarsPerHourAfter).toBeCloseTo(await askPrice(emulator, 31001, 40), 5);
+        expect(group?.dollarsPerHourAfter).toBeCloseTo(
+          await clusterPrice(emulator, clusterOf(group?.basis ?? ""), 2, 40),
+          5,
+        );
+        const total = sum(figures);
+        expect(plans.at(-1)).toMatch(
+          /^gpucloud: plan: \$\d+\.\d+\/h after this change, \$0\.00\/h now/,
+        );
+        const cost = reportSchema.parse(JSON.parse(await report(plugin, ["cost"], first.text)));
+        expect(cost.totalAfter).toBeCloseTo(total, 9);
+        expect(await report(plugin, ["cost", "--markdown"], first.text)).toMatch(
+          /^this change: \+\$\d+\.\d+\/h \(\$\d+\.\d+\/h after, \$0\.00\/h now\); bandwidth \(billed per byte\) left out\n$/,
+        );
+
+        // Deployed, then previewed again: each resource costs now what it costs after.
+        await test.stack.up();
+        const again = pricedLines((await previewJson(test)).text);
+        expect(again.figures.map((one) => one.op).sort()).toEqual(["same", "same"]);
+        for (const one of again.figures) {
+          expect(one.dollarsPerHourNow).toBeGreaterThan(0);
+          expect(one.dollarsPerHourAfter).toBe(one.dollarsPerHourNow);
+        }
+        expect(again.plans.at(-1)).toMatch(/, \+\$0\.00\/h; bandwidth is billed per byte/);
+        await test.stack.destroy();
+      },
+    );
+  });
 });

@@ -97,7 +97,10 @@ describe("the price a state records", () => {
     expect(
       recordedPrice("Volume", { sizeGb: 72, offer: { storageCostPerGbMonth: 0.1 } }).dollarsPerHour,
     ).toBeCloseTo(0.01, 9);
-    expect(recordedPrice("Volume", { sizeGb: 72 }).dollarsPerHour).toBe(0);
+    expect(recordedPrice("Volume", { sizeGb: 72 })).toMatchObject({
+      dollarsPerHour: 0,
+      unrecorded: true,
+    });
   });
 });
 
