@@ -16,7 +16,7 @@ console.debug = console.error;
 if (process.argv[2] === "cost") {
   const { costCommand } =
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-  require("../pricing/cost-command") as typeof import("../pricing/cost-command");
+    require("../pricing/cost-command") as typeof import("../pricing/cost-command");
   void costCommand(process.argv.slice(3)).then((status) => {
     process.exitCode = status;
   });
