@@ -5,6 +5,8 @@ import {
   implementation as volumeProvider,
   type VolumeInputs,
 } from "../../provider/resources/volume";
+import { workerGroupPlanFailures } from "../../provider/resources/worker-group/pricing";
+import { workerGroupInputsSchema } from "../../provider/resources/worker-group/inputs";
 import { useEmulator } from "../support/use-emulator";
 import type { TestEmulator } from "../support/emulator";
 
@@ -145,5 +147,25 @@ describe("the plan's prices at preview", () => {
     expect(item?.type).toBe("Volume");
     expect(item?.dollarsPerHourAfter).toBeCloseTo(0.01, 9);
     expect(item?.basis).toBe("72 GB at $0.10/GB-month (ask 21001)");
+  });
+
+  it("gives a worker group a range: none to maxWorkers on the cheapest matching offer, counted at $0", async () => {
+    const run = runWithCap(emulator, undefined, []);
+    runs.push(run);
+    const inputs = workerGroupInputsSchema.parse({
+      endpointId: 1,
+      templateHashId: "0".repeat(32),
+      offerQuery: { gpuName: "RTX 4090" },
+      maxWorkers: 4,
+    });
+    expect(await workerGroupPlanFailures(run, {}, inputs, { ...inputs })).toEqual([]);
+    const [item] = run.plan.items();
+    // Ask 31001: $0.35/h listed with 8 GB (the workers' disk is the template's).
+    expect(item).toMatchObject({ type: "WorkerGroup", dollarsPerHourAfter: 0, low: 0 });
+    expect(item?.high).toBeCloseTo(4 * (await emulatorPrice(emulator, 31001, 8)), 5);
+    expect(item?.basis).toBe(
+      "serverless: 0–4 workers × $0.35/h (the cheapest matching offer now) as the load " +
+        "recruits them; cold workers bill their storage only",
+    );
   });
 });

@@ -74,8 +74,9 @@ exports.cheapest = gpucloud.getOffers({ ...query, limit: 3 }).apply((offers) => 
         // Each instance: one search and one create. The two search at about the same moment;
         // the first to choose claims the cheapest, so the other never asks for it (no refusal).
         expect(creates(requests).map((r) => r.status)).toEqual([200, 200]);
-        // One search per instance, and the program's getOffers.
-        expect(searches(requests)).toHaveLength(3);
+        // One search per instance, the program's getOffers, and the plan's price of the query at
+        // check (one for both: provider/pricing).
+        expect(searches(requests)).toHaveLength(4);
         // Both boots (two polls each) read through the shared rounds' lists, never a show.
         expect(statusLists(requests).length).toBeGreaterThanOrEqual(2);
         expect(shows(requests)).toEqual([]);

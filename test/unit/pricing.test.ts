@@ -4,7 +4,9 @@ import {
   signedDollars,
   storageDollarsPerHour,
 } from "../../provider/pricing/formulas";
+import { estimateNodeGroup } from "../../provider/pricing/estimates";
 import { planLine } from "../../provider/pricing/plan";
+import type { InstanceOffer } from "../../provider/client";
 import { costReport, markdownOf } from "../../provider/pricing/preview-figures";
 import { recordedPrice } from "../../provider/pricing/recorded";
 import { largestOf, PlanLedger, type PlanItem } from "../../provider/run/plan-ledger";
@@ -43,6 +45,21 @@ describe("the price formulas", () => {
     expect(signedDollars(4.2)).toBe("+$4.20");
     expect(signedDollars(-0.5)).toBe("-$0.50");
     expect(signedDollars(-0.000001)).toBe("+$0.00");
+  });
+});
+
+describe("a NodeGroup's price", () => {
+  it("is its nodeCount cheapest offers of the chosen cluster, each with the group's disk", () => {
+    const offer = (askId: number, dollarsPerHour: number) =>
+      ({ askId, dollarsPerHour, storageCostPerGbMonth: 0.072 }) as InstanceOffer;
+    const estimate = estimateNodeGroup(
+      { clusterId: 7, offers: [offer(1, 2), offer(2, 2.5), offer(3, 3)] },
+      2,
+      40,
+    );
+    // Each: listed − 0.072 × 8 / 720 + 0.072 × 40 / 720 = listed + 0.0032.
+    expect(estimate.dollarsPerHour).toBeCloseTo(4.5 + 2 * 0.0032, 9);
+    expect(estimate.basis).toBe("2 nodes × $2.0032–$2.5032/h in cluster 7, 40 GB disk each");
   });
 });
 
