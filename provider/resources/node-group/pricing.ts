@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { estimateNodeGroup } from "../../pricing/estimates";
+import { estimateNodeGroup, estimateVolume } from "../../pricing/estimates";
 import { type DiffPricing, recordAtCheck, recordAtDiff } from "../../pricing/plan";
 import { recordedPrice } from "../../pricing/recorded";
 import type { Estimate } from "../../run/plan-ledger";
@@ -14,19 +14,27 @@ import type { NodeGroupInputs, NodeGroupOutputs } from "./inputs";
 const pricedBy = ["offerQuery", "nodeCount", "diskGb", "maxDollarsPerHour"] as const;
 
 async function estimateGroup(run: Run, inputs: NodeGroupInputs): Promise<Estimate> {
+  let cluster: Awaited<ReturnType<typeof chooseCluster>>;
   try {
-    const estimate = estimateNodeGroup(
-      await chooseCluster(run.client, inputs),
-      inputs.nodeCount,
-      inputs.diskGb,
-    );
-    return inputs.networkVolume === undefined
-      ? estimate
-      : { ...estimate, basis: `${estimate.basis}; its network volume is not priced` };
+    cluster = await chooseCluster(run.client, inputs);
   } catch (error) {
     const why = error instanceof NoClusterError ? error.message : "the offer search failed";
     return { dollarsPerHour: 0, basis: `not priced: ${why}` };
   }
+  const nodes = estimateNodeGroup(cluster, inputs.nodeCount, inputs.diskGb);
+  if (inputs.networkVolume === undefined) return nodes;
+  // The group's own network volume, from the offer create takes: the cluster's first with room.
+  const { sizeGb } = inputs.networkVolume;
+  const volume = await estimateVolume(
+    run,
+    { offerQuery: { clusterId: cluster.clusterId, diskSpaceGb: { gte: sizeGb } }, sizeGb },
+    async () => undefined,
+    true,
+  );
+  return {
+    dollarsPerHour: nodes.dollarsPerHour + volume.dollarsPerHour,
+    basis: `${nodes.basis} + network volume ${volume.basis}`,
+  };
 }
 
 /** At check, once the inputs are valid: the price after the change, and the stack's cap. */
