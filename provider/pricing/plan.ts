@@ -108,9 +108,21 @@ function show(run: Run, item: PlanItem): void {
   run.notice(planLine(run.plan.totals()));
 }
 
+/**
+ * The stack's cap; none while the configuration is missing or malformed: every check of the
+ * run reports that already (Run.configurationFailures), and a diff must not fail on it.
+ */
+function capOf(run: Run): number | undefined {
+  try {
+    return run.maxDollarsPerHour;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Over the cap, the one line that says so; undefined within it (or with no cap). */
 export function capProblem(run: Run): string | undefined {
-  const cap = run.maxDollarsPerHour;
+  const cap = capOf(run);
   const totals = run.plan.totals();
   if (cap === undefined || totals.peak <= cap + 1e-9) return undefined;
   const largest = largestOf(run.plan.items(), 3)
