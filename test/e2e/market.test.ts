@@ -91,8 +91,11 @@ exports.cheapest = gpucloud.getOffers({ ...query, limit: 3 }).apply((offers) => 
 
   it("an offer taken between search and rent moves to the next one: one create per offer tried", async () => {
     const client = outsideClient(emulator);
-    const [first, second] = await client.searchOffers(QUERY);
-    await emulator.setFaults({ offerTakenAfterSearch: { next: 1 } });
+    // Two searches: the check's (the plan's price, provider/pricing), then the create's. Each
+    // loses its first answer to someone else: the create's first choice is then taken too.
+    const [taken, first, second] = await client.searchOffers(QUERY);
+    expect(taken).toBeDefined();
+    await emulator.setFaults({ offerTakenAfterSearch: { next: 2 } });
     await withStack(
       { program: oneInstance({ offerQuery: QUERY }), config: emulatorConfig(emulator) },
       async ({ stack, output }) => {
