@@ -12,8 +12,8 @@ import { dollars, leftOut, signedDollars } from "./formulas";
 // The plan's prices as check and diff record them in the run's ledger (run/plan-ledger.ts),
 // the lines that show them, and the stack's cap (`gpucloud:maxDollarsPerHour`) at preview.
 //
-// The engine checks every resource of the program, then diffs it if it exists, one resource
-// after another in program order. A new resource's price is final at its check; an existing
+// The engine checks each resource of the program, then diffs it if it exists, one resource
+// after another in the order the program registers them. A new resource's price is final at its check; an existing
 // one's only at its diff (which knows whether it is replaced), so the cap is tested where a
 // price becomes final: a new resource's check fails, or an existing one's diff. A resource
 // removed from the program is never checked: the ledger does not see it (the cost command
@@ -45,12 +45,14 @@ export function planIdentity(
   run: Run,
   type: string,
   inputs: object,
+  at: "check" | "diff",
 ): { key: string; resource: string } {
   const urn = run.currentResource();
   if (urn !== undefined) return { key: urn, resource: urn };
   const owner = (inputs as { owner?: unknown }).owner;
   if (typeof owner === "string") return { key: `${type}:${owner}`, resource: owner };
-  return { key: `${type}:${stableJson(inputs)}`, resource: type };
+  // Two resources may have the same inputs: each has a key of its own.
+  return { key: run.plan.keyFor(`${type}:${stableJson(inputs)}`, at), resource: type };
 }
 
 /** Sorted keys, without the dynamic door's own (`__provider`), which check's inputs lack. */
@@ -150,7 +152,7 @@ export function recordAtCheck(
   existing: boolean,
   estimate: Estimate,
 ): pulumi.dynamic.CheckFailure[] {
-  const { key, resource } = planIdentity(run, type, inputs);
+  const { key, resource } = planIdentity(run, type, inputs, "check");
   const item: PlanItem = {
     key,
     resource,
@@ -189,7 +191,7 @@ export interface DiffPricing {
  * replaced or repriced, else what it costs now). Throws, over the cap, before anything is sent.
  */
 export function recordAtDiff(run: Run, type: string, news: object, found: DiffPricing): void {
-  const { key, resource } = planIdentity(run, type, news);
+  const { key, resource } = planIdentity(run, type, news, "diff");
   const checked = run.plan.get(key);
   const changes = found.replaces || found.reprices;
   const after = changes && checked !== undefined ? checked : undefined;

@@ -70,6 +70,27 @@ export function largestOf(items: Iterable<PlanItem>, count: number): PlanItem[] 
 /** The run's plan: one item per billable resource checked, by key (the last record wins). */
 export class PlanLedger {
   readonly #items = new Map<string, PlanItem>();
+  /** Keys a diff has recorded: a second resource with the same inputs takes the next key. */
+  readonly #diffed = new Set<string>();
+
+  /**
+   * A key for a resource known only by its inputs (`base`), unique per resource of the run:
+   * at check, the first `base#n` not recorded yet; at diff, the first an existing resource's
+   * check recorded and no diff has yet (check and diff of one resource come one after the
+   * other).
+   */
+  keyFor(base: string, at: "check" | "diff"): string {
+    for (let n = 0; ; n++) {
+      const key = `${base}#${n}`;
+      const item = this.#items.get(key);
+      if (item === undefined) return key;
+      // A new resource's item (create) is never an existing one's.
+      if (at === "diff" && item.op !== "create" && !this.#diffed.has(key)) {
+        this.#diffed.add(key);
+        return key;
+      }
+    }
+  }
 
   record(item: PlanItem): void {
     this.#items.set(item.key, item);

@@ -184,3 +184,34 @@ describe("the cost command's reading of `pulumi preview --json`", () => {
     expect(() => costReport("[]")).toThrow(/not `pulumi preview --json` output/);
   });
 });
+
+describe("the plan's keys for resources known only by their inputs", () => {
+  it("gives two resources with the same inputs a key each, and pairs each diff with a check", () => {
+    const plan = new PlanLedger();
+    const record = (key: string, op: PlanItem["op"]) => {
+      plan.record({
+        key,
+        resource: "Volume",
+        type: "Volume",
+        op,
+        dollarsPerHourNow: 0,
+        dollarsPerHourAfter: 1,
+        basis: "test",
+      });
+    };
+    // A new volume, then an existing one with the same inputs (check, then diff).
+    const created = plan.keyFor("Volume:{}", "check");
+    record(created, "create");
+    const existing = plan.keyFor("Volume:{}", "check");
+    record(existing, "same");
+    expect(existing).not.toBe(created);
+    expect(plan.keyFor("Volume:{}", "diff")).toBe(existing);
+    record(existing, "same");
+    // Another existing one: its own key again.
+    const another = plan.keyFor("Volume:{}", "check");
+    expect([created, existing]).not.toContain(another);
+    record(another, "same");
+    expect(plan.keyFor("Volume:{}", "diff")).toBe(another);
+    expect(plan.items()).toHaveLength(3);
+  });
+});
