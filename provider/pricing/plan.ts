@@ -169,6 +169,9 @@ export function recordAtCheck(
     run.plan.record({ ...item, op: "same" });
     return [];
   }
+  // The engine checks a replacement's new inputs once more before it creates it: the diff has
+  // priced the replacement already.
+  if (run.plan.takeRecheck(key)) return [];
   run.plan.record(item);
   show(run, item);
   const problem = capProblem(run);

@@ -72,6 +72,11 @@ export class PlanLedger {
   readonly #items = new Map<string, PlanItem>();
   /** Keys a diff has recorded: a second resource with the same inputs takes the next key. */
   readonly #diffed = new Set<string>();
+  /**
+   * Replacements whose new resource the engine has yet to check again (it checks a
+   * replacement's new inputs once more, with no olds, before creating it).
+   */
+  readonly #replaced = new Set<string>();
 
   /**
    * A key for a resource known only by its inputs (`base`), unique per resource of the run:
@@ -83,7 +88,7 @@ export class PlanLedger {
     for (let n = 0; ; n++) {
       const key = `${base}#${n}`;
       const item = this.#items.get(key);
-      if (item === undefined) return key;
+      if (item === undefined || (at === "check" && this.#replaced.has(key))) return key;
       // A new resource's item (create) is never an existing one's.
       if (at === "diff" && item.op !== "create" && !this.#diffed.has(key)) {
         this.#diffed.add(key);
@@ -94,6 +99,15 @@ export class PlanLedger {
 
   record(item: PlanItem): void {
     this.#items.set(item.key, item);
+    if (item.op === "replace") this.#replaced.add(item.key);
+  }
+
+  /**
+   * True, once, for the engine's second check of a replacement: its price is the replace's,
+   * already recorded at the diff.
+   */
+  takeRecheck(key: string): boolean {
+    return this.#replaced.delete(key);
   }
 
   get(key: string): PlanItem | undefined {

@@ -296,4 +296,43 @@ trainers = gpucloud.NodeGroup(
       },
     );
   });
+
+  it("TypeScript, an existing stack: a replacement costs its new ask after, the recorded price now, and both while it runs; the cap counts both", async () => {
+    const instance = (askId: number) =>
+      program(`
+new gpucloud.Instance("gpu", { askId: ${askId}, image: "pytorch/pytorch", diskGb: 40, pollIntervalSeconds: 0.2 });
+`);
+    await withStack(
+      { program: instance(31001), config: emulatorConfig(emulator) },
+      async (test) => {
+        // Read before the rent: a rented ask leaves the market.
+        const recorded = await askPrice(emulator, 31001, 40);
+        await test.stack.up();
+        await test.setProgram(instance(31002));
+        const { figures, plans } = pricedLines((await previewJson(test)).text);
+        expect(figures).toEqual([
+          expect.objectContaining({ resource: "gpucloud-e2e/test/gpu", op: "replace" }),
+        ]);
+        const [gpu] = figures as [Figures];
+        expect(gpu.dollarsPerHourNow).toBeCloseTo(recorded, 5);
+        expect(gpu.dollarsPerHourAfter).toBeCloseTo(await askPrice(emulator, 31002, 40), 5);
+        expect(plans.at(-1)).toMatch(
+          /^gpucloud: plan: \$[\d.]+\/h after this change \(\$[\d.]+\/h while replacements run side by side\), \$[\d.]+\/h now, \+\$[\d.]+\/h;/,
+        );
+        // Between the new price and both together: over the cap only while both run.
+        await test.stack.setConfig("gpucloud:maxDollarsPerHour", {
+          value: String((gpu.dollarsPerHourAfter + 0.1).toFixed(2)),
+        });
+        await emulator.clearRequests();
+        const capped = await previewJson(test);
+        expect(capped.failed).toBe(true);
+        expect(pricedLines(capped.text).messages).toContainEqual(
+          expect.stringMatching(
+            /over the stack's cap .*while replacements run side by side|while replacements run side by side.*over the stack's cap/,
+          ),
+        );
+        expect(await emulator.writes()).toEqual([]);
+      },
+    );
+  });
 });

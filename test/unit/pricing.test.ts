@@ -215,3 +215,21 @@ describe("the plan's keys for resources known only by their inputs", () => {
     expect(plan.items()).toHaveLength(3);
   });
 });
+
+describe("a replacement's second check", () => {
+  it("is taken once, as the replace the diff recorded", () => {
+    const plan = new PlanLedger();
+    plan.record({
+      key: "k",
+      resource: "r",
+      type: "Instance",
+      op: "replace",
+      dollarsPerHourNow: 1,
+      dollarsPerHourAfter: 2,
+      basis: "test",
+    });
+    expect(plan.keyFor("Volume:{}", "check")).toBe("Volume:{}#0");
+    expect(plan.takeRecheck("k")).toBe(true);
+    expect(plan.takeRecheck("k")).toBe(false);
+  });
+});
