@@ -321,7 +321,7 @@ new gpucloud.Instance("gpu", { askId: ${askId}, image: "pytorch/pytorch", diskGb
         );
         // Between the new price and both together: over the cap only while both run.
         await test.stack.setConfig("gpucloud:maxDollarsPerHour", {
-          value: String((gpu.dollarsPerHourAfter + 0.1).toFixed(2)),
+          value: (gpu.dollarsPerHourAfter + 0.1).toFixed(2),
         });
         await emulator.clearRequests();
         const capped = await previewJson(test);
