@@ -226,7 +226,7 @@ describe("the plan's prices at preview (real CLI)", () => {
     );
   });
 
-  it("Python (the plugin): each resource's $/hour on its own row, the totals, and the plugin's `cost`; an existing stack's prices now", async () => {
+  it("Python (the plugin): each resource's $/hour on its own row, the totals, and the plugin's `cost`; an existing stack's prices now; the cap fails its preview", async () => {
     await withStack(
       {
         language: "python",
@@ -292,6 +292,19 @@ trainers = gpucloud.NodeGroup(
           expect(one.dollarsPerHourAfter).toBe(one.dollarsPerHourNow);
         }
         expect(again.plans.at(-1)).toMatch(/, \+\$0\.00\/h; bandwidth is billed per byte/);
+
+        // A cap under what the stack costs: the preview fails on the plugin's side too.
+        await test.stack.setConfig("gpucloud:maxDollarsPerHour", { value: "0.5" });
+        await emulator.clearRequests();
+        const capped = await previewJson(test);
+        expect(capped.failed).toBe(true);
+        expect(pricedLines(capped.text).messages).toContainEqual(
+          expect.stringMatching(
+            /gpucloud:maxDollarsPerHour: the plan's expected total is \$[\d.]+\/h, over the stack's cap of \$0\.50\/h; the largest: trainers \$[\d.]+\/h/,
+          ),
+        );
+        expect(await emulator.writes()).toEqual([]);
+        await test.stack.removeConfig("gpucloud:maxDollarsPerHour");
         await test.stack.destroy();
       },
     );
