@@ -9,6 +9,10 @@ export const minimumNodeMajor = 22;
 /** What a user without a recent Node.js can run instead: the standalone executables need none. */
 function alternative(program: string, version: string): string {
   const tarball = `${program}-v${version}-linux-amd64.tar.gz`;
+  if (program === "gpucloud-cost") {
+    // The standalone plugin holds the same command.
+    return `or run \`pulumi-resource-gpucloud cost\` from the standalone plugin, which brings its own Node.js`;
+  }
   return program === "pulumi-resource-gpucloud"
     ? `or install the standalone plugin, which brings its own Node.js: pulumi plugin install resource gpucloud ${version} --file ${tarball}`
     : `or run the standalone ${program} executable from ${tarball}, which brings its own Node.js`;

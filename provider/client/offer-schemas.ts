@@ -104,6 +104,8 @@ export const instanceOfferWireSchema = machineWireSchema.extend({
   /** MB */
   gpu_ram: z.number(),
   dph_total: z.number(),
+  /** The GPU's share of dph_total, without storage (the service's offers answer it). */
+  dph_base: nullableNumber,
   gpu_total_ram: nullableNumber,
   cpu_ram: nullableNumber,
   cpu_cores: nullableNumber,

@@ -111,6 +111,10 @@ export class GpuCloudProviderService {
         progress: (message) => {
           if (!this.progress(message)) logToEngine(message, engineAddress);
         },
+        notice: (message) => {
+          if (!this.progress(message, false)) logToEngine(message, engineAddress);
+        },
+        currentResource: () => this.current.getStore()?.urn,
       });
       if (this.cancelled) this.#run.cancellation.cancel();
     }
@@ -122,15 +126,18 @@ export class GpuCloudProviderService {
     this.engine = new enginerpc.EngineClient(address, grpc.credentials.createInsecure());
   }
 
-  /** A progress line on the row of the resource being worked on (ephemeral: a status). */
-  private progress(message: string): boolean {
+  /**
+   * A line on the row of the resource being worked on: ephemeral (a status) for progress; not
+   * for the plan's prices, which stay in the display and in `--json`'s diagnostics.
+   */
+  private progress(message: string, ephemeral = true): boolean {
     const urn = this.current.getStore()?.urn;
     if (this.engine === undefined || urn === undefined) return false;
     const request = new engineproto.LogRequest();
     request.setSeverity(engineproto.LogSeverity.INFO);
     request.setMessage(`gpucloud: ${message}`);
     request.setUrn(urn);
-    request.setEphemeral(true);
+    request.setEphemeral(ephemeral);
     this.engine.log(request, () => undefined);
     return true;
   }

@@ -1,3 +1,4 @@
+import { recordVolumeDiff, volumePlanFailures } from "../pricing/volume-plan";
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import {
@@ -219,11 +220,29 @@ export const implementation: ResourceImplementation<NetworkVolumeInputs, Network
         );
       }
     }
+    // Its price after the change, held against the stack's cap (pricing/plan.ts).
+    if (failures.length === 0) {
+      const { inputs } = checked;
+      const existing = Object.keys(olds).length > 0;
+      failures.push(
+        ...(await volumePlanFailures(
+          run,
+          "NetworkVolume",
+          existing,
+          inputs,
+          inputs.offerQuery,
+          news,
+          async (id) => (await networkVolumeOffers(run, id))?.find((offer) => offer.id === id),
+        )),
+      );
+    }
     return { ...checked, failures };
   },
 
-  async diff(_run, _id, olds, news) {
-    return diffNetworkVolume(olds, news);
+  async diff(run, _id, olds, news) {
+    const diff = diffNetworkVolume(olds, news);
+    recordVolumeDiff(run, "NetworkVolume", olds, news, diff);
+    return diff;
   },
 
   async update(_run, _id, olds, news) {

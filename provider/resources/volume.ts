@@ -1,3 +1,4 @@
+import { recordVolumeDiff, volumePlanFailures } from "../pricing/volume-plan";
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import {
@@ -241,6 +242,22 @@ export const implementation: ResourceImplementation<VolumeInputs, VolumeOutputs>
       const problem = await forInstanceProblem(run, checked.inputs, forInstance);
       if (problem !== undefined) failures.push(fieldFailure("forInstance", problem));
     }
+    // Its price after the change, held against the stack's cap (pricing/plan.ts).
+    if (failures.length === 0) {
+      const { inputs } = checked;
+      const existing = Object.keys(olds).length > 0;
+      failures.push(
+        ...(await volumePlanFailures(
+          run,
+          "Volume",
+          existing,
+          inputs,
+          inputs.volumeOfferQuery,
+          news,
+          (id) => volumeOffer(run, id),
+        )),
+      );
+    }
     return { ...checked, failures };
   },
 
@@ -251,8 +268,10 @@ export const implementation: ResourceImplementation<VolumeInputs, VolumeOutputs>
     return { outs };
   },
 
-  async diff(_run, _id, olds, news) {
-    return diffVolume(olds, news);
+  async diff(run, _id, olds, news) {
+    const diff = diffVolume(olds, news);
+    recordVolumeDiff(run, "Volume", olds, news, diff);
+    return diff;
   },
 
   async create(run, inputs) {

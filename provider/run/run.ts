@@ -11,6 +11,7 @@ import { Budget } from "./budget";
 import { Cancellation } from "./cancellation";
 import { EngineWatch, engineAddressOf } from "./engine-watch";
 import { MadeThisRun } from "./made-this-run";
+import { PlanLedger } from "./plan-ledger";
 import { logRetry, logToEngine } from "./progress";
 import { RentingLedger } from "./renting-ledger";
 import { SharedReads } from "./shared-reads";
@@ -27,6 +28,13 @@ export interface RunOptions {
   readonly progress?: (message: string) => void;
   /** The client to use instead of one built from the configuration (a test's fake). */
   readonly client?: GpuCloudClient;
+  /**
+   * Where lines that must stay go (the plan's prices); by default where progress goes. The
+   * plugin sends them to the resource's row without making them ephemeral statuses.
+   */
+  readonly notice?: (message: string) => void;
+  /** The resource being worked on, where the door knows it (the plugin: its URN). */
+  readonly currentResource?: () => string | undefined;
 }
 
 /**
@@ -52,6 +60,8 @@ export class Run {
    * creates hold, and the refusal of a rent over the cap (run/budget.ts).
    */
   readonly budget: Budget;
+  /** The plan's prices: each billable resource's $/hour after the change and now. */
+  readonly plan = new PlanLedger();
 
   #config: ConfigSource | undefined;
   #client: GpuCloudClient | undefined;
@@ -59,6 +69,8 @@ export class Run {
   readonly #pools = new ConnectionPools();
   #verification: Promise<string | undefined> | undefined;
   readonly #progress: (message: string) => void;
+  readonly #notice: ((message: string) => void) | undefined;
+  readonly #currentResource: (() => string | undefined) | undefined;
 
   constructor(options: RunOptions = {}) {
     this.#config = options.config;
@@ -68,6 +80,8 @@ export class Run {
       ((message) => {
         logToEngine(message, options.engineAddress);
       });
+    this.#notice = options.notice;
+    this.#currentResource = options.currentResource;
     this.engineWatch = new EngineWatch(engineAddressOf(options.engineAddress), () => {
       this.cancellation.cancel();
     });
@@ -140,6 +154,16 @@ export class Run {
   /** A progress line for the operation's display (best effort). */
   progress(message: string): void {
     this.#progress(message);
+  }
+
+  /** A line that stays in the operation's display and its `--json` diagnostics (best effort). */
+  notice(message: string): void {
+    (this.#notice ?? this.#progress)(message);
+  }
+
+  /** The URN of the resource being worked on, where the door knows it (the plugin). */
+  currentResource(): string | undefined {
+    return this.#currentResource?.();
   }
 
   /** Closes the run's connections: for tests and plugins that want a clean exit. */

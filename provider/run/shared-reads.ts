@@ -1,6 +1,9 @@
 import type {
   GpuCloudClient,
+  InstanceOffer,
   InstanceOfferRow,
+  Search,
+  VolumeOffer,
   Instance as InstanceWire,
   VolumeOfferRow,
 } from "../client";
@@ -20,6 +23,14 @@ export class SharedReads {
 
   /** Each ask's network volume offers (NetworkVolume check, at preview and again at the update). */
   readonly networkVolumeOffersByAsk = new Map<number, Promise<VolumeOfferRow[] | undefined>>();
+
+  /**
+   * Offer searches by query, keyed by the query as JSON (the plan's prices: every resource of
+   * a query shares one search; undefined when it failed, which prices nothing).
+   */
+  readonly instanceOfferSearches = new Map<string, Promise<Search<InstanceOffer> | undefined>>();
+  readonly volumeOfferSearches = new Map<string, Promise<Search<VolumeOffer> | undefined>>();
+  readonly networkVolumeOfferSearches = new Map<string, Promise<Search<VolumeOffer> | undefined>>();
 
   /**
    * This stack's possible leftovers as the run found them, by stack token

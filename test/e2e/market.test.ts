@@ -74,8 +74,9 @@ exports.cheapest = gpucloud.getOffers({ ...query, limit: 3 }).apply((offers) => 
         // Each instance: one search and one create. The two search at about the same moment;
         // the first to choose claims the cheapest, so the other never asks for it (no refusal).
         expect(creates(requests).map((r) => r.status)).toEqual([200, 200]);
-        // One search per instance, and the program's getOffers.
-        expect(searches(requests)).toHaveLength(3);
+        // One search per instance, the program's getOffers, and the plan's price of the query at
+        // check (one for both: provider/pricing).
+        expect(searches(requests)).toHaveLength(4);
         // Both boots (two polls each) read through the shared rounds' lists, never a show.
         expect(statusLists(requests).length).toBeGreaterThanOrEqual(2);
         expect(shows(requests)).toEqual([]);
@@ -90,8 +91,11 @@ exports.cheapest = gpucloud.getOffers({ ...query, limit: 3 }).apply((offers) => 
 
   it("an offer taken between search and rent moves to the next one: one create per offer tried", async () => {
     const client = outsideClient(emulator);
-    const [first, second] = await client.searchOffers(QUERY);
-    await emulator.setFaults({ offerTakenAfterSearch: { next: 1 } });
+    // Two searches: the check's (the plan's price, provider/pricing), then the create's. Each
+    // loses its first answer to someone else: the create's first choice is then taken too.
+    const [taken, first, second] = await client.searchOffers(QUERY);
+    expect(taken).toBeDefined();
+    await emulator.setFaults({ offerTakenAfterSearch: { next: 2 } });
     await withStack(
       { program: oneInstance({ offerQuery: QUERY }), config: emulatorConfig(emulator) },
       async ({ stack, output }) => {

@@ -25,9 +25,11 @@ const { version } = packageJson;
 function refusal(program: string, node: OldNode): string {
   const tarball = `${program}-v${version}-linux-amd64.tar.gz`;
   const alternative =
-    program === "pulumi-resource-gpucloud"
-      ? `or install the standalone plugin, which brings its own Node.js: pulumi plugin install resource gpucloud ${version} --file ${tarball}`
-      : `or run the standalone ${program} executable from ${tarball}, which brings its own Node.js`;
+    program === "gpucloud-cost"
+      ? "or run `pulumi-resource-gpucloud cost` from the standalone plugin, which brings its own Node.js"
+      : program === "pulumi-resource-gpucloud"
+        ? `or install the standalone plugin, which brings its own Node.js: pulumi plugin install resource gpucloud ${version} --file ${tarball}`
+        : `or run the standalone ${program} executable from ${tarball}, which brings its own Node.js`;
   return (
     `${program}: needs Node.js 22 or later, found Node.js ${node.version} at ${node.execPath}; ` +
     `install Node.js 22+, ${alternative}\n`
@@ -43,12 +45,13 @@ describe("the npm package's commands check the Node.js version first", () => {
   it("requires what package.json's engines says", () => {
     expect(packageJson.engines.node).toBe(`>=${minimumNodeMajor}`);
     expect(Object.keys(packageJson.bin).sort()).toEqual([
+      "gpucloud-cost",
       "gpucloud-emulator",
       "pulumi-resource-gpucloud",
     ]);
   });
 
-  it.each(["gpucloud-emulator", "pulumi-resource-gpucloud"])(
+  it.each(["gpucloud-cost", "gpucloud-emulator", "pulumi-resource-gpucloud"])(
     "%s on an older Node.js: one line on stderr, exit status 1, no stack trace",
     async (program) => {
       expect(Number(oldNode.version.split(".")[0])).toBeLessThan(22);
@@ -68,6 +71,30 @@ describe("the npm package's commands check the Node.js version first", () => {
       "--help",
     ]);
     expect(stdout).toMatch(/^usage: gpucloud-emulator --port N --api-key K/);
+  });
+
+  it.each([
+    ["gpucloud-cost", []],
+    ["pulumi-resource-gpucloud", ["cost"]],
+  ])("%s on this Node.js: prices a preview's JSON from stdin", async (program, args) => {
+    const figures = {
+      resource: "urn:pulumi:dev::p::gpucloud:index:Instance::a",
+      type: "Instance",
+      op: "create",
+      dollarsPerHourNow: 0,
+      dollarsPerHourAfter: 4.2,
+      basis: "ask 1",
+    };
+    const preview = JSON.stringify({
+      steps: [],
+      diagnostics: [{ message: `gpucloud: cost ${JSON.stringify(figures)}\n`, severity: "info" }],
+    });
+    const child = execFileAsync(process.execPath, [binOf(program), ...args, "--markdown"]);
+    child.child.stdin?.end(preview);
+    const { stdout } = await child;
+    expect(stdout).toBe(
+      "this change: +$4.20/h ($4.20/h after, $0.00/h now); bandwidth (billed per byte) left out\n",
+    );
   });
 
   it("pulumi-resource-gpucloud on this Node.js: the plugin, its port alone on stdout", async () => {

@@ -26,8 +26,10 @@ import { checkInputs, containsUnknown, fieldFailure, inputFieldsOf } from "../..
 import { outbidBy, planOutbid, raiseBidAndResume } from "./bids";
 import { deleteFirstNote, diffInstance, launchesAnew, pinnedToVolume } from "./diff";
 import { importedInstance } from "./import";
+import { offersOfAsks } from "../../pricing/estimates";
 import { asksOf, instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { placementFailures } from "./placement";
+import { instancePlanFailures, recordInstanceDiff } from "./pricing";
 import { askOffVolumeMachine, volumeMachineMismatch } from "./volume-link";
 
 export function inputsOf(props: InstanceOutputs): InstanceInputs {
@@ -49,15 +51,7 @@ async function diskFailures(
   // Offers found by query are checked against the disk when they are chosen; a disk left to a
   // template is the template's.
   if (asks.length === 0 || diskGb === undefined) return [];
-  const listKey = asks.join(",");
-  const offerReads = run.reads.instanceOffersByAsks;
-  let read = offerReads.get(listKey);
-  if (!read) {
-    // A failed search says nothing about the disk: check passes and create decides.
-    read = run.client.instances.searchOffers({ id: { in: asks } }).catch(() => []);
-    offerReads.set(listKey, read);
-  }
-  const offers = await read;
+  const offers = await offersOfAsks(run, asks);
   const tooSmall = offers.filter((offer) => offer.disk_space != null && diskGb > offer.disk_space);
   return tooSmall.length === 0
     ? []
@@ -186,6 +180,10 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
         );
       }
     }
+    // Its price after the change, held against the stack's cap (pricing/plan.ts).
+    if (failures.length === 0) {
+      failures.push(...(await instancePlanFailures(run, olds, inputs, news)));
+    }
     return { inputs, failures };
   },
 
@@ -199,6 +197,7 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
     if (diff.deleteBeforeReplace === true && pinnedToVolume(news) && olds.volume !== undefined) {
       run.progress(`${resourceNameOf(olds.owner)}: ${deleteFirstNote(olds)}`);
     }
+    recordInstanceDiff(run, olds, news, diff);
     return diff;
   },
 

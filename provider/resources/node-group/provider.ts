@@ -21,6 +21,7 @@ import {
   lifetimeFailures,
   reportExpired,
 } from "../../renting/lifetime";
+import { nodeGroupPlanFailures, recordNodeGroupDiff } from "./pricing";
 import { tearDown } from "./teardown";
 
 export function inputsOf(props: NodeGroupOutputs): NodeGroupInputs {
@@ -59,7 +60,7 @@ async function refreshedNodes(run: Run, props: NodeGroupOutputs): Promise<GroupN
 }
 
 export const implementation: ResourceImplementation<NodeGroupInputs, NodeGroupOutputs> = {
-  async check(run, _olds, news) {
+  async check(run, olds, news) {
     const setup = await run.configurationFailures();
     const checked = checkInputs(nodeGroupInputsSchema, news);
     const { inputs } = checked;
@@ -78,6 +79,10 @@ export const implementation: ResourceImplementation<NodeGroupInputs, NodeGroupOu
     }
     // Every node's onstart with maxLifetime's watchdog, which calls the configured address.
     failures.push(...lifetimeFailures(inputs, news, configuredBaseUrl(run)));
+    // Its price after the change, held against the stack's cap (pricing/plan.ts).
+    if (failures.length === 0) {
+      failures.push(...(await nodeGroupPlanFailures(run, olds, inputs, news)));
+    }
     return { inputs, failures };
   },
 
@@ -90,7 +95,9 @@ export const implementation: ResourceImplementation<NodeGroupInputs, NodeGroupOu
       );
     }
     reportExpired(run, olds, `${resourceNameOf(olds.owner)}: the group`);
-    return diffNodeGroup(run, olds, news);
+    const diff = await diffNodeGroup(run, olds, news);
+    recordNodeGroupDiff(run, olds, news, diff);
+    return diff;
   },
 
   async create(run, inputs) {

@@ -8,13 +8,14 @@ import { accountFailures, createGroup } from "./create";
 import { choosingOptions, diffWorkerGroup, searchQueryOf, serviceChanges } from "./diff";
 import { workerGroupInputsSchema, type WorkerGroupInputs, type WorkerGroupOutputs } from "./inputs";
 import { importedWorkerGroup } from "./import";
+import { recordWorkerGroupDiff, workerGroupPlanFailures } from "./pricing";
 import { inputsOf, updateOf, withService } from "./wire";
 
 /** Status reads while the group's workers are released, ms. */
 const releaseIntervalMs = 2_000;
 
 export const implementation: ResourceImplementation<WorkerGroupInputs, WorkerGroupOutputs> = {
-  async check(run, _olds, news) {
+  async check(run, olds, news) {
     const setup = await run.configurationFailures();
     const checked = checkInputs(workerGroupInputsSchema, news);
     const failures = [...setup, ...checked.failures];
@@ -54,11 +55,17 @@ export const implementation: ResourceImplementation<WorkerGroupInputs, WorkerGro
     if (failures.length === 0 && !containsUnknown(news["endpointId"])) {
       failures.push(...(await accountFailures(run, checked.inputs)));
     }
+    // Its workers' range in the plan's prices (pricing/plan.ts).
+    if (failures.length === 0) {
+      failures.push(...(await workerGroupPlanFailures(run, olds, checked.inputs, news)));
+    }
     return { inputs: checked.inputs, failures };
   },
 
-  async diff(_run, _id, olds, news) {
-    return diffWorkerGroup(olds, news);
+  async diff(run, _id, olds, news) {
+    const diff = diffWorkerGroup(olds, news);
+    recordWorkerGroupDiff(run, olds, news, diff);
+    return diff;
   },
 
   async create(run, inputs) {

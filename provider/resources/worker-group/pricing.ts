@@ -1,0 +1,73 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { instanceOffersOf } from "../../pricing/estimates";
+import { dollars, instanceDollarsPerHour } from "../../pricing/formulas";
+import { recordAtCheck, recordAtDiff } from "../../pricing/plan";
+import { recordedPrice } from "../../pricing/recorded";
+import type { Estimate } from "../../run/plan-ledger";
+import type { Run } from "../../run/run";
+import { containsUnknown } from "../../shared/validation";
+import type { WorkerGroupInputs, WorkerGroupOutputs } from "./inputs";
+
+// A WorkerGroup in the plan's prices (pricing/plan.ts), as the service bills its workers
+// (guides_serverless_pricing.mdx): each at its offer's price while it is ready or loading, its
+// storage alone while it is created or cold. How many run is the service's engine's choice,
+// with the load: the figure is a range, from none to maxWorkers on the cheapest matching offer
+// now, and the plan counts its low end ($0: the workers' storage is the template's, not known
+// here).
+
+async function estimateWorkers(run: Run, inputs: WorkerGroupInputs): Promise<Estimate> {
+  const search = await instanceOffersOf(run, inputs.offerQuery ?? {});
+  const prices = (search?.offers ?? []).map((offer) =>
+    instanceDollarsPerHour(
+      {
+        askId: offer.askId,
+        listedDollarsPerHour: offer.dollarsPerHour,
+        storageCostPerGbMonth: offer.storageCostPerGbMonth,
+      },
+      { diskGb: undefined },
+    ),
+  );
+  if (prices.length === 0) {
+    return { dollarsPerHour: 0, basis: "serverless workers: no offer matches offerQuery now" };
+  }
+  const cheapest = Math.min(...prices);
+  const workers =
+    inputs.maxWorkers === undefined ? "up to the endpoint's maxWorkers" : `0–${inputs.maxWorkers}`;
+  return {
+    dollarsPerHour: 0,
+    low: 0,
+    ...(inputs.maxWorkers === undefined ? {} : { high: inputs.maxWorkers * cheapest }),
+    basis:
+      `serverless: ${workers} workers × ${dollars(cheapest)}/h (the cheapest matching offer ` +
+      "now) as the load recruits them; cold workers bill their storage only",
+  };
+}
+
+/** At check, once the inputs are valid: the group's range, and the stack's cap. */
+export async function workerGroupPlanFailures(
+  run: Run,
+  olds: Partial<WorkerGroupInputs>,
+  inputs: WorkerGroupInputs,
+  news: Record<string, unknown>,
+): Promise<pulumi.dynamic.CheckFailure[]> {
+  const estimate = containsUnknown(news["offerQuery"])
+    ? { dollarsPerHour: 0, basis: "priced once offerQuery is known (not at preview)" }
+    : await estimateWorkers(run, inputs);
+  return recordAtCheck(run, "WorkerGroup", inputs, Object.keys(olds).length > 0, estimate);
+}
+
+/** At diff: the state records no price; a new query or bound reprices the range. */
+export function recordWorkerGroupDiff(
+  run: Run,
+  olds: WorkerGroupOutputs,
+  news: WorkerGroupInputs,
+  diff: pulumi.dynamic.DiffResult,
+): void {
+  recordAtDiff(run, "WorkerGroup", news, {
+    now: recordedPrice("WorkerGroup", olds),
+    replaces: (diff.replaces?.length ?? 0) > 0,
+    reprices:
+      JSON.stringify(olds.offerQuery) !== JSON.stringify(news.offerQuery) ||
+      olds.maxWorkers !== news.maxWorkers,
+  });
+}

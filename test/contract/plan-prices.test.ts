@@ -1,0 +1,171 @@
+import { Run } from "../../provider/run/run";
+import type { InstanceInputs, InstanceOutputs } from "../../provider/resources/instance/inputs";
+import { implementation as instanceProvider } from "../../provider/resources/instance";
+import {
+  implementation as volumeProvider,
+  type VolumeInputs,
+} from "../../provider/resources/volume";
+import { workerGroupPlanFailures } from "../../provider/resources/worker-group/pricing";
+import { workerGroupInputsSchema } from "../../provider/resources/worker-group/inputs";
+import { useEmulator } from "../support/use-emulator";
+import type { TestEmulator } from "../support/emulator";
+
+// The plan's prices at check and diff (provider/pricing), against the emulator's seeded market:
+// instance ask 31001 (RTX 4090, $0.35/h listed with 8 GB, storage $0.12/GB-month), 31002
+// ($0.42/h, $0.10/GB-month); volume ask 21001 ($0.10/GB-month).
+
+/** What the emulator answers for an ask rented with `diskGb`: the service's own formula. */
+async function emulatorPrice(emulator: TestEmulator, askId: number, diskGb: number) {
+  const reply = await emulator.call("POST", "/api/v0/bundles/", {
+    id: { eq: askId },
+    allocated_storage: diskGb,
+  });
+  const [offer] = (reply.body as { offers: { dph_total: number }[] }).offers;
+  return offer?.dph_total ?? Number.NaN;
+}
+
+/** A run with the stack's cap, as the engine configures one, its lines collected. */
+function runWithCap(emulator: TestEmulator, cap: number | undefined, lines: string[]): Run {
+  const values: Record<string, string> = {
+    "gpucloud:apiKey": emulator.apiKey,
+    "gpucloud:baseUrl": emulator.url,
+    ...(cap === undefined ? {} : { "gpucloud:maxDollarsPerHour": String(cap) }),
+  };
+  return new Run({
+    config: { get: (key) => values[key] },
+    progress: (line) => lines.push(line),
+  });
+}
+
+const instance = (name: string, askId: number, diskGb: number): InstanceInputs =>
+  ({ askId, image: "pytorch/pytorch", diskGb, owner: `proj/dev/${name}` }) as InstanceInputs;
+
+describe("the plan's prices at preview", () => {
+  const providers = useEmulator({ per: "file", bootPolls: 0, market: false });
+  const { emulator } = providers;
+  const runs: Run[] = [];
+  afterEach(async () => {
+    await Promise.all(runs.splice(0).map((run) => run.close()));
+  });
+
+  it("prices each instance as the emulator does, and totals the plan", async () => {
+    const lines: string[] = [];
+    const run = runWithCap(emulator, undefined, lines);
+    runs.push(run);
+    const a = await instanceProvider.check(run, {} as InstanceInputs, instance("a", 31001, 40));
+    const b = await instanceProvider.check(run, {} as InstanceInputs, instance("b", 31002, 20));
+    expect([...(a.failures ?? []), ...(b.failures ?? [])]).toEqual([]);
+    const [priceA, priceB] = [
+      await emulatorPrice(emulator, 31001, 40),
+      await emulatorPrice(emulator, 31002, 20),
+    ];
+    const items = run.plan.items();
+    expect(items.map((item) => item.dollarsPerHourAfter)).toEqual([
+      expect.closeTo(priceA, 5),
+      expect.closeTo(priceB, 5),
+    ]);
+    expect(run.plan.totals().after).toBeCloseTo(priceA + priceB, 5);
+    expect(lines).toContain(
+      "a: $0.3553/h after this change: ask 31001 at $0.3487/h + 40 GB disk at $0.12/GB-month",
+    );
+    expect(lines.at(-1)).toMatch(
+      /^plan: \$0\.777\/h after this change, \$0\.00\/h now, \+\$0\.777\/h;/,
+    );
+    const figures = lines
+      .filter((line) => line.startsWith("cost "))
+      .map((line) => JSON.parse(line.slice(5)) as { dollarsPerHourAfter: number; op: string });
+    expect(figures.map((one) => [one.op, one.dollarsPerHourAfter])).toEqual([
+      ["create", items[0]?.dollarsPerHourAfter],
+      ["create", items[1]?.dollarsPerHourAfter],
+    ]);
+  });
+
+  it("shares one search per ask list, however many instances rent from it", async () => {
+    const run = runWithCap(emulator, undefined, []);
+    runs.push(run);
+    await emulator.clearRequests();
+    for (const name of ["a", "b", "c", "d"]) {
+      await instanceProvider.check(run, {} as InstanceInputs, instance(name, 31001, 40));
+    }
+    const searches = (await emulator.requests()).filter((r) => r.path === "/api/v0/bundles/");
+    expect(searches).toHaveLength(1);
+  });
+
+  it("fails the check that takes the plan over the cap, naming total, cap and items", async () => {
+    const run = runWithCap(emulator, 0.5, []);
+    runs.push(run);
+    await emulator.clearRequests();
+    const first = await instanceProvider.check(run, {} as InstanceInputs, instance("a", 31001, 40));
+    expect(first.failures).toEqual([]);
+    const second = await instanceProvider.check(
+      run,
+      {} as InstanceInputs,
+      instance("b", 31002, 20),
+    );
+    const reasons = (second.failures ?? []).map((failure) => failure.reason);
+    expect(reasons).toEqual([
+      expect.stringMatching(
+        /^gpucloud:maxDollarsPerHour: the plan's expected total is \$0\.777\/h, over the stack's cap of \$0\.50\/h; the largest: b \$0\.4217\/h, a \$0\.3553\/h; nothing was sent/,
+      ),
+    ]);
+    expect(second.failures?.[0]?.property).toBe("");
+    expect(await emulator.writes()).toEqual([]);
+  });
+
+  it("records an existing instance's price at diff, and fails there over the cap", async () => {
+    const lines: string[] = [];
+    const run = runWithCap(emulator, 0.3, lines);
+    runs.push(run);
+    const inputs = instance("a", 31001, 40);
+    await instanceProvider.check(run, inputs, inputs);
+    const olds = {
+      ...inputs,
+      instanceId: 7,
+      attempts: [],
+      offer: { askId: 31001, gpuName: null, numGpus: 1, dollarsPerHour: 0.36, machineId: null },
+    } as unknown as InstanceOutputs;
+    await expect(instanceProvider.diff(run, "7", olds, inputs)).rejects.toThrow(
+      /expected total is \$0\.36\/h, over the stack's cap of \$0\.30\/h/,
+    );
+    expect(run.plan.items()).toEqual([
+      expect.objectContaining({ op: "same", dollarsPerHourNow: 0.36, dollarsPerHourAfter: 0.36 }),
+    ]);
+    expect(lines).toContain(
+      "a: $0.36/h after this change, $0.36/h now: the rented offer's $0.36/h",
+    );
+  });
+
+  it("prices a volume by its size and its ask's storage price", async () => {
+    const run = runWithCap(emulator, undefined, []);
+    runs.push(run);
+    const checked = await volumeProvider.check(run, {} as VolumeInputs, {
+      askId: 21001,
+      sizeGb: 72,
+    });
+    expect(checked.failures).toEqual([]);
+    const [item] = run.plan.items();
+    expect(item?.type).toBe("Volume");
+    expect(item?.dollarsPerHourAfter).toBeCloseTo(0.01, 9);
+    expect(item?.basis).toBe("72 GB at $0.10/GB-month (ask 21001)");
+  });
+
+  it("gives a worker group a range: none to maxWorkers on the cheapest matching offer, counted at $0", async () => {
+    const run = runWithCap(emulator, undefined, []);
+    runs.push(run);
+    const inputs = workerGroupInputsSchema.parse({
+      endpointId: 1,
+      templateHashId: "0".repeat(32),
+      offerQuery: { gpuName: "RTX 4090" },
+      maxWorkers: 4,
+    });
+    expect(await workerGroupPlanFailures(run, {}, inputs, { ...inputs })).toEqual([]);
+    const [item] = run.plan.items();
+    // Ask 31001: $0.35/h listed with 8 GB (the workers' disk is the template's).
+    expect(item).toMatchObject({ type: "WorkerGroup", dollarsPerHourAfter: 0, low: 0 });
+    expect(item?.high).toBeCloseTo(4 * (await emulatorPrice(emulator, 31001, 8)), 5);
+    expect(item?.basis).toBe(
+      "serverless: 0–4 workers × $0.35/h (the cheapest matching offer now) as the load " +
+        "recruits them; cold workers bill their storage only",
+    );
+  });
+});
