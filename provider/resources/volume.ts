@@ -21,7 +21,7 @@ import { recoverLostCreate } from "../shared/lost-create";
 import { theLostVolume } from "../shared/lost-volume";
 import { checkInputs, containsUnknown, fieldFailure } from "../shared/validation";
 import { withExample } from "../shared/reference-examples";
-import { dynamicResourceWith, everyOutput } from "../shared/class-outputs";
+import { everyOutput, type OutputsOf } from "../shared/class-outputs";
 import { volumeDollarsPerHour, volumeDollarsPerHourField } from "../shared/volume-price";
 import {
   type ForInstance,
@@ -415,8 +415,13 @@ export interface VolumeArgs {
   }>;
 }
 
+/** Every input is also an output, holding the value as applied (`volume.sizeGb`). */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- typed outputs, set by the engine
+export interface Volume extends OutputsOf<VolumeOutputs> {}
+
 /** A disk volume, created by accepting a volume ask. Any change replaces it. */
-export class Volume extends dynamicResourceWith<VolumeOutputs>() {
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
+export class Volume extends pulumi.dynamic.Resource {
   declare readonly askId: pulumi.Output<number>;
   declare readonly sizeGb: pulumi.Output<number>;
   /** `V.<number>`. */

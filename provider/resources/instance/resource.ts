@@ -4,7 +4,7 @@ import { ownerOf } from "../../renting/identity";
 import { stackSweeper, withSweeper } from "../../renting/stack-sweeper";
 import type { InstanceOffer, InstanceOfferQuery } from "../../client";
 import { type InstanceOutputs, instanceOutputsSchema } from "../../renting/instance-inputs";
-import { dynamicResourceWith, everyOutput } from "../../shared/class-outputs";
+import { everyOutput, type OutputsOf } from "../../shared/class-outputs";
 import type { InstanceAttempt } from "./inputs";
 
 /**
@@ -148,15 +148,19 @@ export type RentedOffer = KnownFields<NonNullable<InstanceOutputs["offer"]>> &
 /** The fields a type names, without its index signature (so that a misspelled one is an error). */
 type KnownFields<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
 
+/** Every input is also an output, holding the value as applied (`instance.diskGb`). */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- typed outputs, set by the engine
+export interface Instance extends OutputsOf<
+  Omit<InstanceOutputs, "owner" | "stackToken" | "replaceOnChanges" | "offer">
+> {}
+
 /**
  * A GPU instance rented from an ask. Create waits until it is `running`; an instance that
  * reaches a dead end (`exited`, `unknown`, `offline`) is destroyed and another is tried, up to
  * `maxAttempts`. A failed create leaves nothing running.
  */
-export class Instance extends dynamicResourceWith<
-  // Every input is also an output, holding the value as applied (`instance.diskGb`).
-  Omit<InstanceOutputs, "owner" | "stackToken" | "replaceOnChanges" | "offer">
->() {
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
+export class Instance extends pulumi.dynamic.Resource {
   declare readonly instanceId: pulumi.Output<number>;
   declare readonly actualStatus: pulumi.Output<string | null>;
   declare readonly sshHost: pulumi.Output<string | null>;

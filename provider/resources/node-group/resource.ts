@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { providerShim } from "../../shim";
 import { ownerOf } from "../../renting/identity";
 import { stackSweeper, withSweeper } from "../../renting/stack-sweeper";
-import { dynamicResourceWith, everyOutput } from "../../shared/class-outputs";
+import { everyOutput, type OutputsOf } from "../../shared/class-outputs";
 import {
   type GroupNode,
   type NodeGroupOutputs,
@@ -15,16 +15,18 @@ import {
 type ProgramInputs = Omit<z.input<typeof nodeGroupInputsSchema>, "owner" | "stackToken">;
 export type NodeGroupArgs = { [K in keyof ProgramInputs]: pulumi.Input<ProgramInputs[K]> };
 
+/** Every input is also an output, holding the value as applied (`group.image`). */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- typed outputs, set by the engine
+export interface NodeGroup extends OutputsOf<Omit<NodeGroupOutputs, "owner" | "stackToken">> {}
+
 /**
  * `nodeCount` GPU instances in one physical cluster, on one overlay network (a private LAN on
  * all ports, for NCCL), with an optional network volume every node mounts; each node has
  * NODE_RANK, WORLD_SIZE and MASTER_ADDR in its environment. Create waits until every node runs,
  * or takes the whole group apart. See docs/reference/NodeGroup.md for every input and output.
  */
-export class NodeGroup extends dynamicResourceWith<
-  // Every input is also an output, holding the value as applied (`group.image`).
-  Omit<NodeGroupOutputs, "owner" | "stackToken">
->() {
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
+export class NodeGroup extends pulumi.dynamic.Resource {
   declare readonly clusterId: pulumi.Output<number>;
   declare readonly overlayName: pulumi.Output<string>;
   declare readonly overlayId: pulumi.Output<number>;
