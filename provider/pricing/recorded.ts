@@ -9,6 +9,7 @@ import { dollars, storageDollarsPerHour } from "./formulas";
 interface RecordedState {
   readonly dollarsPerHour?: unknown;
   readonly state?: unknown;
+  readonly actualStatus?: unknown;
   readonly offer?: {
     readonly dollarsPerHour?: unknown;
     readonly storageCostPerGbMonth?: unknown;
@@ -23,13 +24,18 @@ const asNumber = (value: unknown): number | undefined =>
 /** The price a resource's state records, $/hour, and what it rests on. */
 export function recordedPrice(type: string, outputs: object): Estimate {
   const state = outputs as RecordedState;
+  // A stopped instance bills its disk only, while the service still reports its full price.
+  const stopped =
+    state.state === "stopped" ||
+    state.actualStatus === "stopped" ||
+    state.actualStatus === "exited";
+  if (type === "Instance" && stopped) {
+    return { dollarsPerHour: 0, basis: "stopped: its storage is not recorded in the state" };
+  }
   const recorded = asNumber(state.dollarsPerHour);
   if (recorded !== undefined) return { dollarsPerHour: recorded, basis: "as recorded" };
   if (type === "Instance") {
     const offered = asNumber(state.offer?.dollarsPerHour);
-    if (state.state === "stopped") {
-      return { dollarsPerHour: 0, basis: "stopped: its storage is not recorded in the state" };
-    }
     if (offered !== undefined) {
       return { dollarsPerHour: offered, basis: `the rented offer's ${dollars(offered)}/h` };
     }
