@@ -136,7 +136,8 @@ export function capProblem(run: Run): string | undefined {
       : `${dollars(totals.after)}/h`;
   return (
     `gpucloud:maxDollarsPerHour: the plan's expected total is ${what}, over the stack's cap of ` +
-    `${dollars(cap)}/h; the largest: ${largest}; nothing was sent. Raise the cap or rent less`
+    `${dollars(cap)}/h; the largest: ${largest}; nothing was sent. Rent less, or raise the ` +
+    `cap: pulumi config set gpucloud:maxDollarsPerHour ${String(Math.ceil(totals.peak * 100) / 100)}`
   );
 }
 

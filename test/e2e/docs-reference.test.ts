@@ -91,12 +91,12 @@ async function sdkNames(): Promise<SdkNames> {
   // `gpucloud.config.api_key` (config/vars.py) and `config.GetApiKey(ctx)` (config/config.go).
   const pythonSettings = [
     ...python.matchAll(
-      /def (\w+)\(self\)[^\n]*:\s+"""(?:(?!""")[\s\S])*"""\s+return __config__\.get\('(\w+)'\)/g,
+      /def (\w+)\(self\)[^\n]*:\s+"""(?:(?!""")[\s\S])*"""\s+return __config__\.get(?:_\w+)?\('(\w+)'\)/g,
     ),
   ];
   const goSettings = [
     ...go.matchAll(
-      /func (Get\w+)\(ctx \*pulumi\.Context\) string \{\s+return config\.Get\(ctx, "([^"]+)"\)/g,
+      /func (Get\w+)\(ctx \*pulumi\.Context\) \w+ \{\s+return config\.Get\w*\(ctx, "([^"]+)"\)/g,
     ),
   ];
   const goFields = new Set([

@@ -208,7 +208,7 @@ describe("the plan's prices at preview (real CLI)", () => {
         const { messages } = pricedLines(text);
         expect(messages).toContainEqual(
           expect.stringMatching(
-            /gpucloud:maxDollarsPerHour: the plan's expected total is \$\d+\.\d+\/h, over the stack's cap of \$1\.50\/h; the largest: trainers \$\d+\.\d+\/h(, \w+ \$\d+\.\d+\/h)*; nothing was sent\. Raise the cap or rent less$/,
+            /gpucloud:maxDollarsPerHour: the plan's expected total is \$\d+\.\d+\/h, over the stack's cap of \$1\.50\/h; the largest: trainers \$\d+\.\d+\/h(, \w+ \$\d+\.\d+\/h)*; nothing was sent\. Rent less, or raise the cap: pulumi config set gpucloud:maxDollarsPerHour \d+(\.\d+)?$/,
           ),
         );
         // `pulumi up` previews first: its preview fails and nothing is sent. (Automation API's
