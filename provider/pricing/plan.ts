@@ -1,12 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
-import {
-  type Estimate,
-  largestOf,
-  type PlanItem,
-  type PlanOp,
-  type PlanTotals,
-} from "../run/plan-ledger";
+import { type Estimate, largestOf, type PlanItem, type PlanTotals } from "../run/plan-ledger";
 import type { Run } from "../run/run";
+import { containsUnknown } from "../shared/validation";
 import { dollars, leftOut, signedDollars } from "./formulas";
 
 // The plan's prices as check and diff record them in the run's ledger (run/plan-ledger.ts),
@@ -22,18 +17,8 @@ import { dollars, leftOut, signedDollars } from "./formulas";
 /** The prefix of the machine-readable line each priced resource logs (bin/gpucloud-cost.ts). */
 export const figuresPrefix = "gpucloud: cost ";
 
-/** The line CI reads: one resource's figures, as JSON. */
-export interface ResourceFigures {
-  readonly resource: string;
-  readonly type: string;
-  readonly op: PlanOp;
-  readonly dollarsPerHourNow: number;
-  readonly dollarsPerHourAfter: number;
-  readonly low?: number;
-  readonly high?: number;
-  readonly basis: string;
-  readonly bothWhileReplacing?: boolean;
-}
+/** The line CI reads: one resource's figures, as JSON (the ledger's item, less its key). */
+export type ResourceFigures = Omit<PlanItem, "key">;
 
 /**
  * The ledger key and the name people see: the URN where the door knows it (the plugin);
@@ -225,4 +210,21 @@ export function recordAtDiff(run: Run, type: string, news: object, found: DiffPr
   // Unchanged too: a stack already over a lowered cap fails until the program rents less.
   const problem = capProblem(run);
   if (problem !== undefined) throw new Error(problem);
+}
+
+/**
+ * The estimate, once the inputs it rests on are known: while one is another resource's output
+ * not yet made (preview), a placeholder that says which, counted at $0.
+ */
+export async function estimateOnceKnown(
+  news: Record<string, unknown>,
+  pricedBy: readonly string[],
+  estimate: () => Promise<Estimate>,
+): Promise<Estimate> {
+  const unknown = pricedBy.filter((field) => containsUnknown(news[field]));
+  if (unknown.length === 0) return estimate();
+  return {
+    dollarsPerHour: 0,
+    basis: `priced once ${unknown.join(", ")} is known (not at preview)`,
+  };
 }

@@ -1,10 +1,14 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { estimateInstance } from "../../pricing/estimates";
-import { type DiffPricing, recordAtCheck, recordAtDiff } from "../../pricing/plan";
+import {
+  type DiffPricing,
+  estimateOnceKnown,
+  recordAtCheck,
+  recordAtDiff,
+} from "../../pricing/plan";
 import { recordedPrice } from "../../pricing/recorded";
 import { asksOf, type InstanceInputs, type InstanceOutputs } from "../../renting/instance-inputs";
 import type { Run } from "../../run/run";
-import { containsUnknown } from "../../shared/validation";
 
 // An Instance in the plan's prices (pricing/plan.ts): its expected $/hour at check, what its
 // state records at diff.
@@ -19,18 +23,16 @@ export async function instancePlanFailures(
   inputs: InstanceInputs,
   news: Record<string, unknown>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
-  const unknown = pricedBy.filter((field) => containsUnknown(news[field]));
-  const estimate =
-    unknown.length > 0
-      ? { dollarsPerHour: 0, basis: `priced once ${unknown.join(", ")} is known (not at preview)` }
-      : await estimateInstance(run, {
-          asks: asksOf(inputs),
-          offerQuery: inputs.offerQuery,
-          maxDollarsPerHour: inputs.maxDollarsPerHour,
-          diskGb: inputs.diskGb,
-          bid: inputs.price,
-          stopped: inputs.state === "stopped",
-        });
+  const estimate = await estimateOnceKnown(news, pricedBy, () =>
+    estimateInstance(run, {
+      asks: asksOf(inputs),
+      offerQuery: inputs.offerQuery,
+      maxDollarsPerHour: inputs.maxDollarsPerHour,
+      diskGb: inputs.diskGb,
+      bid: inputs.price,
+      stopped: inputs.state === "stopped",
+    }),
+  );
   return recordAtCheck(run, "Instance", inputs, Object.keys(olds).length > 0, estimate);
 }
 

@@ -1,10 +1,14 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { estimateNodeGroup, estimateVolume } from "../../pricing/estimates";
-import { type DiffPricing, recordAtCheck, recordAtDiff } from "../../pricing/plan";
+import {
+  type DiffPricing,
+  estimateOnceKnown,
+  recordAtCheck,
+  recordAtDiff,
+} from "../../pricing/plan";
 import { recordedPrice } from "../../pricing/recorded";
 import type { Estimate } from "../../run/plan-ledger";
 import type { Run } from "../../run/run";
-import { containsUnknown } from "../../shared/validation";
 import { chooseCluster, NoClusterError } from "./cluster-choice";
 import type { NodeGroupInputs, NodeGroupOutputs } from "./inputs";
 
@@ -44,11 +48,7 @@ export async function nodeGroupPlanFailures(
   inputs: NodeGroupInputs,
   news: Record<string, unknown>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
-  const unknown = pricedBy.filter((field) => containsUnknown(news[field]));
-  const estimate =
-    unknown.length > 0
-      ? { dollarsPerHour: 0, basis: `priced once ${unknown.join(", ")} is known (not at preview)` }
-      : await estimateGroup(run, inputs);
+  const estimate = await estimateOnceKnown(news, pricedBy, () => estimateGroup(run, inputs));
   return recordAtCheck(run, "NodeGroup", inputs, Object.keys(olds).length > 0, estimate);
 }
 

@@ -1,11 +1,10 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { instanceOffersOf } from "../../pricing/estimates";
 import { dollars, instanceDollarsPerHour } from "../../pricing/formulas";
-import { recordAtCheck, recordAtDiff } from "../../pricing/plan";
+import { estimateOnceKnown, recordAtCheck, recordAtDiff } from "../../pricing/plan";
 import { recordedPrice } from "../../pricing/recorded";
 import type { Estimate } from "../../run/plan-ledger";
 import type { Run } from "../../run/run";
-import { containsUnknown } from "../../shared/validation";
 import type { WorkerGroupInputs, WorkerGroupOutputs } from "./inputs";
 
 // A WorkerGroup in the plan's prices (pricing/plan.ts), as the service bills its workers
@@ -50,9 +49,9 @@ export async function workerGroupPlanFailures(
   inputs: WorkerGroupInputs,
   news: Record<string, unknown>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
-  const estimate = containsUnknown(news["offerQuery"])
-    ? { dollarsPerHour: 0, basis: "priced once offerQuery is known (not at preview)" }
-    : await estimateWorkers(run, inputs);
+  const estimate = await estimateOnceKnown(news, ["offerQuery"], () =>
+    estimateWorkers(run, inputs),
+  );
   return recordAtCheck(run, "WorkerGroup", inputs, Object.keys(olds).length > 0, estimate);
 }
 
