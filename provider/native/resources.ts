@@ -227,17 +227,24 @@ export const nativeResources: readonly NativeResource[] = [
 
 /**
  * The stack's sweeper (renting/stack-sweeper.ts), which the Python and Go SDKs declare with the
- * first Instance or NodeGroup of a program, as the TypeScript classes do: served, but not in the
- * schema (no program declares it itself). Its token is its provider's, which the program's
- * instances carry too; its delete, after every instance's, destroys what this stack's
- * interrupted creates left.
+ * first Instance or NodeGroup of a program, as the TypeScript classes do. A YAML program runs no
+ * SDK code: it declares the sweeper itself, so the schema has it, as an overlay (`isOverlay`:
+ * the SDKs' own code declares it, no class is generated). Its token is its provider's, which
+ * the program's instances carry too; its delete, after every instance's, destroys what this
+ * stack's interrupted creates left.
  */
 export const sweeperResource: NativeResource = resource(
   "InstanceSweeper",
   { implementation: instanceSweeper.pluginImplementation },
   instanceSweeper.sweeperInputsSchema,
   instanceSweeper.sweeperOutputsSchema,
-  "The stack's guard against instances its interrupted creates left.",
+  "The stack's guard against instances its interrupted creates left: a `pulumi up` killed " +
+    "while an instance boots leaves it in no resource's state, and the sweeper's delete (at " +
+    "`pulumi destroy`, after every instance's) destroys it. Python, Go and TypeScript programs " +
+    "get one with their first Instance or NodeGroup. A YAML program declares one, with no " +
+    "properties, and makes each Instance and NodeGroup depend on it (`options: dependsOn`). " +
+    "It destroys only instances that carry this stack's token and are still labelled as being " +
+    "created: never one a resource records or retains, nor another stack's.",
   {
     hidden: ["ownerPrefix", "stackToken"],
     fill: (news, { project, stack, stackToken }) => ({

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { providerConfigSchema } from "../run/config";
 import { type Example, exampleOf } from "../shared/reference-examples";
 import { nativeFunctions } from "./functions";
-import { nativeResources, packageName, typeToken } from "./resources";
+import { nativeResources, packageName, sweeperResource, typeToken } from "./resources";
 
 /**
  * The package's Pulumi schema, generated from the zod definitions the resources check their
@@ -65,6 +65,8 @@ export interface ExampleDocs {
 export interface ResourceSpec extends ObjectTypeSpec, ExampleDocs {
   inputProperties: Record<string, PropertySpec>;
   requiredInputs?: string[];
+  /** Declared by the SDKs' own code, not generated: YAML programs alone declare it by hand. */
+  isOverlay?: boolean;
 }
 
 export interface FunctionSpec extends ExampleDocs {
@@ -386,6 +388,10 @@ export function packageSchema(version: string): PackageSpec {
   for (const resource of nativeResources) {
     resources[typeToken(resource.type)] = resourceSpec(translator, resource);
   }
+  resources[typeToken(sweeperResource.type)] = {
+    ...resourceSpec(translator, sweeperResource),
+    isOverlay: true,
+  };
   const functions: Record<string, FunctionSpec> = {};
   for (const fn of nativeFunctions) {
     const name = pascal(fn.name);

@@ -10,6 +10,7 @@ import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as emptyproto from "google-protobuf/google/protobuf/empty_pb";
 import type { ConfigSource } from "../run/config";
 import { newStackToken } from "../renting/identity";
+import { sweeperWarning } from "../renting/stack-sweeper";
 import { logToEngine } from "../run/progress";
 import { Run } from "../run/run";
 import { functionOf } from "./functions";
@@ -166,6 +167,19 @@ export class GpuCloudProviderService {
     });
   }
 
+  /** A warning on the row of `urn`, which the engine shows in its Diagnostics too. */
+  private warn(urn: string, message: string): void {
+    if (this.engine === undefined) {
+      logToEngine(message, process.argv[2]);
+      return;
+    }
+    const request = new engineproto.LogRequest();
+    request.setSeverity(engineproto.LogSeverity.WARNING);
+    request.setMessage(`gpucloud: ${message}`);
+    request.setUrn(urn);
+    this.engine.log(request, () => undefined);
+  }
+
   /** Runs `work` as the work on the resource `urn` (whose row its progress lines go to). */
   private onResource<T>(urn: string, work: () => Promise<T>): Promise<T> {
     return this.current.run({ urn }, work);
@@ -265,6 +279,8 @@ export class GpuCloudProviderService {
             this.fill(resource, urn, news.props),
           ),
         );
+        const unguarded = sweeperWarning(this.currentRun(), resource.type);
+        if (unguarded !== undefined) this.warn(urn, unguarded);
         const response = new provproto.CheckResponse();
         const inputs = result.inputs ?? news.props;
         response.setInputs(toStruct(wrapSecrets(inputs, this.secretsOf(resource, news.secret))));

@@ -135,6 +135,25 @@ export const pluginImplementation: ResourceImplementation<SweeperInputs, Sweeper
 };
 
 /**
+ * What the plugin tells of a resource it checks, about the stack's sweeper. The SDKs declare the
+ * sweeper before a program's first Instance or NodeGroup, and the engine checks a resource only
+ * after those it depends on: one checked before any sweeper is a YAML program's that declares
+ * none (or does not depend on it). Said once a run, since `pulumi destroy` of that stack would
+ * not destroy what a killed `up` leaves.
+ */
+export function sweeperWarning(run: Run, type: string): string | undefined {
+  if (type === "InstanceSweeper") run.renting.rememberSweeperDeclared();
+  if (!["Instance", "NodeGroup"].includes(type) || !run.renting.shouldTellOfNoSweeper()) {
+    return undefined;
+  }
+  return (
+    `this stack's ${type} depends on no gpucloud:index:InstanceSweeper: what an \`up\` killed ` +
+    "while it boots leaves would keep billing after `pulumi destroy`. Declare one and add it to " +
+    "each Instance's and NodeGroup's `options: dependsOn` (docs/guides/never-lost.md)"
+  );
+}
+
+/**
  * This stack's leftovers: instances still labelled as being created by its token, that this
  * run neither recorded nor rented. A rent in flight lands first: its instance is this run's.
  */

@@ -96,4 +96,23 @@ export class RentingLedger {
   isRecorded(owner: string, instanceId: number): boolean {
     return this.#recordedByOwner.get(owner)?.has(instanceId) ?? false;
   }
+
+  /**
+   * Whether the program declared the stack's sweeper before the instances it checked, and
+   * whether the run has said it did not: a YAML program declares it by hand, and without it an
+   * `up` killed while an instance boots leaves the instance billing after `pulumi destroy`.
+   */
+  #sweeperDeclared = false;
+  #toldOfNoSweeper = false;
+
+  rememberSweeperDeclared(): void {
+    this.#sweeperDeclared = true;
+  }
+
+  /** True once, for the run's first Instance or NodeGroup checked with no sweeper before it. */
+  shouldTellOfNoSweeper(): boolean {
+    if (this.#sweeperDeclared || this.#toldOfNoSweeper) return false;
+    this.#toldOfNoSweeper = true;
+    return true;
+  }
 }

@@ -77,7 +77,14 @@ export const packageSpecSchema = z.object({
   description: z.string().optional(),
   config: z.object({ variables: propertiesSchema }).default({ variables: {} }),
   provider: resourceSchema,
-  resources: z.record(z.string(), resourceSchema).default({}),
+  // An overlay (the stack's InstanceSweeper) is declared by the SDKs' own code: the pages leave
+  // it out, and the guides say how a YAML program declares it (docs/guides/never-lost.md).
+  resources: z
+    .record(z.string(), resourceSchema.extend({ isOverlay: z.boolean().optional() }))
+    .default({})
+    .transform((resources) =>
+      Object.fromEntries(Object.entries(resources).filter(([, found]) => found.isOverlay !== true)),
+    ),
   functions: z.record(z.string(), functionSchema).default({}),
   types: z.record(z.string(), objectTypeSchema).default({}),
   language: z.object({

@@ -45,7 +45,7 @@ describe("examples/yaml-workspace with the native plugin and the real Pulumi CLI
         const onOutput = (line: string) => output.push(line);
 
         const up = await stack.up({ onOutput, onEvent: (event) => events.push(event) });
-        expect(up.summary.resourceChanges).toEqual({ create: 4 });
+        expect(up.summary.resourceChanges).toEqual({ create: 5 });
         const state = await emulator.state();
         expect(await emulator.secrets()).toEqual({ HF_TOKEN: hfToken });
         expect(state.volumes).toHaveLength(1);
@@ -69,9 +69,9 @@ describe("examples/yaml-workspace with the native plugin and the real Pulumi CLI
         // Nothing drifted and nothing changed: no write reaches the service.
         await emulator.clearRequests();
         const refresh = await stack.refresh({ onOutput });
-        expect(refresh.summary.resourceChanges).toEqual({ same: 4 });
+        expect(refresh.summary.resourceChanges).toEqual({ same: 5 });
         const again = await stack.up({ onOutput });
-        expect(again.summary.resourceChanges).toEqual({ same: 4 });
+        expect(again.summary.resourceChanges).toEqual({ same: 5 });
         expect(await emulator.writes()).toEqual([]);
 
         // Our types, a real provider; the token and the key are in state only as secrets.
@@ -90,6 +90,7 @@ describe("examples/yaml-workspace with the native plugin and the real Pulumi CLI
         const types = resources.map((resource) => resource.type);
         expect(types.sort()).toEqual([
           "gpucloud:index:Instance",
+          "gpucloud:index:InstanceSweeper",
           "gpucloud:index:Secret",
           "gpucloud:index:Volume",
           "pulumi:providers:gpucloud",
@@ -97,7 +98,7 @@ describe("examples/yaml-workspace with the native plugin and the real Pulumi CLI
         ]);
 
         const destroy = await stack.destroy({ onOutput });
-        expect(destroy.summary.resourceChanges).toEqual({ delete: 4 });
+        expect(destroy.summary.resourceChanges).toEqual({ delete: 5 });
         const after = await emulator.state();
         expect({
           secrets: after.secrets,
@@ -124,7 +125,8 @@ describe("examples/yaml-workspace with the native plugin and the real Pulumi CLI
       })
       .parse(JSON.parse(stdout));
     expect(schema.name).toBe("gpucloud");
-    // Every resource class the TypeScript package exports, by the same name.
+    // Every resource class the TypeScript package exports, by the same name, and the stack's
+    // sweeper, which YAML programs declare by hand.
     const classes = Object.entries(gpucloud)
       .filter(
         ([, value]) =>
@@ -133,7 +135,9 @@ describe("examples/yaml-workspace with the native plugin and the real Pulumi CLI
       )
       .map(([name]) => `gpucloud:index:${name}`);
     expect(classes).toEqual(expect.arrayContaining(["gpucloud:index:Instance"]));
-    expect(Object.keys(schema.resources).sort()).toEqual(classes.sort());
+    expect(Object.keys(schema.resources).sort()).toEqual(
+      [...classes, "gpucloud:index:InstanceSweeper"].sort(),
+    );
     expect(Object.keys(schema.functions)).toEqual(
       expect.arrayContaining(
         ["getOffers", "getVolumeOffers", "getCurrentUser", "cancelRsyncCopy"].map(

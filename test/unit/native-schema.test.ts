@@ -42,9 +42,14 @@ describe("the native plugin's schema", () => {
       )
       .map(([name]) => name);
     expect(classes).toEqual(expect.arrayContaining(["Secret", "Volume", "Instance"]));
+    // And the stack's sweeper, an overlay: the SDKs declare it, YAML programs by hand.
     expect(Object.keys(schema.resources).sort()).toEqual(
-      classes.map((name) => `gpucloud:index:${name}`).sort(),
+      [...classes, "InstanceSweeper"].map((name) => `gpucloud:index:${name}`).sort(),
     );
+    expect(schema.resources["gpucloud:index:InstanceSweeper"]).toMatchObject({
+      isOverlay: true,
+      inputProperties: {},
+    });
     expect(nativeResources.map((resource) => resource.type).sort()).toEqual(classes.sort());
   });
 
