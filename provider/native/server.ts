@@ -279,7 +279,9 @@ export class GpuCloudProviderService {
             this.fill(resource, urn, news.props),
           ),
         );
-        const unguarded = sweeperWarning(this.currentRun(), resource.type);
+        // A resource that fails its check has its error to show, and nothing to rent.
+        const failed = (result.failures ?? []).length > 0;
+        const unguarded = failed ? undefined : sweeperWarning(this.currentRun(), resource.type);
         if (unguarded !== undefined) this.warn(urn, unguarded);
         const response = new provproto.CheckResponse();
         const inputs = result.inputs ?? news.props;
