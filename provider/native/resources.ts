@@ -52,6 +52,11 @@ export interface NativeResource {
    * provider's stack token instead of the program; values already present are kept.
    */
   fill(news: Props, resource: ResourceContext): Props;
+  /**
+   * Whether its creates rent instances, which the stack's sweeper guards: the SDKs make it
+   * depend on the sweeper, and a YAML program must (the reference's YAML declares one).
+   */
+  readonly rentsInstances: boolean;
 }
 
 /** What the engine tells the plugin about the resource being checked. */
@@ -69,7 +74,9 @@ const resource = (
   inputs: z.ZodObject,
   outputs: z.ZodObject,
   description: string,
-  extra: Partial<Pick<NativeResource, "hidden" | "optional" | "fill" | "importSecrets">> = {},
+  extra: Partial<
+    Pick<NativeResource, "hidden" | "optional" | "fill" | "importSecrets" | "rentsInstances">
+  > = {},
 ): NativeResource => ({
   type,
   implementation: module.implementation as ResourceImplementation<Props, Props>,
@@ -79,6 +86,7 @@ const resource = (
   optional: extra.optional ?? [],
   importSecrets: extra.importSecrets ?? [],
   fill: extra.fill ?? ((news) => news),
+  rentsInstances: extra.rentsInstances ?? false,
   description,
 });
 
@@ -146,6 +154,7 @@ export const nativeResources: readonly NativeResource[] = [
       "Create waits until it is running; an instance that reaches a dead end is destroyed and " +
       "another is tried, up to maxAttempts. A failed create leaves nothing running.",
     {
+      rentsInstances: true,
       hidden: ["owner", "stackToken", "replaceOnChanges"],
       importSecrets: ["env"],
       // As the Instance class does (instance/resource.ts): the owner names the resource, and the
@@ -213,6 +222,7 @@ export const nativeResources: readonly NativeResource[] = [
       "overlay address) in its environment. Create chooses the cheapest cluster that holds the " +
       "group and waits until every node runs, or takes the whole group apart.",
     {
+      rentsInstances: true,
       hidden: ["owner", "stackToken"],
       importSecrets: ["env"],
       // As the NodeGroup class does: the owner names the group, the token proves its nodes.

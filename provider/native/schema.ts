@@ -2,7 +2,13 @@ import { z } from "zod";
 import { providerConfigSchema } from "../run/config";
 import { type Example, exampleOf } from "../shared/reference-examples";
 import { nativeFunctions } from "./functions";
-import { nativeResources, packageName, sweeperResource, typeToken } from "./resources";
+import {
+  type NativeResource,
+  nativeResources,
+  packageName,
+  sweeperResource,
+  typeToken,
+} from "./resources";
 
 /**
  * The package's Pulumi schema, generated from the zod definitions the resources check their
@@ -57,9 +63,12 @@ export interface ObjectTypeSpec {
   required?: string[];
 }
 
-/** Where a resource or function keeps its reference page's example. */
+/**
+ * Where a resource or function keeps its reference page's example, and whether a YAML program
+ * makes the resource depend on the stack's InstanceSweeper (the SDKs do it themselves).
+ */
 export interface ExampleDocs {
-  language?: { docs: { example: Example } };
+  language?: { docs: { example?: Example; dependsOnSweeper?: true } };
 }
 
 export interface ResourceSpec extends ObjectTypeSpec, ExampleDocs {
@@ -337,8 +346,15 @@ function resourceSpec(
       role: "resource input",
     }),
     ...(requiredInputs.length > 0 ? { requiredInputs } : {}),
-    ...exampleDocs(resource.inputs),
+    ...docsOf(resource),
   };
+}
+
+/** A resource's example, and whether it depends on the stack's sweeper. */
+function docsOf(resource: NativeResource): ExampleDocs {
+  const docs = exampleDocs(resource.inputs).language?.docs;
+  if (!resource.rentsInstances) return docs === undefined ? {} : { language: { docs } };
+  return { language: { docs: { ...docs, dependsOnSweeper: true } } };
 }
 
 /** The provider's configuration: `apiKey` (a secret) and `baseUrl`, with their fallbacks. */

@@ -281,7 +281,9 @@ export class GpuCloudProviderService {
         );
         // A resource that fails its check has its error to show, and nothing to rent.
         const failed = (result.failures ?? []).length > 0;
-        const unguarded = failed ? undefined : sweeperWarning(this.currentRun(), resource.type);
+        const unguarded = failed
+          ? undefined
+          : sweeperWarning(this.currentRun(), resource.type, resource.rentsInstances);
         if (unguarded !== undefined) this.warn(urn, unguarded);
         const response = new provproto.CheckResponse();
         const inputs = result.inputs ?? news.props;

@@ -141,11 +141,13 @@ export const pluginImplementation: ResourceImplementation<SweeperInputs, Sweeper
  * none (or does not depend on it). Said once a run, since `pulumi destroy` of that stack would
  * not destroy what a killed `up` leaves.
  */
-export function sweeperWarning(run: Run, type: string): string | undefined {
+export function sweeperWarning(
+  run: Run,
+  type: string,
+  rentsInstances: boolean,
+): string | undefined {
   if (type === "InstanceSweeper") run.renting.rememberSweeperDeclared();
-  if (!["Instance", "NodeGroup"].includes(type) || !run.renting.shouldTellOfNoSweeper()) {
-    return undefined;
-  }
+  if (!rentsInstances || !run.renting.shouldTellOfNoSweeper()) return undefined;
   return (
     `this stack's ${type} depends on no gpucloud:index:InstanceSweeper: what an \`up\` killed ` +
     "while it boots leaves would keep billing after `pulumi destroy`. Declare one and add it to " +

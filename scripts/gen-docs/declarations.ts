@@ -105,9 +105,12 @@ export function goDeclarations(languages: Languages, declared: readonly Declared
 }
 
 /** YAML: the `resources:` section. */
-export function yamlResources(declared: readonly Declared[]): string[] {
+export function yamlResources(declared: readonly Declared[], guarded = false): string[] {
+  const main = declared.at(-1);
+  const sweeper = guarded && main !== undefined ? sweeperOf(main.token) : [];
   return [
     "resources:",
+    ...sweeper,
     ...declared.flatMap(({ token, variable, given }) => [
       `  ${variable}:`,
       `    type: ${token}`,
@@ -117,6 +120,22 @@ export function yamlResources(declared: readonly Declared[]): string[] {
             "    properties:",
             ...given.map((input) => `      ${input.name}: ${yamlValue(input.sample)}`),
           ]),
+      ...(sweeper.length > 0 && token === main?.token
+        ? ["    options:", "      dependsOn:", "        - ${sweeper}"]
+        : []),
     ]),
+  ];
+}
+
+/**
+ * The stack's sweeper, which a YAML program declares itself (the SDKs of the other languages
+ * declare it): `pulumi destroy` then removes what an `up` killed while the resource booted left.
+ */
+function sweeperOf(token: string): string[] {
+  const packageName = token.split(":")[0] ?? "";
+  return [
+    "  # The stack's guard against what a killed `up` leaves (docs/guides/never-lost.md).",
+    "  sweeper:",
+    `    type: ${packageName}:index:InstanceSweeper`,
   ];
 }

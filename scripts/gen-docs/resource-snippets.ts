@@ -25,6 +25,8 @@ export interface Declaration {
   shown: string | undefined;
   /** Whether the inputs are an example's (values that work) rather than placeholders. */
   fromExample: boolean;
+  /** Whether the YAML declares the stack's sweeper, on which the resource depends. */
+  guarded: boolean;
 }
 
 /** The output a resource snippet exports: an id when there is one, else the first always set. */
@@ -64,10 +66,23 @@ export function resourceDeclaration(
   if (scope.has(variable)) throw new Error(`${type}'s example declares ${variable} twice`);
   const shown = shownOutput(resource);
   const main = { type, token, variable, given, used: shown !== undefined };
-  return { languages: languagesOf(spec), needs, main, shown, fromExample: example !== undefined };
+  return {
+    languages: languagesOf(spec),
+    needs,
+    main,
+    shown,
+    fromExample: example !== undefined,
+    guarded: resource.language?.docs?.dependsOnSweeper === true,
+  };
 }
 
-export function resourceSnippets({ languages, needs, main, shown }: Declaration): string[] {
+export function resourceSnippets({
+  languages,
+  needs,
+  main,
+  shown,
+  guarded,
+}: Declaration): string[] {
   const declared = [...needs, main];
   const { variable } = main;
   return snippetSections(languages, {
@@ -93,7 +108,7 @@ export function resourceSnippets({ languages, needs, main, shown }: Declaration)
       "return nil",
     ]),
     yaml: [
-      ...yamlResources(declared),
+      ...yamlResources(declared, guarded),
       ...(shown === undefined ? [] : ["", "outputs:", `  ${shown}: \${${variable}.${shown}}`]),
     ],
   });

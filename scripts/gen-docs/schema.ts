@@ -50,9 +50,19 @@ const objectTypeSchema = z.object({
   properties: propertiesSchema,
   required: z.array(z.string()).default([]),
 });
-/** A resource's or function's example (provider/native/schema.ts, exampleDocs), if it has one. */
+/**
+ * A resource's or function's example (provider/native/schema.ts, exampleDocs), if it has one,
+ * and whether a YAML program makes the resource depend on the stack's InstanceSweeper.
+ */
 const exampleDocsSchema = z
-  .object({ docs: z.object({ example: exampleSchema.optional() }).optional() })
+  .object({
+    docs: z
+      .object({
+        example: exampleSchema.optional(),
+        dependsOnSweeper: z.literal(true).optional(),
+      })
+      .optional(),
+  })
   .optional();
 
 const resourceSchema = objectTypeSchema.extend({
