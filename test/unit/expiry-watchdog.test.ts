@@ -173,8 +173,10 @@ describe("the watchdog when it runs", () => {
       );
     }
   };
+  // Generous, as Jest's 5 s are not: a loaded 2-core machine (the whole suite beside other work)
+  // starves the detached shell, which still ends in milliseconds when it is not.
+  jest.setTimeout(40_000);
   /** Runs the onstart as the service would (detached, so it returns at once) and waits for it. */
-  // Generous: a loaded 2-core machine (the whole suite beside other work) starves the detached shell.
   const run = async (script: string, done: () => boolean, maxWaitMs = 30_000) => {
     execFileSync("/bin/sh", ["-c", script], {
       env: { PATH: bin, CONTAINER_ID: "4242", CONTAINER_API_KEY: "container-key" },
