@@ -34,8 +34,8 @@ async function post(url: string, body: unknown, key?: string) {
     },
     body: JSON.stringify(body),
   });
-  const body: unknown = await response.json();
-  return { status: response.status, body };
+  const answer: unknown = await response.json();
+  return { status: response.status, body: answer };
 }
 
 describe("routing a request to a serverless endpoint's worker", () => {
