@@ -157,7 +157,7 @@ describe("serverless endpoints", () => {
       const hash = await createTemplate(emulator, "endpoint-provider");
       const created = await provider.create(providers.run, declared);
       const outs = created.outs as EndpointOutputs;
-      const [row] = await rawRows(emulator, "/api/v0/endptjobs/");
+      const apiKey = (await rawRows(emulator, "/api/v0/endptjobs/"))?.[0]?.api_key;
       // How a program calls it: the route URL on the configured address, the endpoint's own key.
       expect(created).toEqual({
         id: String(outs.endpointId),
@@ -165,7 +165,7 @@ describe("serverless endpoints", () => {
           ...declared,
           endpointId: outs.endpointId,
           routeUrl: `${emulator.url}/route/`,
-          apiKey: row?.api_key,
+          apiKey,
         },
       });
       const groupId = await client.workerGroups.create({
@@ -253,13 +253,13 @@ describe("serverless endpoints", () => {
       });
       // A state from before these outputs: the next update fills them in.
       const { apiKey: _key, routeUrl: _url, ...older } = outs;
-      const updated = await provider.update?.(providers.run, created.id, older as EndpointOutputs, {
+      const updated = await provider.update?.(providers.run, created.id, older, {
         ...declared,
         minLoad: 2,
       });
       expect(updated?.outs).toMatchObject({ apiKey: outs.apiKey, routeUrl: outs.routeUrl });
       // Imported by id: the same outputs.
-      const imported = await provider.read(providers.run, created.id, undefined as never);
+      const imported = await provider.read(providers.run, created.id, undefined);
       expect(imported.props).toMatchObject({ apiKey: outs.apiKey, routeUrl: outs.routeUrl });
     });
 
