@@ -252,8 +252,10 @@ describe("serverless endpoints", () => {
         props: { apiKey: outs.apiKey, routeUrl: `${emulator.url}/route/` },
       });
       // A state from before these outputs: the next update fills them in.
-      const { apiKey: _key, routeUrl: _url, ...older } = outs;
-      const updated = await provider.update?.(providers.run, created.id, older, {
+      const older: Partial<EndpointOutputs> = { ...outs };
+      delete older.apiKey;
+      delete older.routeUrl;
+      const updated = await provider.update?.(providers.run, created.id, older as EndpointOutputs, {
         ...declared,
         minLoad: 2,
       });
