@@ -226,8 +226,9 @@ export interface EndpointArgs {
 
 /**
  * A serverless endpoint: the router its worker groups' workers serve, with its scaling
- * parameters. Every change is made in place. Deleting it deletes its worker groups, and waits
- * until none of their worker instances is left on the account.
+ * parameters. `routeUrl`, `endpointName` and `apiKey` (a secret) are what a client calls it
+ * with. Every change is made in place. Deleting it deletes its worker groups, and waits until
+ * none of their worker instances is left on the account.
  */
 export class Endpoint extends pulumi.dynamic.Resource {
   declare readonly endpointName: pulumi.Output<string>;
@@ -264,7 +265,7 @@ export class Endpoint extends pulumi.dynamic.Resource {
         routeUrl: undefined,
         apiKey: undefined,
       },
-      { ...opts, additionalSecretOutputs: ["apiKey"] },
+      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "apiKey"] },
       "gpucloud",
       "Endpoint",
     );

@@ -12,7 +12,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// A serverless endpoint: the scaling rules its worker groups share.
+// A serverless endpoint: the scaling rules its worker groups share, and what a client calls it with: `routeUrl`, `endpointName` and `apiKey` (a secret).
 type Endpoint struct {
 	pulumi.CustomResourceState
 

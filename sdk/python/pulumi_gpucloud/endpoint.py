@@ -164,7 +164,7 @@ class Endpoint(pulumi.CustomResource):
                  target_util: pulumi.Input[Optional[_builtins.float]] = None,
                  __props__=None):
         """
-        A serverless endpoint: the scaling rules its worker groups share.
+        A serverless endpoint: the scaling rules its worker groups share, and what a client calls it with: `routeUrl`, `endpointName` and `apiKey` (a secret).
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
@@ -183,7 +183,7 @@ class Endpoint(pulumi.CustomResource):
                  args: Optional[EndpointArgs] = None,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        A serverless endpoint: the scaling rules its worker groups share.
+        A serverless endpoint: the scaling rules its worker groups share, and what a client calls it with: `routeUrl`, `endpointName` and `apiKey` (a secret).
 
         :param str resource_name: The name of the resource.
         :param EndpointArgs args: The arguments to use to populate this resource's properties.
