@@ -82,6 +82,9 @@ export function urnParts(urn: string): {
   };
 }
 
+/** How long a display line may wait for the engine's answer before the next is sent, ms. */
+const logDeadlineMs = 5_000;
+
 export class GpuCloudProviderService {
   private readonly schema: PackageSpec;
   private readonly version: string;
@@ -129,7 +132,9 @@ export class GpuCloudProviderService {
     const engine = new enginerpc.EngineClient(address, grpc.credentials.createInsecure());
     this.engine = engine;
     this.lines = new OrderedLog((request: engineproto.LogRequest, done) => {
-      engine.log(request, () => {
+      // A line the engine does not answer within the deadline no longer holds up the next.
+      const deadline = Date.now() + logDeadlineMs;
+      engine.log(request, new grpc.Metadata(), { deadline }, () => {
         done();
       });
     });
