@@ -30,6 +30,7 @@ import {
 } from "./options";
 import { registerEndpointRoutes } from "./serverless/endpoint-routes";
 import { registerServerlessEngine } from "./serverless/engine-hooks";
+import { registerRouteRoutes } from "./serverless/route-routes";
 import { ServerlessEngine } from "./serverless/worker-engine";
 import { registerWorkerGroupRoutes } from "./serverless/worker-group-routes";
 import type { EmulatorContext } from "./shared/context";
@@ -62,6 +63,7 @@ const ROUTES = [
   registerBidRoutes,
   registerEndpointRoutes,
   registerWorkerGroupRoutes,
+  registerRouteRoutes,
   registerOverlayRoutes,
   registerControlRoutes,
 ];

@@ -49,6 +49,11 @@ const workers = new gpucloud.WorkerGroup("llm-workers", {
 });
 
 export const templateHashId = template.hashId;
+// What a client calls the endpoint with (docs/guides/serverless.md, request.py): where the route
+// call goes, the endpoint's name, and its own key (a secret: `--show-secrets` prints it).
+export const routeUrl = endpoint.routeUrl;
+export const endpointName = endpoint.endpointName;
+export const apiKey = endpoint.apiKey;
 export const endpointId = endpoint.endpointId;
 export const workerGroupId = workers.workerGroupId;
 // The account's instances once the group exists, its workers among them (never their

@@ -4,8 +4,9 @@ import { SharedList } from "./shared-list";
 import type { Transport } from "./transport";
 
 // Serverless endpoints (`/api/v0/endptjobs/`). A row of the list also carries the endpoint's
-// `api_key`, a credential: the schemas below do not declare it, so zod strips it from every
-// parsed row and it never reaches a caller, a state, a log or an error.
+// `api_key`, a credential: what a client sends to call the endpoint (the official client's
+// `Endpoint._route` uses it as the route call's key). It is kept apart from the row: `list` and
+// `find` never return it; only `keyOf` does, for the Endpoint's secret output.
 
 /** The scaling parameters of an endpoint (wire names), as POST and PUT take them. */
 export const endpointFieldsSchema = z.object({
@@ -39,7 +40,13 @@ export const endpointSchema = z.object({
 });
 export type Endpoint = z.infer<typeof endpointSchema>;
 
-const listEndpointsSchema = z.object({ success: z.boolean(), results: z.array(endpointSchema) });
+/** A listed row: the endpoint, and its own key apart (the only place the key is kept). */
+const listedRowSchema = endpointSchema
+  .extend({ api_key: z.string().optional() })
+  .transform(({ api_key, ...endpoint }) => ({ endpoint, apiKey: api_key }));
+type ListedRow = z.infer<typeof listedRowSchema>;
+
+const listEndpointsSchema = z.object({ success: z.boolean(), results: z.array(listedRowSchema) });
 const createdEndpointSchema = z.object({ success: z.boolean(), result: z.number().int() });
 const successSchema = z.object({ success: z.boolean() });
 
@@ -75,13 +82,13 @@ export function isEndpointGone(error: unknown): boolean {
 
 export class EndpointsApi {
   // A refresh reads each endpoint by listing them all: concurrent reads share one list.
-  private readonly shared: SharedList<Endpoint[]>;
+  private readonly shared: SharedList<ListedRow[]>;
 
   constructor(private readonly transport: Transport) {
     this.shared = new SharedList((signal) => this.fetchList(signal));
   }
 
-  private async fetchList(signal?: AbortSignal): Promise<Endpoint[]> {
+  private async fetchList(signal?: AbortSignal): Promise<ListedRow[]> {
     try {
       const body = await this.transport.request({
         method: "GET",
@@ -100,13 +107,22 @@ export class EndpointsApi {
    * The account's endpoints (never their API keys); an account without any is an empty list
    * (the service answers it with a 400). Reads close together share one request.
    */
-  list(signal?: AbortSignal): Promise<Endpoint[]> {
-    return this.shared.read(signal);
+  async list(signal?: AbortSignal): Promise<Endpoint[]> {
+    return (await this.shared.read(signal)).map((row) => row.endpoint);
   }
 
   /** The endpoint, or undefined when the account has none with this id. */
   async find(id: number, signal?: AbortSignal): Promise<Endpoint | undefined> {
     return (await this.list(signal)).find((endpoint) => endpoint.id === id);
+  }
+
+  /**
+   * The endpoint's own API key, as the service's list shows it: what a client calls the endpoint
+   * with. Undefined when the account has no such endpoint or the row carries no key. A
+   * credential: for a secret output only, never a message.
+   */
+  async keyOf(id: number, signal?: AbortSignal): Promise<string | undefined> {
+    return (await this.shared.read(signal)).find((row) => row.endpoint.id === id)?.apiKey;
   }
 
   /** Creates an endpoint; returns its id. */

@@ -201,7 +201,8 @@ export const nativeResources: readonly NativeResource[] = [
     endpoint,
     endpoint.endpointInputsSchema,
     endpoint.endpointOutputsSchema,
-    "A serverless endpoint: the scaling rules its worker groups share.",
+    "A serverless endpoint: the scaling rules its worker groups share, and what a client " +
+      "calls it with: `routeUrl`, `endpointName` and `apiKey` (a secret).",
   ),
   resource(
     "WorkerGroup",

@@ -357,7 +357,7 @@ function docsOf(resource: NativeResource): ExampleDocs {
   return { language: { docs: { ...docs, dependsOnSweeper: true } } };
 }
 
-/** The provider's configuration: `apiKey` (a secret) and `baseUrl`, with their fallbacks. */
+/** The provider's configuration (`apiKey`, a secret, `baseUrl`, ...), with their fallbacks. */
 function configSpec(translator: Translator): Record<string, PropertySpec> {
   const properties = translator.properties(jsonOf(providerConfigSchema, "input"), "Provider");
   const describe: Record<string, string> = {
@@ -369,6 +369,11 @@ function configSpec(translator: Translator): Record<string, PropertySpec> {
       "The stack's spending cap, in dollars per hour: a plan whose expected total exceeds it " +
       "fails at preview, and a rent that would take the stack over it is never sent. Falls back " +
       "to the GPUCLOUD_MAX_DOLLARS_PER_HOUR environment variable; unset, there is no cap.",
+    serverlessUrl:
+      "Where the service answers serverless route calls (POST /route/), when not at baseUrl " +
+      "(the service's API description gives `route` a server of its own; the local emulator " +
+      "answers both). An Endpoint's `routeUrl` is made from it. Falls back to the " +
+      "GPUCLOUD_SERVERLESS_URL environment variable, then to baseUrl.",
   };
   for (const [field, property] of Object.entries(properties)) {
     const description = describe[field];

@@ -14,6 +14,7 @@ import { sweeperWarning } from "../renting/stack-sweeper";
 import { logToEngine } from "../run/progress";
 import { Run } from "../run/run";
 import { functionOf } from "./functions";
+import { OrderedLog } from "./ordered-log";
 import { type NativeResource, resourceOf } from "./resources";
 import { packageSchema, type PackageSpec, secretOutputs } from "./schema";
 import { unwrapSecrets, wrapSecrets } from "./secrets";
@@ -82,11 +83,16 @@ export function urnParts(urn: string): {
   };
 }
 
+/** How long a display line may wait for the engine's answer before the next is sent, ms. */
+const logDeadlineMs = 5_000;
+
 export class GpuCloudProviderService {
   private readonly schema: PackageSpec;
   private readonly version: string;
   private config: Props = {};
   private engine: enginerpc.EngineClient | undefined;
+  /** The engine's display lines, in the order they were made. */
+  private lines: OrderedLog<engineproto.LogRequest> | undefined;
   private readonly current = new AsyncLocalStorage<{ urn: string }>();
   /** The plugin's run (provider/run/run.ts): made by Configure, given to every call after. */
   #run: Run | undefined;
@@ -124,7 +130,15 @@ export class GpuCloudProviderService {
 
   private connectEngine(address: string): void {
     this.engine?.close();
-    this.engine = new enginerpc.EngineClient(address, grpc.credentials.createInsecure());
+    const engine = new enginerpc.EngineClient(address, grpc.credentials.createInsecure());
+    this.engine = engine;
+    this.lines = new OrderedLog((request: engineproto.LogRequest, done) => {
+      // A line the engine does not answer within the deadline no longer holds up the next.
+      const deadline = Date.now() + logDeadlineMs;
+      engine.log(request, new grpc.Metadata(), { deadline }, () => {
+        done();
+      });
+    });
   }
 
   /**
@@ -133,13 +147,13 @@ export class GpuCloudProviderService {
    */
   private progress(message: string, ephemeral = true): boolean {
     const urn = this.current.getStore()?.urn;
-    if (this.engine === undefined || urn === undefined) return false;
+    if (this.lines === undefined || urn === undefined) return false;
     const request = new engineproto.LogRequest();
     request.setSeverity(engineproto.LogSeverity.INFO);
     request.setMessage(`gpucloud: ${message}`);
     request.setUrn(urn);
     request.setEphemeral(ephemeral);
-    this.engine.log(request, () => undefined);
+    this.lines.log(request);
     return true;
   }
 

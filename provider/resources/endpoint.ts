@@ -16,6 +16,7 @@ import {
   workerCountSchema,
 } from "../serverless/scaling";
 import { withExample } from "../shared/reference-examples";
+import { callingOutputs, callingOutputsSchema, keyAfterCreate } from "../serverless/calling";
 
 // ---- Inputs -------------------------------------------------------------------------------
 
@@ -58,6 +59,8 @@ export const endpointOutputsSchema = endpointInputsSchema.extend({
     .number()
     .int()
     .describe("The service's id of the endpoint: what a worker group's `endpointId` names."),
+  // How a program calls the endpoint (provider/serverless/calling.ts).
+  ...callingOutputsSchema,
 });
 export type EndpointOutputs = z.infer<typeof endpointOutputsSchema>;
 
@@ -130,7 +133,8 @@ export const implementation: ResourceImplementation<EndpointInputs, EndpointOutp
 
   async create(run, inputs) {
     const endpointId = await run.client.endpoints.create(toWire(inputs));
-    return { id: String(endpointId), outs: { ...inputs, endpointId } };
+    const calling = callingOutputs(run, await keyAfterCreate(run, endpointId));
+    return { id: String(endpointId), outs: { ...inputs, endpointId, ...calling } };
   },
 
   async read(run, id, props) {
@@ -142,19 +146,26 @@ export const implementation: ResourceImplementation<EndpointInputs, EndpointOutp
         ...fromWire(imported),
         deleteTimeoutSeconds: endpointInputsSchema.shape.deleteTimeoutSeconds.parse(undefined),
       };
-      return { id: String(imported.id), props: { ...inputs, endpointId: imported.id }, inputs };
+      const calling = callingOutputs(run, await run.client.endpoints.keyOf(imported.id));
+      const outs = { ...inputs, endpointId: imported.id, ...calling };
+      return { id: String(imported.id), props: outs, inputs };
     }
     const found = await run.client.endpoints.find(props.endpointId);
     if (!found) return {};
-    const outs: EndpointOutputs = { ...props, ...fromWire(found) };
-    const { endpointId: _id, ...inputs } = outs;
+    // The key from the same list (shared reads): what the service shows now.
+    const { apiKey: _old, ...recorded } = props;
+    const calling = callingOutputs(run, await run.client.endpoints.keyOf(props.endpointId));
+    const outs: EndpointOutputs = { ...recorded, ...fromWire(found), ...calling };
+    const { endpointId: _id, routeUrl: _url, apiKey: _key, ...inputs } = outs;
     return readResult(id, props, outs, inputs);
   },
 
   async update(run, _id, olds, news) {
     const changed = serviceFields.some((field) => olds[field] !== news[field]);
     if (changed) await run.client.endpoints.update(olds.endpointId, toWire(news));
-    return { outs: { ...news, endpointId: olds.endpointId } };
+    // A state from before these outputs (or a create whose list failed) gets its key here.
+    const key = olds.apiKey ?? (await keyAfterCreate(run, olds.endpointId));
+    return { outs: { ...news, endpointId: olds.endpointId, ...callingOutputs(run, key) } };
   },
 
   async delete(run, _id, props) {
@@ -215,8 +226,9 @@ export interface EndpointArgs {
 
 /**
  * A serverless endpoint: the router its worker groups' workers serve, with its scaling
- * parameters. Every change is made in place. Deleting it deletes its worker groups, and waits
- * until none of their worker instances is left on the account.
+ * parameters. `routeUrl`, `endpointName` and `apiKey` (a secret) are what a client calls it
+ * with. Every change is made in place. Deleting it deletes its worker groups, and waits until
+ * none of their worker instances is left on the account.
  */
 export class Endpoint extends pulumi.dynamic.Resource {
   declare readonly endpointName: pulumi.Output<string>;
@@ -228,6 +240,13 @@ export class Endpoint extends pulumi.dynamic.Resource {
   declare readonly deleteTimeoutSeconds: pulumi.Output<number>;
   /** The service's id of the endpoint (a WorkerGroup's `endpointId`). */
   declare readonly endpointId: pulumi.Output<number>;
+  /**
+   * Where a client sends the route call: POST `{"endpoint": endpointName, "cost": <estimate>}`
+   * with `Authorization: Bearer <apiKey>`; the answer names a worker's `url`.
+   */
+  declare readonly routeUrl: pulumi.Output<string>;
+  /** The endpoint's own API key, which a client routes requests with: a Pulumi secret. */
+  declare readonly apiKey: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: EndpointArgs, opts?: pulumi.CustomResourceOptions) {
     super(
@@ -243,8 +262,10 @@ export class Endpoint extends pulumi.dynamic.Resource {
         maxWorkers: args.maxWorkers,
         deleteTimeoutSeconds: args.deleteTimeoutSeconds,
         endpointId: undefined,
+        routeUrl: undefined,
+        apiKey: undefined,
       },
-      opts,
+      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "apiKey"] },
       "gpucloud",
       "Endpoint",
     );

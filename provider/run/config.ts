@@ -16,6 +16,9 @@ export const providerConfigSchema = z.object({
   apiKey: z.string().min(1).meta({ secret: true }),
   baseUrl: z.url({ protocol: /^https?$/ }),
   maxDollarsPerHour: z.number().positive().optional(),
+  // The service serves a serverless endpoint's route call (POST /route/) from another address
+  // than its API (the OpenAPI's `route` names its own server); the emulator serves both.
+  serverlessUrl: z.url({ protocol: /^https?$/ }).optional(),
 });
 export type ProviderConfig = z.infer<typeof providerConfigSchema>;
 
@@ -27,6 +30,9 @@ const howToSet = {
     "gpucloud:baseUrl is not set: run `pulumi config set gpucloud:baseUrl https://<service address>` " +
     "or set GPUCLOUD_BASE_URL (the local emulator prints its address when it starts)",
   badUrl: "gpucloud:baseUrl must be an http:// or https:// URL, e.g. https://console.example.com",
+  badServerlessUrl:
+    "gpucloud:serverlessUrl must be an http:// or https:// URL: the address the service " +
+    "answers serverless route calls (POST /route/) at; unset it to use gpucloud:baseUrl",
   badCap:
     "gpucloud:maxDollarsPerHour must be a positive number of dollars per hour, e.g. 12.5 " +
     "(the stack's spending cap); unset it to have no cap",
@@ -47,10 +53,16 @@ export function resolveConfig(
   const maxDollarsPerHour = resolveCap(
     source?.get("gpucloud:maxDollarsPerHour") ?? env["GPUCLOUD_MAX_DOLLARS_PER_HOUR"],
   );
+  const serverlessUrl = source?.get("gpucloud:serverlessUrl") ?? env["GPUCLOUD_SERVERLESS_URL"];
+  const given = serverlessUrl === undefined || serverlessUrl === "" ? undefined : serverlessUrl;
+  if (given !== undefined && !providerConfigSchema.shape.serverlessUrl.safeParse(given).success) {
+    throw new Error(`${howToSet.badServerlessUrl}; ${describeUrl(given)}`);
+  }
   const parsed = providerConfigSchema.safeParse({
     apiKey,
     baseUrl,
     ...(maxDollarsPerHour === undefined ? {} : { maxDollarsPerHour }),
+    ...(given === undefined ? {} : { serverlessUrl: given }),
   });
   if (!parsed.success) throw new Error(`${howToSet.badUrl}; ${describeUrl(baseUrl)}`);
   // The client adds /api/v0 to every path: a base URL holding it would ask /api/v0/api/v0/.

@@ -122,6 +122,16 @@ export class Run {
   }
 
   /**
+   * Where the service answers serverless route calls (`gpucloud:serverlessUrl`), else the
+   * service's address: an Endpoint's `routeUrl` is made from it. Throws, saying how to set it,
+   * when configuration is missing or malformed.
+   */
+  get serverlessUrl(): string {
+    const config = resolveConfig(this.#config);
+    return config.serverlessUrl ?? config.baseUrl;
+  }
+
+  /**
    * The stack's spending cap (`gpucloud:maxDollarsPerHour`), in dollars per hour; undefined
    * when none is set. Throws, saying how to set it, when configuration is missing or the cap
    * is malformed (check reports that first, through configurationFailures).

@@ -20,6 +20,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 
 	"github.com/blang/semver"
@@ -149,7 +150,30 @@ func pythonSDK(text []byte) (map[string][]byte, error) {
 		return nil, fmt.Errorf("the generator wrote no %s/README.md", info.PackageName)
 	}
 	files["README.md"] = readme
+	pyproject, err := spdxLicense(files["pyproject.toml"])
+	if err != nil {
+		return nil, err
+	}
+	files["pyproject.toml"] = pyproject
 	return files, nil
+}
+
+// The generator writes the licence as a table (`[project.license]` with `text = "..."`), which
+// setuptools deprecates since 77.0 with a warning at every `pip install` of the SDK (PEP 639:
+// a SPDX expression as a plain string). The string form needs setuptools 77 or later to build.
+var (
+	licenseTable      = regexp.MustCompile(`(?m)^([ \t]*)\[project\.license\]\n\s*text = ("[^"\n]*")\n`)
+	setuptoolsRequire = regexp.MustCompile(`"setuptools>=[0-9.]+"`)
+)
+
+// spdxLicense rewrites the generated pyproject.toml's licence as the string setuptools takes
+// without a warning; it fails when the generator's output no longer has the expected form.
+func spdxLicense(pyproject []byte) ([]byte, error) {
+	if !licenseTable.Match(pyproject) || !setuptoolsRequire.Match(pyproject) {
+		return nil, fmt.Errorf("pyproject.toml has no [project.license] table or setuptools requirement to rewrite:\n%s", pyproject)
+	}
+	out := licenseTable.ReplaceAll(pyproject, []byte("${1}license = ${2}\n"))
+	return setuptoolsRequire.ReplaceAll(out, []byte(`"setuptools>=77.0.0"`)), nil
 }
 
 // requiredOnlyInCheck leaves the saying of a missing input to the provider's check. The Python

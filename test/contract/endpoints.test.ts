@@ -157,9 +157,16 @@ describe("serverless endpoints", () => {
       const hash = await createTemplate(emulator, "endpoint-provider");
       const created = await provider.create(providers.run, declared);
       const outs = created.outs as EndpointOutputs;
+      const apiKey = (await rawRows(emulator, "/api/v0/endptjobs/"))?.[0]?.api_key;
+      // How a program calls it: the route URL on the configured address, the endpoint's own key.
       expect(created).toEqual({
         id: String(outs.endpointId),
-        outs: { ...declared, endpointId: outs.endpointId },
+        outs: {
+          ...declared,
+          endpointId: outs.endpointId,
+          routeUrl: `${emulator.url}/route/`,
+          apiKey,
+        },
       });
       const groupId = await client.workerGroups.create({
         endpoint_id: outs.endpointId,
@@ -179,7 +186,12 @@ describe("serverless endpoints", () => {
       await client.endpoints.update(outs.endpointId, { cold_workers: 1, endpoint_name: "outside" });
       // Reads within 2 s share one list (SharedList): this read must come after.
       await new Promise((resolve) => setTimeout(resolve, 2_100));
-      const { endpointId: _id, ...driftedInputs } = {
+      const {
+        endpointId: _id,
+        routeUrl: _url,
+        apiKey: _key,
+        ...driftedInputs
+      } = {
         ...outs,
         coldWorkers: 1,
         endpointName: "outside",
@@ -202,7 +214,13 @@ describe("serverless endpoints", () => {
         coldWorkers: 3,
       });
       expect(updated).toEqual({
-        outs: { ...declared, coldWorkers: 3, endpointId: outs.endpointId },
+        outs: {
+          ...declared,
+          coldWorkers: 3,
+          endpointId: outs.endpointId,
+          routeUrl: outs.routeUrl,
+          apiKey: outs.apiKey,
+        },
       });
       expect(
         (await client.endpoints.list(new AbortController().signal)).find(
@@ -221,6 +239,30 @@ describe("serverless endpoints", () => {
       expect(await provider.read(providers.run, created.id, outs)).toEqual({});
       // Deleting again (an interrupted delete retried) succeeds.
       await provider.delete?.(providers.run, created.id, outs);
+    });
+
+    it("outputs the key the service shows, read again by refresh; a state without it gets it", async () => {
+      const created = await provider.create(providers.run, declared);
+      const outs = created.outs as EndpointOutputs;
+      expect(outs.apiKey).toMatch(/^[0-9a-f]{64}$/);
+      // The key changed outside Pulumi (the service's list shows another): refresh records it.
+      const recorded = { ...outs, apiKey: "an-older-key" };
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      expect(await provider.read(providers.run, created.id, recorded)).toMatchObject({
+        props: { apiKey: outs.apiKey, routeUrl: `${emulator.url}/route/` },
+      });
+      // A state from before these outputs: the next update fills them in.
+      const older: Partial<EndpointOutputs> = { ...outs };
+      delete older.apiKey;
+      delete older.routeUrl;
+      const updated = await provider.update?.(providers.run, created.id, older as EndpointOutputs, {
+        ...declared,
+        minLoad: 2,
+      });
+      expect(updated?.outs).toMatchObject({ apiKey: outs.apiKey, routeUrl: outs.routeUrl });
+      // Imported by id: the same outputs.
+      const imported = await provider.read(providers.run, created.id, undefined);
+      expect(imported.props).toMatchObject({ apiKey: outs.apiKey, routeUrl: outs.routeUrl });
     });
 
     it("destroys the workers the service could not release before it returns", async () => {

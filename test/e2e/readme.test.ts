@@ -23,7 +23,10 @@ const repoRoot = path.resolve(__dirname, "..", "..");
 const blocks = documentationFiles().flatMap((file) => codeBlocksIn(file));
 const examples = blocks.filter((block) => block.language === "ts");
 const batches = batchesOf(examples);
-const pythonExamples = blocks.filter((block) => block.language === "python");
+// A block marked `file=<path>` is a copy of that file, not a program (test/unit/doc-files.test.ts).
+const pythonExamples = blocks.filter(
+  (block) => block.language === "python" && !block.words.some((word) => word.startsWith("file=")),
+);
 const market = { market: { seed: 1 } };
 
 /**

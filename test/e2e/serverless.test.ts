@@ -9,6 +9,7 @@ import {
   outsideClient,
   program,
 } from "../support/programs";
+import { callEndpoint } from "../support/serverless-call";
 import { useEmulator } from "../support/use-emulator";
 
 // A template, a serverless endpoint and a worker group under the real Pulumi CLI, against the
@@ -55,6 +56,9 @@ exports.endpointId = endpoint.endpointId;
 exports.workerGroupId = group.workerGroupId;
 exports.templateHashId = template.hashId;
 exports.searchQuery = group.searchQuery;
+exports.routeUrl = endpoint.routeUrl;
+exports.endpointName = endpoint.endpointName;
+exports.apiKey = endpoint.apiKey;
 exports.instances = group.workerGroupId.apply(() => gpucloud.getInstances());
 `);
 
@@ -81,10 +85,13 @@ async function eventually(what: string, condition: () => Promise<boolean>, timeo
   }
 }
 
-/** The `api_key` values the service shows in its endpoint and group rows (credentials). */
-async function rowKeys(emulator: TestEmulator): Promise<string[]> {
+/** The `api_key` values the service shows in its endpoint or group rows (credentials). */
+async function rowKeys(
+  emulator: TestEmulator,
+  path: "/api/v0/endptjobs/" | "/api/v0/workergroups/",
+): Promise<string[]> {
   const keys: string[] = [];
-  for (const path of ["/api/v0/endptjobs/", "/api/v0/workergroups/"]) {
+  {
     const response = await request(`${emulator.url}${path}`, {
       headers: { authorization: `Bearer ${emulator.apiKey}` },
     });
@@ -138,6 +145,27 @@ describe("Serverless endpoint and worker group under the real Pulumi CLI", () =>
         expect((await client.endpoints.list()).map((endpoint) => endpoint.id)).toEqual([
           endpointId,
         ]);
+
+        // The program exports what a client calls the endpoint with, and the call answers.
+        const [endpointKey] = await rowKeys(emulator, "/api/v0/endptjobs/");
+        expect(up.outputs["routeUrl"]).toEqual({ value: `${emulator.url}/route/`, secret: false });
+        expect(up.outputs["endpointName"]).toEqual({ value: "e2e-llm", secret: false });
+        // Compared, never printed: a failure must not show the key.
+        expect(up.outputs["apiKey"]?.secret).toBe(true);
+        expect(up.outputs["apiKey"]?.value === endpointKey).toBe(true);
+        const payload = { inputs: "What is the answer?" };
+        const { route, served } = await callEndpoint(
+          {
+            routeUrl: z.string().parse(up.outputs["routeUrl"]?.value),
+            endpointName: "e2e-llm",
+            apiKey: z.string().parse(up.outputs["apiKey"]?.value),
+          },
+          payload,
+        );
+        expect(workers.map((id) => `${emulator.url}/serverless-workers/${String(id)}`)).toContain(
+          route.url,
+        );
+        expect(served).toMatchObject({ route: "/generate", payload });
         expect(await client.workerGroups.list()).toEqual([
           expect.objectContaining({ id: workerGroupId, endpoint_id: endpointId }),
         ]);
@@ -176,11 +204,14 @@ describe("Serverless endpoint and worker group under the real Pulumi CLI", () =>
         expect((await client.endpoints.list())[0]?.target_util).toBe(0.7);
         expect((await client.workerGroups.list())[0]?.min_load).toBe(5);
 
-        // The rows' API keys (credentials) are nowhere in the state or the CLI's output.
-        const keys = await rowKeys(emulator);
-        expect(keys.length).toBeGreaterThan(0);
+        // The rows' API keys (credentials): a group's is nowhere in the state or the CLI's
+        // output; the endpoint's only in its apiKey output, a secret (encrypted in the state).
+        const groupKeys = await rowKeys(emulator, "/api/v0/workergroups/");
+        expect(groupKeys.length).toBeGreaterThan(0);
         expect(JSON.stringify(dynamicResources(await exportState(true)))).not.toContain("api_key");
-        expectNoLeak([await exportState(true), await exportState(false), ...output], keys);
+        expectNoLeak([await exportState(true), await exportState(false), ...output], groupKeys);
+        expectNoLeak([await exportState(false), ...output], [endpointKey ?? "no key"]);
+        expect((await exportState(true)).includes(endpointKey ?? "no key")).toBe(true);
 
         // A template edit changes its hash in place; the group follows it in place.
         const hashBefore = up.outputs["templateHashId"]?.value as string;

@@ -368,6 +368,72 @@ describe.each([MODERN, LEGACY])("the official client, $name, against the emulato
     COMMANDS_TIMEOUT_MS,
   );
 
+  // Today's package has a serverless client (vastai.serverless); the single file has none.
+  if (client === MODERN) {
+    it(
+      "its serverless client calls an endpoint: the route call, then the worker it names",
+      async () => {
+        const template = z.object({ template: z.object({ hash_id: z.string() }) }).parse(
+          (
+            await emulator.call("POST", "/api/v0/template/", {
+              name: "worker",
+              image: "vllm/vllm-openai",
+              tag: "v1",
+              recommended_disk_space: 20,
+            })
+          ).body,
+        ).template;
+        const endpointId = z.object({ result: z.int() }).parse(
+          (
+            await emulator.call("POST", "/api/v0/endptjobs/", {
+              endpoint_name: "llm",
+              cold_workers: 1,
+            })
+          ).body,
+        ).result;
+        await emulator.call("POST", "/api/v0/workergroups/", {
+          endpoint_id: endpointId,
+          template_hash: template.hash_id,
+          gpu_ram: 24,
+        });
+        // The client finds the endpoint (and its own key) in the account's list, routes with
+        // that key, and posts {auth_data, payload} to the worker. Plain HTTP: no certificate
+        // to fetch from the service (its get_ssl_context would).
+        const script = [
+          "import asyncio, json, sys",
+          "from vastai.serverless.client.client import Serverless",
+          "async def main(url, key):",
+          "    client = Serverless(api_key=key, autoscaler_url=url, webserver_url=url)",
+          "    async def no_ssl():",
+          "        return None",
+          "    client.get_ssl_context = no_ssl",
+          "    async with client:",
+          "        endpoint = await client.get_endpoint('llm')",
+          "        result = await endpoint.request('/generate', {'inputs': 'hi'}, cost=10, timeout=30)",
+          "        print(json.dumps({'ok': result['ok'], 'response': result['response']}))",
+          "asyncio.run(main(sys.argv[1], sys.argv[2]))",
+        ].join("\n");
+        const result = await run(path.join(venv, "bin", "python"), [
+          "-c",
+          script,
+          emulator.url,
+          API_KEY,
+        ]);
+        expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
+        expect(JSON.parse(result.stdout)).toEqual({
+          ok: true,
+          response: {
+            worker: expect.any(Number) as unknown,
+            route: "/generate",
+            reqnum: expect.any(Number) as unknown,
+            payload: { inputs: "hi" },
+          },
+        });
+      },
+      COMMANDS_TIMEOUT_MS,
+    );
+  }
+
   it(
     "sent every request to the emulator, the key never in its log",
     async () => {

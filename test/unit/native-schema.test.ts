@@ -64,10 +64,12 @@ describe("the native plugin's schema", () => {
     expect(nativeFunctions).toHaveLength(functions.length);
   });
 
-  it("marks the provider's apiKey secret, and baseUrl plain", () => {
+  it("marks the provider's apiKey secret, and baseUrl and serverlessUrl plain", () => {
     expect(schema.config.variables["apiKey"]).toMatchObject({ type: "string", secret: true });
     expect(schema.config.variables["baseUrl"]).toMatchObject({ type: "string" });
     expect(schema.config.variables["baseUrl"]?.secret).toBeUndefined();
+    expect(schema.config.variables["serverlessUrl"]).toMatchObject({ type: "string" });
+    expect(schema.config.variables["serverlessUrl"]?.secret).toBeUndefined();
     expect(schema.provider.inputProperties["apiKey"]?.secret).toBe(true);
   });
 
@@ -80,7 +82,7 @@ describe("the native plugin's schema", () => {
     ["Volume", [], []],
     ["Instance", [], []],
     ["SshKey", [], []],
-    ["Endpoint", [], []],
+    ["Endpoint", ["apiKey"], []],
   ])("marks %s's secrets: outputs %j, inputs %j", (type, outputs, inputs) => {
     const resource = schema.resources[`gpucloud:index:${type}`];
     if (resource === undefined) throw new Error(`no ${type}`);

@@ -82,6 +82,7 @@ describe("Endpoint inputs", () => {
     const olds = {
       ...checkInputs(endpointInputsSchema, { endpointName: "llm" }).inputs,
       endpointId: 7,
+      routeUrl: "https://serverless.example/route/",
     };
     for (const change of [
       { endpointName: "other" },

@@ -12,10 +12,12 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// A serverless endpoint: the scaling rules its worker groups share.
+// A serverless endpoint: the scaling rules its worker groups share, and what a client calls it with: `routeUrl`, `endpointName` and `apiKey` (a secret).
 type Endpoint struct {
 	pulumi.CustomResourceState
 
+	// The endpoint's own API key (a Pulumi secret), as the service's endpoint list shows it: the key a client routes requests with. Read again by refresh.
+	ApiKey pulumi.StringPtrOutput `pulumi:"apiKey"`
 	// Inactive (cold) capacity as a multiple of the active capacity target; 0 or more, default 2.5. Changes in place.
 	ColdMult pulumi.Float64Output `pulumi:"coldMult"`
 	// Workers (GPU instances, billed) kept loaded but inactive when there is no load; a whole number, 0 or more, at most maxWorkers; default 5. Changes in place.
@@ -30,6 +32,8 @@ type Endpoint struct {
 	MaxWorkers pulumi.IntOutput `pulumi:"maxWorkers"`
 	// The floor load the endpoint keeps capacity for, in perf units per second (tokens per second for LLMs); 0 or more, default 10. Changes in place.
 	MinLoad pulumi.Float64Output `pulumi:"minLoad"`
+	// Where a client sends the endpoint's route call: POST `{"endpoint": endpointName, "cost": <estimate>}` here with `Authorization: Bearer <apiKey>`, and it answers a worker's `url` (or a `status` to ask again on). Made from `gpucloud:serverlessUrl`, else `gpucloud:baseUrl`.
+	RouteUrl pulumi.StringOutput `pulumi:"routeUrl"`
 	// Target capacity utilization of the endpoint: the anticipated load over the active capacity, more than 0 and at most 1 (0.9 keeps 11% headroom); default 0.9. Changes in place.
 	TargetUtil pulumi.Float64Output `pulumi:"targetUtil"`
 }
@@ -62,6 +66,10 @@ func NewEndpoint(ctx *pulumi.Context,
 	if args.TargetUtil == nil {
 		args.TargetUtil = pulumi.Float64Ptr(0.9)
 	}
+	secrets := pulumi.AdditionalSecretOutputs([]string{
+		"apiKey",
+	})
+	opts = append(opts, secrets)
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource Endpoint
 	err := ctx.RegisterResource("gpucloud:index:Endpoint", name, args, &resource, opts...)
@@ -166,6 +174,11 @@ func (o EndpointOutput) ToEndpointOutputWithContext(ctx context.Context) Endpoin
 	return o
 }
 
+// The endpoint's own API key (a Pulumi secret), as the service's endpoint list shows it: the key a client routes requests with. Read again by refresh.
+func (o EndpointOutput) ApiKey() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Endpoint) pulumi.StringPtrOutput { return v.ApiKey }).(pulumi.StringPtrOutput)
+}
+
 // Inactive (cold) capacity as a multiple of the active capacity target; 0 or more, default 2.5. Changes in place.
 func (o EndpointOutput) ColdMult() pulumi.Float64Output {
 	return o.ApplyT(func(v *Endpoint) pulumi.Float64Output { return v.ColdMult }).(pulumi.Float64Output)
@@ -199,6 +212,11 @@ func (o EndpointOutput) MaxWorkers() pulumi.IntOutput {
 // The floor load the endpoint keeps capacity for, in perf units per second (tokens per second for LLMs); 0 or more, default 10. Changes in place.
 func (o EndpointOutput) MinLoad() pulumi.Float64Output {
 	return o.ApplyT(func(v *Endpoint) pulumi.Float64Output { return v.MinLoad }).(pulumi.Float64Output)
+}
+
+// Where a client sends the endpoint's route call: POST `{"endpoint": endpointName, "cost": <estimate>}` here with `Authorization: Bearer <apiKey>`, and it answers a worker's `url` (or a `status` to ask again on). Made from `gpucloud:serverlessUrl`, else `gpucloud:baseUrl`.
+func (o EndpointOutput) RouteUrl() pulumi.StringOutput {
+	return o.ApplyT(func(v *Endpoint) pulumi.StringOutput { return v.RouteUrl }).(pulumi.StringOutput)
 }
 
 // Target capacity utilization of the endpoint: the anticipated load over the active capacity, more than 0 and at most 1 (0.9 keeps 11% headroom); default 0.9. Changes in place.

@@ -19,6 +19,8 @@ type Provider struct {
 	ApiKey pulumi.StringPtrOutput `pulumi:"apiKey"`
 	// The service's address, without /api/v0 (the local emulator prints its own). Falls back to the GPUCLOUD_BASE_URL environment variable.
 	BaseUrl pulumi.StringPtrOutput `pulumi:"baseUrl"`
+	// Where the service answers serverless route calls (POST /route/), when not at baseUrl (the service's API description gives `route` a server of its own; the local emulator answers both). An Endpoint's `routeUrl` is made from it. Falls back to the GPUCLOUD_SERVERLESS_URL environment variable, then to baseUrl.
+	ServerlessUrl pulumi.StringPtrOutput `pulumi:"serverlessUrl"`
 }
 
 // NewProvider registers a new resource with the given unique name, arguments, and options.
@@ -51,6 +53,8 @@ type providerArgs struct {
 	BaseUrl *string `pulumi:"baseUrl"`
 	// The stack's spending cap, in dollars per hour: a plan whose expected total exceeds it fails at preview, and a rent that would take the stack over it is never sent. Falls back to the GPUCLOUD_MAX_DOLLARS_PER_HOUR environment variable; unset, there is no cap.
 	MaxDollarsPerHour *float64 `pulumi:"maxDollarsPerHour"`
+	// Where the service answers serverless route calls (POST /route/), when not at baseUrl (the service's API description gives `route` a server of its own; the local emulator answers both). An Endpoint's `routeUrl` is made from it. Falls back to the GPUCLOUD_SERVERLESS_URL environment variable, then to baseUrl.
+	ServerlessUrl *string `pulumi:"serverlessUrl"`
 }
 
 // The set of arguments for constructing a Provider resource.
@@ -61,6 +65,8 @@ type ProviderArgs struct {
 	BaseUrl pulumi.StringPtrInput
 	// The stack's spending cap, in dollars per hour: a plan whose expected total exceeds it fails at preview, and a rent that would take the stack over it is never sent. Falls back to the GPUCLOUD_MAX_DOLLARS_PER_HOUR environment variable; unset, there is no cap.
 	MaxDollarsPerHour pulumi.Float64PtrInput
+	// Where the service answers serverless route calls (POST /route/), when not at baseUrl (the service's API description gives `route` a server of its own; the local emulator answers both). An Endpoint's `routeUrl` is made from it. Falls back to the GPUCLOUD_SERVERLESS_URL environment variable, then to baseUrl.
+	ServerlessUrl pulumi.StringPtrInput
 }
 
 func (ProviderArgs) ElementType() reflect.Type {
@@ -108,6 +114,11 @@ func (o ProviderOutput) ApiKey() pulumi.StringPtrOutput {
 // The service's address, without /api/v0 (the local emulator prints its own). Falls back to the GPUCLOUD_BASE_URL environment variable.
 func (o ProviderOutput) BaseUrl() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Provider) pulumi.StringPtrOutput { return v.BaseUrl }).(pulumi.StringPtrOutput)
+}
+
+// Where the service answers serverless route calls (POST /route/), when not at baseUrl (the service's API description gives `route` a server of its own; the local emulator answers both). An Endpoint's `routeUrl` is made from it. Falls back to the GPUCLOUD_SERVERLESS_URL environment variable, then to baseUrl.
+func (o ProviderOutput) ServerlessUrl() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Provider) pulumi.StringPtrOutput { return v.ServerlessUrl }).(pulumi.StringPtrOutput)
 }
 
 func init() {

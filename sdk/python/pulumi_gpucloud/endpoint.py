@@ -164,7 +164,7 @@ class Endpoint(pulumi.CustomResource):
                  target_util: pulumi.Input[Optional[_builtins.float]] = None,
                  __props__=None):
         """
-        A serverless endpoint: the scaling rules its worker groups share.
+        A serverless endpoint: the scaling rules its worker groups share, and what a client calls it with: `routeUrl`, `endpointName` and `apiKey` (a secret).
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
@@ -183,7 +183,7 @@ class Endpoint(pulumi.CustomResource):
                  args: Optional[EndpointArgs] = None,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        A serverless endpoint: the scaling rules its worker groups share.
+        A serverless endpoint: the scaling rules its worker groups share, and what a client calls it with: `routeUrl`, `endpointName` and `apiKey` (a secret).
 
         :param str resource_name: The name of the resource.
         :param EndpointArgs args: The arguments to use to populate this resource's properties.
@@ -235,7 +235,11 @@ class Endpoint(pulumi.CustomResource):
             if target_util is None:
                 target_util = 0.9
             __props__.__dict__["target_util"] = target_util
+            __props__.__dict__["api_key"] = None
             __props__.__dict__["endpoint_id"] = None
+            __props__.__dict__["route_url"] = None
+        secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["apiKey"])
+        opts = pulumi.ResourceOptions.merge(opts, secret_opts)
         super(Endpoint, __self__).__init__(
             'gpucloud:index:Endpoint',
             resource_name,
@@ -258,6 +262,7 @@ class Endpoint(pulumi.CustomResource):
 
         __props__ = EndpointArgs.__new__(EndpointArgs)
 
+        __props__.__dict__["api_key"] = None
         __props__.__dict__["cold_mult"] = None
         __props__.__dict__["cold_workers"] = None
         __props__.__dict__["delete_timeout_seconds"] = None
@@ -265,8 +270,17 @@ class Endpoint(pulumi.CustomResource):
         __props__.__dict__["endpoint_name"] = None
         __props__.__dict__["max_workers"] = None
         __props__.__dict__["min_load"] = None
+        __props__.__dict__["route_url"] = None
         __props__.__dict__["target_util"] = None
         return Endpoint(resource_name, opts=opts, __props__=__props__)
+
+    @_builtins.property
+    @pulumi.getter(name="apiKey")
+    def api_key(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        The endpoint's own API key (a Pulumi secret), as the service's endpoint list shows it: the key a client routes requests with. Read again by refresh.
+        """
+        return pulumi.get(self, "api_key")
 
     @_builtins.property
     @pulumi.getter(name="coldMult")
@@ -323,6 +337,14 @@ class Endpoint(pulumi.CustomResource):
         The floor load the endpoint keeps capacity for, in perf units per second (tokens per second for LLMs); 0 or more, default 10. Changes in place.
         """
         return pulumi.get(self, "min_load")
+
+    @_builtins.property
+    @pulumi.getter(name="routeUrl")
+    def route_url(self) -> pulumi.Output[_builtins.str]:
+        """
+        Where a client sends the endpoint's route call: POST `{"endpoint": endpointName, "cost": <estimate>}` here with `Authorization: Bearer <apiKey>`, and it answers a worker's `url` (or a `status` to ask again on). Made from `gpucloud:serverlessUrl`, else `gpucloud:baseUrl`.
+        """
+        return pulumi.get(self, "route_url")
 
     @_builtins.property
     @pulumi.getter(name="targetUtil")

@@ -21,13 +21,15 @@ class ProviderArgs:
     def __init__(__self__, *,
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
                  base_url: pulumi.Input[Optional[_builtins.str]] = None,
-                 max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None):
+                 max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
+                 serverless_url: pulumi.Input[Optional[_builtins.str]] = None):
         """
         The set of arguments for constructing a Provider resource.
 
         :param pulumi.Input[_builtins.str] api_key: The API key (a secret). Falls back to the GPUCLOUD_API_KEY environment variable.
         :param pulumi.Input[_builtins.str] base_url: The service's address, without /api/v0 (the local emulator prints its own). Falls back to the GPUCLOUD_BASE_URL environment variable.
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: The stack's spending cap, in dollars per hour: a plan whose expected total exceeds it fails at preview, and a rent that would take the stack over it is never sent. Falls back to the GPUCLOUD_MAX_DOLLARS_PER_HOUR environment variable; unset, there is no cap.
+        :param pulumi.Input[_builtins.str] serverless_url: Where the service answers serverless route calls (POST /route/), when not at baseUrl (the service's API description gives `route` a server of its own; the local emulator answers both). An Endpoint's `routeUrl` is made from it. Falls back to the GPUCLOUD_SERVERLESS_URL environment variable, then to baseUrl.
         """
         if api_key is not None:
             pulumi.set(__self__, "api_key", api_key)
@@ -35,6 +37,8 @@ class ProviderArgs:
             pulumi.set(__self__, "base_url", base_url)
         if max_dollars_per_hour is not None:
             pulumi.set(__self__, "max_dollars_per_hour", max_dollars_per_hour)
+        if serverless_url is not None:
+            pulumi.set(__self__, "serverless_url", serverless_url)
 
     @_builtins.property
     @pulumi.getter(name="apiKey")
@@ -72,6 +76,18 @@ class ProviderArgs:
     def max_dollars_per_hour(self, value: pulumi.Input[Optional[_builtins.float]]):
         pulumi.set(self, "max_dollars_per_hour", value)
 
+    @_builtins.property
+    @pulumi.getter(name="serverlessUrl")
+    def serverless_url(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Where the service answers serverless route calls (POST /route/), when not at baseUrl (the service's API description gives `route` a server of its own; the local emulator answers both). An Endpoint's `routeUrl` is made from it. Falls back to the GPUCLOUD_SERVERLESS_URL environment variable, then to baseUrl.
+        """
+        return pulumi.get(self, "serverless_url")
+
+    @serverless_url.setter
+    def serverless_url(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "serverless_url", value)
+
 
 @pulumi.type_token("pulumi:providers:gpucloud")
 class Provider(pulumi.ProviderResource):
@@ -82,6 +98,7 @@ class Provider(pulumi.ProviderResource):
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
                  base_url: pulumi.Input[Optional[_builtins.str]] = None,
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
+                 serverless_url: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
         The gpucloud provider: the service's address and the API key to call it with.
@@ -91,6 +108,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.str] api_key: The API key (a secret). Falls back to the GPUCLOUD_API_KEY environment variable.
         :param pulumi.Input[_builtins.str] base_url: The service's address, without /api/v0 (the local emulator prints its own). Falls back to the GPUCLOUD_BASE_URL environment variable.
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: The stack's spending cap, in dollars per hour: a plan whose expected total exceeds it fails at preview, and a rent that would take the stack over it is never sent. Falls back to the GPUCLOUD_MAX_DOLLARS_PER_HOUR environment variable; unset, there is no cap.
+        :param pulumi.Input[_builtins.str] serverless_url: Where the service answers serverless route calls (POST /route/), when not at baseUrl (the service's API description gives `route` a server of its own; the local emulator answers both). An Endpoint's `routeUrl` is made from it. Falls back to the GPUCLOUD_SERVERLESS_URL environment variable, then to baseUrl.
         """
         ...
     @overload
@@ -119,6 +137,7 @@ class Provider(pulumi.ProviderResource):
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
                  base_url: pulumi.Input[Optional[_builtins.str]] = None,
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
+                 serverless_url: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
         if not isinstance(opts, pulumi.ResourceOptions):
@@ -131,6 +150,7 @@ class Provider(pulumi.ProviderResource):
             __props__.__dict__["api_key"] = None if api_key is None else pulumi.Output.secret(api_key)
             __props__.__dict__["base_url"] = base_url
             __props__.__dict__["max_dollars_per_hour"] = pulumi.Output.from_input(max_dollars_per_hour).apply(pulumi.runtime.to_json) if max_dollars_per_hour is not None else None
+            __props__.__dict__["serverless_url"] = serverless_url
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["apiKey"])
         opts = pulumi.ResourceOptions.merge(opts, secret_opts)
         super(Provider, __self__).__init__(
@@ -154,4 +174,12 @@ class Provider(pulumi.ProviderResource):
         The service's address, without /api/v0 (the local emulator prints its own). Falls back to the GPUCLOUD_BASE_URL environment variable.
         """
         return pulumi.get(self, "base_url")
+
+    @_builtins.property
+    @pulumi.getter(name="serverlessUrl")
+    def serverless_url(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Where the service answers serverless route calls (POST /route/), when not at baseUrl (the service's API description gives `route` a server of its own; the local emulator answers both). An Endpoint's `routeUrl` is made from it. Falls back to the GPUCLOUD_SERVERLESS_URL environment variable, then to baseUrl.
+        """
+        return pulumi.get(self, "serverless_url")
 

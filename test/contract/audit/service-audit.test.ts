@@ -231,6 +231,7 @@ async function exerciseEveryMethod(client: GpuCloudClient): Promise<void> {
   await client.endpoints.update(endpointId, { max_workers: 2 });
   await client.endpoints.list();
   await client.endpoints.find(endpointId);
+  await client.endpoints.keyOf(endpointId);
   const groupId = await client.workerGroups.create({
     endpoint_id: endpointId,
     template_hash: edited.hash_id,

@@ -25,3 +25,8 @@ func GetBaseUrl(ctx *pulumi.Context) string {
 func GetMaxDollarsPerHour(ctx *pulumi.Context) float64 {
 	return config.GetFloat64(ctx, "gpucloud:maxDollarsPerHour")
 }
+
+// Where the service answers serverless route calls (POST /route/), when not at baseUrl (the service's API description gives `route` a server of its own; the local emulator answers both). An Endpoint's `routeUrl` is made from it. Falls back to the GPUCLOUD_SERVERLESS_URL environment variable, then to baseUrl.
+func GetServerlessUrl(ctx *pulumi.Context) string {
+	return config.Get(ctx, "gpucloud:serverlessUrl")
+}

@@ -29,3 +29,8 @@ maxDollarsPerHour: Optional[float]
 The stack's spending cap, in dollars per hour: a plan whose expected total exceeds it fails at preview, and a rent that would take the stack over it is never sent. Falls back to the GPUCLOUD_MAX_DOLLARS_PER_HOUR environment variable; unset, there is no cap.
 """
 
+serverlessUrl: Optional[str]
+"""
+Where the service answers serverless route calls (POST /route/), when not at baseUrl (the service's API description gives `route` a server of its own; the local emulator answers both). An Endpoint's `routeUrl` is made from it. Falls back to the GPUCLOUD_SERVERLESS_URL environment variable, then to baseUrl.
+"""
+

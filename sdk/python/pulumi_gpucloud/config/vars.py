@@ -41,3 +41,10 @@ class _ExportableConfig(types.ModuleType):
         """
         return __config__.get_float('maxDollarsPerHour')
 
+    @_builtins.property
+    def serverless_url(self) -> Optional[str]:
+        """
+        Where the service answers serverless route calls (POST /route/), when not at baseUrl (the service's API description gives `route` a server of its own; the local emulator answers both). An Endpoint's `routeUrl` is made from it. Falls back to the GPUCLOUD_SERVERLESS_URL environment variable, then to baseUrl.
+        """
+        return __config__.get('serverlessUrl')
+

@@ -1,0 +1,38 @@
+import { OrderedLog } from "../../provider/native/ordered-log";
+
+// The plugin's lines for the engine's display go one at a time: the row's last status is the
+// last one made ("is running (attempt 1)" after the status round's "running", never before).
+
+describe("the plugin's display lines", () => {
+  it("are sent in order, each once the engine answered the one before", async () => {
+    const sent: string[] = [];
+    const pending: (() => void)[] = [];
+    const lines = new OrderedLog<string>((line, done) => {
+      sent.push(line);
+      pending.push(done);
+    });
+    lines.log("instance 7: running");
+    lines.log("instance 7 is running (attempt 1)");
+    await Promise.resolve();
+    // The second waits for the engine's answer to the first.
+    expect(sent).toEqual(["instance 7: running"]);
+    pending.shift()?.();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent).toEqual(["instance 7: running", "instance 7 is running (attempt 1)"]);
+    pending.shift()?.();
+    await lines.flushed();
+  });
+
+  it("go on after a line that could not be sent", async () => {
+    const sent: string[] = [];
+    const lines = new OrderedLog<string>((line, done) => {
+      if (line === "bad") throw new Error("channel closed");
+      sent.push(line);
+      done();
+    });
+    lines.log("bad");
+    lines.log("next");
+    await lines.flushed();
+    expect(sent).toEqual(["next"]);
+  });
+});
