@@ -24,7 +24,8 @@ const blocks = documentationFiles().flatMap((file) => codeBlocksIn(file));
 const examples = blocks.filter((block) => block.language === "ts");
 const batches = batchesOf(examples);
 const pythonExamples = blocks.filter((block) => block.language === "python");
-const market = { market: { seed: 1 } };
+// Served ports: the guides' readiness examples wait for the stand-in app behind each port.
+const market = { market: { seed: 1 }, servePorts: true };
 
 /**
  * What an example claims on the account that another may claim too: a secret's key (the service
