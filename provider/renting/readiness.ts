@@ -135,11 +135,14 @@ async function probe(
 ): Promise<{ ok: boolean; answer: string }> {
   const timeout = AbortSignal.any([wait.signal, AbortSignal.timeout(probeTimeoutMs(intervalMs))]);
   if (target.kind === "logs") {
-    const text = await wait.client.instances.logs(
-      wait.instanceId,
-      { filter: target.line },
-      timeout,
-    );
+    // A logs read that fails is one failed check, not the end of the wait.
+    const text = await wait.client.instances
+      .logs(wait.instanceId, { filter: target.line }, timeout)
+      .catch((error: unknown) => {
+        if (wait.signal.aborted) throw new CancelledError();
+        return error instanceof Error ? error : new Error(String(error));
+      });
+    if (text instanceof Error) return { ok: false, answer: `logs not readable (${text.message})` };
     const ok = text.split("\n").some((line) => line.includes(target.line));
     return { ok, answer: ok ? "printed" : "not printed yet" };
   }

@@ -17,8 +17,8 @@ async function statusAt(url: string): Promise<number | "refused"> {
 
 const attemptsSchema = z.array(
   z.looseObject({
-    askId: z.number(),
-    lastStatus: z.string().optional(),
+    ask_id: z.number(),
+    last_status: z.string().optional(),
     error: z.string().optional(),
   }),
 );
@@ -57,9 +57,7 @@ exports.ports = server.ports;
         expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
         expect(await statusAt(`${url}/health`)).toBe(200);
         const printed = stack.output.join("");
-        expect(printed).toMatch(
-          new RegExp(`waiting for ${url.replace(/\./g, "\\.")}/health, 503 for \\d+ s`),
-        );
+        expect(printed).toMatch(new RegExp(`waiting for ${url.replace(/\./g, "\\.")}/health, 503`));
         expect(printed).toContain(`is ready (${url}/health)`);
         expect(up.outputs["ports"]?.value).toMatchObject({
           "8000/tcp": { publicIp: "127.0.0.1", hostPort: Number(new URL(url).port) },
@@ -130,9 +128,10 @@ pulumi.export("instance_id", server.instance_id)
         const up = await stack.stack.up({ onOutput: onOutput(stack) });
         const url = String(up.outputs["url"]?.value);
         expect(await statusAt(url)).toBe(200);
+        // Python's outputs name the fields in snake case.
         const attempts = attemptsSchema.parse(up.outputs["attempts"]?.value);
         expect(attempts).toHaveLength(2);
-        expect(attempts[0]).toMatchObject({ askId: 31001, lastStatus: "not ready" });
+        expect(attempts[0]).toMatchObject({ ask_id: 31001, last_status: "not ready" });
         expect(attempts[0]?.error).toContain("the last check answered: 503");
         // The one that never answered is gone; the one that did is the stack's.
         expect((await emulator.state()).instances.map((instance) => instance.id)).toEqual([
@@ -167,7 +166,9 @@ exports.urls = trainers.nodes.apply((nodes) => nodes.map((node) => node.urls["80
         // One node's app turned ready 3 s after the other's: up waited for both.
         const printed = stack.output.join("");
         expect(printed).toMatch(/waiting for http:\/\/127\.0\.0\.1:\d+\/, 503/);
-        expect(printed.match(/is ready \(http:\/\/127\.0\.0\.1:\d+\/\)/g)).toHaveLength(2);
+        // Each line twice: live, then among the diagnostics.
+        const ready = printed.match(/is ready \(http:\/\/127\.0\.0\.1:\d+\/\)/g) ?? [];
+        expect(new Set(ready).size).toBe(2);
         for (const url of urls) expect(await statusAt(url)).toBe(200);
       },
     );
