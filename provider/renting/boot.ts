@@ -59,8 +59,8 @@ export async function bootAttempt(
     }
     if (ready.kind === "cancelled") return endCancelledBoot(create, attempt, outs);
     // Never ready: a dead end like `exited`, destroyed so that another offer may be tried.
-    await discardFailedBoot(create, attempt, { kind: "dead-end", instance: ready.instance }, outs);
-    attempt.lastStatus = "not ready";
+    const neverReady = { kind: "dead-end", instance: ready.instance } as const;
+    await discardFailedBoot(create, attempt, neverReady, outs, "not ready");
     if (!ready.createDeadline) return "next attempt";
     create.reason = `the ${create.inputs.createTimeoutSeconds} s createTimeoutSeconds deadline passed`;
     return "no more attempts";
@@ -275,9 +275,12 @@ export async function discardFailedBoot(
   attempt: InstanceAttempt & { instanceId: number },
   outcome: Exclude<BootOutcome, { kind: "running" | "cancelled" }>,
   outs: InstanceOutputs,
+  /** What the attempt reports, when not the status shown (`not ready`: its check never passed). */
+  lastStatus?: string,
 ): Promise<void> {
   const { instanceId } = attempt;
-  attempt.lastStatus = outcome.kind === "gone" ? "gone" : (outs.actualStatus ?? "provisioning");
+  attempt.lastStatus =
+    lastStatus ?? (outcome.kind === "gone" ? "gone" : (outs.actualStatus ?? "provisioning"));
   if (outs.statusMessage) attempt.statusMessage = outs.statusMessage;
   if (outcome.kind === "gone") {
     create.unrecorded.delete(instanceId);

@@ -38,7 +38,7 @@ export const urlsOutputSchema = z
   .describe(
     'For each mapped TCP port but SSH\'s, keyed by container port (`"8000"`): ' +
       "`http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. " +
-      '`instance.urls.apply(u => u["8000"])`). Null while the instance does not run.',
+      '`instance.urls.apply(u => u?.["8000"])`). Null while the instance does not run.',
   );
 
 export type InstancePorts = z.infer<typeof portsOutputSchema>;

@@ -91,7 +91,7 @@ type Instance struct {
 	StatusMessage pulumi.StringPtrOutput `pulumi:"statusMessage"`
 	// A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Applied only at launch: a changed hash is recorded in place and never relaunches a running instance (the resource option `replaceOnChanges: [templateHashId]` relaunches on every change).
 	TemplateHashId pulumi.StringPtrOutput `pulumi:"templateHashId"`
-	// For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u["8000"])`). Null while the instance does not run.
+	// For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u?.["8000"])`). Null while the instance does not run.
 	Urls pulumi.StringMapOutput `pulumi:"urls"`
 	// An existing volume to link, e.g. `{ volumeId: <a Volume's volumeId>, mountPath: "/data" }`. A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
 	Volume InstanceVolumePtrOutput `pulumi:"volume"`
@@ -482,7 +482,7 @@ func (o InstanceOutput) TemplateHashId() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.TemplateHashId }).(pulumi.StringPtrOutput)
 }
 
-// For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u["8000"])`). Null while the instance does not run.
+// For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u?.["8000"])`). Null while the instance does not run.
 func (o InstanceOutput) Urls() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringMapOutput { return v.Urls }).(pulumi.StringMapOutput)
 }

@@ -1375,7 +1375,7 @@ type NodeGroupNode struct {
 	SshHost *string `pulumi:"sshHost"`
 	// The SSH port to reach the node.
 	SshPort *int `pulumi:"sshPort"`
-	// For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u["8000"])`). Null while the instance does not run.
+	// For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u?.["8000"])`). Null while the instance does not run.
 	Urls map[string]string `pulumi:"urls"`
 }
 
@@ -1454,7 +1454,7 @@ func (o NodeGroupNodeOutput) SshPort() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v NodeGroupNode) *int { return v.SshPort }).(pulumi.IntPtrOutput)
 }
 
-// For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u["8000"])`). Null while the instance does not run.
+// For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u?.["8000"])`). Null while the instance does not run.
 func (o NodeGroupNodeOutput) Urls() pulumi.StringMapOutput {
 	return o.ApplyT(func(v NodeGroupNode) map[string]string { return v.Urls }).(pulumi.StringMapOutput)
 }

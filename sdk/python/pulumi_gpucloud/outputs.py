@@ -1250,7 +1250,7 @@ class NodeGroupNode(dict):
         :param Mapping[str, 'InstancePort'] ports: The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `-p 8000:8000` entries in `env` (or the template's docker options); the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
         :param _builtins.str ssh_host: The SSH host to reach the node.
         :param _builtins.int ssh_port: The SSH port to reach the node.
-        :param Mapping[str, _builtins.str] urls: For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u["8000"])`). Null while the instance does not run.
+        :param Mapping[str, _builtins.str] urls: For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u?.["8000"])`). Null while the instance does not run.
         """
         pulumi.set(__self__, "ask_id", ask_id)
         pulumi.set(__self__, "instance_id", instance_id)
@@ -1376,7 +1376,7 @@ class NodeGroupNode(dict):
     @pulumi.getter
     def urls(self) -> Optional[Mapping[str, _builtins.str]]:
         """
-        For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u["8000"])`). Null while the instance does not run.
+        For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u?.["8000"])`). Null while the instance does not run.
         """
         return pulumi.get(self, "urls")
 
