@@ -6,7 +6,8 @@ const USAGE =
   "usage: gpucloud-emulator --port N --api-key K [--host 127.0.0.1] [--state FILE]\n" +
   "                         [--boot-polls N | --boot-seconds S[:JITTER]] [--rate-limits off|documented]\n" +
   "                         [--market-seed N | --small-market] [--allow-insecure-webhooks]\n" +
-  "                         [--worker-release-seconds S] [--run-onstart] [--strict]\n" +
+  "                         [--worker-release-seconds S] [--run-onstart] [--serve-ports]\n" +
+  "                         [--strict]\n" +
   "  --boot-seconds S[:J]  instances boot S seconds after they are created (± up to J), whoever polls.\n" +
   "  --rate-limits documented  each endpoint limited per key at the threshold the service documents.\n" +
   "  The market: 300 generated instance offers and 36 volume offers beside the seeded asks, renting\n" +
@@ -16,6 +17,8 @@ const USAGE =
   "  --run-onstart  run each running instance's onstart here (sh -c, in a temporary directory of its\n" +
   "  own, with its container's environment: CONTAINER_ID, CONTAINER_API_KEY, its env, PUBLIC_IPADDR,\n" +
   "  VAST_TCP_PORT_*); ended when it stops or is destroyed. Its output is what the logs endpoint serves.\n" +
+  "  --serve-ports  each instance's -p TCP ports answer on 127.0.0.1 (its public_ipaddr), at the host ports\n" +
+  "  its row maps: a stand-in app, or with --run-onstart the onstart's own server on $VAST_TCP_PORT_<port>.\n" +
   "  --strict  refuse what the service does not document (405 or 404, as its router answers); also\n" +
   "  GPUCLOUD_EMULATOR_STRICT=1.\n" +
   "  --api-key may be replaced by the GPUCLOUD_API_KEY environment variable; --port 0 picks a free port.";
@@ -48,6 +51,7 @@ function parseCommandLine() {
         "rate-limits": { type: "string" },
         "worker-release-seconds": { type: "string" },
         "run-onstart": { type: "boolean" },
+        "serve-ports": { type: "boolean" },
         strict: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -100,6 +104,7 @@ async function main(): Promise<void> {
     rateLimits,
     workerReleaseSeconds,
     runOnstart: args["run-onstart"] === true,
+    servePorts: args["serve-ports"] === true,
     strict: args.strict === true || process.env.GPUCLOUD_EMULATOR_STRICT === "1",
     market:
       args["small-market"] === true

@@ -20,6 +20,7 @@ import { InstanceLogs } from "./instances/instance-logs";
 import { registerInstanceRoutes } from "./instances/instance-routes";
 import { registerLogRoutes } from "./instances/log-routes";
 import { registerOverlayRoutes } from "./instances/overlay-routes";
+import { PortServer } from "./instances/port-server";
 import { registerOfferRoutes } from "./market/offer-routes";
 import {
   type EmulatorOptions,
@@ -83,6 +84,7 @@ export function buildEmulator(options: EmulatorOptions): FastifyInstance {
     rateLimits: new RateLimiter(settings.rateLimits),
     settings,
     serverless: new ServerlessEngine(store, settings, faults),
+    ports: settings.servePorts ? new PortServer(store, settings.runOnstart) : undefined,
   };
   // No logger: Fastify would log requests, and requests carry the API key.
   const app = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } });

@@ -72,6 +72,11 @@ export const EmulatorOptionsSchema = z.object({
    * by default: it runs the programs' commands on this machine.
    */
   runOnstart: z.boolean().default(false),
+  /**
+   * Serves each instance's mapped TCP ports on the loopback address, which its row then reports
+   * (instances/port-server.ts): a stand-in app, or with `runOnstart` the onstart's own server.
+   */
+  servePorts: z.boolean().default(false),
   /** Webhooks allowed per account; the real service allows four. */
   maxWebhooks: z.int().nonnegative().default(4),
 });

@@ -3,13 +3,15 @@ import { z } from "zod";
 import { PermissionsSchema } from "../accounts/key-ring";
 import { notifyOutbid, outbid } from "../instances/bids";
 import { BootOutcomeSchema } from "../instances/instance-state";
+import { StandInAppSchema } from "../instances/port-server";
 import { InstanceAskSchema, NetworkVolumeAskSchema, VolumeAskSchema } from "../market/asks";
 import type { EmulatorContext } from "../shared/context";
-import { ApiError, check, pathId } from "../shared/http";
+import { ApiError, check, invalidArgs, pathId } from "../shared/http";
 import { clearResources } from "../shared/state";
 import { FaultsSchema } from "./faults";
 
 const BootsSchema = z.object({ outcomes: z.array(BootOutcomeSchema) });
+const AppsSchema = z.object({ apps: z.array(StandInAppSchema) });
 const UserUpdateSchema = z.object({
   ssh_key: z.string().optional(),
   credit: z.number().optional(),
@@ -73,6 +75,28 @@ export function registerControlRoutes(app: FastifyInstance, ctx: EmulatorContext
   });
   app.delete("/_emulator/boots", async () => {
     store.mutate((state) => (state.bootQueue = []));
+    return ok;
+  });
+
+  // The stand-in apps behind instances' mapped ports (servePorts, instances/port-server.ts).
+  const portServer = () => {
+    if (ctx.ports === undefined)
+      throw invalidArgs("the emulator does not serve ports (servePorts)");
+    return ctx.ports;
+  };
+  app.put("/_emulator/apps", async (request) => {
+    const { apps } = check(AppsSchema, request.body, "invalid_args");
+    return { success: true, queued: portServer().queue(apps) };
+  });
+  app.delete("/_emulator/apps", async () => {
+    portServer().clearQueue();
+    return ok;
+  });
+  app.put("/_emulator/instances/:id/app", async (request) => {
+    const app = check(StandInAppSchema, request.body, "invalid_args");
+    if (!portServer().setApp(pathId(request.params) ?? -1, app)) {
+      throw new ApiError(404, "no_such_instance", "No instance with a served port and that id.");
+    }
     return ok;
   });
 
@@ -159,6 +183,7 @@ export function registerControlRoutes(app: FastifyInstance, ctx: EmulatorContext
 
   app.post("/_emulator/reset", async () => {
     store.mutate(clearResources);
+    ctx.ports?.clearQueue();
     requests.clear();
     faults.clear();
     return ok;

@@ -5,6 +5,7 @@ import { mountsOf } from "../volumes/mounts";
 import { instancePrices } from "./instance-pricing";
 import type { Instance } from "./instance-state";
 import { statusOf } from "./lifecycle";
+import { servedPortsOf } from "./served-ports";
 
 const num = z.number();
 const int = z.int();
@@ -141,8 +142,8 @@ export type InstanceRow = z.infer<typeof InstanceRowSchema>;
 const RENTAL_SECONDS = 30 * 24 * 3600;
 const DIRECT_PORTS = 100;
 
-/** "-p 8000:8000" (or "-p 8000:8000/udp") env entries open a container port. */
-function openedPorts(instance: Instance): string[] {
+/** "-p 8000:8000" (or "-p 8000:8000/udp") env entries open a container port ("8000/tcp"). */
+export function openedPorts(instance: Instance): string[] {
   return Object.keys(instance.env).flatMap((name) => {
     const match = /^-p\s+\d+:(\d+)(\/udp)?$/.exec(name.trim());
     return match?.[1] === undefined ? [] : [`${match[1]}/${match[2] ? "udp" : "tcp"}`];
@@ -164,11 +165,13 @@ export function describeInstance(instance: Instance, nowMs: number, extraPolls =
   const bootedAtMs = instance.restartedAtMs ?? instance.createdAtMs;
   const prices = instancePrices(instance, actualStatus);
   const dphTotal = prices.dph_total;
+  // With `servePorts`, the opened ports answer on the loopback address (port-server.ts).
+  const served = servedPortsOf(instance);
   const ports = Object.fromEntries([
     ["22/tcp", [{ HostIp: "0.0.0.0", HostPort: String(sshPort) }]],
     ...openedPorts(instance).map((port, index) => [
       port,
-      [{ HostIp: "0.0.0.0", HostPort: String(directPortStart + index) }],
+      [{ HostIp: "0.0.0.0", HostPort: String(served?.ports.get(port) ?? directPortStart + index) }],
     ]),
   ]) as z.infer<typeof PortMapSchema>;
   const perDollar = (value: number) => (dphTotal > 0 ? round(value / dphTotal, 4) : 0);
@@ -236,7 +239,9 @@ export function describeInstance(instance: Instance, nowMs: number, extraPolls =
     direct_port_end: running ? directPortStart + DIRECT_PORTS - 1 : -1,
     ports: running ? ports : null,
     static_ip: machine.datacenter,
-    public_ipaddr: running ? `192.0.2.${String((instance.id % 254) + 1)}` : null,
+    public_ipaddr: running
+      ? (served?.address ?? `192.0.2.${String((instance.id % 254) + 1)}`)
+      : null,
     geolocation: offer.geolocation,
     verification: "verified",
     rentable: true,

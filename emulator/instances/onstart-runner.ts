@@ -9,6 +9,7 @@ import { containerEnv } from "./container-env";
 import type { InstanceLogs } from "./instance-logs";
 import type { Instance } from "./instance-state";
 import { isRunning } from "./lifecycle";
+import { portsSettled } from "./served-ports";
 
 /**
  * `--run-onstart`: each running instance's onstart runs here as `sh -c <onstart>`, as the
@@ -90,8 +91,12 @@ export class OnstartRunner {
     for (const instance of this.store.state.instances) {
       living.add(instance.id);
       const run = this.#runs.get(instance.id);
-      const wanted = isRunning(instance, nowMs) && (instance.onstart ?? "").trim() !== "";
       const bootKey = bootKeyOf(instance);
+      // Its environment names its ports: with servePorts, once they are bound (a tick).
+      const wanted =
+        isRunning(instance, nowMs) &&
+        (instance.onstart ?? "").trim() !== "" &&
+        (run?.bootKey === bootKey || portsSettled(instance));
       if (run !== undefined && (!wanted || run.bootKey !== bootKey)) {
         this.#end(instance.id, run, "the instance stopped");
       }

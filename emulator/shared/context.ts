@@ -4,6 +4,7 @@ import type { FaultInjector } from "../control/faults";
 import type { RateLimiter } from "../control/rate-limits";
 import type { RequestLog } from "../control/request-log";
 import type { InstanceLogs } from "../instances/instance-logs";
+import type { PortServer } from "../instances/port-server";
 import type { EmulatorSettings } from "../options";
 import type { ServerlessEngine } from "../serverless/worker-engine";
 import type { Store } from "./store";
@@ -21,4 +22,6 @@ export interface EmulatorContext {
   readonly rateLimits: RateLimiter;
   readonly settings: EmulatorSettings;
   readonly serverless: ServerlessEngine;
+  /** With `servePorts`: what answers on instances' mapped ports. */
+  readonly ports: PortServer | undefined;
 }

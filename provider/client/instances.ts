@@ -5,6 +5,8 @@ import { SharedList } from "./shared-list";
 import { StatusRounds } from "./status-rounds";
 import type { Transport } from "./transport";
 
+const logsReplySchema = z.object({ result_url: z.string() });
+
 /** Values of `actual_status`; null while provisioning. */
 export const deadEndStatuses = ["exited", "unknown", "offline"] as const;
 
@@ -17,6 +19,19 @@ export const instanceSchema = z.object({
   ssh_host: z.string().nullable().optional(),
   ssh_port: z.number().int().nullable().optional(),
   public_ipaddr: z.string().nullable().optional(),
+  /**
+   * Docker's port map, only while it runs (the OpenAPI's v1 instance rows): container port and
+   * protocol ("8000/tcp") to its host bindings, `HostPort` a string.
+   */
+  ports: z
+    .record(
+      z.string(),
+      z.array(z.object({ HostIp: z.string().nullable().optional(), HostPort: z.string() })),
+    )
+    .nullable()
+    .optional()
+    // Some documents describe `ports` as a list of numbers: a shape that maps nothing reads as none.
+    .catch(null),
   /**
    * The instance's private addresses, space-separated (`"10.100.0.1 10.0.7.2 172.17.0.1\n"`),
    * while it runs: an overlay member's overlay address among them.
@@ -270,6 +285,36 @@ export class InstancesApi {
     signal?: AbortSignal,
   ): Promise<Instance | undefined> {
     return this.statusRounds.next(instanceId, intervalMs, signal);
+  }
+
+  /**
+   * The instance's container logs (`vastai show logs`): the service uploads them and answers a
+   * URL (`result_url`), read without the key. `filter` keeps the lines holding that text,
+   * `tail` the last lines. Empty when the URL does not answer yet (the upload is under way).
+   */
+  async logs(
+    instanceId: number,
+    options: { filter?: string; tail?: number },
+    signal?: AbortSignal,
+  ): Promise<string> {
+    const body = await this.transport.request({
+      method: "PUT",
+      path: `/api/v0/instances/request_logs/${instanceId}`,
+      body: {
+        ...(options.tail === undefined ? {} : { tail: String(options.tail) }),
+        ...(options.filter === undefined ? {} : { filter: options.filter }),
+      },
+      response: logsReplySchema,
+      signal,
+    });
+    // The key stays here: the URL is a presigned upload's, answered to anyone who has it.
+    const answer = await fetch(body.result_url, {
+      signal:
+        signal === undefined
+          ? AbortSignal.timeout(10_000)
+          : AbortSignal.any([signal, AbortSignal.timeout(10_000)]),
+    });
+    return answer.ok ? await answer.text() : "";
   }
 
   /** The instance, or undefined when it does not exist. */

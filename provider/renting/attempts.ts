@@ -13,6 +13,7 @@ import { CreateOutcomeUnknownError } from "./errors";
 import { creatingLabelOf, markersOf } from "./identity";
 import { runtypeOf, type InstanceAttempt, type InstanceInputs } from "./instance-inputs";
 import { chooseOffer, NoOfferError } from "./offer-choice";
+import { exposePortsEnv } from "./ports";
 import { rentInstance } from "./rent";
 import { instanceKey, reserveRent } from "./spend";
 import type { Reservation } from "../run/budget";
@@ -90,6 +91,7 @@ export function createRequestOf(
     ...(inputs.networkVolume === undefined
       ? {}
       : volumeMountEnv(inputs.networkVolume.volumeId, inputs.networkVolume.mountPath)),
+    ...exposePortsEnv(inputs.exposePorts),
   };
   const env = Object.keys(directives).length === 0 ? inputs.env : { ...inputs.env, ...directives };
   return {

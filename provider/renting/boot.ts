@@ -14,6 +14,7 @@ import { connectionOutputs, offerShownBy } from "./instance-shown";
 import { expiresAtShownBy } from "./lifetime";
 import { expiresAtOf } from "../shared/expiry-watchdog";
 import { followState } from "./power";
+import { type ReadyOutcome, waitUntilReady } from "./readiness";
 
 // The boot of an attempt's instance, and what its outcome leaves: a running instance (stopped
 // first when the program asks), or one destroyed (or recorded, when it cannot be) so that the
@@ -35,7 +36,7 @@ export async function bootAttempt(
   source: AttemptSource,
   instanceId: number,
 ): Promise<AttemptEnd> {
-  const attempt = { askId: askOf(source), instanceId };
+  const attempt: InstanceAttempt & { instanceId: number } = { askId: askOf(source), instanceId };
   create.attempts.push(attempt);
   create.progress(
     `attempt ${number} of ${create.inputs.maxAttempts}: instance ${instanceId} from ask ${attempt.askId}, waiting for running`,
@@ -46,7 +47,23 @@ export async function bootAttempt(
   if (outcome.kind === "cancelled") return endCancelledBoot(create, attempt, outs);
   if (outcome.kind === "running") {
     create.progress(`instance ${instanceId} is running (attempt ${number})`);
-    return { created: await runningAsAsked(create, instanceId, outs) };
+    const ready = await awaitReadiness(create, attempt, outcome.instance);
+    if (ready.kind === "ready") {
+      const readyOuts = outputsAfterBoot(
+        create,
+        instanceId,
+        { kind: "running", instance: ready.instance },
+        offer,
+      );
+      return { created: await runningAsAsked(create, instanceId, readyOuts) };
+    }
+    if (ready.kind === "cancelled") return endCancelledBoot(create, attempt, outs);
+    // Never ready: a dead end like `exited`, destroyed so that another offer may be tried.
+    const neverReady = { kind: "dead-end", instance: ready.instance } as const;
+    await discardFailedBoot(create, attempt, neverReady, outs, "not ready");
+    if (!ready.createDeadline) return "next attempt";
+    create.reason = `the ${create.inputs.createTimeoutSeconds} s createTimeoutSeconds deadline passed`;
+    return "no more attempts";
   }
   await discardFailedBoot(create, attempt, outcome, outs);
   if (outcome.kind !== "deadline") return "next attempt";
@@ -102,6 +119,41 @@ export async function waitUntilRunning(
     throw error;
   }
   return outcome ?? { kind: "deadline", instance: last };
+}
+
+/**
+ * With `readiness`: waits for its check once the instance runs (readiness.ts). A check that
+ * never passes leaves its last answer in the attempt's error; a failed read counts as one.
+ */
+async function awaitReadiness(
+  create: InstanceCreate,
+  attempt: InstanceAttempt & { instanceId: number },
+  running: InstanceWire,
+): Promise<ReadyOutcome> {
+  const { readiness } = create.inputs;
+  if (readiness === undefined) return { kind: "ready", instance: running };
+  const seconds = readiness.timeoutSeconds ?? 600;
+  try {
+    const ready = await waitUntilReady(
+      {
+        client: create.run.client,
+        instanceId: attempt.instanceId,
+        readiness,
+        deadlineMs: create.deadlineMs,
+        signal: create.stop,
+        progress: create.progress,
+      },
+      running,
+    );
+    if (ready.kind === "not ready") {
+      attempt.error = `not ready after the ${seconds} s readiness timeout; the last check answered: ${ready.answer}`;
+    }
+    return ready;
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    attempt.error = `the readiness check failed: ${why}`;
+    return { kind: "not ready", instance: running, answer: why, createDeadline: false };
+  }
 }
 
 /** Waits for the attempt's instance to boot; a failed wait counts as its deadline. */
@@ -223,9 +275,12 @@ export async function discardFailedBoot(
   attempt: InstanceAttempt & { instanceId: number },
   outcome: Exclude<BootOutcome, { kind: "running" | "cancelled" }>,
   outs: InstanceOutputs,
+  /** What the attempt reports, when not the status shown (`not ready`: its check never passed). */
+  lastStatus?: string,
 ): Promise<void> {
   const { instanceId } = attempt;
-  attempt.lastStatus = outcome.kind === "gone" ? "gone" : (outs.actualStatus ?? "provisioning");
+  attempt.lastStatus =
+    lastStatus ?? (outcome.kind === "gone" ? "gone" : (outs.actualStatus ?? "provisioning"));
   if (outs.statusMessage) attempt.statusMessage = outs.statusMessage;
   if (outcome.kind === "gone") {
     create.unrecorded.delete(instanceId);

@@ -7,6 +7,8 @@ import {
   onExpiryActions,
 } from "../shared/expiry-watchdog";
 import { offerQueryInputSchema, overlayNameSchema } from "../shared/input-fields";
+import { exposePortsSchema, portsOutputSchema, urlsOutputSchema } from "./ports";
+import { readinessSchema } from "./readiness-inputs";
 
 // An instance's inputs and outputs: what a program declares for an Instance and what its state
 // records. The renting engine rents every instance with them: an Instance's, and each node of a
@@ -214,6 +216,8 @@ export const instanceInputsSchema = z.object({
     )
     .meta({ willReplaceOnChanges: true })
     .optional(),
+  exposePorts: exposePortsSchema,
+  readiness: readinessSchema,
   // The service takes labels of at most 1024 characters (PUT /api/v0/instances/{id}/).
   label: z
     .string()
@@ -384,6 +388,9 @@ export const instanceOutputsSchema = instanceInputsSchema.extend({
         "`offer.dollarsPerHour` is the offer's price when it was rented.",
     )
     .optional(),
+  // Absent in stacks written before them, until the instance is next created or refreshed.
+  ports: portsOutputSchema.optional(),
+  urls: urlsOutputSchema.optional(),
   attempts: z
     .array(instanceAttemptSchema)
     .describe("Each attempt create made: ask, instance id, last status and status message."),

@@ -1,5 +1,6 @@
 import type { Instance as InstanceWire } from "../client";
 import { localIpOf } from "./placement";
+import { portsShownBy } from "./ports";
 
 // What the service shows of an instance, as its outputs record it (a create, a read, an import).
 
@@ -19,6 +20,7 @@ export function connectionOutputs(instance: InstanceWire | undefined, overlaySub
     localIp: localIpOf(instance?.local_ipaddrs, overlaySubnet),
     // What the service reports the instance costs, $/hour (`dph_total`: its GPU and its disk).
     dollarsPerHour: instance?.dph_total ?? null,
+    ...portsShownBy(instance),
   };
 }
 

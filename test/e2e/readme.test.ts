@@ -27,7 +27,8 @@ const batches = batchesOf(examples);
 const pythonExamples = blocks.filter(
   (block) => block.language === "python" && !block.words.some((word) => word.startsWith("file=")),
 );
-const market = { market: { seed: 1 } };
+// Served ports: the guides' readiness examples wait for the stand-in app behind each port.
+const market = { market: { seed: 1 }, servePorts: true };
 
 /**
  * What an example claims on the account that another may claim too: a secret's key (the service

@@ -334,6 +334,49 @@ export const badResourceInputs: readonly BadResourceInput[] = [
     secrets: [hugeOnstart.slice(0, 64), hugeOnstart.slice(-64), envSecret, "forever"],
   },
   {
+    what: "Instance: readiness and ports",
+    type: "Instance",
+    args: { ...validInstance, exposePorts: [0], readiness: { http: { port: 0, path: "/health" } } },
+    cases: [
+      { field: "exposePorts", says: /exposePorts\.0: ports are 1-65535; got 0/ },
+      {
+        field: "readiness.http.port",
+        says: /readiness\.http\.port: readiness\.http\.port must be 1-65535; got 0/,
+      },
+    ],
+  },
+  {
+    what: "Instance: readiness path and check",
+    type: "Instance",
+    args: {
+      ...validInstance,
+      exposePorts: ["53/sctp"],
+      readiness: { http: { port: 8000, path: "health-secret-path" } },
+    },
+    cases: [
+      {
+        field: "exposePorts",
+        says: /exposePorts\.0: a port string is "<port>\/udp" or "<port>\/tcp"/,
+      },
+      {
+        field: "readiness.http.path",
+        says: /readiness\.http\.path: readiness\.http\.path must start with \/, e\.g\. \/health/,
+      },
+    ],
+    secrets: ["health-secret-path"],
+  },
+  {
+    what: "Instance: readiness with two checks",
+    type: "Instance",
+    args: { ...validInstance, readiness: { tcp: { port: 22 }, onstartLine: "ready" } },
+    cases: [
+      {
+        field: "readiness",
+        says: /readiness: readiness takes exactly one check: http, tcp or onstartLine/,
+      },
+    ],
+  },
+  {
     what: "Instance: more fields wrong",
     type: "Instance",
     args: {

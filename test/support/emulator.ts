@@ -64,6 +64,13 @@ export interface BootOutcome {
   statusMsg?: string;
 }
 
+/** A stand-in app behind an instance's mapped port (emulator/instances/port-server.ts). */
+export interface StandInApp {
+  /** Null: never ready. */
+  readyAfterSeconds?: number | null;
+  notReadyStatus?: number;
+}
+
 export interface FaultKind {
   rate?: number;
   next?: number;
@@ -128,6 +135,8 @@ export interface TestEmulator {
   setFaults(faults: Faults): Promise<void>;
   clearFaults(): Promise<void>;
   queueBoots(outcomes: BootOutcome[]): Promise<void>;
+  /** With `servePorts`: the stand-in apps the next instances with a mapped port take. */
+  queueApps(apps: StandInApp[]): Promise<void>;
   setUser(user: { ssh_key?: string; credit?: number; email?: string }): Promise<void>;
   addKey(key: string, permissions?: { api: Record<string, object> }): Promise<void>;
   revokeKey(key: string): Promise<void>;
@@ -252,6 +261,7 @@ export async function startTestEmulator(options: TestEmulatorOptions = {}): Prom
     setFaults: (faults) => send("PUT", "faults", faults),
     clearFaults: () => send("DELETE", "faults"),
     queueBoots: (outcomes) => send("PUT", "boots", { outcomes }),
+    queueApps: (apps) => send("PUT", "apps", { apps }),
     setUser: (user) => send("PUT", "user", user),
     addKey: (key, permissions) =>
       send("POST", "keys", permissions ? { key, permissions } : { key }),

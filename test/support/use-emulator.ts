@@ -128,6 +128,7 @@ function viewOf(current: () => TestEmulator): TestEmulator {
     setFaults: (faults) => current().setFaults(faults),
     clearFaults: () => current().clearFaults(),
     queueBoots: (outcomes) => current().queueBoots(outcomes),
+    queueApps: (apps) => current().queueApps(apps),
     setUser: (user) => current().setUser(user),
     addKey: (key, permissions) => current().addKey(key, permissions),
     revokeKey: (key) => current().revokeKey(key),

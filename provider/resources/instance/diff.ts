@@ -16,8 +16,11 @@ export const replacingFields = [
   "runtype",
   "overlay",
   "networkVolume",
+  "exposePorts",
 ] as const;
 const inPlaceFields = [
+  // Only how create waits: nothing on the service changes.
+  "readiness",
   // A bid changes in place (PUT /api/v0/instances/bid_price/{id}/); see bidKindChanged.
   "price",
   // A template applies only at launch: a new hash (an edited template) is only recorded.

@@ -6,6 +6,8 @@ import type { InstanceOffer, InstanceOfferQuery } from "../../client";
 import { type InstanceOutputs, instanceOutputsSchema } from "../../renting/instance-inputs";
 import { everyOutput, type OutputsOf } from "../../shared/class-outputs";
 import type { InstanceAttempt } from "./inputs";
+import type { z } from "zod";
+import type { readinessSchema } from "../../renting/readiness-inputs";
 
 /**
  * An Instance's inputs: which offer (exactly one of `askId`, `askIds` and `offerQuery`), what
@@ -136,7 +138,22 @@ export interface InstanceSettings {
    * added or removed in place. A VM that lists one passes preview before the key exists.
    */
   sshKeyIds?: pulumi.Input<pulumi.Input<number>[]>;
+  /**
+   * Container ports to open: a number (TCP) or `"<port>/udp"`, sent as `-p <port>:<port>`;
+   * `ports` and `urls` then say where each answers. Changing them replaces the instance.
+   */
+  exposePorts?: pulumi.Input<pulumi.Input<number | string>[]>;
+  /**
+   * A check create waits for once the instance runs (one of `http`, `tcp`, `onstartLine`, with
+   * `initialDelaySeconds`, `intervalSeconds` (5) and `timeoutSeconds` (600)): create returns
+   * only when it passes; an instance that never passes is destroyed and another offer tried.
+   * Changes in place.
+   */
+  readiness?: pulumi.Input<ReadinessArgs>;
 }
+
+/** `readiness`: exactly one check, and its timing. */
+export type ReadinessArgs = NonNullable<z.input<typeof readinessSchema>>;
 
 /**
  * What was rented. By ask id: the ask, GPUs, price and machine as the instance shows them; by

@@ -7,6 +7,7 @@ import { resourceNameOf } from "../../renting/identity";
 import { instanceInputsSchema, type InstanceInputs } from "../../renting/instance-inputs";
 import { expiresAtShownBy, expiryAtCreate } from "../../renting/lifetime";
 import { releaseOffers } from "../../renting/offer-choice";
+import { portsShownBy } from "../../renting/ports";
 import { handOver } from "../../renting/rent";
 import { attachAfterRunning, sshKeysBeforeRenting } from "../../renting/ssh-keys";
 import { type Expiry, expiresAtOf } from "../../shared/expiry-watchdog";
@@ -86,6 +87,9 @@ export function nodeInputsOf(build: GroupBuild, rank: number, masterAddr: string
     label: inputs.label,
     runtype: inputs.runtype ?? "ssh",
     pollIntervalSeconds: inputs.pollIntervalSeconds,
+    exposePorts: inputs.exposePorts,
+    // Each node waits for its own check: the group is ready when every node is.
+    readiness: inputs.readiness,
     createTimeoutSeconds: Math.max(1, (build.deadlineMs - Date.now()) / 1000),
     owner: inputs.owner === undefined ? undefined : nodeOwnerOf(inputs.owner, rank),
     stackToken: inputs.stackToken,
@@ -129,6 +133,7 @@ async function recordedNode(
     machineId: shown?.machine_id ?? null,
     sshHost: shown?.ssh_host ?? null,
     sshPort: shown?.ssh_port ?? null,
+    ...portsShownBy(shown),
     localIp: addressIn(shown?.local_ipaddrs, build.overlay.internal_subnet) ?? null,
     actualStatus: shown?.actual_status ?? null,
     gpuName: shown?.gpu_name ?? null,

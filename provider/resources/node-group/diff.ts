@@ -24,6 +24,7 @@ const replacingFields = [
   "env",
   "runtype",
   "networkVolume",
+  "exposePorts",
 ] as const;
 const inPlaceFields = [
   "nodeCount",
@@ -32,6 +33,7 @@ const inPlaceFields = [
   "maxDollarsPerHour",
   "createTimeoutSeconds",
   "pollIntervalSeconds",
+  "readiness",
 ] as const;
 
 const same = (a: unknown, b: unknown) => isDeepStrictEqual(a ?? null, b ?? null);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { offerQueryInputSchema } from "../../shared/input-fields";
 import { withExample } from "../../shared/reference-examples";
 import { instanceInputsSchema } from "../../renting/instance-inputs";
+import { portsOutputSchema, urlsOutputSchema } from "../../renting/ports";
 
 // A node group's inputs and outputs: N instances of one physical cluster, on one overlay
 // network, sharing an optional network volume. Each node is rented as an Instance would be
@@ -102,6 +103,12 @@ export const nodeGroupInputsSchema = z.object({
     "How long create may take in all, every node running, in seconds; default 1200.",
   ),
   pollIntervalSeconds: node.pollIntervalSeconds,
+  exposePorts: node.exposePorts.describe(
+    'Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); ' +
+      "each node's `ports` and `urls` say where they answer. Changing them replaces the group.",
+  ),
+  // As an Instance's, for each node: the group is ready when every node is (one schema type).
+  readiness: node.readiness,
   /** `<project>/<stack>/<resource name>`, set by the class or the plugin (renting/identity.ts). */
   owner: z.string().optional(),
   /** The stack's identity, set by the class or the plugin: see renting/identity.ts. */
@@ -129,6 +136,9 @@ export const nodeSchema = z
     machineId: z.number().int().nullable().describe("The machine the node runs on."),
     sshHost: z.string().nullable().describe("The SSH host to reach the node."),
     sshPort: z.number().int().nullable().describe("The SSH port to reach the node."),
+    // Absent in stacks written before them, until the group is next created or refreshed.
+    ports: portsOutputSchema.optional(),
+    urls: urlsOutputSchema.optional(),
     localIp: z
       .string()
       .nullable()

@@ -15,6 +15,7 @@ import {
 } from "./inputs";
 import { nodeOwnerOf } from "../../renting/group-ownership";
 import { resourceNameOf } from "../../renting/identity";
+import { portsShownBy } from "../../renting/ports";
 import {
   configuredBaseUrl,
   expiresAtShownBy,
@@ -40,6 +41,8 @@ async function refreshedNodes(run: Run, props: NodeGroupOutputs): Promise<GroupN
           actualStatus: "gone",
           sshHost: null,
           sshPort: null,
+          ports: null,
+          urls: null,
           dollarsPerHour: null,
         };
       return {
@@ -47,6 +50,7 @@ async function refreshedNodes(run: Run, props: NodeGroupOutputs): Promise<GroupN
         actualStatus: shown.actual_status ?? null,
         sshHost: shown.ssh_host ?? null,
         sshPort: shown.ssh_port ?? null,
+        ...portsShownBy(shown),
         gpuName: shown.gpu_name ?? null,
         dollarsPerHour: shown.dph_total ?? null,
         localIp: addressIn(shown.local_ipaddrs, props.subnet) ?? node.localIp,

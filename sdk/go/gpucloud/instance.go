@@ -33,6 +33,8 @@ type Instance struct {
 	Env pulumi.StringMapOutput `pulumi:"env"`
 	// With `maxLifetime`: when the instance expires, fixed at create (ISO 8601, UTC, e.g. `2026-01-01T08:00:00Z`). Its watchdog then stops or destroys it (`onExpiry`); the next up rents a new one. Absent otherwise.
 	ExpiresAt pulumi.StringPtrOutput `pulumi:"expiresAt"`
+	// Container ports to open: a number (TCP) or `"<port>/udp"`, sent as the service's `-p <port>:<port>` docker options (its docker-environment guide: each maps to a random external port). `ports` and `urls` then say where each answers. A template's ports apply as well. Changing them replaces the instance.
+	ExposePorts pulumi.ArrayOutput `pulumi:"exposePorts"`
 	// Memory per GPU, in megabytes (the API's unit).
 	GpuRamMb pulumi.IntPtrOutput `pulumi:"gpuRamMb"`
 	// The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it replaces the instance.
@@ -67,10 +69,14 @@ type Instance struct {
 	Overlay pulumi.StringPtrOutput `pulumi:"overlay"`
 	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
 	PollIntervalSeconds pulumi.Float64Output `pulumi:"pollIntervalSeconds"`
+	// The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `-p 8000:8000` entries in `env` (or the template's docker options); the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
+	Ports InstancePortMapOutput `pulumi:"ports"`
 	// A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
 	Price pulumi.Float64PtrOutput `pulumi:"price"`
 	// The machine's public IP address.
 	PublicIp pulumi.StringPtrOutput `pulumi:"publicIp"`
+	// A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+	Readiness ReadinessPtrOutput `pulumi:"readiness"`
 	// How the instance is launched: `ssh` (the default; from a template, the template's), `jupyter`, `args` or `vm`. A VM needs an SSH key on the account. Changing it replaces the instance.
 	Runtype pulumi.StringPtrOutput `pulumi:"runtype"`
 	// The host to connect to over SSH.
@@ -85,6 +91,8 @@ type Instance struct {
 	StatusMessage pulumi.StringPtrOutput `pulumi:"statusMessage"`
 	// A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Applied only at launch: a changed hash is recorded in place and never relaunches a running instance (the resource option `replaceOnChanges: [templateHashId]` relaunches on every change).
 	TemplateHashId pulumi.StringPtrOutput `pulumi:"templateHashId"`
+	// For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u?.["8000"])`). Null while the instance does not run.
+	Urls pulumi.StringMapOutput `pulumi:"urls"`
 	// An existing volume to link, e.g. `{ volumeId: <a Volume's volumeId>, mountPath: "/data" }`. A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
 	Volume InstanceVolumePtrOutput `pulumi:"volume"`
 }
@@ -155,6 +163,8 @@ type instanceArgs struct {
 	DiskGb *float64 `pulumi:"diskGb"`
 	// Environment variables of the instance: names of letters, digits and `_`. Changing them replaces the instance.
 	Env map[string]string `pulumi:"env"`
+	// Container ports to open: a number (TCP) or `"<port>/udp"`, sent as the service's `-p <port>:<port>` docker options (its docker-environment guide: each maps to a random external port). `ports` and `urls` then say where each answers. A template's ports apply as well. Changing them replaces the instance.
+	ExposePorts []interface{} `pulumi:"exposePorts"`
 	// The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it replaces the instance.
 	Image *string `pulumi:"image"`
 	// A label, at most 1024 characters. Changes in place.
@@ -179,6 +189,8 @@ type instanceArgs struct {
 	PollIntervalSeconds *float64 `pulumi:"pollIntervalSeconds"`
 	// A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
 	Price *float64 `pulumi:"price"`
+	// A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+	Readiness *Readiness `pulumi:"readiness"`
 	// How the instance is launched: `ssh` (the default; from a template, the template's), `jupyter`, `args` or `vm`. A VM needs an SSH key on the account. Changing it replaces the instance.
 	Runtype *string `pulumi:"runtype"`
 	// Account SSH keys to attach once the instance runs: SshKey `sshKeyId`s. Added or removed in place. A VM that lists one passes preview before the key exists.
@@ -203,6 +215,8 @@ type InstanceArgs struct {
 	DiskGb pulumi.Float64PtrInput
 	// Environment variables of the instance: names of letters, digits and `_`. Changing them replaces the instance.
 	Env pulumi.StringMapInput
+	// Container ports to open: a number (TCP) or `"<port>/udp"`, sent as the service's `-p <port>:<port>` docker options (its docker-environment guide: each maps to a random external port). `ports` and `urls` then say where each answers. A template's ports apply as well. Changing them replaces the instance.
+	ExposePorts pulumi.ArrayInput
 	// The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it replaces the instance.
 	Image pulumi.StringPtrInput
 	// A label, at most 1024 characters. Changes in place.
@@ -227,6 +241,8 @@ type InstanceArgs struct {
 	PollIntervalSeconds pulumi.Float64PtrInput
 	// A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
 	Price pulumi.Float64PtrInput
+	// A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+	Readiness ReadinessPtrInput
 	// How the instance is launched: `ssh` (the default; from a template, the template's), `jupyter`, `args` or `vm`. A VM needs an SSH key on the account. Changing it replaces the instance.
 	Runtype pulumi.StringPtrInput
 	// Account SSH keys to attach once the instance runs: SshKey `sshKeyId`s. Added or removed in place. A VM that lists one passes preview before the key exists.
@@ -321,6 +337,11 @@ func (o InstanceOutput) ExpiresAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.ExpiresAt }).(pulumi.StringPtrOutput)
 }
 
+// Container ports to open: a number (TCP) or `"<port>/udp"`, sent as the service's `-p <port>:<port>` docker options (its docker-environment guide: each maps to a random external port). `ports` and `urls` then say where each answers. A template's ports apply as well. Changing them replaces the instance.
+func (o InstanceOutput) ExposePorts() pulumi.ArrayOutput {
+	return o.ApplyT(func(v *Instance) pulumi.ArrayOutput { return v.ExposePorts }).(pulumi.ArrayOutput)
+}
+
 // Memory per GPU, in megabytes (the API's unit).
 func (o InstanceOutput) GpuRamMb() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.IntPtrOutput { return v.GpuRamMb }).(pulumi.IntPtrOutput)
@@ -406,6 +427,11 @@ func (o InstanceOutput) PollIntervalSeconds() pulumi.Float64Output {
 	return o.ApplyT(func(v *Instance) pulumi.Float64Output { return v.PollIntervalSeconds }).(pulumi.Float64Output)
 }
 
+// The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `-p 8000:8000` entries in `env` (or the template's docker options); the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
+func (o InstanceOutput) Ports() InstancePortMapOutput {
+	return o.ApplyT(func(v *Instance) InstancePortMapOutput { return v.Ports }).(InstancePortMapOutput)
+}
+
 // A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
 func (o InstanceOutput) Price() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.Float64PtrOutput { return v.Price }).(pulumi.Float64PtrOutput)
@@ -414,6 +440,11 @@ func (o InstanceOutput) Price() pulumi.Float64PtrOutput {
 // The machine's public IP address.
 func (o InstanceOutput) PublicIp() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.PublicIp }).(pulumi.StringPtrOutput)
+}
+
+// A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+func (o InstanceOutput) Readiness() ReadinessPtrOutput {
+	return o.ApplyT(func(v *Instance) ReadinessPtrOutput { return v.Readiness }).(ReadinessPtrOutput)
 }
 
 // How the instance is launched: `ssh` (the default; from a template, the template's), `jupyter`, `args` or `vm`. A VM needs an SSH key on the account. Changing it replaces the instance.
@@ -449,6 +480,11 @@ func (o InstanceOutput) StatusMessage() pulumi.StringPtrOutput {
 // A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Applied only at launch: a changed hash is recorded in place and never relaunches a running instance (the resource option `replaceOnChanges: [templateHashId]` relaunches on every change).
 func (o InstanceOutput) TemplateHashId() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.TemplateHashId }).(pulumi.StringPtrOutput)
+}
+
+// For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u?.["8000"])`). Null while the instance does not run.
+func (o InstanceOutput) Urls() pulumi.StringMapOutput {
+	return o.ApplyT(func(v *Instance) pulumi.StringMapOutput { return v.Urls }).(pulumi.StringMapOutput)
 }
 
 // An existing volume to link, e.g. `{ volumeId: <a Volume's volumeId>, mountPath: "/data" }`. A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.

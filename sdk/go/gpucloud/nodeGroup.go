@@ -28,6 +28,8 @@ type NodeGroup struct {
 	Env pulumi.StringMapOutput `pulumi:"env"`
 	// With `maxLifetime`: when the group expires, fixed at its create (ISO 8601, UTC, e.g. `2026-01-01T08:00:00Z`); every node's watchdog then stops or destroys it, and the next up rents a new group. Absent otherwise.
 	ExpiresAt pulumi.StringPtrOutput `pulumi:"expiresAt"`
+	// Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
+	ExposePorts pulumi.ArrayOutput `pulumi:"exposePorts"`
 	// Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
 	Image pulumi.StringOutput `pulumi:"image"`
 	// Each node's label. Changes in place.
@@ -58,6 +60,8 @@ type NodeGroup struct {
 	OverlayName pulumi.StringOutput `pulumi:"overlayName"`
 	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
 	PollIntervalSeconds pulumi.Float64Output `pulumi:"pollIntervalSeconds"`
+	// A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+	Readiness ReadinessPtrOutput `pulumi:"readiness"`
 	// `ssh` (the default), `jupyter` or `args`; a VM cannot join an overlay. Changing it replaces the group.
 	Runtype pulumi.StringPtrOutput `pulumi:"runtype"`
 	// Account SSH keys (SshKey `sshKeyId`s) attached to every node once it runs.
@@ -134,6 +138,8 @@ type nodeGroupArgs struct {
 	DiskGb float64 `pulumi:"diskGb"`
 	// Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them replaces the group.
 	Env map[string]string `pulumi:"env"`
+	// Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
+	ExposePorts []interface{} `pulumi:"exposePorts"`
 	// Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
 	Image string `pulumi:"image"`
 	// Each node's label. Changes in place.
@@ -154,6 +160,8 @@ type nodeGroupArgs struct {
 	Onstart *string `pulumi:"onstart"`
 	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
 	PollIntervalSeconds *float64 `pulumi:"pollIntervalSeconds"`
+	// A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+	Readiness *Readiness `pulumi:"readiness"`
 	// `ssh` (the default), `jupyter` or `args`; a VM cannot join an overlay. Changing it replaces the group.
 	Runtype *string `pulumi:"runtype"`
 	// Account SSH keys (SshKey `sshKeyId`s) attached to every node once it runs.
@@ -168,6 +176,8 @@ type NodeGroupArgs struct {
 	DiskGb pulumi.Float64Input
 	// Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them replaces the group.
 	Env pulumi.StringMapInput
+	// Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
+	ExposePorts pulumi.ArrayInput
 	// Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
 	Image pulumi.StringInput
 	// Each node's label. Changes in place.
@@ -188,6 +198,8 @@ type NodeGroupArgs struct {
 	Onstart pulumi.StringPtrInput
 	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
 	PollIntervalSeconds pulumi.Float64PtrInput
+	// A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+	Readiness ReadinessPtrInput
 	// `ssh` (the default), `jupyter` or `args`; a VM cannot join an overlay. Changing it replaces the group.
 	Runtype pulumi.StringPtrInput
 	// Account SSH keys (SshKey `sshKeyId`s) attached to every node once it runs.
@@ -259,6 +271,11 @@ func (o NodeGroupOutput) Env() pulumi.StringMapOutput {
 // With `maxLifetime`: when the group expires, fixed at its create (ISO 8601, UTC, e.g. `2026-01-01T08:00:00Z`); every node's watchdog then stops or destroys it, and the next up rents a new group. Absent otherwise.
 func (o NodeGroupOutput) ExpiresAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *NodeGroup) pulumi.StringPtrOutput { return v.ExpiresAt }).(pulumi.StringPtrOutput)
+}
+
+// Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
+func (o NodeGroupOutput) ExposePorts() pulumi.ArrayOutput {
+	return o.ApplyT(func(v *NodeGroup) pulumi.ArrayOutput { return v.ExposePorts }).(pulumi.ArrayOutput)
 }
 
 // Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
@@ -334,6 +351,11 @@ func (o NodeGroupOutput) OverlayName() pulumi.StringOutput {
 // Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
 func (o NodeGroupOutput) PollIntervalSeconds() pulumi.Float64Output {
 	return o.ApplyT(func(v *NodeGroup) pulumi.Float64Output { return v.PollIntervalSeconds }).(pulumi.Float64Output)
+}
+
+// A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+func (o NodeGroupOutput) Readiness() ReadinessPtrOutput {
+	return o.ApplyT(func(v *NodeGroup) ReadinessPtrOutput { return v.Readiness }).(ReadinessPtrOutput)
 }
 
 // `ssh` (the default), `jupyter` or `args`; a VM cannot join an overlay. Changing it replaces the group.

@@ -684,6 +684,59 @@ func (o InstanceOfferArrayOutput) Index(i pulumi.IntInput) InstanceOfferOutput {
 	}).(InstanceOfferOutput)
 }
 
+// Where a container port answers from outside: public address and host port.
+type InstancePort struct {
+	// The external port the service mapped to the container port (random per start).
+	HostPort int `pulumi:"hostPort"`
+	// The address the port answers on: the instance's public IP (or its binding's).
+	PublicIp *string `pulumi:"publicIp"`
+}
+
+// Where a container port answers from outside: public address and host port.
+type InstancePortOutput struct{ *pulumi.OutputState }
+
+func (InstancePortOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*InstancePort)(nil)).Elem()
+}
+
+func (o InstancePortOutput) ToInstancePortOutput() InstancePortOutput {
+	return o
+}
+
+func (o InstancePortOutput) ToInstancePortOutputWithContext(ctx context.Context) InstancePortOutput {
+	return o
+}
+
+// The external port the service mapped to the container port (random per start).
+func (o InstancePortOutput) HostPort() pulumi.IntOutput {
+	return o.ApplyT(func(v InstancePort) int { return v.HostPort }).(pulumi.IntOutput)
+}
+
+// The address the port answers on: the instance's public IP (or its binding's).
+func (o InstancePortOutput) PublicIp() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v InstancePort) *string { return v.PublicIp }).(pulumi.StringPtrOutput)
+}
+
+type InstancePortMapOutput struct{ *pulumi.OutputState }
+
+func (InstancePortMapOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]InstancePort)(nil)).Elem()
+}
+
+func (o InstancePortMapOutput) ToInstancePortMapOutput() InstancePortMapOutput {
+	return o
+}
+
+func (o InstancePortMapOutput) ToInstancePortMapOutputWithContext(ctx context.Context) InstancePortMapOutput {
+	return o
+}
+
+func (o InstancePortMapOutput) MapIndex(k pulumi.StringInput) InstancePortOutput {
+	return pulumi.All(o, k).ApplyT(func(vs []interface{}) InstancePort {
+		return vs[0].(map[string]InstancePort)[vs[1].(string)]
+	}).(InstancePortOutput)
+}
+
 // What was rented: the ask, GPUs, price and machine, as the offer search answered them (by query) or as the instance shows them.
 type InstanceRentedOffer struct {
 	// The ask (offer) rented.
@@ -1314,12 +1367,16 @@ type NodeGroupNode struct {
 	LocalIp *string `pulumi:"localIp"`
 	// The machine the node runs on.
 	MachineId *int `pulumi:"machineId"`
+	// The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `-p 8000:8000` entries in `env` (or the template's docker options); the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
+	Ports map[string]InstancePort `pulumi:"ports"`
 	// The node's rank, 0 to nodeCount - 1 (its NODE_RANK).
 	Rank int `pulumi:"rank"`
 	// The SSH host to reach the node.
 	SshHost *string `pulumi:"sshHost"`
 	// The SSH port to reach the node.
 	SshPort *int `pulumi:"sshPort"`
+	// For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u?.["8000"])`). Null while the instance does not run.
+	Urls map[string]string `pulumi:"urls"`
 }
 
 // One node of a NodeGroup: an instance on the group's overlay network.
@@ -1377,6 +1434,11 @@ func (o NodeGroupNodeOutput) MachineId() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v NodeGroupNode) *int { return v.MachineId }).(pulumi.IntPtrOutput)
 }
 
+// The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `-p 8000:8000` entries in `env` (or the template's docker options); the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
+func (o NodeGroupNodeOutput) Ports() InstancePortMapOutput {
+	return o.ApplyT(func(v NodeGroupNode) map[string]InstancePort { return v.Ports }).(InstancePortMapOutput)
+}
+
 // The node's rank, 0 to nodeCount - 1 (its NODE_RANK).
 func (o NodeGroupNodeOutput) Rank() pulumi.IntOutput {
 	return o.ApplyT(func(v NodeGroupNode) int { return v.Rank }).(pulumi.IntOutput)
@@ -1390,6 +1452,11 @@ func (o NodeGroupNodeOutput) SshHost() pulumi.StringPtrOutput {
 // The SSH port to reach the node.
 func (o NodeGroupNodeOutput) SshPort() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v NodeGroupNode) *int { return v.SshPort }).(pulumi.IntPtrOutput)
+}
+
+// For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u?.["8000"])`). Null while the instance does not run.
+func (o NodeGroupNodeOutput) Urls() pulumi.StringMapOutput {
+	return o.ApplyT(func(v NodeGroupNode) map[string]string { return v.Urls }).(pulumi.StringMapOutput)
 }
 
 type NodeGroupNodeArrayOutput struct{ *pulumi.OutputState }
@@ -1410,6 +1477,559 @@ func (o NodeGroupNodeArrayOutput) Index(i pulumi.IntInput) NodeGroupNodeOutput {
 	return pulumi.All(o, i).ApplyT(func(vs []interface{}) NodeGroupNode {
 		return vs[0].([]NodeGroupNode)[vs[1].(int)]
 	}).(NodeGroupNodeOutput)
+}
+
+// A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+type Readiness struct {
+	// Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+	Http *ReadinessHttpCheck `pulumi:"http"`
+	// Seconds to wait after `running` before the first check; default 0.
+	InitialDelaySeconds *float64 `pulumi:"initialDelaySeconds"`
+	// Seconds between checks (one check each), 0.05 to 300; default 5.
+	IntervalSeconds *float64 `pulumi:"intervalSeconds"`
+	// Ready when the instance's logs (what its onstart prints, as the service serves them) hold a line containing this text.
+	OnstartLine *string `pulumi:"onstartLine"`
+	// Ready when a TCP connection to the port's public address is accepted.
+	Tcp *ReadinessTcpCheck `pulumi:"tcp"`
+	// How long checks may fail after the initial delay before the instance counts as one that will not run, in seconds; default 600. Create's own `createTimeoutSeconds` bounds it too.
+	TimeoutSeconds *float64 `pulumi:"timeoutSeconds"`
+}
+
+// ReadinessInput is an input type that accepts ReadinessArgs and ReadinessOutput values.
+// You can construct a concrete instance of `ReadinessInput` via:
+//
+//	ReadinessArgs{...}
+type ReadinessInput interface {
+	pulumi.Input
+
+	ToReadinessOutput() ReadinessOutput
+	ToReadinessOutputWithContext(context.Context) ReadinessOutput
+}
+
+// A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+type ReadinessArgs struct {
+	// Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+	Http ReadinessHttpCheckPtrInput `pulumi:"http"`
+	// Seconds to wait after `running` before the first check; default 0.
+	InitialDelaySeconds pulumi.Float64PtrInput `pulumi:"initialDelaySeconds"`
+	// Seconds between checks (one check each), 0.05 to 300; default 5.
+	IntervalSeconds pulumi.Float64PtrInput `pulumi:"intervalSeconds"`
+	// Ready when the instance's logs (what its onstart prints, as the service serves them) hold a line containing this text.
+	OnstartLine pulumi.StringPtrInput `pulumi:"onstartLine"`
+	// Ready when a TCP connection to the port's public address is accepted.
+	Tcp ReadinessTcpCheckPtrInput `pulumi:"tcp"`
+	// How long checks may fail after the initial delay before the instance counts as one that will not run, in seconds; default 600. Create's own `createTimeoutSeconds` bounds it too.
+	TimeoutSeconds pulumi.Float64PtrInput `pulumi:"timeoutSeconds"`
+}
+
+func (ReadinessArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*Readiness)(nil)).Elem()
+}
+
+func (i ReadinessArgs) ToReadinessOutput() ReadinessOutput {
+	return i.ToReadinessOutputWithContext(context.Background())
+}
+
+func (i ReadinessArgs) ToReadinessOutputWithContext(ctx context.Context) ReadinessOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ReadinessOutput)
+}
+
+func (i ReadinessArgs) ToReadinessPtrOutput() ReadinessPtrOutput {
+	return i.ToReadinessPtrOutputWithContext(context.Background())
+}
+
+func (i ReadinessArgs) ToReadinessPtrOutputWithContext(ctx context.Context) ReadinessPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ReadinessOutput).ToReadinessPtrOutputWithContext(ctx)
+}
+
+// ReadinessPtrInput is an input type that accepts ReadinessArgs, ReadinessPtr and ReadinessPtrOutput values.
+// You can construct a concrete instance of `ReadinessPtrInput` via:
+//
+//	        ReadinessArgs{...}
+//
+//	or:
+//
+//	        nil
+type ReadinessPtrInput interface {
+	pulumi.Input
+
+	ToReadinessPtrOutput() ReadinessPtrOutput
+	ToReadinessPtrOutputWithContext(context.Context) ReadinessPtrOutput
+}
+
+type readinessPtrType ReadinessArgs
+
+func ReadinessPtr(v *ReadinessArgs) ReadinessPtrInput {
+	return (*readinessPtrType)(v)
+}
+
+func (*readinessPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**Readiness)(nil)).Elem()
+}
+
+func (i *readinessPtrType) ToReadinessPtrOutput() ReadinessPtrOutput {
+	return i.ToReadinessPtrOutputWithContext(context.Background())
+}
+
+func (i *readinessPtrType) ToReadinessPtrOutputWithContext(ctx context.Context) ReadinessPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ReadinessPtrOutput)
+}
+
+// A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+type ReadinessOutput struct{ *pulumi.OutputState }
+
+func (ReadinessOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*Readiness)(nil)).Elem()
+}
+
+func (o ReadinessOutput) ToReadinessOutput() ReadinessOutput {
+	return o
+}
+
+func (o ReadinessOutput) ToReadinessOutputWithContext(ctx context.Context) ReadinessOutput {
+	return o
+}
+
+func (o ReadinessOutput) ToReadinessPtrOutput() ReadinessPtrOutput {
+	return o.ToReadinessPtrOutputWithContext(context.Background())
+}
+
+func (o ReadinessOutput) ToReadinessPtrOutputWithContext(ctx context.Context) ReadinessPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v Readiness) *Readiness {
+		return &v
+	}).(ReadinessPtrOutput)
+}
+
+// Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+func (o ReadinessOutput) Http() ReadinessHttpCheckPtrOutput {
+	return o.ApplyT(func(v Readiness) *ReadinessHttpCheck { return v.Http }).(ReadinessHttpCheckPtrOutput)
+}
+
+// Seconds to wait after `running` before the first check; default 0.
+func (o ReadinessOutput) InitialDelaySeconds() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v Readiness) *float64 { return v.InitialDelaySeconds }).(pulumi.Float64PtrOutput)
+}
+
+// Seconds between checks (one check each), 0.05 to 300; default 5.
+func (o ReadinessOutput) IntervalSeconds() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v Readiness) *float64 { return v.IntervalSeconds }).(pulumi.Float64PtrOutput)
+}
+
+// Ready when the instance's logs (what its onstart prints, as the service serves them) hold a line containing this text.
+func (o ReadinessOutput) OnstartLine() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v Readiness) *string { return v.OnstartLine }).(pulumi.StringPtrOutput)
+}
+
+// Ready when a TCP connection to the port's public address is accepted.
+func (o ReadinessOutput) Tcp() ReadinessTcpCheckPtrOutput {
+	return o.ApplyT(func(v Readiness) *ReadinessTcpCheck { return v.Tcp }).(ReadinessTcpCheckPtrOutput)
+}
+
+// How long checks may fail after the initial delay before the instance counts as one that will not run, in seconds; default 600. Create's own `createTimeoutSeconds` bounds it too.
+func (o ReadinessOutput) TimeoutSeconds() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v Readiness) *float64 { return v.TimeoutSeconds }).(pulumi.Float64PtrOutput)
+}
+
+type ReadinessPtrOutput struct{ *pulumi.OutputState }
+
+func (ReadinessPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**Readiness)(nil)).Elem()
+}
+
+func (o ReadinessPtrOutput) ToReadinessPtrOutput() ReadinessPtrOutput {
+	return o
+}
+
+func (o ReadinessPtrOutput) ToReadinessPtrOutputWithContext(ctx context.Context) ReadinessPtrOutput {
+	return o
+}
+
+func (o ReadinessPtrOutput) Elem() ReadinessOutput {
+	return o.ApplyT(func(v *Readiness) Readiness {
+		if v != nil {
+			return *v
+		}
+		var ret Readiness
+		return ret
+	}).(ReadinessOutput)
+}
+
+// Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+func (o ReadinessPtrOutput) Http() ReadinessHttpCheckPtrOutput {
+	return o.ApplyT(func(v *Readiness) *ReadinessHttpCheck {
+		if v == nil {
+			return nil
+		}
+		return v.Http
+	}).(ReadinessHttpCheckPtrOutput)
+}
+
+// Seconds to wait after `running` before the first check; default 0.
+func (o ReadinessPtrOutput) InitialDelaySeconds() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *Readiness) *float64 {
+		if v == nil {
+			return nil
+		}
+		return v.InitialDelaySeconds
+	}).(pulumi.Float64PtrOutput)
+}
+
+// Seconds between checks (one check each), 0.05 to 300; default 5.
+func (o ReadinessPtrOutput) IntervalSeconds() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *Readiness) *float64 {
+		if v == nil {
+			return nil
+		}
+		return v.IntervalSeconds
+	}).(pulumi.Float64PtrOutput)
+}
+
+// Ready when the instance's logs (what its onstart prints, as the service serves them) hold a line containing this text.
+func (o ReadinessPtrOutput) OnstartLine() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Readiness) *string {
+		if v == nil {
+			return nil
+		}
+		return v.OnstartLine
+	}).(pulumi.StringPtrOutput)
+}
+
+// Ready when a TCP connection to the port's public address is accepted.
+func (o ReadinessPtrOutput) Tcp() ReadinessTcpCheckPtrOutput {
+	return o.ApplyT(func(v *Readiness) *ReadinessTcpCheck {
+		if v == nil {
+			return nil
+		}
+		return v.Tcp
+	}).(ReadinessTcpCheckPtrOutput)
+}
+
+// How long checks may fail after the initial delay before the instance counts as one that will not run, in seconds; default 600. Create's own `createTimeoutSeconds` bounds it too.
+func (o ReadinessPtrOutput) TimeoutSeconds() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *Readiness) *float64 {
+		if v == nil {
+			return nil
+		}
+		return v.TimeoutSeconds
+	}).(pulumi.Float64PtrOutput)
+}
+
+// Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+type ReadinessHttpCheck struct {
+	// The status that means ready; default any 2xx.
+	ExpectStatus *int `pulumi:"expectStatus"`
+	// The path to GET, starting with `/`; default `/`.
+	Path *string `pulumi:"path"`
+	// The container port to ask (opened by `exposePorts`, `-p` options or the template).
+	Port int `pulumi:"port"`
+}
+
+// ReadinessHttpCheckInput is an input type that accepts ReadinessHttpCheckArgs and ReadinessHttpCheckOutput values.
+// You can construct a concrete instance of `ReadinessHttpCheckInput` via:
+//
+//	ReadinessHttpCheckArgs{...}
+type ReadinessHttpCheckInput interface {
+	pulumi.Input
+
+	ToReadinessHttpCheckOutput() ReadinessHttpCheckOutput
+	ToReadinessHttpCheckOutputWithContext(context.Context) ReadinessHttpCheckOutput
+}
+
+// Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+type ReadinessHttpCheckArgs struct {
+	// The status that means ready; default any 2xx.
+	ExpectStatus pulumi.IntPtrInput `pulumi:"expectStatus"`
+	// The path to GET, starting with `/`; default `/`.
+	Path pulumi.StringPtrInput `pulumi:"path"`
+	// The container port to ask (opened by `exposePorts`, `-p` options or the template).
+	Port pulumi.IntInput `pulumi:"port"`
+}
+
+func (ReadinessHttpCheckArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*ReadinessHttpCheck)(nil)).Elem()
+}
+
+func (i ReadinessHttpCheckArgs) ToReadinessHttpCheckOutput() ReadinessHttpCheckOutput {
+	return i.ToReadinessHttpCheckOutputWithContext(context.Background())
+}
+
+func (i ReadinessHttpCheckArgs) ToReadinessHttpCheckOutputWithContext(ctx context.Context) ReadinessHttpCheckOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ReadinessHttpCheckOutput)
+}
+
+func (i ReadinessHttpCheckArgs) ToReadinessHttpCheckPtrOutput() ReadinessHttpCheckPtrOutput {
+	return i.ToReadinessHttpCheckPtrOutputWithContext(context.Background())
+}
+
+func (i ReadinessHttpCheckArgs) ToReadinessHttpCheckPtrOutputWithContext(ctx context.Context) ReadinessHttpCheckPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ReadinessHttpCheckOutput).ToReadinessHttpCheckPtrOutputWithContext(ctx)
+}
+
+// ReadinessHttpCheckPtrInput is an input type that accepts ReadinessHttpCheckArgs, ReadinessHttpCheckPtr and ReadinessHttpCheckPtrOutput values.
+// You can construct a concrete instance of `ReadinessHttpCheckPtrInput` via:
+//
+//	        ReadinessHttpCheckArgs{...}
+//
+//	or:
+//
+//	        nil
+type ReadinessHttpCheckPtrInput interface {
+	pulumi.Input
+
+	ToReadinessHttpCheckPtrOutput() ReadinessHttpCheckPtrOutput
+	ToReadinessHttpCheckPtrOutputWithContext(context.Context) ReadinessHttpCheckPtrOutput
+}
+
+type readinessHttpCheckPtrType ReadinessHttpCheckArgs
+
+func ReadinessHttpCheckPtr(v *ReadinessHttpCheckArgs) ReadinessHttpCheckPtrInput {
+	return (*readinessHttpCheckPtrType)(v)
+}
+
+func (*readinessHttpCheckPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**ReadinessHttpCheck)(nil)).Elem()
+}
+
+func (i *readinessHttpCheckPtrType) ToReadinessHttpCheckPtrOutput() ReadinessHttpCheckPtrOutput {
+	return i.ToReadinessHttpCheckPtrOutputWithContext(context.Background())
+}
+
+func (i *readinessHttpCheckPtrType) ToReadinessHttpCheckPtrOutputWithContext(ctx context.Context) ReadinessHttpCheckPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ReadinessHttpCheckPtrOutput)
+}
+
+// Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+type ReadinessHttpCheckOutput struct{ *pulumi.OutputState }
+
+func (ReadinessHttpCheckOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*ReadinessHttpCheck)(nil)).Elem()
+}
+
+func (o ReadinessHttpCheckOutput) ToReadinessHttpCheckOutput() ReadinessHttpCheckOutput {
+	return o
+}
+
+func (o ReadinessHttpCheckOutput) ToReadinessHttpCheckOutputWithContext(ctx context.Context) ReadinessHttpCheckOutput {
+	return o
+}
+
+func (o ReadinessHttpCheckOutput) ToReadinessHttpCheckPtrOutput() ReadinessHttpCheckPtrOutput {
+	return o.ToReadinessHttpCheckPtrOutputWithContext(context.Background())
+}
+
+func (o ReadinessHttpCheckOutput) ToReadinessHttpCheckPtrOutputWithContext(ctx context.Context) ReadinessHttpCheckPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v ReadinessHttpCheck) *ReadinessHttpCheck {
+		return &v
+	}).(ReadinessHttpCheckPtrOutput)
+}
+
+// The status that means ready; default any 2xx.
+func (o ReadinessHttpCheckOutput) ExpectStatus() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v ReadinessHttpCheck) *int { return v.ExpectStatus }).(pulumi.IntPtrOutput)
+}
+
+// The path to GET, starting with `/`; default `/`.
+func (o ReadinessHttpCheckOutput) Path() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ReadinessHttpCheck) *string { return v.Path }).(pulumi.StringPtrOutput)
+}
+
+// The container port to ask (opened by `exposePorts`, `-p` options or the template).
+func (o ReadinessHttpCheckOutput) Port() pulumi.IntOutput {
+	return o.ApplyT(func(v ReadinessHttpCheck) int { return v.Port }).(pulumi.IntOutput)
+}
+
+type ReadinessHttpCheckPtrOutput struct{ *pulumi.OutputState }
+
+func (ReadinessHttpCheckPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**ReadinessHttpCheck)(nil)).Elem()
+}
+
+func (o ReadinessHttpCheckPtrOutput) ToReadinessHttpCheckPtrOutput() ReadinessHttpCheckPtrOutput {
+	return o
+}
+
+func (o ReadinessHttpCheckPtrOutput) ToReadinessHttpCheckPtrOutputWithContext(ctx context.Context) ReadinessHttpCheckPtrOutput {
+	return o
+}
+
+func (o ReadinessHttpCheckPtrOutput) Elem() ReadinessHttpCheckOutput {
+	return o.ApplyT(func(v *ReadinessHttpCheck) ReadinessHttpCheck {
+		if v != nil {
+			return *v
+		}
+		var ret ReadinessHttpCheck
+		return ret
+	}).(ReadinessHttpCheckOutput)
+}
+
+// The status that means ready; default any 2xx.
+func (o ReadinessHttpCheckPtrOutput) ExpectStatus() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *ReadinessHttpCheck) *int {
+		if v == nil {
+			return nil
+		}
+		return v.ExpectStatus
+	}).(pulumi.IntPtrOutput)
+}
+
+// The path to GET, starting with `/`; default `/`.
+func (o ReadinessHttpCheckPtrOutput) Path() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ReadinessHttpCheck) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Path
+	}).(pulumi.StringPtrOutput)
+}
+
+// The container port to ask (opened by `exposePorts`, `-p` options or the template).
+func (o ReadinessHttpCheckPtrOutput) Port() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *ReadinessHttpCheck) *int {
+		if v == nil {
+			return nil
+		}
+		return &v.Port
+	}).(pulumi.IntPtrOutput)
+}
+
+// Ready when a TCP connection to the port's public address is accepted.
+type ReadinessTcpCheck struct {
+	// The container port to connect to.
+	Port int `pulumi:"port"`
+}
+
+// ReadinessTcpCheckInput is an input type that accepts ReadinessTcpCheckArgs and ReadinessTcpCheckOutput values.
+// You can construct a concrete instance of `ReadinessTcpCheckInput` via:
+//
+//	ReadinessTcpCheckArgs{...}
+type ReadinessTcpCheckInput interface {
+	pulumi.Input
+
+	ToReadinessTcpCheckOutput() ReadinessTcpCheckOutput
+	ToReadinessTcpCheckOutputWithContext(context.Context) ReadinessTcpCheckOutput
+}
+
+// Ready when a TCP connection to the port's public address is accepted.
+type ReadinessTcpCheckArgs struct {
+	// The container port to connect to.
+	Port pulumi.IntInput `pulumi:"port"`
+}
+
+func (ReadinessTcpCheckArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*ReadinessTcpCheck)(nil)).Elem()
+}
+
+func (i ReadinessTcpCheckArgs) ToReadinessTcpCheckOutput() ReadinessTcpCheckOutput {
+	return i.ToReadinessTcpCheckOutputWithContext(context.Background())
+}
+
+func (i ReadinessTcpCheckArgs) ToReadinessTcpCheckOutputWithContext(ctx context.Context) ReadinessTcpCheckOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ReadinessTcpCheckOutput)
+}
+
+func (i ReadinessTcpCheckArgs) ToReadinessTcpCheckPtrOutput() ReadinessTcpCheckPtrOutput {
+	return i.ToReadinessTcpCheckPtrOutputWithContext(context.Background())
+}
+
+func (i ReadinessTcpCheckArgs) ToReadinessTcpCheckPtrOutputWithContext(ctx context.Context) ReadinessTcpCheckPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ReadinessTcpCheckOutput).ToReadinessTcpCheckPtrOutputWithContext(ctx)
+}
+
+// ReadinessTcpCheckPtrInput is an input type that accepts ReadinessTcpCheckArgs, ReadinessTcpCheckPtr and ReadinessTcpCheckPtrOutput values.
+// You can construct a concrete instance of `ReadinessTcpCheckPtrInput` via:
+//
+//	        ReadinessTcpCheckArgs{...}
+//
+//	or:
+//
+//	        nil
+type ReadinessTcpCheckPtrInput interface {
+	pulumi.Input
+
+	ToReadinessTcpCheckPtrOutput() ReadinessTcpCheckPtrOutput
+	ToReadinessTcpCheckPtrOutputWithContext(context.Context) ReadinessTcpCheckPtrOutput
+}
+
+type readinessTcpCheckPtrType ReadinessTcpCheckArgs
+
+func ReadinessTcpCheckPtr(v *ReadinessTcpCheckArgs) ReadinessTcpCheckPtrInput {
+	return (*readinessTcpCheckPtrType)(v)
+}
+
+func (*readinessTcpCheckPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**ReadinessTcpCheck)(nil)).Elem()
+}
+
+func (i *readinessTcpCheckPtrType) ToReadinessTcpCheckPtrOutput() ReadinessTcpCheckPtrOutput {
+	return i.ToReadinessTcpCheckPtrOutputWithContext(context.Background())
+}
+
+func (i *readinessTcpCheckPtrType) ToReadinessTcpCheckPtrOutputWithContext(ctx context.Context) ReadinessTcpCheckPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ReadinessTcpCheckPtrOutput)
+}
+
+// Ready when a TCP connection to the port's public address is accepted.
+type ReadinessTcpCheckOutput struct{ *pulumi.OutputState }
+
+func (ReadinessTcpCheckOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*ReadinessTcpCheck)(nil)).Elem()
+}
+
+func (o ReadinessTcpCheckOutput) ToReadinessTcpCheckOutput() ReadinessTcpCheckOutput {
+	return o
+}
+
+func (o ReadinessTcpCheckOutput) ToReadinessTcpCheckOutputWithContext(ctx context.Context) ReadinessTcpCheckOutput {
+	return o
+}
+
+func (o ReadinessTcpCheckOutput) ToReadinessTcpCheckPtrOutput() ReadinessTcpCheckPtrOutput {
+	return o.ToReadinessTcpCheckPtrOutputWithContext(context.Background())
+}
+
+func (o ReadinessTcpCheckOutput) ToReadinessTcpCheckPtrOutputWithContext(ctx context.Context) ReadinessTcpCheckPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v ReadinessTcpCheck) *ReadinessTcpCheck {
+		return &v
+	}).(ReadinessTcpCheckPtrOutput)
+}
+
+// The container port to connect to.
+func (o ReadinessTcpCheckOutput) Port() pulumi.IntOutput {
+	return o.ApplyT(func(v ReadinessTcpCheck) int { return v.Port }).(pulumi.IntOutput)
+}
+
+type ReadinessTcpCheckPtrOutput struct{ *pulumi.OutputState }
+
+func (ReadinessTcpCheckPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**ReadinessTcpCheck)(nil)).Elem()
+}
+
+func (o ReadinessTcpCheckPtrOutput) ToReadinessTcpCheckPtrOutput() ReadinessTcpCheckPtrOutput {
+	return o
+}
+
+func (o ReadinessTcpCheckPtrOutput) ToReadinessTcpCheckPtrOutputWithContext(ctx context.Context) ReadinessTcpCheckPtrOutput {
+	return o
+}
+
+func (o ReadinessTcpCheckPtrOutput) Elem() ReadinessTcpCheckOutput {
+	return o.ApplyT(func(v *ReadinessTcpCheck) ReadinessTcpCheck {
+		if v != nil {
+			return *v
+		}
+		var ret ReadinessTcpCheck
+		return ret
+	}).(ReadinessTcpCheckOutput)
+}
+
+// The container port to connect to.
+func (o ReadinessTcpCheckPtrOutput) Port() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *ReadinessTcpCheck) *int {
+		if v == nil {
+			return nil
+		}
+		return &v.Port
+	}).(pulumi.IntPtrOutput)
 }
 
 type TemplateDockerLogin struct {
@@ -2110,6 +2730,12 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*InstanceVolumePtrInput)(nil)).Elem(), InstanceVolumeArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*NodeGroupNetworkVolumeInput)(nil)).Elem(), NodeGroupNetworkVolumeArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*NodeGroupNetworkVolumePtrInput)(nil)).Elem(), NodeGroupNetworkVolumeArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ReadinessInput)(nil)).Elem(), ReadinessArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ReadinessPtrInput)(nil)).Elem(), ReadinessArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ReadinessHttpCheckInput)(nil)).Elem(), ReadinessHttpCheckArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ReadinessHttpCheckPtrInput)(nil)).Elem(), ReadinessHttpCheckArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ReadinessTcpCheckInput)(nil)).Elem(), ReadinessTcpCheckArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ReadinessTcpCheckPtrInput)(nil)).Elem(), ReadinessTcpCheckArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*TemplateDockerLoginInput)(nil)).Elem(), TemplateDockerLoginArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*TemplateDockerLoginPtrInput)(nil)).Elem(), TemplateDockerLoginArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*VolumeForInstanceInput)(nil)).Elem(), VolumeForInstanceArgs{})
@@ -2122,6 +2748,8 @@ func init() {
 	pulumi.RegisterOutputType(InstanceNetworkVolumePtrOutput{})
 	pulumi.RegisterOutputType(InstanceOfferOutput{})
 	pulumi.RegisterOutputType(InstanceOfferArrayOutput{})
+	pulumi.RegisterOutputType(InstancePortOutput{})
+	pulumi.RegisterOutputType(InstancePortMapOutput{})
 	pulumi.RegisterOutputType(InstanceRentedOfferOutput{})
 	pulumi.RegisterOutputType(InstanceRentedOfferPtrOutput{})
 	pulumi.RegisterOutputType(InstanceSummaryOutput{})
@@ -2132,6 +2760,12 @@ func init() {
 	pulumi.RegisterOutputType(NodeGroupNetworkVolumePtrOutput{})
 	pulumi.RegisterOutputType(NodeGroupNodeOutput{})
 	pulumi.RegisterOutputType(NodeGroupNodeArrayOutput{})
+	pulumi.RegisterOutputType(ReadinessOutput{})
+	pulumi.RegisterOutputType(ReadinessPtrOutput{})
+	pulumi.RegisterOutputType(ReadinessHttpCheckOutput{})
+	pulumi.RegisterOutputType(ReadinessHttpCheckPtrOutput{})
+	pulumi.RegisterOutputType(ReadinessTcpCheckOutput{})
+	pulumi.RegisterOutputType(ReadinessTcpCheckPtrOutput{})
 	pulumi.RegisterOutputType(TemplateDockerLoginOutput{})
 	pulumi.RegisterOutputType(TemplateDockerLoginPtrOutput{})
 	pulumi.RegisterOutputType(TemplateSummaryOutput{})

@@ -25,6 +25,12 @@ __all__ = [
     'InstanceVolumeArgsDict',
     'NodeGroupNetworkVolumeArgs',
     'NodeGroupNetworkVolumeArgsDict',
+    'ReadinessArgs',
+    'ReadinessArgsDict',
+    'ReadinessHttpCheckArgs',
+    'ReadinessHttpCheckArgsDict',
+    'ReadinessTcpCheckArgs',
+    'ReadinessTcpCheckArgsDict',
     'TemplateDockerLoginArgs',
     'TemplateDockerLoginArgsDict',
     'VolumeForInstanceArgs',
@@ -427,6 +433,246 @@ class NodeGroupNetworkVolumeArgs:
     @size_gb.setter
     def size_gb(self, value: pulumi.Input[_builtins.int]):
         pulumi.set(self, "size_gb", value)
+
+
+class ReadinessArgsDict(TypedDict):
+    """
+    A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+    """
+    http: NotRequired[pulumi.Input[Optional['ReadinessHttpCheckArgsDict']]]
+    """
+    Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+    """
+    initial_delay_seconds: NotRequired[pulumi.Input[Optional[_builtins.float]]]
+    """
+    Seconds to wait after `running` before the first check; default 0.
+    """
+    interval_seconds: NotRequired[pulumi.Input[Optional[_builtins.float]]]
+    """
+    Seconds between checks (one check each), 0.05 to 300; default 5.
+    """
+    onstart_line: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Ready when the instance's logs (what its onstart prints, as the service serves them) hold a line containing this text.
+    """
+    tcp: NotRequired[pulumi.Input[Optional['ReadinessTcpCheckArgsDict']]]
+    """
+    Ready when a TCP connection to the port's public address is accepted.
+    """
+    timeout_seconds: NotRequired[pulumi.Input[Optional[_builtins.float]]]
+    """
+    How long checks may fail after the initial delay before the instance counts as one that will not run, in seconds; default 600. Create's own `createTimeoutSeconds` bounds it too.
+    """
+
+@pulumi.input_type
+class ReadinessArgs:
+    def __init__(__self__, *,
+                 http: pulumi.Input[Optional['ReadinessHttpCheckArgs']] = None,
+                 initial_delay_seconds: pulumi.Input[Optional[_builtins.float]] = None,
+                 interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
+                 onstart_line: pulumi.Input[Optional[_builtins.str]] = None,
+                 tcp: pulumi.Input[Optional['ReadinessTcpCheckArgs']] = None,
+                 timeout_seconds: pulumi.Input[Optional[_builtins.float]] = None):
+        """
+        A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+
+        :param pulumi.Input['ReadinessHttpCheckArgs'] http: Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+        :param pulumi.Input[_builtins.float] initial_delay_seconds: Seconds to wait after `running` before the first check; default 0.
+        :param pulumi.Input[_builtins.float] interval_seconds: Seconds between checks (one check each), 0.05 to 300; default 5.
+        :param pulumi.Input[_builtins.str] onstart_line: Ready when the instance's logs (what its onstart prints, as the service serves them) hold a line containing this text.
+        :param pulumi.Input['ReadinessTcpCheckArgs'] tcp: Ready when a TCP connection to the port's public address is accepted.
+        :param pulumi.Input[_builtins.float] timeout_seconds: How long checks may fail after the initial delay before the instance counts as one that will not run, in seconds; default 600. Create's own `createTimeoutSeconds` bounds it too.
+        """
+        if http is not None:
+            pulumi.set(__self__, "http", http)
+        if initial_delay_seconds is not None:
+            pulumi.set(__self__, "initial_delay_seconds", initial_delay_seconds)
+        if interval_seconds is not None:
+            pulumi.set(__self__, "interval_seconds", interval_seconds)
+        if onstart_line is not None:
+            pulumi.set(__self__, "onstart_line", onstart_line)
+        if tcp is not None:
+            pulumi.set(__self__, "tcp", tcp)
+        if timeout_seconds is not None:
+            pulumi.set(__self__, "timeout_seconds", timeout_seconds)
+
+    @_builtins.property
+    @pulumi.getter
+    def http(self) -> pulumi.Input[Optional['ReadinessHttpCheckArgs']]:
+        """
+        Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+        """
+        return pulumi.get(self, "http")
+
+    @http.setter
+    def http(self, value: pulumi.Input[Optional['ReadinessHttpCheckArgs']]):
+        pulumi.set(self, "http", value)
+
+    @_builtins.property
+    @pulumi.getter(name="initialDelaySeconds")
+    def initial_delay_seconds(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        Seconds to wait after `running` before the first check; default 0.
+        """
+        return pulumi.get(self, "initial_delay_seconds")
+
+    @initial_delay_seconds.setter
+    def initial_delay_seconds(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "initial_delay_seconds", value)
+
+    @_builtins.property
+    @pulumi.getter(name="intervalSeconds")
+    def interval_seconds(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        Seconds between checks (one check each), 0.05 to 300; default 5.
+        """
+        return pulumi.get(self, "interval_seconds")
+
+    @interval_seconds.setter
+    def interval_seconds(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "interval_seconds", value)
+
+    @_builtins.property
+    @pulumi.getter(name="onstartLine")
+    def onstart_line(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Ready when the instance's logs (what its onstart prints, as the service serves them) hold a line containing this text.
+        """
+        return pulumi.get(self, "onstart_line")
+
+    @onstart_line.setter
+    def onstart_line(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "onstart_line", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def tcp(self) -> pulumi.Input[Optional['ReadinessTcpCheckArgs']]:
+        """
+        Ready when a TCP connection to the port's public address is accepted.
+        """
+        return pulumi.get(self, "tcp")
+
+    @tcp.setter
+    def tcp(self, value: pulumi.Input[Optional['ReadinessTcpCheckArgs']]):
+        pulumi.set(self, "tcp", value)
+
+    @_builtins.property
+    @pulumi.getter(name="timeoutSeconds")
+    def timeout_seconds(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        How long checks may fail after the initial delay before the instance counts as one that will not run, in seconds; default 600. Create's own `createTimeoutSeconds` bounds it too.
+        """
+        return pulumi.get(self, "timeout_seconds")
+
+    @timeout_seconds.setter
+    def timeout_seconds(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "timeout_seconds", value)
+
+
+class ReadinessHttpCheckArgsDict(TypedDict):
+    """
+    Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+    """
+    port: pulumi.Input[_builtins.int]
+    """
+    The container port to ask (opened by `exposePorts`, `-p` options or the template).
+    """
+    expect_status: NotRequired[pulumi.Input[Optional[_builtins.int]]]
+    """
+    The status that means ready; default any 2xx.
+    """
+    path: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    The path to GET, starting with `/`; default `/`.
+    """
+
+@pulumi.input_type
+class ReadinessHttpCheckArgs:
+    def __init__(__self__, *,
+                 port: pulumi.Input[_builtins.int],
+                 expect_status: pulumi.Input[Optional[_builtins.int]] = None,
+                 path: pulumi.Input[Optional[_builtins.str]] = None):
+        """
+        Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+
+        :param pulumi.Input[_builtins.int] port: The container port to ask (opened by `exposePorts`, `-p` options or the template).
+        :param pulumi.Input[_builtins.int] expect_status: The status that means ready; default any 2xx.
+        :param pulumi.Input[_builtins.str] path: The path to GET, starting with `/`; default `/`.
+        """
+        pulumi.set(__self__, "port", port)
+        if expect_status is not None:
+            pulumi.set(__self__, "expect_status", expect_status)
+        if path is not None:
+            pulumi.set(__self__, "path", path)
+
+    @_builtins.property
+    @pulumi.getter
+    def port(self) -> pulumi.Input[_builtins.int]:
+        """
+        The container port to ask (opened by `exposePorts`, `-p` options or the template).
+        """
+        return pulumi.get(self, "port")
+
+    @port.setter
+    def port(self, value: pulumi.Input[_builtins.int]):
+        pulumi.set(self, "port", value)
+
+    @_builtins.property
+    @pulumi.getter(name="expectStatus")
+    def expect_status(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        The status that means ready; default any 2xx.
+        """
+        return pulumi.get(self, "expect_status")
+
+    @expect_status.setter
+    def expect_status(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "expect_status", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def path(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The path to GET, starting with `/`; default `/`.
+        """
+        return pulumi.get(self, "path")
+
+    @path.setter
+    def path(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "path", value)
+
+
+class ReadinessTcpCheckArgsDict(TypedDict):
+    """
+    Ready when a TCP connection to the port's public address is accepted.
+    """
+    port: pulumi.Input[_builtins.int]
+    """
+    The container port to connect to.
+    """
+
+@pulumi.input_type
+class ReadinessTcpCheckArgs:
+    def __init__(__self__, *,
+                 port: pulumi.Input[_builtins.int]):
+        """
+        Ready when a TCP connection to the port's public address is accepted.
+
+        :param pulumi.Input[_builtins.int] port: The container port to connect to.
+        """
+        pulumi.set(__self__, "port", port)
+
+    @_builtins.property
+    @pulumi.getter
+    def port(self) -> pulumi.Input[_builtins.int]:
+        """
+        The container port to connect to.
+        """
+        return pulumi.get(self, "port")
+
+    @port.setter
+    def port(self, value: pulumi.Input[_builtins.int]):
+        pulumi.set(self, "port", value)
 
 
 class TemplateDockerLoginArgsDict(TypedDict):

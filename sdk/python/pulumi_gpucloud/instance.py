@@ -27,6 +27,7 @@ class InstanceArgs:
                  create_timeout_seconds: pulumi.Input[Optional[_builtins.float]] = None,
                  disk_gb: pulumi.Input[Optional[_builtins.float]] = None,
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
+                 expose_ports: pulumi.Input[Optional[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]]] = None,
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
@@ -39,6 +40,7 @@ class InstanceArgs:
                  overlay: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
                  price: pulumi.Input[Optional[_builtins.float]] = None,
+                 readiness: pulumi.Input[Optional['ReadinessArgs']] = None,
                  runtype: pulumi.Input[Optional[_builtins.str]] = None,
                  ssh_key_ids: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None,
                  state: pulumi.Input[Optional[_builtins.str]] = None,
@@ -52,6 +54,7 @@ class InstanceArgs:
         :param pulumi.Input[_builtins.float] create_timeout_seconds: How long create may take in all, attempts included, in seconds; default 1200. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.float] disk_gb: Disk size in gigabytes, at least 8. Required unless `templateHashId` is given (the template's recommended disk size then applies). Changing it replaces the instance.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of the instance: names of letters, digits and `_`. Changing them replaces the instance.
+        :param pulumi.Input[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]] expose_ports: Container ports to open: a number (TCP) or `"<port>/udp"`, sent as the service's `-p <port>:<port>` docker options (its docker-environment guide: each maps to a random external port). `ports` and `urls` then say where each answers. A template's ports apply as well. Changing them replaces the instance.
         :param pulumi.Input[_builtins.str] image: The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it replaces the instance.
         :param pulumi.Input[_builtins.str] label: A label, at most 1024 characters. Changes in place.
         :param pulumi.Input[_builtins.int] max_attempts: Instances to try before giving up, 1 to 10; default 3. Changes in place (only this provider's setting).
@@ -64,6 +67,7 @@ class InstanceArgs:
         :param pulumi.Input[_builtins.str] overlay: An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.float] price: A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
+        :param pulumi.Input['ReadinessArgs'] readiness: A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
         :param pulumi.Input[_builtins.str] runtype: How the instance is launched: `ssh` (the default; from a template, the template's), `jupyter`, `args` or `vm`. A VM needs an SSH key on the account. Changing it replaces the instance.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ssh_key_ids: Account SSH keys to attach once the instance runs: SshKey `sshKeyId`s. Added or removed in place. A VM that lists one passes preview before the key exists.
         :param pulumi.Input[_builtins.str] state: `running` (the default) or `stopped`: a stopped instance keeps its disk (still billed) and releases its GPUs. Changing it stops or starts the instance in place.
@@ -82,6 +86,8 @@ class InstanceArgs:
             pulumi.set(__self__, "disk_gb", disk_gb)
         if env is not None:
             pulumi.set(__self__, "env", env)
+        if expose_ports is not None:
+            pulumi.set(__self__, "expose_ports", expose_ports)
         if image is not None:
             pulumi.set(__self__, "image", image)
         if label is not None:
@@ -110,6 +116,8 @@ class InstanceArgs:
             pulumi.set(__self__, "poll_interval_seconds", poll_interval_seconds)
         if price is not None:
             pulumi.set(__self__, "price", price)
+        if readiness is not None:
+            pulumi.set(__self__, "readiness", readiness)
         if runtype is not None:
             pulumi.set(__self__, "runtype", runtype)
         if ssh_key_ids is not None:
@@ -182,6 +190,18 @@ class InstanceArgs:
     @env.setter
     def env(self, value: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]):
         pulumi.set(self, "env", value)
+
+    @_builtins.property
+    @pulumi.getter(name="exposePorts")
+    def expose_ports(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]]]:
+        """
+        Container ports to open: a number (TCP) or `"<port>/udp"`, sent as the service's `-p <port>:<port>` docker options (its docker-environment guide: each maps to a random external port). `ports` and `urls` then say where each answers. A template's ports apply as well. Changing them replaces the instance.
+        """
+        return pulumi.get(self, "expose_ports")
+
+    @expose_ports.setter
+    def expose_ports(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]]]):
+        pulumi.set(self, "expose_ports", value)
 
     @_builtins.property
     @pulumi.getter
@@ -329,6 +349,18 @@ class InstanceArgs:
 
     @_builtins.property
     @pulumi.getter
+    def readiness(self) -> pulumi.Input[Optional['ReadinessArgs']]:
+        """
+        A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+        """
+        return pulumi.get(self, "readiness")
+
+    @readiness.setter
+    def readiness(self, value: pulumi.Input[Optional['ReadinessArgs']]):
+        pulumi.set(self, "readiness", value)
+
+    @_builtins.property
+    @pulumi.getter
     def runtype(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         How the instance is launched: `ssh` (the default; from a template, the template's), `jupyter`, `args` or `vm`. A VM needs an SSH key on the account. Changing it replaces the instance.
@@ -399,6 +431,7 @@ class Instance(pulumi.CustomResource):
                  create_timeout_seconds: pulumi.Input[Optional[_builtins.float]] = None,
                  disk_gb: pulumi.Input[Optional[_builtins.float]] = None,
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
+                 expose_ports: pulumi.Input[Optional[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]]] = None,
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
@@ -411,6 +444,7 @@ class Instance(pulumi.CustomResource):
                  overlay: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
                  price: pulumi.Input[Optional[_builtins.float]] = None,
+                 readiness: pulumi.Input[Optional[Union['ReadinessArgs', 'ReadinessArgsDict']]] = None,
                  runtype: pulumi.Input[Optional[_builtins.str]] = None,
                  ssh_key_ids: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None,
                  state: pulumi.Input[Optional[_builtins.str]] = None,
@@ -427,6 +461,7 @@ class Instance(pulumi.CustomResource):
         :param pulumi.Input[_builtins.float] create_timeout_seconds: How long create may take in all, attempts included, in seconds; default 1200. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.float] disk_gb: Disk size in gigabytes, at least 8. Required unless `templateHashId` is given (the template's recommended disk size then applies). Changing it replaces the instance.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of the instance: names of letters, digits and `_`. Changing them replaces the instance.
+        :param pulumi.Input[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]] expose_ports: Container ports to open: a number (TCP) or `"<port>/udp"`, sent as the service's `-p <port>:<port>` docker options (its docker-environment guide: each maps to a random external port). `ports` and `urls` then say where each answers. A template's ports apply as well. Changing them replaces the instance.
         :param pulumi.Input[_builtins.str] image: The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it replaces the instance.
         :param pulumi.Input[_builtins.str] label: A label, at most 1024 characters. Changes in place.
         :param pulumi.Input[_builtins.int] max_attempts: Instances to try before giving up, 1 to 10; default 3. Changes in place (only this provider's setting).
@@ -439,6 +474,7 @@ class Instance(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] overlay: An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.float] price: A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
+        :param pulumi.Input[Union['ReadinessArgs', 'ReadinessArgsDict']] readiness: A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
         :param pulumi.Input[_builtins.str] runtype: How the instance is launched: `ssh` (the default; from a template, the template's), `jupyter`, `args` or `vm`. A VM needs an SSH key on the account. Changing it replaces the instance.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ssh_key_ids: Account SSH keys to attach once the instance runs: SshKey `sshKeyId`s. Added or removed in place. A VM that lists one passes preview before the key exists.
         :param pulumi.Input[_builtins.str] state: `running` (the default) or `stopped`: a stopped instance keeps its disk (still billed) and releases its GPUs. Changing it stops or starts the instance in place.
@@ -474,6 +510,7 @@ class Instance(pulumi.CustomResource):
                  create_timeout_seconds: pulumi.Input[Optional[_builtins.float]] = None,
                  disk_gb: pulumi.Input[Optional[_builtins.float]] = None,
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
+                 expose_ports: pulumi.Input[Optional[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]]] = None,
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
@@ -486,6 +523,7 @@ class Instance(pulumi.CustomResource):
                  overlay: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
                  price: pulumi.Input[Optional[_builtins.float]] = None,
+                 readiness: pulumi.Input[Optional[Union['ReadinessArgs', 'ReadinessArgsDict']]] = None,
                  runtype: pulumi.Input[Optional[_builtins.str]] = None,
                  ssh_key_ids: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None,
                  state: pulumi.Input[Optional[_builtins.str]] = None,
@@ -508,6 +546,7 @@ class Instance(pulumi.CustomResource):
             __props__.__dict__["create_timeout_seconds"] = create_timeout_seconds
             __props__.__dict__["disk_gb"] = disk_gb
             __props__.__dict__["env"] = env
+            __props__.__dict__["expose_ports"] = expose_ports
             __props__.__dict__["image"] = image
             __props__.__dict__["label"] = label
             if max_attempts is None:
@@ -524,6 +563,7 @@ class Instance(pulumi.CustomResource):
                 poll_interval_seconds = 3
             __props__.__dict__["poll_interval_seconds"] = poll_interval_seconds
             __props__.__dict__["price"] = price
+            __props__.__dict__["readiness"] = readiness
             __props__.__dict__["runtype"] = runtype
             __props__.__dict__["ssh_key_ids"] = ssh_key_ids
             if state is None:
@@ -541,10 +581,12 @@ class Instance(pulumi.CustomResource):
             __props__.__dict__["local_ip"] = None
             __props__.__dict__["offer"] = None
             __props__.__dict__["outbid_by_dollars_per_hour"] = None
+            __props__.__dict__["ports"] = None
             __props__.__dict__["public_ip"] = None
             __props__.__dict__["ssh_host"] = None
             __props__.__dict__["ssh_port"] = None
             __props__.__dict__["status_message"] = None
+            __props__.__dict__["urls"] = None
         super(Instance, __self__).__init__(
             'gpucloud:index:Instance',
             resource_name,
@@ -576,6 +618,7 @@ class Instance(pulumi.CustomResource):
         __props__.__dict__["dollars_per_hour"] = None
         __props__.__dict__["env"] = None
         __props__.__dict__["expires_at"] = None
+        __props__.__dict__["expose_ports"] = None
         __props__.__dict__["gpu_ram_mb"] = None
         __props__.__dict__["image"] = None
         __props__.__dict__["instance_id"] = None
@@ -593,8 +636,10 @@ class Instance(pulumi.CustomResource):
         __props__.__dict__["outbid_by_dollars_per_hour"] = None
         __props__.__dict__["overlay"] = None
         __props__.__dict__["poll_interval_seconds"] = None
+        __props__.__dict__["ports"] = None
         __props__.__dict__["price"] = None
         __props__.__dict__["public_ip"] = None
+        __props__.__dict__["readiness"] = None
         __props__.__dict__["runtype"] = None
         __props__.__dict__["ssh_host"] = None
         __props__.__dict__["ssh_key_ids"] = None
@@ -602,6 +647,7 @@ class Instance(pulumi.CustomResource):
         __props__.__dict__["state"] = None
         __props__.__dict__["status_message"] = None
         __props__.__dict__["template_hash_id"] = None
+        __props__.__dict__["urls"] = None
         __props__.__dict__["volume"] = None
         return Instance(resource_name, opts=opts, __props__=__props__)
 
@@ -676,6 +722,14 @@ class Instance(pulumi.CustomResource):
         With `maxLifetime`: when the instance expires, fixed at create (ISO 8601, UTC, e.g. `2026-01-01T08:00:00Z`). Its watchdog then stops or destroys it (`onExpiry`); the next up rents a new one. Absent otherwise.
         """
         return pulumi.get(self, "expires_at")
+
+    @_builtins.property
+    @pulumi.getter(name="exposePorts")
+    def expose_ports(self) -> pulumi.Output[Optional[Sequence[Any]]]:
+        """
+        Container ports to open: a number (TCP) or `"<port>/udp"`, sent as the service's `-p <port>:<port>` docker options (its docker-environment guide: each maps to a random external port). `ports` and `urls` then say where each answers. A template's ports apply as well. Changing them replaces the instance.
+        """
+        return pulumi.get(self, "expose_ports")
 
     @_builtins.property
     @pulumi.getter(name="gpuRamMb")
@@ -815,6 +869,14 @@ class Instance(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
+    def ports(self) -> pulumi.Output[Optional[Mapping[str, 'outputs.InstancePort']]]:
+        """
+        The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `-p 8000:8000` entries in `env` (or the template's docker options); the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
+        """
+        return pulumi.get(self, "ports")
+
+    @_builtins.property
+    @pulumi.getter
     def price(self) -> pulumi.Output[Optional[_builtins.float]]:
         """
         A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
@@ -828,6 +890,14 @@ class Instance(pulumi.CustomResource):
         The machine's public IP address.
         """
         return pulumi.get(self, "public_ip")
+
+    @_builtins.property
+    @pulumi.getter
+    def readiness(self) -> pulumi.Output[Optional['outputs.Readiness']]:
+        """
+        A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+        """
+        return pulumi.get(self, "readiness")
 
     @_builtins.property
     @pulumi.getter
@@ -884,6 +954,14 @@ class Instance(pulumi.CustomResource):
         A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Applied only at launch: a changed hash is recorded in place and never relaunches a running instance (the resource option `replaceOnChanges: [templateHashId]` relaunches on every change).
         """
         return pulumi.get(self, "template_hash_id")
+
+    @_builtins.property
+    @pulumi.getter
+    def urls(self) -> pulumi.Output[Optional[Mapping[str, _builtins.str]]]:
+        """
+        For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u?.["8000"])`). Null while the instance does not run.
+        """
+        return pulumi.get(self, "urls")
 
     @_builtins.property
     @pulumi.getter

@@ -25,6 +25,7 @@ class NodeGroupArgs:
                  create_timeout_seconds: pulumi.Input[Optional[_builtins.float]] = None,
                  disk_gb: pulumi.Input[Optional[_builtins.float]] = None,
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
+                 expose_ports: pulumi.Input[Optional[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]]] = None,
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
@@ -35,6 +36,7 @@ class NodeGroupArgs:
                  on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
+                 readiness: pulumi.Input[Optional['ReadinessArgs']] = None,
                  runtype: pulumi.Input[Optional[_builtins.str]] = None,
                  ssh_key_ids: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None):
         """
@@ -43,6 +45,7 @@ class NodeGroupArgs:
         :param pulumi.Input[_builtins.float] create_timeout_seconds: How long create may take in all, every node running, in seconds; default 1200.
         :param pulumi.Input[_builtins.float] disk_gb: Required. Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them replaces the group.
+        :param pulumi.Input[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]] expose_ports: Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
         :param pulumi.Input[_builtins.str] image: Required. Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
         :param pulumi.Input[_builtins.str] label: Each node's label. Changes in place.
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
@@ -53,6 +56,7 @@ class NodeGroupArgs:
         :param pulumi.Input[_builtins.str] on_expiry: What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
         :param pulumi.Input[_builtins.str] onstart: A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it replaces the group.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
+        :param pulumi.Input['ReadinessArgs'] readiness: A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
         :param pulumi.Input[_builtins.str] runtype: `ssh` (the default), `jupyter` or `args`; a VM cannot join an overlay. Changing it replaces the group.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ssh_key_ids: Account SSH keys (SshKey `sshKeyId`s) attached to every node once it runs.
         """
@@ -64,6 +68,8 @@ class NodeGroupArgs:
             pulumi.set(__self__, "disk_gb", disk_gb)
         if env is not None:
             pulumi.set(__self__, "env", env)
+        if expose_ports is not None:
+            pulumi.set(__self__, "expose_ports", expose_ports)
         if image is not None:
             pulumi.set(__self__, "image", image)
         if label is not None:
@@ -86,6 +92,8 @@ class NodeGroupArgs:
             poll_interval_seconds = 3
         if poll_interval_seconds is not None:
             pulumi.set(__self__, "poll_interval_seconds", poll_interval_seconds)
+        if readiness is not None:
+            pulumi.set(__self__, "readiness", readiness)
         if runtype is not None:
             pulumi.set(__self__, "runtype", runtype)
         if ssh_key_ids is not None:
@@ -126,6 +134,18 @@ class NodeGroupArgs:
     @env.setter
     def env(self, value: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]):
         pulumi.set(self, "env", value)
+
+    @_builtins.property
+    @pulumi.getter(name="exposePorts")
+    def expose_ports(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]]]:
+        """
+        Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
+        """
+        return pulumi.get(self, "expose_ports")
+
+    @expose_ports.setter
+    def expose_ports(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]]]):
+        pulumi.set(self, "expose_ports", value)
 
     @_builtins.property
     @pulumi.getter
@@ -249,6 +269,18 @@ class NodeGroupArgs:
 
     @_builtins.property
     @pulumi.getter
+    def readiness(self) -> pulumi.Input[Optional['ReadinessArgs']]:
+        """
+        A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+        """
+        return pulumi.get(self, "readiness")
+
+    @readiness.setter
+    def readiness(self, value: pulumi.Input[Optional['ReadinessArgs']]):
+        pulumi.set(self, "readiness", value)
+
+    @_builtins.property
+    @pulumi.getter
     def runtype(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         `ssh` (the default), `jupyter` or `args`; a VM cannot join an overlay. Changing it replaces the group.
@@ -281,6 +313,7 @@ class NodeGroup(pulumi.CustomResource):
                  create_timeout_seconds: pulumi.Input[Optional[_builtins.float]] = None,
                  disk_gb: pulumi.Input[Optional[_builtins.float]] = None,
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
+                 expose_ports: pulumi.Input[Optional[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]]] = None,
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
@@ -291,6 +324,7 @@ class NodeGroup(pulumi.CustomResource):
                  on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
+                 readiness: pulumi.Input[Optional[Union['ReadinessArgs', 'ReadinessArgsDict']]] = None,
                  runtype: pulumi.Input[Optional[_builtins.str]] = None,
                  ssh_key_ids: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None,
                  __props__=None):
@@ -302,6 +336,7 @@ class NodeGroup(pulumi.CustomResource):
         :param pulumi.Input[_builtins.float] create_timeout_seconds: How long create may take in all, every node running, in seconds; default 1200.
         :param pulumi.Input[_builtins.float] disk_gb: Required. Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them replaces the group.
+        :param pulumi.Input[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]] expose_ports: Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
         :param pulumi.Input[_builtins.str] image: Required. Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
         :param pulumi.Input[_builtins.str] label: Each node's label. Changes in place.
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
@@ -312,6 +347,7 @@ class NodeGroup(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] on_expiry: What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
         :param pulumi.Input[_builtins.str] onstart: A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it replaces the group.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
+        :param pulumi.Input[Union['ReadinessArgs', 'ReadinessArgsDict']] readiness: A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
         :param pulumi.Input[_builtins.str] runtype: `ssh` (the default), `jupyter` or `args`; a VM cannot join an overlay. Changing it replaces the group.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ssh_key_ids: Account SSH keys (SshKey `sshKeyId`s) attached to every node once it runs.
         """
@@ -342,6 +378,7 @@ class NodeGroup(pulumi.CustomResource):
                  create_timeout_seconds: pulumi.Input[Optional[_builtins.float]] = None,
                  disk_gb: pulumi.Input[Optional[_builtins.float]] = None,
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
+                 expose_ports: pulumi.Input[Optional[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]]] = None,
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
@@ -352,6 +389,7 @@ class NodeGroup(pulumi.CustomResource):
                  on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
+                 readiness: pulumi.Input[Optional[Union['ReadinessArgs', 'ReadinessArgsDict']]] = None,
                  runtype: pulumi.Input[Optional[_builtins.str]] = None,
                  ssh_key_ids: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None,
                  __props__=None):
@@ -369,6 +407,7 @@ class NodeGroup(pulumi.CustomResource):
             __props__.__dict__["create_timeout_seconds"] = create_timeout_seconds
             __props__.__dict__["disk_gb"] = disk_gb
             __props__.__dict__["env"] = env
+            __props__.__dict__["expose_ports"] = expose_ports
             __props__.__dict__["image"] = image
             __props__.__dict__["label"] = label
             __props__.__dict__["max_dollars_per_hour"] = max_dollars_per_hour
@@ -381,6 +420,7 @@ class NodeGroup(pulumi.CustomResource):
             if poll_interval_seconds is None:
                 poll_interval_seconds = 3
             __props__.__dict__["poll_interval_seconds"] = poll_interval_seconds
+            __props__.__dict__["readiness"] = readiness
             __props__.__dict__["runtype"] = runtype
             __props__.__dict__["ssh_key_ids"] = ssh_key_ids
             __props__.__dict__["cluster_id"] = None
@@ -420,6 +460,7 @@ class NodeGroup(pulumi.CustomResource):
         __props__.__dict__["dollars_per_hour"] = None
         __props__.__dict__["env"] = None
         __props__.__dict__["expires_at"] = None
+        __props__.__dict__["expose_ports"] = None
         __props__.__dict__["image"] = None
         __props__.__dict__["label"] = None
         __props__.__dict__["master_addr"] = None
@@ -435,6 +476,7 @@ class NodeGroup(pulumi.CustomResource):
         __props__.__dict__["overlay_id"] = None
         __props__.__dict__["overlay_name"] = None
         __props__.__dict__["poll_interval_seconds"] = None
+        __props__.__dict__["readiness"] = None
         __props__.__dict__["runtype"] = None
         __props__.__dict__["ssh_key_ids"] = None
         __props__.__dict__["subnet"] = None
@@ -487,6 +529,14 @@ class NodeGroup(pulumi.CustomResource):
         With `maxLifetime`: when the group expires, fixed at its create (ISO 8601, UTC, e.g. `2026-01-01T08:00:00Z`); every node's watchdog then stops or destroys it, and the next up rents a new group. Absent otherwise.
         """
         return pulumi.get(self, "expires_at")
+
+    @_builtins.property
+    @pulumi.getter(name="exposePorts")
+    def expose_ports(self) -> pulumi.Output[Optional[Sequence[Any]]]:
+        """
+        Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
+        """
+        return pulumi.get(self, "expose_ports")
 
     @_builtins.property
     @pulumi.getter
@@ -607,6 +657,14 @@ class NodeGroup(pulumi.CustomResource):
         Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
         """
         return pulumi.get(self, "poll_interval_seconds")
+
+    @_builtins.property
+    @pulumi.getter
+    def readiness(self) -> pulumi.Output[Optional['outputs.Readiness']]:
+        """
+        A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+        """
+        return pulumi.get(self, "readiness")
 
     @_builtins.property
     @pulumi.getter

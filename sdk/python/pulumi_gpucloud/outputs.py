@@ -21,11 +21,15 @@ __all__ = [
     'InstanceAttemptsItem',
     'InstanceNetworkVolume',
     'InstanceOffer',
+    'InstancePort',
     'InstanceRentedOffer',
     'InstanceSummary',
     'InstanceVolume',
     'NodeGroupNetworkVolume',
     'NodeGroupNode',
+    'Readiness',
+    'ReadinessHttpCheck',
+    'ReadinessTcpCheck',
     'TemplateDockerLogin',
     'TemplateSummary',
     'VolumeForInstance',
@@ -693,6 +697,60 @@ class InstanceOffer(dict):
 
 
 @pulumi.output_type
+class InstancePort(dict):
+    """
+    Where a container port answers from outside: public address and host port.
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "hostPort":
+            suggest = "host_port"
+        elif key == "publicIp":
+            suggest = "public_ip"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in InstancePort. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        InstancePort.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        InstancePort.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 host_port: _builtins.int,
+                 public_ip: Optional[_builtins.str] = None):
+        """
+        Where a container port answers from outside: public address and host port.
+
+        :param _builtins.int host_port: The external port the service mapped to the container port (random per start).
+        :param _builtins.str public_ip: The address the port answers on: the instance's public IP (or its binding's).
+        """
+        pulumi.set(__self__, "host_port", host_port)
+        if public_ip is not None:
+            pulumi.set(__self__, "public_ip", public_ip)
+
+    @_builtins.property
+    @pulumi.getter(name="hostPort")
+    def host_port(self) -> _builtins.int:
+        """
+        The external port the service mapped to the container port (random per start).
+        """
+        return pulumi.get(self, "host_port")
+
+    @_builtins.property
+    @pulumi.getter(name="publicIp")
+    def public_ip(self) -> Optional[_builtins.str]:
+        """
+        The address the port answers on: the instance's public IP (or its binding's).
+        """
+        return pulumi.get(self, "public_ip")
+
+
+@pulumi.output_type
 class InstanceRentedOffer(dict):
     """
     What was rented: the ask, GPUs, price and machine, as the offer search answered them (by query) or as the instance shows them.
@@ -1173,8 +1231,10 @@ class NodeGroupNode(dict):
                  gpu_name: Optional[_builtins.str] = None,
                  local_ip: Optional[_builtins.str] = None,
                  machine_id: Optional[_builtins.int] = None,
+                 ports: Optional[Mapping[str, 'outputs.InstancePort']] = None,
                  ssh_host: Optional[_builtins.str] = None,
-                 ssh_port: Optional[_builtins.int] = None):
+                 ssh_port: Optional[_builtins.int] = None,
+                 urls: Optional[Mapping[str, _builtins.str]] = None):
         """
         One node of a NodeGroup: an instance on the group's overlay network.
 
@@ -1187,8 +1247,10 @@ class NodeGroupNode(dict):
         :param _builtins.str gpu_name: The node's GPU model, as the service shows the instance, e.g. "H100 SXM".
         :param _builtins.str local_ip: The node's address on the group's overlay network (rank 0's is MASTER_ADDR).
         :param _builtins.int machine_id: The machine the node runs on.
+        :param Mapping[str, 'InstancePort'] ports: The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `-p 8000:8000` entries in `env` (or the template's docker options); the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
         :param _builtins.str ssh_host: The SSH host to reach the node.
         :param _builtins.int ssh_port: The SSH port to reach the node.
+        :param Mapping[str, _builtins.str] urls: For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u?.["8000"])`). Null while the instance does not run.
         """
         pulumi.set(__self__, "ask_id", ask_id)
         pulumi.set(__self__, "instance_id", instance_id)
@@ -1205,10 +1267,14 @@ class NodeGroupNode(dict):
             pulumi.set(__self__, "local_ip", local_ip)
         if machine_id is not None:
             pulumi.set(__self__, "machine_id", machine_id)
+        if ports is not None:
+            pulumi.set(__self__, "ports", ports)
         if ssh_host is not None:
             pulumi.set(__self__, "ssh_host", ssh_host)
         if ssh_port is not None:
             pulumi.set(__self__, "ssh_port", ssh_port)
+        if urls is not None:
+            pulumi.set(__self__, "urls", urls)
 
     @_builtins.property
     @pulumi.getter(name="askId")
@@ -1283,6 +1349,14 @@ class NodeGroupNode(dict):
         return pulumi.get(self, "machine_id")
 
     @_builtins.property
+    @pulumi.getter
+    def ports(self) -> Optional[Mapping[str, 'outputs.InstancePort']]:
+        """
+        The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `-p 8000:8000` entries in `env` (or the template's docker options); the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
+        """
+        return pulumi.get(self, "ports")
+
+    @_builtins.property
     @pulumi.getter(name="sshHost")
     def ssh_host(self) -> Optional[_builtins.str]:
         """
@@ -1297,6 +1371,208 @@ class NodeGroupNode(dict):
         The SSH port to reach the node.
         """
         return pulumi.get(self, "ssh_port")
+
+    @_builtins.property
+    @pulumi.getter
+    def urls(self) -> Optional[Mapping[str, _builtins.str]]:
+        """
+        For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u?.["8000"])`). Null while the instance does not run.
+        """
+        return pulumi.get(self, "urls")
+
+
+@pulumi.output_type
+class Readiness(dict):
+    """
+    A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "initialDelaySeconds":
+            suggest = "initial_delay_seconds"
+        elif key == "intervalSeconds":
+            suggest = "interval_seconds"
+        elif key == "onstartLine":
+            suggest = "onstart_line"
+        elif key == "timeoutSeconds":
+            suggest = "timeout_seconds"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in Readiness. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        Readiness.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        Readiness.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 http: Optional['outputs.ReadinessHttpCheck'] = None,
+                 initial_delay_seconds: Optional[_builtins.float] = None,
+                 interval_seconds: Optional[_builtins.float] = None,
+                 onstart_line: Optional[_builtins.str] = None,
+                 tcp: Optional['outputs.ReadinessTcpCheck'] = None,
+                 timeout_seconds: Optional[_builtins.float] = None):
+        """
+        A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+
+        :param 'ReadinessHttpCheck' http: Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+        :param _builtins.float initial_delay_seconds: Seconds to wait after `running` before the first check; default 0.
+        :param _builtins.float interval_seconds: Seconds between checks (one check each), 0.05 to 300; default 5.
+        :param _builtins.str onstart_line: Ready when the instance's logs (what its onstart prints, as the service serves them) hold a line containing this text.
+        :param 'ReadinessTcpCheck' tcp: Ready when a TCP connection to the port's public address is accepted.
+        :param _builtins.float timeout_seconds: How long checks may fail after the initial delay before the instance counts as one that will not run, in seconds; default 600. Create's own `createTimeoutSeconds` bounds it too.
+        """
+        if http is not None:
+            pulumi.set(__self__, "http", http)
+        if initial_delay_seconds is not None:
+            pulumi.set(__self__, "initial_delay_seconds", initial_delay_seconds)
+        if interval_seconds is not None:
+            pulumi.set(__self__, "interval_seconds", interval_seconds)
+        if onstart_line is not None:
+            pulumi.set(__self__, "onstart_line", onstart_line)
+        if tcp is not None:
+            pulumi.set(__self__, "tcp", tcp)
+        if timeout_seconds is not None:
+            pulumi.set(__self__, "timeout_seconds", timeout_seconds)
+
+    @_builtins.property
+    @pulumi.getter
+    def http(self) -> Optional['outputs.ReadinessHttpCheck']:
+        """
+        Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+        """
+        return pulumi.get(self, "http")
+
+    @_builtins.property
+    @pulumi.getter(name="initialDelaySeconds")
+    def initial_delay_seconds(self) -> Optional[_builtins.float]:
+        """
+        Seconds to wait after `running` before the first check; default 0.
+        """
+        return pulumi.get(self, "initial_delay_seconds")
+
+    @_builtins.property
+    @pulumi.getter(name="intervalSeconds")
+    def interval_seconds(self) -> Optional[_builtins.float]:
+        """
+        Seconds between checks (one check each), 0.05 to 300; default 5.
+        """
+        return pulumi.get(self, "interval_seconds")
+
+    @_builtins.property
+    @pulumi.getter(name="onstartLine")
+    def onstart_line(self) -> Optional[_builtins.str]:
+        """
+        Ready when the instance's logs (what its onstart prints, as the service serves them) hold a line containing this text.
+        """
+        return pulumi.get(self, "onstart_line")
+
+    @_builtins.property
+    @pulumi.getter
+    def tcp(self) -> Optional['outputs.ReadinessTcpCheck']:
+        """
+        Ready when a TCP connection to the port's public address is accepted.
+        """
+        return pulumi.get(self, "tcp")
+
+    @_builtins.property
+    @pulumi.getter(name="timeoutSeconds")
+    def timeout_seconds(self) -> Optional[_builtins.float]:
+        """
+        How long checks may fail after the initial delay before the instance counts as one that will not run, in seconds; default 600. Create's own `createTimeoutSeconds` bounds it too.
+        """
+        return pulumi.get(self, "timeout_seconds")
+
+
+@pulumi.output_type
+class ReadinessHttpCheck(dict):
+    """
+    Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "expectStatus":
+            suggest = "expect_status"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in ReadinessHttpCheck. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        ReadinessHttpCheck.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        ReadinessHttpCheck.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 port: _builtins.int,
+                 expect_status: Optional[_builtins.int] = None,
+                 path: Optional[_builtins.str] = None):
+        """
+        Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+
+        :param _builtins.int port: The container port to ask (opened by `exposePorts`, `-p` options or the template).
+        :param _builtins.int expect_status: The status that means ready; default any 2xx.
+        :param _builtins.str path: The path to GET, starting with `/`; default `/`.
+        """
+        pulumi.set(__self__, "port", port)
+        if expect_status is not None:
+            pulumi.set(__self__, "expect_status", expect_status)
+        if path is not None:
+            pulumi.set(__self__, "path", path)
+
+    @_builtins.property
+    @pulumi.getter
+    def port(self) -> _builtins.int:
+        """
+        The container port to ask (opened by `exposePorts`, `-p` options or the template).
+        """
+        return pulumi.get(self, "port")
+
+    @_builtins.property
+    @pulumi.getter(name="expectStatus")
+    def expect_status(self) -> Optional[_builtins.int]:
+        """
+        The status that means ready; default any 2xx.
+        """
+        return pulumi.get(self, "expect_status")
+
+    @_builtins.property
+    @pulumi.getter
+    def path(self) -> Optional[_builtins.str]:
+        """
+        The path to GET, starting with `/`; default `/`.
+        """
+        return pulumi.get(self, "path")
+
+
+@pulumi.output_type
+class ReadinessTcpCheck(dict):
+    """
+    Ready when a TCP connection to the port's public address is accepted.
+    """
+    def __init__(__self__, *,
+                 port: _builtins.int):
+        """
+        Ready when a TCP connection to the port's public address is accepted.
+
+        :param _builtins.int port: The container port to connect to.
+        """
+        pulumi.set(__self__, "port", port)
+
+    @_builtins.property
+    @pulumi.getter
+    def port(self) -> _builtins.int:
+        """
+        The container port to connect to.
+        """
+        return pulumi.get(self, "port")
 
 
 @pulumi.output_type

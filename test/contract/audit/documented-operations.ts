@@ -168,6 +168,11 @@ export const DOCUMENTED_OPERATIONS: Readonly<Record<string, DocumentedOperation>
     body: ["client_id", "price"],
   },
   "GET /api/v0/instances/filters/": { by: ["vastai 1.9.1"] },
+  // `vastai show logs`; the OpenAPI gives the path without a trailing slash.
+  "PUT /api/v0/instances/request_logs/{id}": {
+    by: ["the OpenAPI"],
+    body: ["daemon_logs", "filter", "tail"],
+  },
   "DELETE /api/v0/instances/{id}/": { by: ["the OpenAPI", "vastai 1.9.1", "vast.py 0.5.0"] },
   "GET /api/v0/instances/{id}/": {
     by: ["the OpenAPI", "vastai 1.9.1", "vast.py 0.5.0"],

@@ -179,6 +179,7 @@ async function exerciseEveryMethod(client: GpuCloudClient): Promise<void> {
   await client.instances.nextStatus(instanceId, 100);
   await client.instances.list({ selectFilters: { label: { eq: "audit" } } });
   await client.instances.filterValues();
+  await client.instances.logs(instanceId, { filter: "audit", tail: 100 });
   await client.instances.relabel(instanceId, "audited");
   await client.instances.setState(instanceId, "stopped");
   await client.instances.setStates([instanceId], "running");
