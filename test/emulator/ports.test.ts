@@ -134,7 +134,11 @@ describe("servePorts", () => {
       server.once("error", reject);
       server.listen({ port, host: "127.0.0.1" }, resolve);
     });
-    await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+    await new Promise<void>((resolve) =>
+      server.close(() => {
+        resolve();
+      }),
+    );
     emulator = await startTestEmulator({ apiKey: API_KEY });
   });
 
