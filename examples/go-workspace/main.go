@@ -29,9 +29,10 @@ func main() {
 
 		// Asks (offers) come and go as other people rent them: find them by query, not by id.
 		data, err := gpucloud.NewVolume(ctx, "data", &gpucloud.VolumeArgs{
-			VolumeOfferQuery: pulumi.Map{
-				"diskSpaceGb": pulumi.Map{"gte": pulumi.Int(100)},
-				"reliability": pulumi.Map{"gte": pulumi.Float64(0.95)},
+			// Typed: the compiler rejects a misspelled field or operator.
+			VolumeOfferQuery: gpucloud.VolumeOfferQueryArgs{
+				DiskSpaceGb: gpucloud.QueryNumberArgs{Gte: pulumi.Float64(100)},
+				Reliability: gpucloud.QueryNumberArgs{Gte: pulumi.Float64(0.95)},
 			},
 			SizeGb: pulumi.Int(50),
 		})
@@ -41,10 +42,10 @@ func main() {
 
 		// The cheapest matching offer; another one is rented when one ends in a dead end.
 		trainer, err := gpucloud.NewInstance(ctx, "trainer", &gpucloud.InstanceArgs{
-			OfferQuery: pulumi.Map{
-				"gpuName":     pulumi.Map{"in": pulumi.StringArray{pulumi.String("RTX 4090"), pulumi.String("RTX 3090")}},
-				"gpuRamGb":    pulumi.Map{"gte": pulumi.Int(24)},
-				"reliability": pulumi.Map{"gte": pulumi.Float64(0.95)},
+			OfferQuery: gpucloud.OfferQueryArgs{
+				GpuName:     gpucloud.QueryTextArgs{In: pulumi.StringArray{pulumi.String("RTX 4090"), pulumi.String("RTX 3090")}},
+				GpuRamGb:    gpucloud.QueryNumberArgs{Gte: pulumi.Float64(24)},
+				Reliability: gpucloud.QueryNumberArgs{Gte: pulumi.Float64(0.95)},
 			},
 			MaxDollarsPerHour: pulumi.Float64(1),
 			Image:             pulumi.String("pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime"),

@@ -22,11 +22,13 @@ data = gpucloud.Volume(
 # The cheapest matching offer; another one is rented when one ends in a dead end.
 trainer = gpucloud.Instance(
     "trainer",
-    offer_query={
-        "gpu_name": {"in": ["RTX 4090", "RTX 3090"]},
-        "gpu_ram_gb": {"gte": 24},
-        "reliability": {"gte": 0.95},
-    },
+    # Typed: an editor completes the fields and operators, and mypy checks them (a dict of the
+    # same snake_case names, gpucloud.OfferQueryArgsDict, is checked alike).
+    offer_query=gpucloud.OfferQueryArgs(
+        gpu_name=gpucloud.QueryTextArgs(in_=["RTX 4090", "RTX 3090"]),
+        gpu_ram_gb=gpucloud.QueryNumberArgs(gte=24),
+        reliability=gpucloud.QueryNumberArgs(gte=0.95),
+    ),
     max_dollars_per_hour=1,
     image="pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime",
     disk_gb=40,

@@ -4,6 +4,7 @@ import { instanceSummaryOf, instanceSummarySchema } from "../client/instance-sum
 import { instanceOfferOutputSchema, volumeOfferOutputSchema } from "../client/offer-schemas";
 import { templateSummaryOf, templateSummarySchema } from "../client/templates";
 import { checkedDstId, checkedInstanceQuery } from "../functions";
+import type { QueryMarket } from "../shared/input-fields";
 import { declared, ref, withExample } from "../shared/reference-examples";
 import {
   instanceExample,
@@ -27,9 +28,10 @@ export interface NativeFunction {
 }
 
 /** An offer search's query: an object of fields or the official client's string. */
-const offerQuery = (example: string, options: string, absent: string) =>
+const offerQuery = (market: QueryMarket, example: string, options: string, absent: string) =>
   z
     .union([z.string(), z.record(z.string(), z.unknown())])
+    .meta({ pulumiQuery: market })
     .describe(
       `The query: an object of fields, each a plain value (meaning eq) or an operator object ` +
         `(eq, neq, gt, gte, lt, lte, in, notin), e.g. ${example}, with ${options}; or the ` +
@@ -55,6 +57,7 @@ export const nativeFunctions: readonly NativeFunction[] = [
     inputs: withExample(
       z.object({
         query: offerQuery(
+          "instance",
           '{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }',
           "order, limit and type (on-demand, the default, or interruptible: prices are then the " +
             "minimum bids)",
@@ -76,6 +79,7 @@ export const nativeFunctions: readonly NativeFunction[] = [
     inputs: withExample(
       z.object({
         query: offerQuery(
+          "volume",
           '{ diskSpaceGb: { gte: 100 }, geolocation: "US" }',
           "order and limit",
           "every offer",

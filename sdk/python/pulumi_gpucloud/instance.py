@@ -33,7 +33,7 @@ class InstanceArgs:
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
                  max_lifetime: pulumi.Input[Optional[_builtins.str]] = None,
                  network_volume: pulumi.Input[Optional['InstanceNetworkVolumeArgs']] = None,
-                 offer_query: Optional[Any] = None,
+                 offer_query: pulumi.Input[Optional[Union[_builtins.str, 'OfferQueryArgs']]] = None,
                  on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  overlay: pulumi.Input[Optional[_builtins.str]] = None,
@@ -58,7 +58,7 @@ class InstanceArgs:
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
         :param pulumi.Input[_builtins.str] max_lifetime: The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
         :param pulumi.Input['InstanceNetworkVolumeArgs'] network_volume: A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
-        :param Any offer_query: Rent the best offer matching this query instead of a fixed ask: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
+        :param pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']] offer_query: Rent the best offer matching this query instead of a fixed ask: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
         :param pulumi.Input[_builtins.str] on_expiry: What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
         :param pulumi.Input[_builtins.str] onstart: A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
         :param pulumi.Input[_builtins.str] overlay: An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
@@ -257,14 +257,14 @@ class InstanceArgs:
 
     @_builtins.property
     @pulumi.getter(name="offerQuery")
-    def offer_query(self) -> Optional[Any]:
+    def offer_query(self) -> pulumi.Input[Optional[Union[_builtins.str, 'OfferQueryArgs']]]:
         """
         Rent the best offer matching this query instead of a fixed ask: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
         """
         return pulumi.get(self, "offer_query")
 
     @offer_query.setter
-    def offer_query(self, value: Optional[Any]):
+    def offer_query(self, value: pulumi.Input[Optional[Union[_builtins.str, 'OfferQueryArgs']]]):
         pulumi.set(self, "offer_query", value)
 
     @_builtins.property
@@ -405,7 +405,7 @@ class Instance(pulumi.CustomResource):
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
                  max_lifetime: pulumi.Input[Optional[_builtins.str]] = None,
                  network_volume: pulumi.Input[Optional[Union['InstanceNetworkVolumeArgs', 'InstanceNetworkVolumeArgsDict']]] = None,
-                 offer_query: Optional[Any] = None,
+                 offer_query: pulumi.Input[Optional[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]]] = None,
                  on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  overlay: pulumi.Input[Optional[_builtins.str]] = None,
@@ -433,7 +433,7 @@ class Instance(pulumi.CustomResource):
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
         :param pulumi.Input[_builtins.str] max_lifetime: The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
         :param pulumi.Input[Union['InstanceNetworkVolumeArgs', 'InstanceNetworkVolumeArgsDict']] network_volume: A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
-        :param Any offer_query: Rent the best offer matching this query instead of a fixed ask: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
+        :param pulumi.Input[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]] offer_query: Rent the best offer matching this query instead of a fixed ask: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
         :param pulumi.Input[_builtins.str] on_expiry: What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
         :param pulumi.Input[_builtins.str] onstart: A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
         :param pulumi.Input[_builtins.str] overlay: An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
@@ -480,7 +480,7 @@ class Instance(pulumi.CustomResource):
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
                  max_lifetime: pulumi.Input[Optional[_builtins.str]] = None,
                  network_volume: pulumi.Input[Optional[Union['InstanceNetworkVolumeArgs', 'InstanceNetworkVolumeArgsDict']]] = None,
-                 offer_query: Optional[Any] = None,
+                 offer_query: pulumi.Input[Optional[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]]] = None,
                  on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  overlay: pulumi.Input[Optional[_builtins.str]] = None,
