@@ -12,7 +12,9 @@ import type { ConfigSource } from "../run/config";
 import { newStackToken } from "../renting/identity";
 import { logToEngine } from "../run/progress";
 import { Run } from "../run/run";
+import { failureField, oneLine } from "../shared/validation";
 import { functionOf } from "./functions";
+import { programSpelling, type Spelling, spelledField, spelledMessage } from "./program-language";
 import { type NativeResource, resourceOf } from "./resources";
 import { packageSchema, type PackageSpec, secretOutputs } from "./schema";
 import { unwrapSecrets, wrapSecrets } from "./secrets";
@@ -85,6 +87,8 @@ export class GpuCloudProviderService {
   private readonly schema: PackageSpec;
   private readonly version: string;
   private config: Props = {};
+  /** How the program names fields, for check failures: the engine starts us in its folder. */
+  private readonly spelling: Spelling = programSpelling(process.cwd());
   private engine: enginerpc.EngineClient | undefined;
   private readonly current = new AsyncLocalStorage<{ urn: string }>();
   /** The plugin's run (provider/run/run.ts): made by Configure, given to every call after. */
@@ -272,7 +276,16 @@ export class GpuCloudProviderService {
           (result.failures ?? []).map((failed) => {
             const checkFailure = new provproto.CheckFailure();
             checkFailure.setProperty(failed.property);
-            checkFailure.setReason(failed.reason);
+            // The field as the program wrote it (disk_gb from Python): see program-language.ts.
+            const named = failureField(failed);
+            checkFailure.setReason(
+              named === undefined
+                ? failed.reason
+                : oneLine(
+                    `${spelledField(named.field, this.spelling)}: ` +
+                      spelledMessage(named.message, this.spelling),
+                  ),
+            );
             return checkFailure;
           }),
         );

@@ -27,7 +27,7 @@ describe("check failures", () => {
 
   it("give the limit and the actual size, never the text", () => {
     expect(reasons({ name: "x".repeat(5000), count: 0 })).toEqual([
-      "name: name must be at most 8 characters; got 5000 characters",
+      "name: must be at most 8 characters; got 5000 characters",
       "count: how many: must be at least 1; got 0",
     ]);
   });
