@@ -44,7 +44,7 @@ function queryInputSchema(
 /** An instance offer query (Instance and NodeGroup `offerQuery`, WorkerGroup's). */
 export const offerQueryInputSchema = queryInputSchema(
   compileInstanceOfferQuery,
-  'offerQuery must be a query object ({ gpuName: "RTX 4090", ... }) or a query string',
+  "offerQuery must be a query object (fields such as gpuName and gpuRamGb) or a query string",
   "instance",
 );
 

@@ -71,7 +71,7 @@ export function describeReceived(value: unknown): string {
   if (typeof value === "string") {
     const numeric = value.trim() !== "" && Number.isFinite(Number(value));
     return numeric
-      ? "a string holding a number (convert it, e.g. Number(config.require(...)))"
+      ? "a string holding a number (convert it to a number)"
       : `a string of ${value.length} characters`;
   }
   if (typeof value === "number") return Number.isFinite(value) ? `${value}` : String(value);

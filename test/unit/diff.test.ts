@@ -303,7 +303,7 @@ describe("Instance inputs: bids and templates at check", () => {
       "price: (the bid, $/hour) must be at most 32; got 32.5",
     ]);
     expect(reasons({ ...base, price: "0.4" })).toEqual([
-      "price: expected a number, received a string holding a number (convert it, e.g. Number(config.require(...))) (price (the bid, $/hour) must be a number)",
+      "price: expected a number, received a string holding a number (convert it to a number) (price (the bid, $/hour) must be a number)",
     ]);
   });
 

@@ -14,7 +14,7 @@ import (
 var _ = internal.GetEnvOrDefault
 
 type ApiKeyPermissions struct {
-	// The permission categories the key is granted (at least one), each mapped to its constraints, e.g. `{ instance_read: {} }`.
+	// The permission categories the key is granted (at least one), each mapped to its constraints (an object; empty for none), e.g. the category `instance_read`.
 	Api ApiKeyPermissionsApi `pulumi:"api"`
 }
 
@@ -30,7 +30,7 @@ type ApiKeyPermissionsInput interface {
 }
 
 type ApiKeyPermissionsArgs struct {
-	// The permission categories the key is granted (at least one), each mapped to its constraints, e.g. `{ instance_read: {} }`.
+	// The permission categories the key is granted (at least one), each mapped to its constraints (an object; empty for none), e.g. the category `instance_read`.
 	Api ApiKeyPermissionsApiInput `pulumi:"api"`
 }
 
@@ -60,7 +60,7 @@ func (o ApiKeyPermissionsOutput) ToApiKeyPermissionsOutputWithContext(ctx contex
 	return o
 }
 
-// The permission categories the key is granted (at least one), each mapped to its constraints, e.g. `{ instance_read: {} }`.
+// The permission categories the key is granted (at least one), each mapped to its constraints (an object; empty for none), e.g. the category `instance_read`.
 func (o ApiKeyPermissionsOutput) Api() ApiKeyPermissionsApiOutput {
 	return o.ApplyT(func(v ApiKeyPermissions) ApiKeyPermissionsApi { return v.Api }).(ApiKeyPermissionsApiOutput)
 }

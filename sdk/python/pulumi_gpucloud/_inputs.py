@@ -54,7 +54,7 @@ __all__ = [
 class ApiKeyPermissionsArgsDict(TypedDict):
     api: pulumi.Input['ApiKeyPermissionsApiArgsDict']
     """
-    The permission categories the key is granted (at least one), each mapped to its constraints, e.g. `{ instance_read: {} }`.
+    The permission categories the key is granted (at least one), each mapped to its constraints (an object; empty for none), e.g. the category `instance_read`.
     """
 
 @pulumi.input_type
@@ -62,7 +62,7 @@ class ApiKeyPermissionsArgs:
     def __init__(__self__, *,
                  api: pulumi.Input['ApiKeyPermissionsApiArgs']):
         """
-        :param pulumi.Input['ApiKeyPermissionsApiArgs'] api: The permission categories the key is granted (at least one), each mapped to its constraints, e.g. `{ instance_read: {} }`.
+        :param pulumi.Input['ApiKeyPermissionsApiArgs'] api: The permission categories the key is granted (at least one), each mapped to its constraints (an object; empty for none), e.g. the category `instance_read`.
         """
         pulumi.set(__self__, "api", api)
 
@@ -70,7 +70,7 @@ class ApiKeyPermissionsArgs:
     @pulumi.getter
     def api(self) -> pulumi.Input['ApiKeyPermissionsApiArgs']:
         """
-        The permission categories the key is granted (at least one), each mapped to its constraints, e.g. `{ instance_read: {} }`.
+        The permission categories the key is granted (at least one), each mapped to its constraints (an object; empty for none), e.g. the category `instance_read`.
         """
         return pulumi.get(self, "api")
 

@@ -51,9 +51,9 @@ class AwaitableGetVolumeOffersResult(GetVolumeOffersResult):
 def get_volume_offers(query: Optional[Union[_builtins.str, Union['VolumeOfferQuery', 'VolumeOfferQueryDict']]] = None,
                       opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetVolumeOffersResult:
     """
-    Volume offers matching query (e.g. { diskSpaceGb: { gte: 100 } }).
+    Volume offers matching query (a VolumeOfferQuery, e.g. at least 100 GB of disk space, or the official client's query string).
 
-    :param Union[_builtins.str, Union['VolumeOfferQuery', 'VolumeOfferQueryDict']] query: The query: an object of fields, each a plain value (meaning eq) or an operator object (eq, neq, gt, gte, lt, lte, in, notin), e.g. { diskSpaceGb: { gte: 100 }, geolocation: "US" }, with order and limit; or the official client's query string. Absent: every offer.
+    :param Union[_builtins.str, Union['VolumeOfferQuery', 'VolumeOfferQueryDict']] query: The query: an object of fields, each a plain value (meaning eq) or conditions (eq, neq, gt, gte, lt, lte, in, notin), e.g. at least 100 GB of disk space in the US, with order and limit; or the official client's query string. Absent: every offer.
     """
     __args__ = dict()
     __args__['query'] = query
@@ -65,9 +65,9 @@ def get_volume_offers(query: Optional[Union[_builtins.str, Union['VolumeOfferQue
 def get_volume_offers_output(query: pulumi.Input[Optional[Optional[Union[_builtins.str, Union['VolumeOfferQuery', 'VolumeOfferQueryDict']]]]] = None,
                              opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetVolumeOffersResult]:
     """
-    Volume offers matching query (e.g. { diskSpaceGb: { gte: 100 } }).
+    Volume offers matching query (a VolumeOfferQuery, e.g. at least 100 GB of disk space, or the official client's query string).
 
-    :param Union[_builtins.str, Union['VolumeOfferQuery', 'VolumeOfferQueryDict']] query: The query: an object of fields, each a plain value (meaning eq) or an operator object (eq, neq, gt, gte, lt, lte, in, notin), e.g. { diskSpaceGb: { gte: 100 }, geolocation: "US" }, with order and limit; or the official client's query string. Absent: every offer.
+    :param Union[_builtins.str, Union['VolumeOfferQuery', 'VolumeOfferQueryDict']] query: The query: an object of fields, each a plain value (meaning eq) or conditions (eq, neq, gt, gte, lt, lte, in, notin), e.g. at least 100 GB of disk space in the US, with order and limit; or the official client's query string. Absent: every offer.
     """
     __args__ = dict()
     __args__['query'] = query

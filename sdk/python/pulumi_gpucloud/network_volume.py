@@ -30,7 +30,7 @@ class NetworkVolumeArgs:
 
         :param pulumi.Input[_builtins.int] ask_id: The network volume ask (offer) to take the volume from; its cluster is the volume's. Give this or `offerQuery`. Changing it replaces the volume.
         :param pulumi.Input[_builtins.str] name: A name for the volume (the service shows it as its label): letters, digits, `_` and `.`, at most 256 characters. Optional: instances mount it by its id. Changing it replaces the volume.
-        :param pulumi.Input[Union[_builtins.str, 'VolumeOfferQueryArgs']] offer_query: Take the volume from the cheapest network volume offer matching this volume offer query with room for `sizeGb` (the query's `order` first, when it gives one), e.g. `{ clusterId: 101 }`, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
+        :param pulumi.Input[Union[_builtins.str, 'VolumeOfferQueryArgs']] offer_query: Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `sizeGb` (the query's `order` first, when it gives one), e.g. one whose clusterId is 101, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
         :param pulumi.Input[_builtins.int] size_gb: Required. The volume's size in gigabytes, a whole number. Changing it replaces the volume.
         """
         if ask_id is not None:
@@ -70,7 +70,7 @@ class NetworkVolumeArgs:
     @pulumi.getter(name="offerQuery")
     def offer_query(self) -> pulumi.Input[Optional[Union[_builtins.str, 'VolumeOfferQueryArgs']]]:
         """
-        Take the volume from the cheapest network volume offer matching this volume offer query with room for `sizeGb` (the query's `order` first, when it gives one), e.g. `{ clusterId: 101 }`, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
+        Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `sizeGb` (the query's `order` first, when it gives one), e.g. one whose clusterId is 101, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
         """
         return pulumi.get(self, "offer_query")
 
@@ -109,7 +109,7 @@ class NetworkVolume(pulumi.CustomResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.int] ask_id: The network volume ask (offer) to take the volume from; its cluster is the volume's. Give this or `offerQuery`. Changing it replaces the volume.
         :param pulumi.Input[_builtins.str] name: A name for the volume (the service shows it as its label): letters, digits, `_` and `.`, at most 256 characters. Optional: instances mount it by its id. Changing it replaces the volume.
-        :param pulumi.Input[Union[_builtins.str, Union['VolumeOfferQueryArgs', 'VolumeOfferQueryArgsDict']]] offer_query: Take the volume from the cheapest network volume offer matching this volume offer query with room for `sizeGb` (the query's `order` first, when it gives one), e.g. `{ clusterId: 101 }`, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
+        :param pulumi.Input[Union[_builtins.str, Union['VolumeOfferQueryArgs', 'VolumeOfferQueryArgsDict']]] offer_query: Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `sizeGb` (the query's `order` first, when it gives one), e.g. one whose clusterId is 101, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
         :param pulumi.Input[_builtins.int] size_gb: Required. The volume's size in gigabytes, a whole number. Changing it replaces the volume.
         """
         ...
@@ -245,7 +245,7 @@ class NetworkVolume(pulumi.CustomResource):
     @pulumi.getter(name="offerQuery")
     def offer_query(self) -> pulumi.Output[Optional[Any]]:
         """
-        Take the volume from the cheapest network volume offer matching this volume offer query with room for `sizeGb` (the query's `order` first, when it gives one), e.g. `{ clusterId: 101 }`, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
+        Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `sizeGb` (the query's `order` first, when it gives one), e.g. one whose clusterId is 101, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
         """
         return pulumi.get(self, "offer_query")
 

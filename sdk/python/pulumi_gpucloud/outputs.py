@@ -42,7 +42,7 @@ class ApiKeyPermissions(dict):
     def __init__(__self__, *,
                  api: 'outputs.ApiKeyPermissionsApi'):
         """
-        :param 'ApiKeyPermissionsApi' api: The permission categories the key is granted (at least one), each mapped to its constraints, e.g. `{ instance_read: {} }`.
+        :param 'ApiKeyPermissionsApi' api: The permission categories the key is granted (at least one), each mapped to its constraints (an object; empty for none), e.g. the category `instance_read`.
         """
         pulumi.set(__self__, "api", api)
 
@@ -50,7 +50,7 @@ class ApiKeyPermissions(dict):
     @pulumi.getter
     def api(self) -> 'outputs.ApiKeyPermissionsApi':
         """
-        The permission categories the key is granted (at least one), each mapped to its constraints, e.g. `{ instance_read: {} }`.
+        The permission categories the key is granted (at least one), each mapped to its constraints (an object; empty for none), e.g. the category `instance_read`.
         """
         return pulumi.get(self, "api")
 

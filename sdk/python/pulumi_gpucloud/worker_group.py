@@ -45,7 +45,7 @@ class WorkerGroupArgs:
         :param pulumi.Input[_builtins.str] launch_args: Extra instance-creation arguments applied to every worker, command-line style (`--env VAR=value`); recorded as a Pulumi secret. Changes in place.
         :param pulumi.Input[_builtins.int] max_workers: The most workers of the group; a whole number. The service's default when absent. Changing it replaces the group.
         :param pulumi.Input[_builtins.float] min_load: The floor load the group keeps capacity for, in perf units per second (tokens per second for LLMs); 0 or more, default 1. Changes in place.
-        :param pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']] offer_query: The offers workers are rented from, in an instance's offerQuery form: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
+        :param pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']] offer_query: The offers workers are rented from, in an instance's offerQuery form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
         :param pulumi.Input[_builtins.float] target_util: Target capacity utilization of the group: the anticipated load over the active capacity, more than 0 and at most 1 (0.9 keeps 11% headroom); default 0.9. Changes in place.
         :param pulumi.Input[_builtins.str] template_hash_id: The workers' template by its hash (a Template's `hashId`); give this or `templateId`. Changes in place.
         :param pulumi.Input[_builtins.int] template_id: The workers' template by its numeric id (a Template's `templateId`); give this or `templateHashId`. Changes in place.
@@ -190,7 +190,7 @@ class WorkerGroupArgs:
     @pulumi.getter(name="offerQuery")
     def offer_query(self) -> pulumi.Input[Optional[Union[_builtins.str, 'OfferQueryArgs']]]:
         """
-        The offers workers are rented from, in an instance's offerQuery form: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
+        The offers workers are rented from, in an instance's offerQuery form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
         """
         return pulumi.get(self, "offer_query")
 
@@ -280,7 +280,7 @@ class WorkerGroup(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] launch_args: Extra instance-creation arguments applied to every worker, command-line style (`--env VAR=value`); recorded as a Pulumi secret. Changes in place.
         :param pulumi.Input[_builtins.int] max_workers: The most workers of the group; a whole number. The service's default when absent. Changing it replaces the group.
         :param pulumi.Input[_builtins.float] min_load: The floor load the group keeps capacity for, in perf units per second (tokens per second for LLMs); 0 or more, default 1. Changes in place.
-        :param pulumi.Input[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]] offer_query: The offers workers are rented from, in an instance's offerQuery form: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
+        :param pulumi.Input[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]] offer_query: The offers workers are rented from, in an instance's offerQuery form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
         :param pulumi.Input[_builtins.float] target_util: Target capacity utilization of the group: the anticipated load over the active capacity, more than 0 and at most 1 (0.9 keeps 11% headroom); default 0.9. Changes in place.
         :param pulumi.Input[_builtins.str] template_hash_id: The workers' template by its hash (a Template's `hashId`); give this or `templateId`. Changes in place.
         :param pulumi.Input[_builtins.int] template_id: The workers' template by its numeric id (a Template's `templateId`); give this or `templateHashId`. Changes in place.
@@ -468,7 +468,7 @@ class WorkerGroup(pulumi.CustomResource):
     @pulumi.getter(name="offerQuery")
     def offer_query(self) -> pulumi.Output[Optional[Any]]:
         """
-        The offers workers are rented from, in an instance's offerQuery form: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
+        The offers workers are rented from, in an instance's offerQuery form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
         """
         return pulumi.get(self, "offer_query")
 
