@@ -108,6 +108,11 @@ describe("the Go SDK generated from the native plugin's schema", () => {
         expect(await emulator.secrets()).toEqual({ HF_TOKEN: hfToken });
         expect(state.volumes).toHaveLength(1);
         expect(state.instances).toEqual([expect.objectContaining({ label: "go-workspace" })]);
+        // The instance mounts the volume the example adds (placed on its machine: forInstance).
+        expect(state.instances[0]?.["volume"]).toEqual({
+          volumeId: state.volumes[0]?.id,
+          mountPath: "/workspace/data",
+        });
         expect(up.outputs["secretKey"]?.value).toBe("HF_TOKEN");
         expect(up.outputs["instanceId"]?.value).toBe(state.instances[0]?.id);
         expect(up.outputs["volumeName"]?.value).toBe(`V.${String(state.volumes[0]?.id)}`);
