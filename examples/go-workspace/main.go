@@ -28,33 +28,49 @@ func main() {
 		}
 
 		// Asks (offers) come and go as other people rent them: find them by query, not by id.
+		// Typed: the compiler rejects a misspelled field or operator.
+		trainerQuery := gpucloud.OfferQueryArgs{
+			GpuName:     gpucloud.QueryTextArgs{In: pulumi.StringArray{pulumi.String("RTX 4090"), pulumi.String("RTX 3090")}},
+			GpuRamGb:    gpucloud.QueryNumberArgs{Gte: pulumi.Float64(24)},
+			Reliability: gpucloud.QueryNumberArgs{Gte: pulumi.Float64(0.95)},
+		}
+		maxDollarsPerHour := pulumi.Float64(1)
+
+		// A local volume lives on one machine, and the instance that mounts it is rented there:
+		// ForInstance puts it on a machine where the trainer can be rented under its cap.
 		data, err := gpucloud.NewVolume(ctx, "data", &gpucloud.VolumeArgs{
-			VolumeOfferQuery: pulumi.Map{
-				"diskSpaceGb": pulumi.Map{"gte": pulumi.Int(100)},
-				"reliability": pulumi.Map{"gte": pulumi.Float64(0.95)},
+			VolumeOfferQuery: gpucloud.VolumeOfferQueryArgs{
+				DiskSpaceGb: gpucloud.QueryNumberArgs{Gte: pulumi.Float64(100)},
+				Reliability: gpucloud.QueryNumberArgs{Gte: pulumi.Float64(0.95)},
 			},
 			SizeGb: pulumi.Int(50),
+			ForInstance: &gpucloud.VolumeForInstanceArgs{
+				OfferQuery:        trainerQuery,
+				MaxDollarsPerHour: maxDollarsPerHour,
+			},
 		})
 		if err != nil {
 			return err
 		}
 
-		// The cheapest matching offer; another one is rented when one ends in a dead end.
+		// The cheapest matching offer on the volume's machine; another one is rented when one
+		// ends in a dead end.
 		trainer, err := gpucloud.NewInstance(ctx, "trainer", &gpucloud.InstanceArgs{
-			OfferQuery: pulumi.Map{
-				"gpuName":     pulumi.Map{"in": pulumi.StringArray{pulumi.String("RTX 4090"), pulumi.String("RTX 3090")}},
-				"gpuRamGb":    pulumi.Map{"gte": pulumi.Int(24)},
-				"reliability": pulumi.Map{"gte": pulumi.Float64(0.95)},
+			OfferQuery:        trainerQuery,
+			MaxDollarsPerHour: maxDollarsPerHour,
+			Volume: &gpucloud.InstanceVolumeArgs{
+				VolumeId:  data.VolumeId,
+				MountPath: pulumi.String("/workspace/data"),
 			},
-			MaxDollarsPerHour: pulumi.Float64(1),
-			Image:             pulumi.String("pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime"),
-			DiskGb:            pulumi.Float64(40),
-			Label:             pulumi.String("go-workspace"),
+			Image:  pulumi.String("pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime"),
+			DiskGb: pulumi.Float64(40),
+			Label:  pulumi.String("go-workspace"),
 			Onstart: pulumi.String(`#!/bin/bash
 set -euo pipefail
 # HF_TOKEN comes from the account's secrets.
 test -n "${HF_TOKEN:-}" || { echo "HF_TOKEN is not set" >&2; exit 1; }
-echo "ready: volume ${DATA_VOLUME}"
+test -d /workspace/data || { echo "the data volume is not mounted" >&2; exit 1; }
+echo "ready: volume ${DATA_VOLUME} at /workspace/data"
 `),
 			Env: pulumi.StringMap{
 				"DATA_VOLUME": data.VolumeName,

@@ -155,34 +155,71 @@ const volumeFields = {
 
 // ---- Query schemas (the types programs write) -----------------------------------------------
 
+/**
+ * The condition objects' names in the plugin's schema (`.meta({ pulumiType })`): the Python and Go
+ * SDKs generate one class or struct each (QueryNumberArgs), so editors complete the operators.
+ */
+export type ConditionTypeName = "QueryText" | "QueryNumber" | "QueryBoolean";
+
+const conditionDescription = "Conditions on one field, all to hold.";
+
+/** What each operator means, for the schema's condition types. */
+const operatorDescriptions: Record<Operator, string> = {
+  eq: "Equal to this value.",
+  neq: "Not equal to this value.",
+  gt: "Greater than this value.",
+  gte: "At least this value.",
+  lt: "Less than this value.",
+  lte: "At most this value.",
+  in: "Any of these values.",
+  notin: "None of these values.",
+};
+
+/** An operator's operand, described for the schema. */
+const operand = <T extends z.ZodType>(schema: T, op: Operator) =>
+  schema.optional().describe(operatorDescriptions[op]);
+
+/** The condition objects' name and description in the plugin's schema, when named. */
+const named = (name: ConditionTypeName | undefined) =>
+  name === undefined ? {} : { pulumiType: name, description: conditionDescription };
+
 /** A value (meaning `eq`) or an object of the service's operators over it. */
-export function conditionSchema<T extends z.ZodType>(value: T) {
+export function conditionSchema<T extends z.ZodType>(value: T, name?: ConditionTypeName) {
   return z.union([
     value,
-    z.strictObject({
-      eq: value.optional(),
-      neq: value.optional(),
-      gt: value.optional(),
-      gte: value.optional(),
-      lt: value.optional(),
-      lte: value.optional(),
-      in: z.array(value).optional(),
-      notin: z.array(value).optional(),
-    }),
+    z
+      .strictObject({
+        eq: operand(value, "eq"),
+        neq: operand(value, "neq"),
+        gt: operand(value, "gt"),
+        gte: operand(value, "gte"),
+        lt: operand(value, "lt"),
+        lte: operand(value, "lte"),
+        in: operand(z.array(value), "in"),
+        notin: operand(z.array(value), "notin"),
+      })
+      .meta(named(name)),
   ]);
 }
-const textCondition = conditionSchema(z.string());
-const numberCondition = conditionSchema(z.number());
-const nullableNumberCondition = conditionSchema(z.number().nullable());
-const booleanCondition = z.union([
-  z.boolean(),
-  z.strictObject({
-    eq: z.boolean().optional(),
-    neq: z.boolean().optional(),
-    in: z.array(z.boolean()).optional(),
-    notin: z.array(z.boolean()).optional(),
-  }),
-]);
+
+/** A value or an object of the operators a text or boolean field takes (operatorsOf). */
+function equalityCondition<T extends z.ZodType>(value: T, name: ConditionTypeName) {
+  return z.union([
+    value,
+    z
+      .strictObject({
+        eq: operand(value, "eq"),
+        neq: operand(value, "neq"),
+        in: operand(z.array(value), "in"),
+        notin: operand(z.array(value), "notin"),
+      })
+      .meta(named(name)),
+  ]);
+}
+const textCondition = equalityCondition(z.string(), "QueryText");
+const numberCondition = conditionSchema(z.number(), "QueryNumber");
+const nullableNumberCondition = conditionSchema(z.number().nullable(), "QueryNumber");
+const booleanCondition = equalityCondition(z.boolean(), "QueryBoolean");
 
 const commonOptions = {
   /** At most this many offers. */

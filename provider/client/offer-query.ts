@@ -222,7 +222,9 @@ export function typedInstanceQuery(query: InstanceOfferQuery | string): Instance
 /**
  * The query object with its field names in camelCase, as the query language names them: a
  * Python program writes `gpu_ram_gb` (its SDK passes a dict's keys as written), which means
- * `gpuRamGb`; `order`'s field names likewise. Operators and values are kept as they are.
+ * `gpuRamGb`; `order`'s field names likewise. Operators and values are kept as they are, but for
+ * `in_`, Python's name of `in` (a keyword: the SDK's QueryNumberArgsDict spells it so, and a
+ * dict reaches the plugin as written).
  */
 export function camelCaseQuery<Q>(query: Q): Q {
   if (typeof query !== "object" || query === null || Array.isArray(query)) return query;
@@ -239,9 +241,21 @@ export function camelCaseQuery<Q>(query: Q): Q {
             const [orderField, ...rest] = item as unknown[];
             return typeof orderField === "string" ? [camelCase(orderField), ...rest] : item;
           })
-        : value;
+        : pythonOperators(name, value);
   }
   return renamed as Q;
+}
+
+/** A condition object with Python's `in_` as `in`; anything else as it is. */
+function pythonOperators(name: string, condition: unknown): unknown {
+  if (typeof condition !== "object" || condition === null || Array.isArray(condition)) {
+    return condition;
+  }
+  if (!("in_" in condition)) return condition;
+  if ("in" in condition)
+    throw new OfferQueryError(`${name}: in_ is the same operator as in; give it once`);
+  const { in_: list, ...rest } = condition as Record<string, unknown>;
+  return { ...rest, in: list };
 }
 
 function camelCase(name: string): string {

@@ -4,6 +4,7 @@ import { instanceSummaryOf, instanceSummarySchema } from "../client/instance-sum
 import { instanceOfferOutputSchema, volumeOfferOutputSchema } from "../client/offer-schemas";
 import { templateSummaryOf, templateSummarySchema } from "../client/templates";
 import { checkedDstId, checkedInstanceQuery } from "../functions";
+import type { QueryMarket } from "../shared/input-fields";
 import { declared, ref, withExample } from "../shared/reference-examples";
 import {
   instanceExample,
@@ -27,11 +28,12 @@ export interface NativeFunction {
 }
 
 /** An offer search's query: an object of fields or the official client's string. */
-const offerQuery = (example: string, options: string, absent: string) =>
+const offerQuery = (market: QueryMarket, example: string, options: string, absent: string) =>
   z
     .union([z.string(), z.record(z.string(), z.unknown())])
+    .meta({ pulumiQuery: market })
     .describe(
-      `The query: an object of fields, each a plain value (meaning eq) or an operator object ` +
+      `The query: an object of fields, each a plain value (meaning eq) or conditions ` +
         `(eq, neq, gt, gte, lt, lte, in, notin), e.g. ${example}, with ${options}; or the ` +
         `official client's query string. Absent: ${absent}.`,
     )
@@ -49,13 +51,15 @@ export const nativeFunctions: readonly NativeFunction[] = [
   {
     name: "getOffers",
     description:
-      'Instance offers matching query (an object such as `{ gpuName: "RTX 4090", gpuRamGb: { ' +
-      "gte: 24 } }` or the official client's query string), cheapest first unless its order says " +
+      "Instance offers matching query (an OfferQuery, e.g. an RTX 4090 with at least 24 GB of " +
+      'GPU RAM, or the official client\'s query string, e.g. `"gpu_name=RTX_4090 num_gpus=1"`), ' +
+      "cheapest first unless its order says " +
       "otherwise. Offers the service answers that do not match the query are left out.",
     inputs: withExample(
       z.object({
         query: offerQuery(
-          '{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }',
+          "instance",
+          "an RTX 4090 with at least 24 GB of GPU RAM",
           "order, limit and type (on-demand, the default, or interruptible: prices are then the " +
             "minimum bids)",
           "every verified, rentable, unrented offer that is not external",
@@ -72,11 +76,14 @@ export const nativeFunctions: readonly NativeFunction[] = [
   },
   {
     name: "getVolumeOffers",
-    description: "Volume offers matching query (e.g. { diskSpaceGb: { gte: 100 } }).",
+    description:
+      "Volume offers matching query (a VolumeOfferQuery, e.g. at least 100 GB of disk space, or " +
+      "the official client's query string).",
     inputs: withExample(
       z.object({
         query: offerQuery(
-          '{ diskSpaceGb: { gte: 100 }, geolocation: "US" }',
+          "volume",
+          "at least 100 GB of disk space in the US",
           "order and limit",
           "every offer",
         ),

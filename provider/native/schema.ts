@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { providerConfigSchema } from "../run/config";
+import type { QueryMarket } from "../shared/input-fields";
 import { type Example, exampleOf } from "../shared/reference-examples";
 import { nativeFunctions } from "./functions";
+import { queryJsonSchema } from "./query-types";
 import {
   type NativeResource,
   nativeResources,
@@ -119,6 +121,8 @@ interface JsonSchema {
   willReplaceOnChanges?: boolean;
   replacement?: string;
   requiredToCreate?: boolean;
+  /** An offer query input (`.meta({ pulumiQuery })`, provider/shared/input-fields.ts). */
+  pulumiQuery?: QueryMarket;
 }
 
 const any: TypeSpec = { $ref: "pulumi.json#/Any" };
@@ -176,6 +180,13 @@ class Translator {
 
   /** A Pulumi type for a JSON Schema; objects with properties become named types. */
   type(json: JsonSchema, name: string): TypeSpec {
+    if (json.pulumiQuery !== undefined) {
+      const { pulumiQuery, ...rest } = json;
+      return this.type(
+        { ...rest, ...(queryJsonSchema(pulumiQuery) as JsonSchema), type: undefined },
+        name,
+      );
+    }
     const alternatives = (json.anyOf ?? json.oneOf)?.filter((option) => option.type !== "null");
     if (alternatives !== undefined) {
       const [only] = alternatives;
@@ -187,10 +198,15 @@ class Translator {
         );
       }
       const options = alternatives.map((option, index) => this.type(option, `${name}${index}`));
-      // Pulumi's SDKs type a union of a string and an object loosely: one Any, as YAML reads it.
-      return options.every((option) => option.type !== undefined && option.type !== "object")
-        ? { oneOf: options }
-        : any;
+      // A union of plain values, or of plain values and objects a zod definition names (a
+      // query's conditions: Python types it Union[float, QueryNumberArgs], Go as pulumi.Input,
+      // whose struct still checks its fields); any other object in a union is one Any.
+      const typed = options.every(
+        (option, index) =>
+          (option.type !== undefined && option.type !== "object") ||
+          (alternatives[index]?.pulumiType !== undefined && option.$ref !== undefined),
+      );
+      return typed ? { oneOf: options } : any;
     }
     const types = (Array.isArray(json.type) ? json.type : [json.type]).filter(
       (type) => type !== "null" && type !== undefined,

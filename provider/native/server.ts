@@ -13,8 +13,10 @@ import { newStackToken } from "../renting/identity";
 import { sweeperWarning } from "../renting/stack-sweeper";
 import { logToEngine } from "../run/progress";
 import { Run } from "../run/run";
+import { failureField, oneLine } from "../shared/validation";
 import { functionOf } from "./functions";
 import { OrderedLog } from "./ordered-log";
+import { programSpelling, type Spelling, spelledField, spelledMessage } from "./program-language";
 import { type NativeResource, resourceOf } from "./resources";
 import { packageSchema, type PackageSpec, secretOutputs } from "./schema";
 import { unwrapSecrets, wrapSecrets } from "./secrets";
@@ -90,6 +92,8 @@ export class GpuCloudProviderService {
   private readonly schema: PackageSpec;
   private readonly version: string;
   private config: Props = {};
+  /** How the program names fields, for check failures: the engine starts us in its folder. */
+  private readonly spelling: Spelling = programSpelling(process.cwd());
   private engine: enginerpc.EngineClient | undefined;
   /** The engine's display lines, in the order they were made. */
   private lines: OrderedLog<engineproto.LogRequest> | undefined;
@@ -183,7 +187,7 @@ export class GpuCloudProviderService {
 
   /** A warning on the row of `urn`, which the engine shows in its Diagnostics too. */
   private warn(urn: string, message: string): void {
-    if (this.engine === undefined) {
+    if (this.lines === undefined) {
       logToEngine(message, process.argv[2]);
       return;
     }
@@ -191,7 +195,7 @@ export class GpuCloudProviderService {
     request.setSeverity(engineproto.LogSeverity.WARNING);
     request.setMessage(`gpucloud: ${message}`);
     request.setUrn(urn);
-    this.engine.log(request, () => undefined);
+    this.lines.log(request);
   }
 
   /** Runs `work` as the work on the resource `urn` (whose row its progress lines go to). */
@@ -306,7 +310,16 @@ export class GpuCloudProviderService {
           (result.failures ?? []).map((failed) => {
             const checkFailure = new provproto.CheckFailure();
             checkFailure.setProperty(failed.property);
-            checkFailure.setReason(failed.reason);
+            // The field as the program wrote it (disk_gb from Python): see program-language.ts.
+            const named = failureField(failed);
+            checkFailure.setReason(
+              named === undefined
+                ? failed.reason
+                : oneLine(
+                    `${spelledField(named.field, this.spelling)}: ` +
+                      spelledMessage(named.message, this.spelling),
+                  ),
+            );
             return checkFailure;
           }),
         );

@@ -39,9 +39,10 @@ export const instanceInputsSchema = z.object({
   // Rent the best offer matching this query instead of a fixed ask (see offer-choice.ts).
   offerQuery: offerQueryInputSchema
     .describe(
-      "Rent the best offer matching this query instead of a fixed ask: an object " +
-        '(`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the ' +
-        'official client\'s string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches ' +
+      "Rent the best offer matching this query instead of a fixed ask: an OfferQuery (a value " +
+        "or conditions per field, e.g. an RTX 4090 with at least 24 GB of GPU RAM and a " +
+        "reliability of at least 0.98) or the official client's query string " +
+        '(`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches ' +
         "afresh (cheapest first unless `order` says otherwise), checks each offer against the " +
         "query and rents the first that matches; an offer gone at rent time or a dead-end boot " +
         "moves on to the next. Changing the query replaces the instance only when its offer no " +
@@ -75,8 +76,9 @@ export const instanceInputsSchema = z.object({
       { error: "volume must be { volumeId, mountPath }" },
     )
     .describe(
-      "An existing volume to link, e.g. `{ volumeId: <a Volume's volumeId>, mountPath: " +
-        '"/data" }`. A volume lives on one machine: with offerQuery the search is pinned to ' +
+      "An existing volume to link: its id (a Volume's `volumeId`) and the absolute path to " +
+        "mount it at (e.g. `/data`). A volume lives on one machine: with offerQuery the search " +
+        "is pinned to " +
         "it; an explicit ask on another machine fails at preview. Changing it replaces the " +
         "instance.",
     )
@@ -104,8 +106,9 @@ export const instanceInputsSchema = z.object({
       { error: "networkVolume must be { volumeId, mountPath }" },
     )
     .describe(
-      "A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, " +
-        'mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is ' +
+      "A network volume to mount at create: its id (a NetworkVolume's `volumeId`) and the " +
+        "absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with " +
+        "offerQuery the search is " +
         "pinned to it; an explicit ask on a machine of another cluster fails at preview. " +
         "Changing it replaces the instance.",
     )

@@ -69,7 +69,7 @@ export const apiKeyPermissionsSchema = z.strictObject(
       )
       .describe(
         "The permission categories the key is granted (at least one), each mapped to its " +
-          "constraints, e.g. `{ instance_read: {} }`.",
+          "constraints (an object; empty for none), e.g. the category `instance_read`.",
       ),
   },
   {
@@ -95,7 +95,9 @@ export const apiKeyInputsSchema = z.object({
     .meta({ willReplaceOnChanges: true }),
   permissions: apiKeyPermissionsSchema
     .describe(
-      "What the key may do, in the service's scope shape, e.g. `{ api: { instance_read: {} } }`. " +
+      "What the key may do, in the service's scope shape: an object holding `api`, an object of " +
+        "categories, each an object of constraints (e.g. the category `instance_read` with " +
+        "none). " +
         "Changing it replaces the key (a key's scope cannot change): the new key is created " +
         "before the old one is revoked.",
     )

@@ -29,8 +29,8 @@ import { withExample } from "../shared/reference-examples";
 // ---- Inputs -------------------------------------------------------------------------------
 
 const offerQuerySchema = volumeOfferQueryInputSchema(
-  "offerQuery must be a volume offer query object ({ clusterId: 101, diskSpaceGb: { gte: " +
-    "500 } }) or a query string",
+  "offerQuery must be a volume offer query object (fields such as clusterId and " +
+    "diskSpaceGb) or a query string",
 );
 
 export const networkVolumeInputsSchema = z.object({
@@ -47,8 +47,9 @@ export const networkVolumeInputsSchema = z.object({
   offerQuery: offerQuerySchema
     .describe(
       "Take the volume from the cheapest network volume offer matching this volume offer " +
-        "query with room for `sizeGb` (the query's `order` first, when it gives one), e.g. " +
-        "`{ clusterId: 101 }`, or the official client's query string; each answered offer is " +
+        "query (a VolumeOfferQuery) with room for `sizeGb` (the query's `order` first, when it " +
+        "gives one), e.g. one whose clusterId is 101, or the official client's query string; " +
+        "each answered offer is " +
         "checked against the query. Give this or `askId`. Changing it replaces the volume only " +
         "when the volume's offer no longer matches.",
     )

@@ -23,8 +23,9 @@ export const overlayInputsSchema = z.object({
     .int("clusterId must be a whole number")
     .positive("clusterId must be positive")
     .describe(
-      "The physical cluster the overlay is on: an offer's `clusterId` (getOffers with " +
-        "`{ clusterId: { neq: null } }` lists the offers in clusters). Only instances on " +
+      "The physical cluster the overlay is on: an offer's `clusterId` (getOffers with a query " +
+        "whose clusterId is not null, the condition neq null, lists the offers in clusters). " +
+        "Only instances on " +
         "machines of this cluster can join. Changing it replaces the overlay.",
     )
     .meta({ willReplaceOnChanges: true }),

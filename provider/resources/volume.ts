@@ -51,7 +51,8 @@ export const volumeInputsSchema = z.object({
   volumeOfferQuery: volumeOfferQuerySchema
     .describe(
       "Accept the cheapest volume offer matching this query and offering at least `sizeGb`: " +
-        'an object such as `{ geolocation: "US", reliability: { gte: 0.99 } }` or the official ' +
+        "a VolumeOfferQuery (e.g. offers in the US with a reliability of at least 0.99) or the " +
+        "official " +
         "client's query string; each answered offer is checked against the query. Give this " +
         "or `askId`. Changing it replaces the volume only when the volume no longer matches.",
     )

@@ -8,6 +8,9 @@ import {
 
 // Input fields that several resources declare alike (their descriptions are each resource's).
 
+/** Which query language an input speaks, for the plugin's schema (`.meta({ pulumiQuery })`). */
+export type QueryMarket = "instance" | "volume";
+
 /**
  * An offer query in either form, an object or the official client's string; checked by
  * compiling it, so the failure names the field or token. `error` says what is expected when it
@@ -16,6 +19,7 @@ import {
 function queryInputSchema(
   compile: (query: string | Record<string, unknown>) => unknown,
   error: string,
+  market: QueryMarket,
 ) {
   return (
     z
@@ -31,18 +35,22 @@ function queryInputSchema(
       // Kept in the query language's names: `gpu_ram_gb` from Python is stored as `gpuRamGb`,
       // so that the state and every diff see one spelling.
       .transform((query) => camelCaseQuery(query))
+      // The plugin's schema types it as the query language's object (or a string), not as the
+      // loose record checked here: see provider/native/schema.ts.
+      .meta({ pulumiQuery: market })
   );
 }
 
 /** An instance offer query (Instance and NodeGroup `offerQuery`, WorkerGroup's). */
 export const offerQueryInputSchema = queryInputSchema(
   compileInstanceOfferQuery,
-  'offerQuery must be a query object ({ gpuName: "RTX 4090", ... }) or a query string',
+  "offerQuery must be a query object (fields such as gpuName and gpuRamGb) or a query string",
+  "instance",
 );
 
 /** A volume offer query (Volume `volumeOfferQuery`, NetworkVolume `offerQuery`). */
 export function volumeOfferQueryInputSchema(error: string) {
-  return queryInputSchema(compileVolumeOfferQuery, error);
+  return queryInputSchema(compileVolumeOfferQuery, error, "volume");
 }
 
 /**

@@ -17,16 +17,38 @@ export function containsUnknown(value: unknown): boolean {
 export const maxReasonChars = 400;
 
 /**
- * A check failure for `field`. The field is named in the reason and `property` is left empty:
- * given a property, the engine prints that input's value beside the reason, and the value may
- * be a secret (dynamic providers see secrets in plaintext) or hundreds of KB.
+ * A check failure naming the field: `field` and `message` kept apart as well, so that the
+ * native plugin can name the field as the program's language spells it (disk_gb in Python).
  */
-export function fieldFailure(field: string, message: string): pulumi.dynamic.CheckFailure {
-  const reason = `${field}: ${message}`.replace(/\s*\n\s*/g, " ");
-  return {
-    property: "",
-    reason: reason.length > maxReasonChars ? `${reason.slice(0, maxReasonChars - 1)}…` : reason,
-  };
+export interface FieldFailure extends pulumi.dynamic.CheckFailure {
+  readonly field: string;
+  readonly message: string;
+}
+
+/**
+ * A check failure for `field`. The field is named in the reason, once (a message that starts
+ * with the field's own name, "diskGb must be at least 8", loses it), and `property` is left
+ * empty: given a property, the engine prints that input's value beside the reason, and the
+ * value may be a secret (dynamic providers see secrets in plaintext) or hundreds of KB.
+ */
+export function fieldFailure(field: string, message: string): FieldFailure {
+  const own = field.split(".").at(-1) ?? field;
+  const said = message.replace(/\s*\n\s*/g, " ");
+  const once = said.startsWith(`${own} `) ? said.slice(own.length + 1) : said;
+  return { property: "", reason: oneLine(`${field}: ${once}`), field, message: once };
+}
+
+/** A reason cut to one readable line of at most maxReasonChars. */
+export function oneLine(reason: string): string {
+  return reason.length > maxReasonChars ? `${reason.slice(0, maxReasonChars - 1)}…` : reason;
+}
+
+/** The field a check failure names, and its message, when fieldFailure made it. */
+export function failureField(failure: pulumi.dynamic.CheckFailure): FieldFailure | undefined {
+  const { field, message } = failure as Partial<FieldFailure>;
+  return typeof field === "string" && typeof message === "string"
+    ? { ...failure, field, message }
+    : undefined;
 }
 
 const article: Record<string, string> = {
@@ -49,7 +71,7 @@ export function describeReceived(value: unknown): string {
   if (typeof value === "string") {
     const numeric = value.trim() !== "" && Number.isFinite(Number(value));
     return numeric
-      ? "a string holding a number (convert it, e.g. Number(config.require(...)))"
+      ? "a string holding a number (convert it to a number)"
       : `a string of ${value.length} characters`;
   }
   if (typeof value === "number") return Number.isFinite(value) ? `${value}` : String(value);

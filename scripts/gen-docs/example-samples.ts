@@ -53,12 +53,17 @@ export function exampleSample(
       if (property === undefined) throw new Error(`${where}: ${nameOf(local)} has no ${field}`);
       return [field, exampleSample(spec, property, inner, at(`.${field}`))];
     });
-    return { type, kind: "object", token: local, fields };
+    return { type, kind: "object", token: local, fields, required: object?.required ?? [] };
   }
   if (type.oneOf !== undefined) {
     // The alternative the value is of (a number for `integer or string`); the type stays the
     // union, which Go declares as interface{}.
-    const option = type.oneOf.find((candidate) => fits(candidate, value)) ?? {};
+    // An object is of the union's named object type (a query's OfferQuery, a field's
+    // QueryNumber), written as that type's class in every language.
+    const option =
+      type.oneOf.find((candidate) =>
+        isObject(value) ? localType(candidate) !== undefined : fits(candidate, value),
+      ) ?? {};
     return { ...exampleSample(spec, option, value, place), type };
   }
   if (type.type !== undefined && type.type !== "array" && type.type !== "object") {

@@ -39,6 +39,6 @@ export function functionPage(spec: PackageSpec, token: string, fn: Fn): string {
     "",
     results.length === 0 ? "Empty: the call only acts." : outputTable(results),
     "",
-    ...typesSection(spec, uses),
+    ...typesSection(spec, uses, true),
   ].join("\n");
 }

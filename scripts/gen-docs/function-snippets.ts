@@ -58,7 +58,8 @@ function tsCall(call: Call): string[] {
 function pythonCall(call: Call): string[] {
   const { languages, name, args, results, shown } = call;
   const { alias } = languages;
-  const argument = (arg: Given) => `${pythonName(arg.name)}=${pythonValue(arg.sample, alias)}`;
+  const argument = (arg: Given) =>
+    `${pythonName(arg.name)}=${pythonValue(arg.sample, alias, true)}`;
   const plain = (text: string) => `${alias}.${pythonName(name)}(${text})`;
   const applied = refersToOutputs(call) ? appliedArg(call) : undefined;
   const parameter = applied === undefined ? "" : pythonName(applied.name);

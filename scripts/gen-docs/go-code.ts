@@ -90,7 +90,11 @@ export function goPlainValue(sample: Sample, alias: string, optional: boolean): 
       return `${goPlainType(sample.type, alias)}{${entries.join(", ")}}`;
     }
     case "object": {
-      const fields = sample.fields.map(([key, inner]) => `${goName(key)}: ${value(inner)}`);
+      // A field the type leaves optional is a pointer in Go's plain struct (*float64).
+      const fields = sample.fields.map(
+        ([key, inner]) =>
+          `${goName(key)}: ${goPlainValue(inner, alias, !sample.required.includes(key))}`,
+      );
       return `${optional ? "&" : ""}${alias}.${nameOf(sample.token)}{${fields.join(", ")}}`;
     }
     case "any":

@@ -43,7 +43,16 @@ export function usesOf(
   return uses;
 }
 
-function typeSection(spec: PackageSpec, token: string, uses: readonly Use[]): string {
+/**
+ * `plain`: the page's inputs are a function's arguments, which the SDKs type with their plain
+ * classes (Python's OfferQuery, Go's OfferQuery), not a resource's Args classes.
+ */
+function typeSection(
+  spec: PackageSpec,
+  token: string,
+  uses: readonly Use[],
+  plain: boolean,
+): string {
   const type = spec.types[token];
   if (type === undefined) throw new Error(`the schema refers to ${token} but does not define it`);
   const { alias } = languagesOf(spec);
@@ -54,7 +63,11 @@ function typeSection(spec: PackageSpec, token: string, uses: readonly Use[]): st
   const asOutput = mine.some((use) => !use.asInput);
   const classes = [
     ...(asInput
-      ? [`as an input: Python ${code(`${alias}.${name}Args`)}, Go ${code(`${alias}.${name}Args`)}`]
+      ? [
+          plain
+            ? `as an argument: Python ${code(`${alias}.${name}`)}, Go ${code(`${alias}.${name}`)}`
+            : `as an input: Python ${code(`${alias}.${name}Args`)}, Go ${code(`${alias}.${name}Args`)}`,
+        ]
       : []),
     ...(asOutput
       ? [`as an output: Python ${code(`${alias}.outputs.${name}`)}, Go ${code(`${alias}.${name}`)}`]
@@ -81,10 +94,14 @@ function typeSection(spec: PackageSpec, token: string, uses: readonly Use[]): st
   ].join("\n");
 }
 
-export function typesSection(spec: PackageSpec, uses: readonly Use[]): string[] {
+export function typesSection(spec: PackageSpec, uses: readonly Use[], plain = false): string[] {
   const tokens = [...new Set(uses.map((use) => use.token))].sort((a, b) =>
     nameOf(a) < nameOf(b) ? -1 : 1,
   );
   if (tokens.length === 0) return [];
-  return ["## Types", "", ...tokens.flatMap((token) => [typeSection(spec, token, uses), ""])];
+  return [
+    "## Types",
+    "",
+    ...tokens.flatMap((token) => [typeSection(spec, token, uses, plain), ""]),
+  ];
 }

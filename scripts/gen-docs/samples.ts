@@ -11,7 +11,8 @@ export type Sample = { type: TypeSpec } & (
   | { kind: "boolean"; value: boolean }
   | { kind: "list"; items: Sample[] }
   | { kind: "map"; entries: [string, Sample][] }
-  | { kind: "object"; token: string; fields: [string, Sample][] }
+  // `required`: the object type's required fields (Go's plain structs point to the others).
+  | { kind: "object"; token: string; fields: [string, Sample][]; required: readonly string[] }
   | { kind: "any" }
   // An output (of type `outputType`) of a resource the snippet declares: variable `resource`.
   | {
@@ -38,7 +39,7 @@ export function sampleOf(spec: PackageSpec, type: TypeSpec, name: string): Sampl
       row.name,
       sampleOf(spec, row.property, row.name),
     ]);
-    return { type, kind: "object", token: local, fields };
+    return { type, kind: "object", token: local, fields, required: object?.required ?? [] };
   }
   // One of several types: a value of the first (the type stays the union, for Go's interface{}).
   const [first] = type.oneOf ?? [];
@@ -114,9 +115,12 @@ export function yamlValue(sample: Sample, nested = false): string {
   }
 }
 
-/** A value in Python: a nested object as its `Args` class, with snake_case arguments. */
-export function pythonValue(sample: Sample, alias: string): string {
-  const value = (inner: Sample) => pythonValue(inner, alias);
+/**
+ * A value in Python: a nested object as its `Args` class, with snake_case arguments; `plain`
+ * for a function's argument, which the SDK types with the plain class (`OfferQuery`).
+ */
+export function pythonValue(sample: Sample, alias: string, plain = false): string {
+  const value = (inner: Sample) => pythonValue(inner, alias, plain);
   switch (sample.kind) {
     case "string":
       return quoted(sample.text);
@@ -131,7 +135,7 @@ export function pythonValue(sample: Sample, alias: string): string {
       return `{${sample.entries.map(([key, inner]) => `${quoted(key)}: ${value(inner)}`).join(", ")}}`;
     case "object": {
       const fields = sample.fields.map(([key, inner]) => `${pythonName(key)}=${value(inner)}`);
-      return `${alias}.${nameOf(sample.token)}Args(${fields.join(", ")})`;
+      return `${alias}.${nameOf(sample.token)}${plain ? "" : "Args"}(${fields.join(", ")})`;
     }
     case "any":
       return "{}";

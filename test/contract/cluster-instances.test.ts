@@ -65,7 +65,7 @@ describe("Instance on an overlay, mounting a network volume", () => {
       (await checked({ ...base, ...news })).failures;
 
     expect(await failures({ askId: ASK_IN_CLUSTER, overlay: "Existing Net" })).toEqual([
-      "overlay: overlay may hold only lowercase letters, digits and - (instances join an overlay by its name, and the official client drops any other) (received a string of 12 characters)",
+      "overlay: may hold only lowercase letters, digits and - (instances join an overlay by its name, and the official client drops any other) (received a string of 12 characters)",
     ]);
     expect(await failures({ offerQuery: {}, overlay: "nope" })).toEqual([
       "overlay: no overlay named nope on the account: declare it with a gpucloud Overlay and give its name output (overlay: net.name), so that the instance is created after it",
@@ -95,7 +95,7 @@ describe("Instance on an overlay, mounting a network volume", () => {
     expect(
       await failures({ askId: ASK_IN_CLUSTER, networkVolume: { volumeId: 5, mountPath: "data" } }),
     ).toEqual([
-      "networkVolume.mountPath: mountPath must be an absolute path of letters, digits, _, . and /, e.g. /data (received a string of 4 characters)",
+      "networkVolume.mountPath: must be an absolute path of letters, digits, _, . and /, e.g. /data (received a string of 4 characters)",
     ]);
     expect(await failures({ askId: ASK_IN_CLUSTER, overlay: overlay.name, runtype: "vm" })).toEqual(
       [

@@ -129,8 +129,8 @@ describe("serverless endpoints", () => {
         } as never,
       );
       expect(checked?.failures?.map((failure) => failure.reason)).toEqual([
-        "targetUtil: targetUtil is a fraction of capacity, more than 0 and at most 1 (1 keeps no headroom); got 1.2",
-        "coldWorkers: coldWorkers (5) must be at most maxWorkers (3): the service never keeps more workers than maxWorkers",
+        "targetUtil: is a fraction of capacity, more than 0 and at most 1 (1 keeps no headroom); got 1.2",
+        "coldWorkers: (5) must be at most maxWorkers (3): the service never keeps more workers than maxWorkers",
       ]);
       const defaulted = await provider.check?.(
         providers.run,
@@ -138,7 +138,7 @@ describe("serverless endpoints", () => {
         { endpointName: "llm", maxWorkers: 2 } as never,
       );
       expect(defaulted?.failures?.map((failure) => failure.reason)).toEqual([
-        "coldWorkers: coldWorkers (default 5) must be at most maxWorkers (2): set coldWorkers to 2 or less",
+        "coldWorkers: (default 5) must be at most maxWorkers (2): set coldWorkers to 2 or less",
       ]);
       // Not known yet at preview: left for the real run.
       const unknown = await provider.check?.(

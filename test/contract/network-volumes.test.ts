@@ -41,14 +41,14 @@ describe("NetworkVolume against the emulator", () => {
   it("fails check on bad input, naming the field, and sends no write", async () => {
     await emulator.clearRequests();
     expect(await failuresOf({ askId: NETWORK_ASK, sizeGb: 0 })).toEqual([
-      "sizeGb: sizeGb must be positive; got 0",
+      "sizeGb: must be positive; got 0",
     ]);
     expect(await failuresOf({ askId: NETWORK_ASK, sizeGb: 2.5, name: "my data" })).toEqual([
       "sizeGb: expected a whole number, received 2.5 (sizeGb must be a whole number of GB)",
-      "name: name may hold only letters, digits, _ and . (the official client mounts a volume by such a name alone) (received a string of 7 characters)",
+      "name: may hold only letters, digits, _ and . (the official client mounts a volume by such a name alone) (received a string of 7 characters)",
     ]);
     expect(await failuresOf({ askId: NETWORK_ASK, sizeGb: 10, name: "V.12" })).toEqual([
-      "name: name must not be shaped V.<number>, a volume's id",
+      "name: must not be shaped V.<number>, a volume's id",
     ]);
     expect(await failuresOf({ sizeGb: 10 })).toEqual([
       "askId: required: the id of a network volume ask (or offerQuery, a query to find one)",

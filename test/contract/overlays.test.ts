@@ -63,12 +63,12 @@ describe("Overlay against the emulator", () => {
   it("fails check on bad input, naming the field, and sends no write", async () => {
     await emulator.clearRequests();
     expect((await check({}, { clusterId: "7", name: "Train Net" })).failures).toEqual([
-      "clusterId: expected a number, received a string holding a number (convert it, e.g. Number(config.require(...))) (the id of a physical cluster, as offers show it (clusterId))",
-      "name: name may hold only lowercase letters, digits and - (instances join an overlay by its name, and the official client drops any other) (received a string of 9 characters)",
+      "clusterId: expected a number, received a string holding a number (convert it to a number) (the id of a physical cluster, as offers show it (clusterId))",
+      "name: may hold only lowercase letters, digits and - (instances join an overlay by its name, and the official client drops any other) (received a string of 9 characters)",
     ]);
     expect((await check({}, { clusterId: 7.5, name: "n".repeat(65) })).failures).toEqual([
       "clusterId: expected a whole number, received 7.5 (clusterId must be a whole number)",
-      "name: name must be at most 64 characters; got 65 characters",
+      "name: must be at most 64 characters; got 65 characters",
     ]);
     expect((await check({}, { name: "ok" })).failures).toEqual([
       "clusterId: required: the id of a physical cluster, as offers show it (clusterId)",

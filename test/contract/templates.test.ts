@@ -181,11 +181,11 @@ describe("Template provider against the emulator", () => {
         dockerLogin: { repo: "docker.io", user: "me", password: 123456789 },
       } as never,
     );
-    expect(checked?.failures).toEqual([
+    expect(checked?.failures).toMatchObject([
       {
         property: "",
         reason:
-          "image: image must be a Docker image path with no spaces, e.g. vllm/vllm-openai " +
+          "image: must be a Docker image path with no spaces, e.g. vllm/vllm-openai " +
           "(received a string of 3 characters)",
       },
       {

@@ -59,7 +59,7 @@ describe("creates that no retry can fix, and limits at check", () => {
       {} as never,
       inputs({ askId: 31001, diskGb: 1e9 }),
     );
-    expect(checked?.failures).toEqual([
+    expect(checked?.failures).toMatchObject([
       {
         property: "",
         reason:
@@ -74,7 +74,7 @@ describe("creates that no retry can fix, and limits at check", () => {
       askId: 21001,
       sizeGb: 101,
     });
-    expect(checked?.failures).toEqual([
+    expect(checked?.failures).toMatchObject([
       { property: "", reason: "sizeGb: 101 GB is more than ask 21001 offers (100 GB disk_space)" },
     ]);
     expect(await emulator.writes()).toEqual([]);

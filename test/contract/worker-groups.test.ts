@@ -168,7 +168,7 @@ describe("serverless worker groups", () => {
         }),
       ).toEqual([
         "offerQuery.limit: a worker group's query only filters offers (the service's engine chooses among them and rents on demand): remove order, limit and type",
-        "coldWorkers: coldWorkers (4) must be at most maxWorkers (2): the service never keeps more workers than maxWorkers",
+        "coldWorkers: (4) must be at most maxWorkers (2): the service never keeps more workers than maxWorkers",
       ]);
       expect(await reasons({ endpointId: endpointId + 100, templateId: 3 })).toEqual([
         `endpointId: the account has no endpoint ${endpointId + 100}; give an Endpoint's endpointId`,

@@ -79,6 +79,16 @@ describe("the Go SDK generated from the native plugin's schema", () => {
       ["build", "-mod=readonly", "-o", path.join(root, "go-workspace-bin"), "."],
       programDir,
     );
+
+    // The queries are typed: a misspelled field (GpuRamGB for GpuRamGb) does not compile.
+    const misspelled = path.join(root, "go-misspelled");
+    await cp(programDir, misspelled, { recursive: true });
+    const main = await readFile(path.join(misspelled, "main.go"), "utf8");
+    expect(main).toContain("GpuRamGb:");
+    await writeFile(path.join(misspelled, "main.go"), main.replace("GpuRamGb:", "GpuRamGB:"));
+    await expect(run("go", ["vet", "-mod=readonly", "."], misspelled)).rejects.toThrow(
+      /unknown field GpuRamGB in struct literal of type gpucloud\.OfferQueryArgs/,
+    );
   });
 
   it("runs examples/go-workspace with the Go language host: up, refresh, destroy", async () => {
@@ -98,6 +108,11 @@ describe("the Go SDK generated from the native plugin's schema", () => {
         expect(await emulator.secrets()).toEqual({ HF_TOKEN: hfToken });
         expect(state.volumes).toHaveLength(1);
         expect(state.instances).toEqual([expect.objectContaining({ label: "go-workspace" })]);
+        // The instance mounts the volume the example adds (placed on its machine: forInstance).
+        expect(state.instances[0]?.["volume"]).toEqual({
+          volumeId: state.volumes[0]?.id,
+          mountPath: "/workspace/data",
+        });
         expect(up.outputs["secretKey"]?.value).toBe("HF_TOKEN");
         expect(up.outputs["instanceId"]?.value).toBe(state.instances[0]?.id);
         expect(up.outputs["volumeName"]?.value).toBe(`V.${String(state.volumes[0]?.id)}`);

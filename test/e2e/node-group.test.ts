@@ -133,7 +133,7 @@ describe("NodeGroup (real Pulumi CLI)", () => {
         await expect(
           stack.stack.preview({ onOutput: (text) => printed.push(text) }),
         ).rejects.toThrow();
-        expect(printed.join("")).toMatch(/nodeCount: nodeCount must be at least 1/);
+        expect(printed.join("")).toMatch(/nodeCount: must be at least 1/);
 
         await stack.setProgram(group("trainers", 16));
         const failed: string[] = [];

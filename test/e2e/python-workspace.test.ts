@@ -50,6 +50,11 @@ describe("Python programs (pulumi_gpucloud, real Pulumi CLI)", () => {
         expect(await emulator.secrets()).toEqual({ HF_TOKEN: hfToken });
         expect(state.volumes).toHaveLength(1);
         expect(state.instances).toEqual([expect.objectContaining({ label: "python-workspace" })]);
+        // The instance mounts the volume the example adds (placed on its machine: forInstance).
+        expect(state.instances[0]?.["volume"]).toEqual({
+          volumeId: state.volumes[0]?.id,
+          mountPath: "/workspace/data",
+        });
         const [instance] = state.instances;
         expect(up.outputs["secretKey"]?.value).toBe("HF_TOKEN");
         expect(up.outputs["instanceId"]?.value).toBe(instance?.id);
@@ -85,6 +90,53 @@ describe("Python programs (pulumi_gpucloud, real Pulumi CLI)", () => {
         expect(after.volumes).toEqual([]);
         expect(await emulator.secrets()).toEqual({});
         expectNoLeak(output, [hfToken, emulator.apiKey]);
+      },
+    );
+  });
+
+  it("typed queries (OfferQueryArgs, snake_case dicts) find and rent what the camelCase dicts of before do", async () => {
+    const main = `import pulumi
+import pulumi_gpucloud as gpucloud
+
+gpus = ["RTX 4090", "RTX 3090"]
+# The camelCase dict programs wrote before the typed query (taken as ever; mypy wants the typed forms).
+camel = gpucloud.get_offers(query={"gpuName": {"in": gpus}, "gpuRamGb": {"gte": 24}})
+# A function takes the plain classes (OfferQuery), a resource the Args ones (OfferQueryArgs).
+typed = gpucloud.get_offers(
+    query=gpucloud.OfferQuery(gpu_name=gpucloud.QueryText(in_=gpus), gpu_ram_gb=gpucloud.QueryNumber(gte=24))
+)
+snake: gpucloud.OfferQueryDict = {"gpu_name": {"in_": gpus}, "gpu_ram_gb": {"gte": 24}}
+snaked = gpucloud.get_offers(query=snake)
+gpu = gpucloud.Instance(
+    "gpu",
+    offer_query=gpucloud.OfferQueryArgs(
+        gpu_name=gpucloud.QueryTextArgs(in_=gpus), gpu_ram_gb=gpucloud.QueryNumberArgs(gte=24)
+    ),
+    image="pytorch/pytorch",
+    disk_gb=20,
+)
+pulumi.export("camel", [offer.ask_id for offer in camel.offers])
+pulumi.export("typed", [offer.ask_id for offer in typed.offers])
+pulumi.export("snake", [offer.ask_id for offer in snaked.offers])
+pulumi.export("rented", gpu.offer.apply(lambda offer: offer.ask_id if offer else None))
+`;
+    await withStack(
+      {
+        language: "python",
+        program: { main, project: "python-typed-query-e2e" },
+        config: emulatorConfig(emulator),
+        stackName: "typed",
+      },
+      async ({ stack }) => {
+        const up = await stack.up();
+        const camel = up.outputs["camel"]?.value as number[];
+        expect(camel.length).toBeGreaterThan(1);
+        expect(up.outputs["typed"]?.value).toEqual(camel);
+        expect(up.outputs["snake"]?.value).toEqual(camel);
+        // The cheapest matching offer, as the camelCase search answered it.
+        expect(up.outputs["rented"]?.value).toBe(camel[0]);
+        await stack.destroy();
+        expect((await emulator.state()).instances).toEqual([]);
       },
     );
   });

@@ -50,6 +50,11 @@ describe("examples/yaml-workspace with the native plugin and the real Pulumi CLI
         expect(await emulator.secrets()).toEqual({ HF_TOKEN: hfToken });
         expect(state.volumes).toHaveLength(1);
         expect(state.instances).toEqual([expect.objectContaining({ label: "yaml-workspace" })]);
+        // The instance mounts the volume the example adds (placed on its machine: forInstance).
+        expect(state.instances[0]?.["volume"]).toEqual({
+          volumeId: state.volumes[0]?.id,
+          mountPath: "/workspace/data",
+        });
         const instance = state.instances[0];
         expect(up.outputs["secretKey"]?.value).toBe("HF_TOKEN");
         expect(up.outputs["instanceId"]?.value).toBe(instance?.id);

@@ -48,7 +48,7 @@ export const badResourceInputs: readonly BadResourceInput[] = [
       { field: "key", says: /key: expected a string, received 123/ },
       {
         field: "value",
-        says: /value: value may hold only letters, digits, _, - and \. \(received a string of 5 characters\)/,
+        says: /value: may hold only letters, digits, _, - and \. \(received a string of 5 characters\)/,
       },
     ],
     secrets: [plainSecret],
@@ -58,8 +58,8 @@ export const badResourceInputs: readonly BadResourceInput[] = [
     type: "Secret",
     args: { key: "1ABC", value: "v".repeat(3000) },
     cases: [
-      { field: "key", says: /key: key may hold only letters, digits and _, and must not start/ },
-      { field: "value", says: /value: value must be at most 2048 characters; got 3000/ },
+      { field: "key", says: /key: may hold only letters, digits and _, and must not start/ },
+      { field: "value", says: /value: must be at most 2048 characters; got 3000/ },
     ],
     secrets: ["v".repeat(3000)],
   },
@@ -77,7 +77,7 @@ export const badResourceInputs: readonly BadResourceInput[] = [
     type: "Secret",
     args: { key: "K".repeat(200), value: true },
     cases: [
-      { field: "key", says: /key: key must be at most 128 characters; got 200 characters/ },
+      { field: "key", says: /key: must be at most 128 characters; got 200 characters/ },
       { field: "value", says: /value: expected a string, received true/ },
     ],
   },
@@ -95,7 +95,7 @@ export const badResourceInputs: readonly BadResourceInput[] = [
     type: "Volume",
     args: { askId: -3, sizeGb: "40" },
     cases: [
-      { field: "askId", says: /askId: askId must be positive; got -3/ },
+      { field: "askId", says: /askId: must be positive; got -3/ },
       { field: "sizeGb", says: /sizeGb: expected a number, received a string holding a number/ },
     ],
   },
@@ -105,7 +105,7 @@ export const badResourceInputs: readonly BadResourceInput[] = [
     args: { sizeGb: 0 },
     cases: [
       { field: "askId", says: /askId: required: the id of a volume ask/ },
-      { field: "sizeGb", says: /sizeGb: sizeGb must be positive; got 0/ },
+      { field: "sizeGb", says: /sizeGb: must be positive; got 0/ },
     ],
   },
   {
@@ -129,7 +129,7 @@ export const badResourceInputs: readonly BadResourceInput[] = [
     cases: [
       {
         field: "forInstance.offerQuery",
-        says: /^forInstance\.offerQuery: offerQuery must be a query object .* \(received nothing\)$/,
+        says: /^forInstance\.offerQuery: must be a query object .* \(received nothing\)$/,
       },
     ],
   },
@@ -154,9 +154,9 @@ export const badResourceInputs: readonly BadResourceInput[] = [
       secretRotation: 5,
     },
     cases: [
-      { field: "url", says: /url: url must be an https:\/\/ URL/ },
+      { field: "url", says: /url: must be an https:\/\/ URL/ },
       { field: "eventTypes", says: /eventTypes: expected a list, received a string/ },
-      { field: "name", says: /name: name must not contain control characters/ },
+      { field: "name", says: /name: must not contain control characters/ },
       { field: "secretRotation", says: /secretRotation: expected a string, received 5/ },
     ],
   },
@@ -169,9 +169,9 @@ export const badResourceInputs: readonly BadResourceInput[] = [
       name: "n".repeat(200),
     },
     cases: [
-      { field: "url", says: /url: url must be at most 2048 characters; got 3026 characters/ },
-      { field: "eventTypes", says: /eventTypes: eventTypes needs at least one event type/ },
-      { field: "name", says: /name: name must be at most 120 characters; got 200 characters/ },
+      { field: "url", says: /url: must be at most 2048 characters; got 3026 characters/ },
+      { field: "eventTypes", says: /eventTypes: needs at least one event type/ },
+      { field: "name", says: /name: must be at most 120 characters; got 200 characters/ },
     ],
   },
   {
@@ -204,7 +204,7 @@ export const badResourceInputs: readonly BadResourceInput[] = [
     what: "SshKey: a private key",
     type: "SshKey",
     args: { publicKey: privateKey },
-    cases: [{ field: "publicKey", says: /publicKey: publicKey holds a private key/ }],
+    cases: [{ field: "publicKey", says: /publicKey: holds a private key/ }],
     secrets: privateKey.split("\n").filter((line) => line.length > 40),
   },
   {
@@ -214,7 +214,7 @@ export const badResourceInputs: readonly BadResourceInput[] = [
     cases: [
       {
         field: "publicKey",
-        says: /publicKey: publicKey holds a private key; give the public key/,
+        says: /publicKey: holds a private key; give the public key/,
       },
     ],
     secrets: pemPrivateKey.split("\n").filter((line) => line.length > 20),
@@ -259,8 +259,8 @@ export const badResourceInputs: readonly BadResourceInput[] = [
     type: "ApiKey",
     args: { name: " ", permissions: { api: {} } },
     cases: [
-      { field: "name", says: /name: name must not be empty/ },
-      { field: "permissions", says: /permissions.api: api must grant at least one category/ },
+      { field: "name", says: /name: must not be empty/ },
+      { field: "permissions", says: /permissions.api: must grant at least one category/ },
     ],
   },
   {
@@ -268,7 +268,7 @@ export const badResourceInputs: readonly BadResourceInput[] = [
     type: "ApiKey",
     args: { name: "ci\tkey" },
     cases: [
-      { field: "name", says: /name: name must not contain control characters/ },
+      { field: "name", says: /name: must not contain control characters/ },
       { field: "permissions", says: /permissions: required: permissions must be \{ api:/ },
     ],
   },
@@ -309,26 +309,26 @@ export const badResourceInputs: readonly BadResourceInput[] = [
         field: "env",
         says: /env: the name "A B" is not allowed: env names hold letters, digits and _/,
       },
-      { field: "label", says: /label: label must be at most 1024 characters; got 10000/ },
-      { field: "runtype", says: /runtype: runtype must be ssh, jupyter, args or vm/ },
+      { field: "label", says: /label: must be at most 1024 characters; got 10000/ },
+      { field: "runtype", says: /runtype: must be ssh, jupyter, args or vm/ },
       {
         field: "price",
-        says: /price: price \(the bid, \$\/hour\) must be at least 0.001; got -1/,
+        says: /price: \(the bid, \$\/hour\) must be at least 0.001; got -1/,
       },
       {
         field: "createTimeoutSeconds",
-        says: /createTimeoutSeconds: createTimeoutSeconds must be positive; got 0/,
+        says: /createTimeoutSeconds: must be positive; got 0/,
       },
-      { field: "maxAttempts", says: /maxAttempts: maxAttempts must be at most 10; got 11/ },
-      { field: "state", says: /state: state must be running or stopped/ },
+      { field: "maxAttempts", says: /maxAttempts: must be at most 10; got 11/ },
+      { field: "state", says: /state: must be running or stopped/ },
       {
         field: "pollIntervalSeconds",
-        says: /pollIntervalSeconds: pollIntervalSeconds must be at least 0.05; got 0/,
+        says: /pollIntervalSeconds: must be at least 0.05; got 0/,
       },
       { field: "sshKeyIds", says: /sshKeyIds: expected a list, received a string/ },
       {
         field: "maxLifetime",
-        says: /maxLifetime: maxLifetime must be a whole number followed by s, m, h or d, e\.g\. "30s", "90m", "8h" or "3d" \(received a string of 7 characters\)/,
+        says: /maxLifetime: must be a whole number followed by s, m, h or d, e\.g\. "30s", "90m", "8h" or "3d" \(received a string of 7 characters\)/,
       },
     ],
     secrets: [hugeOnstart.slice(0, 64), hugeOnstart.slice(-64), envSecret, "forever"],
@@ -393,17 +393,17 @@ export const badResourceInputs: readonly BadResourceInput[] = [
       price: "0.5",
     },
     cases: [
-      { field: "askIds", says: /askIds: askIds must list at least one ask/ },
-      { field: "image", says: /image: image must not be empty/ },
-      { field: "diskGb", says: /diskGb: diskGb must be at least 8 \(GB\); got 4/ },
+      { field: "askIds", says: /askIds: must list at least one ask/ },
+      { field: "image", says: /image: must not be empty/ },
+      { field: "diskGb", says: /diskGb: must be at least 8 \(GB\); got 4/ },
       { field: "env.TOKEN", says: /env.TOKEN: expected a string, received 5/ },
       { field: "maxAttempts", says: /maxAttempts: expected a whole number, received 2.5/ },
       { field: "sshKeyIds.0", says: /sshKeyIds.0: an SSH key id is positive; got -1/ },
-      { field: "runtype", says: /runtype: runtype must be ssh, jupyter, args or vm/ },
-      { field: "state", says: /state: state must be running or stopped/ },
+      { field: "runtype", says: /runtype: must be ssh, jupyter, args or vm/ },
+      { field: "state", says: /state: must be running or stopped/ },
       {
         field: "pollIntervalSeconds",
-        says: /pollIntervalSeconds: pollIntervalSeconds must be at most 60; got 100/,
+        says: /pollIntervalSeconds: must be at most 60; got 100/,
       },
       {
         field: "createTimeoutSeconds",
@@ -472,7 +472,7 @@ export const badResourceInputs: readonly BadResourceInput[] = [
       dockerLogin: { repo: "ghcr.io", user: "ci", password: 424242424242 },
     },
     cases: [
-      { field: "runtype", says: /runtype: runtype must be ssh, jupyter or args/ },
+      { field: "runtype", says: /runtype: must be ssh, jupyter or args/ },
       { field: "ports", says: /ports\.0: a port string is "host:container"/ },
       { field: "env", says: /env\.HF_TOKEN: env values must not contain spaces/ },
       {
@@ -489,11 +489,11 @@ export const badResourceInputs: readonly BadResourceInput[] = [
     cases: [
       {
         field: "targetUtil",
-        says: /targetUtil: targetUtil is a fraction of capacity, more than 0 and at most 1/,
+        says: /targetUtil: is a fraction of capacity, more than 0 and at most 1/,
       },
       {
         field: "coldWorkers",
-        says: /coldWorkers: coldWorkers \(6\) must be at most maxWorkers \(4\)/,
+        says: /coldWorkers: \(6\) must be at most maxWorkers \(4\)/,
       },
     ],
   },
@@ -517,7 +517,7 @@ export const badResourceInputs: readonly BadResourceInput[] = [
         field: "offerQuery",
         says: /offerQuery\.order: a worker group's query only filters offers/,
       },
-      { field: "testWorkers", says: /testWorkers: testWorkers is a number of workers/ },
+      { field: "testWorkers", says: /testWorkers: is a number of workers/ },
       { field: "launchArgs", says: /launchArgs: expected a string, received a list of 2/ },
     ],
     secrets: ["never-echoed-value"],
@@ -548,13 +548,13 @@ export const badResourceInputs: readonly BadResourceInput[] = [
     what: "Overlay: a name with capitals and spaces",
     type: "Overlay",
     args: { clusterId: 7, name: "Train Net" },
-    cases: [{ field: "name", says: /name: name may hold only lowercase letters, digits and - / }],
+    cases: [{ field: "name", says: /name: may hold only lowercase letters, digits and - / }],
   },
   {
     what: "NetworkVolume: 0 GB",
     type: "NetworkVolume",
     args: { askId: 25001, sizeGb: 0 },
-    cases: [{ field: "sizeGb", says: /sizeGb: sizeGb must be positive; got 0/ }],
+    cases: [{ field: "sizeGb", says: /sizeGb: must be positive; got 0/ }],
   },
   {
     what: "Instance: an overlay that does not exist",

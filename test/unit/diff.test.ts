@@ -294,16 +294,16 @@ describe("Instance inputs: bids and templates at check", () => {
     expect(reasons({ ...base, price: 0.001 })).toEqual([]);
     expect(reasons({ ...base, price: 32 })).toEqual([]);
     expect(reasons({ ...base, price: 0 })).toEqual([
-      "price: price (the bid, $/hour) must be at least 0.001; got 0",
+      "price: (the bid, $/hour) must be at least 0.001; got 0",
     ]);
     expect(reasons({ ...base, price: -1 })).toEqual([
-      "price: price (the bid, $/hour) must be at least 0.001; got -1",
+      "price: (the bid, $/hour) must be at least 0.001; got -1",
     ]);
     expect(reasons({ ...base, price: 32.5 })).toEqual([
-      "price: price (the bid, $/hour) must be at most 32; got 32.5",
+      "price: (the bid, $/hour) must be at most 32; got 32.5",
     ]);
     expect(reasons({ ...base, price: "0.4" })).toEqual([
-      "price: expected a number, received a string holding a number (convert it, e.g. Number(config.require(...))) (price (the bid, $/hour) must be a number)",
+      "price: expected a number, received a string holding a number (convert it to a number) (price (the bid, $/hour) must be a number)",
     ]);
   });
 
@@ -311,7 +311,7 @@ describe("Instance inputs: bids and templates at check", () => {
     expect(reasons({ ...base, templateHashId: "4e17788f74f075dd9aab7d0d4427968f" })).toEqual([]);
     const bad = reasons({ ...base, templateHashId: "not-a-hash-SECRETISH" });
     expect(bad).toEqual([
-      "templateHashId: templateHashId must be a template's hash_id: 32 lowercase hexadecimal characters (received a string of 20 characters)",
+      "templateHashId: must be a template's hash_id: 32 lowercase hexadecimal characters (received a string of 20 characters)",
     ]);
     expect(bad.join("")).not.toContain("SECRETISH");
   });

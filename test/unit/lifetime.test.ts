@@ -37,7 +37,7 @@ describe("maxLifetime and onExpiry at check", () => {
 
   it("refuses anything else in one line naming maxLifetime, never echoing the text", () => {
     expect(reasons({ maxLifetime: "forever" })).toEqual([
-      'maxLifetime: maxLifetime must be a whole number followed by s, m, h or d, e.g. "30s", ' +
+      'maxLifetime: must be a whole number followed by s, m, h or d, e.g. "30s", ' +
         '"90m", "8h" or "3d" (received a string of 7 characters)',
     ]);
     expect(reasons({ maxLifetime: "hf_secret_token" }).join()).not.toContain("hf_secret");
@@ -45,13 +45,13 @@ describe("maxLifetime and onExpiry at check", () => {
       'maxLifetime: expected a string, received 3600 (maxLifetime is a duration: a whole number and s, m, h or d, e.g. "8h")',
     ]);
     expect(reasons({ maxLifetime: "366d" })).toEqual([
-      "maxLifetime: maxLifetime must be at most 365d (a year)",
+      "maxLifetime: must be at most 365d (a year)",
     ]);
   });
 
   it("refuses an onExpiry that is not destroy or stop, or that has no maxLifetime", () => {
     expect(reasons({ maxLifetime: "8h", onExpiry: "hibernate" })).toEqual([
-      "onExpiry: onExpiry must be destroy or stop (received a string of 9 characters)",
+      "onExpiry: must be destroy or stop (received a string of 9 characters)",
     ]);
     expect(reasons({ onExpiry: "stop" })).toEqual([
       'onExpiry: applies at the end of maxLifetime; give maxLifetime (e.g. "8h") or leave ' +
@@ -84,7 +84,7 @@ describe("maxLifetime and onExpiry at check", () => {
   it("NodeGroup takes the same fields", () => {
     const checked = checkInputs(nodeGroupInputsSchema, { maxLifetime: "8", onExpiry: "stop" });
     expect(checked.failures.map((failure) => failure.reason)).toContain(
-      'maxLifetime: maxLifetime must be a whole number followed by s, m, h or d, e.g. "30s", ' +
+      'maxLifetime: must be a whole number followed by s, m, h or d, e.g. "30s", ' +
         '"90m", "8h" or "3d" (received a string of 1 character)',
     );
   });

@@ -1,6 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as gpucloud from "../../provider";
 import { instanceSummaryOf } from "../../provider/client/instance-summaries";
+import {
+  instanceOfferQuerySchema,
+  volumeOfferQuerySchema,
+} from "../../provider/client/offer-query-language";
 import { instanceOfferSchema, volumeOfferSchema } from "../../provider/client/offer-schemas";
 import { templateSummaryOf } from "../../provider/client/templates";
 import { nativeFunctions } from "../../provider/native/functions";
@@ -163,6 +167,61 @@ describe("the native plugin's schema", () => {
     // Every reference resolves.
     const refs = JSON.stringify(schema).match(/#\/types\/[^"]+/g) ?? [];
     for (const ref of refs) expect(schema.types[ref.slice("#/types/".length)]).toBeDefined();
+  });
+
+  it("types every offer query input as the query language's object or a string", () => {
+    const query = (token: string) => ({
+      oneOf: [{ type: "string" }, { $ref: `#/types/gpucloud:index:${token}` }],
+    });
+    const inputs = (resource: string) =>
+      schema.resources[`gpucloud:index:${resource}`]?.inputProperties ?? {};
+    for (const resource of ["Instance", "NodeGroup", "WorkerGroup"]) {
+      expect({ resource, type: typeOf(inputs(resource)["offerQuery"]) }).toEqual({
+        resource,
+        type: query("OfferQuery"),
+      });
+    }
+    expect(typeOf(inputs("Volume")["volumeOfferQuery"])).toEqual(query("VolumeOfferQuery"));
+    expect(typeOf(inputs("NetworkVolume")["offerQuery"])).toEqual(query("VolumeOfferQuery"));
+    expect(
+      typeOf(schema.types["gpucloud:index:VolumeForInstance"]?.properties["offerQuery"]),
+    ).toEqual(query("OfferQuery"));
+    expect(
+      typeOf(schema.functions["gpucloud:index:getOffers"]?.inputs.properties["query"]),
+    ).toEqual(query("OfferQuery"));
+    expect(
+      typeOf(schema.functions["gpucloud:index:getVolumeOffers"]?.inputs.properties["query"]),
+    ).toEqual(query("VolumeOfferQuery"));
+    // One property per field of the query language, each a value or a named condition object.
+    const offerQuery = schema.types["gpucloud:index:OfferQuery"]?.properties ?? {};
+    expect(Object.keys(offerQuery).sort()).toEqual(
+      Object.keys(instanceOfferQuerySchema.shape).sort(),
+    );
+    expect(typeOf(offerQuery["gpuRamGb"])).toEqual({
+      oneOf: [{ type: "number" }, { $ref: "#/types/gpucloud:index:QueryNumber" }],
+    });
+    expect(typeOf(offerQuery["gpuName"])).toEqual({
+      oneOf: [{ type: "string" }, { $ref: "#/types/gpucloud:index:QueryText" }],
+    });
+    expect(typeOf(offerQuery["verified"])).toEqual({
+      oneOf: [{ type: "boolean" }, { $ref: "#/types/gpucloud:index:QueryBoolean" }],
+    });
+    expect(typeOf(offerQuery["limit"])).toEqual({ type: "integer" });
+    const volumeQuery = schema.types["gpucloud:index:VolumeOfferQuery"]?.properties ?? {};
+    expect(Object.keys(volumeQuery).sort()).toEqual(
+      Object.keys(volumeOfferQuerySchema.shape).sort(),
+    );
+    expect(Object.keys(schema.types["gpucloud:index:QueryNumber"]?.properties ?? {})).toEqual([
+      "eq",
+      "neq",
+      "gt",
+      "gte",
+      "lt",
+      "lte",
+      "in",
+      "notin",
+    ]);
+    expect(Object.keys(schema.types["gpucloud:index:QueryText"]?.properties ?? {})).toContain("in");
   });
 
   it("describes every property: resources' inputs and outputs, object types, functions", () => {
@@ -542,6 +601,10 @@ function anotherValue(spec: PackageSpec, property: PropertySpec | TypeSpec, old:
     );
     return JSON.stringify(fresh) === JSON.stringify(old) ? { ...fresh, changed: 1 } : fresh;
   }
+  // A query (a string or the query language's object): an empty one, or a field more.
+  if (property.oneOf?.some((option) => /Query$/.test(option.$ref ?? "")) === true) {
+    return old === undefined ? {} : { ...(old as object), numGpus: 1 };
+  }
   if (property.oneOf?.[0] !== undefined) return anotherValue(spec, property.oneOf[0], old);
   switch (property.type) {
     case "string":
@@ -559,8 +622,7 @@ function anotherValue(spec: PackageSpec, property: PropertySpec | TypeSpec, old:
     case "object":
       return { ...(typeof old === "object" ? old : {}), CHANGED: "x" };
     default:
-      // A query (any): an empty one, or a field more.
-      return old === undefined ? {} : { ...(old as object), numGpus: 1 };
+      return old === undefined ? {} : { ...(old as object), changed: 1 };
   }
 }
 

@@ -30,24 +30,15 @@ describe("Endpoint inputs", () => {
   });
 
   it.each([
-    [
-      { targetUtil: 0 },
-      /^targetUtil: targetUtil is a fraction of capacity, more than 0 and at most 1/,
-    ],
+    [{ targetUtil: 0 }, /^targetUtil: is a fraction of capacity, more than 0 and at most 1/],
     [{ targetUtil: 1.5 }, /^targetUtil: .*at most 1 .*; got 1\.5$/],
-    [{ minLoad: -1 }, /^minLoad: minLoad is a load per second: 0 or more; got -1$/],
-    [
-      { coldMult: -0.5 },
-      /^coldMult: coldMult is a multiple of the active capacity target: 0 or more/,
-    ],
+    [{ minLoad: -1 }, /^minLoad: is a load per second: 0 or more; got -1$/],
+    [{ coldMult: -0.5 }, /^coldMult: is a multiple of the active capacity target: 0 or more/],
     [{ coldWorkers: 1.5 }, /^coldWorkers: expected a whole number, received 1\.5/],
-    [
-      { coldWorkers: -1 },
-      /^coldWorkers: coldWorkers is a number of workers \(instances\): 0 or more/,
-    ],
+    [{ coldWorkers: -1 }, /^coldWorkers: is a number of workers \(instances\): 0 or more/],
     [{ maxWorkers: "20" }, /^maxWorkers: expected a number, received a string holding a number/],
-    [{ endpointName: "" }, /^endpointName: endpointName must not be empty$/],
-    [{ deleteTimeoutSeconds: 0 }, /^deleteTimeoutSeconds: deleteTimeoutSeconds must be positive/],
+    [{ endpointName: "" }, /^endpointName: must not be empty$/],
+    [{ deleteTimeoutSeconds: 0 }, /^deleteTimeoutSeconds: must be positive/],
   ])("refuses %j with one line naming the field", (change, reason) => {
     const { failures } = checkInputs(endpointInputsSchema, { endpointName: "llm", ...change });
     expect(reasons(failures)).toEqual([expect.stringMatching(reason)]);
@@ -59,7 +50,7 @@ describe("Endpoint inputs", () => {
     const name = "tok_sk-very-private-\u0007value";
     const { failures } = checkInputs(endpointInputsSchema, { endpointName: name });
     expect(reasons(failures)).toEqual([
-      `endpointName: endpointName must not contain control characters (received a string of ${name.length} characters)`,
+      `endpointName: must not contain control characters (received a string of ${name.length} characters)`,
     ]);
     expect(JSON.stringify(failures)).not.toContain("very-private");
   });
@@ -118,17 +109,14 @@ describe("WorkerGroup inputs", () => {
   });
 
   it.each([
-    [{ endpointId: 0 }, /^endpointId: endpointId is positive/],
+    [{ endpointId: 0 }, /^endpointId: is positive/],
     [
       { templateHashId: "not-a-hash" },
-      /^templateHashId: templateHashId is a template's hash: 32 lowercase hex characters \(received a string of 10 characters\)$/,
+      /^templateHashId: is a template's hash: 32 lowercase hex characters \(received a string of 10 characters\)$/,
     ],
     [{ templateId: 1.5 }, /^templateId: expected a whole number/],
-    [{ gpuRamGb: 0 }, /^gpuRamGb: gpuRamGb must be positive \(GB\)/],
-    [
-      { testWorkers: -2 },
-      /^testWorkers: testWorkers is a number of workers \(instances\): 0 or more/,
-    ],
+    [{ gpuRamGb: 0 }, /^gpuRamGb: must be positive \(GB\)/],
+    [{ testWorkers: -2 }, /^testWorkers: is a number of workers \(instances\): 0 or more/],
     [{ targetUtil: -0.1 }, /^targetUtil: /],
     [{ offerQuery: { gpuName: 4090 } }, /^offerQuery: gpuName: got 4090; expected text/],
     [{ offerQuery: "gpu_nam=RTX_4090" }, /^offerQuery: "gpu_nam=RTX_4090": unknown field gpu_nam/],

@@ -75,14 +75,14 @@ describe("Template inputs", () => {
   });
 
   it.each([
-    [{ name: "" }, /^name: name must not be empty/],
-    [{ name: "a\nb" }, /^name: name must not contain control characters/],
-    [{ image: "my image" }, /^image: image must be a Docker image path with no spaces/],
+    [{ name: "" }, /^name: must not be empty/],
+    [{ name: "a\nb" }, /^name: must not contain control characters/],
+    [{ image: "my image" }, /^image: must be a Docker image path with no spaces/],
     [{ image: undefined }, /^image: required: the Docker image/],
     [{ image: "vllm/vllm-openai:v0.6" }, /^image: give the image's tag in tag, not in image/],
-    [{ tag: "v 1" }, /^tag: tag is a Docker tag: letters, digits/],
-    [{ runtype: "vm" }, /^runtype: runtype must be ssh, jupyter or args/],
-    [{ diskGb: 0 }, /^diskGb: diskGb must be positive \(GB\)/],
+    [{ tag: "v 1" }, /^tag: is a Docker tag: letters, digits/],
+    [{ runtype: "vm" }, /^runtype: must be ssh, jupyter or args/],
+    [{ diskGb: 0 }, /^diskGb: must be positive \(GB\)/],
     [{ diskGb: "8" }, /^diskGb: expected a number, received a string holding a number/],
     [{ env: { "1X": "v" } }, /^env: the name "1X" is not allowed: env names hold letters/],
     [{ env: { TOKEN: "has space" } }, /^env\.TOKEN: env values must not contain spaces/],
@@ -103,7 +103,7 @@ describe("Template inputs", () => {
       { searchFilters: { order: [["dollarsPerHour", "asc"]] } },
       /^searchFilters: order is not a filter/,
     ],
-    [{ searchFilters: 42 }, /^searchFilters: searchFilters must be an offer query object/],
+    [{ searchFilters: 42 }, /^searchFilters: must be an offer query object/],
     [
       { dockerLogin: "user:pass" },
       /^dockerLogin: expected an object, received a string of 9 characters \(dockerLogin must be/,

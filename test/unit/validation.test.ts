@@ -19,7 +19,7 @@ describe("check failures", () => {
   it("say the type received against the type expected, not 'required'", () => {
     expect(reasons({ name: 123, count: "4" })).toEqual([
       "name: expected a string, received 123 (the name)",
-      "count: expected a number, received a string holding a number (convert it, e.g. Number(config.require(...))) (how many)",
+      "count: expected a number, received a string holding a number (convert it to a number) (how many)",
     ]);
     expect(reasons({})).toEqual(["name: required: the name", "count: required: how many"]);
     expect(reasons({ name: null, count: 1 })).toEqual(["name: required: the name"]);
@@ -27,7 +27,7 @@ describe("check failures", () => {
 
   it("give the limit and the actual size, never the text", () => {
     expect(reasons({ name: "x".repeat(5000), count: 0 })).toEqual([
-      "name: name must be at most 8 characters; got 5000 characters",
+      "name: must be at most 8 characters; got 5000 characters",
       "count: how many: must be at least 1; got 0",
     ]);
   });

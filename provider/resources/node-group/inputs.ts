@@ -24,8 +24,8 @@ export const nodeGroupInputsSchema = z.object({
     .meta({ replacement: "sometimes" }),
   offerQuery: offerQueryInputSchema
     .describe(
-      "The offers the nodes are rented from: an instance offer query object (`{ gpuName: " +
-        '"H100 SXM", numGpus: 8 }`) or the official client\'s query string. The cheapest ' +
+      "The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) " +
+        "or the official client's query string. The cheapest " +
         "physical cluster with `nodeCount` matching offers is chosen. Changing it replaces " +
         "the group.",
     )

@@ -45,7 +45,7 @@ const portSchema = z
 const searchFiltersSchema = z
   .union([z.string(), z.record(z.string(), z.unknown())], {
     error:
-      "searchFilters must be an offer query object ({ cudaMaxGood: { gte: 12.6 }, ... }) or a " +
+      "searchFilters must be an offer query object (fields such as cudaMaxGood) or a " +
       "query string, as Instance.offerQuery takes",
   })
   .superRefine((query, ctx) => {
@@ -188,7 +188,7 @@ export const templateInputsSchema = z.object({
   searchFilters: searchFiltersSchema
     .describe(
       "Default machine filters of instances launched from the template, in an instance's " +
-        "offerQuery form (e.g. `{ cudaMaxGood: { gte: 12.6 }, gpuRamGb: { gte: 24 } }`, or " +
+        "offerQuery form (e.g. a CUDA version of at least 12.6 and at least 24 GB of GPU RAM, or " +
         "the official client's query string) without order, limit or type.",
     )
     .optional(),

@@ -42,8 +42,8 @@ export const workerGroupInputsSchema = z.object({
     .optional(),
   offerQuery: offerQueryInputSchema
     .describe(
-      "The offers workers are rented from, in an instance's offerQuery form: an object " +
-        '(`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }`) or the official client\'s string ' +
+      "The offers workers are rented from, in an instance's offerQuery form: an OfferQuery " +
+        "(e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string " +
         '(`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service\'s `search_params`; the ' +
         "default market filters (verified, rentable, not rented) apply unless the query says " +
         "otherwise. Changes in place.",

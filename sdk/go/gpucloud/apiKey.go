@@ -22,7 +22,7 @@ type ApiKey struct {
 	Key pulumi.StringPtrOutput `pulumi:"key"`
 	// The key's name on the service, not empty, without control characters; default: the resource's name. Changing it replaces the key.
 	Name pulumi.StringOutput `pulumi:"name"`
-	// What the key may do, in the service's scope shape, e.g. `{ api: { instance_read: {} } }`. Changing it replaces the key (a key's scope cannot change): the new key is created before the old one is revoked.
+	// What the key may do, in the service's scope shape: an object holding `api`, an object of categories, each an object of constraints (e.g. the category `instance_read` with none). Changing it replaces the key (a key's scope cannot change): the new key is created before the old one is revoked.
 	Permissions ApiKeyPermissionsOutput `pulumi:"permissions"`
 }
 
@@ -75,7 +75,7 @@ func (ApiKeyState) ElementType() reflect.Type {
 type apiKeyArgs struct {
 	// The key's name on the service, not empty, without control characters; default: the resource's name. Changing it replaces the key.
 	Name *string `pulumi:"name"`
-	// What the key may do, in the service's scope shape, e.g. `{ api: { instance_read: {} } }`. Changing it replaces the key (a key's scope cannot change): the new key is created before the old one is revoked.
+	// What the key may do, in the service's scope shape: an object holding `api`, an object of categories, each an object of constraints (e.g. the category `instance_read` with none). Changing it replaces the key (a key's scope cannot change): the new key is created before the old one is revoked.
 	Permissions ApiKeyPermissions `pulumi:"permissions"`
 }
 
@@ -83,7 +83,7 @@ type apiKeyArgs struct {
 type ApiKeyArgs struct {
 	// The key's name on the service, not empty, without control characters; default: the resource's name. Changing it replaces the key.
 	Name pulumi.StringPtrInput
-	// What the key may do, in the service's scope shape, e.g. `{ api: { instance_read: {} } }`. Changing it replaces the key (a key's scope cannot change): the new key is created before the old one is revoked.
+	// What the key may do, in the service's scope shape: an object holding `api`, an object of categories, each an object of constraints (e.g. the category `instance_read` with none). Changing it replaces the key (a key's scope cannot change): the new key is created before the old one is revoked.
 	Permissions ApiKeyPermissionsInput
 }
 
@@ -139,7 +139,7 @@ func (o ApiKeyOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
 }
 
-// What the key may do, in the service's scope shape, e.g. `{ api: { instance_read: {} } }`. Changing it replaces the key (a key's scope cannot change): the new key is created before the old one is revoked.
+// What the key may do, in the service's scope shape: an object holding `api`, an object of categories, each an object of constraints (e.g. the category `instance_read` with none). Changing it replaces the key (a key's scope cannot change): the new key is created before the old one is revoked.
 func (o ApiKeyOutput) Permissions() ApiKeyPermissionsOutput {
 	return o.ApplyT(func(v *ApiKey) ApiKeyPermissionsOutput { return v.Permissions }).(ApiKeyPermissionsOutput)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// Instance offers matching query (an object such as `{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }` or the official client's query string), cheapest first unless its order says otherwise. Offers the service answers that do not match the query are left out.
+// Instance offers matching query (an OfferQuery, e.g. an RTX 4090 with at least 24 GB of GPU RAM, or the official client's query string, e.g. `"gpu_name=RTX_4090 num_gpus=1"`), cheapest first unless its order says otherwise. Offers the service answers that do not match the query are left out.
 func GetOffers(ctx *pulumi.Context, args *GetOffersArgs, opts ...pulumi.InvokeOption) (*GetOffersResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetOffersResult
@@ -23,7 +23,7 @@ func GetOffers(ctx *pulumi.Context, args *GetOffersArgs, opts ...pulumi.InvokeOp
 }
 
 type GetOffersArgs struct {
-	// The query: an object of fields, each a plain value (meaning eq) or an operator object (eq, neq, gt, gte, lt, lte, in, notin), e.g. { gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }, with order, limit and type (on-demand, the default, or interruptible: prices are then the minimum bids); or the official client's query string. Absent: every verified, rentable, unrented offer that is not external.
+	// The query: an object of fields, each a plain value (meaning eq) or conditions (eq, neq, gt, gte, lt, lte, in, notin), e.g. an RTX 4090 with at least 24 GB of GPU RAM, with order, limit and type (on-demand, the default, or interruptible: prices are then the minimum bids); or the official client's query string. Absent: every verified, rentable, unrented offer that is not external.
 	Query interface{} `pulumi:"query"`
 }
 
@@ -38,7 +38,7 @@ func GetOffersOutput(ctx *pulumi.Context, args GetOffersOutputArgs, opts ...pulu
 }
 
 type GetOffersOutputArgs struct {
-	// The query: an object of fields, each a plain value (meaning eq) or an operator object (eq, neq, gt, gte, lt, lte, in, notin), e.g. { gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }, with order, limit and type (on-demand, the default, or interruptible: prices are then the minimum bids); or the official client's query string. Absent: every verified, rentable, unrented offer that is not external.
+	// The query: an object of fields, each a plain value (meaning eq) or conditions (eq, neq, gt, gte, lt, lte, in, notin), e.g. an RTX 4090 with at least 24 GB of GPU RAM, with order, limit and type (on-demand, the default, or interruptible: prices are then the minimum bids); or the official client's query string. Absent: every verified, rentable, unrented offer that is not external.
 	Query pulumi.Input `pulumi:"query"`
 }
 

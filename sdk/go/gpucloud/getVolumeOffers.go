@@ -11,7 +11,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// Volume offers matching query (e.g. { diskSpaceGb: { gte: 100 } }).
+// Volume offers matching query (a VolumeOfferQuery, e.g. at least 100 GB of disk space, or the official client's query string).
 func GetVolumeOffers(ctx *pulumi.Context, args *GetVolumeOffersArgs, opts ...pulumi.InvokeOption) (*GetVolumeOffersResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetVolumeOffersResult
@@ -23,7 +23,7 @@ func GetVolumeOffers(ctx *pulumi.Context, args *GetVolumeOffersArgs, opts ...pul
 }
 
 type GetVolumeOffersArgs struct {
-	// The query: an object of fields, each a plain value (meaning eq) or an operator object (eq, neq, gt, gte, lt, lte, in, notin), e.g. { diskSpaceGb: { gte: 100 }, geolocation: "US" }, with order and limit; or the official client's query string. Absent: every offer.
+	// The query: an object of fields, each a plain value (meaning eq) or conditions (eq, neq, gt, gte, lt, lte, in, notin), e.g. at least 100 GB of disk space in the US, with order and limit; or the official client's query string. Absent: every offer.
 	Query interface{} `pulumi:"query"`
 }
 
@@ -38,7 +38,7 @@ func GetVolumeOffersOutput(ctx *pulumi.Context, args GetVolumeOffersOutputArgs, 
 }
 
 type GetVolumeOffersOutputArgs struct {
-	// The query: an object of fields, each a plain value (meaning eq) or an operator object (eq, neq, gt, gte, lt, lte, in, notin), e.g. { diskSpaceGb: { gte: 100 }, geolocation: "US" }, with order and limit; or the official client's query string. Absent: every offer.
+	// The query: an object of fields, each a plain value (meaning eq) or conditions (eq, neq, gt, gte, lt, lte, in, notin), e.g. at least 100 GB of disk space in the US, with order and limit; or the official client's query string. Absent: every offer.
 	Query pulumi.Input `pulumi:"query"`
 }
 

@@ -53,11 +53,11 @@ type Instance struct {
 	MaxDollarsPerHour pulumi.Float64PtrOutput `pulumi:"maxDollarsPerHour"`
 	// The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
 	MaxLifetime pulumi.StringPtrOutput `pulumi:"maxLifetime"`
-	// A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
+	// A network volume to mount at create: its id (a NetworkVolume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
 	NetworkVolume InstanceNetworkVolumePtrOutput `pulumi:"networkVolume"`
 	// What was rented: the ask, GPUs, price and machine, as the offer search answered them (by query) or as the instance shows them.
 	Offer InstanceRentedOfferPtrOutput `pulumi:"offer"`
-	// Rent the best offer matching this query instead of a fixed ask: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
+	// Rent the best offer matching this query instead of a fixed ask: an OfferQuery (a value or conditions per field, e.g. an RTX 4090 with at least 24 GB of GPU RAM and a reliability of at least 0.98) or the official client's query string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
 	OfferQuery pulumi.AnyOutput `pulumi:"offerQuery"`
 	// What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
 	OnExpiry pulumi.StringPtrOutput `pulumi:"onExpiry"`
@@ -93,7 +93,7 @@ type Instance struct {
 	TemplateHashId pulumi.StringPtrOutput `pulumi:"templateHashId"`
 	// For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u?.["8000"])`). Null while the instance does not run.
 	Urls pulumi.StringMapOutput `pulumi:"urls"`
-	// An existing volume to link, e.g. `{ volumeId: <a Volume's volumeId>, mountPath: "/data" }`. A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
+	// An existing volume to link: its id (a Volume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
 	Volume InstanceVolumePtrOutput `pulumi:"volume"`
 }
 
@@ -175,9 +175,9 @@ type instanceArgs struct {
 	MaxDollarsPerHour *float64 `pulumi:"maxDollarsPerHour"`
 	// The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
 	MaxLifetime *string `pulumi:"maxLifetime"`
-	// A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
+	// A network volume to mount at create: its id (a NetworkVolume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
 	NetworkVolume *InstanceNetworkVolume `pulumi:"networkVolume"`
-	// Rent the best offer matching this query instead of a fixed ask: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
+	// Rent the best offer matching this query instead of a fixed ask: an OfferQuery (a value or conditions per field, e.g. an RTX 4090 with at least 24 GB of GPU RAM and a reliability of at least 0.98) or the official client's query string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
 	OfferQuery interface{} `pulumi:"offerQuery"`
 	// What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
 	OnExpiry *string `pulumi:"onExpiry"`
@@ -199,7 +199,7 @@ type instanceArgs struct {
 	State *string `pulumi:"state"`
 	// A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Applied only at launch: a changed hash is recorded in place and never relaunches a running instance (the resource option `replaceOnChanges: [templateHashId]` relaunches on every change).
 	TemplateHashId *string `pulumi:"templateHashId"`
-	// An existing volume to link, e.g. `{ volumeId: <a Volume's volumeId>, mountPath: "/data" }`. A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
+	// An existing volume to link: its id (a Volume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
 	Volume *InstanceVolume `pulumi:"volume"`
 }
 
@@ -227,9 +227,9 @@ type InstanceArgs struct {
 	MaxDollarsPerHour pulumi.Float64PtrInput
 	// The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
 	MaxLifetime pulumi.StringPtrInput
-	// A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
+	// A network volume to mount at create: its id (a NetworkVolume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
 	NetworkVolume InstanceNetworkVolumePtrInput
-	// Rent the best offer matching this query instead of a fixed ask: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
+	// Rent the best offer matching this query instead of a fixed ask: an OfferQuery (a value or conditions per field, e.g. an RTX 4090 with at least 24 GB of GPU RAM and a reliability of at least 0.98) or the official client's query string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
 	OfferQuery pulumi.Input
 	// What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
 	OnExpiry pulumi.StringPtrInput
@@ -251,7 +251,7 @@ type InstanceArgs struct {
 	State pulumi.StringPtrInput
 	// A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Applied only at launch: a changed hash is recorded in place and never relaunches a running instance (the resource option `replaceOnChanges: [templateHashId]` relaunches on every change).
 	TemplateHashId pulumi.StringPtrInput
-	// An existing volume to link, e.g. `{ volumeId: <a Volume's volumeId>, mountPath: "/data" }`. A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
+	// An existing volume to link: its id (a Volume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
 	Volume InstanceVolumePtrInput
 }
 
@@ -387,7 +387,7 @@ func (o InstanceOutput) MaxLifetime() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.MaxLifetime }).(pulumi.StringPtrOutput)
 }
 
-// A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
+// A network volume to mount at create: its id (a NetworkVolume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
 func (o InstanceOutput) NetworkVolume() InstanceNetworkVolumePtrOutput {
 	return o.ApplyT(func(v *Instance) InstanceNetworkVolumePtrOutput { return v.NetworkVolume }).(InstanceNetworkVolumePtrOutput)
 }
@@ -397,7 +397,7 @@ func (o InstanceOutput) Offer() InstanceRentedOfferPtrOutput {
 	return o.ApplyT(func(v *Instance) InstanceRentedOfferPtrOutput { return v.Offer }).(InstanceRentedOfferPtrOutput)
 }
 
-// Rent the best offer matching this query instead of a fixed ask: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
+// Rent the best offer matching this query instead of a fixed ask: an OfferQuery (a value or conditions per field, e.g. an RTX 4090 with at least 24 GB of GPU RAM and a reliability of at least 0.98) or the official client's query string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
 func (o InstanceOutput) OfferQuery() pulumi.AnyOutput {
 	return o.ApplyT(func(v *Instance) pulumi.AnyOutput { return v.OfferQuery }).(pulumi.AnyOutput)
 }
@@ -487,7 +487,7 @@ func (o InstanceOutput) Urls() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringMapOutput { return v.Urls }).(pulumi.StringMapOutput)
 }
 
-// An existing volume to link, e.g. `{ volumeId: <a Volume's volumeId>, mountPath: "/data" }`. A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
+// An existing volume to link: its id (a Volume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
 func (o InstanceOutput) Volume() InstanceVolumePtrOutput {
 	return o.ApplyT(func(v *Instance) InstanceVolumePtrOutput { return v.Volume }).(InstanceVolumePtrOutput)
 }

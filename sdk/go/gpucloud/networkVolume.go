@@ -28,7 +28,7 @@ type NetworkVolume struct {
 	Offer pulumi.MapOutput `pulumi:"offer"`
 	// The ask the volume was taken from: `askId`, or the offer `offerQuery` found.
 	OfferAskId pulumi.IntPtrOutput `pulumi:"offerAskId"`
-	// Take the volume from the cheapest network volume offer matching this volume offer query with room for `sizeGb` (the query's `order` first, when it gives one), e.g. `{ clusterId: 101 }`, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
+	// Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `sizeGb` (the query's `order` first, when it gives one), e.g. one whose clusterId is 101, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
 	OfferQuery pulumi.AnyOutput `pulumi:"offerQuery"`
 	// The volume's size in gigabytes, a whole number. Changing it replaces the volume.
 	SizeGb pulumi.IntOutput `pulumi:"sizeGb"`
@@ -85,7 +85,7 @@ type networkVolumeArgs struct {
 	AskId *int `pulumi:"askId"`
 	// A name for the volume (the service shows it as its label): letters, digits, `_` and `.`, at most 256 characters. Optional: instances mount it by its id. Changing it replaces the volume.
 	Name *string `pulumi:"name"`
-	// Take the volume from the cheapest network volume offer matching this volume offer query with room for `sizeGb` (the query's `order` first, when it gives one), e.g. `{ clusterId: 101 }`, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
+	// Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `sizeGb` (the query's `order` first, when it gives one), e.g. one whose clusterId is 101, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
 	OfferQuery interface{} `pulumi:"offerQuery"`
 	// The volume's size in gigabytes, a whole number. Changing it replaces the volume.
 	SizeGb int `pulumi:"sizeGb"`
@@ -97,7 +97,7 @@ type NetworkVolumeArgs struct {
 	AskId pulumi.IntPtrInput
 	// A name for the volume (the service shows it as its label): letters, digits, `_` and `.`, at most 256 characters. Optional: instances mount it by its id. Changing it replaces the volume.
 	Name pulumi.StringPtrInput
-	// Take the volume from the cheapest network volume offer matching this volume offer query with room for `sizeGb` (the query's `order` first, when it gives one), e.g. `{ clusterId: 101 }`, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
+	// Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `sizeGb` (the query's `order` first, when it gives one), e.g. one whose clusterId is 101, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
 	OfferQuery pulumi.Input
 	// The volume's size in gigabytes, a whole number. Changing it replaces the volume.
 	SizeGb pulumi.IntInput
@@ -170,7 +170,7 @@ func (o NetworkVolumeOutput) OfferAskId() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *NetworkVolume) pulumi.IntPtrOutput { return v.OfferAskId }).(pulumi.IntPtrOutput)
 }
 
-// Take the volume from the cheapest network volume offer matching this volume offer query with room for `sizeGb` (the query's `order` first, when it gives one), e.g. `{ clusterId: 101 }`, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
+// Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `sizeGb` (the query's `order` first, when it gives one), e.g. one whose clusterId is 101, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
 func (o NetworkVolumeOutput) OfferQuery() pulumi.AnyOutput {
 	return o.ApplyT(func(v *NetworkVolume) pulumi.AnyOutput { return v.OfferQuery }).(pulumi.AnyOutput)
 }

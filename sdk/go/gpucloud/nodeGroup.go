@@ -48,7 +48,7 @@ type NodeGroup struct {
 	NodeCount pulumi.IntOutput `pulumi:"nodeCount"`
 	// The nodes, by rank.
 	Nodes NodeGroupNodeArrayOutput `pulumi:"nodes"`
-	// The offers the nodes are rented from: an instance offer query object (`{ gpuName: "H100 SXM", numGpus: 8 }`) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
+	// The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
 	OfferQuery pulumi.AnyOutput `pulumi:"offerQuery"`
 	// What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
 	OnExpiry pulumi.StringPtrOutput `pulumi:"onExpiry"`
@@ -152,7 +152,7 @@ type nodeGroupArgs struct {
 	NetworkVolume *NodeGroupNetworkVolume `pulumi:"networkVolume"`
 	// How many nodes (instances), 1 to 64, all in one physical cluster. Changing it adds or removes the highest ranks in place when the cluster has room; otherwise the group is replaced (preview says which).
 	NodeCount int `pulumi:"nodeCount"`
-	// The offers the nodes are rented from: an instance offer query object (`{ gpuName: "H100 SXM", numGpus: 8 }`) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
+	// The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
 	OfferQuery interface{} `pulumi:"offerQuery"`
 	// What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
 	OnExpiry *string `pulumi:"onExpiry"`
@@ -190,7 +190,7 @@ type NodeGroupArgs struct {
 	NetworkVolume NodeGroupNetworkVolumePtrInput
 	// How many nodes (instances), 1 to 64, all in one physical cluster. Changing it adds or removes the highest ranks in place when the cluster has room; otherwise the group is replaced (preview says which).
 	NodeCount pulumi.IntInput
-	// The offers the nodes are rented from: an instance offer query object (`{ gpuName: "H100 SXM", numGpus: 8 }`) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
+	// The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
 	OfferQuery pulumi.Input
 	// What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
 	OnExpiry pulumi.StringPtrInput
@@ -323,7 +323,7 @@ func (o NodeGroupOutput) Nodes() NodeGroupNodeArrayOutput {
 	return o.ApplyT(func(v *NodeGroup) NodeGroupNodeArrayOutput { return v.Nodes }).(NodeGroupNodeArrayOutput)
 }
 
-// The offers the nodes are rented from: an instance offer query object (`{ gpuName: "H100 SXM", numGpus: 8 }`) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
+// The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
 func (o NodeGroupOutput) OfferQuery() pulumi.AnyOutput {
 	return o.ApplyT(func(v *NodeGroup) pulumi.AnyOutput { return v.OfferQuery }).(pulumi.AnyOutput)
 }

@@ -16,7 +16,7 @@ import (
 type Overlay struct {
 	pulumi.CustomResourceState
 
-	// The physical cluster the overlay is on: an offer's `clusterId` (getOffers with `{ clusterId: { neq: null } }` lists the offers in clusters). Only instances on machines of this cluster can join. Changing it replaces the overlay.
+	// The physical cluster the overlay is on: an offer's `clusterId` (getOffers with a query whose clusterId is not null, the condition neq null, lists the offers in clusters). Only instances on machines of this cluster can join. Changing it replaces the overlay.
 	ClusterId pulumi.IntOutput `pulumi:"clusterId"`
 	// The instances on the overlay, as the service showed them when the overlay was created or last refreshed (instances join after the overlay exists: a refresh shows them).
 	InstanceIds pulumi.IntArrayOutput `pulumi:"instanceIds"`
@@ -71,7 +71,7 @@ func (OverlayState) ElementType() reflect.Type {
 }
 
 type overlayArgs struct {
-	// The physical cluster the overlay is on: an offer's `clusterId` (getOffers with `{ clusterId: { neq: null } }` lists the offers in clusters). Only instances on machines of this cluster can join. Changing it replaces the overlay.
+	// The physical cluster the overlay is on: an offer's `clusterId` (getOffers with a query whose clusterId is not null, the condition neq null, lists the offers in clusters). Only instances on machines of this cluster can join. Changing it replaces the overlay.
 	ClusterId int `pulumi:"clusterId"`
 	// The overlay's name, unique on the account (on every cluster): lowercase letters, digits and `-`, at most 64 characters. Default: the resource's name, lowercased and reduced to those characters, with a random suffix (kept from then on), so that stacks of the same names on one account never collide. Changing it replaces the overlay.
 	Name *string `pulumi:"name"`
@@ -79,7 +79,7 @@ type overlayArgs struct {
 
 // The set of arguments for constructing a Overlay resource.
 type OverlayArgs struct {
-	// The physical cluster the overlay is on: an offer's `clusterId` (getOffers with `{ clusterId: { neq: null } }` lists the offers in clusters). Only instances on machines of this cluster can join. Changing it replaces the overlay.
+	// The physical cluster the overlay is on: an offer's `clusterId` (getOffers with a query whose clusterId is not null, the condition neq null, lists the offers in clusters). Only instances on machines of this cluster can join. Changing it replaces the overlay.
 	ClusterId pulumi.IntInput
 	// The overlay's name, unique on the account (on every cluster): lowercase letters, digits and `-`, at most 64 characters. Default: the resource's name, lowercased and reduced to those characters, with a random suffix (kept from then on), so that stacks of the same names on one account never collide. Changing it replaces the overlay.
 	Name pulumi.StringPtrInput
@@ -122,7 +122,7 @@ func (o OverlayOutput) ToOverlayOutputWithContext(ctx context.Context) OverlayOu
 	return o
 }
 
-// The physical cluster the overlay is on: an offer's `clusterId` (getOffers with `{ clusterId: { neq: null } }` lists the offers in clusters). Only instances on machines of this cluster can join. Changing it replaces the overlay.
+// The physical cluster the overlay is on: an offer's `clusterId` (getOffers with a query whose clusterId is not null, the condition neq null, lists the offers in clusters). Only instances on machines of this cluster can join. Changing it replaces the overlay.
 func (o OverlayOutput) ClusterId() pulumi.IntOutput {
 	return o.ApplyT(func(v *Overlay) pulumi.IntOutput { return v.ClusterId }).(pulumi.IntOutput)
 }

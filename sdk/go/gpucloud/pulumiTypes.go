@@ -14,7 +14,7 @@ import (
 var _ = internal.GetEnvOrDefault
 
 type ApiKeyPermissions struct {
-	// The permission categories the key is granted (at least one), each mapped to its constraints, e.g. `{ instance_read: {} }`.
+	// The permission categories the key is granted (at least one), each mapped to its constraints (an object; empty for none), e.g. the category `instance_read`.
 	Api ApiKeyPermissionsApi `pulumi:"api"`
 }
 
@@ -30,7 +30,7 @@ type ApiKeyPermissionsInput interface {
 }
 
 type ApiKeyPermissionsArgs struct {
-	// The permission categories the key is granted (at least one), each mapped to its constraints, e.g. `{ instance_read: {} }`.
+	// The permission categories the key is granted (at least one), each mapped to its constraints (an object; empty for none), e.g. the category `instance_read`.
 	Api ApiKeyPermissionsApiInput `pulumi:"api"`
 }
 
@@ -60,7 +60,7 @@ func (o ApiKeyPermissionsOutput) ToApiKeyPermissionsOutputWithContext(ctx contex
 	return o
 }
 
-// The permission categories the key is granted (at least one), each mapped to its constraints, e.g. `{ instance_read: {} }`.
+// The permission categories the key is granted (at least one), each mapped to its constraints (an object; empty for none), e.g. the category `instance_read`.
 func (o ApiKeyPermissionsOutput) Api() ApiKeyPermissionsApiOutput {
 	return o.ApplyT(func(v ApiKeyPermissions) ApiKeyPermissionsApi { return v.Api }).(ApiKeyPermissionsApiOutput)
 }
@@ -1479,6 +1479,1326 @@ func (o NodeGroupNodeArrayOutput) Index(i pulumi.IntInput) NodeGroupNodeOutput {
 	}).(NodeGroupNodeOutput)
 }
 
+// An instance offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
+type OfferQuery struct {
+	// The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+	ClusterId interface{} `pulumi:"clusterId"`
+	// The offers whose computeCap (the service's `compute_cap`) is this value or meets these conditions.
+	ComputeCap interface{} `pulumi:"computeCap"`
+	// The offers whose cpuCores (the service's `cpu_cores`) is this value or meets these conditions.
+	CpuCores interface{} `pulumi:"cpuCores"`
+	// The offers whose cpuRamGb (the service's `cpu_ram`) is this value or meets these conditions.
+	CpuRamGb interface{} `pulumi:"cpuRamGb"`
+	// The offers whose cudaMaxGood (the service's `cuda_max_good`) is this value or meets these conditions.
+	CudaMaxGood interface{} `pulumi:"cudaMaxGood"`
+	// The offers whose datacenter (the service's `datacenter`) is this value or meets these conditions.
+	Datacenter interface{} `pulumi:"datacenter"`
+	// The offers whose directPortCount (the service's `direct_port_count`) is this value or meets these conditions.
+	DirectPortCount interface{} `pulumi:"directPortCount"`
+	// The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+	DiskSpaceGb interface{} `pulumi:"diskSpaceGb"`
+	// The offers whose dlperf (the service's `dlperf`) is this value or meets these conditions.
+	Dlperf interface{} `pulumi:"dlperf"`
+	// The offers whose dollarsPerHour (the service's `dph_total`) is this value or meets these conditions.
+	DollarsPerHour interface{} `pulumi:"dollarsPerHour"`
+	// The offers whose external (the service's `external`) is this value or meets these conditions.
+	External interface{} `pulumi:"external"`
+	// The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+	Geolocation interface{} `pulumi:"geolocation"`
+	// The offers whose gpuName (the service's `gpu_name`) is this value or meets these conditions.
+	GpuName interface{} `pulumi:"gpuName"`
+	// The offers whose gpuRamGb (the service's `gpu_ram`) is this value or meets these conditions.
+	GpuRamGb interface{} `pulumi:"gpuRamGb"`
+	// The offers whose gpuTotalRamGb (the service's `gpu_total_ram`) is this value or meets these conditions.
+	GpuTotalRamGb interface{} `pulumi:"gpuTotalRamGb"`
+	// The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+	HostId interface{} `pulumi:"hostId"`
+	// The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+	InetDownMbps interface{} `pulumi:"inetDownMbps"`
+	// The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+	InetUpMbps interface{} `pulumi:"inetUpMbps"`
+	// At most this many offers.
+	Limit *int `pulumi:"limit"`
+	// The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+	MachineId interface{} `pulumi:"machineId"`
+	// The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
+	NumGpus interface{} `pulumi:"numGpus"`
+	// Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+	Order [][]interface{} `pulumi:"order"`
+	// The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+	Reliability interface{} `pulumi:"reliability"`
+	// The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
+	Rentable interface{} `pulumi:"rentable"`
+	// The offers whose rented (the service's `rented`) is this value or meets these conditions.
+	Rented interface{} `pulumi:"rented"`
+	// The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+	StaticIp interface{} `pulumi:"staticIp"`
+	// on-demand (the default) or interruptible (prices are then the minimum bids).
+	Type *string `pulumi:"type"`
+	// The offers whose verified (the service's `verified`) is this value or meets these conditions.
+	Verified interface{} `pulumi:"verified"`
+}
+
+// OfferQueryInput is an input type that accepts OfferQueryArgs and OfferQueryOutput values.
+// You can construct a concrete instance of `OfferQueryInput` via:
+//
+//	OfferQueryArgs{...}
+type OfferQueryInput interface {
+	pulumi.Input
+
+	ToOfferQueryOutput() OfferQueryOutput
+	ToOfferQueryOutputWithContext(context.Context) OfferQueryOutput
+}
+
+// An instance offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
+type OfferQueryArgs struct {
+	// The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+	ClusterId pulumi.Input `pulumi:"clusterId"`
+	// The offers whose computeCap (the service's `compute_cap`) is this value or meets these conditions.
+	ComputeCap pulumi.Input `pulumi:"computeCap"`
+	// The offers whose cpuCores (the service's `cpu_cores`) is this value or meets these conditions.
+	CpuCores pulumi.Input `pulumi:"cpuCores"`
+	// The offers whose cpuRamGb (the service's `cpu_ram`) is this value or meets these conditions.
+	CpuRamGb pulumi.Input `pulumi:"cpuRamGb"`
+	// The offers whose cudaMaxGood (the service's `cuda_max_good`) is this value or meets these conditions.
+	CudaMaxGood pulumi.Input `pulumi:"cudaMaxGood"`
+	// The offers whose datacenter (the service's `datacenter`) is this value or meets these conditions.
+	Datacenter pulumi.Input `pulumi:"datacenter"`
+	// The offers whose directPortCount (the service's `direct_port_count`) is this value or meets these conditions.
+	DirectPortCount pulumi.Input `pulumi:"directPortCount"`
+	// The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+	DiskSpaceGb pulumi.Input `pulumi:"diskSpaceGb"`
+	// The offers whose dlperf (the service's `dlperf`) is this value or meets these conditions.
+	Dlperf pulumi.Input `pulumi:"dlperf"`
+	// The offers whose dollarsPerHour (the service's `dph_total`) is this value or meets these conditions.
+	DollarsPerHour pulumi.Input `pulumi:"dollarsPerHour"`
+	// The offers whose external (the service's `external`) is this value or meets these conditions.
+	External pulumi.Input `pulumi:"external"`
+	// The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+	Geolocation pulumi.Input `pulumi:"geolocation"`
+	// The offers whose gpuName (the service's `gpu_name`) is this value or meets these conditions.
+	GpuName pulumi.Input `pulumi:"gpuName"`
+	// The offers whose gpuRamGb (the service's `gpu_ram`) is this value or meets these conditions.
+	GpuRamGb pulumi.Input `pulumi:"gpuRamGb"`
+	// The offers whose gpuTotalRamGb (the service's `gpu_total_ram`) is this value or meets these conditions.
+	GpuTotalRamGb pulumi.Input `pulumi:"gpuTotalRamGb"`
+	// The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+	HostId pulumi.Input `pulumi:"hostId"`
+	// The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+	InetDownMbps pulumi.Input `pulumi:"inetDownMbps"`
+	// The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+	InetUpMbps pulumi.Input `pulumi:"inetUpMbps"`
+	// At most this many offers.
+	Limit pulumi.IntPtrInput `pulumi:"limit"`
+	// The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+	MachineId pulumi.Input `pulumi:"machineId"`
+	// The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
+	NumGpus pulumi.Input `pulumi:"numGpus"`
+	// Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+	Order pulumi.ArrayArrayInput `pulumi:"order"`
+	// The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+	Reliability pulumi.Input `pulumi:"reliability"`
+	// The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
+	Rentable pulumi.Input `pulumi:"rentable"`
+	// The offers whose rented (the service's `rented`) is this value or meets these conditions.
+	Rented pulumi.Input `pulumi:"rented"`
+	// The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+	StaticIp pulumi.Input `pulumi:"staticIp"`
+	// on-demand (the default) or interruptible (prices are then the minimum bids).
+	Type pulumi.StringPtrInput `pulumi:"type"`
+	// The offers whose verified (the service's `verified`) is this value or meets these conditions.
+	Verified pulumi.Input `pulumi:"verified"`
+}
+
+func (OfferQueryArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*OfferQuery)(nil)).Elem()
+}
+
+func (i OfferQueryArgs) ToOfferQueryOutput() OfferQueryOutput {
+	return i.ToOfferQueryOutputWithContext(context.Background())
+}
+
+func (i OfferQueryArgs) ToOfferQueryOutputWithContext(ctx context.Context) OfferQueryOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(OfferQueryOutput)
+}
+
+func (i OfferQueryArgs) ToOfferQueryPtrOutput() OfferQueryPtrOutput {
+	return i.ToOfferQueryPtrOutputWithContext(context.Background())
+}
+
+func (i OfferQueryArgs) ToOfferQueryPtrOutputWithContext(ctx context.Context) OfferQueryPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(OfferQueryOutput).ToOfferQueryPtrOutputWithContext(ctx)
+}
+
+// OfferQueryPtrInput is an input type that accepts OfferQueryArgs, OfferQueryPtr and OfferQueryPtrOutput values.
+// You can construct a concrete instance of `OfferQueryPtrInput` via:
+//
+//	        OfferQueryArgs{...}
+//
+//	or:
+//
+//	        nil
+type OfferQueryPtrInput interface {
+	pulumi.Input
+
+	ToOfferQueryPtrOutput() OfferQueryPtrOutput
+	ToOfferQueryPtrOutputWithContext(context.Context) OfferQueryPtrOutput
+}
+
+type offerQueryPtrType OfferQueryArgs
+
+func OfferQueryPtr(v *OfferQueryArgs) OfferQueryPtrInput {
+	return (*offerQueryPtrType)(v)
+}
+
+func (*offerQueryPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**OfferQuery)(nil)).Elem()
+}
+
+func (i *offerQueryPtrType) ToOfferQueryPtrOutput() OfferQueryPtrOutput {
+	return i.ToOfferQueryPtrOutputWithContext(context.Background())
+}
+
+func (i *offerQueryPtrType) ToOfferQueryPtrOutputWithContext(ctx context.Context) OfferQueryPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(OfferQueryPtrOutput)
+}
+
+// An instance offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
+type OfferQueryOutput struct{ *pulumi.OutputState }
+
+func (OfferQueryOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*OfferQuery)(nil)).Elem()
+}
+
+func (o OfferQueryOutput) ToOfferQueryOutput() OfferQueryOutput {
+	return o
+}
+
+func (o OfferQueryOutput) ToOfferQueryOutputWithContext(ctx context.Context) OfferQueryOutput {
+	return o
+}
+
+func (o OfferQueryOutput) ToOfferQueryPtrOutput() OfferQueryPtrOutput {
+	return o.ToOfferQueryPtrOutputWithContext(context.Background())
+}
+
+func (o OfferQueryOutput) ToOfferQueryPtrOutputWithContext(ctx context.Context) OfferQueryPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v OfferQuery) *OfferQuery {
+		return &v
+	}).(OfferQueryPtrOutput)
+}
+
+// The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+func (o OfferQueryOutput) ClusterId() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.ClusterId }).(pulumi.AnyOutput)
+}
+
+// The offers whose computeCap (the service's `compute_cap`) is this value or meets these conditions.
+func (o OfferQueryOutput) ComputeCap() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.ComputeCap }).(pulumi.AnyOutput)
+}
+
+// The offers whose cpuCores (the service's `cpu_cores`) is this value or meets these conditions.
+func (o OfferQueryOutput) CpuCores() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.CpuCores }).(pulumi.AnyOutput)
+}
+
+// The offers whose cpuRamGb (the service's `cpu_ram`) is this value or meets these conditions.
+func (o OfferQueryOutput) CpuRamGb() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.CpuRamGb }).(pulumi.AnyOutput)
+}
+
+// The offers whose cudaMaxGood (the service's `cuda_max_good`) is this value or meets these conditions.
+func (o OfferQueryOutput) CudaMaxGood() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.CudaMaxGood }).(pulumi.AnyOutput)
+}
+
+// The offers whose datacenter (the service's `datacenter`) is this value or meets these conditions.
+func (o OfferQueryOutput) Datacenter() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.Datacenter }).(pulumi.AnyOutput)
+}
+
+// The offers whose directPortCount (the service's `direct_port_count`) is this value or meets these conditions.
+func (o OfferQueryOutput) DirectPortCount() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.DirectPortCount }).(pulumi.AnyOutput)
+}
+
+// The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+func (o OfferQueryOutput) DiskSpaceGb() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.DiskSpaceGb }).(pulumi.AnyOutput)
+}
+
+// The offers whose dlperf (the service's `dlperf`) is this value or meets these conditions.
+func (o OfferQueryOutput) Dlperf() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.Dlperf }).(pulumi.AnyOutput)
+}
+
+// The offers whose dollarsPerHour (the service's `dph_total`) is this value or meets these conditions.
+func (o OfferQueryOutput) DollarsPerHour() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.DollarsPerHour }).(pulumi.AnyOutput)
+}
+
+// The offers whose external (the service's `external`) is this value or meets these conditions.
+func (o OfferQueryOutput) External() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.External }).(pulumi.AnyOutput)
+}
+
+// The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+func (o OfferQueryOutput) Geolocation() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.Geolocation }).(pulumi.AnyOutput)
+}
+
+// The offers whose gpuName (the service's `gpu_name`) is this value or meets these conditions.
+func (o OfferQueryOutput) GpuName() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.GpuName }).(pulumi.AnyOutput)
+}
+
+// The offers whose gpuRamGb (the service's `gpu_ram`) is this value or meets these conditions.
+func (o OfferQueryOutput) GpuRamGb() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.GpuRamGb }).(pulumi.AnyOutput)
+}
+
+// The offers whose gpuTotalRamGb (the service's `gpu_total_ram`) is this value or meets these conditions.
+func (o OfferQueryOutput) GpuTotalRamGb() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.GpuTotalRamGb }).(pulumi.AnyOutput)
+}
+
+// The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+func (o OfferQueryOutput) HostId() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.HostId }).(pulumi.AnyOutput)
+}
+
+// The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+func (o OfferQueryOutput) InetDownMbps() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.InetDownMbps }).(pulumi.AnyOutput)
+}
+
+// The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+func (o OfferQueryOutput) InetUpMbps() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.InetUpMbps }).(pulumi.AnyOutput)
+}
+
+// At most this many offers.
+func (o OfferQueryOutput) Limit() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v OfferQuery) *int { return v.Limit }).(pulumi.IntPtrOutput)
+}
+
+// The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+func (o OfferQueryOutput) MachineId() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.MachineId }).(pulumi.AnyOutput)
+}
+
+// The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
+func (o OfferQueryOutput) NumGpus() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.NumGpus }).(pulumi.AnyOutput)
+}
+
+// Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+func (o OfferQueryOutput) Order() pulumi.ArrayArrayOutput {
+	return o.ApplyT(func(v OfferQuery) [][]interface{} { return v.Order }).(pulumi.ArrayArrayOutput)
+}
+
+// The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+func (o OfferQueryOutput) Reliability() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.Reliability }).(pulumi.AnyOutput)
+}
+
+// The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
+func (o OfferQueryOutput) Rentable() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.Rentable }).(pulumi.AnyOutput)
+}
+
+// The offers whose rented (the service's `rented`) is this value or meets these conditions.
+func (o OfferQueryOutput) Rented() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.Rented }).(pulumi.AnyOutput)
+}
+
+// The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+func (o OfferQueryOutput) StaticIp() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.StaticIp }).(pulumi.AnyOutput)
+}
+
+// on-demand (the default) or interruptible (prices are then the minimum bids).
+func (o OfferQueryOutput) Type() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v OfferQuery) *string { return v.Type }).(pulumi.StringPtrOutput)
+}
+
+// The offers whose verified (the service's `verified`) is this value or meets these conditions.
+func (o OfferQueryOutput) Verified() pulumi.AnyOutput {
+	return o.ApplyT(func(v OfferQuery) interface{} { return v.Verified }).(pulumi.AnyOutput)
+}
+
+type OfferQueryPtrOutput struct{ *pulumi.OutputState }
+
+func (OfferQueryPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**OfferQuery)(nil)).Elem()
+}
+
+func (o OfferQueryPtrOutput) ToOfferQueryPtrOutput() OfferQueryPtrOutput {
+	return o
+}
+
+func (o OfferQueryPtrOutput) ToOfferQueryPtrOutputWithContext(ctx context.Context) OfferQueryPtrOutput {
+	return o
+}
+
+func (o OfferQueryPtrOutput) Elem() OfferQueryOutput {
+	return o.ApplyT(func(v *OfferQuery) OfferQuery {
+		if v != nil {
+			return *v
+		}
+		var ret OfferQuery
+		return ret
+	}).(OfferQueryOutput)
+}
+
+// The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) ClusterId() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.ClusterId
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose computeCap (the service's `compute_cap`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) ComputeCap() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.ComputeCap
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose cpuCores (the service's `cpu_cores`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) CpuCores() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.CpuCores
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose cpuRamGb (the service's `cpu_ram`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) CpuRamGb() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.CpuRamGb
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose cudaMaxGood (the service's `cuda_max_good`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) CudaMaxGood() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.CudaMaxGood
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose datacenter (the service's `datacenter`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) Datacenter() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.Datacenter
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose directPortCount (the service's `direct_port_count`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) DirectPortCount() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.DirectPortCount
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) DiskSpaceGb() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.DiskSpaceGb
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose dlperf (the service's `dlperf`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) Dlperf() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.Dlperf
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose dollarsPerHour (the service's `dph_total`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) DollarsPerHour() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.DollarsPerHour
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose external (the service's `external`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) External() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.External
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) Geolocation() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.Geolocation
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose gpuName (the service's `gpu_name`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) GpuName() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.GpuName
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose gpuRamGb (the service's `gpu_ram`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) GpuRamGb() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.GpuRamGb
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose gpuTotalRamGb (the service's `gpu_total_ram`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) GpuTotalRamGb() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.GpuTotalRamGb
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) HostId() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.HostId
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) InetDownMbps() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.InetDownMbps
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) InetUpMbps() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.InetUpMbps
+	}).(pulumi.AnyOutput)
+}
+
+// At most this many offers.
+func (o OfferQueryPtrOutput) Limit() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *OfferQuery) *int {
+		if v == nil {
+			return nil
+		}
+		return v.Limit
+	}).(pulumi.IntPtrOutput)
+}
+
+// The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) MachineId() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.MachineId
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) NumGpus() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.NumGpus
+	}).(pulumi.AnyOutput)
+}
+
+// Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+func (o OfferQueryPtrOutput) Order() pulumi.ArrayArrayOutput {
+	return o.ApplyT(func(v *OfferQuery) [][]interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.Order
+	}).(pulumi.ArrayArrayOutput)
+}
+
+// The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) Reliability() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.Reliability
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) Rentable() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.Rentable
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose rented (the service's `rented`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) Rented() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.Rented
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) StaticIp() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.StaticIp
+	}).(pulumi.AnyOutput)
+}
+
+// on-demand (the default) or interruptible (prices are then the minimum bids).
+func (o OfferQueryPtrOutput) Type() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *OfferQuery) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Type
+	}).(pulumi.StringPtrOutput)
+}
+
+// The offers whose verified (the service's `verified`) is this value or meets these conditions.
+func (o OfferQueryPtrOutput) Verified() pulumi.AnyOutput {
+	return o.ApplyT(func(v *OfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.Verified
+	}).(pulumi.AnyOutput)
+}
+
+// Conditions on one field, all to hold.
+type QueryBoolean struct {
+	// Equal to this value.
+	Eq *bool `pulumi:"eq"`
+	// Any of these values.
+	In []bool `pulumi:"in"`
+	// Not equal to this value.
+	Neq *bool `pulumi:"neq"`
+	// None of these values.
+	Notin []bool `pulumi:"notin"`
+}
+
+// QueryBooleanInput is an input type that accepts QueryBooleanArgs and QueryBooleanOutput values.
+// You can construct a concrete instance of `QueryBooleanInput` via:
+//
+//	QueryBooleanArgs{...}
+type QueryBooleanInput interface {
+	pulumi.Input
+
+	ToQueryBooleanOutput() QueryBooleanOutput
+	ToQueryBooleanOutputWithContext(context.Context) QueryBooleanOutput
+}
+
+// Conditions on one field, all to hold.
+type QueryBooleanArgs struct {
+	// Equal to this value.
+	Eq pulumi.BoolPtrInput `pulumi:"eq"`
+	// Any of these values.
+	In pulumi.BoolArrayInput `pulumi:"in"`
+	// Not equal to this value.
+	Neq pulumi.BoolPtrInput `pulumi:"neq"`
+	// None of these values.
+	Notin pulumi.BoolArrayInput `pulumi:"notin"`
+}
+
+func (QueryBooleanArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*QueryBoolean)(nil)).Elem()
+}
+
+func (i QueryBooleanArgs) ToQueryBooleanOutput() QueryBooleanOutput {
+	return i.ToQueryBooleanOutputWithContext(context.Background())
+}
+
+func (i QueryBooleanArgs) ToQueryBooleanOutputWithContext(ctx context.Context) QueryBooleanOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(QueryBooleanOutput)
+}
+
+func (i QueryBooleanArgs) ToQueryBooleanPtrOutput() QueryBooleanPtrOutput {
+	return i.ToQueryBooleanPtrOutputWithContext(context.Background())
+}
+
+func (i QueryBooleanArgs) ToQueryBooleanPtrOutputWithContext(ctx context.Context) QueryBooleanPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(QueryBooleanOutput).ToQueryBooleanPtrOutputWithContext(ctx)
+}
+
+// QueryBooleanPtrInput is an input type that accepts QueryBooleanArgs, QueryBooleanPtr and QueryBooleanPtrOutput values.
+// You can construct a concrete instance of `QueryBooleanPtrInput` via:
+//
+//	        QueryBooleanArgs{...}
+//
+//	or:
+//
+//	        nil
+type QueryBooleanPtrInput interface {
+	pulumi.Input
+
+	ToQueryBooleanPtrOutput() QueryBooleanPtrOutput
+	ToQueryBooleanPtrOutputWithContext(context.Context) QueryBooleanPtrOutput
+}
+
+type queryBooleanPtrType QueryBooleanArgs
+
+func QueryBooleanPtr(v *QueryBooleanArgs) QueryBooleanPtrInput {
+	return (*queryBooleanPtrType)(v)
+}
+
+func (*queryBooleanPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**QueryBoolean)(nil)).Elem()
+}
+
+func (i *queryBooleanPtrType) ToQueryBooleanPtrOutput() QueryBooleanPtrOutput {
+	return i.ToQueryBooleanPtrOutputWithContext(context.Background())
+}
+
+func (i *queryBooleanPtrType) ToQueryBooleanPtrOutputWithContext(ctx context.Context) QueryBooleanPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(QueryBooleanPtrOutput)
+}
+
+// Conditions on one field, all to hold.
+type QueryBooleanOutput struct{ *pulumi.OutputState }
+
+func (QueryBooleanOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*QueryBoolean)(nil)).Elem()
+}
+
+func (o QueryBooleanOutput) ToQueryBooleanOutput() QueryBooleanOutput {
+	return o
+}
+
+func (o QueryBooleanOutput) ToQueryBooleanOutputWithContext(ctx context.Context) QueryBooleanOutput {
+	return o
+}
+
+func (o QueryBooleanOutput) ToQueryBooleanPtrOutput() QueryBooleanPtrOutput {
+	return o.ToQueryBooleanPtrOutputWithContext(context.Background())
+}
+
+func (o QueryBooleanOutput) ToQueryBooleanPtrOutputWithContext(ctx context.Context) QueryBooleanPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v QueryBoolean) *QueryBoolean {
+		return &v
+	}).(QueryBooleanPtrOutput)
+}
+
+// Equal to this value.
+func (o QueryBooleanOutput) Eq() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v QueryBoolean) *bool { return v.Eq }).(pulumi.BoolPtrOutput)
+}
+
+// Any of these values.
+func (o QueryBooleanOutput) In() pulumi.BoolArrayOutput {
+	return o.ApplyT(func(v QueryBoolean) []bool { return v.In }).(pulumi.BoolArrayOutput)
+}
+
+// Not equal to this value.
+func (o QueryBooleanOutput) Neq() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v QueryBoolean) *bool { return v.Neq }).(pulumi.BoolPtrOutput)
+}
+
+// None of these values.
+func (o QueryBooleanOutput) Notin() pulumi.BoolArrayOutput {
+	return o.ApplyT(func(v QueryBoolean) []bool { return v.Notin }).(pulumi.BoolArrayOutput)
+}
+
+type QueryBooleanPtrOutput struct{ *pulumi.OutputState }
+
+func (QueryBooleanPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**QueryBoolean)(nil)).Elem()
+}
+
+func (o QueryBooleanPtrOutput) ToQueryBooleanPtrOutput() QueryBooleanPtrOutput {
+	return o
+}
+
+func (o QueryBooleanPtrOutput) ToQueryBooleanPtrOutputWithContext(ctx context.Context) QueryBooleanPtrOutput {
+	return o
+}
+
+func (o QueryBooleanPtrOutput) Elem() QueryBooleanOutput {
+	return o.ApplyT(func(v *QueryBoolean) QueryBoolean {
+		if v != nil {
+			return *v
+		}
+		var ret QueryBoolean
+		return ret
+	}).(QueryBooleanOutput)
+}
+
+// Equal to this value.
+func (o QueryBooleanPtrOutput) Eq() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *QueryBoolean) *bool {
+		if v == nil {
+			return nil
+		}
+		return v.Eq
+	}).(pulumi.BoolPtrOutput)
+}
+
+// Any of these values.
+func (o QueryBooleanPtrOutput) In() pulumi.BoolArrayOutput {
+	return o.ApplyT(func(v *QueryBoolean) []bool {
+		if v == nil {
+			return nil
+		}
+		return v.In
+	}).(pulumi.BoolArrayOutput)
+}
+
+// Not equal to this value.
+func (o QueryBooleanPtrOutput) Neq() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *QueryBoolean) *bool {
+		if v == nil {
+			return nil
+		}
+		return v.Neq
+	}).(pulumi.BoolPtrOutput)
+}
+
+// None of these values.
+func (o QueryBooleanPtrOutput) Notin() pulumi.BoolArrayOutput {
+	return o.ApplyT(func(v *QueryBoolean) []bool {
+		if v == nil {
+			return nil
+		}
+		return v.Notin
+	}).(pulumi.BoolArrayOutput)
+}
+
+// Conditions on one field, all to hold.
+type QueryNumber struct {
+	// Equal to this value.
+	Eq *float64 `pulumi:"eq"`
+	// Greater than this value.
+	Gt *float64 `pulumi:"gt"`
+	// At least this value.
+	Gte *float64 `pulumi:"gte"`
+	// Any of these values.
+	In []float64 `pulumi:"in"`
+	// Less than this value.
+	Lt *float64 `pulumi:"lt"`
+	// At most this value.
+	Lte *float64 `pulumi:"lte"`
+	// Not equal to this value.
+	Neq *float64 `pulumi:"neq"`
+	// None of these values.
+	Notin []float64 `pulumi:"notin"`
+}
+
+// QueryNumberInput is an input type that accepts QueryNumberArgs and QueryNumberOutput values.
+// You can construct a concrete instance of `QueryNumberInput` via:
+//
+//	QueryNumberArgs{...}
+type QueryNumberInput interface {
+	pulumi.Input
+
+	ToQueryNumberOutput() QueryNumberOutput
+	ToQueryNumberOutputWithContext(context.Context) QueryNumberOutput
+}
+
+// Conditions on one field, all to hold.
+type QueryNumberArgs struct {
+	// Equal to this value.
+	Eq pulumi.Float64PtrInput `pulumi:"eq"`
+	// Greater than this value.
+	Gt pulumi.Float64PtrInput `pulumi:"gt"`
+	// At least this value.
+	Gte pulumi.Float64PtrInput `pulumi:"gte"`
+	// Any of these values.
+	In pulumi.Float64ArrayInput `pulumi:"in"`
+	// Less than this value.
+	Lt pulumi.Float64PtrInput `pulumi:"lt"`
+	// At most this value.
+	Lte pulumi.Float64PtrInput `pulumi:"lte"`
+	// Not equal to this value.
+	Neq pulumi.Float64PtrInput `pulumi:"neq"`
+	// None of these values.
+	Notin pulumi.Float64ArrayInput `pulumi:"notin"`
+}
+
+func (QueryNumberArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*QueryNumber)(nil)).Elem()
+}
+
+func (i QueryNumberArgs) ToQueryNumberOutput() QueryNumberOutput {
+	return i.ToQueryNumberOutputWithContext(context.Background())
+}
+
+func (i QueryNumberArgs) ToQueryNumberOutputWithContext(ctx context.Context) QueryNumberOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(QueryNumberOutput)
+}
+
+func (i QueryNumberArgs) ToQueryNumberPtrOutput() QueryNumberPtrOutput {
+	return i.ToQueryNumberPtrOutputWithContext(context.Background())
+}
+
+func (i QueryNumberArgs) ToQueryNumberPtrOutputWithContext(ctx context.Context) QueryNumberPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(QueryNumberOutput).ToQueryNumberPtrOutputWithContext(ctx)
+}
+
+// QueryNumberPtrInput is an input type that accepts QueryNumberArgs, QueryNumberPtr and QueryNumberPtrOutput values.
+// You can construct a concrete instance of `QueryNumberPtrInput` via:
+//
+//	        QueryNumberArgs{...}
+//
+//	or:
+//
+//	        nil
+type QueryNumberPtrInput interface {
+	pulumi.Input
+
+	ToQueryNumberPtrOutput() QueryNumberPtrOutput
+	ToQueryNumberPtrOutputWithContext(context.Context) QueryNumberPtrOutput
+}
+
+type queryNumberPtrType QueryNumberArgs
+
+func QueryNumberPtr(v *QueryNumberArgs) QueryNumberPtrInput {
+	return (*queryNumberPtrType)(v)
+}
+
+func (*queryNumberPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**QueryNumber)(nil)).Elem()
+}
+
+func (i *queryNumberPtrType) ToQueryNumberPtrOutput() QueryNumberPtrOutput {
+	return i.ToQueryNumberPtrOutputWithContext(context.Background())
+}
+
+func (i *queryNumberPtrType) ToQueryNumberPtrOutputWithContext(ctx context.Context) QueryNumberPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(QueryNumberPtrOutput)
+}
+
+// Conditions on one field, all to hold.
+type QueryNumberOutput struct{ *pulumi.OutputState }
+
+func (QueryNumberOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*QueryNumber)(nil)).Elem()
+}
+
+func (o QueryNumberOutput) ToQueryNumberOutput() QueryNumberOutput {
+	return o
+}
+
+func (o QueryNumberOutput) ToQueryNumberOutputWithContext(ctx context.Context) QueryNumberOutput {
+	return o
+}
+
+func (o QueryNumberOutput) ToQueryNumberPtrOutput() QueryNumberPtrOutput {
+	return o.ToQueryNumberPtrOutputWithContext(context.Background())
+}
+
+func (o QueryNumberOutput) ToQueryNumberPtrOutputWithContext(ctx context.Context) QueryNumberPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v QueryNumber) *QueryNumber {
+		return &v
+	}).(QueryNumberPtrOutput)
+}
+
+// Equal to this value.
+func (o QueryNumberOutput) Eq() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v QueryNumber) *float64 { return v.Eq }).(pulumi.Float64PtrOutput)
+}
+
+// Greater than this value.
+func (o QueryNumberOutput) Gt() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v QueryNumber) *float64 { return v.Gt }).(pulumi.Float64PtrOutput)
+}
+
+// At least this value.
+func (o QueryNumberOutput) Gte() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v QueryNumber) *float64 { return v.Gte }).(pulumi.Float64PtrOutput)
+}
+
+// Any of these values.
+func (o QueryNumberOutput) In() pulumi.Float64ArrayOutput {
+	return o.ApplyT(func(v QueryNumber) []float64 { return v.In }).(pulumi.Float64ArrayOutput)
+}
+
+// Less than this value.
+func (o QueryNumberOutput) Lt() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v QueryNumber) *float64 { return v.Lt }).(pulumi.Float64PtrOutput)
+}
+
+// At most this value.
+func (o QueryNumberOutput) Lte() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v QueryNumber) *float64 { return v.Lte }).(pulumi.Float64PtrOutput)
+}
+
+// Not equal to this value.
+func (o QueryNumberOutput) Neq() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v QueryNumber) *float64 { return v.Neq }).(pulumi.Float64PtrOutput)
+}
+
+// None of these values.
+func (o QueryNumberOutput) Notin() pulumi.Float64ArrayOutput {
+	return o.ApplyT(func(v QueryNumber) []float64 { return v.Notin }).(pulumi.Float64ArrayOutput)
+}
+
+type QueryNumberPtrOutput struct{ *pulumi.OutputState }
+
+func (QueryNumberPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**QueryNumber)(nil)).Elem()
+}
+
+func (o QueryNumberPtrOutput) ToQueryNumberPtrOutput() QueryNumberPtrOutput {
+	return o
+}
+
+func (o QueryNumberPtrOutput) ToQueryNumberPtrOutputWithContext(ctx context.Context) QueryNumberPtrOutput {
+	return o
+}
+
+func (o QueryNumberPtrOutput) Elem() QueryNumberOutput {
+	return o.ApplyT(func(v *QueryNumber) QueryNumber {
+		if v != nil {
+			return *v
+		}
+		var ret QueryNumber
+		return ret
+	}).(QueryNumberOutput)
+}
+
+// Equal to this value.
+func (o QueryNumberPtrOutput) Eq() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *QueryNumber) *float64 {
+		if v == nil {
+			return nil
+		}
+		return v.Eq
+	}).(pulumi.Float64PtrOutput)
+}
+
+// Greater than this value.
+func (o QueryNumberPtrOutput) Gt() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *QueryNumber) *float64 {
+		if v == nil {
+			return nil
+		}
+		return v.Gt
+	}).(pulumi.Float64PtrOutput)
+}
+
+// At least this value.
+func (o QueryNumberPtrOutput) Gte() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *QueryNumber) *float64 {
+		if v == nil {
+			return nil
+		}
+		return v.Gte
+	}).(pulumi.Float64PtrOutput)
+}
+
+// Any of these values.
+func (o QueryNumberPtrOutput) In() pulumi.Float64ArrayOutput {
+	return o.ApplyT(func(v *QueryNumber) []float64 {
+		if v == nil {
+			return nil
+		}
+		return v.In
+	}).(pulumi.Float64ArrayOutput)
+}
+
+// Less than this value.
+func (o QueryNumberPtrOutput) Lt() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *QueryNumber) *float64 {
+		if v == nil {
+			return nil
+		}
+		return v.Lt
+	}).(pulumi.Float64PtrOutput)
+}
+
+// At most this value.
+func (o QueryNumberPtrOutput) Lte() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *QueryNumber) *float64 {
+		if v == nil {
+			return nil
+		}
+		return v.Lte
+	}).(pulumi.Float64PtrOutput)
+}
+
+// Not equal to this value.
+func (o QueryNumberPtrOutput) Neq() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *QueryNumber) *float64 {
+		if v == nil {
+			return nil
+		}
+		return v.Neq
+	}).(pulumi.Float64PtrOutput)
+}
+
+// None of these values.
+func (o QueryNumberPtrOutput) Notin() pulumi.Float64ArrayOutput {
+	return o.ApplyT(func(v *QueryNumber) []float64 {
+		if v == nil {
+			return nil
+		}
+		return v.Notin
+	}).(pulumi.Float64ArrayOutput)
+}
+
+// Conditions on one field, all to hold.
+type QueryText struct {
+	// Equal to this value.
+	Eq *string `pulumi:"eq"`
+	// Any of these values.
+	In []string `pulumi:"in"`
+	// Not equal to this value.
+	Neq *string `pulumi:"neq"`
+	// None of these values.
+	Notin []string `pulumi:"notin"`
+}
+
+// QueryTextInput is an input type that accepts QueryTextArgs and QueryTextOutput values.
+// You can construct a concrete instance of `QueryTextInput` via:
+//
+//	QueryTextArgs{...}
+type QueryTextInput interface {
+	pulumi.Input
+
+	ToQueryTextOutput() QueryTextOutput
+	ToQueryTextOutputWithContext(context.Context) QueryTextOutput
+}
+
+// Conditions on one field, all to hold.
+type QueryTextArgs struct {
+	// Equal to this value.
+	Eq pulumi.StringPtrInput `pulumi:"eq"`
+	// Any of these values.
+	In pulumi.StringArrayInput `pulumi:"in"`
+	// Not equal to this value.
+	Neq pulumi.StringPtrInput `pulumi:"neq"`
+	// None of these values.
+	Notin pulumi.StringArrayInput `pulumi:"notin"`
+}
+
+func (QueryTextArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*QueryText)(nil)).Elem()
+}
+
+func (i QueryTextArgs) ToQueryTextOutput() QueryTextOutput {
+	return i.ToQueryTextOutputWithContext(context.Background())
+}
+
+func (i QueryTextArgs) ToQueryTextOutputWithContext(ctx context.Context) QueryTextOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(QueryTextOutput)
+}
+
+func (i QueryTextArgs) ToQueryTextPtrOutput() QueryTextPtrOutput {
+	return i.ToQueryTextPtrOutputWithContext(context.Background())
+}
+
+func (i QueryTextArgs) ToQueryTextPtrOutputWithContext(ctx context.Context) QueryTextPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(QueryTextOutput).ToQueryTextPtrOutputWithContext(ctx)
+}
+
+// QueryTextPtrInput is an input type that accepts QueryTextArgs, QueryTextPtr and QueryTextPtrOutput values.
+// You can construct a concrete instance of `QueryTextPtrInput` via:
+//
+//	        QueryTextArgs{...}
+//
+//	or:
+//
+//	        nil
+type QueryTextPtrInput interface {
+	pulumi.Input
+
+	ToQueryTextPtrOutput() QueryTextPtrOutput
+	ToQueryTextPtrOutputWithContext(context.Context) QueryTextPtrOutput
+}
+
+type queryTextPtrType QueryTextArgs
+
+func QueryTextPtr(v *QueryTextArgs) QueryTextPtrInput {
+	return (*queryTextPtrType)(v)
+}
+
+func (*queryTextPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**QueryText)(nil)).Elem()
+}
+
+func (i *queryTextPtrType) ToQueryTextPtrOutput() QueryTextPtrOutput {
+	return i.ToQueryTextPtrOutputWithContext(context.Background())
+}
+
+func (i *queryTextPtrType) ToQueryTextPtrOutputWithContext(ctx context.Context) QueryTextPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(QueryTextPtrOutput)
+}
+
+// Conditions on one field, all to hold.
+type QueryTextOutput struct{ *pulumi.OutputState }
+
+func (QueryTextOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*QueryText)(nil)).Elem()
+}
+
+func (o QueryTextOutput) ToQueryTextOutput() QueryTextOutput {
+	return o
+}
+
+func (o QueryTextOutput) ToQueryTextOutputWithContext(ctx context.Context) QueryTextOutput {
+	return o
+}
+
+func (o QueryTextOutput) ToQueryTextPtrOutput() QueryTextPtrOutput {
+	return o.ToQueryTextPtrOutputWithContext(context.Background())
+}
+
+func (o QueryTextOutput) ToQueryTextPtrOutputWithContext(ctx context.Context) QueryTextPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v QueryText) *QueryText {
+		return &v
+	}).(QueryTextPtrOutput)
+}
+
+// Equal to this value.
+func (o QueryTextOutput) Eq() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v QueryText) *string { return v.Eq }).(pulumi.StringPtrOutput)
+}
+
+// Any of these values.
+func (o QueryTextOutput) In() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v QueryText) []string { return v.In }).(pulumi.StringArrayOutput)
+}
+
+// Not equal to this value.
+func (o QueryTextOutput) Neq() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v QueryText) *string { return v.Neq }).(pulumi.StringPtrOutput)
+}
+
+// None of these values.
+func (o QueryTextOutput) Notin() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v QueryText) []string { return v.Notin }).(pulumi.StringArrayOutput)
+}
+
+type QueryTextPtrOutput struct{ *pulumi.OutputState }
+
+func (QueryTextPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**QueryText)(nil)).Elem()
+}
+
+func (o QueryTextPtrOutput) ToQueryTextPtrOutput() QueryTextPtrOutput {
+	return o
+}
+
+func (o QueryTextPtrOutput) ToQueryTextPtrOutputWithContext(ctx context.Context) QueryTextPtrOutput {
+	return o
+}
+
+func (o QueryTextPtrOutput) Elem() QueryTextOutput {
+	return o.ApplyT(func(v *QueryText) QueryText {
+		if v != nil {
+			return *v
+		}
+		var ret QueryText
+		return ret
+	}).(QueryTextOutput)
+}
+
+// Equal to this value.
+func (o QueryTextPtrOutput) Eq() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *QueryText) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Eq
+	}).(pulumi.StringPtrOutput)
+}
+
+// Any of these values.
+func (o QueryTextPtrOutput) In() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *QueryText) []string {
+		if v == nil {
+			return nil
+		}
+		return v.In
+	}).(pulumi.StringArrayOutput)
+}
+
+// Not equal to this value.
+func (o QueryTextPtrOutput) Neq() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *QueryText) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Neq
+	}).(pulumi.StringPtrOutput)
+}
+
+// None of these values.
+func (o QueryTextPtrOutput) Notin() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *QueryText) []string {
+		if v == nil {
+			return nil
+		}
+		return v.Notin
+	}).(pulumi.StringArrayOutput)
+}
+
 // A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
 type Readiness struct {
 	// Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
@@ -2721,6 +4041,431 @@ func (o VolumeOfferArrayOutput) Index(i pulumi.IntInput) VolumeOfferOutput {
 	}).(VolumeOfferOutput)
 }
 
+// An volume offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
+type VolumeOfferQuery struct {
+	// The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+	ClusterId interface{} `pulumi:"clusterId"`
+	// The offers whose cudaMaxGood (the service's `cuda_vers`) is this value or meets these conditions.
+	CudaMaxGood interface{} `pulumi:"cudaMaxGood"`
+	// The offers whose diskBwMbps (the service's `disk_bw`) is this value or meets these conditions.
+	DiskBwMbps interface{} `pulumi:"diskBwMbps"`
+	// The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+	DiskSpaceGb interface{} `pulumi:"diskSpaceGb"`
+	// The offers whose external (the service's `external`) is this value or meets these conditions.
+	External interface{} `pulumi:"external"`
+	// The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+	Geolocation interface{} `pulumi:"geolocation"`
+	// The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+	HostId interface{} `pulumi:"hostId"`
+	// The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+	InetDownMbps interface{} `pulumi:"inetDownMbps"`
+	// The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+	InetUpMbps interface{} `pulumi:"inetUpMbps"`
+	// At most this many offers.
+	Limit *int `pulumi:"limit"`
+	// The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+	MachineId interface{} `pulumi:"machineId"`
+	// Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+	Order [][]interface{} `pulumi:"order"`
+	// The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+	Reliability interface{} `pulumi:"reliability"`
+	// The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+	StaticIp interface{} `pulumi:"staticIp"`
+	// The offers whose storageCostPerGbMonth (the service's `storage_cost`) is this value or meets these conditions.
+	StorageCostPerGbMonth interface{} `pulumi:"storageCostPerGbMonth"`
+	// The offers whose verified (the service's `verified`) is this value or meets these conditions.
+	Verified interface{} `pulumi:"verified"`
+}
+
+// VolumeOfferQueryInput is an input type that accepts VolumeOfferQueryArgs and VolumeOfferQueryOutput values.
+// You can construct a concrete instance of `VolumeOfferQueryInput` via:
+//
+//	VolumeOfferQueryArgs{...}
+type VolumeOfferQueryInput interface {
+	pulumi.Input
+
+	ToVolumeOfferQueryOutput() VolumeOfferQueryOutput
+	ToVolumeOfferQueryOutputWithContext(context.Context) VolumeOfferQueryOutput
+}
+
+// An volume offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
+type VolumeOfferQueryArgs struct {
+	// The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+	ClusterId pulumi.Input `pulumi:"clusterId"`
+	// The offers whose cudaMaxGood (the service's `cuda_vers`) is this value or meets these conditions.
+	CudaMaxGood pulumi.Input `pulumi:"cudaMaxGood"`
+	// The offers whose diskBwMbps (the service's `disk_bw`) is this value or meets these conditions.
+	DiskBwMbps pulumi.Input `pulumi:"diskBwMbps"`
+	// The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+	DiskSpaceGb pulumi.Input `pulumi:"diskSpaceGb"`
+	// The offers whose external (the service's `external`) is this value or meets these conditions.
+	External pulumi.Input `pulumi:"external"`
+	// The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+	Geolocation pulumi.Input `pulumi:"geolocation"`
+	// The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+	HostId pulumi.Input `pulumi:"hostId"`
+	// The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+	InetDownMbps pulumi.Input `pulumi:"inetDownMbps"`
+	// The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+	InetUpMbps pulumi.Input `pulumi:"inetUpMbps"`
+	// At most this many offers.
+	Limit pulumi.IntPtrInput `pulumi:"limit"`
+	// The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+	MachineId pulumi.Input `pulumi:"machineId"`
+	// Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+	Order pulumi.ArrayArrayInput `pulumi:"order"`
+	// The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+	Reliability pulumi.Input `pulumi:"reliability"`
+	// The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+	StaticIp pulumi.Input `pulumi:"staticIp"`
+	// The offers whose storageCostPerGbMonth (the service's `storage_cost`) is this value or meets these conditions.
+	StorageCostPerGbMonth pulumi.Input `pulumi:"storageCostPerGbMonth"`
+	// The offers whose verified (the service's `verified`) is this value or meets these conditions.
+	Verified pulumi.Input `pulumi:"verified"`
+}
+
+func (VolumeOfferQueryArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*VolumeOfferQuery)(nil)).Elem()
+}
+
+func (i VolumeOfferQueryArgs) ToVolumeOfferQueryOutput() VolumeOfferQueryOutput {
+	return i.ToVolumeOfferQueryOutputWithContext(context.Background())
+}
+
+func (i VolumeOfferQueryArgs) ToVolumeOfferQueryOutputWithContext(ctx context.Context) VolumeOfferQueryOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(VolumeOfferQueryOutput)
+}
+
+func (i VolumeOfferQueryArgs) ToVolumeOfferQueryPtrOutput() VolumeOfferQueryPtrOutput {
+	return i.ToVolumeOfferQueryPtrOutputWithContext(context.Background())
+}
+
+func (i VolumeOfferQueryArgs) ToVolumeOfferQueryPtrOutputWithContext(ctx context.Context) VolumeOfferQueryPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(VolumeOfferQueryOutput).ToVolumeOfferQueryPtrOutputWithContext(ctx)
+}
+
+// VolumeOfferQueryPtrInput is an input type that accepts VolumeOfferQueryArgs, VolumeOfferQueryPtr and VolumeOfferQueryPtrOutput values.
+// You can construct a concrete instance of `VolumeOfferQueryPtrInput` via:
+//
+//	        VolumeOfferQueryArgs{...}
+//
+//	or:
+//
+//	        nil
+type VolumeOfferQueryPtrInput interface {
+	pulumi.Input
+
+	ToVolumeOfferQueryPtrOutput() VolumeOfferQueryPtrOutput
+	ToVolumeOfferQueryPtrOutputWithContext(context.Context) VolumeOfferQueryPtrOutput
+}
+
+type volumeOfferQueryPtrType VolumeOfferQueryArgs
+
+func VolumeOfferQueryPtr(v *VolumeOfferQueryArgs) VolumeOfferQueryPtrInput {
+	return (*volumeOfferQueryPtrType)(v)
+}
+
+func (*volumeOfferQueryPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**VolumeOfferQuery)(nil)).Elem()
+}
+
+func (i *volumeOfferQueryPtrType) ToVolumeOfferQueryPtrOutput() VolumeOfferQueryPtrOutput {
+	return i.ToVolumeOfferQueryPtrOutputWithContext(context.Background())
+}
+
+func (i *volumeOfferQueryPtrType) ToVolumeOfferQueryPtrOutputWithContext(ctx context.Context) VolumeOfferQueryPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(VolumeOfferQueryPtrOutput)
+}
+
+// An volume offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
+type VolumeOfferQueryOutput struct{ *pulumi.OutputState }
+
+func (VolumeOfferQueryOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*VolumeOfferQuery)(nil)).Elem()
+}
+
+func (o VolumeOfferQueryOutput) ToVolumeOfferQueryOutput() VolumeOfferQueryOutput {
+	return o
+}
+
+func (o VolumeOfferQueryOutput) ToVolumeOfferQueryOutputWithContext(ctx context.Context) VolumeOfferQueryOutput {
+	return o
+}
+
+func (o VolumeOfferQueryOutput) ToVolumeOfferQueryPtrOutput() VolumeOfferQueryPtrOutput {
+	return o.ToVolumeOfferQueryPtrOutputWithContext(context.Background())
+}
+
+func (o VolumeOfferQueryOutput) ToVolumeOfferQueryPtrOutputWithContext(ctx context.Context) VolumeOfferQueryPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v VolumeOfferQuery) *VolumeOfferQuery {
+		return &v
+	}).(VolumeOfferQueryPtrOutput)
+}
+
+// The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+func (o VolumeOfferQueryOutput) ClusterId() pulumi.AnyOutput {
+	return o.ApplyT(func(v VolumeOfferQuery) interface{} { return v.ClusterId }).(pulumi.AnyOutput)
+}
+
+// The offers whose cudaMaxGood (the service's `cuda_vers`) is this value or meets these conditions.
+func (o VolumeOfferQueryOutput) CudaMaxGood() pulumi.AnyOutput {
+	return o.ApplyT(func(v VolumeOfferQuery) interface{} { return v.CudaMaxGood }).(pulumi.AnyOutput)
+}
+
+// The offers whose diskBwMbps (the service's `disk_bw`) is this value or meets these conditions.
+func (o VolumeOfferQueryOutput) DiskBwMbps() pulumi.AnyOutput {
+	return o.ApplyT(func(v VolumeOfferQuery) interface{} { return v.DiskBwMbps }).(pulumi.AnyOutput)
+}
+
+// The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+func (o VolumeOfferQueryOutput) DiskSpaceGb() pulumi.AnyOutput {
+	return o.ApplyT(func(v VolumeOfferQuery) interface{} { return v.DiskSpaceGb }).(pulumi.AnyOutput)
+}
+
+// The offers whose external (the service's `external`) is this value or meets these conditions.
+func (o VolumeOfferQueryOutput) External() pulumi.AnyOutput {
+	return o.ApplyT(func(v VolumeOfferQuery) interface{} { return v.External }).(pulumi.AnyOutput)
+}
+
+// The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+func (o VolumeOfferQueryOutput) Geolocation() pulumi.AnyOutput {
+	return o.ApplyT(func(v VolumeOfferQuery) interface{} { return v.Geolocation }).(pulumi.AnyOutput)
+}
+
+// The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+func (o VolumeOfferQueryOutput) HostId() pulumi.AnyOutput {
+	return o.ApplyT(func(v VolumeOfferQuery) interface{} { return v.HostId }).(pulumi.AnyOutput)
+}
+
+// The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+func (o VolumeOfferQueryOutput) InetDownMbps() pulumi.AnyOutput {
+	return o.ApplyT(func(v VolumeOfferQuery) interface{} { return v.InetDownMbps }).(pulumi.AnyOutput)
+}
+
+// The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+func (o VolumeOfferQueryOutput) InetUpMbps() pulumi.AnyOutput {
+	return o.ApplyT(func(v VolumeOfferQuery) interface{} { return v.InetUpMbps }).(pulumi.AnyOutput)
+}
+
+// At most this many offers.
+func (o VolumeOfferQueryOutput) Limit() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v VolumeOfferQuery) *int { return v.Limit }).(pulumi.IntPtrOutput)
+}
+
+// The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+func (o VolumeOfferQueryOutput) MachineId() pulumi.AnyOutput {
+	return o.ApplyT(func(v VolumeOfferQuery) interface{} { return v.MachineId }).(pulumi.AnyOutput)
+}
+
+// Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+func (o VolumeOfferQueryOutput) Order() pulumi.ArrayArrayOutput {
+	return o.ApplyT(func(v VolumeOfferQuery) [][]interface{} { return v.Order }).(pulumi.ArrayArrayOutput)
+}
+
+// The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+func (o VolumeOfferQueryOutput) Reliability() pulumi.AnyOutput {
+	return o.ApplyT(func(v VolumeOfferQuery) interface{} { return v.Reliability }).(pulumi.AnyOutput)
+}
+
+// The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+func (o VolumeOfferQueryOutput) StaticIp() pulumi.AnyOutput {
+	return o.ApplyT(func(v VolumeOfferQuery) interface{} { return v.StaticIp }).(pulumi.AnyOutput)
+}
+
+// The offers whose storageCostPerGbMonth (the service's `storage_cost`) is this value or meets these conditions.
+func (o VolumeOfferQueryOutput) StorageCostPerGbMonth() pulumi.AnyOutput {
+	return o.ApplyT(func(v VolumeOfferQuery) interface{} { return v.StorageCostPerGbMonth }).(pulumi.AnyOutput)
+}
+
+// The offers whose verified (the service's `verified`) is this value or meets these conditions.
+func (o VolumeOfferQueryOutput) Verified() pulumi.AnyOutput {
+	return o.ApplyT(func(v VolumeOfferQuery) interface{} { return v.Verified }).(pulumi.AnyOutput)
+}
+
+type VolumeOfferQueryPtrOutput struct{ *pulumi.OutputState }
+
+func (VolumeOfferQueryPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**VolumeOfferQuery)(nil)).Elem()
+}
+
+func (o VolumeOfferQueryPtrOutput) ToVolumeOfferQueryPtrOutput() VolumeOfferQueryPtrOutput {
+	return o
+}
+
+func (o VolumeOfferQueryPtrOutput) ToVolumeOfferQueryPtrOutputWithContext(ctx context.Context) VolumeOfferQueryPtrOutput {
+	return o
+}
+
+func (o VolumeOfferQueryPtrOutput) Elem() VolumeOfferQueryOutput {
+	return o.ApplyT(func(v *VolumeOfferQuery) VolumeOfferQuery {
+		if v != nil {
+			return *v
+		}
+		var ret VolumeOfferQuery
+		return ret
+	}).(VolumeOfferQueryOutput)
+}
+
+// The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+func (o VolumeOfferQueryPtrOutput) ClusterId() pulumi.AnyOutput {
+	return o.ApplyT(func(v *VolumeOfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.ClusterId
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose cudaMaxGood (the service's `cuda_vers`) is this value or meets these conditions.
+func (o VolumeOfferQueryPtrOutput) CudaMaxGood() pulumi.AnyOutput {
+	return o.ApplyT(func(v *VolumeOfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.CudaMaxGood
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose diskBwMbps (the service's `disk_bw`) is this value or meets these conditions.
+func (o VolumeOfferQueryPtrOutput) DiskBwMbps() pulumi.AnyOutput {
+	return o.ApplyT(func(v *VolumeOfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.DiskBwMbps
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+func (o VolumeOfferQueryPtrOutput) DiskSpaceGb() pulumi.AnyOutput {
+	return o.ApplyT(func(v *VolumeOfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.DiskSpaceGb
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose external (the service's `external`) is this value or meets these conditions.
+func (o VolumeOfferQueryPtrOutput) External() pulumi.AnyOutput {
+	return o.ApplyT(func(v *VolumeOfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.External
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+func (o VolumeOfferQueryPtrOutput) Geolocation() pulumi.AnyOutput {
+	return o.ApplyT(func(v *VolumeOfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.Geolocation
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+func (o VolumeOfferQueryPtrOutput) HostId() pulumi.AnyOutput {
+	return o.ApplyT(func(v *VolumeOfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.HostId
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+func (o VolumeOfferQueryPtrOutput) InetDownMbps() pulumi.AnyOutput {
+	return o.ApplyT(func(v *VolumeOfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.InetDownMbps
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+func (o VolumeOfferQueryPtrOutput) InetUpMbps() pulumi.AnyOutput {
+	return o.ApplyT(func(v *VolumeOfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.InetUpMbps
+	}).(pulumi.AnyOutput)
+}
+
+// At most this many offers.
+func (o VolumeOfferQueryPtrOutput) Limit() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *VolumeOfferQuery) *int {
+		if v == nil {
+			return nil
+		}
+		return v.Limit
+	}).(pulumi.IntPtrOutput)
+}
+
+// The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+func (o VolumeOfferQueryPtrOutput) MachineId() pulumi.AnyOutput {
+	return o.ApplyT(func(v *VolumeOfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.MachineId
+	}).(pulumi.AnyOutput)
+}
+
+// Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+func (o VolumeOfferQueryPtrOutput) Order() pulumi.ArrayArrayOutput {
+	return o.ApplyT(func(v *VolumeOfferQuery) [][]interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.Order
+	}).(pulumi.ArrayArrayOutput)
+}
+
+// The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+func (o VolumeOfferQueryPtrOutput) Reliability() pulumi.AnyOutput {
+	return o.ApplyT(func(v *VolumeOfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.Reliability
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+func (o VolumeOfferQueryPtrOutput) StaticIp() pulumi.AnyOutput {
+	return o.ApplyT(func(v *VolumeOfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.StaticIp
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose storageCostPerGbMonth (the service's `storage_cost`) is this value or meets these conditions.
+func (o VolumeOfferQueryPtrOutput) StorageCostPerGbMonth() pulumi.AnyOutput {
+	return o.ApplyT(func(v *VolumeOfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.StorageCostPerGbMonth
+	}).(pulumi.AnyOutput)
+}
+
+// The offers whose verified (the service's `verified`) is this value or meets these conditions.
+func (o VolumeOfferQueryPtrOutput) Verified() pulumi.AnyOutput {
+	return o.ApplyT(func(v *VolumeOfferQuery) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.Verified
+	}).(pulumi.AnyOutput)
+}
+
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*ApiKeyPermissionsInput)(nil)).Elem(), ApiKeyPermissionsArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ApiKeyPermissionsApiInput)(nil)).Elem(), ApiKeyPermissionsApiArgs{})
@@ -2730,6 +4475,14 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*InstanceVolumePtrInput)(nil)).Elem(), InstanceVolumeArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*NodeGroupNetworkVolumeInput)(nil)).Elem(), NodeGroupNetworkVolumeArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*NodeGroupNetworkVolumePtrInput)(nil)).Elem(), NodeGroupNetworkVolumeArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*OfferQueryInput)(nil)).Elem(), OfferQueryArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*OfferQueryPtrInput)(nil)).Elem(), OfferQueryArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*QueryBooleanInput)(nil)).Elem(), QueryBooleanArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*QueryBooleanPtrInput)(nil)).Elem(), QueryBooleanArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*QueryNumberInput)(nil)).Elem(), QueryNumberArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*QueryNumberPtrInput)(nil)).Elem(), QueryNumberArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*QueryTextInput)(nil)).Elem(), QueryTextArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*QueryTextPtrInput)(nil)).Elem(), QueryTextArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ReadinessInput)(nil)).Elem(), ReadinessArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ReadinessPtrInput)(nil)).Elem(), ReadinessArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ReadinessHttpCheckInput)(nil)).Elem(), ReadinessHttpCheckArgs{})
@@ -2740,6 +4493,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*TemplateDockerLoginPtrInput)(nil)).Elem(), TemplateDockerLoginArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*VolumeForInstanceInput)(nil)).Elem(), VolumeForInstanceArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*VolumeForInstancePtrInput)(nil)).Elem(), VolumeForInstanceArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*VolumeOfferQueryInput)(nil)).Elem(), VolumeOfferQueryArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*VolumeOfferQueryPtrInput)(nil)).Elem(), VolumeOfferQueryArgs{})
 	pulumi.RegisterOutputType(ApiKeyPermissionsOutput{})
 	pulumi.RegisterOutputType(ApiKeyPermissionsApiOutput{})
 	pulumi.RegisterOutputType(InstanceAttemptsItemOutput{})
@@ -2760,6 +4515,14 @@ func init() {
 	pulumi.RegisterOutputType(NodeGroupNetworkVolumePtrOutput{})
 	pulumi.RegisterOutputType(NodeGroupNodeOutput{})
 	pulumi.RegisterOutputType(NodeGroupNodeArrayOutput{})
+	pulumi.RegisterOutputType(OfferQueryOutput{})
+	pulumi.RegisterOutputType(OfferQueryPtrOutput{})
+	pulumi.RegisterOutputType(QueryBooleanOutput{})
+	pulumi.RegisterOutputType(QueryBooleanPtrOutput{})
+	pulumi.RegisterOutputType(QueryNumberOutput{})
+	pulumi.RegisterOutputType(QueryNumberPtrOutput{})
+	pulumi.RegisterOutputType(QueryTextOutput{})
+	pulumi.RegisterOutputType(QueryTextPtrOutput{})
 	pulumi.RegisterOutputType(ReadinessOutput{})
 	pulumi.RegisterOutputType(ReadinessPtrOutput{})
 	pulumi.RegisterOutputType(ReadinessHttpCheckOutput{})
@@ -2774,4 +4537,6 @@ func init() {
 	pulumi.RegisterOutputType(VolumeForInstancePtrOutput{})
 	pulumi.RegisterOutputType(VolumeOfferOutput{})
 	pulumi.RegisterOutputType(VolumeOfferArrayOutput{})
+	pulumi.RegisterOutputType(VolumeOfferQueryOutput{})
+	pulumi.RegisterOutputType(VolumeOfferQueryPtrOutput{})
 }

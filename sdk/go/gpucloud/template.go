@@ -46,7 +46,7 @@ type Template struct {
 	Readme pulumi.StringOutput `pulumi:"readme"`
 	// How instances are launched: `ssh`, `jupyter` or `args` (the default).
 	Runtype pulumi.StringOutput `pulumi:"runtype"`
-	// Default machine filters of instances launched from the template, in an instance's offerQuery form (e.g. `{ cudaMaxGood: { gte: 12.6 }, gpuRamGb: { gte: 24 } }`, or the official client's query string) without order, limit or type.
+	// Default machine filters of instances launched from the template, in an instance's offerQuery form (e.g. a CUDA version of at least 12.6 and at least 24 GB of GPU RAM, or the official client's query string) without order, limit or type.
 	SearchFilters pulumi.AnyOutput `pulumi:"searchFilters"`
 	// Whether instances take SSH connections directly, not via the service's proxy.
 	SshDirect pulumi.BoolOutput `pulumi:"sshDirect"`
@@ -180,7 +180,7 @@ type templateArgs struct {
 	Readme *string `pulumi:"readme"`
 	// How instances are launched: `ssh`, `jupyter` or `args` (the default).
 	Runtype *string `pulumi:"runtype"`
-	// Default machine filters of instances launched from the template, in an instance's offerQuery form (e.g. `{ cudaMaxGood: { gte: 12.6 }, gpuRamGb: { gte: 24 } }`, or the official client's query string) without order, limit or type.
+	// Default machine filters of instances launched from the template, in an instance's offerQuery form (e.g. a CUDA version of at least 12.6 and at least 24 GB of GPU RAM, or the official client's query string) without order, limit or type.
 	SearchFilters interface{} `pulumi:"searchFilters"`
 	// Whether instances take SSH connections directly, not via the service's proxy.
 	SshDirect *bool `pulumi:"sshDirect"`
@@ -222,7 +222,7 @@ type TemplateArgs struct {
 	Readme pulumi.StringPtrInput
 	// How instances are launched: `ssh`, `jupyter` or `args` (the default).
 	Runtype pulumi.StringPtrInput
-	// Default machine filters of instances launched from the template, in an instance's offerQuery form (e.g. `{ cudaMaxGood: { gte: 12.6 }, gpuRamGb: { gte: 24 } }`, or the official client's query string) without order, limit or type.
+	// Default machine filters of instances launched from the template, in an instance's offerQuery form (e.g. a CUDA version of at least 12.6 and at least 24 GB of GPU RAM, or the official client's query string) without order, limit or type.
 	SearchFilters pulumi.Input
 	// Whether instances take SSH connections directly, not via the service's proxy.
 	SshDirect pulumi.BoolPtrInput
@@ -346,7 +346,7 @@ func (o TemplateOutput) Runtype() pulumi.StringOutput {
 	return o.ApplyT(func(v *Template) pulumi.StringOutput { return v.Runtype }).(pulumi.StringOutput)
 }
 
-// Default machine filters of instances launched from the template, in an instance's offerQuery form (e.g. `{ cudaMaxGood: { gte: 12.6 }, gpuRamGb: { gte: 24 } }`, or the official client's query string) without order, limit or type.
+// Default machine filters of instances launched from the template, in an instance's offerQuery form (e.g. a CUDA version of at least 12.6 and at least 24 GB of GPU RAM, or the official client's query string) without order, limit or type.
 func (o TemplateOutput) SearchFilters() pulumi.AnyOutput {
 	return o.ApplyT(func(v *Template) pulumi.AnyOutput { return v.SearchFilters }).(pulumi.AnyOutput)
 }

@@ -33,7 +33,7 @@ type Volume struct {
 	VolumeId pulumi.IntOutput `pulumi:"volumeId"`
 	// The volume's name as the service gives it: `V.<number>`.
 	VolumeName pulumi.StringOutput `pulumi:"volumeName"`
-	// Accept the cheapest volume offer matching this query and offering at least `sizeGb`: an object such as `{ geolocation: "US", reliability: { gte: 0.99 } }` or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
+	// Accept the cheapest volume offer matching this query and offering at least `sizeGb`: a VolumeOfferQuery (e.g. offers in the US with a reliability of at least 0.99) or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
 	VolumeOfferQuery pulumi.AnyOutput `pulumi:"volumeOfferQuery"`
 }
 
@@ -86,7 +86,7 @@ type volumeArgs struct {
 	ForInstance *VolumeForInstance `pulumi:"forInstance"`
 	// The volume's size in gigabytes, a whole number; default 15. Changing it replaces the volume.
 	SizeGb *int `pulumi:"sizeGb"`
-	// Accept the cheapest volume offer matching this query and offering at least `sizeGb`: an object such as `{ geolocation: "US", reliability: { gte: 0.99 } }` or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
+	// Accept the cheapest volume offer matching this query and offering at least `sizeGb`: a VolumeOfferQuery (e.g. offers in the US with a reliability of at least 0.99) or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
 	VolumeOfferQuery interface{} `pulumi:"volumeOfferQuery"`
 }
 
@@ -98,7 +98,7 @@ type VolumeArgs struct {
 	ForInstance VolumeForInstancePtrInput
 	// The volume's size in gigabytes, a whole number; default 15. Changing it replaces the volume.
 	SizeGb pulumi.IntPtrInput
-	// Accept the cheapest volume offer matching this query and offering at least `sizeGb`: an object such as `{ geolocation: "US", reliability: { gte: 0.99 } }` or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
+	// Accept the cheapest volume offer matching this query and offering at least `sizeGb`: a VolumeOfferQuery (e.g. offers in the US with a reliability of at least 0.99) or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
 	VolumeOfferQuery pulumi.Input
 }
 
@@ -184,7 +184,7 @@ func (o VolumeOutput) VolumeName() pulumi.StringOutput {
 	return o.ApplyT(func(v *Volume) pulumi.StringOutput { return v.VolumeName }).(pulumi.StringOutput)
 }
 
-// Accept the cheapest volume offer matching this query and offering at least `sizeGb`: an object such as `{ geolocation: "US", reliability: { gte: 0.99 } }` or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
+// Accept the cheapest volume offer matching this query and offering at least `sizeGb`: a VolumeOfferQuery (e.g. offers in the US with a reliability of at least 0.99) or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
 func (o VolumeOutput) VolumeOfferQuery() pulumi.AnyOutput {
 	return o.ApplyT(func(v *Volume) pulumi.AnyOutput { return v.VolumeOfferQuery }).(pulumi.AnyOutput)
 }

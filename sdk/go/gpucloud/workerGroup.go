@@ -32,7 +32,7 @@ type WorkerGroup struct {
 	MaxWorkers pulumi.IntPtrOutput `pulumi:"maxWorkers"`
 	// The floor load the group keeps capacity for, in perf units per second (tokens per second for LLMs); 0 or more, default 1. Changes in place.
 	MinLoad pulumi.Float64Output `pulumi:"minLoad"`
-	// The offers workers are rented from, in an instance's offerQuery form: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
+	// The offers workers are rented from, in an instance's offerQuery form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
 	OfferQuery pulumi.AnyOutput `pulumi:"offerQuery"`
 	// The query object sent as the service's `search_params` (the API's field names and units); after a refresh, the one the service holds. A difference from the program's query is updated in place.
 	SearchQuery pulumi.MapOutput `pulumi:"searchQuery"`
@@ -132,7 +132,7 @@ type workerGroupArgs struct {
 	MaxWorkers *int `pulumi:"maxWorkers"`
 	// The floor load the group keeps capacity for, in perf units per second (tokens per second for LLMs); 0 or more, default 1. Changes in place.
 	MinLoad *float64 `pulumi:"minLoad"`
-	// The offers workers are rented from, in an instance's offerQuery form: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
+	// The offers workers are rented from, in an instance's offerQuery form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
 	OfferQuery interface{} `pulumi:"offerQuery"`
 	// Target capacity utilization of the group: the anticipated load over the active capacity, more than 0 and at most 1 (0.9 keeps 11% headroom); default 0.9. Changes in place.
 	TargetUtil *float64 `pulumi:"targetUtil"`
@@ -162,7 +162,7 @@ type WorkerGroupArgs struct {
 	MaxWorkers pulumi.IntPtrInput
 	// The floor load the group keeps capacity for, in perf units per second (tokens per second for LLMs); 0 or more, default 1. Changes in place.
 	MinLoad pulumi.Float64PtrInput
-	// The offers workers are rented from, in an instance's offerQuery form: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
+	// The offers workers are rented from, in an instance's offerQuery form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
 	OfferQuery pulumi.Input
 	// Target capacity utilization of the group: the anticipated load over the active capacity, more than 0 and at most 1 (0.9 keeps 11% headroom); default 0.9. Changes in place.
 	TargetUtil pulumi.Float64PtrInput
@@ -251,7 +251,7 @@ func (o WorkerGroupOutput) MinLoad() pulumi.Float64Output {
 	return o.ApplyT(func(v *WorkerGroup) pulumi.Float64Output { return v.MinLoad }).(pulumi.Float64Output)
 }
 
-// The offers workers are rented from, in an instance's offerQuery form: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
+// The offers workers are rented from, in an instance's offerQuery form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
 func (o WorkerGroupOutput) OfferQuery() pulumi.AnyOutput {
 	return o.ApplyT(func(v *WorkerGroup) pulumi.AnyOutput { return v.OfferQuery }).(pulumi.AnyOutput)
 }

@@ -25,6 +25,22 @@ __all__ = [
     'InstanceVolumeArgsDict',
     'NodeGroupNetworkVolumeArgs',
     'NodeGroupNetworkVolumeArgsDict',
+    'OfferQuery',
+    'OfferQueryDict',
+    'OfferQueryArgs',
+    'OfferQueryArgsDict',
+    'QueryBoolean',
+    'QueryBooleanDict',
+    'QueryBooleanArgs',
+    'QueryBooleanArgsDict',
+    'QueryNumber',
+    'QueryNumberDict',
+    'QueryNumberArgs',
+    'QueryNumberArgsDict',
+    'QueryText',
+    'QueryTextDict',
+    'QueryTextArgs',
+    'QueryTextArgsDict',
     'ReadinessArgs',
     'ReadinessArgsDict',
     'ReadinessHttpCheckArgs',
@@ -35,12 +51,16 @@ __all__ = [
     'TemplateDockerLoginArgsDict',
     'VolumeForInstanceArgs',
     'VolumeForInstanceArgsDict',
+    'VolumeOfferQuery',
+    'VolumeOfferQueryDict',
+    'VolumeOfferQueryArgs',
+    'VolumeOfferQueryArgsDict',
 ]
 
 class ApiKeyPermissionsArgsDict(TypedDict):
     api: pulumi.Input['ApiKeyPermissionsApiArgsDict']
     """
-    The permission categories the key is granted (at least one), each mapped to its constraints, e.g. `{ instance_read: {} }`.
+    The permission categories the key is granted (at least one), each mapped to its constraints (an object; empty for none), e.g. the category `instance_read`.
     """
 
 @pulumi.input_type
@@ -48,7 +68,7 @@ class ApiKeyPermissionsArgs:
     def __init__(__self__, *,
                  api: pulumi.Input['ApiKeyPermissionsApiArgs']):
         """
-        :param pulumi.Input['ApiKeyPermissionsApiArgs'] api: The permission categories the key is granted (at least one), each mapped to its constraints, e.g. `{ instance_read: {} }`.
+        :param pulumi.Input['ApiKeyPermissionsApiArgs'] api: The permission categories the key is granted (at least one), each mapped to its constraints (an object; empty for none), e.g. the category `instance_read`.
         """
         pulumi.set(__self__, "api", api)
 
@@ -56,7 +76,7 @@ class ApiKeyPermissionsArgs:
     @pulumi.getter
     def api(self) -> pulumi.Input['ApiKeyPermissionsApiArgs']:
         """
-        The permission categories the key is granted (at least one), each mapped to its constraints, e.g. `{ instance_read: {} }`.
+        The permission categories the key is granted (at least one), each mapped to its constraints (an object; empty for none), e.g. the category `instance_read`.
         """
         return pulumi.get(self, "api")
 
@@ -435,6 +455,1878 @@ class NodeGroupNetworkVolumeArgs:
         pulumi.set(self, "size_gb", value)
 
 
+class OfferQueryDict(TypedDict):
+    """
+    An instance offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
+    """
+    cluster_id: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+    """
+    compute_cap: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose computeCap (the service's `compute_cap`) is this value or meets these conditions.
+    """
+    cpu_cores: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose cpuCores (the service's `cpu_cores`) is this value or meets these conditions.
+    """
+    cpu_ram_gb: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose cpuRamGb (the service's `cpu_ram`) is this value or meets these conditions.
+    """
+    cuda_max_good: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose cudaMaxGood (the service's `cuda_max_good`) is this value or meets these conditions.
+    """
+    datacenter: NotRequired[Union[_builtins.bool, 'QueryBooleanDict']]
+    """
+    The offers whose datacenter (the service's `datacenter`) is this value or meets these conditions.
+    """
+    direct_port_count: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose directPortCount (the service's `direct_port_count`) is this value or meets these conditions.
+    """
+    disk_space_gb: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+    """
+    dlperf: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose dlperf (the service's `dlperf`) is this value or meets these conditions.
+    """
+    dollars_per_hour: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose dollarsPerHour (the service's `dph_total`) is this value or meets these conditions.
+    """
+    external: NotRequired[Union[_builtins.bool, 'QueryBooleanDict']]
+    """
+    The offers whose external (the service's `external`) is this value or meets these conditions.
+    """
+    geolocation: NotRequired[Union[_builtins.str, 'QueryTextDict']]
+    """
+    The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+    """
+    gpu_name: NotRequired[Union[_builtins.str, 'QueryTextDict']]
+    """
+    The offers whose gpuName (the service's `gpu_name`) is this value or meets these conditions.
+    """
+    gpu_ram_gb: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose gpuRamGb (the service's `gpu_ram`) is this value or meets these conditions.
+    """
+    gpu_total_ram_gb: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose gpuTotalRamGb (the service's `gpu_total_ram`) is this value or meets these conditions.
+    """
+    host_id: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+    """
+    inet_down_mbps: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+    """
+    inet_up_mbps: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+    """
+    limit: NotRequired[_builtins.int]
+    """
+    At most this many offers.
+    """
+    machine_id: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+    """
+    num_gpus: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
+    """
+    order: NotRequired[Sequence[Sequence[Any]]]
+    """
+    Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+    """
+    reliability: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+    """
+    rentable: NotRequired[Union[_builtins.bool, 'QueryBooleanDict']]
+    """
+    The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
+    """
+    rented: NotRequired[Union[_builtins.bool, 'QueryBooleanDict']]
+    """
+    The offers whose rented (the service's `rented`) is this value or meets these conditions.
+    """
+    static_ip: NotRequired[Union[_builtins.bool, 'QueryBooleanDict']]
+    """
+    The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+    """
+    type: NotRequired[_builtins.str]
+    """
+    on-demand (the default) or interruptible (prices are then the minimum bids).
+    """
+    verified: NotRequired[Union[_builtins.bool, 'QueryBooleanDict']]
+    """
+    The offers whose verified (the service's `verified`) is this value or meets these conditions.
+    """
+
+@pulumi.input_type
+class OfferQuery:
+    def __init__(__self__, *,
+                 cluster_id: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 compute_cap: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 cpu_cores: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 cpu_ram_gb: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 cuda_max_good: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 datacenter: Optional[Union[_builtins.bool, 'QueryBoolean']] = None,
+                 direct_port_count: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 disk_space_gb: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 dlperf: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 dollars_per_hour: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 external: Optional[Union[_builtins.bool, 'QueryBoolean']] = None,
+                 geolocation: Optional[Union[_builtins.str, 'QueryText']] = None,
+                 gpu_name: Optional[Union[_builtins.str, 'QueryText']] = None,
+                 gpu_ram_gb: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 gpu_total_ram_gb: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 host_id: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 inet_down_mbps: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 inet_up_mbps: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 limit: Optional[_builtins.int] = None,
+                 machine_id: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 num_gpus: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 order: Optional[Sequence[Sequence[Any]]] = None,
+                 reliability: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 rentable: Optional[Union[_builtins.bool, 'QueryBoolean']] = None,
+                 rented: Optional[Union[_builtins.bool, 'QueryBoolean']] = None,
+                 static_ip: Optional[Union[_builtins.bool, 'QueryBoolean']] = None,
+                 type: Optional[_builtins.str] = None,
+                 verified: Optional[Union[_builtins.bool, 'QueryBoolean']] = None):
+        """
+        An instance offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
+
+        :param Union[_builtins.float, 'QueryNumber'] cluster_id: The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] compute_cap: The offers whose computeCap (the service's `compute_cap`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] cpu_cores: The offers whose cpuCores (the service's `cpu_cores`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] cpu_ram_gb: The offers whose cpuRamGb (the service's `cpu_ram`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] cuda_max_good: The offers whose cudaMaxGood (the service's `cuda_max_good`) is this value or meets these conditions.
+        :param Union[_builtins.bool, 'QueryBoolean'] datacenter: The offers whose datacenter (the service's `datacenter`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] direct_port_count: The offers whose directPortCount (the service's `direct_port_count`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] disk_space_gb: The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] dlperf: The offers whose dlperf (the service's `dlperf`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] dollars_per_hour: The offers whose dollarsPerHour (the service's `dph_total`) is this value or meets these conditions.
+        :param Union[_builtins.bool, 'QueryBoolean'] external: The offers whose external (the service's `external`) is this value or meets these conditions.
+        :param Union[_builtins.str, 'QueryText'] geolocation: The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+        :param Union[_builtins.str, 'QueryText'] gpu_name: The offers whose gpuName (the service's `gpu_name`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] gpu_ram_gb: The offers whose gpuRamGb (the service's `gpu_ram`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] gpu_total_ram_gb: The offers whose gpuTotalRamGb (the service's `gpu_total_ram`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] host_id: The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] inet_down_mbps: The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] inet_up_mbps: The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        :param _builtins.int limit: At most this many offers.
+        :param Union[_builtins.float, 'QueryNumber'] machine_id: The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] num_gpus: The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
+        :param Sequence[Sequence[Any]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        :param Union[_builtins.float, 'QueryNumber'] reliability: The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+        :param Union[_builtins.bool, 'QueryBoolean'] rentable: The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
+        :param Union[_builtins.bool, 'QueryBoolean'] rented: The offers whose rented (the service's `rented`) is this value or meets these conditions.
+        :param Union[_builtins.bool, 'QueryBoolean'] static_ip: The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+        :param _builtins.str type: on-demand (the default) or interruptible (prices are then the minimum bids).
+        :param Union[_builtins.bool, 'QueryBoolean'] verified: The offers whose verified (the service's `verified`) is this value or meets these conditions.
+        """
+        if cluster_id is not None:
+            pulumi.set(__self__, "cluster_id", cluster_id)
+        if compute_cap is not None:
+            pulumi.set(__self__, "compute_cap", compute_cap)
+        if cpu_cores is not None:
+            pulumi.set(__self__, "cpu_cores", cpu_cores)
+        if cpu_ram_gb is not None:
+            pulumi.set(__self__, "cpu_ram_gb", cpu_ram_gb)
+        if cuda_max_good is not None:
+            pulumi.set(__self__, "cuda_max_good", cuda_max_good)
+        if datacenter is not None:
+            pulumi.set(__self__, "datacenter", datacenter)
+        if direct_port_count is not None:
+            pulumi.set(__self__, "direct_port_count", direct_port_count)
+        if disk_space_gb is not None:
+            pulumi.set(__self__, "disk_space_gb", disk_space_gb)
+        if dlperf is not None:
+            pulumi.set(__self__, "dlperf", dlperf)
+        if dollars_per_hour is not None:
+            pulumi.set(__self__, "dollars_per_hour", dollars_per_hour)
+        if external is not None:
+            pulumi.set(__self__, "external", external)
+        if geolocation is not None:
+            pulumi.set(__self__, "geolocation", geolocation)
+        if gpu_name is not None:
+            pulumi.set(__self__, "gpu_name", gpu_name)
+        if gpu_ram_gb is not None:
+            pulumi.set(__self__, "gpu_ram_gb", gpu_ram_gb)
+        if gpu_total_ram_gb is not None:
+            pulumi.set(__self__, "gpu_total_ram_gb", gpu_total_ram_gb)
+        if host_id is not None:
+            pulumi.set(__self__, "host_id", host_id)
+        if inet_down_mbps is not None:
+            pulumi.set(__self__, "inet_down_mbps", inet_down_mbps)
+        if inet_up_mbps is not None:
+            pulumi.set(__self__, "inet_up_mbps", inet_up_mbps)
+        if limit is not None:
+            pulumi.set(__self__, "limit", limit)
+        if machine_id is not None:
+            pulumi.set(__self__, "machine_id", machine_id)
+        if num_gpus is not None:
+            pulumi.set(__self__, "num_gpus", num_gpus)
+        if order is not None:
+            pulumi.set(__self__, "order", order)
+        if reliability is not None:
+            pulumi.set(__self__, "reliability", reliability)
+        if rentable is not None:
+            pulumi.set(__self__, "rentable", rentable)
+        if rented is not None:
+            pulumi.set(__self__, "rented", rented)
+        if static_ip is not None:
+            pulumi.set(__self__, "static_ip", static_ip)
+        if type is not None:
+            pulumi.set(__self__, "type", type)
+        if verified is not None:
+            pulumi.set(__self__, "verified", verified)
+
+    @_builtins.property
+    @pulumi.getter(name="clusterId")
+    def cluster_id(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "cluster_id")
+
+    @cluster_id.setter
+    def cluster_id(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "cluster_id", value)
+
+    @_builtins.property
+    @pulumi.getter(name="computeCap")
+    def compute_cap(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose computeCap (the service's `compute_cap`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "compute_cap")
+
+    @compute_cap.setter
+    def compute_cap(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "compute_cap", value)
+
+    @_builtins.property
+    @pulumi.getter(name="cpuCores")
+    def cpu_cores(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose cpuCores (the service's `cpu_cores`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "cpu_cores")
+
+    @cpu_cores.setter
+    def cpu_cores(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "cpu_cores", value)
+
+    @_builtins.property
+    @pulumi.getter(name="cpuRamGb")
+    def cpu_ram_gb(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose cpuRamGb (the service's `cpu_ram`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "cpu_ram_gb")
+
+    @cpu_ram_gb.setter
+    def cpu_ram_gb(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "cpu_ram_gb", value)
+
+    @_builtins.property
+    @pulumi.getter(name="cudaMaxGood")
+    def cuda_max_good(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose cudaMaxGood (the service's `cuda_max_good`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "cuda_max_good")
+
+    @cuda_max_good.setter
+    def cuda_max_good(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "cuda_max_good", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def datacenter(self) -> Optional[Union[_builtins.bool, 'QueryBoolean']]:
+        """
+        The offers whose datacenter (the service's `datacenter`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "datacenter")
+
+    @datacenter.setter
+    def datacenter(self, value: Optional[Union[_builtins.bool, 'QueryBoolean']]):
+        pulumi.set(self, "datacenter", value)
+
+    @_builtins.property
+    @pulumi.getter(name="directPortCount")
+    def direct_port_count(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose directPortCount (the service's `direct_port_count`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "direct_port_count")
+
+    @direct_port_count.setter
+    def direct_port_count(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "direct_port_count", value)
+
+    @_builtins.property
+    @pulumi.getter(name="diskSpaceGb")
+    def disk_space_gb(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "disk_space_gb")
+
+    @disk_space_gb.setter
+    def disk_space_gb(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "disk_space_gb", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def dlperf(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose dlperf (the service's `dlperf`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "dlperf")
+
+    @dlperf.setter
+    def dlperf(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "dlperf", value)
+
+    @_builtins.property
+    @pulumi.getter(name="dollarsPerHour")
+    def dollars_per_hour(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose dollarsPerHour (the service's `dph_total`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "dollars_per_hour")
+
+    @dollars_per_hour.setter
+    def dollars_per_hour(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "dollars_per_hour", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def external(self) -> Optional[Union[_builtins.bool, 'QueryBoolean']]:
+        """
+        The offers whose external (the service's `external`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "external")
+
+    @external.setter
+    def external(self, value: Optional[Union[_builtins.bool, 'QueryBoolean']]):
+        pulumi.set(self, "external", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def geolocation(self) -> Optional[Union[_builtins.str, 'QueryText']]:
+        """
+        The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "geolocation")
+
+    @geolocation.setter
+    def geolocation(self, value: Optional[Union[_builtins.str, 'QueryText']]):
+        pulumi.set(self, "geolocation", value)
+
+    @_builtins.property
+    @pulumi.getter(name="gpuName")
+    def gpu_name(self) -> Optional[Union[_builtins.str, 'QueryText']]:
+        """
+        The offers whose gpuName (the service's `gpu_name`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "gpu_name")
+
+    @gpu_name.setter
+    def gpu_name(self, value: Optional[Union[_builtins.str, 'QueryText']]):
+        pulumi.set(self, "gpu_name", value)
+
+    @_builtins.property
+    @pulumi.getter(name="gpuRamGb")
+    def gpu_ram_gb(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose gpuRamGb (the service's `gpu_ram`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "gpu_ram_gb")
+
+    @gpu_ram_gb.setter
+    def gpu_ram_gb(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "gpu_ram_gb", value)
+
+    @_builtins.property
+    @pulumi.getter(name="gpuTotalRamGb")
+    def gpu_total_ram_gb(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose gpuTotalRamGb (the service's `gpu_total_ram`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "gpu_total_ram_gb")
+
+    @gpu_total_ram_gb.setter
+    def gpu_total_ram_gb(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "gpu_total_ram_gb", value)
+
+    @_builtins.property
+    @pulumi.getter(name="hostId")
+    def host_id(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "host_id")
+
+    @host_id.setter
+    def host_id(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "host_id", value)
+
+    @_builtins.property
+    @pulumi.getter(name="inetDownMbps")
+    def inet_down_mbps(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "inet_down_mbps")
+
+    @inet_down_mbps.setter
+    def inet_down_mbps(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "inet_down_mbps", value)
+
+    @_builtins.property
+    @pulumi.getter(name="inetUpMbps")
+    def inet_up_mbps(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "inet_up_mbps")
+
+    @inet_up_mbps.setter
+    def inet_up_mbps(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "inet_up_mbps", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def limit(self) -> Optional[_builtins.int]:
+        """
+        At most this many offers.
+        """
+        return pulumi.get(self, "limit")
+
+    @limit.setter
+    def limit(self, value: Optional[_builtins.int]):
+        pulumi.set(self, "limit", value)
+
+    @_builtins.property
+    @pulumi.getter(name="machineId")
+    def machine_id(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "machine_id")
+
+    @machine_id.setter
+    def machine_id(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "machine_id", value)
+
+    @_builtins.property
+    @pulumi.getter(name="numGpus")
+    def num_gpus(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "num_gpus")
+
+    @num_gpus.setter
+    def num_gpus(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "num_gpus", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def order(self) -> Optional[Sequence[Sequence[Any]]]:
+        """
+        Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        """
+        return pulumi.get(self, "order")
+
+    @order.setter
+    def order(self, value: Optional[Sequence[Sequence[Any]]]):
+        pulumi.set(self, "order", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def reliability(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "reliability")
+
+    @reliability.setter
+    def reliability(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "reliability", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def rentable(self) -> Optional[Union[_builtins.bool, 'QueryBoolean']]:
+        """
+        The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "rentable")
+
+    @rentable.setter
+    def rentable(self, value: Optional[Union[_builtins.bool, 'QueryBoolean']]):
+        pulumi.set(self, "rentable", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def rented(self) -> Optional[Union[_builtins.bool, 'QueryBoolean']]:
+        """
+        The offers whose rented (the service's `rented`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "rented")
+
+    @rented.setter
+    def rented(self, value: Optional[Union[_builtins.bool, 'QueryBoolean']]):
+        pulumi.set(self, "rented", value)
+
+    @_builtins.property
+    @pulumi.getter(name="staticIp")
+    def static_ip(self) -> Optional[Union[_builtins.bool, 'QueryBoolean']]:
+        """
+        The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "static_ip")
+
+    @static_ip.setter
+    def static_ip(self, value: Optional[Union[_builtins.bool, 'QueryBoolean']]):
+        pulumi.set(self, "static_ip", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> Optional[_builtins.str]:
+        """
+        on-demand (the default) or interruptible (prices are then the minimum bids).
+        """
+        return pulumi.get(self, "type")
+
+    @type.setter
+    def type(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "type", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def verified(self) -> Optional[Union[_builtins.bool, 'QueryBoolean']]:
+        """
+        The offers whose verified (the service's `verified`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "verified")
+
+    @verified.setter
+    def verified(self, value: Optional[Union[_builtins.bool, 'QueryBoolean']]):
+        pulumi.set(self, "verified", value)
+
+
+class OfferQueryArgsDict(TypedDict):
+    """
+    An instance offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
+    """
+    cluster_id: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+    """
+    compute_cap: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose computeCap (the service's `compute_cap`) is this value or meets these conditions.
+    """
+    cpu_cores: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose cpuCores (the service's `cpu_cores`) is this value or meets these conditions.
+    """
+    cpu_ram_gb: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose cpuRamGb (the service's `cpu_ram`) is this value or meets these conditions.
+    """
+    cuda_max_good: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose cudaMaxGood (the service's `cuda_max_good`) is this value or meets these conditions.
+    """
+    datacenter: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgsDict']]]]
+    """
+    The offers whose datacenter (the service's `datacenter`) is this value or meets these conditions.
+    """
+    direct_port_count: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose directPortCount (the service's `direct_port_count`) is this value or meets these conditions.
+    """
+    disk_space_gb: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+    """
+    dlperf: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose dlperf (the service's `dlperf`) is this value or meets these conditions.
+    """
+    dollars_per_hour: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose dollarsPerHour (the service's `dph_total`) is this value or meets these conditions.
+    """
+    external: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgsDict']]]]
+    """
+    The offers whose external (the service's `external`) is this value or meets these conditions.
+    """
+    geolocation: NotRequired[pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgsDict']]]]
+    """
+    The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+    """
+    gpu_name: NotRequired[pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgsDict']]]]
+    """
+    The offers whose gpuName (the service's `gpu_name`) is this value or meets these conditions.
+    """
+    gpu_ram_gb: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose gpuRamGb (the service's `gpu_ram`) is this value or meets these conditions.
+    """
+    gpu_total_ram_gb: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose gpuTotalRamGb (the service's `gpu_total_ram`) is this value or meets these conditions.
+    """
+    host_id: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+    """
+    inet_down_mbps: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+    """
+    inet_up_mbps: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+    """
+    limit: NotRequired[pulumi.Input[Optional[_builtins.int]]]
+    """
+    At most this many offers.
+    """
+    machine_id: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+    """
+    num_gpus: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
+    """
+    order: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]]]
+    """
+    Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+    """
+    reliability: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+    """
+    rentable: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgsDict']]]]
+    """
+    The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
+    """
+    rented: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgsDict']]]]
+    """
+    The offers whose rented (the service's `rented`) is this value or meets these conditions.
+    """
+    static_ip: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgsDict']]]]
+    """
+    The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+    """
+    type: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    on-demand (the default) or interruptible (prices are then the minimum bids).
+    """
+    verified: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgsDict']]]]
+    """
+    The offers whose verified (the service's `verified`) is this value or meets these conditions.
+    """
+
+@pulumi.input_type
+class OfferQueryArgs:
+    def __init__(__self__, *,
+                 cluster_id: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 compute_cap: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 cpu_cores: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 cpu_ram_gb: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 cuda_max_good: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 datacenter: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]] = None,
+                 direct_port_count: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 disk_space_gb: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 dlperf: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 dollars_per_hour: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 external: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]] = None,
+                 geolocation: pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs']]] = None,
+                 gpu_name: pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs']]] = None,
+                 gpu_ram_gb: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 gpu_total_ram_gb: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 host_id: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 inet_down_mbps: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 inet_up_mbps: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 limit: pulumi.Input[Optional[_builtins.int]] = None,
+                 machine_id: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 num_gpus: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 order: pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]] = None,
+                 reliability: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 rentable: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]] = None,
+                 rented: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]] = None,
+                 static_ip: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]] = None,
+                 type: pulumi.Input[Optional[_builtins.str]] = None,
+                 verified: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]] = None):
+        """
+        An instance offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
+
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] cluster_id: The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] compute_cap: The offers whose computeCap (the service's `compute_cap`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] cpu_cores: The offers whose cpuCores (the service's `cpu_cores`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] cpu_ram_gb: The offers whose cpuRamGb (the service's `cpu_ram`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] cuda_max_good: The offers whose cudaMaxGood (the service's `cuda_max_good`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs']] datacenter: The offers whose datacenter (the service's `datacenter`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] direct_port_count: The offers whose directPortCount (the service's `direct_port_count`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] disk_space_gb: The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] dlperf: The offers whose dlperf (the service's `dlperf`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] dollars_per_hour: The offers whose dollarsPerHour (the service's `dph_total`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs']] external: The offers whose external (the service's `external`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.str, 'QueryTextArgs']] geolocation: The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.str, 'QueryTextArgs']] gpu_name: The offers whose gpuName (the service's `gpu_name`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] gpu_ram_gb: The offers whose gpuRamGb (the service's `gpu_ram`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] gpu_total_ram_gb: The offers whose gpuTotalRamGb (the service's `gpu_total_ram`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] host_id: The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] inet_down_mbps: The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] inet_up_mbps: The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        :param pulumi.Input[_builtins.int] limit: At most this many offers.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] machine_id: The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] num_gpus: The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
+        :param pulumi.Input[Sequence[pulumi.Input[Sequence[Any]]]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] reliability: The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs']] rentable: The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs']] rented: The offers whose rented (the service's `rented`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs']] static_ip: The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+        :param pulumi.Input[_builtins.str] type: on-demand (the default) or interruptible (prices are then the minimum bids).
+        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs']] verified: The offers whose verified (the service's `verified`) is this value or meets these conditions.
+        """
+        if cluster_id is not None:
+            pulumi.set(__self__, "cluster_id", cluster_id)
+        if compute_cap is not None:
+            pulumi.set(__self__, "compute_cap", compute_cap)
+        if cpu_cores is not None:
+            pulumi.set(__self__, "cpu_cores", cpu_cores)
+        if cpu_ram_gb is not None:
+            pulumi.set(__self__, "cpu_ram_gb", cpu_ram_gb)
+        if cuda_max_good is not None:
+            pulumi.set(__self__, "cuda_max_good", cuda_max_good)
+        if datacenter is not None:
+            pulumi.set(__self__, "datacenter", datacenter)
+        if direct_port_count is not None:
+            pulumi.set(__self__, "direct_port_count", direct_port_count)
+        if disk_space_gb is not None:
+            pulumi.set(__self__, "disk_space_gb", disk_space_gb)
+        if dlperf is not None:
+            pulumi.set(__self__, "dlperf", dlperf)
+        if dollars_per_hour is not None:
+            pulumi.set(__self__, "dollars_per_hour", dollars_per_hour)
+        if external is not None:
+            pulumi.set(__self__, "external", external)
+        if geolocation is not None:
+            pulumi.set(__self__, "geolocation", geolocation)
+        if gpu_name is not None:
+            pulumi.set(__self__, "gpu_name", gpu_name)
+        if gpu_ram_gb is not None:
+            pulumi.set(__self__, "gpu_ram_gb", gpu_ram_gb)
+        if gpu_total_ram_gb is not None:
+            pulumi.set(__self__, "gpu_total_ram_gb", gpu_total_ram_gb)
+        if host_id is not None:
+            pulumi.set(__self__, "host_id", host_id)
+        if inet_down_mbps is not None:
+            pulumi.set(__self__, "inet_down_mbps", inet_down_mbps)
+        if inet_up_mbps is not None:
+            pulumi.set(__self__, "inet_up_mbps", inet_up_mbps)
+        if limit is not None:
+            pulumi.set(__self__, "limit", limit)
+        if machine_id is not None:
+            pulumi.set(__self__, "machine_id", machine_id)
+        if num_gpus is not None:
+            pulumi.set(__self__, "num_gpus", num_gpus)
+        if order is not None:
+            pulumi.set(__self__, "order", order)
+        if reliability is not None:
+            pulumi.set(__self__, "reliability", reliability)
+        if rentable is not None:
+            pulumi.set(__self__, "rentable", rentable)
+        if rented is not None:
+            pulumi.set(__self__, "rented", rented)
+        if static_ip is not None:
+            pulumi.set(__self__, "static_ip", static_ip)
+        if type is not None:
+            pulumi.set(__self__, "type", type)
+        if verified is not None:
+            pulumi.set(__self__, "verified", verified)
+
+    @_builtins.property
+    @pulumi.getter(name="clusterId")
+    def cluster_id(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "cluster_id")
+
+    @cluster_id.setter
+    def cluster_id(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "cluster_id", value)
+
+    @_builtins.property
+    @pulumi.getter(name="computeCap")
+    def compute_cap(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose computeCap (the service's `compute_cap`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "compute_cap")
+
+    @compute_cap.setter
+    def compute_cap(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "compute_cap", value)
+
+    @_builtins.property
+    @pulumi.getter(name="cpuCores")
+    def cpu_cores(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose cpuCores (the service's `cpu_cores`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "cpu_cores")
+
+    @cpu_cores.setter
+    def cpu_cores(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "cpu_cores", value)
+
+    @_builtins.property
+    @pulumi.getter(name="cpuRamGb")
+    def cpu_ram_gb(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose cpuRamGb (the service's `cpu_ram`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "cpu_ram_gb")
+
+    @cpu_ram_gb.setter
+    def cpu_ram_gb(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "cpu_ram_gb", value)
+
+    @_builtins.property
+    @pulumi.getter(name="cudaMaxGood")
+    def cuda_max_good(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose cudaMaxGood (the service's `cuda_max_good`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "cuda_max_good")
+
+    @cuda_max_good.setter
+    def cuda_max_good(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "cuda_max_good", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def datacenter(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]:
+        """
+        The offers whose datacenter (the service's `datacenter`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "datacenter")
+
+    @datacenter.setter
+    def datacenter(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]):
+        pulumi.set(self, "datacenter", value)
+
+    @_builtins.property
+    @pulumi.getter(name="directPortCount")
+    def direct_port_count(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose directPortCount (the service's `direct_port_count`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "direct_port_count")
+
+    @direct_port_count.setter
+    def direct_port_count(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "direct_port_count", value)
+
+    @_builtins.property
+    @pulumi.getter(name="diskSpaceGb")
+    def disk_space_gb(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "disk_space_gb")
+
+    @disk_space_gb.setter
+    def disk_space_gb(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "disk_space_gb", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def dlperf(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose dlperf (the service's `dlperf`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "dlperf")
+
+    @dlperf.setter
+    def dlperf(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "dlperf", value)
+
+    @_builtins.property
+    @pulumi.getter(name="dollarsPerHour")
+    def dollars_per_hour(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose dollarsPerHour (the service's `dph_total`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "dollars_per_hour")
+
+    @dollars_per_hour.setter
+    def dollars_per_hour(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "dollars_per_hour", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def external(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]:
+        """
+        The offers whose external (the service's `external`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "external")
+
+    @external.setter
+    def external(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]):
+        pulumi.set(self, "external", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def geolocation(self) -> pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs']]]:
+        """
+        The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "geolocation")
+
+    @geolocation.setter
+    def geolocation(self, value: pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs']]]):
+        pulumi.set(self, "geolocation", value)
+
+    @_builtins.property
+    @pulumi.getter(name="gpuName")
+    def gpu_name(self) -> pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs']]]:
+        """
+        The offers whose gpuName (the service's `gpu_name`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "gpu_name")
+
+    @gpu_name.setter
+    def gpu_name(self, value: pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs']]]):
+        pulumi.set(self, "gpu_name", value)
+
+    @_builtins.property
+    @pulumi.getter(name="gpuRamGb")
+    def gpu_ram_gb(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose gpuRamGb (the service's `gpu_ram`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "gpu_ram_gb")
+
+    @gpu_ram_gb.setter
+    def gpu_ram_gb(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "gpu_ram_gb", value)
+
+    @_builtins.property
+    @pulumi.getter(name="gpuTotalRamGb")
+    def gpu_total_ram_gb(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose gpuTotalRamGb (the service's `gpu_total_ram`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "gpu_total_ram_gb")
+
+    @gpu_total_ram_gb.setter
+    def gpu_total_ram_gb(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "gpu_total_ram_gb", value)
+
+    @_builtins.property
+    @pulumi.getter(name="hostId")
+    def host_id(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "host_id")
+
+    @host_id.setter
+    def host_id(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "host_id", value)
+
+    @_builtins.property
+    @pulumi.getter(name="inetDownMbps")
+    def inet_down_mbps(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "inet_down_mbps")
+
+    @inet_down_mbps.setter
+    def inet_down_mbps(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "inet_down_mbps", value)
+
+    @_builtins.property
+    @pulumi.getter(name="inetUpMbps")
+    def inet_up_mbps(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "inet_up_mbps")
+
+    @inet_up_mbps.setter
+    def inet_up_mbps(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "inet_up_mbps", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def limit(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        At most this many offers.
+        """
+        return pulumi.get(self, "limit")
+
+    @limit.setter
+    def limit(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "limit", value)
+
+    @_builtins.property
+    @pulumi.getter(name="machineId")
+    def machine_id(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "machine_id")
+
+    @machine_id.setter
+    def machine_id(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "machine_id", value)
+
+    @_builtins.property
+    @pulumi.getter(name="numGpus")
+    def num_gpus(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "num_gpus")
+
+    @num_gpus.setter
+    def num_gpus(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "num_gpus", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def order(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]]:
+        """
+        Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        """
+        return pulumi.get(self, "order")
+
+    @order.setter
+    def order(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]]):
+        pulumi.set(self, "order", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def reliability(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "reliability")
+
+    @reliability.setter
+    def reliability(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "reliability", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def rentable(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]:
+        """
+        The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "rentable")
+
+    @rentable.setter
+    def rentable(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]):
+        pulumi.set(self, "rentable", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def rented(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]:
+        """
+        The offers whose rented (the service's `rented`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "rented")
+
+    @rented.setter
+    def rented(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]):
+        pulumi.set(self, "rented", value)
+
+    @_builtins.property
+    @pulumi.getter(name="staticIp")
+    def static_ip(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]:
+        """
+        The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "static_ip")
+
+    @static_ip.setter
+    def static_ip(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]):
+        pulumi.set(self, "static_ip", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        on-demand (the default) or interruptible (prices are then the minimum bids).
+        """
+        return pulumi.get(self, "type")
+
+    @type.setter
+    def type(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "type", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def verified(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]:
+        """
+        The offers whose verified (the service's `verified`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "verified")
+
+    @verified.setter
+    def verified(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]):
+        pulumi.set(self, "verified", value)
+
+
+class QueryBooleanDict(TypedDict):
+    """
+    Conditions on one field, all to hold.
+    """
+    eq: NotRequired[_builtins.bool]
+    """
+    Equal to this value.
+    """
+    in_: NotRequired[Sequence[_builtins.bool]]
+    """
+    Any of these values.
+    """
+    neq: NotRequired[_builtins.bool]
+    """
+    Not equal to this value.
+    """
+    notin: NotRequired[Sequence[_builtins.bool]]
+    """
+    None of these values.
+    """
+
+@pulumi.input_type
+class QueryBoolean:
+    def __init__(__self__, *,
+                 eq: Optional[_builtins.bool] = None,
+                 in_: Optional[Sequence[_builtins.bool]] = None,
+                 neq: Optional[_builtins.bool] = None,
+                 notin: Optional[Sequence[_builtins.bool]] = None):
+        """
+        Conditions on one field, all to hold.
+
+        :param _builtins.bool eq: Equal to this value.
+        :param Sequence[_builtins.bool] in_: Any of these values.
+        :param _builtins.bool neq: Not equal to this value.
+        :param Sequence[_builtins.bool] notin: None of these values.
+        """
+        if eq is not None:
+            pulumi.set(__self__, "eq", eq)
+        if in_ is not None:
+            pulumi.set(__self__, "in_", in_)
+        if neq is not None:
+            pulumi.set(__self__, "neq", neq)
+        if notin is not None:
+            pulumi.set(__self__, "notin", notin)
+
+    @_builtins.property
+    @pulumi.getter
+    def eq(self) -> Optional[_builtins.bool]:
+        """
+        Equal to this value.
+        """
+        return pulumi.get(self, "eq")
+
+    @eq.setter
+    def eq(self, value: Optional[_builtins.bool]):
+        pulumi.set(self, "eq", value)
+
+    @_builtins.property
+    @pulumi.getter(name="in")
+    def in_(self) -> Optional[Sequence[_builtins.bool]]:
+        """
+        Any of these values.
+        """
+        return pulumi.get(self, "in_")
+
+    @in_.setter
+    def in_(self, value: Optional[Sequence[_builtins.bool]]):
+        pulumi.set(self, "in_", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def neq(self) -> Optional[_builtins.bool]:
+        """
+        Not equal to this value.
+        """
+        return pulumi.get(self, "neq")
+
+    @neq.setter
+    def neq(self, value: Optional[_builtins.bool]):
+        pulumi.set(self, "neq", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def notin(self) -> Optional[Sequence[_builtins.bool]]:
+        """
+        None of these values.
+        """
+        return pulumi.get(self, "notin")
+
+    @notin.setter
+    def notin(self, value: Optional[Sequence[_builtins.bool]]):
+        pulumi.set(self, "notin", value)
+
+
+class QueryBooleanArgsDict(TypedDict):
+    """
+    Conditions on one field, all to hold.
+    """
+    eq: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
+    """
+    Equal to this value.
+    """
+    in_: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.bool]]]]]
+    """
+    Any of these values.
+    """
+    neq: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
+    """
+    Not equal to this value.
+    """
+    notin: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.bool]]]]]
+    """
+    None of these values.
+    """
+
+@pulumi.input_type
+class QueryBooleanArgs:
+    def __init__(__self__, *,
+                 eq: pulumi.Input[Optional[_builtins.bool]] = None,
+                 in_: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.bool]]]] = None,
+                 neq: pulumi.Input[Optional[_builtins.bool]] = None,
+                 notin: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.bool]]]] = None):
+        """
+        Conditions on one field, all to hold.
+
+        :param pulumi.Input[_builtins.bool] eq: Equal to this value.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.bool]]] in_: Any of these values.
+        :param pulumi.Input[_builtins.bool] neq: Not equal to this value.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.bool]]] notin: None of these values.
+        """
+        if eq is not None:
+            pulumi.set(__self__, "eq", eq)
+        if in_ is not None:
+            pulumi.set(__self__, "in_", in_)
+        if neq is not None:
+            pulumi.set(__self__, "neq", neq)
+        if notin is not None:
+            pulumi.set(__self__, "notin", notin)
+
+    @_builtins.property
+    @pulumi.getter
+    def eq(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Equal to this value.
+        """
+        return pulumi.get(self, "eq")
+
+    @eq.setter
+    def eq(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "eq", value)
+
+    @_builtins.property
+    @pulumi.getter(name="in")
+    def in_(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.bool]]]]:
+        """
+        Any of these values.
+        """
+        return pulumi.get(self, "in_")
+
+    @in_.setter
+    def in_(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.bool]]]]):
+        pulumi.set(self, "in_", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def neq(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Not equal to this value.
+        """
+        return pulumi.get(self, "neq")
+
+    @neq.setter
+    def neq(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "neq", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def notin(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.bool]]]]:
+        """
+        None of these values.
+        """
+        return pulumi.get(self, "notin")
+
+    @notin.setter
+    def notin(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.bool]]]]):
+        pulumi.set(self, "notin", value)
+
+
+class QueryNumberDict(TypedDict):
+    """
+    Conditions on one field, all to hold.
+    """
+    eq: NotRequired[_builtins.float]
+    """
+    Equal to this value.
+    """
+    gt: NotRequired[_builtins.float]
+    """
+    Greater than this value.
+    """
+    gte: NotRequired[_builtins.float]
+    """
+    At least this value.
+    """
+    in_: NotRequired[Sequence[_builtins.float]]
+    """
+    Any of these values.
+    """
+    lt: NotRequired[_builtins.float]
+    """
+    Less than this value.
+    """
+    lte: NotRequired[_builtins.float]
+    """
+    At most this value.
+    """
+    neq: NotRequired[_builtins.float]
+    """
+    Not equal to this value.
+    """
+    notin: NotRequired[Sequence[_builtins.float]]
+    """
+    None of these values.
+    """
+
+@pulumi.input_type
+class QueryNumber:
+    def __init__(__self__, *,
+                 eq: Optional[_builtins.float] = None,
+                 gt: Optional[_builtins.float] = None,
+                 gte: Optional[_builtins.float] = None,
+                 in_: Optional[Sequence[_builtins.float]] = None,
+                 lt: Optional[_builtins.float] = None,
+                 lte: Optional[_builtins.float] = None,
+                 neq: Optional[_builtins.float] = None,
+                 notin: Optional[Sequence[_builtins.float]] = None):
+        """
+        Conditions on one field, all to hold.
+
+        :param _builtins.float eq: Equal to this value.
+        :param _builtins.float gt: Greater than this value.
+        :param _builtins.float gte: At least this value.
+        :param Sequence[_builtins.float] in_: Any of these values.
+        :param _builtins.float lt: Less than this value.
+        :param _builtins.float lte: At most this value.
+        :param _builtins.float neq: Not equal to this value.
+        :param Sequence[_builtins.float] notin: None of these values.
+        """
+        if eq is not None:
+            pulumi.set(__self__, "eq", eq)
+        if gt is not None:
+            pulumi.set(__self__, "gt", gt)
+        if gte is not None:
+            pulumi.set(__self__, "gte", gte)
+        if in_ is not None:
+            pulumi.set(__self__, "in_", in_)
+        if lt is not None:
+            pulumi.set(__self__, "lt", lt)
+        if lte is not None:
+            pulumi.set(__self__, "lte", lte)
+        if neq is not None:
+            pulumi.set(__self__, "neq", neq)
+        if notin is not None:
+            pulumi.set(__self__, "notin", notin)
+
+    @_builtins.property
+    @pulumi.getter
+    def eq(self) -> Optional[_builtins.float]:
+        """
+        Equal to this value.
+        """
+        return pulumi.get(self, "eq")
+
+    @eq.setter
+    def eq(self, value: Optional[_builtins.float]):
+        pulumi.set(self, "eq", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def gt(self) -> Optional[_builtins.float]:
+        """
+        Greater than this value.
+        """
+        return pulumi.get(self, "gt")
+
+    @gt.setter
+    def gt(self, value: Optional[_builtins.float]):
+        pulumi.set(self, "gt", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def gte(self) -> Optional[_builtins.float]:
+        """
+        At least this value.
+        """
+        return pulumi.get(self, "gte")
+
+    @gte.setter
+    def gte(self, value: Optional[_builtins.float]):
+        pulumi.set(self, "gte", value)
+
+    @_builtins.property
+    @pulumi.getter(name="in")
+    def in_(self) -> Optional[Sequence[_builtins.float]]:
+        """
+        Any of these values.
+        """
+        return pulumi.get(self, "in_")
+
+    @in_.setter
+    def in_(self, value: Optional[Sequence[_builtins.float]]):
+        pulumi.set(self, "in_", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def lt(self) -> Optional[_builtins.float]:
+        """
+        Less than this value.
+        """
+        return pulumi.get(self, "lt")
+
+    @lt.setter
+    def lt(self, value: Optional[_builtins.float]):
+        pulumi.set(self, "lt", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def lte(self) -> Optional[_builtins.float]:
+        """
+        At most this value.
+        """
+        return pulumi.get(self, "lte")
+
+    @lte.setter
+    def lte(self, value: Optional[_builtins.float]):
+        pulumi.set(self, "lte", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def neq(self) -> Optional[_builtins.float]:
+        """
+        Not equal to this value.
+        """
+        return pulumi.get(self, "neq")
+
+    @neq.setter
+    def neq(self, value: Optional[_builtins.float]):
+        pulumi.set(self, "neq", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def notin(self) -> Optional[Sequence[_builtins.float]]:
+        """
+        None of these values.
+        """
+        return pulumi.get(self, "notin")
+
+    @notin.setter
+    def notin(self, value: Optional[Sequence[_builtins.float]]):
+        pulumi.set(self, "notin", value)
+
+
+class QueryNumberArgsDict(TypedDict):
+    """
+    Conditions on one field, all to hold.
+    """
+    eq: NotRequired[pulumi.Input[Optional[_builtins.float]]]
+    """
+    Equal to this value.
+    """
+    gt: NotRequired[pulumi.Input[Optional[_builtins.float]]]
+    """
+    Greater than this value.
+    """
+    gte: NotRequired[pulumi.Input[Optional[_builtins.float]]]
+    """
+    At least this value.
+    """
+    in_: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.float]]]]]
+    """
+    Any of these values.
+    """
+    lt: NotRequired[pulumi.Input[Optional[_builtins.float]]]
+    """
+    Less than this value.
+    """
+    lte: NotRequired[pulumi.Input[Optional[_builtins.float]]]
+    """
+    At most this value.
+    """
+    neq: NotRequired[pulumi.Input[Optional[_builtins.float]]]
+    """
+    Not equal to this value.
+    """
+    notin: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.float]]]]]
+    """
+    None of these values.
+    """
+
+@pulumi.input_type
+class QueryNumberArgs:
+    def __init__(__self__, *,
+                 eq: pulumi.Input[Optional[_builtins.float]] = None,
+                 gt: pulumi.Input[Optional[_builtins.float]] = None,
+                 gte: pulumi.Input[Optional[_builtins.float]] = None,
+                 in_: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.float]]]] = None,
+                 lt: pulumi.Input[Optional[_builtins.float]] = None,
+                 lte: pulumi.Input[Optional[_builtins.float]] = None,
+                 neq: pulumi.Input[Optional[_builtins.float]] = None,
+                 notin: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.float]]]] = None):
+        """
+        Conditions on one field, all to hold.
+
+        :param pulumi.Input[_builtins.float] eq: Equal to this value.
+        :param pulumi.Input[_builtins.float] gt: Greater than this value.
+        :param pulumi.Input[_builtins.float] gte: At least this value.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.float]]] in_: Any of these values.
+        :param pulumi.Input[_builtins.float] lt: Less than this value.
+        :param pulumi.Input[_builtins.float] lte: At most this value.
+        :param pulumi.Input[_builtins.float] neq: Not equal to this value.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.float]]] notin: None of these values.
+        """
+        if eq is not None:
+            pulumi.set(__self__, "eq", eq)
+        if gt is not None:
+            pulumi.set(__self__, "gt", gt)
+        if gte is not None:
+            pulumi.set(__self__, "gte", gte)
+        if in_ is not None:
+            pulumi.set(__self__, "in_", in_)
+        if lt is not None:
+            pulumi.set(__self__, "lt", lt)
+        if lte is not None:
+            pulumi.set(__self__, "lte", lte)
+        if neq is not None:
+            pulumi.set(__self__, "neq", neq)
+        if notin is not None:
+            pulumi.set(__self__, "notin", notin)
+
+    @_builtins.property
+    @pulumi.getter
+    def eq(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        Equal to this value.
+        """
+        return pulumi.get(self, "eq")
+
+    @eq.setter
+    def eq(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "eq", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def gt(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        Greater than this value.
+        """
+        return pulumi.get(self, "gt")
+
+    @gt.setter
+    def gt(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "gt", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def gte(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        At least this value.
+        """
+        return pulumi.get(self, "gte")
+
+    @gte.setter
+    def gte(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "gte", value)
+
+    @_builtins.property
+    @pulumi.getter(name="in")
+    def in_(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.float]]]]:
+        """
+        Any of these values.
+        """
+        return pulumi.get(self, "in_")
+
+    @in_.setter
+    def in_(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.float]]]]):
+        pulumi.set(self, "in_", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def lt(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        Less than this value.
+        """
+        return pulumi.get(self, "lt")
+
+    @lt.setter
+    def lt(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "lt", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def lte(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        At most this value.
+        """
+        return pulumi.get(self, "lte")
+
+    @lte.setter
+    def lte(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "lte", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def neq(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        Not equal to this value.
+        """
+        return pulumi.get(self, "neq")
+
+    @neq.setter
+    def neq(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "neq", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def notin(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.float]]]]:
+        """
+        None of these values.
+        """
+        return pulumi.get(self, "notin")
+
+    @notin.setter
+    def notin(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.float]]]]):
+        pulumi.set(self, "notin", value)
+
+
+class QueryTextDict(TypedDict):
+    """
+    Conditions on one field, all to hold.
+    """
+    eq: NotRequired[_builtins.str]
+    """
+    Equal to this value.
+    """
+    in_: NotRequired[Sequence[_builtins.str]]
+    """
+    Any of these values.
+    """
+    neq: NotRequired[_builtins.str]
+    """
+    Not equal to this value.
+    """
+    notin: NotRequired[Sequence[_builtins.str]]
+    """
+    None of these values.
+    """
+
+@pulumi.input_type
+class QueryText:
+    def __init__(__self__, *,
+                 eq: Optional[_builtins.str] = None,
+                 in_: Optional[Sequence[_builtins.str]] = None,
+                 neq: Optional[_builtins.str] = None,
+                 notin: Optional[Sequence[_builtins.str]] = None):
+        """
+        Conditions on one field, all to hold.
+
+        :param _builtins.str eq: Equal to this value.
+        :param Sequence[_builtins.str] in_: Any of these values.
+        :param _builtins.str neq: Not equal to this value.
+        :param Sequence[_builtins.str] notin: None of these values.
+        """
+        if eq is not None:
+            pulumi.set(__self__, "eq", eq)
+        if in_ is not None:
+            pulumi.set(__self__, "in_", in_)
+        if neq is not None:
+            pulumi.set(__self__, "neq", neq)
+        if notin is not None:
+            pulumi.set(__self__, "notin", notin)
+
+    @_builtins.property
+    @pulumi.getter
+    def eq(self) -> Optional[_builtins.str]:
+        """
+        Equal to this value.
+        """
+        return pulumi.get(self, "eq")
+
+    @eq.setter
+    def eq(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "eq", value)
+
+    @_builtins.property
+    @pulumi.getter(name="in")
+    def in_(self) -> Optional[Sequence[_builtins.str]]:
+        """
+        Any of these values.
+        """
+        return pulumi.get(self, "in_")
+
+    @in_.setter
+    def in_(self, value: Optional[Sequence[_builtins.str]]):
+        pulumi.set(self, "in_", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def neq(self) -> Optional[_builtins.str]:
+        """
+        Not equal to this value.
+        """
+        return pulumi.get(self, "neq")
+
+    @neq.setter
+    def neq(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "neq", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def notin(self) -> Optional[Sequence[_builtins.str]]:
+        """
+        None of these values.
+        """
+        return pulumi.get(self, "notin")
+
+    @notin.setter
+    def notin(self, value: Optional[Sequence[_builtins.str]]):
+        pulumi.set(self, "notin", value)
+
+
+class QueryTextArgsDict(TypedDict):
+    """
+    Conditions on one field, all to hold.
+    """
+    eq: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Equal to this value.
+    """
+    in_: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]]
+    """
+    Any of these values.
+    """
+    neq: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Not equal to this value.
+    """
+    notin: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]]
+    """
+    None of these values.
+    """
+
+@pulumi.input_type
+class QueryTextArgs:
+    def __init__(__self__, *,
+                 eq: pulumi.Input[Optional[_builtins.str]] = None,
+                 in_: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 neq: pulumi.Input[Optional[_builtins.str]] = None,
+                 notin: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None):
+        """
+        Conditions on one field, all to hold.
+
+        :param pulumi.Input[_builtins.str] eq: Equal to this value.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] in_: Any of these values.
+        :param pulumi.Input[_builtins.str] neq: Not equal to this value.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] notin: None of these values.
+        """
+        if eq is not None:
+            pulumi.set(__self__, "eq", eq)
+        if in_ is not None:
+            pulumi.set(__self__, "in_", in_)
+        if neq is not None:
+            pulumi.set(__self__, "neq", neq)
+        if notin is not None:
+            pulumi.set(__self__, "notin", notin)
+
+    @_builtins.property
+    @pulumi.getter
+    def eq(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Equal to this value.
+        """
+        return pulumi.get(self, "eq")
+
+    @eq.setter
+    def eq(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "eq", value)
+
+    @_builtins.property
+    @pulumi.getter(name="in")
+    def in_(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
+        """
+        Any of these values.
+        """
+        return pulumi.get(self, "in_")
+
+    @in_.setter
+    def in_(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
+        pulumi.set(self, "in_", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def neq(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Not equal to this value.
+        """
+        return pulumi.get(self, "neq")
+
+    @neq.setter
+    def neq(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "neq", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def notin(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
+        """
+        None of these values.
+        """
+        return pulumi.get(self, "notin")
+
+    @notin.setter
+    def notin(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
+        pulumi.set(self, "notin", value)
+
+
 class ReadinessArgsDict(TypedDict):
     """
     A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
@@ -742,7 +2634,7 @@ class TemplateDockerLoginArgs:
 
 
 class VolumeForInstanceArgsDict(TypedDict):
-    offer_query: Any
+    offer_query: pulumi.Input[Union[_builtins.str, 'OfferQueryArgsDict']]
     """
     The offer query of the instance that will link the volume (its `offerQuery`).
     """
@@ -754,10 +2646,10 @@ class VolumeForInstanceArgsDict(TypedDict):
 @pulumi.input_type
 class VolumeForInstanceArgs:
     def __init__(__self__, *,
-                 offer_query: Any,
+                 offer_query: pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']],
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None):
         """
-        :param Any offer_query: The offer query of the instance that will link the volume (its `offerQuery`).
+        :param pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']] offer_query: The offer query of the instance that will link the volume (its `offerQuery`).
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: The instance's price cap (its `maxDollarsPerHour`), in dollars per hour.
         """
         pulumi.set(__self__, "offer_query", offer_query)
@@ -766,14 +2658,14 @@ class VolumeForInstanceArgs:
 
     @_builtins.property
     @pulumi.getter(name="offerQuery")
-    def offer_query(self) -> Any:
+    def offer_query(self) -> pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']]:
         """
         The offer query of the instance that will link the volume (its `offerQuery`).
         """
         return pulumi.get(self, "offer_query")
 
     @offer_query.setter
-    def offer_query(self, value: Any):
+    def offer_query(self, value: pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']]):
         pulumi.set(self, "offer_query", value)
 
     @_builtins.property
@@ -787,5 +2679,673 @@ class VolumeForInstanceArgs:
     @max_dollars_per_hour.setter
     def max_dollars_per_hour(self, value: pulumi.Input[Optional[_builtins.float]]):
         pulumi.set(self, "max_dollars_per_hour", value)
+
+
+class VolumeOfferQueryDict(TypedDict):
+    """
+    An volume offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
+    """
+    cluster_id: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+    """
+    cuda_max_good: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose cudaMaxGood (the service's `cuda_vers`) is this value or meets these conditions.
+    """
+    disk_bw_mbps: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose diskBwMbps (the service's `disk_bw`) is this value or meets these conditions.
+    """
+    disk_space_gb: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+    """
+    external: NotRequired[Union[_builtins.bool, 'QueryBooleanDict']]
+    """
+    The offers whose external (the service's `external`) is this value or meets these conditions.
+    """
+    geolocation: NotRequired[Union[_builtins.str, 'QueryTextDict']]
+    """
+    The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+    """
+    host_id: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+    """
+    inet_down_mbps: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+    """
+    inet_up_mbps: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+    """
+    limit: NotRequired[_builtins.int]
+    """
+    At most this many offers.
+    """
+    machine_id: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+    """
+    order: NotRequired[Sequence[Sequence[Any]]]
+    """
+    Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+    """
+    reliability: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+    """
+    static_ip: NotRequired[Union[_builtins.bool, 'QueryBooleanDict']]
+    """
+    The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+    """
+    storage_cost_per_gb_month: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
+    """
+    The offers whose storageCostPerGbMonth (the service's `storage_cost`) is this value or meets these conditions.
+    """
+    verified: NotRequired[Union[_builtins.bool, 'QueryBooleanDict']]
+    """
+    The offers whose verified (the service's `verified`) is this value or meets these conditions.
+    """
+
+@pulumi.input_type
+class VolumeOfferQuery:
+    def __init__(__self__, *,
+                 cluster_id: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 cuda_max_good: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 disk_bw_mbps: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 disk_space_gb: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 external: Optional[Union[_builtins.bool, 'QueryBoolean']] = None,
+                 geolocation: Optional[Union[_builtins.str, 'QueryText']] = None,
+                 host_id: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 inet_down_mbps: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 inet_up_mbps: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 limit: Optional[_builtins.int] = None,
+                 machine_id: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 order: Optional[Sequence[Sequence[Any]]] = None,
+                 reliability: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 static_ip: Optional[Union[_builtins.bool, 'QueryBoolean']] = None,
+                 storage_cost_per_gb_month: Optional[Union[_builtins.float, 'QueryNumber']] = None,
+                 verified: Optional[Union[_builtins.bool, 'QueryBoolean']] = None):
+        """
+        An volume offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
+
+        :param Union[_builtins.float, 'QueryNumber'] cluster_id: The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] cuda_max_good: The offers whose cudaMaxGood (the service's `cuda_vers`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] disk_bw_mbps: The offers whose diskBwMbps (the service's `disk_bw`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] disk_space_gb: The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+        :param Union[_builtins.bool, 'QueryBoolean'] external: The offers whose external (the service's `external`) is this value or meets these conditions.
+        :param Union[_builtins.str, 'QueryText'] geolocation: The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] host_id: The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] inet_down_mbps: The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] inet_up_mbps: The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        :param _builtins.int limit: At most this many offers.
+        :param Union[_builtins.float, 'QueryNumber'] machine_id: The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+        :param Sequence[Sequence[Any]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        :param Union[_builtins.float, 'QueryNumber'] reliability: The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+        :param Union[_builtins.bool, 'QueryBoolean'] static_ip: The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] storage_cost_per_gb_month: The offers whose storageCostPerGbMonth (the service's `storage_cost`) is this value or meets these conditions.
+        :param Union[_builtins.bool, 'QueryBoolean'] verified: The offers whose verified (the service's `verified`) is this value or meets these conditions.
+        """
+        if cluster_id is not None:
+            pulumi.set(__self__, "cluster_id", cluster_id)
+        if cuda_max_good is not None:
+            pulumi.set(__self__, "cuda_max_good", cuda_max_good)
+        if disk_bw_mbps is not None:
+            pulumi.set(__self__, "disk_bw_mbps", disk_bw_mbps)
+        if disk_space_gb is not None:
+            pulumi.set(__self__, "disk_space_gb", disk_space_gb)
+        if external is not None:
+            pulumi.set(__self__, "external", external)
+        if geolocation is not None:
+            pulumi.set(__self__, "geolocation", geolocation)
+        if host_id is not None:
+            pulumi.set(__self__, "host_id", host_id)
+        if inet_down_mbps is not None:
+            pulumi.set(__self__, "inet_down_mbps", inet_down_mbps)
+        if inet_up_mbps is not None:
+            pulumi.set(__self__, "inet_up_mbps", inet_up_mbps)
+        if limit is not None:
+            pulumi.set(__self__, "limit", limit)
+        if machine_id is not None:
+            pulumi.set(__self__, "machine_id", machine_id)
+        if order is not None:
+            pulumi.set(__self__, "order", order)
+        if reliability is not None:
+            pulumi.set(__self__, "reliability", reliability)
+        if static_ip is not None:
+            pulumi.set(__self__, "static_ip", static_ip)
+        if storage_cost_per_gb_month is not None:
+            pulumi.set(__self__, "storage_cost_per_gb_month", storage_cost_per_gb_month)
+        if verified is not None:
+            pulumi.set(__self__, "verified", verified)
+
+    @_builtins.property
+    @pulumi.getter(name="clusterId")
+    def cluster_id(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "cluster_id")
+
+    @cluster_id.setter
+    def cluster_id(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "cluster_id", value)
+
+    @_builtins.property
+    @pulumi.getter(name="cudaMaxGood")
+    def cuda_max_good(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose cudaMaxGood (the service's `cuda_vers`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "cuda_max_good")
+
+    @cuda_max_good.setter
+    def cuda_max_good(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "cuda_max_good", value)
+
+    @_builtins.property
+    @pulumi.getter(name="diskBwMbps")
+    def disk_bw_mbps(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose diskBwMbps (the service's `disk_bw`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "disk_bw_mbps")
+
+    @disk_bw_mbps.setter
+    def disk_bw_mbps(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "disk_bw_mbps", value)
+
+    @_builtins.property
+    @pulumi.getter(name="diskSpaceGb")
+    def disk_space_gb(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "disk_space_gb")
+
+    @disk_space_gb.setter
+    def disk_space_gb(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "disk_space_gb", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def external(self) -> Optional[Union[_builtins.bool, 'QueryBoolean']]:
+        """
+        The offers whose external (the service's `external`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "external")
+
+    @external.setter
+    def external(self, value: Optional[Union[_builtins.bool, 'QueryBoolean']]):
+        pulumi.set(self, "external", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def geolocation(self) -> Optional[Union[_builtins.str, 'QueryText']]:
+        """
+        The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "geolocation")
+
+    @geolocation.setter
+    def geolocation(self, value: Optional[Union[_builtins.str, 'QueryText']]):
+        pulumi.set(self, "geolocation", value)
+
+    @_builtins.property
+    @pulumi.getter(name="hostId")
+    def host_id(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "host_id")
+
+    @host_id.setter
+    def host_id(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "host_id", value)
+
+    @_builtins.property
+    @pulumi.getter(name="inetDownMbps")
+    def inet_down_mbps(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "inet_down_mbps")
+
+    @inet_down_mbps.setter
+    def inet_down_mbps(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "inet_down_mbps", value)
+
+    @_builtins.property
+    @pulumi.getter(name="inetUpMbps")
+    def inet_up_mbps(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "inet_up_mbps")
+
+    @inet_up_mbps.setter
+    def inet_up_mbps(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "inet_up_mbps", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def limit(self) -> Optional[_builtins.int]:
+        """
+        At most this many offers.
+        """
+        return pulumi.get(self, "limit")
+
+    @limit.setter
+    def limit(self, value: Optional[_builtins.int]):
+        pulumi.set(self, "limit", value)
+
+    @_builtins.property
+    @pulumi.getter(name="machineId")
+    def machine_id(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "machine_id")
+
+    @machine_id.setter
+    def machine_id(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "machine_id", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def order(self) -> Optional[Sequence[Sequence[Any]]]:
+        """
+        Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        """
+        return pulumi.get(self, "order")
+
+    @order.setter
+    def order(self, value: Optional[Sequence[Sequence[Any]]]):
+        pulumi.set(self, "order", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def reliability(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "reliability")
+
+    @reliability.setter
+    def reliability(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "reliability", value)
+
+    @_builtins.property
+    @pulumi.getter(name="staticIp")
+    def static_ip(self) -> Optional[Union[_builtins.bool, 'QueryBoolean']]:
+        """
+        The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "static_ip")
+
+    @static_ip.setter
+    def static_ip(self, value: Optional[Union[_builtins.bool, 'QueryBoolean']]):
+        pulumi.set(self, "static_ip", value)
+
+    @_builtins.property
+    @pulumi.getter(name="storageCostPerGbMonth")
+    def storage_cost_per_gb_month(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
+        """
+        The offers whose storageCostPerGbMonth (the service's `storage_cost`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "storage_cost_per_gb_month")
+
+    @storage_cost_per_gb_month.setter
+    def storage_cost_per_gb_month(self, value: Optional[Union[_builtins.float, 'QueryNumber']]):
+        pulumi.set(self, "storage_cost_per_gb_month", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def verified(self) -> Optional[Union[_builtins.bool, 'QueryBoolean']]:
+        """
+        The offers whose verified (the service's `verified`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "verified")
+
+    @verified.setter
+    def verified(self, value: Optional[Union[_builtins.bool, 'QueryBoolean']]):
+        pulumi.set(self, "verified", value)
+
+
+class VolumeOfferQueryArgsDict(TypedDict):
+    """
+    An volume offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
+    """
+    cluster_id: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+    """
+    cuda_max_good: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose cudaMaxGood (the service's `cuda_vers`) is this value or meets these conditions.
+    """
+    disk_bw_mbps: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose diskBwMbps (the service's `disk_bw`) is this value or meets these conditions.
+    """
+    disk_space_gb: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+    """
+    external: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgsDict']]]]
+    """
+    The offers whose external (the service's `external`) is this value or meets these conditions.
+    """
+    geolocation: NotRequired[pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgsDict']]]]
+    """
+    The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+    """
+    host_id: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+    """
+    inet_down_mbps: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+    """
+    inet_up_mbps: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+    """
+    limit: NotRequired[pulumi.Input[Optional[_builtins.int]]]
+    """
+    At most this many offers.
+    """
+    machine_id: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+    """
+    order: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]]]
+    """
+    Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+    """
+    reliability: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+    """
+    static_ip: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgsDict']]]]
+    """
+    The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+    """
+    storage_cost_per_gb_month: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    """
+    The offers whose storageCostPerGbMonth (the service's `storage_cost`) is this value or meets these conditions.
+    """
+    verified: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgsDict']]]]
+    """
+    The offers whose verified (the service's `verified`) is this value or meets these conditions.
+    """
+
+@pulumi.input_type
+class VolumeOfferQueryArgs:
+    def __init__(__self__, *,
+                 cluster_id: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 cuda_max_good: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 disk_bw_mbps: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 disk_space_gb: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 external: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]] = None,
+                 geolocation: pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs']]] = None,
+                 host_id: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 inet_down_mbps: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 inet_up_mbps: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 limit: pulumi.Input[Optional[_builtins.int]] = None,
+                 machine_id: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 order: pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]] = None,
+                 reliability: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 static_ip: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]] = None,
+                 storage_cost_per_gb_month: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 verified: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]] = None):
+        """
+        An volume offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
+
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] cluster_id: The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] cuda_max_good: The offers whose cudaMaxGood (the service's `cuda_vers`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] disk_bw_mbps: The offers whose diskBwMbps (the service's `disk_bw`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] disk_space_gb: The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs']] external: The offers whose external (the service's `external`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.str, 'QueryTextArgs']] geolocation: The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] host_id: The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] inet_down_mbps: The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] inet_up_mbps: The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        :param pulumi.Input[_builtins.int] limit: At most this many offers.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] machine_id: The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+        :param pulumi.Input[Sequence[pulumi.Input[Sequence[Any]]]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] reliability: The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs']] static_ip: The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] storage_cost_per_gb_month: The offers whose storageCostPerGbMonth (the service's `storage_cost`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs']] verified: The offers whose verified (the service's `verified`) is this value or meets these conditions.
+        """
+        if cluster_id is not None:
+            pulumi.set(__self__, "cluster_id", cluster_id)
+        if cuda_max_good is not None:
+            pulumi.set(__self__, "cuda_max_good", cuda_max_good)
+        if disk_bw_mbps is not None:
+            pulumi.set(__self__, "disk_bw_mbps", disk_bw_mbps)
+        if disk_space_gb is not None:
+            pulumi.set(__self__, "disk_space_gb", disk_space_gb)
+        if external is not None:
+            pulumi.set(__self__, "external", external)
+        if geolocation is not None:
+            pulumi.set(__self__, "geolocation", geolocation)
+        if host_id is not None:
+            pulumi.set(__self__, "host_id", host_id)
+        if inet_down_mbps is not None:
+            pulumi.set(__self__, "inet_down_mbps", inet_down_mbps)
+        if inet_up_mbps is not None:
+            pulumi.set(__self__, "inet_up_mbps", inet_up_mbps)
+        if limit is not None:
+            pulumi.set(__self__, "limit", limit)
+        if machine_id is not None:
+            pulumi.set(__self__, "machine_id", machine_id)
+        if order is not None:
+            pulumi.set(__self__, "order", order)
+        if reliability is not None:
+            pulumi.set(__self__, "reliability", reliability)
+        if static_ip is not None:
+            pulumi.set(__self__, "static_ip", static_ip)
+        if storage_cost_per_gb_month is not None:
+            pulumi.set(__self__, "storage_cost_per_gb_month", storage_cost_per_gb_month)
+        if verified is not None:
+            pulumi.set(__self__, "verified", verified)
+
+    @_builtins.property
+    @pulumi.getter(name="clusterId")
+    def cluster_id(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "cluster_id")
+
+    @cluster_id.setter
+    def cluster_id(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "cluster_id", value)
+
+    @_builtins.property
+    @pulumi.getter(name="cudaMaxGood")
+    def cuda_max_good(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose cudaMaxGood (the service's `cuda_vers`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "cuda_max_good")
+
+    @cuda_max_good.setter
+    def cuda_max_good(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "cuda_max_good", value)
+
+    @_builtins.property
+    @pulumi.getter(name="diskBwMbps")
+    def disk_bw_mbps(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose diskBwMbps (the service's `disk_bw`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "disk_bw_mbps")
+
+    @disk_bw_mbps.setter
+    def disk_bw_mbps(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "disk_bw_mbps", value)
+
+    @_builtins.property
+    @pulumi.getter(name="diskSpaceGb")
+    def disk_space_gb(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "disk_space_gb")
+
+    @disk_space_gb.setter
+    def disk_space_gb(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "disk_space_gb", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def external(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]:
+        """
+        The offers whose external (the service's `external`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "external")
+
+    @external.setter
+    def external(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]):
+        pulumi.set(self, "external", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def geolocation(self) -> pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs']]]:
+        """
+        The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "geolocation")
+
+    @geolocation.setter
+    def geolocation(self, value: pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs']]]):
+        pulumi.set(self, "geolocation", value)
+
+    @_builtins.property
+    @pulumi.getter(name="hostId")
+    def host_id(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "host_id")
+
+    @host_id.setter
+    def host_id(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "host_id", value)
+
+    @_builtins.property
+    @pulumi.getter(name="inetDownMbps")
+    def inet_down_mbps(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "inet_down_mbps")
+
+    @inet_down_mbps.setter
+    def inet_down_mbps(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "inet_down_mbps", value)
+
+    @_builtins.property
+    @pulumi.getter(name="inetUpMbps")
+    def inet_up_mbps(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "inet_up_mbps")
+
+    @inet_up_mbps.setter
+    def inet_up_mbps(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "inet_up_mbps", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def limit(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        At most this many offers.
+        """
+        return pulumi.get(self, "limit")
+
+    @limit.setter
+    def limit(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "limit", value)
+
+    @_builtins.property
+    @pulumi.getter(name="machineId")
+    def machine_id(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "machine_id")
+
+    @machine_id.setter
+    def machine_id(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "machine_id", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def order(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]]:
+        """
+        Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        """
+        return pulumi.get(self, "order")
+
+    @order.setter
+    def order(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]]):
+        pulumi.set(self, "order", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def reliability(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "reliability")
+
+    @reliability.setter
+    def reliability(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "reliability", value)
+
+    @_builtins.property
+    @pulumi.getter(name="staticIp")
+    def static_ip(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]:
+        """
+        The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "static_ip")
+
+    @static_ip.setter
+    def static_ip(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]):
+        pulumi.set(self, "static_ip", value)
+
+    @_builtins.property
+    @pulumi.getter(name="storageCostPerGbMonth")
+    def storage_cost_per_gb_month(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+        """
+        The offers whose storageCostPerGbMonth (the service's `storage_cost`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "storage_cost_per_gb_month")
+
+    @storage_cost_per_gb_month.setter
+    def storage_cost_per_gb_month(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+        pulumi.set(self, "storage_cost_per_gb_month", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def verified(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]:
+        """
+        The offers whose verified (the service's `verified`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "verified")
+
+    @verified.setter
+    def verified(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]):
+        pulumi.set(self, "verified", value)
 
 

@@ -27,7 +27,7 @@ class ApiKeyArgs:
         The set of arguments for constructing a ApiKey resource.
 
         :param pulumi.Input[_builtins.str] name: The key's name on the service, not empty, without control characters; default: the resource's name. Changing it replaces the key.
-        :param pulumi.Input['ApiKeyPermissionsArgs'] permissions: Required. What the key may do, in the service's scope shape, e.g. `{ api: { instance_read: {} } }`. Changing it replaces the key (a key's scope cannot change): the new key is created before the old one is revoked.
+        :param pulumi.Input['ApiKeyPermissionsArgs'] permissions: Required. What the key may do, in the service's scope shape: an object holding `api`, an object of categories, each an object of constraints (e.g. the category `instance_read` with none). Changing it replaces the key (a key's scope cannot change): the new key is created before the old one is revoked.
         """
         if name is not None:
             pulumi.set(__self__, "name", name)
@@ -50,7 +50,7 @@ class ApiKeyArgs:
     @pulumi.getter
     def permissions(self) -> pulumi.Input[Optional['ApiKeyPermissionsArgs']]:
         """
-        Required. What the key may do, in the service's scope shape, e.g. `{ api: { instance_read: {} } }`. Changing it replaces the key (a key's scope cannot change): the new key is created before the old one is revoked.
+        Required. What the key may do, in the service's scope shape: an object holding `api`, an object of categories, each an object of constraints (e.g. the category `instance_read` with none). Changing it replaces the key (a key's scope cannot change): the new key is created before the old one is revoked.
         """
         return pulumi.get(self, "permissions")
 
@@ -74,7 +74,7 @@ class ApiKey(pulumi.CustomResource):
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] name: The key's name on the service, not empty, without control characters; default: the resource's name. Changing it replaces the key.
-        :param pulumi.Input[Union['ApiKeyPermissionsArgs', 'ApiKeyPermissionsArgsDict']] permissions: Required. What the key may do, in the service's scope shape, e.g. `{ api: { instance_read: {} } }`. Changing it replaces the key (a key's scope cannot change): the new key is created before the old one is revoked.
+        :param pulumi.Input[Union['ApiKeyPermissionsArgs', 'ApiKeyPermissionsArgsDict']] permissions: Required. What the key may do, in the service's scope shape: an object holding `api`, an object of categories, each an object of constraints (e.g. the category `instance_read` with none). Changing it replaces the key (a key's scope cannot change): the new key is created before the old one is revoked.
         """
         ...
     @overload
@@ -173,7 +173,7 @@ class ApiKey(pulumi.CustomResource):
     @pulumi.getter
     def permissions(self) -> pulumi.Output['outputs.ApiKeyPermissions']:
         """
-        What the key may do, in the service's scope shape, e.g. `{ api: { instance_read: {} } }`. Changing it replaces the key (a key's scope cannot change): the new key is created before the old one is revoked.
+        What the key may do, in the service's scope shape: an object holding `api`, an object of categories, each an object of constraints (e.g. the category `instance_read` with none). Changing it replaces the key (a key's scope cannot change): the new key is created before the old one is revoked.
         """
         return pulumi.get(self, "permissions")
 

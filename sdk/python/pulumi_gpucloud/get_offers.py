@@ -14,6 +14,7 @@ else:
     from typing_extensions import NotRequired, TypedDict, TypeAlias
 from . import _utilities
 from . import outputs
+from ._inputs import *
 
 __all__ = [
     'GetOffersResult',
@@ -47,12 +48,12 @@ class AwaitableGetOffersResult(GetOffersResult):
             offers=self.offers)
 
 
-def get_offers(query: Optional[Any] = None,
+def get_offers(query: Optional[Union[_builtins.str, Union['OfferQuery', 'OfferQueryDict']]] = None,
                opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetOffersResult:
     """
-    Instance offers matching query (an object such as `{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }` or the official client's query string), cheapest first unless its order says otherwise. Offers the service answers that do not match the query are left out.
+    Instance offers matching query (an OfferQuery, e.g. an RTX 4090 with at least 24 GB of GPU RAM, or the official client's query string, e.g. `"gpu_name=RTX_4090 num_gpus=1"`), cheapest first unless its order says otherwise. Offers the service answers that do not match the query are left out.
 
-    :param Any query: The query: an object of fields, each a plain value (meaning eq) or an operator object (eq, neq, gt, gte, lt, lte, in, notin), e.g. { gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }, with order, limit and type (on-demand, the default, or interruptible: prices are then the minimum bids); or the official client's query string. Absent: every verified, rentable, unrented offer that is not external.
+    :param Union[_builtins.str, Union['OfferQuery', 'OfferQueryDict']] query: The query: an object of fields, each a plain value (meaning eq) or conditions (eq, neq, gt, gte, lt, lte, in, notin), e.g. an RTX 4090 with at least 24 GB of GPU RAM, with order, limit and type (on-demand, the default, or interruptible: prices are then the minimum bids); or the official client's query string. Absent: every verified, rentable, unrented offer that is not external.
     """
     __args__ = dict()
     __args__['query'] = query
@@ -61,12 +62,12 @@ def get_offers(query: Optional[Any] = None,
 
     return AwaitableGetOffersResult(
         offers=pulumi.get(__ret__, 'offers'))
-def get_offers_output(query: pulumi.Input[Optional[Optional[Any]]] = None,
+def get_offers_output(query: pulumi.Input[Optional[Optional[Union[_builtins.str, Union['OfferQuery', 'OfferQueryDict']]]]] = None,
                       opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetOffersResult]:
     """
-    Instance offers matching query (an object such as `{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }` or the official client's query string), cheapest first unless its order says otherwise. Offers the service answers that do not match the query are left out.
+    Instance offers matching query (an OfferQuery, e.g. an RTX 4090 with at least 24 GB of GPU RAM, or the official client's query string, e.g. `"gpu_name=RTX_4090 num_gpus=1"`), cheapest first unless its order says otherwise. Offers the service answers that do not match the query are left out.
 
-    :param Any query: The query: an object of fields, each a plain value (meaning eq) or an operator object (eq, neq, gt, gte, lt, lte, in, notin), e.g. { gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }, with order, limit and type (on-demand, the default, or interruptible: prices are then the minimum bids); or the official client's query string. Absent: every verified, rentable, unrented offer that is not external.
+    :param Union[_builtins.str, Union['OfferQuery', 'OfferQueryDict']] query: The query: an object of fields, each a plain value (meaning eq) or conditions (eq, neq, gt, gte, lt, lte, in, notin), e.g. an RTX 4090 with at least 24 GB of GPU RAM, with order, limit and type (on-demand, the default, or interruptible: prices are then the minimum bids); or the official client's query string. Absent: every verified, rentable, unrented offer that is not external.
     """
     __args__ = dict()
     __args__['query'] = query

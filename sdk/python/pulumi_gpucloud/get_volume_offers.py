@@ -14,6 +14,7 @@ else:
     from typing_extensions import NotRequired, TypedDict, TypeAlias
 from . import _utilities
 from . import outputs
+from ._inputs import *
 
 __all__ = [
     'GetVolumeOffersResult',
@@ -47,12 +48,12 @@ class AwaitableGetVolumeOffersResult(GetVolumeOffersResult):
             offers=self.offers)
 
 
-def get_volume_offers(query: Optional[Any] = None,
+def get_volume_offers(query: Optional[Union[_builtins.str, Union['VolumeOfferQuery', 'VolumeOfferQueryDict']]] = None,
                       opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetVolumeOffersResult:
     """
-    Volume offers matching query (e.g. { diskSpaceGb: { gte: 100 } }).
+    Volume offers matching query (a VolumeOfferQuery, e.g. at least 100 GB of disk space, or the official client's query string).
 
-    :param Any query: The query: an object of fields, each a plain value (meaning eq) or an operator object (eq, neq, gt, gte, lt, lte, in, notin), e.g. { diskSpaceGb: { gte: 100 }, geolocation: "US" }, with order and limit; or the official client's query string. Absent: every offer.
+    :param Union[_builtins.str, Union['VolumeOfferQuery', 'VolumeOfferQueryDict']] query: The query: an object of fields, each a plain value (meaning eq) or conditions (eq, neq, gt, gte, lt, lte, in, notin), e.g. at least 100 GB of disk space in the US, with order and limit; or the official client's query string. Absent: every offer.
     """
     __args__ = dict()
     __args__['query'] = query
@@ -61,12 +62,12 @@ def get_volume_offers(query: Optional[Any] = None,
 
     return AwaitableGetVolumeOffersResult(
         offers=pulumi.get(__ret__, 'offers'))
-def get_volume_offers_output(query: pulumi.Input[Optional[Optional[Any]]] = None,
+def get_volume_offers_output(query: pulumi.Input[Optional[Optional[Union[_builtins.str, Union['VolumeOfferQuery', 'VolumeOfferQueryDict']]]]] = None,
                              opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetVolumeOffersResult]:
     """
-    Volume offers matching query (e.g. { diskSpaceGb: { gte: 100 } }).
+    Volume offers matching query (a VolumeOfferQuery, e.g. at least 100 GB of disk space, or the official client's query string).
 
-    :param Any query: The query: an object of fields, each a plain value (meaning eq) or an operator object (eq, neq, gt, gte, lt, lte, in, notin), e.g. { diskSpaceGb: { gte: 100 }, geolocation: "US" }, with order and limit; or the official client's query string. Absent: every offer.
+    :param Union[_builtins.str, Union['VolumeOfferQuery', 'VolumeOfferQueryDict']] query: The query: an object of fields, each a plain value (meaning eq) or conditions (eq, neq, gt, gte, lt, lte, in, notin), e.g. at least 100 GB of disk space in the US, with order and limit; or the official client's query string. Absent: every offer.
     """
     __args__ = dict()
     __args__['query'] = query

@@ -34,7 +34,7 @@ class InstanceArgs:
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
                  max_lifetime: pulumi.Input[Optional[_builtins.str]] = None,
                  network_volume: pulumi.Input[Optional['InstanceNetworkVolumeArgs']] = None,
-                 offer_query: Optional[Any] = None,
+                 offer_query: pulumi.Input[Optional[Union[_builtins.str, 'OfferQueryArgs']]] = None,
                  on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  overlay: pulumi.Input[Optional[_builtins.str]] = None,
@@ -60,8 +60,8 @@ class InstanceArgs:
         :param pulumi.Input[_builtins.int] max_attempts: Instances to try before giving up, 1 to 10; default 3. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
         :param pulumi.Input[_builtins.str] max_lifetime: The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
-        :param pulumi.Input['InstanceNetworkVolumeArgs'] network_volume: A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
-        :param Any offer_query: Rent the best offer matching this query instead of a fixed ask: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
+        :param pulumi.Input['InstanceNetworkVolumeArgs'] network_volume: A network volume to mount at create: its id (a NetworkVolume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
+        :param pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']] offer_query: Rent the best offer matching this query instead of a fixed ask: an OfferQuery (a value or conditions per field, e.g. an RTX 4090 with at least 24 GB of GPU RAM and a reliability of at least 0.98) or the official client's query string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
         :param pulumi.Input[_builtins.str] on_expiry: What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
         :param pulumi.Input[_builtins.str] onstart: A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
         :param pulumi.Input[_builtins.str] overlay: An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
@@ -72,7 +72,7 @@ class InstanceArgs:
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ssh_key_ids: Account SSH keys to attach once the instance runs: SshKey `sshKeyId`s. Added or removed in place. A VM that lists one passes preview before the key exists.
         :param pulumi.Input[_builtins.str] state: `running` (the default) or `stopped`: a stopped instance keeps its disk (still billed) and releases its GPUs. Changing it stops or starts the instance in place.
         :param pulumi.Input[_builtins.str] template_hash_id: A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Applied only at launch: a changed hash is recorded in place and never relaunches a running instance (the resource option `replaceOnChanges: [templateHashId]` relaunches on every change).
-        :param pulumi.Input['InstanceVolumeArgs'] volume: An existing volume to link, e.g. `{ volumeId: <a Volume's volumeId>, mountPath: "/data" }`. A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
+        :param pulumi.Input['InstanceVolumeArgs'] volume: An existing volume to link: its id (a Volume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
         """
         if ask_id is not None:
             pulumi.set(__self__, "ask_id", ask_id)
@@ -267,7 +267,7 @@ class InstanceArgs:
     @pulumi.getter(name="networkVolume")
     def network_volume(self) -> pulumi.Input[Optional['InstanceNetworkVolumeArgs']]:
         """
-        A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
+        A network volume to mount at create: its id (a NetworkVolume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
         """
         return pulumi.get(self, "network_volume")
 
@@ -277,14 +277,14 @@ class InstanceArgs:
 
     @_builtins.property
     @pulumi.getter(name="offerQuery")
-    def offer_query(self) -> Optional[Any]:
+    def offer_query(self) -> pulumi.Input[Optional[Union[_builtins.str, 'OfferQueryArgs']]]:
         """
-        Rent the best offer matching this query instead of a fixed ask: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
+        Rent the best offer matching this query instead of a fixed ask: an OfferQuery (a value or conditions per field, e.g. an RTX 4090 with at least 24 GB of GPU RAM and a reliability of at least 0.98) or the official client's query string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
         """
         return pulumi.get(self, "offer_query")
 
     @offer_query.setter
-    def offer_query(self, value: Optional[Any]):
+    def offer_query(self, value: pulumi.Input[Optional[Union[_builtins.str, 'OfferQueryArgs']]]):
         pulumi.set(self, "offer_query", value)
 
     @_builtins.property
@@ -411,7 +411,7 @@ class InstanceArgs:
     @pulumi.getter
     def volume(self) -> pulumi.Input[Optional['InstanceVolumeArgs']]:
         """
-        An existing volume to link, e.g. `{ volumeId: <a Volume's volumeId>, mountPath: "/data" }`. A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
+        An existing volume to link: its id (a Volume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
         """
         return pulumi.get(self, "volume")
 
@@ -438,7 +438,7 @@ class Instance(pulumi.CustomResource):
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
                  max_lifetime: pulumi.Input[Optional[_builtins.str]] = None,
                  network_volume: pulumi.Input[Optional[Union['InstanceNetworkVolumeArgs', 'InstanceNetworkVolumeArgsDict']]] = None,
-                 offer_query: Optional[Any] = None,
+                 offer_query: pulumi.Input[Optional[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]]] = None,
                  on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  overlay: pulumi.Input[Optional[_builtins.str]] = None,
@@ -467,8 +467,8 @@ class Instance(pulumi.CustomResource):
         :param pulumi.Input[_builtins.int] max_attempts: Instances to try before giving up, 1 to 10; default 3. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
         :param pulumi.Input[_builtins.str] max_lifetime: The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
-        :param pulumi.Input[Union['InstanceNetworkVolumeArgs', 'InstanceNetworkVolumeArgsDict']] network_volume: A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
-        :param Any offer_query: Rent the best offer matching this query instead of a fixed ask: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
+        :param pulumi.Input[Union['InstanceNetworkVolumeArgs', 'InstanceNetworkVolumeArgsDict']] network_volume: A network volume to mount at create: its id (a NetworkVolume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
+        :param pulumi.Input[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]] offer_query: Rent the best offer matching this query instead of a fixed ask: an OfferQuery (a value or conditions per field, e.g. an RTX 4090 with at least 24 GB of GPU RAM and a reliability of at least 0.98) or the official client's query string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
         :param pulumi.Input[_builtins.str] on_expiry: What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
         :param pulumi.Input[_builtins.str] onstart: A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
         :param pulumi.Input[_builtins.str] overlay: An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
@@ -479,7 +479,7 @@ class Instance(pulumi.CustomResource):
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ssh_key_ids: Account SSH keys to attach once the instance runs: SshKey `sshKeyId`s. Added or removed in place. A VM that lists one passes preview before the key exists.
         :param pulumi.Input[_builtins.str] state: `running` (the default) or `stopped`: a stopped instance keeps its disk (still billed) and releases its GPUs. Changing it stops or starts the instance in place.
         :param pulumi.Input[_builtins.str] template_hash_id: A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Applied only at launch: a changed hash is recorded in place and never relaunches a running instance (the resource option `replaceOnChanges: [templateHashId]` relaunches on every change).
-        :param pulumi.Input[Union['InstanceVolumeArgs', 'InstanceVolumeArgsDict']] volume: An existing volume to link, e.g. `{ volumeId: <a Volume's volumeId>, mountPath: "/data" }`. A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
+        :param pulumi.Input[Union['InstanceVolumeArgs', 'InstanceVolumeArgsDict']] volume: An existing volume to link: its id (a Volume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
         """
         ...
     @overload
@@ -517,7 +517,7 @@ class Instance(pulumi.CustomResource):
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
                  max_lifetime: pulumi.Input[Optional[_builtins.str]] = None,
                  network_volume: pulumi.Input[Optional[Union['InstanceNetworkVolumeArgs', 'InstanceNetworkVolumeArgsDict']]] = None,
-                 offer_query: Optional[Any] = None,
+                 offer_query: pulumi.Input[Optional[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]]] = None,
                  on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  overlay: pulumi.Input[Optional[_builtins.str]] = None,
@@ -807,7 +807,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter(name="networkVolume")
     def network_volume(self) -> pulumi.Output[Optional['outputs.InstanceNetworkVolume']]:
         """
-        A network volume to mount at create, e.g. `{ volumeId: <a NetworkVolume's volumeId>, mountPath: "/data" }`. It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
+        A network volume to mount at create: its id (a NetworkVolume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
         """
         return pulumi.get(self, "network_volume")
 
@@ -823,7 +823,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter(name="offerQuery")
     def offer_query(self) -> pulumi.Output[Optional[Any]]:
         """
-        Rent the best offer matching this query instead of a fixed ask: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 }, reliability: { gte: 0.98 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
+        Rent the best offer matching this query instead of a fixed ask: an OfferQuery (a value or conditions per field, e.g. an RTX 4090 with at least 24 GB of GPU RAM and a reliability of at least 0.98) or the official client's query string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
         """
         return pulumi.get(self, "offer_query")
 
@@ -967,7 +967,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter
     def volume(self) -> pulumi.Output[Optional['outputs.InstanceVolume']]:
         """
-        An existing volume to link, e.g. `{ volumeId: <a Volume's volumeId>, mountPath: "/data" }`. A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
+        An existing volume to link: its id (a Volume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
         """
         return pulumi.get(self, "volume")
 

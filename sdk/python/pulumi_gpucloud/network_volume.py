@@ -13,6 +13,8 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import NotRequired, TypedDict, TypeAlias
 from . import _utilities
+from . import outputs
+from ._inputs import *
 
 __all__ = ['NetworkVolumeArgs', 'NetworkVolume']
 
@@ -21,14 +23,14 @@ class NetworkVolumeArgs:
     def __init__(__self__, *,
                  ask_id: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
-                 offer_query: Optional[Any] = None,
+                 offer_query: pulumi.Input[Optional[Union[_builtins.str, 'VolumeOfferQueryArgs']]] = None,
                  size_gb: pulumi.Input[Optional[_builtins.int]] = None):
         """
         The set of arguments for constructing a NetworkVolume resource.
 
         :param pulumi.Input[_builtins.int] ask_id: The network volume ask (offer) to take the volume from; its cluster is the volume's. Give this or `offerQuery`. Changing it replaces the volume.
         :param pulumi.Input[_builtins.str] name: A name for the volume (the service shows it as its label): letters, digits, `_` and `.`, at most 256 characters. Optional: instances mount it by its id. Changing it replaces the volume.
-        :param Any offer_query: Take the volume from the cheapest network volume offer matching this volume offer query with room for `sizeGb` (the query's `order` first, when it gives one), e.g. `{ clusterId: 101 }`, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
+        :param pulumi.Input[Union[_builtins.str, 'VolumeOfferQueryArgs']] offer_query: Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `sizeGb` (the query's `order` first, when it gives one), e.g. one whose clusterId is 101, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
         :param pulumi.Input[_builtins.int] size_gb: Required. The volume's size in gigabytes, a whole number. Changing it replaces the volume.
         """
         if ask_id is not None:
@@ -66,14 +68,14 @@ class NetworkVolumeArgs:
 
     @_builtins.property
     @pulumi.getter(name="offerQuery")
-    def offer_query(self) -> Optional[Any]:
+    def offer_query(self) -> pulumi.Input[Optional[Union[_builtins.str, 'VolumeOfferQueryArgs']]]:
         """
-        Take the volume from the cheapest network volume offer matching this volume offer query with room for `sizeGb` (the query's `order` first, when it gives one), e.g. `{ clusterId: 101 }`, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
+        Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `sizeGb` (the query's `order` first, when it gives one), e.g. one whose clusterId is 101, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
         """
         return pulumi.get(self, "offer_query")
 
     @offer_query.setter
-    def offer_query(self, value: Optional[Any]):
+    def offer_query(self, value: pulumi.Input[Optional[Union[_builtins.str, 'VolumeOfferQueryArgs']]]):
         pulumi.set(self, "offer_query", value)
 
     @_builtins.property
@@ -97,7 +99,7 @@ class NetworkVolume(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None,
                  ask_id: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
-                 offer_query: Optional[Any] = None,
+                 offer_query: pulumi.Input[Optional[Union[_builtins.str, Union['VolumeOfferQueryArgs', 'VolumeOfferQueryArgsDict']]]] = None,
                  size_gb: pulumi.Input[Optional[_builtins.int]] = None,
                  __props__=None):
         """
@@ -107,7 +109,7 @@ class NetworkVolume(pulumi.CustomResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.int] ask_id: The network volume ask (offer) to take the volume from; its cluster is the volume's. Give this or `offerQuery`. Changing it replaces the volume.
         :param pulumi.Input[_builtins.str] name: A name for the volume (the service shows it as its label): letters, digits, `_` and `.`, at most 256 characters. Optional: instances mount it by its id. Changing it replaces the volume.
-        :param Any offer_query: Take the volume from the cheapest network volume offer matching this volume offer query with room for `sizeGb` (the query's `order` first, when it gives one), e.g. `{ clusterId: 101 }`, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
+        :param pulumi.Input[Union[_builtins.str, Union['VolumeOfferQueryArgs', 'VolumeOfferQueryArgsDict']]] offer_query: Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `sizeGb` (the query's `order` first, when it gives one), e.g. one whose clusterId is 101, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
         :param pulumi.Input[_builtins.int] size_gb: Required. The volume's size in gigabytes, a whole number. Changing it replaces the volume.
         """
         ...
@@ -136,7 +138,7 @@ class NetworkVolume(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None,
                  ask_id: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
-                 offer_query: Optional[Any] = None,
+                 offer_query: pulumi.Input[Optional[Union[_builtins.str, Union['VolumeOfferQueryArgs', 'VolumeOfferQueryArgsDict']]]] = None,
                  size_gb: pulumi.Input[Optional[_builtins.int]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
@@ -243,7 +245,7 @@ class NetworkVolume(pulumi.CustomResource):
     @pulumi.getter(name="offerQuery")
     def offer_query(self) -> pulumi.Output[Optional[Any]]:
         """
-        Take the volume from the cheapest network volume offer matching this volume offer query with room for `sizeGb` (the query's `order` first, when it gives one), e.g. `{ clusterId: 101 }`, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
+        Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `sizeGb` (the query's `order` first, when it gives one), e.g. one whose clusterId is 101, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
         """
         return pulumi.get(self, "offer_query")
 

@@ -32,7 +32,7 @@ class NodeGroupArgs:
                  max_lifetime: pulumi.Input[Optional[_builtins.str]] = None,
                  network_volume: pulumi.Input[Optional['NodeGroupNetworkVolumeArgs']] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
-                 offer_query: Optional[Any] = None,
+                 offer_query: pulumi.Input[Optional[Union[_builtins.str, 'OfferQueryArgs']]] = None,
                  on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
@@ -52,7 +52,7 @@ class NodeGroupArgs:
         :param pulumi.Input[_builtins.str] max_lifetime: The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger nodeCount) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expiresAt` rents a new one.
         :param pulumi.Input['NodeGroupNetworkVolumeArgs'] network_volume: A network volume the group creates in its cluster and every node mounts: shared storage. Deleted with the group. Changing it replaces the group.
         :param pulumi.Input[_builtins.int] node_count: Required. How many nodes (instances), 1 to 64, all in one physical cluster. Changing it adds or removes the highest ranks in place when the cluster has room; otherwise the group is replaced (preview says which).
-        :param Any offer_query: Required. The offers the nodes are rented from: an instance offer query object (`{ gpuName: "H100 SXM", numGpus: 8 }`) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
+        :param pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']] offer_query: Required. The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
         :param pulumi.Input[_builtins.str] on_expiry: What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
         :param pulumi.Input[_builtins.str] onstart: A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it replaces the group.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
@@ -221,14 +221,14 @@ class NodeGroupArgs:
 
     @_builtins.property
     @pulumi.getter(name="offerQuery")
-    def offer_query(self) -> Optional[Any]:
+    def offer_query(self) -> pulumi.Input[Optional[Union[_builtins.str, 'OfferQueryArgs']]]:
         """
-        Required. The offers the nodes are rented from: an instance offer query object (`{ gpuName: "H100 SXM", numGpus: 8 }`) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
+        Required. The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
         """
         return pulumi.get(self, "offer_query")
 
     @offer_query.setter
-    def offer_query(self, value: Optional[Any]):
+    def offer_query(self, value: pulumi.Input[Optional[Union[_builtins.str, 'OfferQueryArgs']]]):
         pulumi.set(self, "offer_query", value)
 
     @_builtins.property
@@ -320,7 +320,7 @@ class NodeGroup(pulumi.CustomResource):
                  max_lifetime: pulumi.Input[Optional[_builtins.str]] = None,
                  network_volume: pulumi.Input[Optional[Union['NodeGroupNetworkVolumeArgs', 'NodeGroupNetworkVolumeArgsDict']]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
-                 offer_query: Optional[Any] = None,
+                 offer_query: pulumi.Input[Optional[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]]] = None,
                  on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
@@ -343,7 +343,7 @@ class NodeGroup(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] max_lifetime: The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger nodeCount) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expiresAt` rents a new one.
         :param pulumi.Input[Union['NodeGroupNetworkVolumeArgs', 'NodeGroupNetworkVolumeArgsDict']] network_volume: A network volume the group creates in its cluster and every node mounts: shared storage. Deleted with the group. Changing it replaces the group.
         :param pulumi.Input[_builtins.int] node_count: Required. How many nodes (instances), 1 to 64, all in one physical cluster. Changing it adds or removes the highest ranks in place when the cluster has room; otherwise the group is replaced (preview says which).
-        :param Any offer_query: Required. The offers the nodes are rented from: an instance offer query object (`{ gpuName: "H100 SXM", numGpus: 8 }`) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
+        :param pulumi.Input[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]] offer_query: Required. The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
         :param pulumi.Input[_builtins.str] on_expiry: What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
         :param pulumi.Input[_builtins.str] onstart: A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it replaces the group.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
@@ -385,7 +385,7 @@ class NodeGroup(pulumi.CustomResource):
                  max_lifetime: pulumi.Input[Optional[_builtins.str]] = None,
                  network_volume: pulumi.Input[Optional[Union['NodeGroupNetworkVolumeArgs', 'NodeGroupNetworkVolumeArgsDict']]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
-                 offer_query: Optional[Any] = None,
+                 offer_query: pulumi.Input[Optional[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]]] = None,
                  on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
@@ -614,7 +614,7 @@ class NodeGroup(pulumi.CustomResource):
     @pulumi.getter(name="offerQuery")
     def offer_query(self) -> pulumi.Output[Any]:
         """
-        The offers the nodes are rented from: an instance offer query object (`{ gpuName: "H100 SXM", numGpus: 8 }`) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
+        The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
         """
         return pulumi.get(self, "offer_query")
 

@@ -27,6 +27,10 @@ __all__ = [
     'InstanceVolume',
     'NodeGroupNetworkVolume',
     'NodeGroupNode',
+    'OfferQuery',
+    'QueryBoolean',
+    'QueryNumber',
+    'QueryText',
     'Readiness',
     'ReadinessHttpCheck',
     'ReadinessTcpCheck',
@@ -34,6 +38,7 @@ __all__ = [
     'TemplateSummary',
     'VolumeForInstance',
     'VolumeOffer',
+    'VolumeOfferQuery',
 ]
 
 @pulumi.output_type
@@ -41,7 +46,7 @@ class ApiKeyPermissions(dict):
     def __init__(__self__, *,
                  api: 'outputs.ApiKeyPermissionsApi'):
         """
-        :param 'ApiKeyPermissionsApi' api: The permission categories the key is granted (at least one), each mapped to its constraints, e.g. `{ instance_read: {} }`.
+        :param 'ApiKeyPermissionsApi' api: The permission categories the key is granted (at least one), each mapped to its constraints (an object; empty for none), e.g. the category `instance_read`.
         """
         pulumi.set(__self__, "api", api)
 
@@ -49,7 +54,7 @@ class ApiKeyPermissions(dict):
     @pulumi.getter
     def api(self) -> 'outputs.ApiKeyPermissionsApi':
         """
-        The permission categories the key is granted (at least one), each mapped to its constraints, e.g. `{ instance_read: {} }`.
+        The permission categories the key is granted (at least one), each mapped to its constraints (an object; empty for none), e.g. the category `instance_read`.
         """
         return pulumi.get(self, "api")
 
@@ -1382,6 +1387,682 @@ class NodeGroupNode(dict):
 
 
 @pulumi.output_type
+class OfferQuery(dict):
+    """
+    An instance offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "clusterId":
+            suggest = "cluster_id"
+        elif key == "computeCap":
+            suggest = "compute_cap"
+        elif key == "cpuCores":
+            suggest = "cpu_cores"
+        elif key == "cpuRamGb":
+            suggest = "cpu_ram_gb"
+        elif key == "cudaMaxGood":
+            suggest = "cuda_max_good"
+        elif key == "directPortCount":
+            suggest = "direct_port_count"
+        elif key == "diskSpaceGb":
+            suggest = "disk_space_gb"
+        elif key == "dollarsPerHour":
+            suggest = "dollars_per_hour"
+        elif key == "gpuName":
+            suggest = "gpu_name"
+        elif key == "gpuRamGb":
+            suggest = "gpu_ram_gb"
+        elif key == "gpuTotalRamGb":
+            suggest = "gpu_total_ram_gb"
+        elif key == "hostId":
+            suggest = "host_id"
+        elif key == "inetDownMbps":
+            suggest = "inet_down_mbps"
+        elif key == "inetUpMbps":
+            suggest = "inet_up_mbps"
+        elif key == "machineId":
+            suggest = "machine_id"
+        elif key == "numGpus":
+            suggest = "num_gpus"
+        elif key == "staticIp":
+            suggest = "static_ip"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in OfferQuery. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        OfferQuery.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        OfferQuery.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 cluster_id: Optional[Any] = None,
+                 compute_cap: Optional[Any] = None,
+                 cpu_cores: Optional[Any] = None,
+                 cpu_ram_gb: Optional[Any] = None,
+                 cuda_max_good: Optional[Any] = None,
+                 datacenter: Optional[Any] = None,
+                 direct_port_count: Optional[Any] = None,
+                 disk_space_gb: Optional[Any] = None,
+                 dlperf: Optional[Any] = None,
+                 dollars_per_hour: Optional[Any] = None,
+                 external: Optional[Any] = None,
+                 geolocation: Optional[Any] = None,
+                 gpu_name: Optional[Any] = None,
+                 gpu_ram_gb: Optional[Any] = None,
+                 gpu_total_ram_gb: Optional[Any] = None,
+                 host_id: Optional[Any] = None,
+                 inet_down_mbps: Optional[Any] = None,
+                 inet_up_mbps: Optional[Any] = None,
+                 limit: Optional[_builtins.int] = None,
+                 machine_id: Optional[Any] = None,
+                 num_gpus: Optional[Any] = None,
+                 order: Optional[Sequence[Sequence[Any]]] = None,
+                 reliability: Optional[Any] = None,
+                 rentable: Optional[Any] = None,
+                 rented: Optional[Any] = None,
+                 static_ip: Optional[Any] = None,
+                 type: Optional[_builtins.str] = None,
+                 verified: Optional[Any] = None):
+        """
+        An instance offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
+
+        :param Union[_builtins.float, 'QueryNumber'] cluster_id: The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] compute_cap: The offers whose computeCap (the service's `compute_cap`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] cpu_cores: The offers whose cpuCores (the service's `cpu_cores`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] cpu_ram_gb: The offers whose cpuRamGb (the service's `cpu_ram`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] cuda_max_good: The offers whose cudaMaxGood (the service's `cuda_max_good`) is this value or meets these conditions.
+        :param Union[_builtins.bool, 'QueryBoolean'] datacenter: The offers whose datacenter (the service's `datacenter`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] direct_port_count: The offers whose directPortCount (the service's `direct_port_count`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] disk_space_gb: The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] dlperf: The offers whose dlperf (the service's `dlperf`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] dollars_per_hour: The offers whose dollarsPerHour (the service's `dph_total`) is this value or meets these conditions.
+        :param Union[_builtins.bool, 'QueryBoolean'] external: The offers whose external (the service's `external`) is this value or meets these conditions.
+        :param Union[_builtins.str, 'QueryText'] geolocation: The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+        :param Union[_builtins.str, 'QueryText'] gpu_name: The offers whose gpuName (the service's `gpu_name`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] gpu_ram_gb: The offers whose gpuRamGb (the service's `gpu_ram`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] gpu_total_ram_gb: The offers whose gpuTotalRamGb (the service's `gpu_total_ram`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] host_id: The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] inet_down_mbps: The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] inet_up_mbps: The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        :param _builtins.int limit: At most this many offers.
+        :param Union[_builtins.float, 'QueryNumber'] machine_id: The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] num_gpus: The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
+        :param Sequence[Sequence[Any]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        :param Union[_builtins.float, 'QueryNumber'] reliability: The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+        :param Union[_builtins.bool, 'QueryBoolean'] rentable: The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
+        :param Union[_builtins.bool, 'QueryBoolean'] rented: The offers whose rented (the service's `rented`) is this value or meets these conditions.
+        :param Union[_builtins.bool, 'QueryBoolean'] static_ip: The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+        :param _builtins.str type: on-demand (the default) or interruptible (prices are then the minimum bids).
+        :param Union[_builtins.bool, 'QueryBoolean'] verified: The offers whose verified (the service's `verified`) is this value or meets these conditions.
+        """
+        if cluster_id is not None:
+            pulumi.set(__self__, "cluster_id", cluster_id)
+        if compute_cap is not None:
+            pulumi.set(__self__, "compute_cap", compute_cap)
+        if cpu_cores is not None:
+            pulumi.set(__self__, "cpu_cores", cpu_cores)
+        if cpu_ram_gb is not None:
+            pulumi.set(__self__, "cpu_ram_gb", cpu_ram_gb)
+        if cuda_max_good is not None:
+            pulumi.set(__self__, "cuda_max_good", cuda_max_good)
+        if datacenter is not None:
+            pulumi.set(__self__, "datacenter", datacenter)
+        if direct_port_count is not None:
+            pulumi.set(__self__, "direct_port_count", direct_port_count)
+        if disk_space_gb is not None:
+            pulumi.set(__self__, "disk_space_gb", disk_space_gb)
+        if dlperf is not None:
+            pulumi.set(__self__, "dlperf", dlperf)
+        if dollars_per_hour is not None:
+            pulumi.set(__self__, "dollars_per_hour", dollars_per_hour)
+        if external is not None:
+            pulumi.set(__self__, "external", external)
+        if geolocation is not None:
+            pulumi.set(__self__, "geolocation", geolocation)
+        if gpu_name is not None:
+            pulumi.set(__self__, "gpu_name", gpu_name)
+        if gpu_ram_gb is not None:
+            pulumi.set(__self__, "gpu_ram_gb", gpu_ram_gb)
+        if gpu_total_ram_gb is not None:
+            pulumi.set(__self__, "gpu_total_ram_gb", gpu_total_ram_gb)
+        if host_id is not None:
+            pulumi.set(__self__, "host_id", host_id)
+        if inet_down_mbps is not None:
+            pulumi.set(__self__, "inet_down_mbps", inet_down_mbps)
+        if inet_up_mbps is not None:
+            pulumi.set(__self__, "inet_up_mbps", inet_up_mbps)
+        if limit is not None:
+            pulumi.set(__self__, "limit", limit)
+        if machine_id is not None:
+            pulumi.set(__self__, "machine_id", machine_id)
+        if num_gpus is not None:
+            pulumi.set(__self__, "num_gpus", num_gpus)
+        if order is not None:
+            pulumi.set(__self__, "order", order)
+        if reliability is not None:
+            pulumi.set(__self__, "reliability", reliability)
+        if rentable is not None:
+            pulumi.set(__self__, "rentable", rentable)
+        if rented is not None:
+            pulumi.set(__self__, "rented", rented)
+        if static_ip is not None:
+            pulumi.set(__self__, "static_ip", static_ip)
+        if type is not None:
+            pulumi.set(__self__, "type", type)
+        if verified is not None:
+            pulumi.set(__self__, "verified", verified)
+
+    @_builtins.property
+    @pulumi.getter(name="clusterId")
+    def cluster_id(self) -> Optional[Any]:
+        """
+        The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "cluster_id")
+
+    @_builtins.property
+    @pulumi.getter(name="computeCap")
+    def compute_cap(self) -> Optional[Any]:
+        """
+        The offers whose computeCap (the service's `compute_cap`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "compute_cap")
+
+    @_builtins.property
+    @pulumi.getter(name="cpuCores")
+    def cpu_cores(self) -> Optional[Any]:
+        """
+        The offers whose cpuCores (the service's `cpu_cores`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "cpu_cores")
+
+    @_builtins.property
+    @pulumi.getter(name="cpuRamGb")
+    def cpu_ram_gb(self) -> Optional[Any]:
+        """
+        The offers whose cpuRamGb (the service's `cpu_ram`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "cpu_ram_gb")
+
+    @_builtins.property
+    @pulumi.getter(name="cudaMaxGood")
+    def cuda_max_good(self) -> Optional[Any]:
+        """
+        The offers whose cudaMaxGood (the service's `cuda_max_good`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "cuda_max_good")
+
+    @_builtins.property
+    @pulumi.getter
+    def datacenter(self) -> Optional[Any]:
+        """
+        The offers whose datacenter (the service's `datacenter`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "datacenter")
+
+    @_builtins.property
+    @pulumi.getter(name="directPortCount")
+    def direct_port_count(self) -> Optional[Any]:
+        """
+        The offers whose directPortCount (the service's `direct_port_count`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "direct_port_count")
+
+    @_builtins.property
+    @pulumi.getter(name="diskSpaceGb")
+    def disk_space_gb(self) -> Optional[Any]:
+        """
+        The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "disk_space_gb")
+
+    @_builtins.property
+    @pulumi.getter
+    def dlperf(self) -> Optional[Any]:
+        """
+        The offers whose dlperf (the service's `dlperf`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "dlperf")
+
+    @_builtins.property
+    @pulumi.getter(name="dollarsPerHour")
+    def dollars_per_hour(self) -> Optional[Any]:
+        """
+        The offers whose dollarsPerHour (the service's `dph_total`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "dollars_per_hour")
+
+    @_builtins.property
+    @pulumi.getter
+    def external(self) -> Optional[Any]:
+        """
+        The offers whose external (the service's `external`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "external")
+
+    @_builtins.property
+    @pulumi.getter
+    def geolocation(self) -> Optional[Any]:
+        """
+        The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "geolocation")
+
+    @_builtins.property
+    @pulumi.getter(name="gpuName")
+    def gpu_name(self) -> Optional[Any]:
+        """
+        The offers whose gpuName (the service's `gpu_name`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "gpu_name")
+
+    @_builtins.property
+    @pulumi.getter(name="gpuRamGb")
+    def gpu_ram_gb(self) -> Optional[Any]:
+        """
+        The offers whose gpuRamGb (the service's `gpu_ram`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "gpu_ram_gb")
+
+    @_builtins.property
+    @pulumi.getter(name="gpuTotalRamGb")
+    def gpu_total_ram_gb(self) -> Optional[Any]:
+        """
+        The offers whose gpuTotalRamGb (the service's `gpu_total_ram`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "gpu_total_ram_gb")
+
+    @_builtins.property
+    @pulumi.getter(name="hostId")
+    def host_id(self) -> Optional[Any]:
+        """
+        The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "host_id")
+
+    @_builtins.property
+    @pulumi.getter(name="inetDownMbps")
+    def inet_down_mbps(self) -> Optional[Any]:
+        """
+        The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "inet_down_mbps")
+
+    @_builtins.property
+    @pulumi.getter(name="inetUpMbps")
+    def inet_up_mbps(self) -> Optional[Any]:
+        """
+        The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "inet_up_mbps")
+
+    @_builtins.property
+    @pulumi.getter
+    def limit(self) -> Optional[_builtins.int]:
+        """
+        At most this many offers.
+        """
+        return pulumi.get(self, "limit")
+
+    @_builtins.property
+    @pulumi.getter(name="machineId")
+    def machine_id(self) -> Optional[Any]:
+        """
+        The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "machine_id")
+
+    @_builtins.property
+    @pulumi.getter(name="numGpus")
+    def num_gpus(self) -> Optional[Any]:
+        """
+        The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "num_gpus")
+
+    @_builtins.property
+    @pulumi.getter
+    def order(self) -> Optional[Sequence[Sequence[Any]]]:
+        """
+        Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        """
+        return pulumi.get(self, "order")
+
+    @_builtins.property
+    @pulumi.getter
+    def reliability(self) -> Optional[Any]:
+        """
+        The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "reliability")
+
+    @_builtins.property
+    @pulumi.getter
+    def rentable(self) -> Optional[Any]:
+        """
+        The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "rentable")
+
+    @_builtins.property
+    @pulumi.getter
+    def rented(self) -> Optional[Any]:
+        """
+        The offers whose rented (the service's `rented`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "rented")
+
+    @_builtins.property
+    @pulumi.getter(name="staticIp")
+    def static_ip(self) -> Optional[Any]:
+        """
+        The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "static_ip")
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> Optional[_builtins.str]:
+        """
+        on-demand (the default) or interruptible (prices are then the minimum bids).
+        """
+        return pulumi.get(self, "type")
+
+    @_builtins.property
+    @pulumi.getter
+    def verified(self) -> Optional[Any]:
+        """
+        The offers whose verified (the service's `verified`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "verified")
+
+
+@pulumi.output_type
+class QueryBoolean(dict):
+    """
+    Conditions on one field, all to hold.
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "in":
+            suggest = "in_"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in QueryBoolean. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        QueryBoolean.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        QueryBoolean.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 eq: Optional[_builtins.bool] = None,
+                 in_: Optional[Sequence[_builtins.bool]] = None,
+                 neq: Optional[_builtins.bool] = None,
+                 notin: Optional[Sequence[_builtins.bool]] = None):
+        """
+        Conditions on one field, all to hold.
+
+        :param _builtins.bool eq: Equal to this value.
+        :param Sequence[_builtins.bool] in_: Any of these values.
+        :param _builtins.bool neq: Not equal to this value.
+        :param Sequence[_builtins.bool] notin: None of these values.
+        """
+        if eq is not None:
+            pulumi.set(__self__, "eq", eq)
+        if in_ is not None:
+            pulumi.set(__self__, "in_", in_)
+        if neq is not None:
+            pulumi.set(__self__, "neq", neq)
+        if notin is not None:
+            pulumi.set(__self__, "notin", notin)
+
+    @_builtins.property
+    @pulumi.getter
+    def eq(self) -> Optional[_builtins.bool]:
+        """
+        Equal to this value.
+        """
+        return pulumi.get(self, "eq")
+
+    @_builtins.property
+    @pulumi.getter(name="in")
+    def in_(self) -> Optional[Sequence[_builtins.bool]]:
+        """
+        Any of these values.
+        """
+        return pulumi.get(self, "in_")
+
+    @_builtins.property
+    @pulumi.getter
+    def neq(self) -> Optional[_builtins.bool]:
+        """
+        Not equal to this value.
+        """
+        return pulumi.get(self, "neq")
+
+    @_builtins.property
+    @pulumi.getter
+    def notin(self) -> Optional[Sequence[_builtins.bool]]:
+        """
+        None of these values.
+        """
+        return pulumi.get(self, "notin")
+
+
+@pulumi.output_type
+class QueryNumber(dict):
+    """
+    Conditions on one field, all to hold.
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "in":
+            suggest = "in_"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in QueryNumber. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        QueryNumber.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        QueryNumber.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 eq: Optional[_builtins.float] = None,
+                 gt: Optional[_builtins.float] = None,
+                 gte: Optional[_builtins.float] = None,
+                 in_: Optional[Sequence[_builtins.float]] = None,
+                 lt: Optional[_builtins.float] = None,
+                 lte: Optional[_builtins.float] = None,
+                 neq: Optional[_builtins.float] = None,
+                 notin: Optional[Sequence[_builtins.float]] = None):
+        """
+        Conditions on one field, all to hold.
+
+        :param _builtins.float eq: Equal to this value.
+        :param _builtins.float gt: Greater than this value.
+        :param _builtins.float gte: At least this value.
+        :param Sequence[_builtins.float] in_: Any of these values.
+        :param _builtins.float lt: Less than this value.
+        :param _builtins.float lte: At most this value.
+        :param _builtins.float neq: Not equal to this value.
+        :param Sequence[_builtins.float] notin: None of these values.
+        """
+        if eq is not None:
+            pulumi.set(__self__, "eq", eq)
+        if gt is not None:
+            pulumi.set(__self__, "gt", gt)
+        if gte is not None:
+            pulumi.set(__self__, "gte", gte)
+        if in_ is not None:
+            pulumi.set(__self__, "in_", in_)
+        if lt is not None:
+            pulumi.set(__self__, "lt", lt)
+        if lte is not None:
+            pulumi.set(__self__, "lte", lte)
+        if neq is not None:
+            pulumi.set(__self__, "neq", neq)
+        if notin is not None:
+            pulumi.set(__self__, "notin", notin)
+
+    @_builtins.property
+    @pulumi.getter
+    def eq(self) -> Optional[_builtins.float]:
+        """
+        Equal to this value.
+        """
+        return pulumi.get(self, "eq")
+
+    @_builtins.property
+    @pulumi.getter
+    def gt(self) -> Optional[_builtins.float]:
+        """
+        Greater than this value.
+        """
+        return pulumi.get(self, "gt")
+
+    @_builtins.property
+    @pulumi.getter
+    def gte(self) -> Optional[_builtins.float]:
+        """
+        At least this value.
+        """
+        return pulumi.get(self, "gte")
+
+    @_builtins.property
+    @pulumi.getter(name="in")
+    def in_(self) -> Optional[Sequence[_builtins.float]]:
+        """
+        Any of these values.
+        """
+        return pulumi.get(self, "in_")
+
+    @_builtins.property
+    @pulumi.getter
+    def lt(self) -> Optional[_builtins.float]:
+        """
+        Less than this value.
+        """
+        return pulumi.get(self, "lt")
+
+    @_builtins.property
+    @pulumi.getter
+    def lte(self) -> Optional[_builtins.float]:
+        """
+        At most this value.
+        """
+        return pulumi.get(self, "lte")
+
+    @_builtins.property
+    @pulumi.getter
+    def neq(self) -> Optional[_builtins.float]:
+        """
+        Not equal to this value.
+        """
+        return pulumi.get(self, "neq")
+
+    @_builtins.property
+    @pulumi.getter
+    def notin(self) -> Optional[Sequence[_builtins.float]]:
+        """
+        None of these values.
+        """
+        return pulumi.get(self, "notin")
+
+
+@pulumi.output_type
+class QueryText(dict):
+    """
+    Conditions on one field, all to hold.
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "in":
+            suggest = "in_"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in QueryText. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        QueryText.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        QueryText.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 eq: Optional[_builtins.str] = None,
+                 in_: Optional[Sequence[_builtins.str]] = None,
+                 neq: Optional[_builtins.str] = None,
+                 notin: Optional[Sequence[_builtins.str]] = None):
+        """
+        Conditions on one field, all to hold.
+
+        :param _builtins.str eq: Equal to this value.
+        :param Sequence[_builtins.str] in_: Any of these values.
+        :param _builtins.str neq: Not equal to this value.
+        :param Sequence[_builtins.str] notin: None of these values.
+        """
+        if eq is not None:
+            pulumi.set(__self__, "eq", eq)
+        if in_ is not None:
+            pulumi.set(__self__, "in_", in_)
+        if neq is not None:
+            pulumi.set(__self__, "neq", neq)
+        if notin is not None:
+            pulumi.set(__self__, "notin", notin)
+
+    @_builtins.property
+    @pulumi.getter
+    def eq(self) -> Optional[_builtins.str]:
+        """
+        Equal to this value.
+        """
+        return pulumi.get(self, "eq")
+
+    @_builtins.property
+    @pulumi.getter(name="in")
+    def in_(self) -> Optional[Sequence[_builtins.str]]:
+        """
+        Any of these values.
+        """
+        return pulumi.get(self, "in_")
+
+    @_builtins.property
+    @pulumi.getter
+    def neq(self) -> Optional[_builtins.str]:
+        """
+        Not equal to this value.
+        """
+        return pulumi.get(self, "neq")
+
+    @_builtins.property
+    @pulumi.getter
+    def notin(self) -> Optional[Sequence[_builtins.str]]:
+        """
+        None of these values.
+        """
+        return pulumi.get(self, "notin")
+
+
+@pulumi.output_type
 class Readiness(dict):
     """
     A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
@@ -1925,7 +2606,7 @@ class VolumeForInstance(dict):
                  offer_query: Any,
                  max_dollars_per_hour: Optional[_builtins.float] = None):
         """
-        :param Any offer_query: The offer query of the instance that will link the volume (its `offerQuery`).
+        :param Union[_builtins.str, 'OfferQuery'] offer_query: The offer query of the instance that will link the volume (its `offerQuery`).
         :param _builtins.float max_dollars_per_hour: The instance's price cap (its `maxDollarsPerHour`), in dollars per hour.
         """
         pulumi.set(__self__, "offer_query", offer_query)
@@ -2159,6 +2840,245 @@ class VolumeOffer(dict):
     def verified(self) -> Optional[_builtins.bool]:
         """
         Whether the service has verified the machine.
+        """
+        return pulumi.get(self, "verified")
+
+
+@pulumi.output_type
+class VolumeOfferQuery(dict):
+    """
+    An volume offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "clusterId":
+            suggest = "cluster_id"
+        elif key == "cudaMaxGood":
+            suggest = "cuda_max_good"
+        elif key == "diskBwMbps":
+            suggest = "disk_bw_mbps"
+        elif key == "diskSpaceGb":
+            suggest = "disk_space_gb"
+        elif key == "hostId":
+            suggest = "host_id"
+        elif key == "inetDownMbps":
+            suggest = "inet_down_mbps"
+        elif key == "inetUpMbps":
+            suggest = "inet_up_mbps"
+        elif key == "machineId":
+            suggest = "machine_id"
+        elif key == "staticIp":
+            suggest = "static_ip"
+        elif key == "storageCostPerGbMonth":
+            suggest = "storage_cost_per_gb_month"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in VolumeOfferQuery. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        VolumeOfferQuery.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        VolumeOfferQuery.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 cluster_id: Optional[Any] = None,
+                 cuda_max_good: Optional[Any] = None,
+                 disk_bw_mbps: Optional[Any] = None,
+                 disk_space_gb: Optional[Any] = None,
+                 external: Optional[Any] = None,
+                 geolocation: Optional[Any] = None,
+                 host_id: Optional[Any] = None,
+                 inet_down_mbps: Optional[Any] = None,
+                 inet_up_mbps: Optional[Any] = None,
+                 limit: Optional[_builtins.int] = None,
+                 machine_id: Optional[Any] = None,
+                 order: Optional[Sequence[Sequence[Any]]] = None,
+                 reliability: Optional[Any] = None,
+                 static_ip: Optional[Any] = None,
+                 storage_cost_per_gb_month: Optional[Any] = None,
+                 verified: Optional[Any] = None):
+        """
+        An volume offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
+
+        :param Union[_builtins.float, 'QueryNumber'] cluster_id: The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] cuda_max_good: The offers whose cudaMaxGood (the service's `cuda_vers`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] disk_bw_mbps: The offers whose diskBwMbps (the service's `disk_bw`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] disk_space_gb: The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+        :param Union[_builtins.bool, 'QueryBoolean'] external: The offers whose external (the service's `external`) is this value or meets these conditions.
+        :param Union[_builtins.str, 'QueryText'] geolocation: The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] host_id: The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] inet_down_mbps: The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] inet_up_mbps: The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        :param _builtins.int limit: At most this many offers.
+        :param Union[_builtins.float, 'QueryNumber'] machine_id: The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+        :param Sequence[Sequence[Any]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        :param Union[_builtins.float, 'QueryNumber'] reliability: The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+        :param Union[_builtins.bool, 'QueryBoolean'] static_ip: The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] storage_cost_per_gb_month: The offers whose storageCostPerGbMonth (the service's `storage_cost`) is this value or meets these conditions.
+        :param Union[_builtins.bool, 'QueryBoolean'] verified: The offers whose verified (the service's `verified`) is this value or meets these conditions.
+        """
+        if cluster_id is not None:
+            pulumi.set(__self__, "cluster_id", cluster_id)
+        if cuda_max_good is not None:
+            pulumi.set(__self__, "cuda_max_good", cuda_max_good)
+        if disk_bw_mbps is not None:
+            pulumi.set(__self__, "disk_bw_mbps", disk_bw_mbps)
+        if disk_space_gb is not None:
+            pulumi.set(__self__, "disk_space_gb", disk_space_gb)
+        if external is not None:
+            pulumi.set(__self__, "external", external)
+        if geolocation is not None:
+            pulumi.set(__self__, "geolocation", geolocation)
+        if host_id is not None:
+            pulumi.set(__self__, "host_id", host_id)
+        if inet_down_mbps is not None:
+            pulumi.set(__self__, "inet_down_mbps", inet_down_mbps)
+        if inet_up_mbps is not None:
+            pulumi.set(__self__, "inet_up_mbps", inet_up_mbps)
+        if limit is not None:
+            pulumi.set(__self__, "limit", limit)
+        if machine_id is not None:
+            pulumi.set(__self__, "machine_id", machine_id)
+        if order is not None:
+            pulumi.set(__self__, "order", order)
+        if reliability is not None:
+            pulumi.set(__self__, "reliability", reliability)
+        if static_ip is not None:
+            pulumi.set(__self__, "static_ip", static_ip)
+        if storage_cost_per_gb_month is not None:
+            pulumi.set(__self__, "storage_cost_per_gb_month", storage_cost_per_gb_month)
+        if verified is not None:
+            pulumi.set(__self__, "verified", verified)
+
+    @_builtins.property
+    @pulumi.getter(name="clusterId")
+    def cluster_id(self) -> Optional[Any]:
+        """
+        The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "cluster_id")
+
+    @_builtins.property
+    @pulumi.getter(name="cudaMaxGood")
+    def cuda_max_good(self) -> Optional[Any]:
+        """
+        The offers whose cudaMaxGood (the service's `cuda_vers`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "cuda_max_good")
+
+    @_builtins.property
+    @pulumi.getter(name="diskBwMbps")
+    def disk_bw_mbps(self) -> Optional[Any]:
+        """
+        The offers whose diskBwMbps (the service's `disk_bw`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "disk_bw_mbps")
+
+    @_builtins.property
+    @pulumi.getter(name="diskSpaceGb")
+    def disk_space_gb(self) -> Optional[Any]:
+        """
+        The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "disk_space_gb")
+
+    @_builtins.property
+    @pulumi.getter
+    def external(self) -> Optional[Any]:
+        """
+        The offers whose external (the service's `external`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "external")
+
+    @_builtins.property
+    @pulumi.getter
+    def geolocation(self) -> Optional[Any]:
+        """
+        The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "geolocation")
+
+    @_builtins.property
+    @pulumi.getter(name="hostId")
+    def host_id(self) -> Optional[Any]:
+        """
+        The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "host_id")
+
+    @_builtins.property
+    @pulumi.getter(name="inetDownMbps")
+    def inet_down_mbps(self) -> Optional[Any]:
+        """
+        The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "inet_down_mbps")
+
+    @_builtins.property
+    @pulumi.getter(name="inetUpMbps")
+    def inet_up_mbps(self) -> Optional[Any]:
+        """
+        The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "inet_up_mbps")
+
+    @_builtins.property
+    @pulumi.getter
+    def limit(self) -> Optional[_builtins.int]:
+        """
+        At most this many offers.
+        """
+        return pulumi.get(self, "limit")
+
+    @_builtins.property
+    @pulumi.getter(name="machineId")
+    def machine_id(self) -> Optional[Any]:
+        """
+        The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "machine_id")
+
+    @_builtins.property
+    @pulumi.getter
+    def order(self) -> Optional[Sequence[Sequence[Any]]]:
+        """
+        Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        """
+        return pulumi.get(self, "order")
+
+    @_builtins.property
+    @pulumi.getter
+    def reliability(self) -> Optional[Any]:
+        """
+        The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "reliability")
+
+    @_builtins.property
+    @pulumi.getter(name="staticIp")
+    def static_ip(self) -> Optional[Any]:
+        """
+        The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "static_ip")
+
+    @_builtins.property
+    @pulumi.getter(name="storageCostPerGbMonth")
+    def storage_cost_per_gb_month(self) -> Optional[Any]:
+        """
+        The offers whose storageCostPerGbMonth (the service's `storage_cost`) is this value or meets these conditions.
+        """
+        return pulumi.get(self, "storage_cost_per_gb_month")
+
+    @_builtins.property
+    @pulumi.getter
+    def verified(self) -> Optional[Any]:
+        """
+        The offers whose verified (the service's `verified`) is this value or meets these conditions.
         """
         return pulumi.get(self, "verified")
 

@@ -57,7 +57,7 @@ class TemplateArgs:
         :param pulumi.Input[_builtins.bool] private: Whether the template is private: not publicly searchable; default true.
         :param pulumi.Input[_builtins.str] readme: Longer documentation of the template.
         :param pulumi.Input[_builtins.str] runtype: How instances are launched: `ssh`, `jupyter` or `args` (the default).
-        :param Any search_filters: Default machine filters of instances launched from the template, in an instance's offerQuery form (e.g. `{ cudaMaxGood: { gte: 12.6 }, gpuRamGb: { gte: 24 } }`, or the official client's query string) without order, limit or type.
+        :param Any search_filters: Default machine filters of instances launched from the template, in an instance's offerQuery form (e.g. a CUDA version of at least 12.6 and at least 24 GB of GPU RAM, or the official client's query string) without order, limit or type.
         :param pulumi.Input[_builtins.bool] ssh_direct: Whether instances take SSH connections directly, not via the service's proxy.
         :param pulumi.Input[_builtins.str] tag: The image tag; default `latest`.
         :param pulumi.Input[_builtins.bool] use_jupyter_lab: Whether Jupyter starts JupyterLab rather than the classic notebook.
@@ -300,7 +300,7 @@ class TemplateArgs:
     @pulumi.getter(name="searchFilters")
     def search_filters(self) -> Optional[Any]:
         """
-        Default machine filters of instances launched from the template, in an instance's offerQuery form (e.g. `{ cudaMaxGood: { gte: 12.6 }, gpuRamGb: { gte: 24 } }`, or the official client's query string) without order, limit or type.
+        Default machine filters of instances launched from the template, in an instance's offerQuery form (e.g. a CUDA version of at least 12.6 and at least 24 GB of GPU RAM, or the official client's query string) without order, limit or type.
         """
         return pulumi.get(self, "search_filters")
 
@@ -402,7 +402,7 @@ class Template(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] private: Whether the template is private: not publicly searchable; default true.
         :param pulumi.Input[_builtins.str] readme: Longer documentation of the template.
         :param pulumi.Input[_builtins.str] runtype: How instances are launched: `ssh`, `jupyter` or `args` (the default).
-        :param Any search_filters: Default machine filters of instances launched from the template, in an instance's offerQuery form (e.g. `{ cudaMaxGood: { gte: 12.6 }, gpuRamGb: { gte: 24 } }`, or the official client's query string) without order, limit or type.
+        :param Any search_filters: Default machine filters of instances launched from the template, in an instance's offerQuery form (e.g. a CUDA version of at least 12.6 and at least 24 GB of GPU RAM, or the official client's query string) without order, limit or type.
         :param pulumi.Input[_builtins.bool] ssh_direct: Whether instances take SSH connections directly, not via the service's proxy.
         :param pulumi.Input[_builtins.str] tag: The image tag; default `latest`.
         :param pulumi.Input[_builtins.bool] use_jupyter_lab: Whether Jupyter starts JupyterLab rather than the classic notebook.
@@ -678,7 +678,7 @@ class Template(pulumi.CustomResource):
     @pulumi.getter(name="searchFilters")
     def search_filters(self) -> pulumi.Output[Optional[Any]]:
         """
-        Default machine filters of instances launched from the template, in an instance's offerQuery form (e.g. `{ cudaMaxGood: { gte: 12.6 }, gpuRamGb: { gte: 24 } }`, or the official client's query string) without order, limit or type.
+        Default machine filters of instances launched from the template, in an instance's offerQuery form (e.g. a CUDA version of at least 12.6 and at least 24 GB of GPU RAM, or the official client's query string) without order, limit or type.
         """
         return pulumi.get(self, "search_filters")
 

@@ -24,14 +24,14 @@ class VolumeArgs:
                  ask_id: pulumi.Input[Optional[_builtins.int]] = None,
                  for_instance: pulumi.Input[Optional['VolumeForInstanceArgs']] = None,
                  size_gb: pulumi.Input[Optional[_builtins.int]] = None,
-                 volume_offer_query: Optional[Any] = None):
+                 volume_offer_query: pulumi.Input[Optional[Union[_builtins.str, 'VolumeOfferQueryArgs']]] = None):
         """
         The set of arguments for constructing a Volume resource.
 
         :param pulumi.Input[_builtins.int] ask_id: The volume ask (offer) to accept, e.g. one getVolumeOffers found. Give this or `volumeOfferQuery`. Changing it replaces the volume.
         :param pulumi.Input['VolumeForInstanceArgs'] for_instance: Place the volume where the instance that links it can be rented: give that instance's `offerQuery` and `maxDollarsPerHour`. With `volumeOfferQuery`, the volume goes to the machine whose cheapest matching instance offer under the cap is cheapest; with `askId`, preview fails when the ask's machine has no such offer. Changing it changes nothing on the service (the volume is never moved for it).
         :param pulumi.Input[_builtins.int] size_gb: The volume's size in gigabytes, a whole number; default 15. Changing it replaces the volume.
-        :param Any volume_offer_query: Accept the cheapest volume offer matching this query and offering at least `sizeGb`: an object such as `{ geolocation: "US", reliability: { gte: 0.99 } }` or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
+        :param pulumi.Input[Union[_builtins.str, 'VolumeOfferQueryArgs']] volume_offer_query: Accept the cheapest volume offer matching this query and offering at least `sizeGb`: a VolumeOfferQuery (e.g. offers in the US with a reliability of at least 0.99) or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
         """
         if ask_id is not None:
             pulumi.set(__self__, "ask_id", ask_id)
@@ -82,14 +82,14 @@ class VolumeArgs:
 
     @_builtins.property
     @pulumi.getter(name="volumeOfferQuery")
-    def volume_offer_query(self) -> Optional[Any]:
+    def volume_offer_query(self) -> pulumi.Input[Optional[Union[_builtins.str, 'VolumeOfferQueryArgs']]]:
         """
-        Accept the cheapest volume offer matching this query and offering at least `sizeGb`: an object such as `{ geolocation: "US", reliability: { gte: 0.99 } }` or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
+        Accept the cheapest volume offer matching this query and offering at least `sizeGb`: a VolumeOfferQuery (e.g. offers in the US with a reliability of at least 0.99) or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
         """
         return pulumi.get(self, "volume_offer_query")
 
     @volume_offer_query.setter
-    def volume_offer_query(self, value: Optional[Any]):
+    def volume_offer_query(self, value: pulumi.Input[Optional[Union[_builtins.str, 'VolumeOfferQueryArgs']]]):
         pulumi.set(self, "volume_offer_query", value)
 
 
@@ -102,7 +102,7 @@ class Volume(pulumi.CustomResource):
                  ask_id: pulumi.Input[Optional[_builtins.int]] = None,
                  for_instance: pulumi.Input[Optional[Union['VolumeForInstanceArgs', 'VolumeForInstanceArgsDict']]] = None,
                  size_gb: pulumi.Input[Optional[_builtins.int]] = None,
-                 volume_offer_query: Optional[Any] = None,
+                 volume_offer_query: pulumi.Input[Optional[Union[_builtins.str, Union['VolumeOfferQueryArgs', 'VolumeOfferQueryArgsDict']]]] = None,
                  __props__=None):
         """
         A disk volume, created by accepting a volume ask (askId) or the best offer matching volumeOfferQuery. Any change of ask or size replaces it.
@@ -112,7 +112,7 @@ class Volume(pulumi.CustomResource):
         :param pulumi.Input[_builtins.int] ask_id: The volume ask (offer) to accept, e.g. one getVolumeOffers found. Give this or `volumeOfferQuery`. Changing it replaces the volume.
         :param pulumi.Input[Union['VolumeForInstanceArgs', 'VolumeForInstanceArgsDict']] for_instance: Place the volume where the instance that links it can be rented: give that instance's `offerQuery` and `maxDollarsPerHour`. With `volumeOfferQuery`, the volume goes to the machine whose cheapest matching instance offer under the cap is cheapest; with `askId`, preview fails when the ask's machine has no such offer. Changing it changes nothing on the service (the volume is never moved for it).
         :param pulumi.Input[_builtins.int] size_gb: The volume's size in gigabytes, a whole number; default 15. Changing it replaces the volume.
-        :param Any volume_offer_query: Accept the cheapest volume offer matching this query and offering at least `sizeGb`: an object such as `{ geolocation: "US", reliability: { gte: 0.99 } }` or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
+        :param pulumi.Input[Union[_builtins.str, Union['VolumeOfferQueryArgs', 'VolumeOfferQueryArgsDict']]] volume_offer_query: Accept the cheapest volume offer matching this query and offering at least `sizeGb`: a VolumeOfferQuery (e.g. offers in the US with a reliability of at least 0.99) or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
         """
         ...
     @overload
@@ -141,7 +141,7 @@ class Volume(pulumi.CustomResource):
                  ask_id: pulumi.Input[Optional[_builtins.int]] = None,
                  for_instance: pulumi.Input[Optional[Union['VolumeForInstanceArgs', 'VolumeForInstanceArgsDict']]] = None,
                  size_gb: pulumi.Input[Optional[_builtins.int]] = None,
-                 volume_offer_query: Optional[Any] = None,
+                 volume_offer_query: pulumi.Input[Optional[Union[_builtins.str, Union['VolumeOfferQueryArgs', 'VolumeOfferQueryArgsDict']]]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
         if not isinstance(opts, pulumi.ResourceOptions):
@@ -273,7 +273,7 @@ class Volume(pulumi.CustomResource):
     @pulumi.getter(name="volumeOfferQuery")
     def volume_offer_query(self) -> pulumi.Output[Optional[Any]]:
         """
-        Accept the cheapest volume offer matching this query and offering at least `sizeGb`: an object such as `{ geolocation: "US", reliability: { gte: 0.99 } }` or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
+        Accept the cheapest volume offer matching this query and offering at least `sizeGb`: a VolumeOfferQuery (e.g. offers in the US with a reliability of at least 0.99) or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
         """
         return pulumi.get(self, "volume_offer_query")
 

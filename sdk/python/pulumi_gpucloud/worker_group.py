@@ -13,6 +13,8 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import NotRequired, TypedDict, TypeAlias
 from . import _utilities
+from . import outputs
+from ._inputs import *
 
 __all__ = ['WorkerGroupArgs', 'WorkerGroup']
 
@@ -27,7 +29,7 @@ class WorkerGroupArgs:
                  launch_args: pulumi.Input[Optional[_builtins.str]] = None,
                  max_workers: pulumi.Input[Optional[_builtins.int]] = None,
                  min_load: pulumi.Input[Optional[_builtins.float]] = None,
-                 offer_query: Optional[Any] = None,
+                 offer_query: pulumi.Input[Optional[Union[_builtins.str, 'OfferQueryArgs']]] = None,
                  target_util: pulumi.Input[Optional[_builtins.float]] = None,
                  template_hash_id: pulumi.Input[Optional[_builtins.str]] = None,
                  template_id: pulumi.Input[Optional[_builtins.int]] = None,
@@ -43,7 +45,7 @@ class WorkerGroupArgs:
         :param pulumi.Input[_builtins.str] launch_args: Extra instance-creation arguments applied to every worker, command-line style (`--env VAR=value`); recorded as a Pulumi secret. Changes in place.
         :param pulumi.Input[_builtins.int] max_workers: The most workers of the group; a whole number. The service's default when absent. Changing it replaces the group.
         :param pulumi.Input[_builtins.float] min_load: The floor load the group keeps capacity for, in perf units per second (tokens per second for LLMs); 0 or more, default 1. Changes in place.
-        :param Any offer_query: The offers workers are rented from, in an instance's offerQuery form: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
+        :param pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']] offer_query: The offers workers are rented from, in an instance's offerQuery form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
         :param pulumi.Input[_builtins.float] target_util: Target capacity utilization of the group: the anticipated load over the active capacity, more than 0 and at most 1 (0.9 keeps 11% headroom); default 0.9. Changes in place.
         :param pulumi.Input[_builtins.str] template_hash_id: The workers' template by its hash (a Template's `hashId`); give this or `templateId`. Changes in place.
         :param pulumi.Input[_builtins.int] template_id: The workers' template by its numeric id (a Template's `templateId`); give this or `templateHashId`. Changes in place.
@@ -186,14 +188,14 @@ class WorkerGroupArgs:
 
     @_builtins.property
     @pulumi.getter(name="offerQuery")
-    def offer_query(self) -> Optional[Any]:
+    def offer_query(self) -> pulumi.Input[Optional[Union[_builtins.str, 'OfferQueryArgs']]]:
         """
-        The offers workers are rented from, in an instance's offerQuery form: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
+        The offers workers are rented from, in an instance's offerQuery form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
         """
         return pulumi.get(self, "offer_query")
 
     @offer_query.setter
-    def offer_query(self, value: Optional[Any]):
+    def offer_query(self, value: pulumi.Input[Optional[Union[_builtins.str, 'OfferQueryArgs']]]):
         pulumi.set(self, "offer_query", value)
 
     @_builtins.property
@@ -259,7 +261,7 @@ class WorkerGroup(pulumi.CustomResource):
                  launch_args: pulumi.Input[Optional[_builtins.str]] = None,
                  max_workers: pulumi.Input[Optional[_builtins.int]] = None,
                  min_load: pulumi.Input[Optional[_builtins.float]] = None,
-                 offer_query: Optional[Any] = None,
+                 offer_query: pulumi.Input[Optional[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]]] = None,
                  target_util: pulumi.Input[Optional[_builtins.float]] = None,
                  template_hash_id: pulumi.Input[Optional[_builtins.str]] = None,
                  template_id: pulumi.Input[Optional[_builtins.int]] = None,
@@ -278,7 +280,7 @@ class WorkerGroup(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] launch_args: Extra instance-creation arguments applied to every worker, command-line style (`--env VAR=value`); recorded as a Pulumi secret. Changes in place.
         :param pulumi.Input[_builtins.int] max_workers: The most workers of the group; a whole number. The service's default when absent. Changing it replaces the group.
         :param pulumi.Input[_builtins.float] min_load: The floor load the group keeps capacity for, in perf units per second (tokens per second for LLMs); 0 or more, default 1. Changes in place.
-        :param Any offer_query: The offers workers are rented from, in an instance's offerQuery form: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
+        :param pulumi.Input[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]] offer_query: The offers workers are rented from, in an instance's offerQuery form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
         :param pulumi.Input[_builtins.float] target_util: Target capacity utilization of the group: the anticipated load over the active capacity, more than 0 and at most 1 (0.9 keeps 11% headroom); default 0.9. Changes in place.
         :param pulumi.Input[_builtins.str] template_hash_id: The workers' template by its hash (a Template's `hashId`); give this or `templateId`. Changes in place.
         :param pulumi.Input[_builtins.int] template_id: The workers' template by its numeric id (a Template's `templateId`); give this or `templateHashId`. Changes in place.
@@ -316,7 +318,7 @@ class WorkerGroup(pulumi.CustomResource):
                  launch_args: pulumi.Input[Optional[_builtins.str]] = None,
                  max_workers: pulumi.Input[Optional[_builtins.int]] = None,
                  min_load: pulumi.Input[Optional[_builtins.float]] = None,
-                 offer_query: Optional[Any] = None,
+                 offer_query: pulumi.Input[Optional[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]]] = None,
                  target_util: pulumi.Input[Optional[_builtins.float]] = None,
                  template_hash_id: pulumi.Input[Optional[_builtins.str]] = None,
                  template_id: pulumi.Input[Optional[_builtins.int]] = None,
@@ -466,7 +468,7 @@ class WorkerGroup(pulumi.CustomResource):
     @pulumi.getter(name="offerQuery")
     def offer_query(self) -> pulumi.Output[Optional[Any]]:
         """
-        The offers workers are rented from, in an instance's offerQuery form: an object (`{ gpuName: "RTX 4090", gpuRamGb: { gte: 24 } }`) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
+        The offers workers are rented from, in an instance's offerQuery form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
         """
         return pulumi.get(self, "offer_query")
 

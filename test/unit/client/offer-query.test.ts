@@ -136,6 +136,17 @@ describe("instance offer queries", () => {
     );
   });
 
+  it("take Python's in_ for in (a keyword: the SDK's TypedDicts spell it so)", () => {
+    const camel = compileInstanceOfferQuery({ gpuName: { in: ["RTX 4090", "RTX 3090"] } });
+    const python = compileInstanceOfferQuery({
+      gpu_name: { in_: ["RTX 4090", "RTX 3090"] },
+    } as never);
+    expect(python.body).toEqual(camel.body);
+    expect(
+      failure(() => compileInstanceOfferQuery({ gpuName: { in: ["A"], in_: ["B"] } } as never)),
+    ).toBe("gpuName: in_ is the same operator as in; give it once");
+  });
+
   it.each<[unknown, string]>([
     [
       { gpuRam: 24 },
