@@ -100,9 +100,12 @@ real_host="$host_dir/pulumi-language-python-host"
 host_stamp="$host_dir/.pulumi-language-python.version"
 exec_wrapper="$root/scripts/python/pulumi-language-python-exec"
 launcher="$root/scripts/python/pulumi-language-python"
-host_want="v$HOST_SDK_VERSION-$(hash_of "$exec_wrapper")"
+# The stamp names the built release; the launcher and the executor are compared as files, so a
+# change of either is a copy, not a build.
+host_want="v$HOST_SDK_VERSION"
 host_built() {
-  [ -x "$real_host" ] && [ -x "$host_dir/pulumi-language-python-exec" ] \
+  [ -x "$real_host" ] && [ -x "$host_dir/pulumi-language-python-exec.upstream" ] \
+    && cmp -s "$exec_wrapper" "$host_dir/pulumi-language-python-exec" \
     && cmp -s "$launcher" "$host" && [ "$(cat "$host_stamp" 2>/dev/null)" = "$host_want" ]
 }
 # Put in place with a rename: a CLI starting the host meanwhile sees the old file or the new.
@@ -130,9 +133,9 @@ if ! host_built && { [ "$host_dir" = "$pulumi_dir" ] || {
       # The release's executor ships in the same module, beside the host's source; ours runs it.
       install -m 0755 "$module_dir/python/cmd/pulumi-language-python-exec" \
         "$host_dir/pulumi-language-python-exec.upstream"
-      install -m 0755 "$exec_wrapper" "$host_dir/pulumi-language-python-exec"
       say "built pulumi-language-python v$HOST_SDK_VERSION in $(($(date +%s) - start))s ($real_host)"
     fi
+    put "$exec_wrapper" "$host_dir/pulumi-language-python-exec"
     put "$launcher" "$host"
     echo "$host_want" >"$host_stamp"
   fi
