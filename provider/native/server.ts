@@ -152,13 +152,22 @@ export class GpuCloudProviderService {
   private progress(message: string, ephemeral = true): boolean {
     const urn = this.current.getStore()?.urn;
     if (this.lines === undefined || urn === undefined) return false;
+    this.line(urn, message, engineproto.LogSeverity.INFO, ephemeral);
+    return true;
+  }
+
+  /** A line on the row of `urn`; a warning shows in the engine's Diagnostics too. */
+  private line(urn: string, message: string, severity: engineproto.LogSeverity, ephemeral = false) {
+    if (this.lines === undefined) {
+      logToEngine(message, process.argv[2]);
+      return;
+    }
     const request = new engineproto.LogRequest();
-    request.setSeverity(engineproto.LogSeverity.INFO);
+    request.setSeverity(severity);
     request.setMessage(`gpucloud: ${message}`);
     request.setUrn(urn);
     request.setEphemeral(ephemeral);
     this.lines.log(request);
-    return true;
   }
 
   private resource(type: string, urn: string): NativeResource {
@@ -183,19 +192,6 @@ export class GpuCloudProviderService {
       name,
       stackToken: typeof token === "string" ? token : undefined,
     });
-  }
-
-  /** A warning on the row of `urn`, which the engine shows in its Diagnostics too. */
-  private warn(urn: string, message: string): void {
-    if (this.lines === undefined) {
-      logToEngine(message, process.argv[2]);
-      return;
-    }
-    const request = new engineproto.LogRequest();
-    request.setSeverity(engineproto.LogSeverity.WARNING);
-    request.setMessage(`gpucloud: ${message}`);
-    request.setUrn(urn);
-    this.lines.log(request);
   }
 
   /** Runs `work` as the work on the resource `urn` (whose row its progress lines go to). */
@@ -302,7 +298,7 @@ export class GpuCloudProviderService {
         const unguarded = failed
           ? undefined
           : sweeperWarning(this.currentRun(), resource.type, resource.rentsInstances);
-        if (unguarded !== undefined) this.warn(urn, unguarded);
+        if (unguarded !== undefined) this.line(urn, unguarded, engineproto.LogSeverity.WARNING);
         const response = new provproto.CheckResponse();
         const inputs = result.inputs ?? news.props;
         response.setInputs(toStruct(wrapSecrets(inputs, this.secretsOf(resource, news.secret))));

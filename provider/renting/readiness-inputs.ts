@@ -90,9 +90,10 @@ export const readinessSchema = z
     "readiness takes exactly one check: http, tcp or onstartLine",
   )
   .describe(
-    "A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, " +
-      "`{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` " +
-      "and `timeoutSeconds`. Create returns only when it passes; an instance that does not " +
+    "A check create waits for once the instance runs: one of `http` (a port, a path and the " +
+      "expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with " +
+      "`initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when " +
+      "it passes; an instance that does not " +
       "pass in time is destroyed and another offer tried, as one that exits, and the last " +
       "answer is in the error. Changes in place (it only applies to creates).",
   )

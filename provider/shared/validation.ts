@@ -34,7 +34,9 @@ export interface FieldFailure extends pulumi.dynamic.CheckFailure {
 export function fieldFailure(field: string, message: string): FieldFailure {
   const own = field.split(".").at(-1) ?? field;
   const said = message.replace(/\s*\n\s*/g, " ");
-  const once = said.startsWith(`${own} `) ? said.slice(own.length + 1) : said;
+  // The field's path or its own name, said again at the message's start, is said once.
+  const again = [field, own].find((name) => said.startsWith(`${name} `));
+  const once = again === undefined ? said : said.slice(again.length + 1);
   return { property: "", reason: oneLine(`${field}: ${once}`), field, message: once };
 }
 

@@ -77,13 +77,13 @@ const cases: readonly Case[] = [
     what: "a readiness port of 0",
     python: `gpucloud.Instance("gpu", ask_id=31001, image="pytorch/pytorch", disk_gb=20, readiness={"http": {"port": 0, "path": "/health"}})`,
     typescript: `new gpucloud.Instance("gpu", { askId: 31001, image: "pytorch/pytorch", diskGb: 20, readiness: { http: { port: 0, path: "/health" } } });`,
-    says: /readiness\.http\.port: readiness\.http\.port must be 1-65535; got 0.*$/m,
+    says: /readiness\.http\.port: must be 1-65535; got 0.*$/m,
   },
   {
     what: "a readiness path without /",
     python: `gpucloud.Instance("gpu", ask_id=31001, image="pytorch/pytorch", disk_gb=20, readiness={"http": {"port": 8000, "path": "health"}})`,
     typescript: `new gpucloud.Instance("gpu", { askId: 31001, image: "pytorch/pytorch", diskGb: 20, readiness: { http: { port: 8000, path: "health" } } });`,
-    says: /readiness\.http\.path: readiness\.http\.path must start with \/, e\.g\. \/health.*$/m,
+    says: /readiness\.http\.path: must start with \/, e\.g\. \/health.*$/m,
   },
   {
     what: "an unknown query field in a function",

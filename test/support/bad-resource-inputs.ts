@@ -341,7 +341,7 @@ export const badResourceInputs: readonly BadResourceInput[] = [
       { field: "exposePorts", says: /exposePorts\.0: ports are 1-65535; got 0/ },
       {
         field: "readiness.http.port",
-        says: /readiness\.http\.port: readiness\.http\.port must be 1-65535; got 0/,
+        says: /readiness\.http\.port: must be 1-65535; got 0/,
       },
     ],
   },
@@ -360,7 +360,7 @@ export const badResourceInputs: readonly BadResourceInput[] = [
       },
       {
         field: "readiness.http.path",
-        says: /readiness\.http\.path: readiness\.http\.path must start with \/, e\.g\. \/health/,
+        says: /readiness\.http\.path: must start with \/, e\.g\. \/health/,
       },
     ],
     secrets: ["health-secret-path"],
@@ -372,7 +372,7 @@ export const badResourceInputs: readonly BadResourceInput[] = [
     cases: [
       {
         field: "readiness",
-        says: /readiness: readiness takes exactly one check: http, tcp or onstartLine/,
+        says: /readiness: takes exactly one check: http, tcp or onstartLine/,
       },
     ],
   },

@@ -2329,7 +2329,7 @@ class QueryTextArgs:
 
 class ReadinessArgsDict(TypedDict):
     """
-    A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+    A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
     """
     http: NotRequired[pulumi.Input[Optional['ReadinessHttpCheckArgsDict']]]
     """
@@ -2366,7 +2366,7 @@ class ReadinessArgs:
                  tcp: pulumi.Input[Optional['ReadinessTcpCheckArgs']] = None,
                  timeout_seconds: pulumi.Input[Optional[_builtins.float]] = None):
         """
-        A check create waits for once the instance runs: `{ http: { port, path, expectStatus } }`, `{ tcp: { port } }` or `{ onstartLine }`, with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+        A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
 
         :param pulumi.Input['ReadinessHttpCheckArgs'] http: Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
         :param pulumi.Input[_builtins.float] initial_delay_seconds: Seconds to wait after `running` before the first check; default 0.
