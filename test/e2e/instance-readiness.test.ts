@@ -141,13 +141,14 @@ pulumi.export("instance_id", server.instance_id)
     );
   });
 
-  it("a 2-node group returns once both nodes' apps answer", async () => {
-    await emulator.queueApps([{ readyAfterSeconds: 0 }, { readyAfterSeconds: 3 }]);
+  it("a 4-node group returns once all four nodes' apps answer", async () => {
+    const now = { readyAfterSeconds: 0 };
+    await emulator.queueApps([now, now, now, { readyAfterSeconds: 3 }]);
     await withStack(
       {
         program: program(`
 const trainers = new gpucloud.NodeGroup("trainers", {
-  nodeCount: 2,
+  nodeCount: 4,
   offerQuery: { gpuName: "H100 SXM" },
   image: "pytorch/pytorch",
   diskGb: 40,
@@ -162,13 +163,13 @@ exports.urls = trainers.nodes.apply((nodes) => nodes.map((node) => node.urls["80
       async (stack) => {
         const up = await stack.stack.up({ onOutput: onOutput(stack) });
         const urls = z.array(z.string()).parse(up.outputs["urls"]?.value);
-        expect(urls).toHaveLength(2);
-        // One node's app turned ready 3 s after the other's: up waited for both.
+        expect(urls).toHaveLength(4);
+        // One node's app turned ready 3 s after the others': up waited for all four.
         const printed = stack.output.join("");
         expect(printed).toMatch(/waiting for http:\/\/127\.0\.0\.1:\d+\/, 503/);
         // Each line twice: live, then among the diagnostics.
         const ready = printed.match(/is ready \(http:\/\/127\.0\.0\.1:\d+\/\)/g) ?? [];
-        expect(new Set(ready).size).toBe(2);
+        expect(new Set(ready).size).toBe(4);
         for (const url of urls) expect(await statusAt(url)).toBe(200);
       },
     );
