@@ -49,29 +49,46 @@ function pythonName(name: string): string {
   return snake === "in" ? "in_" : snake;
 }
 
+/**
+ * Inputs whose keys are the program's own (an environment's variable names, an API key's
+ * permission categories): what follows them in a path is data, not a schema name.
+ */
+const keyedByProgram: ReadonlySet<string> = new Set(["env", "permissions"]);
+
+/** A schema name: lower camel case. Anything else in a path (`HF_TOKEN`, `0`) is kept. */
+const schemaName = /^[a-z][a-zA-Z0-9]*$/;
+
 /** A field's path (`networkVolume.mountPath`, `sshKeyIds.0`) as the program's SDK spells it. */
 export function spelledField(field: string, spelling: Spelling): string {
   if (spelling === "schema") return field;
+  let inData = false;
   return field
     .split(".")
-    .map((part) =>
-      /^\d+$/.test(part)
-        ? part
-        : spelling === "python"
-          ? pythonName(part)
-          : part.charAt(0).toUpperCase() + part.slice(1),
-    )
+    .map((part) => {
+      if (inData || !schemaName.test(part)) return part;
+      inData = keyedByProgram.has(part);
+      return spelling === "python"
+        ? pythonName(part)
+        : part.charAt(0).toUpperCase() + part.slice(1);
+    })
     .join(".");
 }
 
 /**
  * A check failure's message with the schema's compound names (`maxWorkers`, a query's
- * `gpuRamGb`) as the program's SDK spells them. Messages never hold an input's value, so every
- * camelCase word in one is a name of the schema's or the query language's.
+ * `gpuRamGb`) as the program's SDK spells them. Quoted text (a variable's name) is kept as
+ * written; every other camelCase word is a name of the schema's or the query language's.
  */
 export function spelledMessage(message: string, spelling: Spelling): string {
   if (spelling === "schema") return message;
-  return message.replace(/\b[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+\b/g, (name) =>
-    spelledField(name, spelling),
-  );
+  return message
+    .split(/("[^"]*")/)
+    .map((piece) =>
+      piece.startsWith('"')
+        ? piece
+        : piece.replace(/\b[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+\b/g, (name) =>
+            spelledField(name, spelling),
+          ),
+    )
+    .join("");
 }

@@ -123,7 +123,8 @@ export async function waitUntilRunning(
 
 /**
  * With `readiness`: waits for its check once the instance runs (readiness.ts). A check that
- * never passes leaves its last answer in the attempt's error; a failed read counts as one.
+ * never passes leaves its last answer in the attempt's error; a failed logs read counts as one
+ * failed check, a failed status read ends the wait.
  */
 async function awaitReadiness(
   create: InstanceCreate,
@@ -145,15 +146,25 @@ async function awaitReadiness(
       },
       running,
     );
-    if (ready.kind === "not ready") {
-      attempt.error = `not ready after the ${seconds} s readiness timeout; the last check answered: ${ready.answer}`;
-    }
+    if (ready.kind === "not ready") attempt.error = notReadyError(ready, seconds);
     return ready;
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     attempt.error = `the readiness check failed: ${why}`;
     return { kind: "not ready", instance: running, answer: why, createDeadline: false };
   }
+}
+
+/** Why an attempt's instance was not ready: the check's timeout, create's, or its status. */
+function notReadyError(
+  ready: { answer: string; createDeadline: boolean },
+  seconds: number,
+): string {
+  if (ready.answer.startsWith("the instance is ")) return `not ready: ${ready.answer}`;
+  const bound = ready.createDeadline
+    ? "when create's deadline (createTimeoutSeconds) passed"
+    : `after the ${seconds} s readiness timeout`;
+  return `not ready ${bound}; the last check answered: ${ready.answer}`;
 }
 
 /** Waits for the attempt's instance to boot; a failed wait counts as its deadline. */

@@ -41,7 +41,8 @@ export async function waitUntilReady(
   let instance = running;
   let answer = "not checked yet";
   try {
-    await pause(timing.initialDelayMs, signal);
+    // Within create's deadline too: a delay past it would hold the create beyond its bound.
+    await pause(Math.min(timing.initialDelayMs, Math.max(0, wait.deadlineMs - Date.now())), signal);
     const checkDeadlineMs = Date.now() + timing.timeoutMs;
     const endMs = Math.min(checkDeadlineMs, wait.deadlineMs);
     let since = Date.now();
@@ -94,7 +95,8 @@ export async function waitUntilReady(
 }
 
 type Target =
-  | { kind: "http"; url: string }
+  /** `shown`: the URL with its path left out (a path may hold a token), for progress lines. */
+  | { kind: "http"; url: string; shown: string }
   | { kind: "tcp"; host: string; port: number }
   | { kind: "logs"; line: string };
 
@@ -106,9 +108,12 @@ function targetOf(readiness: Readiness, instance: InstanceWire): Target | undefi
   if (mapped === undefined || mapped.publicIp === null) return undefined;
   const host = mapped.publicIp.includes(":") ? `[${mapped.publicIp}]` : mapped.publicIp;
   if (readiness.http !== undefined) {
+    const origin = `http://${host}:${String(mapped.hostPort)}`;
+    const path = readiness.http.path ?? "/";
     return {
       kind: "http",
-      url: `http://${host}:${String(mapped.hostPort)}${readiness.http.path ?? "/"}`,
+      url: `${origin}${path}`,
+      shown: `${origin}${path === "/" ? "/" : "/…"}`,
     };
   }
   return { kind: "tcp", host: mapped.publicIp, port: mapped.hostPort };
@@ -119,9 +124,9 @@ function notMapped(readiness: Readiness): string {
   return `port ${String(port)}/tcp is not mapped yet`;
 }
 
-/** What is waited for, in words: the URL, the address, or the line. */
+/** What is waited for, in words: the URL (its path left out), the address, or the line. */
 function describe(readiness: Readiness, target: Target | undefined): string {
-  if (target?.kind === "http") return target.url;
+  if (target?.kind === "http") return target.shown;
   if (target?.kind === "tcp") return `tcp://${target.host}:${String(target.port)}`;
   if (target?.kind === "logs") return "its onstart's line";
   return `port ${String(readiness.http?.port ?? readiness.tcp?.port)}`;

@@ -82,25 +82,29 @@ describe("an Instance's ports and readiness", () => {
     expect((read.props as InstanceOutputs).urls).toEqual(outs.urls);
   });
 
-  it("returns only once the app answers, saying what it waits for", async () => {
+  it("returns only once the app answers, saying what it waits for but not its path", async () => {
     await emulator.queueApps([{ readyAfterSeconds: 1.5, notReadyStatus: 503 }]);
     const startedMs = Date.now();
+    // A path may hold a token: progress shows the address alone.
+    const path = "/health?token=hc-s3cret";
     const { outs } = await create({
-      readiness: { http: { port: 8000, path: "/health" }, intervalSeconds: 0.2 },
+      readiness: { http: { port: 8000, path }, intervalSeconds: 0.2 },
     });
     expect(Date.now() - startedMs).toBeGreaterThanOrEqual(1500);
-    expect(await statusAt(`${outs.urls?.["8000"] ?? ""}/health`)).toBe(200);
-    const url = `${outs.urls?.["8000"] ?? ""}/health`;
+    const origin = outs.urls?.["8000"] ?? "";
+    expect(await statusAt(`${origin}${path}`)).toBe(200);
+    const shown = `${origin}/…`;
     expect(providers.progress).toEqual(
       expect.arrayContaining([
         expect.stringMatching(
           new RegExp(
-            `instance ${String(outs.instanceId)}: waiting for ${url.replace(/[.]/g, "\\.")}, 503`,
+            `instance ${String(outs.instanceId)}: waiting for ${shown.replace(/[.?]/g, "\\$&")}, 503`,
           ),
         ),
-        expect.stringContaining(`instance ${String(outs.instanceId)} is ready (${url})`),
+        expect.stringContaining(`instance ${String(outs.instanceId)} is ready (${shown})`),
       ]),
     );
+    expect(providers.progress.join("\n")).not.toMatch(/health|hc-s3cret/);
     expect(outs.attempts).toHaveLength(1);
   });
 
@@ -240,5 +244,32 @@ describe("a NodeGroup's readiness: every node", () => {
       expect(await statusAt(node.urls?.["8000"] ?? "")).toBe(200);
     }
     await groupProvider.delete(providers.run, "group", group);
+  });
+
+  it("fails the group when one node never answers, taking it apart", async () => {
+    await emulator.queueApps([{ readyAfterSeconds: 0 }, { readyAfterSeconds: null }]);
+    const news: NodeGroupInputs = {
+      nodeCount: 2,
+      offerQuery: { gpuName: "H100 SXM" },
+      image: "pytorch/pytorch",
+      diskGb: 40,
+      exposePorts: [8000],
+      readiness: { http: { port: 8000 }, intervalSeconds: 0.2, timeoutSeconds: 1 },
+      createTimeoutSeconds: 120,
+      pollIntervalSeconds: 0.05,
+      owner: "p/dev/stuck",
+      stackToken: newStackToken(),
+    };
+    const checked = await groupProvider.check(providers.run, {} as never, news);
+    await expect(
+      groupProvider.create(providers.run, checked.inputs as NodeGroupInputs),
+    ).rejects.toThrow(
+      /rank \d \(instance \d+\) not ready; the last check answered: 503[\s\S]*taken apart/,
+    );
+    const left = await emulator.state();
+    expect({ instances: left.instances, overlays: left.overlays }).toEqual({
+      instances: [],
+      overlays: [],
+    });
   });
 });

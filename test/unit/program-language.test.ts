@@ -42,6 +42,15 @@ describe("check failures name the field as the program's language spells it", ()
     expect(spelledField("sshKeyIds.0", "go")).toBe("SshKeyIds.0");
     expect(spelledField("image", "go")).toBe("Image");
     expect(spelledField("diskGb", "schema")).toBe("diskGb");
+    // The program's own keys are data: kept as written.
+    expect(spelledField("env.HF_TOKEN", "python")).toBe("env.HF_TOKEN");
+    expect(spelledField("env.myVar", "python")).toBe("env.myVar");
+    expect(spelledField("permissions.api.instance_read", "go")).toBe(
+      "Permissions.api.instance_read",
+    );
+    expect(spelledMessage('env name "myVar" is not a variable name', "python")).toBe(
+      'env name "myVar" is not a variable name',
+    );
     expect(
       spelledMessage(
         "gpuRam: not a field of instance offer queries; did you mean gpuRamGb? the fields are gpuName, numGpus",

@@ -24,6 +24,7 @@ import {
   type NodeGroupOutputs,
 } from "./inputs";
 import { settleGroupLeftovers } from "./leftovers";
+import { awaitNodesReady } from "./readiness";
 import { tearDown } from "./teardown";
 
 // Creating a node group: leftovers of interrupted runs removed, the cheapest cluster that holds
@@ -88,8 +89,8 @@ export function nodeInputsOf(build: GroupBuild, rank: number, masterAddr: string
     runtype: inputs.runtype ?? "ssh",
     pollIntervalSeconds: inputs.pollIntervalSeconds,
     exposePorts: inputs.exposePorts,
-    // Each node waits for its own check: the group is ready when every node is.
-    readiness: inputs.readiness,
+    // No node waits for its own check: the group waits for all at once (readiness.ts).
+    readiness: undefined,
     createTimeoutSeconds: Math.max(1, (build.deadlineMs - Date.now()) / 1000),
     owner: inputs.owner === undefined ? undefined : nodeOwnerOf(inputs.owner, rank),
     stackToken: inputs.stackToken,
@@ -420,6 +421,7 @@ export async function createGroup(
           Array.from({ length: inputs.nodeCount - 1 }, (_, index) => index + 1),
           masterAddr,
         );
+        await awaitNodesReady(build, [...build.nodes.keys()]);
         await handOverGroup(build);
         progress(`${inputs.nodeCount} nodes run on overlay ${overlay.name}`);
         return { id: overlay.name, outs: outputsOf(build, masterAddr) };

@@ -22,6 +22,7 @@ import {
   type NodeGroupInputs,
   type NodeGroupOutputs,
 } from "./inputs";
+import { awaitNodesReady } from "./readiness";
 
 // An update of a group in place: its label and keys on every node, the ranks above a smaller
 // count destroyed, and the ranks missing (a larger count, or nodes refresh found gone or at a
@@ -149,6 +150,7 @@ async function rentInto(
         ranks.filter((rank) => rank !== 0 || masterAddr !== null),
         master,
       );
+      await awaitNodesReady(build, [...build.nodes.keys()]);
       await handOverGroup(build);
       return { added: [...build.nodes.values()], masterAddr: master };
     });

@@ -69,7 +69,7 @@ type Instance struct {
 	Overlay pulumi.StringPtrOutput `pulumi:"overlay"`
 	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
 	PollIntervalSeconds pulumi.Float64Output `pulumi:"pollIntervalSeconds"`
-	// The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `-p 8000:8000` entries in `env` (or the template's docker options); the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
+	// The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `exposePorts` (`-p 8000:8000`) or the template's docker options; the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
 	Ports InstancePortMapOutput `pulumi:"ports"`
 	// A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
 	Price pulumi.Float64PtrOutput `pulumi:"price"`
@@ -427,7 +427,7 @@ func (o InstanceOutput) PollIntervalSeconds() pulumi.Float64Output {
 	return o.ApplyT(func(v *Instance) pulumi.Float64Output { return v.PollIntervalSeconds }).(pulumi.Float64Output)
 }
 
-// The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `-p 8000:8000` entries in `env` (or the template's docker options); the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
+// The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `exposePorts` (`-p 8000:8000`) or the template's docker options; the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
 func (o InstanceOutput) Ports() InstancePortMapOutput {
 	return o.ApplyT(func(v *Instance) InstancePortMapOutput { return v.Ports }).(InstancePortMapOutput)
 }

@@ -1367,7 +1367,7 @@ type NodeGroupNode struct {
 	LocalIp *string `pulumi:"localIp"`
 	// The machine the node runs on.
 	MachineId *int `pulumi:"machineId"`
-	// The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `-p 8000:8000` entries in `env` (or the template's docker options); the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
+	// The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `exposePorts` (`-p 8000:8000`) or the template's docker options; the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
 	Ports map[string]InstancePort `pulumi:"ports"`
 	// The node's rank, 0 to nodeCount - 1 (its NODE_RANK).
 	Rank int `pulumi:"rank"`
@@ -1434,7 +1434,7 @@ func (o NodeGroupNodeOutput) MachineId() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v NodeGroupNode) *int { return v.MachineId }).(pulumi.IntPtrOutput)
 }
 
-// The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `-p 8000:8000` entries in `env` (or the template's docker options); the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
+// The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `exposePorts` (`-p 8000:8000`) or the template's docker options; the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
 func (o NodeGroupNodeOutput) Ports() InstancePortMapOutput {
 	return o.ApplyT(func(v NodeGroupNode) map[string]InstancePort { return v.Ports }).(InstancePortMapOutput)
 }

@@ -871,7 +871,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter
     def ports(self) -> pulumi.Output[Optional[Mapping[str, 'outputs.InstancePort']]]:
         """
-        The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `-p 8000:8000` entries in `env` (or the template's docker options); the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
+        The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `exposePorts` (`-p 8000:8000`) or the template's docker options; the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
         """
         return pulumi.get(self, "ports")
 

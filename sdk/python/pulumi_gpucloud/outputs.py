@@ -1252,7 +1252,7 @@ class NodeGroupNode(dict):
         :param _builtins.str gpu_name: The node's GPU model, as the service shows the instance, e.g. "H100 SXM".
         :param _builtins.str local_ip: The node's address on the group's overlay network (rank 0's is MASTER_ADDR).
         :param _builtins.int machine_id: The machine the node runs on.
-        :param Mapping[str, 'InstancePort'] ports: The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `-p 8000:8000` entries in `env` (or the template's docker options); the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
+        :param Mapping[str, 'InstancePort'] ports: The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `exposePorts` (`-p 8000:8000`) or the template's docker options; the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
         :param _builtins.str ssh_host: The SSH host to reach the node.
         :param _builtins.int ssh_port: The SSH port to reach the node.
         :param Mapping[str, _builtins.str] urls: For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u?.["8000"])`). Null while the instance does not run.
@@ -1357,7 +1357,7 @@ class NodeGroupNode(dict):
     @pulumi.getter
     def ports(self) -> Optional[Mapping[str, 'outputs.InstancePort']]:
         """
-        The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `-p 8000:8000` entries in `env` (or the template's docker options); the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
+        The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `exposePorts` (`-p 8000:8000`) or the template's docker options; the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
         """
         return pulumi.get(self, "ports")
 
