@@ -8,7 +8,9 @@ import { type Readiness, readinessTiming } from "./readiness-inputs";
 
 // The readiness wait: after the instance runs, one check per interval (an HTTP GET, a TCP
 // connection, or a read of its logs) until it passes, the check's timeout passes, or the
-// engine cancels. Status reads are the shared rounds' (only while the port is not mapped yet).
+// engine cancels. Status reads are the shared rounds', and only while nothing answers (the port
+// not mapped yet, a refusal, a logs check): an instance that stopped running answers nothing
+// either, and ends the wait; an app that answers "not yet" costs no status read.
 
 export type ReadyOutcome =
   | { kind: "ready"; instance: InstanceWire }
@@ -52,7 +54,7 @@ export async function waitUntilReady(
       const started = Date.now();
       const result =
         target === undefined
-          ? { ok: false, answer: notMapped(readiness) }
+          ? { ok: false, answered: false, answer: notMapped(readiness) }
           : await probe(wait, target, timing.intervalMs);
       if (result.ok) {
         wait.progress(`instance ${instanceId} is ready (${describe(readiness, target)})`);
@@ -72,8 +74,9 @@ export async function waitUntilReady(
         return { kind: "not ready", instance, answer, createDeadline: endMs < checkDeadlineMs };
       }
       const nextMs = Math.min(started + timing.intervalMs, endMs);
-      if (target === undefined) {
-        // The service maps ports some time after running: read it again, in the shared rounds.
+      if (!result.answered) {
+        // The service maps ports some time after running, and an instance that stopped (or is
+        // gone) answers nothing: read it again, in the shared rounds.
         const shown = await wait.client.instances.nextStatus(instanceId, timing.intervalMs, signal);
         const status = shown?.actual_status ?? "gone";
         if (shown === undefined || (deadEndStatuses as readonly string[]).includes(status)) {
@@ -133,11 +136,7 @@ function describe(readiness: Readiness, target: Target | undefined): string {
 }
 
 /** One check. An answer that is no pass says what came back (a status, a refusal). */
-async function probe(
-  wait: ReadinessWait,
-  target: Target,
-  intervalMs: number,
-): Promise<{ ok: boolean; answer: string }> {
+async function probe(wait: ReadinessWait, target: Target, intervalMs: number): Promise<Probed> {
   const timeout = AbortSignal.any([wait.signal, AbortSignal.timeout(probeTimeoutMs(intervalMs))]);
   if (target.kind === "logs") {
     // A logs read that fails is one failed check, not the end of the wait.
@@ -147,9 +146,12 @@ async function probe(
         if (wait.signal.aborted) throw new CancelledError();
         return error instanceof Error ? error : new Error(String(error));
       });
-    if (text instanceof Error) return { ok: false, answer: `logs not readable (${text.message})` };
+    if (text instanceof Error) {
+      return { ok: false, answered: false, answer: `logs not readable (${text.message})` };
+    }
     const ok = text.split("\n").some((line) => line.includes(target.line));
-    return { ok, answer: ok ? "printed" : "not printed yet" };
+    // The logs of an instance that stopped read as well: its status tells.
+    return { ok, answered: false, answer: ok ? "printed" : "not printed yet" };
   }
   if (target.kind === "tcp") return connect(target.host, target.port, timeout);
   try {
@@ -160,27 +162,30 @@ async function probe(
       expected === undefined
         ? response.status >= 200 && response.status < 300
         : response.status === expected;
-    return { ok, answer: String(response.status) };
+    return { ok, answered: true, answer: String(response.status) };
   } catch (error) {
     if (wait.signal.aborted) throw new CancelledError();
-    return { ok: false, answer: failureOf(error) };
+    return { ok: false, answered: false, answer: failureOf(error) };
   }
 }
 
-function connect(
-  host: string,
-  port: number,
-  signal: AbortSignal,
-): Promise<{ ok: boolean; answer: string }> {
+/** A check's outcome; `answered`: the app itself answered (an HTTP status, a connection). */
+interface Probed {
+  ok: boolean;
+  answered: boolean;
+  answer: string;
+}
+
+function connect(host: string, port: number, signal: AbortSignal): Promise<Probed> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port, signal });
     socket.once("connect", () => {
       socket.destroy();
-      resolve({ ok: true, answer: "connected" });
+      resolve({ ok: true, answered: true, answer: "connected" });
     });
     socket.once("error", (error) => {
       socket.destroy();
-      resolve({ ok: false, answer: failureOf(error) });
+      resolve({ ok: false, answered: false, answer: failureOf(error) });
     });
   });
 }

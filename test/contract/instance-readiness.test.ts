@@ -125,6 +125,21 @@ describe("an Instance's ports and readiness", () => {
     expect(living).toEqual([outs.instanceId]);
   });
 
+  it("ends the wait when the instance stops running meanwhile, saying so", async () => {
+    await emulator.queueApps([{ readyAfterSeconds: null, notReadyStatus: 503 }]);
+    const failed = failureOf({
+      maxAttempts: 1,
+      readiness: { http: { port: 8000 }, intervalSeconds: 0.1, timeoutSeconds: 30 },
+    });
+    // Destroyed outside Pulumi once the wait began: its port refuses, and its status tells why.
+    while (!providers.progress.some((line) => line.includes(": waiting for http://"))) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const [waitedFor] = (await emulator.state()).instances;
+    await providers.client.instances.destroy(waitedFor?.id ?? 0);
+    expect(await failed).toMatch(/not ready: the instance is gone/);
+  });
+
   it("fails with the last answer when no app answers, leaving nothing", async () => {
     await emulator.queueApps([
       { readyAfterSeconds: null, notReadyStatus: 503 },
