@@ -306,8 +306,9 @@ export async function discardFailedBoot(
   }
   create.unrecorded.delete(instanceId);
   if (destroyed) return;
+  const why = attempt.lastStatus === "not ready" ? "was not ready" : "did not reach running";
   const message =
-    `${create.name}: instance ${instanceId} did not reach running and could not be destroyed; it is ` +
+    `${create.name}: instance ${instanceId} ${why} and could not be destroyed; it is ` +
     `kept in the stack so that a later \`pulumi up\` or \`pulumi destroy\` deals with it.\n` +
     describeAttempts(create.attempts);
   throw new InstanceLeftBehindError(message, String(instanceId), outs, [message]);

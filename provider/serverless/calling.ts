@@ -28,10 +28,17 @@ export const callingOutputsSchema = {
     .optional(),
 };
 
-/** `<address>/route/`, whether or not the address ends with a slash or holds a path. */
+/**
+ * `<address>/route/`, whether or not the address ends with a slash or holds a path. A user and
+ * password in the address are left out: the output is no secret, and the call authenticates
+ * with the endpoint's key.
+ */
 export function routeUrlOf(serverlessUrl: string): string {
   const base = serverlessUrl.endsWith("/") ? serverlessUrl : `${serverlessUrl}/`;
-  return new URL("route/", base).toString();
+  const url = new URL("route/", base);
+  url.username = "";
+  url.password = "";
+  return url.toString();
 }
 
 /** The endpoint's calling outputs, with its key as the service's list gave it. */

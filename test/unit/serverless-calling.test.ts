@@ -14,6 +14,12 @@ describe("an endpoint's route URL", () => {
     expect(routeUrlOf("http://127.0.0.1:4000/prefix")).toBe("http://127.0.0.1:4000/prefix/route/");
   });
 
+  it("leaves out a user and password the address holds: the output is no secret", () => {
+    expect(routeUrlOf("https://me:pw-s3cret@serverless.example/")).toBe(
+      "https://serverless.example/route/",
+    );
+  });
+
   it("comes from gpucloud:serverlessUrl, else GPUCLOUD_SERVERLESS_URL, else nothing (baseUrl)", () => {
     expect(resolveConfig(source(base), {}).serverlessUrl).toBeUndefined();
     expect(
