@@ -1,10 +1,12 @@
-import { GpuCloudClient, type InstanceOfferQuery, type InstanceOfferRow } from "../provider/client";
+import { GpuCloudClient, type InstanceOfferRow } from "../provider/client";
+import { type OfferReads, offerReadsFor } from "../provider/pricing/offer-reads";
 
-// What the pack asks the service, when it may: the offers of explicit asks and the first offer a
-// query would rent. An analyzer is not handed the stack's secret configuration (gpucloud:apiKey),
-// so the pack reads credentials from its own environment, GPUCLOUD_API_KEY and GPUCLOUD_BASE_URL,
-// as the provider does when the stack sets none; without them it prices and checks from the plan
-// alone (docs/guides/policy.md says what each rule then does).
+// What the pack asks the service, when it may: the offers of explicit asks, the offers the
+// provider's pricing reads (provider/pricing/offer-reads.ts), and the machine a volume is on. An
+// analyzer is not handed the stack's secret configuration (gpucloud:apiKey), so the pack reads
+// credentials from its own environment, GPUCLOUD_API_KEY and GPUCLOUD_BASE_URL, as the provider
+// does when the stack sets none; without them it prices and checks from the plan alone
+// (docs/guides/policy.md says what each rule then does).
 
 /** What the rules need of an offer. */
 export interface OfferFacts {
@@ -19,11 +21,10 @@ export interface OfferFacts {
 export interface Market {
   /** The offers of these asks that the service lists (rented ones included), by ask. */
   askOffers(asks: readonly number[]): Promise<ReadonlyMap<number, OfferFacts>>;
-  /** The first offer the query answers at or under the cap (what a create would rent). */
-  firstOffer(
-    query: InstanceOfferQuery | string,
-    cap: number | undefined,
-  ): Promise<OfferFacts | undefined>;
+  /** The reads the provider's pricing makes, shared within one policy run. */
+  readonly reads: OfferReads;
+  /** The machine a volume of the account is on; undefined when there is none. */
+  volumeMachine(volumeId: number): Promise<number | undefined>;
   close(): Promise<void>;
 }
 
@@ -59,18 +60,10 @@ export function marketFromEnv(env: NodeJS.ProcessEnv = process.env): Market | un
       });
       return new Map(rows.map((row) => [row.id, factsOfRow(row)]));
     },
-    async firstOffer(query, cap) {
-      const offers = await client.searchOffers(query);
-      const first = offers.find((offer) => cap === undefined || offer.dollarsPerHour <= cap);
-      return first === undefined
-        ? undefined
-        : {
-            askId: first.askId,
-            gpuName: first.gpuName,
-            dollarsPerHour: first.dollarsPerHour,
-            reliability: first.reliability,
-            verified: first.verified,
-          };
+    reads: offerReadsFor(client),
+    async volumeMachine(volumeId) {
+      const volume = (await client.volumes.list()).find((one) => one.id === volumeId);
+      return volume?.machine_id ?? undefined;
     },
     close: () => client.close(),
   };

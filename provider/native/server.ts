@@ -70,6 +70,12 @@ export function packageVersion(): string {
 }
 
 /** `urn:pulumi:<stack>::<project>::<type>::<name>`'s parts. */
+/** The URN of the stack a resource's URN is in: its row holds the stack's own lines. */
+export function stackUrnOf(urn: string): string {
+  const { stack, project } = urnParts(urn);
+  return `urn:pulumi:${stack}::${project}::pulumi:pulumi:Stack::${project}-${stack}`;
+}
+
 export function urnParts(urn: string): {
   stack: string;
   project: string;
@@ -124,6 +130,12 @@ export class GpuCloudProviderService {
         },
         notice: (message) => {
           if (!this.progress(message, false)) logToEngine(message, engineAddress);
+        },
+        stackStatus: (message) => {
+          const urn = this.current.getStore()?.urn;
+          if (urn === undefined || this.lines === undefined) {
+            logToEngine(message, engineAddress, { ephemeral: true });
+          } else this.line(stackUrnOf(urn), message, engineproto.LogSeverity.INFO, true);
         },
         currentResource: () => this.current.getStore()?.urn,
       });

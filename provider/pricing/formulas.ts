@@ -56,9 +56,13 @@ export function instanceDollarsPerHour(offer: PricedOffer, terms: InstanceTerms)
   return terms.stopped === true ? storage : base + storage;
 }
 
-/** `$1.2021`: four decimals (storage alone is often under a cent an hour), zeros trimmed to two. */
+/**
+ * `$1.2021`: four decimals, zeros trimmed to two; under a cent, the service's six (storage alone
+ * is often a fraction of a cent an hour: `$0.00375`).
+ */
 export function dollars(amount: number): string {
-  const [whole = "0", fraction = ""] = Math.abs(amount).toFixed(4).split(".");
+  const places = Math.abs(amount) < 0.01 ? 6 : 4;
+  const [whole = "0", fraction = ""] = Math.abs(amount).toFixed(places).split(".");
   const trimmed = fraction.replace(/0+$/, "").padEnd(2, "0");
   const sign = amount < 0 && Number(`${whole}.${fraction}`) !== 0 ? "-" : "";
   return `${sign}$${whole}.${trimmed}`;

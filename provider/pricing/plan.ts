@@ -1,24 +1,20 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { type Estimate, largestOf, type PlanItem, type PlanTotals } from "../run/plan-ledger";
+import { type Estimate, largestOf, type PlanItem } from "../run/plan-ledger";
 import type { Run } from "../run/run";
-import { containsUnknown } from "../shared/validation";
-import { dollars, leftOut, signedDollars } from "./formulas";
+import { dollars } from "./formulas";
+import { resourceLine, totalLine } from "./plan-lines";
 
 // The plan's prices as check and diff record them in the run's ledger (run/plan-ledger.ts),
 // the lines that show them, and the stack's cap (`gpucloud:maxDollarsPerHour`) at preview.
 //
 // The engine checks each resource of the program, then diffs it if it exists, one resource
-// after another in the order the program registers them. A new resource's price is final at its check; an existing
-// one's only at its diff (which knows whether it is replaced), so the cap is tested where a
-// price becomes final: a new resource's check fails, or an existing one's diff. A resource
-// removed from the program is never checked: the ledger does not see it (the cost command
-// prices the preview's deletes from their state).
-
-/** The prefix of the machine-readable line each priced resource logs (bin/gpucloud-cost.ts). */
-export const figuresPrefix = "gpucloud: cost ";
-
-/** The line CI reads: one resource's figures, as JSON (the ledger's item, less its key). */
-export type ResourceFigures = Omit<PlanItem, "key">;
+// after another in the order the program registers them, and stops a preview at the first
+// check or diff that fails; it tells a provider nothing at a plan's end. So the cap is tested
+// where each price becomes final (a new resource's check, an existing one's diff) against what
+// `up` may bill at its peak as far as the plan is known then: every resource priced so far,
+// and the stack's instances on the account that no priced resource accounts for yet (they bill
+// until `up` removes them). Resources the program declares after the one that fails are not
+// priced yet; the stack's existing instances are.
 
 /**
  * The ledger key and the name people see: the URN where the door knows it (the plugin);
@@ -51,48 +47,20 @@ function stableJson(value: unknown): string {
 }
 
 /** `web`, from a URN or an owner (`project/stack/web`). */
-function shortName(resource: string): string {
+export function shortName(resource: string): string {
   return resource.split(/::|\//).at(-1) ?? resource;
 }
 
-/** The plan line: the stack's total after the change, now, and the difference. */
-export function planLine(totals: PlanTotals): string {
-  const peak =
-    totals.peak > totals.after + 1e-9
-      ? ` (${dollars(totals.peak)}/h while replacements run side by side)`
-      : "";
-  return (
-    `plan: ${dollars(totals.after)}/h after this change${peak}, ${dollars(totals.now)}/h now, ` +
-    `${signedDollars(totals.change)}/h; ${leftOut.join(", ").replace(" (billed per byte)", "")} ` +
-    "is billed per byte and left out"
-  );
+/** What the line leads with where it is not on the resource's own row (the dynamic door). */
+function labelOf(run: Run, item: PlanItem): string | undefined {
+  if (run.currentResource() !== undefined) return undefined;
+  return item.resource === item.type ? item.type : `${item.type} ${shortName(item.resource)}`;
 }
 
-/** Shows an item's price, its figures for CI, and the plan's total. */
+/** Shows an item's line, and the plan's total on the stack's row. */
 function show(run: Run, item: PlanItem): void {
-  const range =
-    item.low !== undefined && item.high !== undefined && item.high > item.low
-      ? ` (${dollars(item.low)}–${dollars(item.high)}/h)`
-      : "";
-  const now = item.op === "create" ? "" : `, ${dollars(item.dollarsPerHourNow)}/h now`;
-  run.notice(
-    `${shortName(item.resource)}: ${dollars(item.dollarsPerHourAfter)}/h${range} after this ` +
-      `change${now}: ${item.basis}`,
-  );
-  const figures: ResourceFigures = {
-    resource: item.resource,
-    type: item.type,
-    op: item.op,
-    dollarsPerHourNow: item.dollarsPerHourNow,
-    dollarsPerHourAfter: item.dollarsPerHourAfter,
-    ...(item.low === undefined ? {} : { low: item.low }),
-    ...(item.high === undefined ? {} : { high: item.high }),
-    basis: item.basis,
-    ...(item.bothWhileReplacing === true ? { bothWhileReplacing: true } : {}),
-  };
-  // The run's lines carry the `gpucloud: ` prefix (run/progress.ts, the plugin's log).
-  run.notice(`cost ${JSON.stringify(figures)}`);
-  run.notice(planLine(run.plan.totals()));
+  run.notice(resourceLine(item, labelOf(run, item)));
+  run.stackStatus(totalLine(run.plan.totals()));
 }
 
 /**
@@ -107,38 +75,88 @@ function capOf(run: Run): number | undefined {
   }
 }
 
-/** Over the cap, the one line that says so; undefined within it (or with no cap). */
+/** The suggested cap: the peak, rounded up to the cent. */
+const suggested = (peak: number) => String(Math.ceil(peak * 100 - 1e-6) / 100);
+
+/** Over the cap (or not to be held under it), the one line that says so; else undefined. */
 export function capProblem(run: Run): string | undefined {
   const cap = capOf(run);
+  if (cap === undefined) return undefined;
+  const items = run.plan.items();
+  const unbounded = items.find((item) => item.unbounded !== undefined);
+  if (unbounded !== undefined) {
+    return (
+      `gpucloud:maxDollarsPerHour: ${shortName(unbounded.resource)} cannot be priced at ` +
+      `preview (${unbounded.unbounded ?? ""}), so the stack's cap of ${dollars(cap)}/h cannot ` +
+      "be held; nothing was sent. Give it a value known at preview, or unset the cap"
+    );
+  }
   const totals = run.plan.totals();
-  if (cap === undefined || totals.peak <= cap + 1e-9) return undefined;
-  const largest = largestOf(run.plan.items(), 3)
+  if (totals.peak <= cap + 1e-9) return undefined;
+  const largest = largestOf(items, 3)
     .map((item) => `${shortName(item.resource)} ${dollars(item.dollarsPerHourAfter)}/h`)
     .join(", ");
   const what =
     totals.peak > totals.after + 1e-9
-      ? `${dollars(totals.peak)}/h while replacements run side by side (${dollars(totals.after)}/h after)`
+      ? `${dollars(totals.after)}/h after this change and up to ${dollars(totals.peak)}/h while ` +
+        "`up` applies it (what it replaces or removes bills until then)"
       : `${dollars(totals.after)}/h`;
   return (
-    `gpucloud:maxDollarsPerHour: the plan's expected total is ${what}, over the stack's cap of ` +
-    `${dollars(cap)}/h; the largest: ${largest}; nothing was sent. Rent less, or raise the ` +
-    `cap: pulumi config set gpucloud:maxDollarsPerHour ${String(Math.ceil(totals.peak * 100) / 100)}`
+    `gpucloud:maxDollarsPerHour: the plan's expected total is ${what}, over the stack's cap ` +
+    `of ${dollars(cap)}/h; the largest: ${largest}; nothing was sent. Rent less, or raise the ` +
+    `cap: pulumi config set gpucloud:maxDollarsPerHour ${suggested(totals.peak)}`
   );
 }
 
+/** What the stack runs on the account now, for the cap: read once per run and stack. */
+export interface StackRunning {
+  /** The stack's identity (its token); undefined at a new stack's first preview. */
+  readonly stack: string | undefined;
+  /** The stack's instances on the account, by id, at the price the service reports. */
+  readonly read: () => Promise<ReadonlyMap<number, number>>;
+}
+
+/** Reads what the stack runs, once per run, where a cap is to be held (none without). */
+async function readRunning(run: Run, running: StackRunning | undefined): Promise<void> {
+  const stack = running?.stack;
+  if (running === undefined || stack === undefined || capOf(run) === undefined) return;
+  let read = run.plan.runningReads.get(stack);
+  if (read === undefined) {
+    // A failed read counts nothing: the cap at `up` reads the account again.
+    read = running.read().then(
+      (prices) => {
+        for (const [id, price] of prices) run.plan.running.set(id, price);
+      },
+      () => undefined,
+    );
+    run.plan.runningReads.set(stack, read);
+  }
+  await read;
+}
+
+const estimateFields = (estimate: Estimate) => ({
+  ...(estimate.low === undefined ? {} : { low: estimate.low }),
+  ...(estimate.high === undefined ? {} : { high: estimate.high }),
+  ...(estimate.pending === undefined ? {} : { pending: estimate.pending }),
+  ...(estimate.unbounded === undefined ? {} : { unbounded: estimate.unbounded }),
+});
+
 /**
- * At check, with the estimate of the inputs just checked. A new resource's price is final
- * here: it is recorded, shown, and held against the cap (a failure when over). An existing
- * resource's waits for its diff (recordAtDiff).
+ * At a new resource's check, with the estimate of its inputs: recorded, shown, and held
+ * against the cap (a failure when over). An existing resource is priced at its diff.
  */
-export function recordAtCheck(
+export async function recordAtCheck(
   run: Run,
   type: string,
   inputs: object,
-  existing: boolean,
   estimate: Estimate,
-): pulumi.dynamic.CheckFailure[] {
+  running?: StackRunning,
+): Promise<pulumi.dynamic.CheckFailure[]> {
   const { key, resource } = planIdentity(run, type, inputs, "check");
+  // The engine checks a replacement's new inputs once more before it creates it: the diff has
+  // priced the replacement already.
+  if (run.plan.takeRecheck(key)) return [];
+  await readRunning(run, running);
   const item: PlanItem = {
     key,
     resource,
@@ -146,18 +164,9 @@ export function recordAtCheck(
     op: "create",
     dollarsPerHourNow: 0,
     dollarsPerHourAfter: estimate.dollarsPerHour,
-    ...(estimate.low === undefined ? {} : { low: estimate.low }),
-    ...(estimate.high === undefined ? {} : { high: estimate.high }),
+    ...estimateFields(estimate),
     basis: estimate.basis,
   };
-  if (existing) {
-    // Kept for the diff: the price after the change if it replaces or reprices.
-    run.plan.record({ ...item, op: "same" });
-    return [];
-  }
-  // The engine checks a replacement's new inputs once more before it creates it: the diff has
-  // priced the replacement already.
-  if (run.plan.takeRecheck(key)) return [];
   run.plan.record(item);
   show(run, item);
   const problem = capProblem(run);
@@ -173,58 +182,54 @@ export interface DiffPricing {
   readonly reprices: boolean;
   /** The replacement deletes first (the provider says so): the two never bill together. */
   readonly deleteBeforeReplace?: boolean;
+  /**
+   * The price after the change, where it changes (or the state records none): the estimate of
+   * the new inputs, as the update or the replacement would rent.
+   */
+  readonly after?: Estimate | undefined;
+  /** The instances the resource runs now. */
+  readonly instanceIds?: readonly number[];
 }
 
 /**
- * At diff: the resource's price now, and after the change (check's estimate when it is
- * replaced or repriced, else what it costs now). Throws, over the cap, before anything is sent.
+ * At diff: the resource's price now, and after the change. Throws, over the cap, before
+ * anything is sent.
  */
-export function recordAtDiff(run: Run, type: string, news: object, found: DiffPricing): void {
+export async function recordAtDiff(
+  run: Run,
+  type: string,
+  news: object,
+  found: DiffPricing,
+  running?: StackRunning,
+): Promise<void> {
   const { key, resource } = planIdentity(run, type, news, "diff");
-  const checked = run.plan.get(key);
+  await readRunning(run, running);
   const changes = found.replaces || found.reprices;
-  const after = changes && checked !== undefined ? checked : undefined;
   // A state that records no price (written before prices were), unchanged: today's offers
   // for the same inputs are the best figure for now as for after.
   const now =
-    found.now.unrecorded === true && !changes && checked !== undefined
+    found.now.unrecorded === true && !changes && found.after !== undefined
       ? {
-          dollarsPerHour: checked.dollarsPerHourAfter,
-          basis: `${checked.basis} (no price in the state: today's offers)`,
+          dollarsPerHour: found.after.dollarsPerHour,
+          basis: `${found.after.basis} (no price in the state: today's offers)`,
         }
       : found.now;
+  const after = changes ? (found.after ?? now) : now;
   const item: PlanItem = {
     key,
     resource,
     type,
     op: found.replaces ? "replace" : found.reprices ? "update" : "same",
     dollarsPerHourNow: now.dollarsPerHour,
-    dollarsPerHourAfter: after?.dollarsPerHourAfter ?? now.dollarsPerHour,
-    ...(after?.low === undefined ? {} : { low: after.low }),
-    ...(after?.high === undefined ? {} : { high: after.high }),
-    basis: after?.basis ?? now.basis,
+    dollarsPerHourAfter: after.dollarsPerHour,
+    ...(changes ? estimateFields(after) : {}),
+    basis: after.basis,
     ...(found.replaces && found.deleteBeforeReplace !== true ? { bothWhileReplacing: true } : {}),
+    ...(found.instanceIds === undefined ? {} : { instanceIds: found.instanceIds }),
   };
   run.plan.record(item);
   show(run, item);
   // Unchanged too: a stack already over a lowered cap fails until the program rents less.
   const problem = capProblem(run);
   if (problem !== undefined) throw new Error(problem);
-}
-
-/**
- * The estimate, once the inputs it rests on are known: while one is another resource's output
- * not yet made (preview), a placeholder that says which, counted at $0.
- */
-export async function estimateOnceKnown(
-  news: Record<string, unknown>,
-  pricedBy: readonly string[],
-  estimate: () => Promise<Estimate>,
-): Promise<Estimate> {
-  const unknown = pricedBy.filter((field) => containsUnknown(news[field]));
-  if (unknown.length === 0) return estimate();
-  return {
-    dollarsPerHour: 0,
-    basis: `priced once ${unknown.join(", ")} is known (not at preview)`,
-  };
 }

@@ -1,25 +1,16 @@
 import { z } from "zod";
 import { type PlanItem, type PlanOp, totalsOf } from "../run/plan-ledger";
 import { dollars, leftOut, signedDollars } from "./formulas";
-import { figuresPrefix } from "./plan";
+import { parseResourceLine } from "./plan-lines";
 import { recordedPrice } from "./recorded";
 
-// The cost command's reading of `pulumi preview --json`: the figures each priced resource
-// logged at preview (plan.ts's `gpucloud: cost {…}` lines, in `diagnostics`), and the resources
-// the preview deletes (never checked, so never priced by the provider), priced from the state
-// the preview's steps carry. Added up by the ledger's own totals (run/plan-ledger.ts).
+// The cost command's reading of `pulumi preview --json`: each priced resource's line (plan-lines
+// .ts: the line a person reads is the record CI reads, in `diagnostics`), and the resources the
+// preview deletes (never checked, so never priced by the provider), priced from the state the
+// preview's steps carry. Added up by the ledger's own totals (run/plan-ledger.ts).
 
-const figuresSchema = z.object({
-  resource: z.string(),
-  type: z.string(),
-  op: z.enum(["create", "update", "replace", "same"]),
-  dollarsPerHourNow: z.number(),
-  dollarsPerHourAfter: z.number(),
-  low: z.number().optional(),
-  high: z.number().optional(),
-  basis: z.string(),
-  bothWhileReplacing: z.boolean().optional(),
-});
+/** The run's prefix on every line it logs (run/progress.ts, the plugin's log). */
+const linePrefix = "gpucloud: ";
 
 const stateSchema = z.looseObject({
   urn: z.string().optional(),
@@ -53,6 +44,10 @@ export interface ReportedResource {
   readonly low?: number;
   readonly high?: number;
   readonly basis: string;
+  /** The inputs the figure waits for (not known at preview): it counts its high end. */
+  readonly pending?: string;
+  /** Why nothing bounds the figure at preview. */
+  readonly unbounded?: string;
 }
 
 export interface CostReport {
@@ -96,10 +91,14 @@ export function costReport(previewJson: string): CostReport {
   const items: PlanItem[] = [];
   for (const diagnostic of preview.data.diagnostics ?? []) {
     const message = (diagnostic.message ?? "").trim();
-    if (!message.startsWith(figuresPrefix)) continue;
-    const figures = figuresSchema.safeParse(safeJson(message.slice(figuresPrefix.length)));
-    if (!figures.success) continue;
-    items.push({ key: `${items.length}`, ...figures.data });
+    if (!message.startsWith(linePrefix)) continue;
+    const figures = parseResourceLine(message.slice(linePrefix.length));
+    if (figures === undefined) continue;
+    // The plugin's lines are on their resource's row; the dynamic door's name it.
+    const urn = /::gpucloud:index:(\w+)::/.test(diagnostic.urn ?? "") ? diagnostic.urn : undefined;
+    const type = figures.type ?? /::gpucloud:index:(\w+)::/.exec(urn ?? "")?.[1] ?? "unknown";
+    const { type: _type, name, ...rest } = figures;
+    items.push({ key: `${items.length}`, resource: urn ?? name ?? type, type, ...rest });
   }
   const deletes: ReportedResource[] = [];
   for (const step of preview.data.steps ?? []) {
@@ -131,14 +130,6 @@ export function costReport(previewJson: string): CostReport {
     peak: totals.peak,
     leftOut: [...leftOut],
   };
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /** The line CI posts: `this change: +$4.20/h ($12.60/h after, $8.40/h now); …`. */

@@ -8,6 +8,8 @@ import { dollars, storageDollarsPerHour } from "./formulas";
 
 interface RecordedState {
   readonly dollarsPerHour?: unknown;
+  readonly instanceId?: unknown;
+  readonly volumeId?: unknown;
   readonly state?: unknown;
   readonly actualStatus?: unknown;
   readonly offer?: {
@@ -21,6 +23,17 @@ interface RecordedState {
 const asNumber = (value: unknown): number | undefined =>
   typeof value === "number" && Number.isFinite(value) ? value : undefined;
 
+/** What the state is of, for a person who reads the line ("V.5001, 50 GB: "). */
+function whatOf(state: RecordedState): string {
+  const instance = asNumber(state.instanceId);
+  if (instance !== undefined) return `instance ${instance}: `;
+  const volume = asNumber(state.volumeId);
+  const size = asNumber(state.sizeGb);
+  if (volume !== undefined) return `V.${volume}${size === undefined ? "" : `, ${size} GB`}: `;
+  if (state.nodes !== undefined) return `${state.nodes.length} nodes: `;
+  return "";
+}
+
 /** The price a resource's state records, $/hour, and what it rests on. */
 export function recordedPrice(type: string, outputs: object): Estimate {
   const state = outputs as RecordedState;
@@ -33,7 +46,8 @@ export function recordedPrice(type: string, outputs: object): Estimate {
     return { dollarsPerHour: 0, basis: "stopped: its storage is not recorded in the state" };
   }
   const recorded = asNumber(state.dollarsPerHour);
-  if (recorded !== undefined) return { dollarsPerHour: recorded, basis: "as recorded" };
+  if (recorded !== undefined)
+    return { dollarsPerHour: recorded, basis: `${whatOf(state)}as recorded` };
   if (type === "Instance") {
     const offered = asNumber(state.offer?.dollarsPerHour);
     if (offered !== undefined) {

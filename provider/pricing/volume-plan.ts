@@ -1,52 +1,60 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { VolumeOfferQuery, VolumeOfferRow } from "../client";
+import type { Estimate } from "../run/plan-ledger";
 import type { Run } from "../run/run";
-import { containsUnknown } from "../shared/validation";
-import { estimateVolume } from "./estimates";
 import { recordAtCheck, recordAtDiff } from "./plan";
 import { recordedPrice } from "./recorded";
+import { notKnownAtPreview, unknownInputs } from "./unknowns";
 
-// A Volume or NetworkVolume in the plan's prices (plan.ts): its size × its offer's storage
-// price at check, what its state records at diff. Storage bills while the volume exists.
+// A Volume or NetworkVolume in the plan's prices (plan.ts): its size × the storage price of the
+// offer its create accepts, at a new volume's check; what its state records and, when the
+// change replaces or resizes it, the new figure, at an existing one's diff. Storage bills while
+// the volume exists.
 
 export interface VolumePlanInputs {
   readonly askId?: number | undefined;
   readonly sizeGb: number;
 }
 
-/** At check, once the inputs are valid: the price after the change, and the stack's cap. */
+/** The inputs a volume's price rests on. */
+const pricedBy = ["askId", "sizeGb", "volumeOfferQuery", "offerQuery", "forInstance"];
+
+/** At a new volume's check, once the inputs are valid: its price, and the stack's cap. */
 export async function volumePlanFailures(
   run: Run,
   type: "Volume" | "NetworkVolume",
-  existing: boolean,
   inputs: VolumePlanInputs,
-  offerQuery: VolumeOfferQuery | string | undefined,
   news: Record<string, unknown>,
-  askOffer: (askId: number) => Promise<Pick<VolumeOfferRow, "storage_cost"> | undefined>,
+  estimate: () => Promise<Estimate>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
-  const estimate = containsUnknown(news)
-    ? { dollarsPerHour: 0, basis: "priced once its inputs are known (not at preview)" }
-    : await estimateVolume(
-        run,
-        { askId: inputs.askId, offerQuery, sizeGb: inputs.sizeGb },
-        askOffer,
-        type === "NetworkVolume",
-      );
-  return recordAtCheck(run, type, inputs, existing, estimate);
+  const unknown = unknownInputs(news, pricedBy);
+  const priced = unknown.length > 0 ? notKnownAtPreview(unknown) : await estimate();
+  return recordAtCheck(run, type, inputs, priced);
 }
 
-/** At diff: what the state records now; any replacement or resize reprices it. */
-export function recordVolumeDiff(
+/** At diff: what the state records now; a replacement or a resize is priced anew. */
+export async function recordVolumeDiff(
   run: Run,
   type: "Volume" | "NetworkVolume",
   olds: VolumePlanInputs & object,
   news: VolumePlanInputs & object,
   diff: pulumi.dynamic.DiffResult,
-): void {
-  recordAtDiff(run, type, news, {
-    now: recordedPrice(type, olds),
-    replaces: (diff.replaces?.length ?? 0) > 0,
-    reprices: olds.sizeGb !== news.sizeGb,
+  estimate: () => Promise<Estimate>,
+): Promise<void> {
+  const now = recordedPrice(type, olds);
+  const replaces = (diff.replaces?.length ?? 0) > 0;
+  const reprices = olds.sizeGb !== news.sizeGb;
+  const unknown = unknownInputs(news as Record<string, unknown>, pricedBy);
+  const after =
+    replaces || reprices || now.unrecorded === true
+      ? unknown.length > 0
+        ? notKnownAtPreview(unknown)
+        : await estimate()
+      : undefined;
+  await recordAtDiff(run, type, news, {
+    now,
+    replaces,
+    reprices,
+    after,
     ...(diff.deleteBeforeReplace === true ? { deleteBeforeReplace: true } : {}),
   });
 }

@@ -1,4 +1,5 @@
 import type { Instance as InstanceWire } from "../client";
+import { atServicePrecision } from "../shared/price-precision";
 import { localIpOf } from "./placement";
 import { portsShownBy } from "./ports";
 
@@ -19,7 +20,7 @@ export function connectionOutputs(instance: InstanceWire | undefined, overlaySub
     intendedStatus: instance?.intended_status ?? null,
     localIp: localIpOf(instance?.local_ipaddrs, overlaySubnet),
     // What the service reports the instance costs, $/hour (`dph_total`: its GPU and its disk).
-    dollarsPerHour: instance?.dph_total ?? null,
+    dollarsPerHour: atServicePrecision(instance?.dph_total ?? null),
     ...portsShownBy(instance),
   };
 }
@@ -31,7 +32,7 @@ export function offerShownBy(instance: InstanceWire | undefined) {
     askId: instance.bundle_id,
     gpuName: instance.gpu_name ?? null,
     numGpus: instance.num_gpus ?? null,
-    dollarsPerHour: instance.dph_total ?? null,
+    dollarsPerHour: atServicePrecision(instance.dph_total ?? null),
     machineId: instance.machine_id ?? null,
   };
 }

@@ -5,8 +5,9 @@ import {
   type InstanceOffer,
   type InstanceOfferQuery,
   type Search,
-  withCondition,
 } from "../client";
+import { offerToRent } from "../pricing/choice";
+import { type Pin, pinnedQuery } from "../pricing/instance-price";
 import { unlessCancelled } from "../run/cancellation";
 import type { Run } from "../run/run";
 import type { InstanceInputs } from "./instance-inputs";
@@ -25,39 +26,58 @@ export interface PinnedQuery {
 }
 
 /**
- * The query to search: the program's, pinned to the linked volume's machine if any, and to the
- * physical cluster of the overlay and the network volume if any (only its machines reach them).
+ * Where an instance must be rented: its linked volume's machine, and the physical cluster of
+ * its overlay and network volume (only its machines reach them); undefined when nothing pins
+ * it. The create's search is pinned there, and the plan's price looks there too
+ * (resources/instance/pricing.ts). Throws a NoOfferError when a placement cannot be met.
  */
-export async function effectiveQuery(
+export async function placementPin(
   client: GpuCloudClient,
-  inputs: InstanceInputs,
-): Promise<PinnedQuery | undefined> {
-  const query = inputs.offerQuery;
-  if (query === undefined) return undefined;
-  let pinned: InstanceOfferQuery | string = query;
+  inputs: Pick<InstanceInputs, "volume" | "overlay" | "networkVolume">,
+): Promise<Pin | undefined> {
+  let machineId: number | undefined;
+  let clusterId: number | undefined;
   const pins: string[] = [];
   if (inputs.volume !== undefined) {
     const { volumeId } = inputs.volume;
-    const machineId = await volumeMachineOf(client, volumeId);
-    pinned = withCondition(pinned, "machineId", machineId);
+    machineId = await volumeMachineOf(client, volumeId);
     pins.push(volumePin(volumeId, machineId));
   }
   if (inputs.overlay !== undefined || inputs.networkVolume !== undefined) {
     const cluster = await requiredCluster(client, inputs);
     if ("problem" in cluster) throw new NoOfferError(cluster.problem);
     if (cluster.clusterId !== undefined) {
-      pinned = withCondition(pinned, "clusterId", cluster.clusterId);
-      const reached = [
-        ...(inputs.overlay === undefined ? [] : [`overlay ${inputs.overlay}`]),
-        ...(inputs.networkVolume === undefined
-          ? []
-          : [`network volume V.${inputs.networkVolume.volumeId}`]),
-      ];
-      const verb = reached.length > 1 ? "are" : "is";
-      pins.push(`in cluster ${cluster.clusterId} (where ${reached.join(" and ")} ${verb})`);
+      clusterId = cluster.clusterId;
+      pins.push(clusterPin(clusterId, inputs));
     }
   }
-  return { query: pinned, pin: pins.length === 0 ? undefined : pins.join(" and ") };
+  return pins.length === 0 ? undefined : { machineId, clusterId, words: pins.join(" and ") };
+}
+
+/** "in cluster 7 (where overlay net is)": the words for a search pinned to a cluster. */
+export function clusterPin(
+  clusterId: number,
+  inputs: Pick<InstanceInputs, "overlay" | "networkVolume">,
+): string {
+  const reached = [
+    ...(inputs.overlay === undefined ? [] : [`overlay ${inputs.overlay}`]),
+    ...(inputs.networkVolume === undefined
+      ? []
+      : [`network volume V.${inputs.networkVolume.volumeId}`]),
+  ];
+  const verb = reached.length > 1 ? "are" : "is";
+  return `in cluster ${clusterId} (where ${reached.join(" and ")} ${verb})`;
+}
+
+/** The query to search: the program's, pinned where the instance must be (placementPin). */
+export async function effectiveQuery(
+  client: GpuCloudClient,
+  inputs: InstanceInputs,
+): Promise<PinnedQuery | undefined> {
+  const query = inputs.offerQuery;
+  if (query === undefined) return undefined;
+  const pin = await placementPin(client, inputs);
+  return { query: pinnedQuery(query, pin), pin: pin?.words };
 }
 
 /** The words for a search pinned to a volume's machine. */
@@ -113,8 +133,7 @@ export async function chooseOffer(run: Run, choice: OfferChoice): Promise<Instan
   for (const { offer, reason } of search.rejected.slice(0, 3)) {
     choice.progress(`skipping ask ${offer.askId}: the search answered it, but ${reason}`);
   }
-  const cap = choice.maxDollarsPerHour;
-  const [best] = free.filter((offer) => cap === undefined || offer.dollarsPerHour <= cap);
+  const best = offerToRent(free, choice.maxDollarsPerHour);
   if (best === undefined) throw noOffer(choice, search, free);
   run.renting.asksBeingRented.add(best.askId);
   choice.claimed.add(best.askId);

@@ -20,15 +20,29 @@ export async function stackInstancesRunning(
   run: Run,
   stackToken: string | undefined,
 ): Promise<Running[]> {
-  if (stackToken === undefined) return [];
-  const instances = await run.client.instances.list();
-  return instances
-    .filter((instance) => environmentOf(instance)[stackTokenVariable] === stackToken)
-    .map((instance) => ({
-      key: instanceKey(instance.id),
-      dollarsPerHour: instance.dph_total ?? 0,
-    }));
+  const prices = await stackInstancePrices(run, stackToken);
+  return [...prices].map(([id, dollarsPerHour]) => ({ key: instanceKey(id), dollarsPerHour }));
 }
+
+/** The same, by instance id: what the plan's cap counts as running (pricing/plan.ts). */
+export async function stackInstancePrices(
+  run: Run,
+  stackToken: string | undefined,
+): Promise<Map<number, number>> {
+  if (stackToken === undefined) return new Map();
+  const instances = await run.client.instances.list();
+  return new Map(
+    instances
+      .filter((instance) => environmentOf(instance)[stackTokenVariable] === stackToken)
+      .map((instance) => [instance.id, instance.dph_total ?? 0]),
+  );
+}
+
+/** What the plan's cap reads of the stack's instances (pricing/plan.ts StackRunning). */
+export const stackRunningOf = (run: Run, stackToken: string | undefined) => ({
+  stack: stackToken,
+  read: () => stackInstancePrices(run, stackToken),
+});
 
 /**
  * What renting `askId` costs, $/hour, as the offer search quotes it for the instance's disk

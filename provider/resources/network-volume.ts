@@ -1,4 +1,6 @@
+import { offerReadsOf } from "../pricing/offer-reads";
 import { recordVolumeDiff, volumePlanFailures } from "../pricing/volume-plan";
+import { estimateVolume } from "../pricing/volume-price";
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import {
@@ -179,6 +181,17 @@ function networkVolumeOffers(run: Run, askId: number): Promise<VolumeOfferRow[] 
   return read;
 }
 
+/** Its price: the ask's storage price, or the offer create accepts by query. */
+function networkVolumePrice(run: Run, inputs: NetworkVolumeInputs) {
+  return () =>
+    estimateVolume(
+      offerReadsOf(run),
+      { askId: inputs.askId, offerQuery: inputs.offerQuery, sizeGb: inputs.sizeGb },
+      async (id) => (await networkVolumeOffers(run, id))?.find((offer) => offer.id === id),
+      true,
+    );
+}
+
 /** The inputs a read answers with: the recorded ones, the size as the service shows it. */
 function inputsOf(outs: NetworkVolumeOutputs): NetworkVolumeInputs {
   return {
@@ -221,19 +234,15 @@ export const implementation: ResourceImplementation<NetworkVolumeInputs, Network
         );
       }
     }
-    // Its price after the change, held against the stack's cap (pricing/plan.ts).
-    if (failures.length === 0) {
-      const { inputs } = checked;
-      const existing = Object.keys(olds).length > 0;
+    // A new volume's price, held against the stack's cap (pricing/plan.ts).
+    if (failures.length === 0 && Object.keys(olds).length === 0) {
       failures.push(
         ...(await volumePlanFailures(
           run,
           "NetworkVolume",
-          existing,
-          inputs,
-          inputs.offerQuery,
+          checked.inputs,
           news,
-          async (id) => (await networkVolumeOffers(run, id))?.find((offer) => offer.id === id),
+          networkVolumePrice(run, checked.inputs),
         )),
       );
     }
@@ -242,7 +251,7 @@ export const implementation: ResourceImplementation<NetworkVolumeInputs, Network
 
   async diff(run, _id, olds, news) {
     const diff = diffNetworkVolume(olds, news);
-    recordVolumeDiff(run, "NetworkVolume", olds, news, diff);
+    await recordVolumeDiff(run, "NetworkVolume", olds, news, diff, networkVolumePrice(run, news));
     return diff;
   },
 

@@ -1,4 +1,7 @@
+import { placementKey } from "../pricing/instance-price";
+import { offerReadsOf } from "../pricing/offer-reads";
 import { recordVolumeDiff, volumePlanFailures } from "../pricing/volume-plan";
+import { estimateVolume, volumeEstimate } from "../pricing/volume-price";
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import {
@@ -177,35 +180,69 @@ function volumeOffer(run: Run, askId: number): Promise<VolumeOfferRow | undefine
   return read;
 }
 
+/** Where a volume placed for an instance goes, as its check finds it: its machine and offer. */
+type Placement = { problem: string } | { machineId?: number; offer?: VolumeOffer };
+
 /**
- * At check: why the volume cannot be placed where `forInstance` can rent (no machine of the
- * matching volume offers, or not the ask's, has such an instance offer under its cap); undefined
- * when it can, or when a search fails (create decides then).
+ * At check: where the volume goes with `forInstance` (its machine and, by query, its offer), or
+ * why it cannot be placed where `forInstance` can rent (no machine of the matching volume
+ * offers, or not the ask's, has such an instance offer under its cap). Nothing is known when a
+ * search fails (create decides then).
  */
-async function forInstanceProblem(
+async function placeForInstance(
   run: Run,
   inputs: VolumeInputs,
   forInstance: ForInstance,
-): Promise<string | undefined> {
+): Promise<Placement> {
   if (inputs.askId !== undefined) {
     const machineId = (await volumeOffer(run, inputs.askId))?.machine_id;
-    if (machineId === null || machineId === undefined) return undefined;
+    if (machineId === null || machineId === undefined) return {};
     const found = await instanceOffersOn(run.client, forInstance, [machineId]).catch(
       () => undefined,
     );
-    return found === undefined || found.cheapest.size > 0
-      ? undefined
-      : `ask ${inputs.askId} is on machine ${machineId}, which has no ` +
-          missingInstanceOffer(forInstance, found.overCap);
+    if (found === undefined) return {};
+    return found.cheapest.size > 0
+      ? { machineId }
+      : {
+          problem:
+            `ask ${inputs.askId} is on machine ${machineId}, which has no ` +
+            missingInstanceOffer(forInstance, found.overCap),
+        };
   }
   const query = inputs.volumeOfferQuery;
-  if (query === undefined) return undefined;
-  const search = await run.client.offers.searchVolumes(query).catch(() => undefined);
+  if (query === undefined) return {};
+  const search = await offerReadsOf(run).volumes(query, false);
   const fits = search?.offers.filter((offer) => offer.diskSpaceGb >= inputs.sizeGb) ?? [];
   // No volume offer at all is create's to say (with the sizes it saw).
-  if (fits.length === 0) return undefined;
+  if (fits.length === 0) return {};
   const placed = await placeWithInstance(run.client, forInstance, fits).catch(() => undefined);
-  return placed !== undefined && "problem" in placed ? placed.problem : undefined;
+  if (placed === undefined) return {};
+  if ("problem" in placed) return placed;
+  return {
+    offer: placed.volume,
+    ...(placed.volume.machineId === null ? {} : { machineId: placed.volume.machineId }),
+  };
+}
+
+/** Its price: the offer the placement chose, else the one create accepts without one. */
+function volumePrice(run: Run, inputs: VolumeInputs, placement: Placement | undefined) {
+  return async () => {
+    if (placement !== undefined && "offer" in placement && placement.offer !== undefined) {
+      const { offer } = placement;
+      return volumeEstimate(
+        offer.askId,
+        offer.storageCostPerGbMonth,
+        inputs.sizeGb,
+        `, on machine ${offer.machineId ?? "?"}, where forInstance rents`,
+      );
+    }
+    return estimateVolume(
+      offerReadsOf(run),
+      { askId: inputs.askId, offerQuery: inputs.volumeOfferQuery, sizeGb: inputs.sizeGb },
+      (id) => volumeOffer(run, id),
+      false,
+    );
+  };
 }
 
 export const implementation: ResourceImplementation<VolumeInputs, VolumeOutputs> = {
@@ -236,26 +273,30 @@ export const implementation: ResourceImplementation<VolumeInputs, VolumeOutputs>
       }
     }
     // A volume about to be placed: where its instance can rent, known at preview.
-    const placing =
-      Object.keys(olds).length === 0 || olds["askId"] !== askId || olds["sizeGb"] !== sizeGb;
+    const existing = Object.keys(olds).length > 0;
+    const placing = !existing || olds["askId"] !== askId || olds["sizeGb"] !== sizeGb;
     const { forInstance } = checked.inputs;
+    let placement: Placement | undefined;
     if (failures.length === 0 && placing && forInstance !== undefined && !containsUnknown(news)) {
-      const problem = await forInstanceProblem(run, checked.inputs, forInstance);
-      if (problem !== undefined) failures.push(fieldFailure("forInstance", problem));
+      placement = await placeForInstance(run, checked.inputs, forInstance);
+      if ("problem" in placement) failures.push(fieldFailure("forInstance", placement.problem));
+      else if (placement.machineId !== undefined && !existing) {
+        // The Instance that links it, checked later, is priced on this machine.
+        const key = placementKey(forInstance.offerQuery, forInstance.maxDollarsPerHour);
+        const machines = run.plan.volumeMachines.get(key) ?? [];
+        if (!machines.includes(placement.machineId)) machines.push(placement.machineId);
+        run.plan.volumeMachines.set(key, machines);
+      }
     }
-    // Its price after the change, held against the stack's cap (pricing/plan.ts).
-    if (failures.length === 0) {
-      const { inputs } = checked;
-      const existing = Object.keys(olds).length > 0;
+    // A new volume's price, held against the stack's cap (pricing/plan.ts).
+    if (failures.length === 0 && !existing) {
       failures.push(
         ...(await volumePlanFailures(
           run,
           "Volume",
-          existing,
-          inputs,
-          inputs.volumeOfferQuery,
+          checked.inputs,
           news,
-          (id) => volumeOffer(run, id),
+          volumePrice(run, checked.inputs, placement),
         )),
       );
     }
@@ -271,7 +312,7 @@ export const implementation: ResourceImplementation<VolumeInputs, VolumeOutputs>
 
   async diff(run, _id, olds, news) {
     const diff = diffVolume(olds, news);
-    recordVolumeDiff(run, "Volume", olds, news, diff);
+    await recordVolumeDiff(run, "Volume", olds, news, diff, volumePrice(run, news, undefined));
     return diff;
   },
 

@@ -1,17 +1,24 @@
 // The plan's prices: what each billable resource of the program is expected to cost after the
 // change and what it costs now, as check and diff find them (provider/pricing/plan.ts records
 // them). One per run; the cost command (bin/gpucloud-cost.ts) rebuilds one from a preview's
-// figures, so that both add up the same way.
+// lines, so that both add up the same way.
 
 /** A billable resource's expected $/hour and what the figure rests on. */
 export interface Estimate {
   readonly dollarsPerHour: number;
-  /** A range, where the figure is not one price (a list of asks, a worker group). */
+  /** A range, where the figure is not one price (a list of asks, a query, a worker group). */
   readonly low?: number;
   readonly high?: number;
   readonly basis: string;
   /** A state that records no price (written before prices were): the figure is $0, unknown. */
   readonly unrecorded?: boolean;
+  /**
+   * The inputs the price waits for (another resource's outputs, not known at preview): the
+   * figure is the range they allow, counted at its high end.
+   */
+  readonly pending?: string;
+  /** Why no figure can bound the price at preview (an ask id not known yet): counted at $0. */
+  readonly unbounded?: string;
 }
 
 /** What the change does to a resource, as far as its price goes. */
@@ -34,6 +41,12 @@ export interface PlanItem {
    * default): both bill while it is under way.
    */
   readonly bothWhileReplacing?: boolean;
+  /** See Estimate: the inputs the figure waits for; it counts its high end. */
+  readonly pending?: string;
+  /** See Estimate: why nothing bounds the figure at preview. */
+  readonly unbounded?: string;
+  /** The instances the resource runs now, which the account's read must not count again. */
+  readonly instanceIds?: readonly number[];
 }
 
 export interface PlanTotals {
@@ -42,21 +55,41 @@ export interface PlanTotals {
   /** What the same resources cost now. */
   readonly now: number;
   readonly change: number;
-  /** `after` plus the old side of each create-before-delete replacement: the cap counts this. */
+  /**
+   * The most the stack may bill while `up` applies the change, in whatever order it runs: what
+   * runs now stays until `up` removes it (deletes come last), a create-before-delete
+   * replacement bills both sides, a change in place its dearer side, and the stack's
+   * instances the plan has not priced (yet) run on. The cap counts this.
+   */
   readonly peak: number;
 }
 
-/** Adds the items up. */
-export function totalsOf(items: Iterable<PlanItem>): PlanTotals {
+/** What an item may bill at once while `up` applies it, in the worst order. */
+function peakOf(item: PlanItem): number {
+  const { op, dollarsPerHourNow: now, dollarsPerHourAfter: after } = item;
+  if (op === "create") return after;
+  if (op === "same") return now;
+  if (op === "replace" && item.bothWhileReplacing === true) return now + after;
+  return Math.max(now, after);
+}
+
+/** Adds the items up, and the running instances no item claims (`running`, by id). */
+export function totalsOf(
+  items: Iterable<PlanItem>,
+  running: ReadonlyMap<number, number> = new Map(),
+): PlanTotals {
   let after = 0;
   let now = 0;
-  let replaced = 0;
+  let peak = 0;
+  const claimed = new Set<number>();
   for (const item of items) {
     after += item.dollarsPerHourAfter;
     now += item.dollarsPerHourNow;
-    if (item.bothWhileReplacing === true) replaced += item.dollarsPerHourNow;
+    peak += peakOf(item);
+    for (const id of item.instanceIds ?? []) claimed.add(id);
   }
-  return { after, now, change: after - now, peak: after + replaced };
+  for (const [id, price] of running) if (!claimed.has(id)) peak += price;
+  return { after, now, change: after - now, peak };
 }
 
 /** The items costing most after the change, most first. */
@@ -77,23 +110,42 @@ export class PlanLedger {
    * replacement's new inputs once more, with no olds, before creating it).
    */
   readonly #replaced = new Set<string>();
+  /**
+   * The stack's instances on the account and their prices, by id, read once per run where the
+   * cap is checked (pricing/plan.ts): what `up` counts as running until it removes them.
+   */
+  readonly running = new Map<number, number>();
+  /** Stack tokens whose running instances were read (or are being read) this run. */
+  readonly runningReads = new Map<string, Promise<void>>();
+  /**
+   * Where a Volume with `forInstance` goes, as its check chose it: the machine of the instance
+   * that will link it, by the instance's query and cap (placementKey). An Instance whose volume
+   * is created in the same plan is priced on that machine.
+   */
+  readonly volumeMachines = new Map<string, number[]>();
+  /**
+   * The asks the plan's creates by query are priced at: the next create of the same query is
+   * priced at the next offer, as `up` rents them (two creates never rent one ask).
+   */
+  readonly plannedAskIds = new Set<number>();
 
   /**
    * A key for a resource known only by its inputs (`base`), unique per resource of the run:
-   * at check, the first `base#n` not recorded yet; at diff, the first an existing resource's
-   * check recorded and no diff has yet (check and diff of one resource come one after the
-   * other).
+   * at check (a new resource), the first `base#n` not recorded yet, or a replacement's whose
+   * new side the engine checks again; at diff (an existing one), the first no diff has taken
+   * and no new resource holds.
    */
   keyFor(base: string, at: "check" | "diff"): string {
     for (let n = 0; ; n++) {
       const key = `${base}#${n}`;
       const item = this.#items.get(key);
-      if (item === undefined || (at === "check" && this.#replaced.has(key))) return key;
-      // A new resource's item (create) is never an existing one's.
-      if (at === "diff" && item.op !== "create" && !this.#diffed.has(key)) {
-        this.#diffed.add(key);
-        return key;
+      if (at === "check") {
+        if (item === undefined || this.#replaced.has(key)) return key;
+        continue;
       }
+      if (this.#diffed.has(key) || item?.op === "create") continue;
+      this.#diffed.add(key);
+      return key;
     }
   }
 
@@ -119,6 +171,6 @@ export class PlanLedger {
   }
 
   totals(): PlanTotals {
-    return totalsOf(this.#items.values());
+    return totalsOf(this.#items.values(), this.running);
   }
 }

@@ -6,7 +6,11 @@
  * hand it to the SDK's logger, so it is handed over here, once. Progress is best effort: a line
  * that cannot be sent is dropped.
  */
-export function logToEngine(message: string, engineAddress: string | undefined): void {
+export function logToEngine(
+  message: string,
+  engineAddress: string | undefined,
+  options: { ephemeral?: boolean } = {},
+): void {
   void import("@pulumi/pulumi")
     .then(async (sdk) => {
       if (!sdk.runtime.hasEngine() && engineAddress && /^[\w.[\]:-]+:\d+$/.test(engineAddress)) {
@@ -21,7 +25,7 @@ export function logToEngine(message: string, engineAddress: string | undefined):
           "",
         );
       }
-      await sdk.log.info(`gpucloud: ${message}`);
+      await sdk.log.info(`gpucloud: ${message}`, undefined, undefined, options.ephemeral);
     })
     .catch(() => undefined);
 }

@@ -33,6 +33,11 @@ export interface RunOptions {
    * plugin sends them to the resource's row without making them ephemeral statuses.
    */
   readonly notice?: (message: string) => void;
+  /**
+   * Where the stack's status goes (the plan's running total): the stack's row, replaced by the
+   * next; by default the engine's log on the stack's row, as an ephemeral line.
+   */
+  readonly stackStatus?: (message: string) => void;
   /** The resource being worked on, where the door knows it (the plugin: its URN). */
   readonly currentResource?: () => string | undefined;
 }
@@ -70,6 +75,7 @@ export class Run {
   #verification: Promise<string | undefined> | undefined;
   readonly #progress: (message: string) => void;
   readonly #notice: ((message: string) => void) | undefined;
+  readonly #stackStatus: (message: string) => void;
   readonly #currentResource: (() => string | undefined) | undefined;
 
   constructor(options: RunOptions = {}) {
@@ -81,6 +87,11 @@ export class Run {
         logToEngine(message, options.engineAddress);
       });
     this.#notice = options.notice;
+    this.#stackStatus =
+      options.stackStatus ??
+      ((message) => {
+        logToEngine(message, options.engineAddress, { ephemeral: true });
+      });
     this.#currentResource = options.currentResource;
     this.engineWatch = new EngineWatch(engineAddressOf(options.engineAddress), () => {
       this.cancellation.cancel();
@@ -169,6 +180,11 @@ export class Run {
   /** A line that stays in the operation's display and its `--json` diagnostics (best effort). */
   notice(message: string): void {
     (this.#notice ?? this.#progress)(message);
+  }
+
+  /** The stack's status on its row, which the next replaces (best effort). */
+  stackStatus(message: string): void {
+    this.#stackStatus(message);
   }
 
   /** The URN of the resource being worked on, where the door knows it (the plugin). */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Volume as VolumeWire } from "../client";
+import { atServicePrecision } from "./price-precision";
 
 // What a volume costs, as its outputs record it (Volume, NetworkVolume): what the service
 // reports in the account's volume list, `storage_total_cost`, $/hour for the volume's size.
@@ -17,5 +18,5 @@ export const volumeDollarsPerHourField = z
 
 /** The volume's price as the service reports it, or null when it reports none. */
 export function volumeDollarsPerHour(volume: VolumeWire | undefined): number | null {
-  return volume?.storage_total_cost ?? null;
+  return atServicePrecision(volume?.storage_total_cost ?? null);
 }

@@ -138,13 +138,14 @@ describe("the stack's cap at up", () => {
     const created = await instanceProvider.create(providers.run, inputs("web"));
     expect(created.outs?.dollarsPerHour).toBeCloseTo(price, 6);
     const shown = await client.instances.show(Number(created.id));
-    expect(created.outs?.dollarsPerHour).toBe(shown?.dph_total);
+    // As the service reports it, at its precision (six decimals: never a float's noise).
+    expect(created.outs?.dollarsPerHour).toBe(Math.round((shown?.dph_total ?? NaN) * 1e6) / 1e6);
 
     // The service's price changes (the ask repriced): refresh follows it.
     await emulator.control("PATCH", "/_emulator/asks/instance/31001", { dollarsPerHour: 0.5 });
     const read = await instanceProvider.read(providers.run, created.id, created.outs);
     const after = await client.instances.show(Number(created.id));
-    expect(read.props?.dollarsPerHour).toBe(after?.dph_total);
+    expect(read.props?.dollarsPerHour).toBe(Math.round((after?.dph_total ?? NaN) * 1e6) / 1e6);
   });
 
   it("Volume and NetworkVolume output dollarsPerHour as the service reports it", async () => {
@@ -227,7 +228,7 @@ describe("the stack's cap at up", () => {
       let total = 0;
       for (const node of nodes) {
         const shown = await market.client.instances.show(node.instanceId);
-        expect(node.dollarsPerHour).toBe(shown?.dph_total);
+        expect(node.dollarsPerHour).toBe(Math.round((shown?.dph_total ?? NaN) * 1e6) / 1e6);
         expect(node.gpuName).toBe("H100 SXM");
         total += shown?.dph_total ?? 0;
       }

@@ -1,3 +1,4 @@
+import { parseResourceLine } from "../../provider/pricing/plan-lines";
 import { Run } from "../../provider/run/run";
 import type { InstanceInputs, InstanceOutputs } from "../../provider/resources/instance/inputs";
 import { implementation as instanceProvider } from "../../provider/resources/instance";
@@ -34,6 +35,7 @@ function runWithCap(emulator: TestEmulator, cap: number | undefined, lines: stri
   return new Run({
     config: { get: (key) => values[key] },
     progress: (line) => lines.push(line),
+    stackStatus: (line) => lines.push(line),
   });
 }
 
@@ -65,18 +67,20 @@ describe("the plan's prices at preview", () => {
       expect.closeTo(priceB, 5),
     ]);
     expect(run.plan.totals().after).toBeCloseTo(priceA + priceB, 5);
-    expect(lines).toContain(
-      "a: $0.3553/h after this change: ask 31001 at $0.3487/h + 40 GB disk at $0.12/GB-month",
-    );
-    expect(lines.at(-1)).toMatch(
-      /^plan: \$0\.777\/h after this change, \$0\.00\/h now, \+\$0\.777\/h;/,
-    );
-    const figures = lines
-      .filter((line) => line.startsWith("cost "))
-      .map((line) => JSON.parse(line.slice(5)) as { dollarsPerHourAfter: number; op: string });
+    // One line per resource, rounded as a bill shows it, then the stack's total.
+    expect(lines).toEqual([
+      "Instance a: $0.3553/h to create: ask 31001 at $0.3487/h + 40 GB disk at $0.12/GB-month",
+      expect.stringMatching(/^plan: \$0\.3553\/h after this change/),
+      "Instance b: $0.4217/h to create: ask 31002 at $0.4189/h + 20 GB disk at $0.10/GB-month",
+      expect.stringMatching(
+        /^plan: \$0\.777\/h after this change, \$0\.00\/h now \(\+\$0\.777\/h\); bandwidth/,
+      ),
+    ]);
+    // What CI reads back from the lines: the same figures, to the line's precision.
+    const figures = lines.flatMap((line) => parseResourceLine(line) ?? []);
     expect(figures.map((one) => [one.op, one.dollarsPerHourAfter])).toEqual([
-      ["create", items[0]?.dollarsPerHourAfter],
-      ["create", items[1]?.dollarsPerHourAfter],
+      ["create", expect.closeTo(items[0]?.dollarsPerHourAfter ?? NaN, 4)],
+      ["create", expect.closeTo(items[1]?.dollarsPerHourAfter ?? NaN, 4)],
     ]);
   });
 
@@ -130,9 +134,7 @@ describe("the plan's prices at preview", () => {
     expect(run.plan.items()).toEqual([
       expect.objectContaining({ op: "same", dollarsPerHourNow: 0.36, dollarsPerHourAfter: 0.36 }),
     ]);
-    expect(lines).toContain(
-      "a: $0.36/h after this change, $0.36/h now: the rented offer's $0.36/h",
-    );
+    expect(lines).toContain("Instance a: $0.36/h unchanged: the rented offer's $0.36/h");
   });
 
   it("prices a volume by its size and its ask's storage price", async () => {

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { budgetConfig, configOf, noConfig, policyNames } from "../../policy/config";
 import type { Market, OfferFacts } from "../../policy/market";
+import type { InstanceOffer } from "../../provider/client";
 import { priceOf } from "../../policy/pricing";
 import {
   allowedGpuViolations,
@@ -213,13 +214,36 @@ describe("minimum reliability, verified hosts, lifetime", () => {
 });
 
 describe("the stack budget", () => {
-  const market = (offers: OfferFacts[]): Market => ({
+  // The service's offers as the provider's pricing reads them (storage included at 8 GB).
+  const market = (offers: OfferFacts[], machines: Record<number, number> = {}): Market => ({
     askOffers: (asks) =>
       Promise.resolve(
         new Map(offers.filter((o) => asks.includes(o.askId)).map((o) => [o.askId, o])),
       ),
-    firstOffer: (_query, cap) =>
-      Promise.resolve(offers.find((o) => cap === undefined || o.dollarsPerHour <= cap)),
+    reads: {
+      asks: (asks) =>
+        Promise.resolve(
+          offers
+            .filter((o) => asks.includes(o.askId))
+            .map((o) => ({
+              id: o.askId,
+              gpu_name: o.gpuName,
+              num_gpus: 1,
+              gpu_ram: 24_000,
+              dph_total: o.dollarsPerHour,
+            })),
+        ),
+      instances: () =>
+        Promise.resolve({
+          offers: offers.map(
+            (o) =>
+              ({ ...o, storageCostPerGbMonth: null, clusterId: 1 }) as unknown as InstanceOffer,
+          ),
+          rejected: [],
+        }),
+      volumes: () => Promise.resolve(undefined),
+    },
+    volumeMachine: (volumeId) => Promise.resolve(machines[volumeId]),
     close: () => Promise.resolve(),
   });
   const price = (resource: GpuResource, using?: Market) =>
@@ -230,25 +254,49 @@ describe("the stack budget", () => {
       askId: 1,
       offer: { askId: 1, gpuName: "x", dollarsPerHour: 1.25 },
     });
-    expect(await price(recorded)).toEqual({ dollarsPerHour: 1.25, basis: "its recorded price" });
+    expect(await price(recorded)).toEqual({
+      dollarsPerHour: 1.25,
+      basis: "the rented offer's $1.25/h",
+    });
     expect(
       await price(instance({ askId: 1, dollarsPerHour: 2, offer: { dollarsPerHour: 1 } })),
-    ).toEqual({ dollarsPerHour: 2, basis: "its recorded price" });
+    ).toEqual({ dollarsPerHour: 2, basis: "as recorded" });
+    // A deployed group at what its nodes are rented for, as the provider reads its state.
+    const nodes3 = [{ dollarsPerHour: 2.4 }, { dollarsPerHour: 2.4 }, { dollarsPerHour: 2.4 }];
+    const deployed = group({ offerQuery: {}, nodeCount: 3, dollarsPerHour: 7.2, nodes: nodes3 });
+    expect(await price(deployed)).toEqual({ dollarsPerHour: 7.2, basis: "3 nodes: as recorded" });
     expect(await price(instance({ askId: 1, price: 0.3 }))).toEqual({
       dollarsPerHour: 0.3,
       basis: "its bid",
     });
-    const asks = instance({ askIds: [1, 2] });
+    // The first ask on offer, as create rents it.
+    const asks = instance({ askIds: [1, 2], diskGb: 8 });
     expect(await price(asks, market([offer(1), offer(2, { dollarsPerHour: 0.8 })]))).toEqual({
-      dollarsPerHour: 0.8,
-      basis: "its dearest ask",
+      dollarsPerHour: 0.5,
+      basis: "ask 1 at $0.50/h + 8 GB disk at $0.00/GB-month (the first of askIds on offer)",
     });
-    const nodes = group({ offerQuery: { gpuName: "RTX 4090" }, maxDollarsPerHour: 3 });
-    expect(await price(nodes, market([offer(9, { dollarsPerHour: 1.5 })]))).toEqual({
-      dollarsPerHour: 3,
-      basis: "2 × ask 9",
+    const nodes = group({ offerQuery: { gpuName: "RTX 4090" }, maxDollarsPerHour: 3, diskGb: 8 });
+    expect(
+      await price(
+        nodes,
+        market([offer(9, { dollarsPerHour: 1.5 }), offer(8, { dollarsPerHour: 1 })]),
+      ),
+    ).toEqual({
+      dollarsPerHour: 2.5,
+      basis: "2 nodes ($1.50 + $1.00) in cluster 1, 8 GB disk each",
     });
     expect(await price(nodes)).toEqual({ dollarsPerHour: 6, basis: "2 × its cap" });
+  });
+
+  it("prices an instance on its volume's machine", async () => {
+    const onVolume = instance({
+      offerQuery: { gpuName: "RTX 4090" },
+      volume: { volumeId: 5, mountPath: "/data" },
+      diskGb: 8,
+    });
+    const found = await price(onVolume, market([offer(1)], { 5: 70 }));
+    expect(found).toMatchObject({ dollarsPerHour: 0.5 });
+    expect("basis" in found ? found.basis : "").toContain("on machine 70 (where volume V.5 lives)");
   });
 
   it("cannot bound an ask without the service, nor a query with neither offers nor a cap", async () => {
@@ -261,15 +309,18 @@ describe("the stack budget", () => {
       "no maxDollarsPerHour",
     );
     expect(await price(instance({ askId: 4 }), market([]))).toEqual({
-      unbounded: "the service does not list its ask",
+      unbounded: "the service does not list its ask (ask 4 not on offer now: not priced)",
     });
     const down: Market = {
-      askOffers: () => Promise.reject(new Error("503")),
-      firstOffer: () => Promise.reject(new Error("503")),
-      close: () => Promise.resolve(),
+      ...market([]),
+      reads: {
+        asks: () => Promise.reject(new Error("503")),
+        instances: () => Promise.reject(new Error("503")),
+        volumes: () => Promise.reject(new Error("503")),
+      },
     };
     expect(await price(instance({ askId: 4 }), down)).toEqual({
-      unbounded: "the offer search failed",
+      unbounded: "the offer search failed and no maxDollarsPerHour",
     });
     const capped = instance({ offerQuery: { gpuName: "RTX 4090" }, maxDollarsPerHour: 0.7 });
     expect(await price(capped, down)).toEqual({ dollarsPerHour: 0.7, basis: "its cap" });

@@ -4,8 +4,8 @@ import {
   signedDollars,
   storageDollarsPerHour,
 } from "../../provider/pricing/formulas";
-import { estimateNodeGroup } from "../../provider/pricing/estimates";
-import { planLine } from "../../provider/pricing/plan";
+import { groupEstimate } from "../../provider/pricing/group-price";
+import { parseResourceLine, resourceLine, totalLine } from "../../provider/pricing/plan-lines";
 import type { InstanceOffer } from "../../provider/client";
 import { costReport, markdownOf } from "../../provider/pricing/preview-figures";
 import { recordedPrice } from "../../provider/pricing/recorded";
@@ -42,6 +42,8 @@ describe("the price formulas", () => {
     expect(dollars(0.0021)).toBe("$0.0021");
     expect(dollars(0.355333)).toBe("$0.3553");
     expect(dollars(4.2)).toBe("$4.20");
+    expect(dollars(0.00375)).toBe("$0.00375");
+    expect(dollars(0.0020741234)).toBe("$0.002074");
     expect(signedDollars(4.2)).toBe("+$4.20");
     expect(signedDollars(-0.5)).toBe("-$0.50");
     expect(signedDollars(-0.000001)).toBe("+$0.00");
@@ -49,17 +51,31 @@ describe("the price formulas", () => {
 });
 
 describe("a NodeGroup's price", () => {
-  it("is its nodeCount cheapest offers of the chosen cluster, each with the group's disk", () => {
-    const offer = (askId: number, dollarsPerHour: number) =>
-      ({ askId, dollarsPerHour, storageCostPerGbMonth: 0.072 }) as InstanceOffer;
-    const estimate = estimateNodeGroup(
-      { clusterId: 7, offers: [offer(1, 2), offer(2, 2.5), offer(3, 3)] },
-      2,
+  const offer = (askId: number, dollarsPerHour: number) =>
+    ({ askId, dollarsPerHour, storageCostPerGbMonth: 0.072 }) as InstanceOffer;
+
+  it("is each rank's offer with the group's disk, shown node by node", () => {
+    const estimate = groupEstimate(
+      [
+        { offer: offer(1, 2), diskGb: 40 },
+        { offer: offer(2, 2.5), diskGb: 40 },
+      ],
+      7,
       40,
     );
     // Each: listed − 0.072 × 8 / 720 + 0.072 × 40 / 720 = listed + 0.0032.
     expect(estimate.dollarsPerHour).toBeCloseTo(4.5 + 2 * 0.0032, 9);
-    expect(estimate.basis).toBe("2 nodes × $2.0032–$2.5032/h in cluster 7, 40 GB disk each");
+    expect(estimate.basis).toBe("2 nodes ($2.0032 + $2.5032) in cluster 7, 40 GB disk each");
+  });
+
+  it("keeps a resized group's nodes at their price and marks the new ones", () => {
+    const estimate = groupEstimate(
+      [{ kept: 2.4 }, { kept: 2.4 }, { offer: offer(3, 2.2), diskGb: 8 }],
+      7,
+      8,
+    );
+    expect(estimate.dollarsPerHour).toBeCloseTo(7, 9);
+    expect(estimate.basis).toBe("3 nodes ($2.40 + $2.40 + $2.20 new) in cluster 7, 8 GB disk each");
   });
 });
 
@@ -86,10 +102,24 @@ describe("the plan's ledger", () => {
     expect(totals.change).toBeCloseTo(1.3, 9);
     expect(totals.peak).toBeCloseTo(2.4, 9);
     expect(largestOf(plan.items(), 2).map((one) => one.key)).toEqual(["a", "b"]);
-    expect(planLine(totals)).toBe(
-      "plan: $2.10/h after this change ($2.40/h while replacements run side by side), $0.80/h " +
-        "now, +$1.30/h; bandwidth is billed per byte and left out",
+    expect(totalLine(totals)).toBe(
+      "plan: $2.10/h after this change, $0.80/h now (+$1.30/h); up to $2.40/h while `up` " +
+        "applies it (what it replaces or removes bills until then); bandwidth is billed per " +
+        "byte and left out",
     );
+  });
+
+  it("counts, while `up` applies the plan, a change in place at its dearer side and the stack's unpriced instances", () => {
+    const plan = new PlanLedger();
+    // A shrink bills its old size until `up` reaches it; a grow its new one.
+    plan.record(item("shrink", 3, 2, { op: "update", instanceIds: [1, 2, 3] }));
+    plan.record(item("grow", 1, 2, { op: "update", instanceIds: [4] }));
+    plan.record(item("first", 1, 1.5, { op: "replace", instanceIds: [5] }));
+    // Instances 1 and 4 are the plan's; 9 is the stack's and not (yet) in the plan.
+    plan.running.set(1, 1).set(4, 1).set(9, 0.7);
+    const totals = plan.totals();
+    expect(totals.after).toBeCloseTo(5.5, 9);
+    expect(totals.peak).toBeCloseTo(3 + 2 + 1.5 + 0.7, 9);
   });
 
   it("keeps one item per resource: the last record wins", () => {
@@ -121,19 +151,103 @@ describe("the price a state records", () => {
   });
 });
 
-describe("the cost command's reading of `pulumi preview --json`", () => {
-  const line = (figures: object) => ({
-    message: `gpucloud: cost ${JSON.stringify(figures)}\n`,
-    severity: "info",
-  });
-  const priced = {
-    resource: "proj/dev/a",
+describe("the preview's lines", () => {
+  const base = {
+    key: "k",
+    resource: "urn:pulumi:dev::proj::gpucloud:index:Instance::trainer",
     type: "Instance",
-    op: "create",
-    dollarsPerHourNow: 0,
-    dollarsPerHourAfter: 1.5,
-    basis: "ask 1",
+    basis: "offerQuery on machine 7 (where volume V.5 lives): ask 1 at $0.35/h + 40 GB disk",
   };
+
+  it("reads back, rounded as shown, every figure a line shows", () => {
+    const items: PlanItem[] = [
+      { ...base, op: "create", dollarsPerHourNow: 0, dollarsPerHourAfter: 0.35533333 },
+      {
+        ...base,
+        op: "create",
+        dollarsPerHourNow: 0,
+        dollarsPerHourAfter: 0.4,
+        low: 0.3,
+        high: 0.4,
+      },
+      { ...base, op: "update", dollarsPerHourNow: 7.1978, dollarsPerHourAfter: 4.79851 },
+      {
+        ...base,
+        op: "replace",
+        dollarsPerHourNow: 0.36,
+        dollarsPerHourAfter: 0.42,
+        bothWhileReplacing: true,
+      },
+      { ...base, op: "replace", dollarsPerHourNow: 0.36, dollarsPerHourAfter: 0.36 },
+      { ...base, op: "same", dollarsPerHourNow: 0.36, dollarsPerHourAfter: 0.36 },
+      {
+        ...base,
+        op: "create",
+        dollarsPerHourNow: 0,
+        dollarsPerHourAfter: 0.9,
+        low: 0.215,
+        high: 0.9,
+        pending: "volume.volumeId",
+      },
+      {
+        ...base,
+        op: "create",
+        dollarsPerHourNow: 0,
+        dollarsPerHourAfter: 0,
+        unbounded: "askId is another resource's output",
+      },
+    ];
+    const lines = items.map((item) => resourceLine(item, undefined));
+    expect(lines[0]).toBe(`$0.3553/h to create: ${base.basis}`);
+    expect(lines[2]).toBe(`$4.7985/h after this change, $7.1978/h now: ${base.basis}`);
+    expect(lines[3]).toBe(
+      `$0.42/h after its replacement, $0.36/h now; both bill while it is replaced: ${base.basis}`,
+    );
+    expect(lines[6]).toBe(
+      `priced once volume.volumeId is known, $0.215–$0.90/h, counted at $0.90/h to create: ${base.basis}`,
+    );
+    const read = lines.map((line) => parseResourceLine(line));
+    expect(
+      read.map((one) => one && [one.op, one.dollarsPerHourNow, one.dollarsPerHourAfter]),
+    ).toEqual([
+      ["create", 0, 0.3553],
+      ["create", 0, 0.4],
+      ["update", 7.1978, 4.7985],
+      ["replace", 0.36, 0.42],
+      ["replace", 0.36, 0.36],
+      ["same", 0.36, 0.36],
+      ["create", 0, 0.9],
+      ["create", 0, 0],
+    ]);
+    expect(read[1]).toMatchObject({ low: 0.3, high: 0.4 });
+    expect(read[3]).toMatchObject({ bothWhileReplacing: true });
+    expect(read[4]?.bothWhileReplacing).toBeUndefined();
+    expect(read[6]).toMatchObject({ pending: "volume.volumeId", low: 0.215, high: 0.9 });
+    expect(read[7]).toMatchObject({ unbounded: "askId is another resource's output" });
+    expect(read.every((one) => one?.basis === base.basis)).toBe(true);
+    // The dynamic door's lines name the resource.
+    expect(parseResourceLine(resourceLine(items[0] as PlanItem, "Instance trainer"))).toMatchObject(
+      {
+        type: "Instance",
+        name: "trainer",
+      },
+    );
+    expect(parseResourceLine(resourceLine(items[0] as PlanItem, "Volume"))).toMatchObject({
+      type: "Volume",
+      name: undefined,
+    });
+    expect(
+      parseResourceLine("plan: $1.00/h after this change, $0.00/h now (+$1.00/h)"),
+    ).toBeUndefined();
+  });
+});
+
+describe("the cost command's reading of `pulumi preview --json`", () => {
+  const line = (message: string, urn?: string) => ({
+    message: `gpucloud: ${message}\n`,
+    severity: "info",
+    ...(urn === undefined ? {} : { urn }),
+  });
 
   it("adds the priced lines and the deleted resources, priced from their state", () => {
     const report = costReport(
@@ -153,22 +267,21 @@ describe("the cost command's reading of `pulumi preview --json`", () => {
           { op: "delete", oldState: { type: "gpucloud:index:Webhook", outputs: {} } },
         ],
         diagnostics: [
-          line(priced),
-          line({
-            ...priced,
-            resource: "proj/dev/b",
-            op: "same",
-            dollarsPerHourNow: 2,
-            dollarsPerHourAfter: 2,
-          }),
-          { message: "gpucloud: plan: not figures", severity: "info" },
+          line("Instance a: $1.50/h to create: ask 1"),
+          line(
+            "$2.00/h unchanged: as recorded",
+            "urn:pulumi:dev::proj::gpucloud:index:NodeGroup::b",
+          ),
+          line("plan: $3.50/h after this change, $2.00/h now (+$1.50/h)"),
         ],
       }),
     );
-    expect(report.resources.map((one) => [one.op, one.dollarsPerHourAfter])).toEqual([
-      ["create", 1.5],
-      ["same", 2],
-      ["delete", 0],
+    expect(
+      report.resources.map((one) => [one.resource, one.type, one.op, one.dollarsPerHourAfter]),
+    ).toEqual([
+      ["a", "Instance", "create", 1.5],
+      ["urn:pulumi:dev::proj::gpucloud:index:NodeGroup::b", "NodeGroup", "same", 2],
+      ["urn:pulumi:dev::proj::pulumi-nodejs:dynamic:Resource::old", "Instance", "delete", 0],
     ]);
     expect(report).toMatchObject({ totalNow: 2.5, totalAfter: 3.5, change: 1 });
     expect(report.leftOut).toEqual(["bandwidth (billed per byte)"]);
@@ -186,7 +299,7 @@ describe("the cost command's reading of `pulumi preview --json`", () => {
 });
 
 describe("the plan's keys for resources known only by their inputs", () => {
-  it("gives two resources with the same inputs a key each, and pairs each diff with a check", () => {
+  it("gives two resources with the same inputs a key each, new or existing", () => {
     const plan = new PlanLedger();
     const record = (key: string, op: PlanItem["op"]) => {
       plan.record({
@@ -199,19 +312,15 @@ describe("the plan's keys for resources known only by their inputs", () => {
         basis: "test",
       });
     };
-    // A new volume, then an existing one with the same inputs (check, then diff).
+    // A new volume (priced at its check), then two existing ones with the same inputs (each
+    // priced at its diff).
     const created = plan.keyFor("Volume:{}", "check");
     record(created, "create");
-    const existing = plan.keyFor("Volume:{}", "check");
+    const existing = plan.keyFor("Volume:{}", "diff");
     record(existing, "same");
-    expect(existing).not.toBe(created);
-    expect(plan.keyFor("Volume:{}", "diff")).toBe(existing);
-    record(existing, "same");
-    // Another existing one: its own key again.
-    const another = plan.keyFor("Volume:{}", "check");
-    expect([created, existing]).not.toContain(another);
+    const another = plan.keyFor("Volume:{}", "diff");
     record(another, "same");
-    expect(plan.keyFor("Volume:{}", "diff")).toBe(another);
+    expect(new Set([created, existing, another]).size).toBe(3);
     expect(plan.items()).toHaveLength(3);
   });
 });

@@ -26,7 +26,7 @@ import { checkInputs, containsUnknown, fieldFailure, inputFieldsOf } from "../..
 import { outbidBy, planOutbid, raiseBidAndResume } from "./bids";
 import { deleteFirstNote, diffInstance, launchesAnew, pinnedToVolume } from "./diff";
 import { importedInstance } from "./import";
-import { offersOfAsks } from "../../pricing/estimates";
+import { offerReadsOf } from "../../pricing/offer-reads";
 import { asksOf, instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { placementFailures } from "./placement";
 import { instancePlanFailures, recordInstanceDiff } from "./pricing";
@@ -51,7 +51,7 @@ async function diskFailures(
   // Offers found by query are checked against the disk when they are chosen; a disk left to a
   // template is the template's.
   if (asks.length === 0 || diskGb === undefined) return [];
-  const offers = await offersOfAsks(run, asks);
+  const offers = await offerReadsOf(run).asks(asks);
   const tooSmall = offers.filter((offer) => offer.disk_space != null && diskGb > offer.disk_space);
   return tooSmall.length === 0
     ? []
@@ -197,7 +197,7 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
     if (diff.deleteBeforeReplace === true && pinnedToVolume(news) && olds.volume !== undefined) {
       run.progress(`${resourceNameOf(olds.owner)}: ${deleteFirstNote(olds)}`);
     }
-    recordInstanceDiff(run, olds, news, diff);
+    await recordInstanceDiff(run, olds, news, diff);
     return diff;
   },
 
@@ -272,6 +272,9 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
       if (news.price !== undefined && olds.price !== undefined && news.price !== olds.price) {
         progress(`changing the bid of instance ${olds.instanceId} to $${news.price}/h`);
         await client.instances.changeBid(olds.instanceId, news.price);
+        // Its price is the new bid's now: `dollarsPerHour` records what the service says.
+        const shown = await client.instances.show(olds.instanceId);
+        if (shown !== undefined) outs = { ...outs, ...connectionOutputs(shown, subnet) };
       }
     }
     if ((news.label ?? "") !== (olds.label ?? "")) {

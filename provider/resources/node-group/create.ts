@@ -16,6 +16,8 @@ import { recordAfterCancelMs } from "../../run/cancellation";
 import type { Reservation } from "../../run/budget";
 import type { Run } from "../../run/run";
 import { stackInstancesRunning } from "../../renting/spend";
+import { offersToRent } from "../../pricing/choice";
+import { atServicePrecision } from "../../shared/price-precision";
 import { chooseCluster, clusterQueryOf, NoClusterError } from "./cluster-choice";
 import {
   type GroupNode,
@@ -138,7 +140,7 @@ async function recordedNode(
     localIp: addressIn(shown?.local_ipaddrs, build.overlay.internal_subnet) ?? null,
     actualStatus: shown?.actual_status ?? null,
     gpuName: shown?.gpu_name ?? null,
-    dollarsPerHour: shown?.dph_total ?? null,
+    dollarsPerHour: atServicePrecision(shown?.dph_total ?? null),
     ...(expiresAt === undefined ? {} : { expiresAt }),
   };
 }
@@ -437,9 +439,9 @@ export async function createGroup(
 }
 
 /**
- * Holds the price of `count` nodes against the stack's cap: the cluster's `count` cheapest
- * offers, as the search quoted them (each node's rent then holds its own price for its disk,
- * spending this first). Throws the budget's one-line refusal when the cap cannot hold it;
+ * Holds the price of `count` nodes against the stack's cap: the offers the ranks rent (the
+ * cluster's first `count` in the query's order), as the search quoted them (each node's rent
+ * then holds its own price for its disk, spending this first). Throws the budget's one-line refusal when the cap cannot hold it;
  * without a cap, reads nothing and holds nothing.
  */
 export async function holdNodes(
@@ -448,9 +450,7 @@ export async function holdNodes(
   offers: () => Promise<readonly { dollarsPerHour: number }[]>,
 ): Promise<Reservation | undefined> {
   if (run.budget.maxDollarsPerHour === undefined) return undefined;
-  const cheapest = [...(await offers())]
-    .sort((a, b) => a.dollarsPerHour - b.dollarsPerHour)
-    .slice(0, group.count);
+  const cheapest = offersToRent(await offers(), undefined, group.count);
   return run.budget.reserve({
     stack: group.stackToken,
     readRunning: () => stackInstancesRunning(run, group.stackToken),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { atServicePrecision } from "../../shared/price-precision";
 import { offerQueryInputSchema } from "../../shared/input-fields";
 import { withExample } from "../../shared/reference-examples";
 import { instanceInputsSchema } from "../../renting/instance-inputs";
@@ -210,9 +211,8 @@ export type NodeGroupOutputs = z.infer<typeof nodeGroupOutputsSchema>;
 
 /** The group's total, $/hour: what the service reports for each of its nodes. */
 export function groupDollarsPerHour(nodes: readonly GroupNode[]): number {
-  const total = nodes.reduce((sum, node) => sum + (node.dollarsPerHour ?? 0), 0);
   // Sums of prices carry binary noise (0.1 + 0.2): kept to the service's precision.
-  return Math.round(total * 1e7) / 1e7;
+  return atServicePrecision(nodes.reduce((sum, node) => sum + (node.dollarsPerHour ?? 0), 0));
 }
 
 /** The fields only this provider reads: changing them changes nothing on the service. */

@@ -1,69 +1,129 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { estimateNodeGroup, estimateVolume } from "../../pricing/estimates";
+import type { InstanceOffer } from "../../client";
+import { offersToRent } from "../../pricing/choice";
 import {
-  type DiffPricing,
-  estimateOnceKnown,
-  recordAtCheck,
-  recordAtDiff,
-} from "../../pricing/plan";
+  clusterSearchOf,
+  estimateNewGroup,
+  groupEstimate,
+  type NodePrice,
+  offersByCluster,
+} from "../../pricing/group-price";
+import { offerReadsOf, withRentedAsks } from "../../pricing/offer-reads";
+import { recordAtCheck, recordAtDiff } from "../../pricing/plan";
 import { recordedPrice } from "../../pricing/recorded";
+import { notKnownAtPreview, unknownInputs } from "../../pricing/unknowns";
+import { stackRunningOf } from "../../renting/spend";
 import type { Estimate } from "../../run/plan-ledger";
 import type { Run } from "../../run/run";
-import { chooseCluster, NoClusterError } from "./cluster-choice";
-import type { NodeGroupInputs, NodeGroupOutputs } from "./inputs";
+import { containsUnknown } from "../../shared/validation";
+import { isBroken, ranksToRent } from "./diff";
+import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
 
-// A NodeGroup in the plan's prices (pricing/plan.ts): nodes × the prices of the cluster create
-// would choose now (one offer search per group, as create makes it), and what its state records.
+// A NodeGroup in the plan's prices (pricing/plan.ts), by the choices its create and its resize
+// make (cluster-choice.ts, resize.ts): a new group's cluster and each rank's offer there, plus
+// its network volume; a resized group's kept nodes at what they are rented for, and the ranks
+// it rents at its own cluster's next offers; a replacement as a new group, the nodes it
+// destroys first counted free again.
 
-const pricedBy = ["offerQuery", "nodeCount", "diskGb", "maxDollarsPerHour"] as const;
+const pricedBy = ["offerQuery", "nodeCount", "diskGb", "maxDollarsPerHour", "networkVolume"];
 
-async function estimateGroup(run: Run, inputs: NodeGroupInputs): Promise<Estimate> {
-  let cluster: Awaited<ReturnType<typeof chooseCluster>>;
-  try {
-    cluster = await chooseCluster(run.client, inputs);
-  } catch (error) {
-    const why = error instanceof NoClusterError ? error.message : "the offer search failed";
-    return { dollarsPerHour: 0, basis: `not priced: ${why}` };
+const keptPrice = (node: GroupNode): NodePrice => ({ kept: node.dollarsPerHour ?? 0 });
+
+/**
+ * A group resized in place (resize.ts): the healthy nodes below the new count kept, the
+ * missing ranks rented at the group's own cluster's next offers. Without a healthy rank 0,
+ * every rank is rented anew there, the kept nodes' machines freed first.
+ */
+async function resizedEstimate(
+  run: Run,
+  olds: NodeGroupOutputs,
+  news: NodeGroupInputs,
+): Promise<Estimate> {
+  const healthy = olds.nodes.filter((node) => node.rank < news.nodeCount && !isBroken(node));
+  const anew = olds.masterAddr === null || !healthy.some((node) => node.rank === 0);
+  const kept = anew ? [] : healthy;
+  const count = anew
+    ? news.nodeCount
+    : ranksToRent({ ...olds, nodes: healthy }, news.nodeCount).length;
+  let rented: InstanceOffer[] = [];
+  if (count > 0) {
+    const freed = anew ? healthy.map((node) => node.askId) : [];
+    const query = clusterSearchOf(news.offerQuery, olds.clusterId);
+    const search = await offerReadsOf(run).instances(
+      freed.length === 0 ? query : withRentedAsks(query),
+    );
+    const planned = run.plan.plannedAskIds;
+    const offers = (search?.offers ?? []).filter(
+      (offer) =>
+        (offer.rented !== true || freed.includes(offer.askId)) && !planned.has(offer.askId),
+    );
+    const cluster = offersByCluster(offers, news.maxDollarsPerHour).get(olds.clusterId) ?? [];
+    rented = offersToRent(cluster, undefined, count);
+    for (const offer of rented) planned.add(offer.askId);
   }
-  const nodes = estimateNodeGroup(cluster, inputs.nodeCount, inputs.diskGb);
-  if (inputs.networkVolume === undefined) return nodes;
-  // The group's own network volume, from the offer create takes: the cluster's first with room.
-  const { sizeGb } = inputs.networkVolume;
-  const volume = await estimateVolume(
-    run,
-    { offerQuery: { clusterId: cluster.clusterId, diskSpaceGb: { gte: sizeGb } }, sizeGb },
-    async () => undefined,
-    true,
-  );
-  return {
-    dollarsPerHour: nodes.dollarsPerHour + volume.dollarsPerHour,
-    basis: `${nodes.basis} + network volume ${volume.basis}`,
-  };
+  const nodes = [
+    ...kept.map(keptPrice),
+    ...rented.map((offer): NodePrice => ({ offer, diskGb: news.diskGb })),
+  ];
+  const estimate = groupEstimate(nodes, olds.clusterId, news.diskGb);
+  const short = count - rented.length;
+  return short > 0
+    ? { ...estimate, basis: `${estimate.basis}; ${short} more not on offer in the cluster now` }
+    : estimate;
 }
 
-/** At check, once the inputs are valid: the price after the change, and the stack's cap. */
+/** At a new group's check, once the inputs are valid: its price, and the stack's cap. */
 export async function nodeGroupPlanFailures(
   run: Run,
   olds: Partial<NodeGroupInputs>,
   inputs: NodeGroupInputs,
   news: Record<string, unknown>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
-  const estimate = await estimateOnceKnown(news, pricedBy, () => estimateGroup(run, inputs));
-  return recordAtCheck(run, "NodeGroup", inputs, Object.keys(olds).length > 0, estimate);
+  if (Object.keys(olds).length > 0) return [];
+  const unknown = unknownInputs(news, pricedBy);
+  const estimate =
+    unknown.length > 0
+      ? notKnownAtPreview(unknown)
+      : await estimateNewGroup(offerReadsOf(run), inputs, [], run.plan.plannedAskIds);
+  const stack = containsUnknown(news["stackToken"]) ? undefined : inputs.stackToken;
+  return recordAtCheck(run, "NodeGroup", inputs, estimate, stackRunningOf(run, stack));
 }
 
-/** At diff: what the state records now, and whether the change reprices the group. */
-export function recordNodeGroupDiff(
+/** At diff: what the state records now, and what the change makes the group cost. */
+export async function recordNodeGroupDiff(
   run: Run,
   olds: NodeGroupOutputs,
   news: NodeGroupInputs,
   diff: pulumi.dynamic.DiffResult,
-): void {
-  const found: DiffPricing = {
-    now: recordedPrice("NodeGroup", olds),
-    replaces: (diff.replaces?.length ?? 0) > 0,
-    reprices: news.nodeCount !== olds.nodeCount,
-    ...(diff.deleteBeforeReplace === true ? { deleteBeforeReplace: true } : {}),
-  };
-  recordAtDiff(run, "NodeGroup", news, found);
+): Promise<void> {
+  const now = recordedPrice("NodeGroup", olds);
+  const replaces = (diff.replaces?.length ?? 0) > 0;
+  const reprices =
+    news.nodeCount !== olds.nodeCount || ranksToRent(olds, news.nodeCount).length > 0;
+  const unknown = unknownInputs(news as unknown as Record<string, unknown>, pricedBy);
+  let after: Estimate | undefined;
+  if (unknown.length > 0 && (replaces || reprices)) after = notKnownAtPreview(unknown);
+  else if (replaces) {
+    // Replaced delete-first: the old nodes' machines are offered again when the new rents.
+    after = await estimateNewGroup(
+      offerReadsOf(run),
+      news,
+      olds.nodes.map((node) => node.askId),
+      run.plan.plannedAskIds,
+    );
+  } else if (reprices || now.unrecorded === true) after = await resizedEstimate(run, olds, news);
+  await recordAtDiff(
+    run,
+    "NodeGroup",
+    news,
+    {
+      now,
+      replaces,
+      reprices,
+      after,
+      instanceIds: olds.nodes.map((node) => node.instanceId),
+      ...(diff.deleteBeforeReplace === true ? { deleteBeforeReplace: true } : {}),
+    },
+    stackRunningOf(run, news.stackToken ?? olds.stackToken),
+  );
 }

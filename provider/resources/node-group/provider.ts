@@ -24,6 +24,7 @@ import {
 } from "../../renting/lifetime";
 import { nodeGroupPlanFailures, recordNodeGroupDiff } from "./pricing";
 import { tearDown } from "./teardown";
+import { atServicePrecision } from "../../shared/price-precision";
 
 export function inputsOf(props: NodeGroupOutputs): NodeGroupInputs {
   return inputFieldsOf(nodeGroupInputsSchema, props);
@@ -52,7 +53,7 @@ async function refreshedNodes(run: Run, props: NodeGroupOutputs): Promise<GroupN
         sshPort: shown.ssh_port ?? null,
         ...portsShownBy(shown),
         gpuName: shown.gpu_name ?? null,
-        dollarsPerHour: shown.dph_total ?? null,
+        dollarsPerHour: atServicePrecision(shown.dph_total ?? null),
         localIp: addressIn(shown.local_ipaddrs, props.subnet) ?? node.localIp,
         // The deadline the node's own watchdog counts down to, as its onstart says.
         ...(node.expiresAt === undefined
@@ -100,7 +101,7 @@ export const implementation: ResourceImplementation<NodeGroupInputs, NodeGroupOu
     }
     reportExpired(run, olds, `${resourceNameOf(olds.owner)}: the group`);
     const diff = await diffNodeGroup(run, olds, news);
-    recordNodeGroupDiff(run, olds, news, diff);
+    await recordNodeGroupDiff(run, olds, news, diff);
     return diff;
   },
 

@@ -1,8 +1,9 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { instanceOffersOf } from "../../pricing/estimates";
 import { dollars, instanceDollarsPerHour } from "../../pricing/formulas";
-import { estimateOnceKnown, recordAtCheck, recordAtDiff } from "../../pricing/plan";
+import { offerReadsOf } from "../../pricing/offer-reads";
+import { recordAtCheck, recordAtDiff } from "../../pricing/plan";
 import { recordedPrice } from "../../pricing/recorded";
+import { notKnownAtPreview, unknownInputs } from "../../pricing/unknowns";
 import type { Estimate } from "../../run/plan-ledger";
 import type { Run } from "../../run/run";
 import type { WorkerGroupInputs, WorkerGroupOutputs } from "./inputs";
@@ -15,7 +16,7 @@ import type { WorkerGroupInputs, WorkerGroupOutputs } from "./inputs";
 // here).
 
 async function estimateWorkers(run: Run, inputs: WorkerGroupInputs): Promise<Estimate> {
-  const search = await instanceOffersOf(run, inputs.offerQuery ?? {});
+  const search = await offerReadsOf(run).instances(inputs.offerQuery ?? {});
   const prices = (search?.offers ?? []).map((offer) =>
     instanceDollarsPerHour(
       {
@@ -42,31 +43,47 @@ async function estimateWorkers(run: Run, inputs: WorkerGroupInputs): Promise<Est
   };
 }
 
-/** At check, once the inputs are valid: the group's range, and the stack's cap. */
+/** The group's range; its query not known at preview: none (its workers count $0 anyway). */
+async function workersEstimate(
+  run: Run,
+  inputs: WorkerGroupInputs,
+  news: Record<string, unknown>,
+): Promise<Estimate> {
+  const unknown = unknownInputs(news, ["offerQuery"]);
+  if (unknown.length === 0) return estimateWorkers(run, inputs);
+  const { unbounded: _counted, ...notKnown } = notKnownAtPreview(unknown);
+  return notKnown;
+}
+
+/** At a new group's check, once the inputs are valid: its range, and the stack's cap. */
 export async function workerGroupPlanFailures(
   run: Run,
   olds: Partial<WorkerGroupInputs>,
   inputs: WorkerGroupInputs,
   news: Record<string, unknown>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
-  const estimate = await estimateOnceKnown(news, ["offerQuery"], () =>
-    estimateWorkers(run, inputs),
-  );
-  return recordAtCheck(run, "WorkerGroup", inputs, Object.keys(olds).length > 0, estimate);
+  if (Object.keys(olds).length > 0) return [];
+  return recordAtCheck(run, "WorkerGroup", inputs, await workersEstimate(run, inputs, news));
 }
 
 /** At diff: the state records no price; a new query or bound reprices the range. */
-export function recordWorkerGroupDiff(
+export async function recordWorkerGroupDiff(
   run: Run,
   olds: WorkerGroupOutputs,
   news: WorkerGroupInputs,
   diff: pulumi.dynamic.DiffResult,
-): void {
-  recordAtDiff(run, "WorkerGroup", news, {
+): Promise<void> {
+  const replaces = (diff.replaces?.length ?? 0) > 0;
+  const reprices =
+    JSON.stringify(olds.offerQuery) !== JSON.stringify(news.offerQuery) ||
+    olds.maxWorkers !== news.maxWorkers;
+  await recordAtDiff(run, "WorkerGroup", news, {
     now: recordedPrice("WorkerGroup", olds),
-    replaces: (diff.replaces?.length ?? 0) > 0,
-    reprices:
-      JSON.stringify(olds.offerQuery) !== JSON.stringify(news.offerQuery) ||
-      olds.maxWorkers !== news.maxWorkers,
+    replaces,
+    reprices,
+    after:
+      replaces || reprices
+        ? await workersEstimate(run, news, news as unknown as Record<string, unknown>)
+        : undefined,
   });
 }

@@ -64,7 +64,7 @@ export const implementation: ResourceImplementation<WorkerGroupInputs, WorkerGro
 
   async diff(run, _id, olds, news) {
     const diff = diffWorkerGroup(olds, news);
-    recordWorkerGroupDiff(run, olds, news, diff);
+    await recordWorkerGroupDiff(run, olds, news, diff);
     return diff;
   },
 

@@ -1,0 +1,22 @@
+import type { Estimate } from "../run/plan-ledger";
+import { containsUnknown } from "../shared/validation";
+
+// Inputs a price rests on that are not known at preview: another resource's outputs, made by
+// the same `up`. Where a range can still be given (an instance's query, wherever it will be
+// placed), its resource says so; where none can (an ask id, a size), the price is unbounded:
+// the line says which input it waits for, and a stack with a cap cannot pass its preview.
+
+/** The fields of `news`, among `fields`, that hold an unknown value. */
+export function unknownInputs(news: Record<string, unknown>, fields: readonly string[]): string[] {
+  return fields.filter((field) => containsUnknown(news[field]));
+}
+
+/** "askId is another resource's output", as an unbounded estimate. */
+export function notKnownAtPreview(fields: readonly string[]): Estimate {
+  const what = `${fields.join(", ")} ${fields.length === 1 ? "is" : "are"}`;
+  return {
+    dollarsPerHour: 0,
+    basis: `priced once ${fields.join(", ")} ${fields.length === 1 ? "is" : "are"} known`,
+    unbounded: `${what} another resource's output`,
+  };
+}
