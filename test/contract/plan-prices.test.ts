@@ -1,6 +1,11 @@
 import { parseResourceLine } from "../../provider/pricing/plan-lines";
 import { Run } from "../../provider/run/run";
-import type { InstanceInputs, InstanceOutputs } from "../../provider/resources/instance/inputs";
+import { unknownValue } from "../../provider/shared/validation";
+import {
+  type InstanceInputs,
+  instanceInputsSchema,
+  type InstanceOutputs,
+} from "../../provider/resources/instance/inputs";
 import { implementation as instanceProvider } from "../../provider/resources/instance";
 import {
   implementation as volumeProvider,
@@ -169,5 +174,93 @@ describe("the plan's prices at preview", () => {
       "serverless: 0–4 workers × $0.35/h (the cheapest matching offer now) as the load " +
         "recruits them; cold workers bill their storage only",
     );
+  });
+
+  it("counts, at the cap, the stack's instances the plan has not priced: they bill until up removes them", async () => {
+    const token = "stack-token-of-this-test";
+    // The stack already runs an instance (31002) that the program no longer declares.
+    const setup = runWithCap(emulator, undefined, []);
+    runs.push(setup);
+    const kept = await instanceProvider.create(
+      setup,
+      instanceInputsSchema.parse({
+        ...instance("removed", 31002, 20),
+        stackToken: token,
+        pollIntervalSeconds: 0.05,
+      }),
+    );
+    const lines: string[] = [];
+    const run = runWithCap(emulator, 0.5, lines);
+    runs.push(run);
+    const checked = await instanceProvider.check(
+      run,
+      {} as InstanceInputs,
+      {
+        ...instance("b", 31001, 40),
+        stackToken: token,
+      } as InstanceInputs,
+    );
+    // $0.3553/h after, but both bill while `up` applies it: the removed one goes last.
+    expect((checked.failures ?? []).map((failure) => failure.reason)).toEqual([
+      expect.stringMatching(
+        /the plan's expected total is \$0\.3553\/h after this change and up to \$0\.777\/h while `up` applies it .*raise the cap: pulumi config set gpucloud:maxDollarsPerHour 0\.78$/,
+      ),
+    ]);
+    // Another stack's instances are never counted.
+    const other = runWithCap(emulator, 0.5, []);
+    runs.push(other);
+    const elsewhere = await instanceProvider.check(
+      other,
+      {} as InstanceInputs,
+      {
+        ...instance("b", 31001, 40),
+        stackToken: "another-stack",
+      } as InstanceInputs,
+    );
+    expect(elsewhere.failures).toEqual([]);
+    if (kept.outs !== undefined) await instanceProvider.delete(setup, kept.id, kept.outs);
+  });
+
+  it("prices what waits for another resource as the range it may take, counted at its top; a cap cannot hold what nothing bounds", async () => {
+    await emulator.clearRequests();
+    const lines: string[] = [];
+    const run = runWithCap(emulator, undefined, lines);
+    runs.push(run);
+    // A volume made by the plan without forInstance: the machine is not known yet.
+    await instanceProvider.check(
+      run,
+      {} as InstanceInputs,
+      {
+        offerQuery: { gpuName: "RTX 4090" },
+        image: "pytorch/pytorch",
+        diskGb: 8,
+        owner: "proj/dev/onVolume",
+        volume: { volumeId: unknownValue, mountPath: "/data" },
+      } as unknown as InstanceInputs,
+    );
+    const [pending] = run.plan.items();
+    expect(pending).toMatchObject({
+      pending: "volume.volumeId",
+      dollarsPerHourAfter: pending?.high,
+    });
+    expect(lines[0]).toMatch(
+      /^Instance onVolume: priced once volume\.volumeId is known, \$[\d.]+(–\$[\d.]+)?\/h, counted at \$[\d.]+\/h to create: /
+    );
+    const capped = runWithCap(emulator, 5, []);
+    runs.push(capped);
+    const unbounded = await instanceProvider.check(
+      capped,
+      {} as InstanceInputs,
+      {
+        ...instance("byOutput", 31001, 8),
+        askId: unknownValue,
+      } as unknown as InstanceInputs,
+    );
+    expect((unbounded.failures ?? []).map((failure) => failure.reason)).toEqual([
+      "gpucloud:maxDollarsPerHour: byOutput cannot be priced at preview (askId is another " +
+        "resource's output), so the stack's cap of $5.00/h cannot be held; nothing was sent. " +
+        "Give it a value known at preview, or unset the cap",
+    ]);
+    expect(await emulator.writes()).toEqual([]);
   });
 });

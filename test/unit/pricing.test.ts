@@ -46,7 +46,7 @@ describe("the price formulas", () => {
     expect(dollars(0.0020741234)).toBe("$0.002074");
     expect(signedDollars(4.2)).toBe("+$4.20");
     expect(signedDollars(-0.5)).toBe("-$0.50");
-    expect(signedDollars(-0.000001)).toBe("+$0.00");
+    expect(signedDollars(-1e-9)).toBe("+$0.00");
   });
 });
 
