@@ -12,6 +12,7 @@ import type { ConfigSource } from "../run/config";
 import { newStackToken } from "../renting/identity";
 import { sweeperWarning } from "../renting/stack-sweeper";
 import { logToEngine } from "../run/progress";
+import { stackUrnOf, urnParts } from "./urns";
 import { Run } from "../run/run";
 import { failureField, oneLine } from "../shared/validation";
 import { functionOf } from "./functions";
@@ -67,28 +68,6 @@ export function packageVersion(): string {
     dir = dirname(dir);
   }
   return "0.0.0";
-}
-
-/** `urn:pulumi:<stack>::<project>::<type>::<name>`'s parts. */
-/** The URN of the stack a resource's URN is in: its row holds the stack's own lines. */
-export function stackUrnOf(urn: string): string {
-  const { stack, project } = urnParts(urn);
-  return `urn:pulumi:${stack}::${project}::pulumi:pulumi:Stack::${project}-${stack}`;
-}
-
-export function urnParts(urn: string): {
-  stack: string;
-  project: string;
-  type: string;
-  name: string;
-} {
-  const [head = "", project = "", qualifiedType = "", ...rest] = urn.split("::");
-  return {
-    stack: head.replace(/^urn:pulumi:/, ""),
-    project,
-    type: qualifiedType.split("$").pop() ?? "",
-    name: rest.join("::"),
-  };
 }
 
 /** How long a display line may wait for the engine's answer before the next is sent, ms. */

@@ -43,7 +43,8 @@ export interface OfferReads {
 function shared<T>(reads: Map<string, Promise<T>>, key: string, read: () => Promise<T>) {
   let found = reads.get(key);
   if (!found) {
-    found = read();
+    // A client that cannot be made (no configuration) fails the read, not the caller.
+    found = Promise.resolve().then(read);
     reads.set(key, found);
   }
   return found;
@@ -53,26 +54,21 @@ function readsOver(client: () => GpuCloudClient, maps: ReadMaps): OfferReads {
   return {
     asks: (asks, rented = false) =>
       shared(maps.instanceOffersByAsks, `${asks.join(",")}${rented ? ":rented" : ""}`, () =>
-        client()
-          .instances.searchOffers({ id: { in: [...asks] }, ...(rented ? { rented: {} } : {}) })
-          .catch(() => []),
-      ),
+        client().instances.searchOffers({ id: { in: [...asks] }, ...(rented ? { rented: {} } : {}) }),
+      ).catch(() => []),
     instances: (query) =>
       shared(maps.instanceOfferSearches, JSON.stringify(query), () =>
-        client()
-          .offers.searchInstances(query)
-          .catch(() => undefined),
-      ),
+        client().offers.searchInstances(query),
+      ).catch(() => undefined),
     volumes: (query, network) =>
       shared(
         network ? maps.networkVolumeOfferSearches : maps.volumeOfferSearches,
         JSON.stringify(query),
         () =>
-          (network
+          network
             ? client().offers.searchNetworkVolumes(query)
-            : client().offers.searchVolumes(query)
-          ).catch(() => undefined),
-      ),
+            : client().offers.searchVolumes(query),
+      ).catch(() => undefined),
   };
 }
 

@@ -20,3 +20,16 @@ export function notKnownAtPreview(fields: readonly string[]): Estimate {
     unbounded: `${what} another resource's output`,
   };
 }
+
+/**
+ * The estimate, or "not priced" when it cannot be made (a search failed, the configuration is
+ * missing: every check reports that already): a price that cannot be read fails no check and no
+ * diff; create decides.
+ */
+export async function estimateOrNone(estimate: () => Promise<Estimate>): Promise<Estimate> {
+  try {
+    return await estimate();
+  } catch {
+    return { dollarsPerHour: 0, basis: "not priced: the service's offers could not be read" };
+  }
+}

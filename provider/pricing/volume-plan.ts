@@ -3,7 +3,7 @@ import type { Estimate } from "../run/plan-ledger";
 import type { Run } from "../run/run";
 import { recordAtCheck, recordAtDiff } from "./plan";
 import { recordedPrice } from "./recorded";
-import { notKnownAtPreview, unknownInputs } from "./unknowns";
+import { estimateOrNone, notKnownAtPreview, unknownInputs } from "./unknowns";
 
 // A Volume or NetworkVolume in the plan's prices (plan.ts): its size × the storage price of the
 // offer its create accepts, at a new volume's check; what its state records and, when the
@@ -27,7 +27,7 @@ export async function volumePlanFailures(
   estimate: () => Promise<Estimate>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
   const unknown = unknownInputs(news, pricedBy);
-  const priced = unknown.length > 0 ? notKnownAtPreview(unknown) : await estimate();
+  const priced = unknown.length > 0 ? notKnownAtPreview(unknown) : await estimateOrNone(estimate);
   return recordAtCheck(run, type, inputs, priced);
 }
 
@@ -48,7 +48,7 @@ export async function recordVolumeDiff(
     replaces || reprices || now.unrecorded === true
       ? unknown.length > 0
         ? notKnownAtPreview(unknown)
-        : await estimate()
+        : await estimateOrNone(estimate)
       : undefined;
   await recordAtDiff(run, type, news, {
     now,

@@ -77,17 +77,15 @@ describe("the npm package's commands check the Node.js version first", () => {
     ["gpucloud-cost", []],
     ["pulumi-resource-gpucloud", ["cost"]],
   ])("%s on this Node.js: prices a preview's JSON from stdin", async (program, args) => {
-    const figures = {
-      resource: "urn:pulumi:dev::p::gpucloud:index:Instance::a",
-      type: "Instance",
-      op: "create",
-      dollarsPerHourNow: 0,
-      dollarsPerHourAfter: 4.2,
-      basis: "ask 1",
-    };
     const preview = JSON.stringify({
       steps: [],
-      diagnostics: [{ message: `gpucloud: cost ${JSON.stringify(figures)}\n`, severity: "info" }],
+      diagnostics: [
+        {
+          message: "gpucloud: $4.20/h to create: ask 1\n",
+          severity: "info",
+          urn: "urn:pulumi:dev::p::gpucloud:index:Instance::a",
+        },
+      ],
     });
     const child = execFileAsync(process.execPath, [binOf(program), ...args, "--markdown"]);
     child.child.stdin?.end(preview);

@@ -10,7 +10,7 @@ import {
 import { offerReadsOf } from "../../pricing/offer-reads";
 import { recordAtCheck, recordAtDiff } from "../../pricing/plan";
 import { recordedPrice } from "../../pricing/recorded";
-import { notKnownAtPreview, unknownInputs } from "../../pricing/unknowns";
+import { estimateOrNone, notKnownAtPreview, unknownInputs } from "../../pricing/unknowns";
 import { clusterPin, volumeMachineOf, volumePin } from "../../renting/offer-choice";
 import { stackRunningOf } from "../../renting/spend";
 import type { Estimate } from "../../run/plan-ledger";
@@ -127,7 +127,7 @@ export async function instancePlanFailures(
   news: Record<string, unknown>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
   if (Object.keys(olds).length > 0) return [];
-  const estimate = await instanceEstimate(run, inputs, news);
+  const estimate = await estimateOrNone(() => instanceEstimate(run, inputs, news));
   const stack = containsUnknown(news["stackToken"]) ? undefined : inputs.stackToken;
   return recordAtCheck(run, "Instance", inputs, estimate, stackRunningOf(run, stack));
 }
@@ -147,16 +147,12 @@ export async function recordInstanceDiff(
   const newsRecord = news as unknown as Record<string, unknown>;
   let after: Estimate | undefined;
   if (replaces || now.unrecorded === true) {
-    after = await instanceEstimate(
-      run,
-      news,
-      newsRecord,
-      diff.deleteBeforeReplace === true ? heldAskId : undefined,
-    );
+    const held = diff.deleteBeforeReplace === true ? heldAskId : undefined;
+    after = await estimateOrNone(() => instanceEstimate(run, news, newsRecord, held));
   } else if (reprices && heldAskId !== undefined) {
     // In place: the instance stays on the ask it holds, at its new bid or state.
     const inPlace = { ...news, askId: heldAskId, askIds: undefined, offerQuery: undefined };
-    after = await instanceEstimate(run, inPlace, newsRecord, heldAskId);
+    after = await estimateOrNone(() => instanceEstimate(run, inPlace, newsRecord, heldAskId));
   }
   await recordAtDiff(
     run,

@@ -11,7 +11,7 @@ import {
 import { offerReadsOf, withRentedAsks } from "../../pricing/offer-reads";
 import { recordAtCheck, recordAtDiff } from "../../pricing/plan";
 import { recordedPrice } from "../../pricing/recorded";
-import { notKnownAtPreview, unknownInputs } from "../../pricing/unknowns";
+import { estimateOrNone, notKnownAtPreview, unknownInputs } from "../../pricing/unknowns";
 import { stackRunningOf } from "../../renting/spend";
 import type { Estimate } from "../../run/plan-ledger";
 import type { Run } from "../../run/run";
@@ -84,7 +84,9 @@ export async function nodeGroupPlanFailures(
   const estimate =
     unknown.length > 0
       ? notKnownAtPreview(unknown)
-      : await estimateNewGroup(offerReadsOf(run), inputs, [], run.plan.plannedAskIds);
+      : await estimateOrNone(() =>
+          estimateNewGroup(offerReadsOf(run), inputs, [], run.plan.plannedAskIds),
+        );
   const stack = containsUnknown(news["stackToken"]) ? undefined : inputs.stackToken;
   return recordAtCheck(run, "NodeGroup", inputs, estimate, stackRunningOf(run, stack));
 }
@@ -105,13 +107,13 @@ export async function recordNodeGroupDiff(
   if (unknown.length > 0 && (replaces || reprices)) after = notKnownAtPreview(unknown);
   else if (replaces) {
     // Replaced delete-first: the old nodes' machines are offered again when the new rents.
-    after = await estimateNewGroup(
-      offerReadsOf(run),
-      news,
-      olds.nodes.map((node) => node.askId),
-      run.plan.plannedAskIds,
+    const freed = olds.nodes.map((node) => node.askId);
+    after = await estimateOrNone(() =>
+      estimateNewGroup(offerReadsOf(run), news, freed, run.plan.plannedAskIds),
     );
-  } else if (reprices || now.unrecorded === true) after = await resizedEstimate(run, olds, news);
+  } else if (reprices || now.unrecorded === true) {
+    after = await estimateOrNone(() => resizedEstimate(run, olds, news));
+  }
   await recordAtDiff(
     run,
     "NodeGroup",

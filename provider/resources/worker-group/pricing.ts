@@ -3,7 +3,7 @@ import { dollars, instanceDollarsPerHour } from "../../pricing/formulas";
 import { offerReadsOf } from "../../pricing/offer-reads";
 import { recordAtCheck, recordAtDiff } from "../../pricing/plan";
 import { recordedPrice } from "../../pricing/recorded";
-import { notKnownAtPreview, unknownInputs } from "../../pricing/unknowns";
+import { estimateOrNone, notKnownAtPreview, unknownInputs } from "../../pricing/unknowns";
 import type { Estimate } from "../../run/plan-ledger";
 import type { Run } from "../../run/run";
 import type { WorkerGroupInputs, WorkerGroupOutputs } from "./inputs";
@@ -50,7 +50,7 @@ async function workersEstimate(
   news: Record<string, unknown>,
 ): Promise<Estimate> {
   const unknown = unknownInputs(news, ["offerQuery"]);
-  if (unknown.length === 0) return estimateWorkers(run, inputs);
+  if (unknown.length === 0) return estimateOrNone(() => estimateWorkers(run, inputs));
   const { unbounded: _counted, ...notKnown } = notKnownAtPreview(unknown);
   return notKnown;
 }
