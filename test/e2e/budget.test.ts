@@ -50,7 +50,10 @@ describe("the stack's cap at up (real Pulumi CLI)", () => {
     expect(new Set(recorded)).toEqual(new Set(account.map((instance) => instance.id)));
     for (const resource of instances) {
       const shown = account.find((i) => i.id === Number(resource.outputs?.["instanceId"]));
-      expect(resource.outputs?.["dollarsPerHour"]).toBe(shown?.dph_total);
+      // As the service reports it, to its six decimals.
+      expect(resource.outputs?.["dollarsPerHour"]).toBe(
+        Math.round((shown?.dph_total ?? NaN) * 1e6) / 1e6,
+      );
     }
     return account.length;
   };

@@ -96,7 +96,9 @@ describe("the GPU spend policy pack (real Pulumi CLI)", () => {
             JSON.stringify({ "gpucloud-stack-budget": { maxDollarsPerHour: 0.01 } }),
           );
           const { passed, output } = await previewWithPack(stack, tight);
-          expect(output).toMatch(/Instance "trainer" \$\d+\.\d\d\/hour \(its recorded price\)/);
+          expect(output).toMatch(
+            /Instance "trainer" \$\d+\.\d\d\/hour \(instance \d+: as recorded\)/,
+          );
           expect(passed).toBe(false);
         },
       );
@@ -149,7 +151,7 @@ describe("the GPU spend policy pack (real Pulumi CLI)", () => {
         /Instance "h100": ask 31004 is a H100 SXM, not an allowed GPU model/,
         /Instance "h100" has no maxLifetime/,
         // Priced by the service: the H100's $19.50/hour is over the budget too.
-        /the plan costs \$\d+\.\d\d\/hour, over the stack budget of \$2\.00\/hour: Instance "h100" \$19\.50\/hour \(ask 31004\)/,
+        /the plan costs \$\d+\.\d\d\/hour, over the stack budget of \$2\.00\/hour: Instance "h100" \$19\.50\/hour \(ask 31004 at \$19\.4972\/h \+ 20 GB disk at \$0\.25\/GB-month\)/,
       ]);
     });
   });
