@@ -54,7 +54,10 @@ function readsOver(client: () => GpuCloudClient, maps: ReadMaps): OfferReads {
   return {
     asks: (asks, rented = false) =>
       shared(maps.instanceOffersByAsks, `${asks.join(",")}${rented ? ":rented" : ""}`, () =>
-        client().instances.searchOffers({ id: { in: [...asks] }, ...(rented ? { rented: {} } : {}) }),
+        client().instances.searchOffers({
+          id: { in: [...asks] },
+          ...(rented ? { rented: {} } : {}),
+        }),
       ).catch(() => []),
     instances: (query) =>
       shared(maps.instanceOfferSearches, JSON.stringify(query), () =>

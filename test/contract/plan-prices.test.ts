@@ -192,14 +192,10 @@ describe("the plan's prices at preview", () => {
     const lines: string[] = [];
     const run = runWithCap(emulator, 0.5, lines);
     runs.push(run);
-    const checked = await instanceProvider.check(
-      run,
-      {} as InstanceInputs,
-      {
-        ...instance("b", 31001, 40),
-        stackToken: token,
-      } as InstanceInputs,
-    );
+    const checked = await instanceProvider.check(run, {} as InstanceInputs, {
+      ...instance("b", 31001, 40),
+      stackToken: token,
+    });
     // $0.3553/h after, but both bill while `up` applies it: the removed one goes last.
     expect((checked.failures ?? []).map((failure) => failure.reason)).toEqual([
       expect.stringMatching(
@@ -209,14 +205,10 @@ describe("the plan's prices at preview", () => {
     // Another stack's instances are never counted.
     const other = runWithCap(emulator, 0.5, []);
     runs.push(other);
-    const elsewhere = await instanceProvider.check(
-      other,
-      {} as InstanceInputs,
-      {
-        ...instance("b", 31001, 40),
-        stackToken: "another-stack",
-      } as InstanceInputs,
-    );
+    const elsewhere = await instanceProvider.check(other, {} as InstanceInputs, {
+      ...instance("b", 31001, 40),
+      stackToken: "another-stack",
+    });
     expect(elsewhere.failures).toEqual([]);
     if (kept.outs !== undefined) await instanceProvider.delete(setup, kept.id, kept.outs);
   });
@@ -244,7 +236,7 @@ describe("the plan's prices at preview", () => {
       dollarsPerHourAfter: pending?.high,
     });
     expect(lines[0]).toMatch(
-      /^Instance onVolume: priced once volume\.volumeId is known, \$[\d.]+(–\$[\d.]+)?\/h, counted at \$[\d.]+\/h to create: /
+      /^Instance onVolume: priced once volume\.volumeId is known, \$[\d.]+(–\$[\d.]+)?\/h, counted at \$[\d.]+\/h to create: /,
     );
     const capped = runWithCap(emulator, 5, []);
     runs.push(capped);

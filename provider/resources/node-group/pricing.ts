@@ -102,7 +102,7 @@ export async function recordNodeGroupDiff(
   const replaces = (diff.replaces?.length ?? 0) > 0;
   const reprices =
     news.nodeCount !== olds.nodeCount || ranksToRent(olds, news.nodeCount).length > 0;
-  const unknown = unknownInputs(news as unknown as Record<string, unknown>, pricedBy);
+  const unknown = unknownInputs(news, pricedBy);
   let after: Estimate | undefined;
   if (unknown.length > 0 && (replaces || reprices)) after = notKnownAtPreview(unknown);
   else if (replaces) {

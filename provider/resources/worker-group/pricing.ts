@@ -81,9 +81,6 @@ export async function recordWorkerGroupDiff(
     now: recordedPrice("WorkerGroup", olds),
     replaces,
     reprices,
-    after:
-      replaces || reprices
-        ? await workersEstimate(run, news, news as unknown as Record<string, unknown>)
-        : undefined,
+    after: replaces || reprices ? await workersEstimate(run, news, news) : undefined,
   });
 }
