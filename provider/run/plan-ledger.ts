@@ -64,9 +64,15 @@ export interface PlanTotals {
   readonly peak: number;
 }
 
-/** What an item may bill at once while `up` applies it, in the worst order. */
-function peakOf(item: PlanItem): number {
-  const { op, dollarsPerHourNow: now, dollarsPerHourAfter: after } = item;
+/**
+ * What an item may bill at once while `up` applies it, in the worst order. Its old side is what
+ * its state records, or what the account reports for its instances where that is more (a
+ * stopped instance: `up`'s cap counts it at its full price, since it may be started again).
+ */
+function peakOf(item: PlanItem, running: ReadonlyMap<number, number>): number {
+  const { op, dollarsPerHourAfter: after } = item;
+  const reported = (item.instanceIds ?? []).reduce((sum, id) => sum + (running.get(id) ?? 0), 0);
+  const now = Math.max(item.dollarsPerHourNow, reported);
   if (op === "create") return after;
   if (op === "same") return now;
   if (op === "replace" && item.bothWhileReplacing === true) return now + after;
@@ -85,7 +91,7 @@ export function totalsOf(
   for (const item of items) {
     after += item.dollarsPerHourAfter;
     now += item.dollarsPerHourNow;
-    peak += peakOf(item);
+    peak += peakOf(item, running);
     for (const id of item.instanceIds ?? []) claimed.add(id);
   }
   for (const [id, price] of running) if (!claimed.has(id)) peak += price;

@@ -120,6 +120,10 @@ describe("the plan's ledger", () => {
     const totals = plan.totals();
     expect(totals.after).toBeCloseTo(5.5, 9);
     expect(totals.peak).toBeCloseTo(3 + 2 + 1.5 + 0.7, 9);
+    // A stopped instance bills its disk, but `up`'s cap counts what the account reports for it.
+    plan.record(item("stopped", 0.01, 0.01, { instanceIds: [6] }));
+    plan.running.set(6, 0.4);
+    expect(plan.totals().peak).toBeCloseTo(3 + 2 + 1.5 + 0.7 + 0.4, 9);
   });
 
   it("keeps one item per resource: the last record wins", () => {
