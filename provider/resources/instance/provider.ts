@@ -27,7 +27,13 @@ import { outbidBy, planOutbid, raiseBidAndResume } from "./bids";
 import { deleteFirstNote, diffInstance, launchesAnew, pinnedToVolume } from "./diff";
 import { importedInstance } from "./import";
 import { offersOfAsks } from "../../pricing/estimates";
-import { asksOf, instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
+import {
+  asksOf,
+  instanceInputsSchema,
+  instanceResourceInputs,
+  type InstanceInputs,
+  type InstanceOutputs,
+} from "./inputs";
 import { placementFailures } from "./placement";
 import { instancePlanFailures, recordInstanceDiff } from "./pricing";
 import { askOffVolumeMachine, volumeMachineMismatch } from "./volume-link";
@@ -71,7 +77,7 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
   async check(run, olds, news) {
     const client = run.client;
     const setup = await run.configurationFailures();
-    const checked = checkInputs(instanceInputsSchema, news);
+    const checked = checkInputs(instanceInputsSchema, news, instanceResourceInputs);
     const { inputs } = checked;
     const failures = [...setup, ...checked.failures];
     const ways = (["askId", "askIds", "offerQuery"] as const).filter(
