@@ -656,6 +656,28 @@ export const badResourceInputs: readonly BadResourceInput[] = [
     ],
   },
   {
+    what: "Instance: by query, on a volume the account does not hold",
+    type: "Instance",
+    args: {
+      offerQuery: { gpuName: "RTX 4090" },
+      image: "pytorch/pytorch",
+      diskGb: 20,
+      volume: { volumeId: 999, mountPath: "/data" },
+    },
+    cases: [
+      {
+        field: "volume.volumeId",
+        says: /^volume\.volumeId: no volume 999 \(V\.999\) on the account: give a Volume's volumeId$/,
+      },
+    ],
+  },
+  {
+    what: "Instance: by ask, on a volume the account does not hold",
+    type: "Instance",
+    args: { ...validInstance, volume: { volumeId: 999, mountPath: "/data" } },
+    cases: [{ field: "volume.volumeId", says: /^volume\.volumeId: no volume 999 \(V\.999\) on/ }],
+  },
+  {
     what: "Instance: an ask in another cluster than its overlay",
     type: "Instance",
     args: { askId: 31001, image: "pytorch/pytorch", diskGb: 20, overlay: "existing-net" },
