@@ -355,29 +355,29 @@ export const badResourceInputs: readonly BadResourceInput[] = [
     args: {
       ...validInstance,
       maxLifeTime: "8h",
-      idleShutdwon: "30m",
+      idleShutdwon: "thirty-minutes-idle",
       readiness: { onstartLine: "ready", intervalSecs: 5 },
       volume: { volumeId: 7, mountpath: "/data" },
     },
     cases: [
       {
         field: "maxLifeTime",
-        says: /^maxLifeTime: not an input of Instance; did you mean maxLifetime\?$/,
+        says: /maxLifeTime: not an input of Instance; did you mean maxLifetime\?/,
       },
       {
         field: "idleShutdwon",
-        says: /^idleShutdwon: not an input of Instance; the inputs are askId, askIds,/,
+        says: /idleShutdwon: not an input of Instance; the inputs are askId, askIds,/,
       },
       {
         field: "readiness.intervalSecs",
-        says: /^readiness\.intervalSecs: not a field of readiness; did you mean intervalSeconds\?$/,
+        says: /readiness\.intervalSecs: not a field of readiness; did you mean intervalSeconds\?/,
       },
       {
         field: "volume.mountpath",
-        says: /^volume\.mountpath: not a field of volume; did you mean mountPath\?$/,
+        says: /volume\.mountpath: not a field of volume; did you mean mountPath\?/,
       },
     ],
-    secrets: ["30m"],
+    secrets: ["thirty-minutes-idle"],
   },
   {
     what: "Instance: every field of a nested input wrong at once",
