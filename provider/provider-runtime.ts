@@ -19,16 +19,26 @@ let thisProcessRun: DynamicProcess | undefined;
 
 interface DynamicProcess {
   readonly run: Run;
+  /**
+   * Creates and updates in flight. The engine also sends Cancel when it closes a finished
+   * operation's providers: a Cancel with none in flight has nothing to say.
+   */
+  writes: number;
   /** A Ctrl-C this process cannot hear, not said yet: said at the first write. */
   ctrlCUnheard: boolean;
 }
 
 function dynamicProcess(): DynamicProcess {
   if (thisProcessRun === undefined) {
-    const run = new Run({ engineAddress: process.argv[2] });
+    const dynamic: DynamicProcess = {
+      run: new Run({ engineAddress: process.argv[2] }),
+      writes: 0,
+      ctrlCUnheard: false,
+    };
     // Only in the engine's dynamic provider process: a test or a program calling a provider
     // directly hears nothing.
-    thisProcessRun = { run, ctrlCUnheard: isDynamicProviderHost() && !hearCtrlC(run) };
+    dynamic.ctrlCUnheard = isDynamicProviderHost() && !hearCtrlC(dynamic);
+    thisProcessRun = dynamic;
   }
   return thisProcessRun;
 }
@@ -40,10 +50,12 @@ const dynamicRun = (): Run => dynamicProcess().run;
  * search or rent, waits end, a booting instance is destroyed and a group taken apart; said on
  * the screen at that moment. False where this Node.js cannot hear it.
  */
-function hearCtrlC(run: Run): boolean {
+function hearCtrlC(dynamic: DynamicProcess): boolean {
+  const { run } = dynamic;
   return onEngineCancel(() => {
     if (run.cancellation.isCancelled) return;
     run.cancellation.cancel();
+    if (dynamic.writes === 0) return;
     run.notice(
       "Ctrl-C: nothing more is rented; creates in flight destroy what they rented and fail, " +
         "and a running instance is recorded",
@@ -52,10 +64,10 @@ function hearCtrlC(run: Run): boolean {
 }
 
 /**
- * The run of a create or update: when a Ctrl-C cannot reach this process, the first says so,
- * before anything is rented.
+ * A create or update, counted while in flight; when a Ctrl-C cannot reach this process, the
+ * first says so, before anything is rented.
  */
-function writingRun(): Run {
+async function writing<T>(work: (run: Run) => Promise<T>): Promise<T> {
   const dynamic = dynamicProcess();
   if (dynamic.ctrlCUnheard) {
     dynamic.ctrlCUnheard = false;
@@ -65,7 +77,12 @@ function writingRun(): Run {
         "plugin (docs/guides/never-lost.md#ctrl-c), stop at once",
     );
   }
-  return dynamic.run;
+  dynamic.writes += 1;
+  try {
+    return await work(dynamic.run);
+  } finally {
+    dynamic.writes -= 1;
+  }
 }
 
 /** A resource provider's methods, as the engine calls them. */
@@ -101,13 +118,13 @@ export function dynamicProvider<Inputs, Outputs>(
   return {
     check: (olds, news) => oneLine(implementation.check(dynamicRun(), olds, news)),
     diff: (id, olds, news) => oneLine(implementation.diff(dynamicRun(), id, olds, news)),
-    create: (inputs) => implementation.create(writingRun(), inputs),
+    create: (inputs) => writing((run) => implementation.create(run, inputs)),
     read: (id, props) => implementation.read(dynamicRun(), id, props),
     ...(update === undefined
       ? {}
       : {
           update: (id: string, olds: Outputs, news: Inputs) =>
-            oneLine(update(writingRun(), id, olds, news)),
+            oneLine(writing((run) => update(run, id, olds, news))),
         }),
     delete: (id, props) => oneLine(implementation.delete(dynamicRun(), id, props)),
   };
