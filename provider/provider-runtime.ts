@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { ResourceImplementation } from "./shared/resource-implementation";
+import { isDynamicProviderHost, onEngineCancel } from "./run/engine-cancel";
 import { Run } from "./run/run";
 import type { DynamicProvider } from "./shim";
 
@@ -9,14 +10,79 @@ import type { DynamicProvider } from "./shim";
  * (inputs)`), so the process's run must be found here; everything below receives it as a
  * parameter. It lives in the package, so that nothing of it (least of all the key) is ever
  * serialized into a resource's state, and it changes nothing of the process it runs in (no V8
- * flag, no collection, no global): the process is shared with the user's own dynamic resources.
- * Made at the first call, with the engine's address the process was started with.
+ * flag, no collection, no global, no signal handler): the process is shared with the user's own
+ * dynamic resources. It only listens, in the engine's dynamic provider process, for the
+ * engine's Cancel (run/engine-cancel.ts). Made at the first call, with the engine's address the
+ * process was started with.
  */
-let thisProcessRun: Run | undefined;
+let thisProcessRun: DynamicProcess | undefined;
 
-function dynamicRun(): Run {
-  thisProcessRun ??= new Run({ engineAddress: process.argv[2] });
+interface DynamicProcess {
+  readonly run: Run;
+  /**
+   * Creates and updates in flight. The engine also sends Cancel when it closes a finished
+   * operation's providers: a Cancel with none in flight has nothing to say.
+   */
+  writes: number;
+  /** A Ctrl-C this process cannot hear, not said yet: said at the first write. */
+  ctrlCUnheard: boolean;
+}
+
+function dynamicProcess(): DynamicProcess {
+  if (thisProcessRun === undefined) {
+    const dynamic: DynamicProcess = {
+      run: new Run({ engineAddress: process.argv[2] }),
+      writes: 0,
+      ctrlCUnheard: false,
+    };
+    // Only in the engine's dynamic provider process: a test or a program calling a provider
+    // directly hears nothing.
+    dynamic.ctrlCUnheard = isDynamicProviderHost() && !hearCtrlC(dynamic);
+    thisProcessRun = dynamic;
+  }
   return thisProcessRun;
+}
+
+const dynamicRun = (): Run => dynamicProcess().run;
+
+/**
+ * The first Ctrl-C stops the run as the plugin's Cancel does (run/cancellation.ts): no new
+ * search or rent, waits end, a booting instance is destroyed and a group taken apart; said on
+ * the screen at that moment. False where this Node.js cannot hear it.
+ */
+function hearCtrlC(dynamic: DynamicProcess): boolean {
+  const { run } = dynamic;
+  return onEngineCancel(() => {
+    if (run.cancellation.isCancelled) return;
+    run.cancellation.cancel();
+    if (dynamic.writes === 0) return;
+    run.notice(
+      "Ctrl-C: nothing more is rented; creates in flight destroy what they rented and fail, " +
+        "and a running instance is recorded",
+    );
+  });
+}
+
+/**
+ * A create or update, counted while in flight; when a Ctrl-C cannot reach this process, the
+ * first says so, before anything is rented.
+ */
+async function writing<T>(work: (run: Run) => Promise<T>): Promise<T> {
+  const dynamic = dynamicProcess();
+  if (dynamic.ctrlCUnheard) {
+    dynamic.ctrlCUnheard = false;
+    dynamic.run.notice(
+      `Node.js ${process.versions.node} does not tell this provider of a Ctrl-C: a create in ` +
+        "flight runs to its end (a group rents every node); Node.js 22.17+ or 24.2+, or the " +
+        "plugin (docs/guides/never-lost.md#ctrl-c), stop at once",
+    );
+  }
+  dynamic.writes += 1;
+  try {
+    return await work(dynamic.run);
+  } finally {
+    dynamic.writes -= 1;
+  }
 }
 
 /** A resource provider's methods, as the engine calls them. */
@@ -52,13 +118,13 @@ export function dynamicProvider<Inputs, Outputs>(
   return {
     check: (olds, news) => oneLine(implementation.check(dynamicRun(), olds, news)),
     diff: (id, olds, news) => oneLine(implementation.diff(dynamicRun(), id, olds, news)),
-    create: (inputs) => implementation.create(dynamicRun(), inputs),
+    create: (inputs) => writing((run) => implementation.create(run, inputs)),
     read: (id, props) => implementation.read(dynamicRun(), id, props),
     ...(update === undefined
       ? {}
       : {
           update: (id: string, olds: Outputs, news: Inputs) =>
-            oneLine(update(dynamicRun(), id, olds, news)),
+            oneLine(writing((run) => update(run, id, olds, news))),
         }),
     delete: (id, props) => oneLine(implementation.delete(dynamicRun(), id, props)),
   };

@@ -41,6 +41,7 @@ export { deadEndStatuses, environmentOf } from "./instances";
 export { bidBounds } from "./instances";
 export {
   camelCaseQuery,
+  closestName,
   compileInstanceOfferQuery,
   compileVolumeOfferQuery,
   withCondition,

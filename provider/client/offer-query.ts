@@ -121,7 +121,7 @@ function normalize(market: Market<unknown>, query: unknown): NormalizedQuery {
         "limit",
         ...(market === (instanceMarket as Market<unknown>) ? ["type"] : []),
       ];
-      const meant = closest(name, [...known, ...others]);
+      const meant = closestName(name, [...known, ...others]);
       throw new OfferQueryError(
         `${name}: not a field of ${market.what} queries; ` +
           (meant === undefined ? "" : `did you mean ${meant}? `) +
@@ -262,9 +262,13 @@ function camelCase(name: string): string {
   return name.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
 }
 
-/** The known name closest to a misspelled one, when it is close enough to be meant. */
-function closest(name: string, known: readonly string[]): string | undefined {
-  const wanted = name.toLowerCase();
+/**
+ * The known name closest to a misspelled one, when it is close enough to be meant (a query's
+ * field, a resource's input).
+ */
+export function closestName(name: string, known: readonly string[]): string | undefined {
+  // Python's spelling of a name (`gpu_ram_gb`) is compared as the schema's.
+  const wanted = camelCase(name).toLowerCase();
   let best: { name: string; distance: number } | undefined;
   for (const candidate of known) {
     // A name the user wrote the start of (gpuRam for gpuRamGb) wins a tie.
@@ -277,17 +281,25 @@ function closest(name: string, known: readonly string[]): string | undefined {
     : undefined;
 }
 
+/** Edits from one name to the other: a letter added, dropped, changed, or two swapped. */
 function editDistance(a: string, b: string): number {
+  // Rows i - 2, i - 1 and i of the table (optimal string alignment).
+  let before: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
+      let best = Math.min(
         (previous[j] ?? 0) + 1,
         (current[j - 1] ?? 0) + 1,
         (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
       );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        best = Math.min(best, (before[j - 2] ?? 0) + 1);
+      }
+      current[j] = best;
     }
+    before = previous;
     previous = current;
   }
   return previous[b.length] ?? 0;

@@ -122,7 +122,7 @@ export const nativeResources: readonly NativeResource[] = [
       "resource's name with a random suffix. Any change replaces it; deleting it takes its " +
       "members off it, and they keep running.",
     {
-      hidden: ["resourceName"],
+      hidden: overlay.overlayResourceInputs.hidden,
       // As the Overlay class does: a name left out is made from the resource's name.
       fill: (news, { name }) => ({ ...news, resourceName: news["resourceName"] ?? name }),
     },
@@ -155,7 +155,7 @@ export const nativeResources: readonly NativeResource[] = [
       "another is tried, up to maxAttempts. A failed create leaves nothing running.",
     {
       rentsInstances: true,
-      hidden: ["owner", "stackToken", "replaceOnChanges"],
+      hidden: instance.instanceResourceInputs.hidden,
       importSecrets: ["env"],
       // As the Instance class does (instance/resource.ts): the owner names the resource, and the
       // stack token proves the instance is this stack's (renting/identity.ts).
@@ -224,7 +224,7 @@ export const nativeResources: readonly NativeResource[] = [
       "group and waits until every node runs, or takes the whole group apart.",
     {
       rentsInstances: true,
-      hidden: ["owner", "stackToken"],
+      hidden: nodeGroup.nodeGroupResourceInputs.hidden,
       importSecrets: ["env"],
       // As the NodeGroup class does: the owner names the group, the token proves its nodes.
       fill: (news, { project, stack, name, stackToken }) => ({
@@ -257,7 +257,7 @@ export const sweeperResource: NativeResource = resource(
     "It destroys only instances that carry this stack's token and are still labelled as being " +
     "created: never one a resource records or retains, nor another stack's.",
   {
-    hidden: ["ownerPrefix", "stackToken"],
+    hidden: instanceSweeper.sweeperResourceInputs.hidden,
     fill: (news, { project, stack, stackToken }) => ({
       ...news,
       ownerPrefix: news["ownerPrefix"] ?? stackPrefixOf(project, stack),

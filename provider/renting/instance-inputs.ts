@@ -330,6 +330,12 @@ export const instanceInputsSchema = z.object({
 });
 export type InstanceInputs = z.infer<typeof instanceInputsSchema>;
 
+/** The inputs the Instance class (or the plugin) sets, never the program: not in the schema. */
+export const instanceClassInputs = ["owner", "stackToken", "replaceOnChanges"] as const;
+
+/** The Instance's inputs, as check holds a program's keys against them. */
+export const instanceResourceInputs = { type: "Instance", hidden: instanceClassInputs };
+
 /** One try at renting an instance, as reported in outputs and errors. */
 export const instanceAttemptSchema = z.object({
   askId: z.number().int().describe("The ask (offer) this attempt rented or tried to rent."),

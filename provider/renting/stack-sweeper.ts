@@ -37,6 +37,12 @@ export const sweeperInputsSchema = z.object({
 });
 export type SweeperInputs = z.infer<typeof sweeperInputsSchema>;
 
+/** The sweeper's inputs, all set by its class or the plugin, none by a program. */
+export const sweeperResourceInputs = {
+  type: "InstanceSweeper",
+  hidden: ["ownerPrefix", "stackToken"],
+};
+
 /**
  * `stackToken` is the stack's identity, made when the sweeper is created (or first updated, in
  * a stack written before it existed), or the plugin provider's, and kept in its state: every
@@ -72,7 +78,7 @@ function diffSweeper(olds: SweeperOutputs, news: SweeperInputs): pulumi.dynamic.
  */
 export const implementation: ResourceImplementation<SweeperInputs, SweeperOutputs> = {
   async check(_run, _olds, news) {
-    return checkInputs(sweeperInputsSchema, news);
+    return checkInputs(sweeperInputsSchema, news, sweeperResourceInputs);
   },
 
   async diff(_run, _id, olds, news) {

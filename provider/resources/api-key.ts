@@ -203,7 +203,7 @@ async function importedApiKey(
  */
 export const implementation: ResourceImplementation<ApiKeyInputs, ApiKeyOutputs> = {
   async check(run, _olds, news) {
-    const checked = checkInputs(apiKeyInputsSchema, news);
+    const checked = checkInputs(apiKeyInputsSchema, news, { type: "ApiKey" });
     return { ...checked, failures: [...(await run.configurationFailures()), ...checked.failures] };
   },
 
@@ -295,6 +295,8 @@ export class ApiKey extends pulumi.dynamic.Resource {
       providerShim("pulumi-gpucloud/provider/resources/api-key"),
       name,
       {
+        // Keys the resource does not have too: check names them (shared/unknown-inputs.ts).
+        ...args,
         // The service's description requires a name: the resource's own is a readable default.
         name: args.name ?? name,
         permissions: args.permissions,

@@ -116,7 +116,7 @@ const releaseIntervalMs = 2_000;
 export const implementation: ResourceImplementation<EndpointInputs, EndpointOutputs> = {
   async check(run, _olds, news) {
     const setup = await run.configurationFailures();
-    const checked = checkInputs(endpointInputsSchema, news);
+    const checked = checkInputs(endpointInputsSchema, news, { type: "Endpoint" });
     const failures = [...setup, ...checked.failures];
     const { coldWorkers, maxWorkers } = checked.inputs;
     const tooMany =
@@ -254,6 +254,8 @@ export class Endpoint extends pulumi.dynamic.Resource {
       name,
       // Every output is named here, or the resource would not expose it.
       {
+        // Keys the resource does not have too: check names them (shared/unknown-inputs.ts).
+        ...args,
         endpointName: args.endpointName,
         minLoad: args.minLoad,
         targetUtil: args.targetUtil,

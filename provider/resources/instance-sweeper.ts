@@ -15,6 +15,7 @@ export {
   stackSweeper,
   sweeperInputsSchema,
   sweeperOutputsSchema,
+  sweeperResourceInputs,
   withSweeper,
   type SweeperInputs,
   type SweeperOutputs,

@@ -15,6 +15,7 @@ export {
   asksOf,
   instanceInputsSchema,
   instanceOutputsSchema,
+  instanceResourceInputs,
   type InstanceAttempt,
   type InstanceInputs,
   type InstanceOutputs,

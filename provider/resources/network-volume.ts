@@ -204,7 +204,7 @@ function inputsOf(outs: NetworkVolumeOutputs): NetworkVolumeInputs {
 
 export const implementation: ResourceImplementation<NetworkVolumeInputs, NetworkVolumeOutputs> = {
   async check(run, olds, news) {
-    const checked = checkInputs(networkVolumeInputsSchema, news);
+    const checked = checkInputs(networkVolumeInputsSchema, news, { type: "NetworkVolume" });
     const failures = [...(await run.configurationFailures()), ...checked.failures];
     const ways = (["askId", "offerQuery"] as const).filter((field) => news[field] !== undefined);
     if (ways.length !== 1) {
@@ -446,6 +446,8 @@ export class NetworkVolume extends pulumi.dynamic.Resource {
       name,
       // Every output is named here, or the resource would not expose it.
       {
+        // Keys the resource does not have too: check names them (shared/unknown-inputs.ts).
+        ...args,
         askId: args.askId,
         offerQuery: args.offerQuery,
         sizeGb: args.sizeGb,

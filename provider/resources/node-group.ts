@@ -12,6 +12,7 @@ export { NodeGroup, type NodeGroupArgs } from "./node-group/resource";
 export {
   nodeGroupInputsSchema,
   nodeGroupOutputsSchema,
+  nodeGroupResourceInputs,
   type GroupNode,
   type NodeGroupInputs,
   type NodeGroupOutputs,

@@ -48,6 +48,9 @@ export const overlayInputsSchema = z.object({
 });
 export type OverlayInputs = z.infer<typeof overlayInputsSchema>;
 
+/** The Overlay's inputs, as check holds a program's keys against them. */
+export const overlayResourceInputs = { type: "Overlay", hidden: ["resourceName"] };
+
 // Overlay's example on its reference page (docs/reference/Overlay.md): an overlay on cluster 101,
 // an A100 cluster of the emulator's default market.
 withExample(overlayInputsSchema, { inputs: { clusterId: 101 } });
@@ -147,7 +150,7 @@ async function clusterExists(run: Run, clusterId: number): Promise<boolean | und
 
 export const implementation: ResourceImplementation<OverlayInputs, OverlayOutputs> = {
   async check(run, olds, news) {
-    const checked = checkInputs(overlayInputsSchema, news);
+    const checked = checkInputs(overlayInputsSchema, news, overlayResourceInputs);
     const { inputs } = checked;
     const failures = [...(await run.configurationFailures()), ...checked.failures];
     // Autonamed once; the olds keep the name from then on (and an imported overlay's name).
@@ -307,6 +310,8 @@ export class Overlay extends pulumi.dynamic.Resource {
       name,
       // Every output is named here, or the resource would not expose it.
       {
+        // Keys the resource does not have too: check names them (shared/unknown-inputs.ts).
+        ...args,
         clusterId: args.clusterId,
         name: args.name,
         resourceName: name,

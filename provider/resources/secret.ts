@@ -102,13 +102,16 @@ function alreadyExists(key: string): Error {
   );
 }
 
-const checkSecret = (news: Record<string, unknown>) => checkInputs(secretInputsSchema, news);
+const checkSecret = (news: Record<string, unknown>) =>
+  checkInputs(secretInputsSchema, news, { type: "Secret" });
 
 export const implementation: ResourceImplementation<SecretInputs, SecretOutputs> = {
   async check(run, olds, news) {
     // An imported secret's value may stay unset (see keepsImportedValue).
     const checked = keepsImportedValue(olds, news)
-      ? (checkInputs(secretOutputsSchema, news) as ReturnType<typeof checkSecret>)
+      ? (checkInputs(secretOutputsSchema, news, { type: "Secret" }) as ReturnType<
+          typeof checkSecret
+        >)
       : checkSecret(news);
     return { ...checked, failures: [...(await run.configurationFailures()), ...checked.failures] };
   },
@@ -219,7 +222,8 @@ export class Secret extends pulumi.dynamic.Resource {
     super(
       providerShim("pulumi-gpucloud/provider/resources/secret"),
       name,
-      { key: args.key, value: pulumi.secret(args.value) },
+      // Keys the resource does not have too: check names them (shared/unknown-inputs.ts).
+      { ...args, key: args.key, value: pulumi.secret(args.value) },
       { ...opts, additionalSecretOutputs: ["value"] },
       "gpucloud",
       "Secret",

@@ -141,7 +141,7 @@ function sameKeyData(a: string, b: string): boolean {
 
 export const implementation: ResourceImplementation<SshKeyInputs, SshKeyOutputs> = {
   async check(run, _olds, news) {
-    const checked = checkInputs(sshKeyInputsSchema, news);
+    const checked = checkInputs(sshKeyInputsSchema, news, { type: "SshKey" });
     return { ...checked, failures: [...(await run.configurationFailures()), ...checked.failures] };
   },
 
@@ -224,7 +224,8 @@ export class SshKey extends pulumi.dynamic.Resource {
     super(
       providerShim("pulumi-gpucloud/provider/resources/ssh-key"),
       name,
-      { publicKey: args.publicKey, sshKeyId: undefined, fingerprint: undefined },
+      // Keys the resource does not have too: check names them (shared/unknown-inputs.ts).
+      { ...args, publicKey: args.publicKey, sshKeyId: undefined, fingerprint: undefined },
       opts,
       "gpucloud",
       "SshKey",

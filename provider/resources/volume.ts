@@ -159,7 +159,7 @@ async function chooseVolumeOffer(run: Run, inputs: VolumeInputs): Promise<Volume
 
 export const implementation: ResourceImplementation<VolumeInputs, VolumeOutputs> = {
   async check(run, olds, news) {
-    const checked = checkInputs(volumeInputsSchema, news);
+    const checked = checkInputs(volumeInputsSchema, news, { type: "Volume" });
     const failures = [...(await run.configurationFailures()), ...checked.failures];
     const ways = (["askId", "volumeOfferQuery"] as const).filter((f) => news[f] !== undefined);
     if (ways.length !== 1) {
@@ -395,6 +395,8 @@ export class Volume extends pulumi.dynamic.Resource {
       // Every output is named here, or the resource would not expose it.
       {
         ...everyOutput(volumeOutputsSchema),
+        // Keys the resource does not have too: check names them (shared/unknown-inputs.ts).
+        ...args,
         askId: args.askId,
         volumeOfferQuery: args.volumeOfferQuery,
         sizeGb: args.sizeGb,

@@ -160,7 +160,7 @@ function fromWire(webhook: WebhookWire): WebhookInputs {
 export const implementation: ResourceImplementation<WebhookInputs, WebhookOutputs> = {
   async check(run, olds, news) {
     const setup = await run.configurationFailures();
-    const checked = checkInputs(webhookInputsSchema, news);
+    const checked = checkInputs(webhookInputsSchema, news, { type: "Webhook" });
     if (setup.length > 0) return { ...checked, failures: [...setup, ...checked.failures] };
     const known = checked.failures.length === 0 && !containsUnknown(news);
     if (!known) return checked;
@@ -254,6 +254,8 @@ export class Webhook extends pulumi.dynamic.Resource {
       name,
       // Every output is named here, or the resource would not expose it.
       {
+        // Keys the resource does not have too: check names them (shared/unknown-inputs.ts).
+        ...args,
         url: args.url,
         eventTypes: args.eventTypes,
         name: args.name,

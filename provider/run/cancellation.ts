@@ -3,9 +3,8 @@ import { setMaxListeners } from "node:events";
 /**
  * The engine's `Cancel` (the first Ctrl-C of `pulumi up`), as a run's waits see it. One signal
  * per run (run.ts): the native plugin (provider/native/server.ts) fires it when the engine
- * calls Cancel, and either provider process fires it when its engine is gone
- * (run/engine-watch.ts). The SDK's dynamic provider ignores Cancel, so TypeScript programs
- * with an engine wait exactly as before.
+ * calls Cancel, the dynamic door when its process hears that call (run/engine-cancel.ts, where
+ * Node.js allows), and either provider process when its engine is gone (run/engine-watch.ts).
  *
  * Waits (provider/shared/polling.ts `pollUntil`, `watchInstance`, and the waits built on them) observe
  * it and throw a {@link CancelledError}; each operation decides what that leaves: an Instance

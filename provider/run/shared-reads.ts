@@ -5,6 +5,7 @@ import type {
   Search,
   VolumeOffer,
   Instance as InstanceWire,
+  Volume,
   VolumeOfferRow,
 } from "../client";
 import { once } from "./once";
@@ -56,11 +57,20 @@ export class SharedReads {
    */
   readonly volumeIdsBefore: () => Promise<Set<number>>;
 
+  /**
+   * The account's volumes as the run first lists them, for the volumes instances link (their
+   * machine, their cluster): one list per run, however many instances link one. Never for what
+   * a create made: `volume` looks again for a volume the list lacks.
+   */
+  readonly volumes: () => Promise<Volume[]>;
+
   /** The notification types webhooks subscribe to: the catalogue changes rarely. */
   readonly notificationTypeKeys: () => Promise<string[]>;
 
   /** The caller's user id: template searches are narrowed to its templates. */
   readonly accountId: () => Promise<number>;
+
+  readonly #client: () => GpuCloudClient;
 
   constructor(client: () => GpuCloudClient) {
     const ids = <T>(rows: readonly { id: T }[]) => new Set(rows.map((row) => row.id));
@@ -68,9 +78,21 @@ export class SharedReads {
     this.apiKeyIdsBefore = once(async () => ids(await client().apiKeys.list()));
     this.secretKeysBefore = once(async () => new Set(Object.keys(await client().secrets.list())));
     this.volumeIdsBefore = once(async () => ids(await client().volumes.list()));
+    this.volumes = once(async () => client().volumes.list());
+    this.#client = client;
     this.notificationTypeKeys = once(async () =>
       (await client().webhooks.notificationTypes()).map((type) => type.key),
     );
     this.accountId = once(async () => (await client().users.current()).id);
+  }
+
+  /**
+   * A volume of the account, from the run's one list; one the list lacks (made since, in this
+   * run or outside it) is looked for in a fresh list before it counts as missing.
+   */
+  async volume(volumeId: number): Promise<Volume | undefined> {
+    const listed = (await this.volumes()).find((volume) => volume.id === volumeId);
+    if (listed !== undefined) return listed;
+    return (await this.#client().volumes.list()).find((volume) => volume.id === volumeId);
   }
 }

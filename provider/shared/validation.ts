@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { type ResourceInputs, unknownInputs } from "./unknown-inputs";
 
 /** The value a dynamic provider sees for an input that is not known yet (during preview). */
 export const unknownValue = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -181,29 +182,37 @@ export function inputFieldsOf<Shape extends z.ZodRawShape>(
 /**
  * Checks inputs field by field against a resource's schema. A field not known yet at preview
  * is left for the real run; every other problem becomes a check failure naming the field and
- * the fix, so a bad program fails at preview and sends nothing to the service.
+ * the fix, so a bad program fails at preview and sends nothing to the service: every failing
+ * field at once (a nested input's too), and every input the resource does not have (a typo
+ * would otherwise be ignored).
  */
 export function checkInputs<Shape extends z.ZodRawShape>(
   schema: z.ZodObject<Shape>,
   news: Record<string, unknown>,
+  resource: ResourceInputs,
 ): { inputs: z.infer<z.ZodObject<Shape>>; failures: pulumi.dynamic.CheckFailure[] } {
   const inputs = new Map(Object.entries(news));
-  const failures: pulumi.dynamic.CheckFailure[] = [];
+  const failures: pulumi.dynamic.CheckFailure[] = unknownInputs(schema, news, resource).map(
+    ({ field, message }) => fieldFailure(field, message),
+  );
   for (const [name, field] of Object.entries(schema.shape)) {
     if (containsUnknown(news[name])) continue;
     const parsed = z.safeParse(field, news[name]);
     if (parsed.success) {
       if (parsed.data === undefined) inputs.delete(name);
       else inputs.set(name, parsed.data);
-    } else {
-      const issue = parsed.error.issues[0];
-      if (!issue) {
-        failures.push(fieldFailure(name, "invalid"));
-        continue;
-      }
+      continue;
+    }
+    if (parsed.error.issues.length === 0) failures.push(fieldFailure(name, "invalid"));
+    // One line per failing field: a field's first issue (a string too short and off its pattern
+    // is one problem to fix), every field's.
+    const named = new Set<string>();
+    for (const issue of parsed.error.issues) {
       // A record's bad key is named in the message, not in the path.
       const path = issue.code === "invalid_key" ? issue.path.slice(0, -1) : issue.path;
       const where = [name, ...path.map(String)].join(".");
+      if (named.has(where)) continue;
+      named.add(where);
       failures.push(fieldFailure(where, describeIssue(issue, valueAt(news[name], issue.path))));
     }
   }

@@ -2,6 +2,7 @@ import { implementation as apiKey } from "../../provider/resources/api-key";
 import { implementation as endpoint } from "../../provider/resources/endpoint";
 import { implementation as instance } from "../../provider/resources/instance";
 import { implementation as networkVolume } from "../../provider/resources/network-volume";
+import { implementation as nodeGroup } from "../../provider/resources/node-group";
 import { implementation as overlay } from "../../provider/resources/overlay";
 import { implementation as secret } from "../../provider/resources/secret";
 import { implementation as sshKey } from "../../provider/resources/ssh-key";
@@ -24,6 +25,7 @@ const implementations: Record<string, ResourceImplementation<Props, Props>> = {
   Endpoint: endpoint,
   Instance: instance,
   NetworkVolume: networkVolume,
+  NodeGroup: nodeGroup,
   Overlay: overlay,
   Secret: secret,
   SshKey: sshKey,
@@ -35,6 +37,7 @@ const implementations: Record<string, ResourceImplementation<Props, Props>> = {
 /** What a resource's class adds to a program's arguments. */
 const addedByClass: Record<string, Props> = {
   Instance: { owner: "proj/dev/r", stackToken: "tokenOfThisStack123456" },
+  NodeGroup: { owner: "proj/dev/r", stackToken: "tokenOfThisStack123456" },
   Overlay: { resourceName: "r" },
 };
 

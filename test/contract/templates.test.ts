@@ -156,11 +156,15 @@ describe("Template provider against the emulator", () => {
   /** Checked inputs with a name of their own, so that tests sharing the emulator never collide. */
   function inputsOf(news: Record<string, unknown> = {}): TemplateInputs {
     counter += 1;
-    const { inputs, failures } = checkInputs(templateInputsSchema, {
-      name: `tpl-${counter}`,
-      image: "vllm/vllm-openai",
-      ...news,
-    });
+    const { inputs, failures } = checkInputs(
+      templateInputsSchema,
+      {
+        name: `tpl-${counter}`,
+        image: "vllm/vllm-openai",
+        ...news,
+      },
+      { type: "Template" },
+    );
     expect(failures).toEqual([]);
     return inputs;
   }

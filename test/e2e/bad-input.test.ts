@@ -31,12 +31,15 @@ const secret = (key: unknown, value: unknown) =>
   `new gpucloud.Secret("s", { key: ${JSON.stringify(key)}, value: ${JSON.stringify(value)} });`;
 
 // Through the engine, the groups where printing could leak or flood: a secret's value, a private
-// key, and a resource failing on every field at once (a 200 KB onstart, an env secret). Each
-// group is checked against the resources' own check in test/contract/bad-input.test.ts.
+// key, and a resource failing on every field at once (a 200 KB onstart, an env secret); and the
+// typos of a JavaScript program, which no type checker stops. Each group is checked against the
+// resources' own check in test/contract/bad-input.test.ts.
 const throughTheEngine = new Set([
   "Secret: wrong types and characters",
   "SshKey: a private key",
   "Instance: every field wrong at once",
+  // A JavaScript program's typo reaches check through the class, and fails the preview.
+  "Instance: misspelled inputs",
 ]);
 
 function resourceGroups(): Group[] {

@@ -2,6 +2,7 @@ import {
   commandOf,
   descendantsOf,
   eventually,
+  interruptUpWhileBooting,
   isAlive,
   releaseLock,
   type RunningCli,
@@ -12,7 +13,8 @@ import { dynamicResources, emulatorConfig, outsideClient, program } from "../sup
 import { useEmulator } from "../support/use-emulator";
 
 // A `pulumi up` interrupted while an instance boots: killed (a cancelled CI job) or Ctrl-C. An
-// instance bills by the hour, so none may be left that no stack records.
+// instance bills by the hour, so none may be left that no stack records, and after a Ctrl-C
+// nothing more is rented.
 
 const trainer = (image: string, extra = "", askId = 31001) =>
   program(`
@@ -185,23 +187,29 @@ describe("Instance under interrupted runs (real Pulumi CLI)", () => {
     );
   });
 
-  it("Ctrl-C while an instance boots: the engine waits, and the instance ends up recorded", async () => {
+  it("Ctrl-C while an instance boots: it is destroyed at once, nothing is rented after, nothing recorded", async () => {
+    // Without the Ctrl-C it would run 6 s after its rent, and be recorded.
     await emulator.queueBoots([{ status: "running", afterSeconds: 6 }]);
     await withStack(
       { program: trainer("img-a"), config: emulatorConfig(emulator) },
       async (stack) => {
-        const cli = await upUntilRented(stack, 1);
-        // A terminal's Ctrl-C goes to the foreground process group: the CLI, not its plugins.
-        process.kill(-cli.pid, "SIGINT");
-        await cli.exited;
-        expect(cli.output.join("")).toMatch(/cancelling/);
-
+        const { rentedId, code, tookMs, output, rentsAfter } = await interruptUpWhileBooting(
+          stack,
+          emulator,
+        );
+        expect(code).not.toBe(0);
+        expect(output).toMatch(/gpucloud: Ctrl-C: nothing more is rented/);
+        expect(output).toContain(
+          `trainer: cancelled: instance ${String(rentedId)} destroyed; nothing is left running`,
+        );
+        expect(rentsAfter).toEqual([]);
+        expect(tookMs).toBeLessThan(15_000);
+        expect(await instanceIds()).toEqual([]);
         const recorded = dynamicResources(await stack.exportState(false))
           .map((resource) => resource.outputs?.["instanceId"])
           .filter((id) => id !== undefined);
-        const ids = await instanceIds();
-        expect(ids).toHaveLength(1);
-        expect(recorded).toEqual(ids);
+        expect(recorded).toEqual([]);
+        process.stderr.write(`typescript-cancel: Ctrl-C to the CLI's exit: ${tookMs} ms\n`);
       },
     );
   });
@@ -229,6 +237,9 @@ describe("Instance under interrupted runs (real Pulumi CLI)", () => {
         expect(restored.summary.resourceChanges).toEqual({ same: 2, update: 1 });
         expect(restored.outputs["actualStatus"]?.value).toBe("running");
         expect(await instanceIds()).toEqual([id]);
+        // The engine also sends Cancel when it closes each finished operation's providers:
+        // nothing in flight then, nothing said.
+        expect(stack.output.join("")).not.toMatch(/Ctrl-C/);
       },
     );
   });

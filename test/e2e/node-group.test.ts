@@ -264,13 +264,34 @@ describe("NodeGroup (real Pulumi CLI)", () => {
       },
       async ({ workDir, cliEnv }) => {
         await emulator.queueBoots([{ status: "running", afterSeconds: 600 }]);
-        const { code, tookMs, output } = await interruptUpWhileBooting(
+        const { code, tookMs, output, rentsAfter } = await interruptUpWhileBooting(
           { workDir, cliEnv },
           emulator,
         );
         expect(code).not.toBe(0);
         expect(output).toMatch(/taken apart/);
+        expect(rentsAfter).toEqual([]);
         expect(tookMs).toBeLessThan(15_000);
+        expect(await account(emulator)).toEqual(nothing);
+      },
+    );
+  }, 180_000);
+
+  it("Ctrl-C in TypeScript while rank 0 boots: no other rank is rented, the group is taken apart", async () => {
+    // Rank 0 runs 8 s after its rent: without the Ctrl-C, ranks 1 and 2 would be rented then.
+    await emulator.queueBoots([{ status: "running", afterSeconds: 8 }]);
+    await withStack(
+      { program: group("trainers", 3), config: emulatorConfig(emulator) },
+      async (stack) => {
+        const { code, tookMs, output, rentsAfter } = await interruptUpWhileBooting(stack, emulator);
+        expect(code).not.toBe(0);
+        // Said on the screen at the moment of the Ctrl-C.
+        expect(output).toMatch(/gpucloud: Ctrl-C: nothing more is rented/);
+        expect(output).toMatch(/The group was taken apart: every node, the overlay \S+ are gone/);
+        expect(rentsAfter).toEqual([]);
+        expect(tookMs).toBeLessThan(15_000);
+        expect(await account(emulator)).toEqual(nothing);
+        await stack.stack.destroy({ onOutput: onOutput(stack) });
         expect(await account(emulator)).toEqual(nothing);
       },
     );

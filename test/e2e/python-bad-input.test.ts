@@ -6,8 +6,9 @@ import { withStack } from "../support/pulumi-stack";
 
 // Bad input from Python fails at preview with the lines a TypeScript program's gets, the names
 // in Python's spelling (disk_gb for diskGb): the Python SDK checks nothing itself (no
-// required-argument TypeError, no type check), so the provider's check, the same for every
-// language, says what is wrong, naming the field as the program wrote it.
+// required-argument TypeError, no type check; only a misspelled keyword argument of a class is
+// Python's own TypeError), so the provider's check, the same for every language, says what is
+// wrong, naming the field as the program wrote it, every failing field of a resource at once.
 
 interface Case {
   readonly what: string;
@@ -15,9 +16,12 @@ interface Case {
   readonly python: string;
   /** The same program in TypeScript's dynamic resources (JavaScript, gpucloud in scope). */
   readonly typescript: string;
-  /** The line both must print, from the field's name to the line's end (TypeScript's names). */
-  readonly says: RegExp;
-  /** The line as Python's must read, where a case spells it out. */
+  /**
+   * The lines both must print, each from the field's name to the line's end (TypeScript's
+   * names): every failing field of one resource at once.
+   */
+  readonly says: RegExp | readonly RegExp[];
+  /** The line as Python's must read, where a case spells it out (a case of one line). */
   readonly pythonSays?: string;
   /**
    * A function's failure is an exception raised where the program calls it: Python reports it
@@ -74,16 +78,20 @@ const cases: readonly Case[] = [
       "the fields are gpu_name, num_gpus, gpu_ram_gb,",
   },
   {
-    what: "a readiness port of 0",
-    python: `gpucloud.Instance("gpu", ask_id=31001, image="pytorch/pytorch", disk_gb=20, readiness={"http": {"port": 0, "path": "/health"}})`,
-    typescript: `new gpucloud.Instance("gpu", { askId: 31001, image: "pytorch/pytorch", diskGb: 20, readiness: { http: { port: 0, path: "/health" } } });`,
-    says: /readiness\.http\.port: must be 1-65535; got 0.*$/m,
+    what: "every failing field of a nested input at once",
+    python: `gpucloud.Instance("gpu", ask_id=31001, image="pytorch/pytorch", disk_gb=20, readiness={"http": {"port": 0, "path": "health"}, "initial_delay_seconds": -1})`,
+    typescript: `new gpucloud.Instance("gpu", { askId: 31001, image: "pytorch/pytorch", diskGb: 20, readiness: { http: { port: 0, path: "health" }, initialDelaySeconds: -1 } });`,
+    says: [
+      /readiness\.http\.port: must be 1-65535; got 0.*$/m,
+      /readiness\.http\.path: must start with \/, e\.g\. \/health.*$/m,
+      /readiness\.initialDelaySeconds: must be 0 or more; got -1.*$/m,
+    ],
   },
   {
-    what: "a readiness path without /",
-    python: `gpucloud.Instance("gpu", ask_id=31001, image="pytorch/pytorch", disk_gb=20, readiness={"http": {"port": 8000, "path": "health"}})`,
-    typescript: `new gpucloud.Instance("gpu", { askId: 31001, image: "pytorch/pytorch", diskGb: 20, readiness: { http: { port: 8000, path: "health" } } });`,
-    says: /readiness\.http\.path: must start with \/, e\.g\. \/health.*$/m,
+    what: "a misspelled field of a nested input",
+    python: `gpucloud.Instance("gpu", ask_id=31001, image="pytorch/pytorch", disk_gb=20, readiness={"onstart_line": "ready", "interval_secs": 5})`,
+    typescript: `new gpucloud.Instance("gpu", { askId: 31001, image: "pytorch/pytorch", diskGb: 20, readiness: { onstartLine: "ready", intervalSecs: 5 } });`,
+    says: /readiness\.intervalSecs: not a field of readiness; did you mean intervalSeconds\?$/m,
   },
   {
     what: "an unknown query field in a function",
@@ -140,25 +148,28 @@ describe("bad input from Python (real Pulumi CLI)", () => {
             `import pulumi_gpucloud as gpucloud\n\n${python}\n`,
           );
           const { passed, output } = await failedPreview((onOutput) => stack.preview({ onOutput }));
-          const fromTs = says.exec(fromTypeScript.get(what) ?? "")?.[0];
-          // A resource's failure names the fields in Python's spelling; a function's error is
-          // the program's own call, as it wrote it.
-          // (A case may spell out a line that is cut at its end: Python's names are longer.)
-          const expected =
-            raises === true
-              ? fromTs
-              : fromTs === undefined
-                ? undefined
-                : (pythonSays ?? pythonSpelling(fromTs));
-          const got = expected !== undefined && output.includes(expected) ? expected : output;
-          // The TypeScript program printed the line (else there is nothing to compare with).
-          expect({ what, typescript, printed: expected !== undefined }).toEqual({
-            what,
-            typescript,
-            printed: true,
-          });
           expect({ what, passed }).toEqual({ what, passed: false });
-          expect({ what, line: got }).toEqual({ what, line: expected });
+          for (const line of [says].flat()) {
+            const fromTs = line.exec(fromTypeScript.get(what) ?? "")?.[0];
+            // A resource's failure names the fields in Python's spelling; a function's error is
+            // the program's own call, as it wrote it.
+            // (A case may spell out a line that is cut at its end: Python's names are longer.)
+            const expected =
+              raises === true
+                ? fromTs
+                : fromTs === undefined
+                  ? undefined
+                  : (pythonSays ?? pythonSpelling(fromTs));
+            const got = expected !== undefined && output.includes(expected) ? expected : output;
+            // The TypeScript program printed the line (else there is nothing to compare with).
+            expect({ what, typescript, line, printed: expected !== undefined }).toEqual({
+              what,
+              typescript,
+              line,
+              printed: true,
+            });
+            expect({ what, line: got }).toEqual({ what, line: expected });
+          }
           // No Python traceback for a resource: the failure is the provider's line, not an
           // exception; a function's names the program's own line.
           expect({ what, traceback: /Traceback|TypeError/.test(output) }).toEqual({

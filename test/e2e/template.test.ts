@@ -164,7 +164,7 @@ describe("Template under the real Pulumi CLI", () => {
   it("refuses to adopt a template the account already has with the same content", async () => {
     const outside = outsideClient(emulator);
     const fields = { ...declared, description: "made by hand" };
-    const { inputs, failures } = checkInputs(templateInputsSchema, fields);
+    const { inputs, failures } = checkInputs(templateInputsSchema, fields, { type: "Template" });
     expect(failures).toEqual([]);
     const existing = await outside.templates.create(toWire(inputs));
     await withStack(

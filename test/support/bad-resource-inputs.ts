@@ -134,6 +134,22 @@ export const badResourceInputs: readonly BadResourceInput[] = [
     ],
   },
   {
+    what: "Volume: a misspelled cap for its instance, a misspelled size",
+    type: "Volume",
+    args: {
+      askId: 21001,
+      sizeGB: 40,
+      forInstance: { offerQuery: { gpuName: "RTX 4090" }, maxDollarPerHour: 2 },
+    },
+    cases: [
+      { field: "sizeGB", says: /^sizeGB: not an input of Volume; did you mean sizeGb\?$/ },
+      {
+        field: "forInstance.maxDollarPerHour",
+        says: /^forInstance\.maxDollarPerHour: not a field of forInstance; did you mean maxDollarsPerHour\?$/,
+      },
+    ],
+  },
+  {
     what: "Volume: more than the ask offers",
     type: "Volume",
     args: { askId: 21001, sizeGb: 5000 },
@@ -332,6 +348,78 @@ export const badResourceInputs: readonly BadResourceInput[] = [
       },
     ],
     secrets: [hugeOnstart.slice(0, 64), hugeOnstart.slice(-64), envSecret, "forever"],
+  },
+  {
+    what: "Instance: misspelled inputs",
+    type: "Instance",
+    args: {
+      ...validInstance,
+      maxLifeTime: "8h",
+      idleShutdwon: "thirty-minutes-idle",
+      readiness: { onstartLine: "ready", intervalSecs: 5 },
+      volume: { volumeId: 7, mountpath: "/data" },
+    },
+    cases: [
+      {
+        field: "maxLifeTime",
+        says: /maxLifeTime: not an input of Instance; did you mean maxLifetime\?/,
+      },
+      {
+        field: "idleShutdwon",
+        says: /idleShutdwon: not an input of Instance; the inputs are askId, askIds,/,
+      },
+      {
+        field: "readiness.intervalSecs",
+        says: /readiness\.intervalSecs: not a field of readiness; did you mean intervalSeconds\?/,
+      },
+      {
+        field: "volume.mountpath",
+        says: /volume\.mountpath: not a field of volume; did you mean mountPath\?/,
+      },
+    ],
+    secrets: ["thirty-minutes-idle"],
+  },
+  {
+    what: "Instance: every field of a nested input wrong at once",
+    type: "Instance",
+    args: {
+      ...validInstance,
+      readiness: { http: { port: 0, path: "health", expectStatus: 99 }, intervalSeconds: 0 },
+    },
+    cases: [
+      { field: "readiness.http.port", says: /^readiness\.http\.port: must be 1-65535; got 0$/ },
+      { field: "readiness.http.path", says: /^readiness\.http\.path: must start with \// },
+      {
+        field: "readiness.http.expectStatus",
+        says: /^readiness\.http\.expectStatus: must be 100-599; got 99$/,
+      },
+      {
+        field: "readiness.intervalSeconds",
+        says: /^readiness\.intervalSeconds: must be at least 0\.05; got 0$/,
+      },
+    ],
+  },
+  {
+    what: "NodeGroup: misspelled inputs",
+    type: "NodeGroup",
+    args: {
+      nodeCount: 2,
+      offerQuery: { gpuName: "H100 SXM" },
+      image: "pytorch/pytorch",
+      diskGb: 40,
+      maxLifeTime: "8h",
+      networkVolume: { sizeGb: 100, mountpath: "/data" },
+    },
+    cases: [
+      {
+        field: "maxLifeTime",
+        says: /^maxLifeTime: not an input of NodeGroup; did you mean maxLifetime\?$/,
+      },
+      {
+        field: "networkVolume.mountpath",
+        says: /^networkVolume\.mountpath: not a field of networkVolume; did you mean mountPath\?$/,
+      },
+    ],
   },
   {
     what: "Instance: readiness and ports",
@@ -566,6 +654,28 @@ export const badResourceInputs: readonly BadResourceInput[] = [
         says: /overlay: no overlay named no-such-net on the account: declare it with a gpucloud Overlay/,
       },
     ],
+  },
+  {
+    what: "Instance: by query, on a volume the account does not hold",
+    type: "Instance",
+    args: {
+      offerQuery: { gpuName: "RTX 4090" },
+      image: "pytorch/pytorch",
+      diskGb: 20,
+      volume: { volumeId: 999, mountPath: "/data" },
+    },
+    cases: [
+      {
+        field: "volume.volumeId",
+        says: /^volume\.volumeId: no volume 999 \(V\.999\) on the account: give a Volume's volumeId$/,
+      },
+    ],
+  },
+  {
+    what: "Instance: by ask, on a volume the account does not hold",
+    type: "Instance",
+    args: { ...validInstance, volume: { volumeId: 999, mountPath: "/data" } },
+    cases: [{ field: "volume.volumeId", says: /^volume\.volumeId: no volume 999 \(V\.999\) on/ }],
   },
   {
     what: "Instance: an ask in another cluster than its overlay",

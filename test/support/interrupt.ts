@@ -101,6 +101,8 @@ export async function releaseLock(stack: Pick<TestStack, "workDir" | "cliEnv">):
 export interface InterruptedUp {
   /** The instance the create had rented when Ctrl-C came. */
   readonly rentedId: number | undefined;
+  /** Each rent (an ask accepted) the emulator received after the Ctrl-C, as `METHOD path`. */
+  readonly rentsAfter: string[];
   readonly code: number | null;
   /** From the Ctrl-C to the CLI's exit. */
   readonly tookMs: number;
@@ -108,13 +110,13 @@ export interface InterruptedUp {
 }
 
 /**
- * `pulumi up` of a program declaring one Instance, interrupted as a terminal's Ctrl-C does it
- * (SIGINT to the foreground process group: the CLI, not its plugins) once the emulator holds
- * the rented instance, while it boots.
+ * `pulumi up` of a program declaring one Instance (or a NodeGroup), interrupted as a terminal's
+ * Ctrl-C does it (SIGINT to the foreground process group: the CLI, not its plugins) once the
+ * emulator holds the first rented instance, while it boots.
  */
 export async function interruptUpWhileBooting(
   stack: Pick<TestStack, "workDir" | "cliEnv">,
-  emulator: Pick<TestEmulator, "state">,
+  emulator: Pick<TestEmulator, "state" | "requests">,
 ): Promise<InterruptedUp> {
   const cli = startCli(stack, ["up", "--yes", "--skip-preview"]);
   await eventually(
@@ -122,11 +124,18 @@ export async function interruptUpWhileBooting(
     async () => (await emulator.state()).instances.length === 1,
   );
   const [rented] = (await emulator.state()).instances;
+  const before = await emulator.requests();
   const interruptedAt = Date.now();
   process.kill(-cli.pid, "SIGINT");
   const code = await cli.exited;
+  // Logged after the last look before the Ctrl-C: sent after it (or at that very moment).
+  const seen = Math.max(0, ...before.map((request) => request.seq));
+  const rentsAfter = (await emulator.requests())
+    .filter((request) => request.seq > seen && /^\/api\/v0\/asks\/\d+\/?$/.test(request.path))
+    .map((request) => `${request.method} ${request.path}`);
   return {
     rentedId: rented?.id,
+    rentsAfter,
     code,
     tookMs: Date.now() - interruptedAt,
     output: cli.output.join(""),

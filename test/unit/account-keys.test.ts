@@ -81,7 +81,9 @@ describe("SSH public keys", () => {
 
 describe("API key scopes", () => {
   const check = (permissions: unknown, name: unknown = "ci") =>
-    checkInputs(apiKeyInputsSchema, { name, permissions }).failures.map((f) => f.reason);
+    checkInputs(apiKeyInputsSchema, { name, permissions }, { type: "ApiKey" }).failures.map(
+      (f) => f.reason,
+    );
 
   it("accepts the specification's shape with constraint objects", () => {
     expect(
@@ -102,11 +104,17 @@ describe("API key scopes", () => {
       /permissions.api.instance_read: expected an object, received true \(each category maps to a constraint object/,
     ],
     [{ api: { misc: {} }, read: true }, /only api is allowed at the top level, not read/],
-    [{ read: true, write: false }, /permissions/],
   ])("refuses a scope outside that shape (%#)", (permissions, reason) => {
     const failures = check(permissions);
     expect(failures).toHaveLength(1);
     expect(failures[0]).toMatch(reason);
+  });
+
+  it("names every problem of a scope at once", () => {
+    expect(check({ read: true, write: false })).toEqual([
+      expect.stringMatching(/^permissions\.api: required: api must be an object of permission/),
+      "permissions: only api is allowed at the top level, not read, write",
+    ]);
   });
 
   it("refuses an empty name", () => {

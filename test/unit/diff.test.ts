@@ -288,7 +288,9 @@ describe("Instance diff: bids and templates", () => {
 describe("Instance inputs: bids and templates at check", () => {
   const base = { askId: 31001, image: "img", diskGb: 20 };
   const reasons = (news: Record<string, unknown>) =>
-    checkInputs(instanceInputsSchema, news).failures.map((failure) => failure.reason);
+    checkInputs(instanceInputsSchema, news, { type: "Instance" }).failures.map(
+      (failure) => failure.reason,
+    );
 
   it("takes a bid of 0.001 to 32 $/hour, the bounds of the service's bid change", () => {
     expect(reasons({ ...base, price: 0.001 })).toEqual([]);
@@ -317,10 +319,14 @@ describe("Instance inputs: bids and templates at check", () => {
   });
 
   it("leaves the image, disk and runtype to a template (provider check requires them without)", () => {
-    const { inputs, failures } = checkInputs(instanceInputsSchema, {
-      askId: 31001,
-      templateHashId: "4e17788f74f075dd9aab7d0d4427968f",
-    });
+    const { inputs, failures } = checkInputs(
+      instanceInputsSchema,
+      {
+        askId: 31001,
+        templateHashId: "4e17788f74f075dd9aab7d0d4427968f",
+      },
+      { type: "Instance" },
+    );
     expect(failures).toEqual([]);
     expect(inputs.image).toBeUndefined();
     expect(inputs.diskGb).toBeUndefined();

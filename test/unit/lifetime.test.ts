@@ -22,7 +22,7 @@ const now = Date.UTC(2026, 0, 1, 12);
 
 describe("maxLifetime and onExpiry at check", () => {
   const reasons = (news: Record<string, unknown>) => {
-    const checked = checkInputs(instanceInputsSchema, news);
+    const checked = checkInputs(instanceInputsSchema, news, { type: "Instance" });
     return [...checked.failures, ...lifetimeFailures(checked.inputs, news, baseUrl)].map(
       (failure) => failure.reason,
     );
@@ -82,7 +82,11 @@ describe("maxLifetime and onExpiry at check", () => {
   });
 
   it("NodeGroup takes the same fields", () => {
-    const checked = checkInputs(nodeGroupInputsSchema, { maxLifetime: "8", onExpiry: "stop" });
+    const checked = checkInputs(
+      nodeGroupInputsSchema,
+      { maxLifetime: "8", onExpiry: "stop" },
+      { type: "NodeGroup" },
+    );
     expect(checked.failures.map((failure) => failure.reason)).toContain(
       'maxLifetime: must be a whole number followed by s, m, h or d, e.g. "30s", ' +
         '"90m", "8h" or "3d" (received a string of 1 character)',

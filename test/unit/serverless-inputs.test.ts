@@ -15,7 +15,9 @@ const reasons = (failures: { reason: string }[]) => failures.map((failure) => fa
 
 describe("Endpoint inputs", () => {
   it("fills the service's defaults", () => {
-    expect(checkInputs(endpointInputsSchema, { endpointName: "llm" })).toEqual({
+    expect(
+      checkInputs(endpointInputsSchema, { endpointName: "llm" }, { type: "Endpoint" }),
+    ).toEqual({
       inputs: {
         endpointName: "llm",
         minLoad: 10,
@@ -40,7 +42,11 @@ describe("Endpoint inputs", () => {
     [{ endpointName: "" }, /^endpointName: must not be empty$/],
     [{ deleteTimeoutSeconds: 0 }, /^deleteTimeoutSeconds: must be positive/],
   ])("refuses %j with one line naming the field", (change, reason) => {
-    const { failures } = checkInputs(endpointInputsSchema, { endpointName: "llm", ...change });
+    const { failures } = checkInputs(
+      endpointInputsSchema,
+      { endpointName: "llm", ...change },
+      { type: "Endpoint" },
+    );
     expect(reasons(failures)).toEqual([expect.stringMatching(reason)]);
     expect(failures[0]?.property).toBe("");
     expect(failures[0]?.reason).not.toContain("\n");
@@ -48,7 +54,11 @@ describe("Endpoint inputs", () => {
 
   it("never repeats the name it refuses", () => {
     const name = "tok_sk-very-private-\u0007value";
-    const { failures } = checkInputs(endpointInputsSchema, { endpointName: name });
+    const { failures } = checkInputs(
+      endpointInputsSchema,
+      { endpointName: name },
+      { type: "Endpoint" },
+    );
     expect(reasons(failures)).toEqual([
       `endpointName: must not contain control characters (received a string of ${name.length} characters)`,
     ]);
@@ -56,7 +66,7 @@ describe("Endpoint inputs", () => {
   });
 
   it("requires a name", () => {
-    expect(reasons(checkInputs(endpointInputsSchema, {}).failures)).toEqual([
+    expect(reasons(checkInputs(endpointInputsSchema, {}, { type: "Endpoint" }).failures)).toEqual([
       "endpointName: required: the endpoint's name, e.g. vllm-qwen3-8b-prod",
     ]);
   });
@@ -71,7 +81,7 @@ describe("Endpoint inputs", () => {
 
   it("changes everything in place", () => {
     const olds = {
-      ...checkInputs(endpointInputsSchema, { endpointName: "llm" }).inputs,
+      ...checkInputs(endpointInputsSchema, { endpointName: "llm" }, { type: "Endpoint" }).inputs,
       endpointId: 7,
       routeUrl: "https://serverless.example/route/",
     };
@@ -94,7 +104,7 @@ describe("WorkerGroup inputs", () => {
   const base = { endpointId: 3, templateHashId: hash };
 
   it("fills the service's defaults and leaves cold and max workers to the service", () => {
-    expect(checkInputs(workerGroupInputsSchema, base)).toEqual({
+    expect(checkInputs(workerGroupInputsSchema, base, { type: "WorkerGroup" })).toEqual({
       inputs: {
         ...base,
         minLoad: 1,
@@ -122,7 +132,11 @@ describe("WorkerGroup inputs", () => {
     [{ offerQuery: "gpu_nam=RTX_4090" }, /^offerQuery: "gpu_nam=RTX_4090": unknown field gpu_nam/],
     [{ launchArgs: 42 }, /^launchArgs: expected a string, received 42/],
   ])("refuses %j with one line naming the field", (change, reason) => {
-    const { failures } = checkInputs(workerGroupInputsSchema, { ...base, ...change });
+    const { failures } = checkInputs(
+      workerGroupInputsSchema,
+      { ...base, ...change },
+      { type: "WorkerGroup" },
+    );
     expect(reasons(failures)).toEqual([expect.stringMatching(reason)]);
   });
 
@@ -153,8 +167,11 @@ describe("WorkerGroup inputs", () => {
 
   describe("diff", () => {
     const olds: WorkerGroupOutputs = {
-      ...checkInputs(workerGroupInputsSchema, { ...base, offerQuery: { gpuName: "RTX 4090" } })
-        .inputs,
+      ...checkInputs(
+        workerGroupInputsSchema,
+        { ...base, offerQuery: { gpuName: "RTX 4090" } },
+        { type: "WorkerGroup" },
+      ).inputs,
       coldWorkers: 2,
       maxWorkers: 4,
       workerGroupId: 11,

@@ -22,7 +22,11 @@ import { checkInputs, maxReasonChars, unknownValue } from "../../provider/shared
 const password = "dckr_pat_S3cr3t-Value-0123456789";
 
 function check(news: Record<string, unknown>) {
-  return checkInputs(templateInputsSchema, { name: "vllm", image: "vllm/vllm-openai", ...news });
+  return checkInputs(
+    templateInputsSchema,
+    { name: "vllm", image: "vllm/vllm-openai", ...news },
+    { type: "Template" },
+  );
 }
 
 /** The reasons of a check, each asserted to be one line that never shows the password. */

@@ -10,6 +10,7 @@ export {
   instanceAttemptSchema,
   instanceInputsSchema,
   instanceOutputsSchema,
+  instanceResourceInputs,
   runtypeOf,
   type InstanceAttempt,
   type InstanceInputs,

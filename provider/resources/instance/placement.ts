@@ -33,7 +33,7 @@ export async function placementFailures(
   const volumeId = containsUnknown(news["networkVolume"])
     ? undefined
     : inputs.networkVolume?.volumeId;
-  if (volumeId !== undefined) found(await networkVolumePlacement(client, volumeId));
+  if (volumeId !== undefined) found(await networkVolumePlacement(run, volumeId));
   const conflict = disagreement(clusters);
   if (conflict !== undefined) failures.push(fieldFailure(conflict.field, conflict.message));
   const [wanted] = clusters;
@@ -90,10 +90,10 @@ async function overlayPlacement(
 
 /** The network volume's cluster, or why the instance cannot mount it. */
 async function networkVolumePlacement(
-  client: GpuCloudClient,
+  run: Run,
   volumeId: number,
 ): Promise<{ failures: pulumi.dynamic.CheckFailure[]; cluster?: ClusterOf }> {
-  const volume = (await client.volumes.list()).find((listed) => listed.id === volumeId);
+  const volume = await run.reads.volume(volumeId);
   if (volume === undefined) {
     return {
       failures: [

@@ -11,7 +11,7 @@ import { offerReadsOf } from "../../pricing/offer-reads";
 import { recordAtCheck, recordAtDiff } from "../../pricing/plan";
 import { recordedPrice } from "../../pricing/recorded";
 import { estimateOrNone, notKnownAtPreview, unknownInputs } from "../../pricing/unknowns";
-import { clusterPin, volumeMachineOf, volumePin } from "../../renting/offer-choice";
+import { clusterPin, volumePin } from "../../renting/offer-choice";
 import { stackRunningOf } from "../../renting/spend";
 import type { Estimate } from "../../run/plan-ledger";
 import type { Run } from "../../run/run";
@@ -64,7 +64,7 @@ async function placedAt(
   if (inputs.volume !== undefined) {
     machineId = containsUnknown(news["volume"])
       ? plannedVolumeMachine(run, inputs)
-      : await volumeMachineOf(run.client, inputs.volume.volumeId).catch(() => undefined);
+      : ((await run.reads.volume(inputs.volume.volumeId))?.machine_id ?? undefined);
     if (machineId === undefined) pending.push("volume.volumeId");
     else if (containsUnknown(news["volume"])) {
       words.push(`on machine ${machineId} (where the Volume made for it goes)`);
@@ -78,7 +78,7 @@ async function placedAt(
     const volumeId = inputs.networkVolume.volumeId;
     const volume = containsUnknown(news["networkVolume"])
       ? undefined
-      : (await run.client.volumes.list().catch(() => [])).find((one) => one.id === volumeId);
+      : await run.reads.volume(volumeId);
     if (volume === undefined || !isNetworkVolume(volume)) pending.push("networkVolume.volumeId");
     else clusterId ??= volume.cluster_id;
   }

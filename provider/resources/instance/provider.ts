@@ -27,7 +27,13 @@ import { outbidBy, planOutbid, raiseBidAndResume } from "./bids";
 import { deleteFirstNote, diffInstance, launchesAnew, pinnedToVolume } from "./diff";
 import { importedInstance } from "./import";
 import { offerReadsOf } from "../../pricing/offer-reads";
-import { asksOf, instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
+import {
+  asksOf,
+  instanceInputsSchema,
+  instanceResourceInputs,
+  type InstanceInputs,
+  type InstanceOutputs,
+} from "./inputs";
 import { placementFailures } from "./placement";
 import { instancePlanFailures, recordInstanceDiff } from "./pricing";
 import { askOffVolumeMachine, volumeMachineMismatch } from "./volume-link";
@@ -69,9 +75,8 @@ async function diskFailures(
 
 export const implementation: ResourceImplementation<InstanceInputs, InstanceOutputs> = {
   async check(run, olds, news) {
-    const client = run.client;
     const setup = await run.configurationFailures();
-    const checked = checkInputs(instanceInputsSchema, news);
+    const checked = checkInputs(instanceInputsSchema, news, instanceResourceInputs);
     const { inputs } = checked;
     const failures = [...setup, ...checked.failures];
     const ways = (["askId", "askIds", "offerQuery"] as const).filter(
@@ -134,7 +139,7 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
     }
     // A volume lives on one machine: an explicit ask elsewhere can never mount it.
     if (failures.length === 0 && inputs.volume !== undefined && !containsUnknown(news["volume"])) {
-      const mismatch = await askOffVolumeMachine(client, inputs, news);
+      const mismatch = await askOffVolumeMachine(run, inputs, news);
       if (mismatch !== undefined) {
         const [, field = "volume", why = mismatch] = /^([\w.]+): (.*)$/s.exec(mismatch) ?? [];
         failures.push(fieldFailure(field, why));
@@ -160,7 +165,7 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
       JSON.stringify(olds.offerQuery) !== JSON.stringify(inputs.offerQuery) ||
       olds.maxDollarsPerHour !== inputs.maxDollarsPerHour;
     if (failures.length === 0 && (renting || queryChanged) && inputs.volume !== undefined) {
-      const mismatch = await volumeMachineMismatch(client, inputs, news);
+      const mismatch = await volumeMachineMismatch(run, inputs, news);
       if (mismatch !== undefined) failures.push(fieldFailure(mismatch.field, mismatch.message));
     }
     // The stack token is unknown at a new stack's first preview; it is not the program's.

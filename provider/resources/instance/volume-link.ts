@@ -1,15 +1,21 @@
-import { type GpuCloudClient, withCondition } from "../../client";
+import { withCondition } from "../../client";
+import type { Run } from "../../run/run";
 import { volumePin } from "../../renting/offer-choice";
 import { containsUnknown } from "../../shared/validation";
 import { asksOf, type InstanceInputs } from "./inputs";
 
+/** Why a linked volume cannot be: the account does not hold it (deleted, or another's id). */
+const noVolume = (volumeId: number): string =>
+  `no volume ${volumeId} (V.${volumeId}) on the account: give a Volume's volumeId`;
+
 /**
- * At check: an explicit ask that is on another machine than the linked volume, named with both
- * machines; undefined when they agree or when it cannot be known yet (the volume or the ask not
- * known at preview, the ask not listed). The service refuses such a create in any case.
+ * At check: a linked volume the account does not hold, or an explicit ask that is on another
+ * machine than the volume, named with both machines; undefined when they agree or when it
+ * cannot be known yet (the volume or the ask not known at preview, the ask not listed). The
+ * service refuses such a create in any case.
  */
 export async function askOffVolumeMachine(
-  client: GpuCloudClient,
+  run: Run,
   inputs: InstanceInputs,
   news: Record<string, unknown>,
 ): Promise<string | undefined> {
@@ -17,14 +23,12 @@ export async function askOffVolumeMachine(
   const asks = asksOf(inputs);
   if (volumeId === undefined || asks.length === 0) return undefined;
   if (containsUnknown(news["askId"]) || containsUnknown(news["askIds"])) return undefined;
-  const volume = (await client.volumes.list()).find((v) => v.id === volumeId);
-  if (volume === undefined) {
-    return `volume.volumeId: no volume ${volumeId} (V.${volumeId}) on the account`;
-  }
+  const volume = await run.reads.volume(volumeId);
+  if (volume === undefined) return `volume.volumeId: ${noVolume(volumeId)}`;
   const machineId = volume.machine_id;
   if (machineId === null || machineId === undefined) return undefined;
   // Rented asks are searched too: the one an instance holds is still on its machine.
-  const offers = await client.instances.searchOffers({
+  const offers = await run.client.instances.searchOffers({
     id: { in: asks },
     rented: {},
     rentable: {},
@@ -41,28 +45,33 @@ export async function askOffVolumeMachine(
 }
 
 /**
- * At check, for an instance by query about to be rented with a volume: its search is pinned to
- * the volume's machine, so a machine with no offer matching the query, or none under the cap,
- * fails at preview rather than at create, naming the volume, its machine and the cap. Offers
- * an instance holds there count (the instance a replacement deletes first holds one); a
- * volume not known yet (created in the same run) or a failed search is left to create.
+ * At check, for an instance by query about to be rented with a volume: the account holds the
+ * volume, and its search is pinned to the volume's machine, so a machine with no offer matching
+ * the query, or none under the cap, fails at preview rather than at create, naming the volume,
+ * its machine and the cap. Offers an instance holds there count (the instance a replacement
+ * deletes first holds one); a volume not known yet (created in the same run) or a failed search
+ * is left to create.
  */
 export async function volumeMachineMismatch(
-  client: GpuCloudClient,
+  run: Run,
   inputs: InstanceInputs,
   news: Record<string, unknown>,
-): Promise<{ field: "offerQuery" | "maxDollarsPerHour"; message: string } | undefined> {
+): Promise<
+  { field: "volume.volumeId" | "offerQuery" | "maxDollarsPerHour"; message: string } | undefined
+> {
   const volumeId = inputs.volume?.volumeId;
   const query = inputs.offerQuery;
   if (volumeId === undefined || query === undefined) return undefined;
-  if (["volume", "offerQuery", "maxDollarsPerHour"].some((f) => containsUnknown(news[f]))) {
+  if (containsUnknown(news["volume"])) return undefined;
+  const volume = await run.reads.volume(volumeId);
+  if (volume === undefined) return { field: "volume.volumeId", message: noVolume(volumeId) };
+  if (containsUnknown(news["offerQuery"]) || containsUnknown(news["maxDollarsPerHour"])) {
     return undefined;
   }
-  const volume = (await client.volumes.list()).find((v) => v.id === volumeId);
-  const machineId = volume?.machine_id;
+  const machineId = volume.machine_id;
   if (machineId === null || machineId === undefined) return undefined;
   const pinned = withCondition(query, "machineId", machineId);
-  const search = await client.offers
+  const search = await run.client.offers
     .searchInstances({ rented: { in: [true, false] }, ...pinned })
     .catch(() => undefined);
   if (search === undefined) return undefined;

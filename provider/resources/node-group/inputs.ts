@@ -117,6 +117,9 @@ export const nodeGroupInputsSchema = z.object({
 });
 export type NodeGroupInputs = z.infer<typeof nodeGroupInputsSchema>;
 
+/** The NodeGroup's inputs, as check holds a program's keys against them (owner: the class's). */
+export const nodeGroupResourceInputs = { type: "NodeGroup", hidden: ["owner", "stackToken"] };
+
 // NodeGroup's example on its reference page (docs/reference/NodeGroup.md): two H100 nodes: the
 // emulator's default market has a cluster of nine.
 withExample(nodeGroupInputsSchema, {

@@ -10,6 +10,7 @@ import {
   type GroupNode,
   groupDollarsPerHour,
   nodeGroupInputsSchema,
+  nodeGroupResourceInputs,
   type NodeGroupInputs,
   type NodeGroupOutputs,
 } from "./inputs";
@@ -67,7 +68,7 @@ async function refreshedNodes(run: Run, props: NodeGroupOutputs): Promise<GroupN
 export const implementation: ResourceImplementation<NodeGroupInputs, NodeGroupOutputs> = {
   async check(run, olds, news) {
     const setup = await run.configurationFailures();
-    const checked = checkInputs(nodeGroupInputsSchema, news);
+    const checked = checkInputs(nodeGroupInputsSchema, news, nodeGroupResourceInputs);
     const { inputs } = checked;
     const failures = [...setup, ...checked.failures];
     if (inputs.runtype === "vm") {

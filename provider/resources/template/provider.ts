@@ -63,6 +63,7 @@ export const implementation: ResourceImplementation<TemplateInputs, TemplateOutp
     const checked = checkInputs(
       templateInputsSchema,
       keepsLogin ? { ...news, dockerLogin: { ...login, password: "-" } } : news,
+      { type: "Template" },
     );
     if (keepsLogin && checked.inputs.dockerLogin) {
       checked.inputs.dockerLogin = { ...checked.inputs.dockerLogin, password: "" };

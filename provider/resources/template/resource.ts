@@ -91,6 +91,8 @@ export class Template extends pulumi.dynamic.Resource {
       name,
       // Every output is named here, or the resource would not expose it.
       {
+        // Keys the resource does not have too: check names them (shared/unknown-inputs.ts).
+        ...args,
         name: args.name,
         image: args.image,
         tag: args.tag,

@@ -17,7 +17,7 @@ const releaseIntervalMs = 2_000;
 export const implementation: ResourceImplementation<WorkerGroupInputs, WorkerGroupOutputs> = {
   async check(run, olds, news) {
     const setup = await run.configurationFailures();
-    const checked = checkInputs(workerGroupInputsSchema, news);
+    const checked = checkInputs(workerGroupInputsSchema, news, { type: "WorkerGroup" });
     const failures = [...setup, ...checked.failures];
     const templates = (["templateHashId", "templateId"] as const).filter(
       (field) => news[field] !== undefined && news[field] !== null,

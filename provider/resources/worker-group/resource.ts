@@ -75,6 +75,8 @@ export class WorkerGroup extends pulumi.dynamic.Resource {
       name,
       // Every output is named here, or the resource would not expose it.
       {
+        // Keys the resource does not have too: check names them (shared/unknown-inputs.ts).
+        ...args,
         endpointId: args.endpointId,
         templateHashId: args.templateHashId,
         templateId: args.templateId,
