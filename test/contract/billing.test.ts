@@ -1,6 +1,12 @@
 import * as pulumi from "@pulumi/pulumi";
 import { chargesOf, invoicesOf } from "../../provider/client/charge-summaries";
 import { checkedChargesRequest, getCharges, getInvoices } from "../../provider/functions";
+import {
+  BILLED_ASK as ASK,
+  BILLED_DISK_GB,
+  DAY_SECONDS as DAY,
+  HOUR_SECONDS as HOUR,
+} from "../support/billed-ask";
 import { useEmulator } from "../support/use-emulator";
 import { failureOf, requestsTo } from "./harness";
 
@@ -15,21 +21,6 @@ import { failureOf, requestsTo } from "./harness";
  * day of its own and destroys what it rents.
  */
 
-const DAY = 86_400;
-const HOUR = 3_600;
-/** $0.498/h of GPU (listed $0.50 with 8 GB), $0.01/h for 40 GB of disk. */
-const ASK = {
-  id: 41001,
-  gpuName: "RTX 4090",
-  numGpus: 1,
-  gpuRamMb: 24564,
-  dollarsPerHour: 0.5,
-  storageCostPerGbMonth: 0.18,
-  inetUpCostPerGb: 0.011,
-  inetDownCostPerGb: 0.007,
-  diskGb: 500,
-  geolocation: "Oregon, US",
-};
 const dayText = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
 /** An output's value, as a program's apply would see it. */
 const valueOf = <T>(output: pulumi.Output<T>) =>
@@ -54,7 +45,7 @@ describe("billing: charges and invoices through the client and the functions", (
 
   const advance = (seconds: number) => h.emulator.clock({ advanceSeconds: seconds });
   const rent = async (label: string) =>
-    h.client.instances.create(ASK.id, { image: "pytorch/pytorch", disk: 40, label });
+    h.client.instances.create(ASK.id, { image: "pytorch/pytorch", disk: BILLED_DISK_GB, label });
   const destroy = (ids: number[]) => h.client.instances.destroyMany(ids);
 
   it("reads every page of the charges, its query encoded as the official client's", async () => {

@@ -4,7 +4,16 @@ import {
   startTestEmulator,
   type TestEmulatorOptions,
 } from "../support/emulator";
-import { errorOf, showInstance } from "./helpers";
+import {
+  BILLED_ASK as ASK,
+  BILLED_DISK_DOLLARS_PER_HOUR as DISK,
+  BILLED_DISK_GB,
+  BILLED_GPU_DOLLARS_PER_HOUR as GPU,
+  DAY_SECONDS as DAY,
+  HOUR_SECONDS as HOUR,
+  round3,
+} from "../support/billed-ask";
+import { createEndpoint, errorOf, showInstance } from "./helpers";
 
 /**
  * What the emulator bills (the pricing guide: GPU time per second while an instance runs, its
@@ -12,27 +21,6 @@ import { errorOf, showInstance } from "./helpers";
  * the bills (GET /api/v0/charges/ and /api/v1/invoices/ as the OpenAPI documents them). The
  * emulator's clock is frozen and moved by the tests: amounts are exact, and nothing sleeps.
  */
-
-const DAY = 86_400;
-const HOUR = 3_600;
-
-/** Listed at $0.50/h with 8 GB: dph_base 0.50 − 0.18 × 8 / 720 = $0.498/h; 40 GB: $0.01/h. */
-const ASK = {
-  id: 41001,
-  gpuName: "RTX 4090",
-  numGpus: 1,
-  gpuRamMb: 24564,
-  dollarsPerHour: 0.5,
-  minBidDollarsPerHour: 0.2,
-  storageCostPerGbMonth: 0.18,
-  inetUpCostPerGb: 0.011,
-  inetDownCostPerGb: 0.007,
-  diskGb: 500,
-  geolocation: "Oregon, US",
-};
-const GPU = 0.498;
-const DISK = 0.01;
-const round3 = (amount: number) => Math.round(amount * 1000) / 1000;
 
 const Item = z.object({
   start: z.int(),
@@ -91,7 +79,7 @@ describe("the emulator's bills", () => {
     const reply = await emulator.call("PUT", `/api/v0/asks/${String(ASK.id)}/`, {
       client_id: "me",
       image: "pytorch/pytorch",
-      disk: 40,
+      disk: BILLED_DISK_GB,
       label: "trainer",
       ...body,
     });
@@ -346,14 +334,7 @@ describe("the emulator's bills", () => {
 
   it("shows serverless workers in their endpoint and worker group in the tree format", async () => {
     await start({ instanceAsks: undefined, market: false });
-    const endpointId = z.object({ result: z.int() }).parse(
-      (
-        await emulator.call("POST", "/api/v0/endptjobs/", {
-          endpoint_name: "llm",
-          cold_workers: 1,
-        })
-      ).body,
-    ).result;
+    const endpointId = await createEndpoint(emulator.call, { cold_workers: 1 });
     const groupId = z.object({ id: z.int() }).parse(
       (
         await emulator.call("POST", "/api/v0/workergroups/", {

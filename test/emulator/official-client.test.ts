@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { z } from "zod";
 import { type TestEmulator, startTestEmulator } from "../support/emulator";
-import { API_KEY, pollUntilRunning } from "./helpers";
+import { API_KEY, createEndpoint, pollUntilRunning } from "./helpers";
 
 /**
  * The service's official command-line client, run for real against a started emulator, in both
@@ -383,14 +383,7 @@ describe.each([MODERN, LEGACY])("the official client, $name, against the emulato
             })
           ).body,
         ).template;
-        const endpointId = z.object({ result: z.int() }).parse(
-          (
-            await emulator.call("POST", "/api/v0/endptjobs/", {
-              endpoint_name: "llm",
-              cold_workers: 1,
-            })
-          ).body,
-        ).result;
+        const endpointId = await createEndpoint(emulator.call, { cold_workers: 1 });
         await emulator.call("POST", "/api/v0/workergroups/", {
           endpoint_id: endpointId,
           template_hash: template.hash_id,
