@@ -43,7 +43,8 @@ export const chargeRowSchema = z.object({
   amount: z.number(),
   /** `label`, `template_id`, `endpoint_id`, `workergroup_id`: those the contract has. */
   metadata: z.record(z.string(), z.unknown()).default({}),
-  get items() {
+  // Annotated: a getter's own inference cannot see through the recursion everywhere.
+  get items(): z.ZodDefault<z.ZodArray<typeof chargeRowSchema>> {
     return z.array(chargeRowSchema).default([]);
   },
 });
