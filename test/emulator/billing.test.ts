@@ -1,3 +1,6 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { z } from "zod";
 import {
   type TestEmulator,
@@ -198,8 +201,10 @@ describe("the emulator's bills", () => {
     ]);
   });
 
-  it("bills a volume's storage while it exists, and keeps the bill of what is gone", async () => {
-    await start();
+  it("bills a volume's storage while it exists, and keeps the bill of what is gone, restarts too", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpucloud-billing-"));
+    const stateFile = path.join(dir, "state.json");
+    await start({ stateFile });
     // Seeded ask 21001: $0.10/GB-month; 72 GB: $0.01/h.
     const made = await emulator.call("PUT", "/api/v0/volumes/", {
       id: 21001,
@@ -226,6 +231,12 @@ describe("the emulator's bills", () => {
         items: [item("disk", 3, DISK, "0.010")],
       },
     ]);
+    // The bills are kept in the state file; a restarted emulator's clock is the wall clock.
+    const billed = (await charges()).results;
+    await emulator.close();
+    emulator = await startTestEmulator({ stateFile });
+    expect((await charges()).results).toEqual(billed);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it("counts charges by UTC day: the range picks days, a row spans its first and last", async () => {
