@@ -25,7 +25,7 @@ export {
 export { getCurrentUser, cancelRsyncCopy, getOffers, getVolumeOffers } from "./functions";
 export { getTemplates } from "./functions";
 export { getInstances } from "./functions";
-export { getCharges, getInvoices, type InputsOf } from "./functions";
+export { getCharges, getInvoices } from "./functions";
 export type { Charges, ChargesRequest, ChargeSummary, Invoices, InvoicesRequest } from "./client";
 export type { InstanceQuery, InstanceSummary } from "./client";
 export type { InstanceOffer, InstanceOfferQuery, VolumeOffer, VolumeOfferQuery } from "./client";
