@@ -23,9 +23,29 @@ export const ChargeSegmentSchema = z.object({
 });
 export type ChargeSegment = z.infer<typeof ChargeSegmentSchema>;
 
-/** A stretch still being billed. */
+/** A stretch still being billed: storage since `fromMs`, at a rate. */
 const OpenSegmentSchema = z.object({ fromMs: z.number(), dollarsPerHour: z.number() });
 export type OpenSegment = z.infer<typeof OpenSegmentSchema>;
+
+/**
+ * An instance's boot while it is meant to run (not stopped, not outbid): it reaches its outcome
+ * once its polls are met and its `afterSeconds` have passed, whichever is later, on its own,
+ * between changes. Running, the GPU is billed from then; offline, the storage is not. What the
+ * boot billed is written as segments when it ends (a stop, an outbid, a destroy, a new boot) or
+ * its GPU's rate changes (a new bid: billed from `sinceMs` at the new rate).
+ */
+export const MeteredBootSchema = z.object({
+  startedAtMs: z.number(),
+  /** When its polls were met: the change that counted the last one; null until then. */
+  pollsMetAtMs: z.number().nullable(),
+  afterSeconds: z.number(),
+  status: z.enum(["running", "exited", "unknown", "offline"]),
+  /** The GPU's rate while it runs ($/hour: the row's `dph_base`). */
+  dollarsPerHour: z.number(),
+  /** Billed at this rate from here on (a new bid's moment; the boot's start otherwise). */
+  sinceMs: z.number(),
+});
+export type MeteredBoot = z.infer<typeof MeteredBootSchema>;
 
 export const MeterSchema = z.object({
   type: ContractTypeSchema,
@@ -42,12 +62,10 @@ export const MeterSchema = z.object({
   /** $/GB of traffic (an instance's offer's), for its bandwidth items; null for a volume. */
   inetUpCostPerGb: z.number().nullable(),
   inetDownCostPerGb: z.number().nullable(),
-  open: z.object({ gpu: OpenSegmentSchema.nullable(), disk: OpenSegmentSchema.nullable() }),
-  /**
-   * The instance's current boot as the meter saw it: when it started and when its polls were
-   * met, to tell when it reached its outcome (running: GPU billed; offline: storage not).
-   */
-  boot: z.object({ startedAtMs: z.number(), pollsMetAtMs: z.number().nullable() }).nullable(),
+  /** Storage, billed from the contract's start to its end, but for an offline machine's time. */
+  disk: OpenSegmentSchema.nullable(),
+  /** An instance's boot while it is meant to run; null otherwise, and for a volume. */
+  boot: MeteredBootSchema.nullable(),
   /** A released worker's time to go: its storage is billed until then. */
   releaseAtMs: z.number().nullable(),
   segments: z.array(ChargeSegmentSchema),

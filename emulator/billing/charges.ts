@@ -2,6 +2,7 @@ import { z } from "zod";
 import { invalidArgs } from "../shared/http";
 import type { State } from "../shared/state";
 import { type ContractType, ContractTypeSchema, type Meter } from "./billing-state";
+import { segmentsUntil } from "./meter";
 import { afterKey, booleanParam, jsonParam, limitParam, pageOf, type SortKey } from "./pages";
 
 /**
@@ -87,15 +88,7 @@ interface Accrual {
 
 /** What a meter billed on the range's days, by item and rate, up to `nowMs`. */
 function accrualsOf(meter: Meter, nowMs: number, query: ChargesQuery): Accrual[] {
-  const stretches = [
-    ...meter.segments,
-    ...(["gpu", "disk"] as const).flatMap((item) => {
-      const open = meter.open[item];
-      return open
-        ? [{ item, fromMs: open.fromMs, toMs: nowMs, dollarsPerHour: open.dollarsPerHour }]
-        : [];
-    }),
-  ];
+  const stretches = segmentsUntil(meter, nowMs);
   const accruals = new Map<string, Accrual>();
   for (const { item, fromMs, toMs, dollarsPerHour } of stretches) {
     for (let dayMs = Math.floor(fromMs / DAY_MS) * DAY_MS; dayMs < toMs; dayMs += DAY_MS) {

@@ -1,32 +1,26 @@
-import { instancePrices } from "../instances/instance-pricing";
 import type { Instance } from "../instances/instance-state";
-import { statusOf } from "../instances/lifecycle";
-import { storageDollarsPerHour } from "../market/offers";
+import { rentalPrice, storageDollarsPerHour } from "../market/offers";
 import type { State } from "../shared/state";
 import { volumeAskOf } from "../volumes/mounts";
-import type { ContractType, Meter, MeteredItem } from "./billing-state";
+import type { ContractType, Meter, MeteredBoot } from "./billing-state";
 
 /**
- * The meters, kept in step with every change of the state (the store settles them): what each
- * contract is billed, by the second, as the billing guide says. An instance's GPU while it runs
- * (not while provisioning, loading, stopped or outbid), its storage while it exists except
- * while offline, stopped too; a volume's storage while it exists. The rates are those its row
- * shows (instances/instance-pricing.ts: the `instance` breakdown, what it is charged now).
+ * The meters, kept in step with every change of the state (the store settles them at the
+ * change's moment): what each contract is billed, by the second, as the billing guide says. An
+ * instance's GPU while it runs (not while it provisions or loads, nor stopped or outbid), its
+ * storage from its create until it is destroyed, stopped too, but not while its machine is
+ * offline; a volume's storage while it exists. The rates are its row's (`dph_base`,
+ * `storage_total_cost`: market/offers.ts, `rentalPrice`).
  *
- * A change (stop, destroy, a new bid) happens at the moment of the change. A boot reaches its
- * outcome on its own, between changes: by polls (each counted in a change, so at that change's
- * moment) and after `afterSeconds` (at the boot's start plus those seconds), whichever is later.
+ * A change (a stop, a destroy, a new bid) happens at its moment. A boot reaches its outcome on
+ * its own, between changes (by polls, each counted in a change, and after its `afterSeconds`):
+ * so a boot is metered whole, from its start, and what it billed is written when it ends.
  */
 
-interface Rates {
-  gpu: number;
-  disk: number;
-}
-
 const keyOf = (type: ContractType, id: number) =>
-  `${type === "volume" ? "volume" : "instance"}:${id}`;
+  `${type === "volume" ? "volume" : "instance"}:${String(id)}`;
 
-function newMeter(type: ContractType, id: number, startMs: number): Meter {
+function newMeter(type: ContractType, id: number, startMs: number, diskRate: number): Meter {
   return {
     type,
     id,
@@ -38,75 +32,80 @@ function newMeter(type: ContractType, id: number, startMs: number): Meter {
     workerGroupId: null,
     inetUpCostPerGb: null,
     inetDownCostPerGb: null,
-    open: { gpu: null, disk: null },
+    disk: diskRate > 0 ? { fromMs: startMs, dollarsPerHour: diskRate } : null,
     boot: null,
     releaseAtMs: null,
     segments: [],
   };
 }
 
-function close(meter: Meter, item: MeteredItem, atMs: number): void {
-  const open = meter.open[item];
-  if (open === null) return;
+/** Writes the storage billed until `atMs`; it goes on from `reopenAtMs`, if given. */
+function closeDisk(meter: Meter, atMs: number, reopenAtMs?: number): void {
+  const { disk } = meter;
+  if (disk === null) return;
   // A state file loaded under an earlier clock must not make a stretch negative.
-  const toMs = Math.max(open.fromMs, atMs);
-  if (toMs > open.fromMs) {
-    meter.segments.push({ item, fromMs: open.fromMs, toMs, dollarsPerHour: open.dollarsPerHour });
+  if (atMs > disk.fromMs) {
+    meter.segments.push({ item: "disk", fromMs: disk.fromMs, toMs: atMs, ...rate(disk) });
   }
-  meter.open[item] = null;
+  meter.disk = reopenAtMs === undefined ? null : { ...disk, fromMs: Math.max(reopenAtMs, atMs) };
+}
+
+const rate = (of: { dollarsPerHour: number }) => ({ dollarsPerHour: of.dollarsPerHour });
+
+/** When the boot reached its outcome; null while its polls are not met. */
+function outcomeAtMs(boot: MeteredBoot): number | null {
+  if (boot.pollsMetAtMs === null) return null;
+  return Math.max(boot.pollsMetAtMs, boot.startedAtMs + boot.afterSeconds * 1000);
 }
 
 /**
- * Brings one item's open stretch to its rate now: a changed rate closes the stretch at
- * `changedAtMs` and opens the new rate from there; a rate that starts opens from `startsAtMs`.
+ * Writes what the boot billed until `atMs`: running, its GPU from its outcome (or its rate's
+ * start); offline, no storage from its outcome. The storage goes on from `atMs`.
  */
-function meterItem(
-  meter: Meter,
-  item: MeteredItem,
-  rate: number,
-  at: { changedAtMs: number; startsAtMs: number },
-): void {
-  const open = meter.open[item];
-  if (open !== null && open.dollarsPerHour === rate) return;
-  const wasOpen = open !== null;
-  close(meter, item, at.changedAtMs);
-  if (rate > 0) {
-    meter.open[item] = { fromMs: wasOpen ? at.changedAtMs : at.startsAtMs, dollarsPerHour: rate };
+function endBoot(meter: Meter, atMs: number): void {
+  const { boot } = meter;
+  meter.boot = null;
+  const outcome = boot === null ? null : outcomeAtMs(boot);
+  if (boot === null || outcome === null || outcome >= atMs) return;
+  if (boot.status === "running") {
+    const fromMs = Math.max(outcome, boot.sinceMs);
+    if (fromMs < atMs) meter.segments.push({ item: "gpu", fromMs, toMs: atMs, ...rate(boot) });
+  } else if (boot.status === "offline") {
+    closeDisk(meter, outcome, atMs);
   }
 }
 
-/** When the instance's current boot reached (or reaches) its outcome; null: not yet by polls. */
-function outcomeAtMs(meter: Meter, instance: Instance, nowMs: number): number | null {
-  const startedAtMs = instance.restartedAtMs ?? instance.createdAtMs;
-  if (meter.boot?.startedAtMs !== startedAtMs) meter.boot = { startedAtMs, pollsMetAtMs: null };
-  const { boot } = instance;
-  if (meter.boot.pollsMetAtMs === null && instance.polls >= boot.afterPolls) {
-    meter.boot.pollsMetAtMs = boot.afterPolls === 0 ? startedAtMs : nowMs;
-  }
-  if (meter.boot.pollsMetAtMs === null) return null;
-  return Math.max(meter.boot.pollsMetAtMs, startedAtMs + (boot.afterSeconds ?? 0) * 1000);
-}
-
-function lastEnd(meter: Meter, item: MeteredItem): number {
-  return meter.segments.reduce((end, s) => (s.item === item ? Math.max(end, s.toMs) : end), 0);
+/** An instance's boot, as the meter follows it, while it is meant to run. */
+function bootOf(instance: Instance): Omit<MeteredBoot, "pollsMetAtMs" | "sinceMs"> | null {
+  if (instance.intendedStatus !== "running" || instance.outbidDollarsPerHour !== null) return null;
+  const listed = instance.bidDollarsPerHour ?? instance.offer.dollarsPerHour;
+  return {
+    startedAtMs: instance.restartedAtMs ?? instance.createdAtMs,
+    afterSeconds: instance.boot.afterSeconds ?? 0,
+    status: instance.boot.status,
+    dollarsPerHour: rentalPrice(listed, instance.offer.storageCostPerGbMonth, instance.diskGb).base,
+  };
 }
 
 function meterInstance(meter: Meter, instance: Instance, state: State, nowMs: number): void {
-  const { actualStatus } = statusOf(instance, nowMs);
-  const charged = instancePrices(instance, actualStatus).instance;
-  const rates: Rates = { gpu: charged.gpuCostPerHour, disk: charged.diskHour };
-  const outcome = outcomeAtMs(meter, instance, nowMs);
-  const clamp = (ms: number, floor: number) => Math.min(nowMs, Math.max(floor, ms));
-  meterItem(meter, "gpu", rates.gpu, {
-    changedAtMs: nowMs,
-    startsAtMs: clamp(outcome ?? nowMs, lastEnd(meter, "gpu")),
-  });
-  meterItem(meter, "disk", rates.disk, {
-    // Offline comes with the outcome; every other change of storage's rate with a change.
-    changedAtMs: actualStatus === "offline" ? clamp(outcome ?? nowMs, meter.startMs) : nowMs,
-    // Storage starts with the contract; again after an offline machine (stopped), from now.
-    startsAtMs: meter.segments.some((s) => s.item === "disk") ? nowMs : meter.startMs,
-  });
+  const current = bootOf(instance);
+  const metered = meter.boot;
+  if (metered !== null) {
+    const sameBoot = current !== null && current.startedAtMs === metered.startedAtMs;
+    if (!sameBoot) endBoot(meter, nowMs);
+    else if (current.dollarsPerHour !== metered.dollarsPerHour) {
+      // A new bid: what ran is billed at the old rate, the rest at the new from now.
+      endBoot(meter, nowMs);
+      meter.boot = { ...metered, dollarsPerHour: current.dollarsPerHour, sinceMs: nowMs };
+    }
+  }
+  if (current !== null && meter.boot === null) {
+    meter.boot = { ...current, pollsMetAtMs: null, sinceMs: current.startedAtMs };
+  }
+  const boot = meter.boot;
+  if (boot !== null && boot.pollsMetAtMs === null && instance.polls >= instance.boot.afterPolls) {
+    boot.pollsMetAtMs = instance.boot.afterPolls === 0 ? boot.startedAtMs : nowMs;
+  }
   meter.label = instance.label;
   meter.templateId = instance.template?.id ?? meter.templateId;
   if (instance.workerGroupId !== null) {
@@ -119,12 +118,11 @@ function meterInstance(meter: Meter, instance: Instance, state: State, nowMs: nu
   meter.inetDownCostPerGb = instance.offer.inetDownCostPerGb;
 }
 
-function meterVolume(meter: Meter, dollarsPerHour: number, label: string | null): void {
-  meterItem(meter, "disk", dollarsPerHour, {
-    changedAtMs: meter.startMs,
-    startsAtMs: meter.startMs,
-  });
-  meter.label = label;
+/** Ends the contract at `endMs`: what its boot and its storage billed until then. */
+function endContract(meter: Meter, endMs: number): void {
+  endBoot(meter, endMs);
+  closeDisk(meter, endMs);
+  meter.endMs = Math.max(meter.startMs, endMs);
 }
 
 /** Settles every meter at `nowMs`: the store calls it after each change. */
@@ -132,11 +130,11 @@ export function settleMeters(state: State, nowMs: number): void {
   const live = new Map(
     state.meters.filter((m) => m.endMs === null).map((m) => [keyOf(m.type, m.id), m]),
   );
-  const meterOf = (type: ContractType, id: number, startMs: number): Meter => {
+  const meterOf = (type: ContractType, id: number, startMs: number, diskRate: number): Meter => {
     const key = keyOf(type, id);
     let meter = live.get(key);
     if (meter === undefined) {
-      meter = newMeter(type, id, startMs);
+      meter = newMeter(type, id, startMs, diskRate);
       state.meters.push(meter);
     }
     live.delete(key);
@@ -144,22 +142,29 @@ export function settleMeters(state: State, nowMs: number): void {
   };
   for (const instance of state.instances) {
     const type = instance.workerGroupId === null ? "instance" : "serverless";
-    meterInstance(meterOf(type, instance.id, instance.createdAtMs), instance, state, nowMs);
+    const { offer } = instance;
+    const diskRate = storageDollarsPerHour(offer.storageCostPerGbMonth, instance.diskGb);
+    const meter = meterOf(type, instance.id, instance.createdAtMs, diskRate);
+    meterInstance(meter, instance, state, nowMs);
   }
   for (const volume of state.volumes) {
     const ask = volumeAskOf(state, volume);
-    const rate = ask ? storageDollarsPerHour(ask.storageCostPerGbMonth, volume.sizeGb) : 0;
-    meterVolume(meterOf("volume", volume.id, volume.createdAtMs), rate, volume.label);
+    const diskRate = ask ? storageDollarsPerHour(ask.storageCostPerGbMonth, volume.sizeGb) : 0;
+    meterOf("volume", volume.id, volume.createdAtMs, diskRate).label = volume.label;
   }
   for (const volume of state.networkVolumes) {
-    const rate = storageDollarsPerHour(volume.offer.storageCostPerGbMonth, volume.sizeGb);
-    meterVolume(meterOf("volume", volume.id, volume.createdAtMs), rate, volume.label);
+    const diskRate = storageDollarsPerHour(volume.offer.storageCostPerGbMonth, volume.sizeGb);
+    meterOf("volume", volume.id, volume.createdAtMs, diskRate).label = volume.label;
   }
   // What is no longer on the account ended now; a released worker when its time came.
-  for (const meter of live.values()) {
-    const endMs = Math.min(nowMs, meter.releaseAtMs ?? nowMs);
-    close(meter, "gpu", endMs);
-    close(meter, "disk", endMs);
-    meter.endMs = Math.max(meter.startMs, endMs);
-  }
+  for (const meter of live.values())
+    endContract(meter, Math.min(nowMs, meter.releaseAtMs ?? nowMs));
+}
+
+/** Everything the meter billed up to `nowMs`, as if the contract ended then. */
+export function segmentsUntil(meter: Meter, nowMs: number): Meter["segments"] {
+  if (meter.endMs !== null) return meter.segments;
+  const projected = structuredClone(meter);
+  endContract(projected, nowMs);
+  return projected.segments;
 }

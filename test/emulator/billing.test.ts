@@ -172,6 +172,22 @@ describe("the emulator's bills", () => {
     expect(row?.amount).toBe(round3(2 * GPU + diskHours * DISK));
   });
 
+  it("bills a boot in wall-clock time from the moment it ran, though nothing looked at it", async () => {
+    await start({ bootSeconds: 90 });
+    const id = await rent();
+    await advance(HOUR); // no poll: it reached running at 90 s on its own
+    await emulator.call("PUT", `/api/v0/instances/${String(id)}/`, { state: "stopped" });
+    await advance(HOUR);
+    await emulator.call("DELETE", `/api/v0/instances/${String(id)}/`);
+
+    const [row] = (await charges()).results;
+    const gpuHours = (HOUR - 90) / HOUR;
+    expect(row?.items.slice(0, 2)).toEqual([
+      item("gpu", gpuHours, GPU, "0.498"),
+      item("disk", 2, DISK, "0.010"),
+    ]);
+  });
+
   it("bills no storage once a machine is offline, and a new bid at its own rate", async () => {
     await start();
     await emulator.queueBoots([{ status: "offline", afterPolls: 1 }]);
