@@ -255,7 +255,7 @@ async function exerciseEveryMethod(client: GpuCloudClient): Promise<void> {
     },
     format: "table",
     latestFirst: false,
-    limit: 1,
+    limit: 2,
   });
   await client.billing.invoices({
     selectFilters: { when: { gte: 0, lte: today + 86_400 }, service: { in: ["stripe_payments"] } },
