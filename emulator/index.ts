@@ -7,6 +7,8 @@ import { registerSecretRoutes } from "./accounts/secret-routes";
 import { registerSshRoutes } from "./accounts/ssh-key-routes";
 import { registerUserRoutes } from "./accounts/user-routes";
 import { registerWebhookRoutes } from "./accounts/webhook-routes";
+import { registerBillingRoutes } from "./billing/billing-routes";
+import { settleMeters } from "./billing/meter";
 import { registerControlRoutes } from "./control/control-routes";
 import { FaultInjector } from "./control/faults";
 import { RateLimiter } from "./control/rate-limits";
@@ -34,6 +36,7 @@ import { registerServerlessEngine } from "./serverless/engine-hooks";
 import { registerRouteRoutes } from "./serverless/route-routes";
 import { ServerlessEngine } from "./serverless/worker-engine";
 import { registerWorkerGroupRoutes } from "./serverless/worker-group-routes";
+import { Clock } from "./shared/clock";
 import type { EmulatorContext } from "./shared/context";
 import { installHttpBasics } from "./shared/http";
 import { Store } from "./shared/store";
@@ -66,6 +69,7 @@ const ROUTES = [
   registerWorkerGroupRoutes,
   registerRouteRoutes,
   registerOverlayRoutes,
+  registerBillingRoutes,
   registerControlRoutes,
 ];
 
@@ -73,9 +77,15 @@ const ROUTES = [
 export function buildEmulator(options: EmulatorOptions): FastifyInstance {
   const settings = parseOptions(EmulatorOptionsSchema, options);
   const store = Store.open(settings);
+  const clock = new Clock();
+  // Every change settles the bills at the moment it happens (billing/meter.ts).
+  store.settle((state) => {
+    settleMeters(state, clock.nowMs());
+  });
   const faults = new FaultInjector(settings.seed ?? 1);
   const ctx: EmulatorContext = {
     store,
+    clock,
     keys: new KeyRing(settings.apiKey),
     instanceKeys: new InstanceKeys(),
     logs: new InstanceLogs(),
@@ -83,8 +93,8 @@ export function buildEmulator(options: EmulatorOptions): FastifyInstance {
     requests: new RequestLog(),
     rateLimits: new RateLimiter(settings.rateLimits),
     settings,
-    serverless: new ServerlessEngine(store, settings, faults),
-    ports: settings.servePorts ? new PortServer(store, settings.runOnstart) : undefined,
+    serverless: new ServerlessEngine(store, settings, faults, clock),
+    ports: settings.servePorts ? new PortServer(store, settings.runOnstart, clock) : undefined,
   };
   // No logger: Fastify would log requests, and requests carry the API key.
   const app = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } });
@@ -92,7 +102,7 @@ export function buildEmulator(options: EmulatorOptions): FastifyInstance {
   registerTraffic(app, ctx.requests, ctx.faults, ctx.rateLimits);
   registerAuth(app, ctx.keys, ctx.instanceKeys, ctx.requests);
   registerServiceRouting(app, ctx.requests, settings.strict);
-  registerServerlessEngine(app, ctx.serverless, store);
+  registerServerlessEngine(app, ctx.serverless, store, clock);
   registerContainers(app, ctx);
   for (const register of ROUTES) register(app, ctx);
   return app;

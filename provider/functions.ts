@@ -15,6 +15,16 @@ import {
   type VolumeOfferQuery,
 } from "./client";
 import { templateSummaryOf } from "./client/templates";
+import {
+  type Charges,
+  type ChargesRequest,
+  chargesOf,
+  chargesRequestSchema,
+  type Invoices,
+  type InvoicesRequest,
+  invoicesOf,
+  invoicesRequestSchema,
+} from "./client/charge-summaries";
 import { instanceQuerySchema, instanceSummaryOf, listQueryOf } from "./client/instance-summaries";
 import { clientFor, type ProviderConfig, resolveConfig, verifyConfiguration } from "./run/config";
 import { once } from "./run/once";
@@ -150,19 +160,75 @@ export function getInstances(query: InstanceQuery = {}): pulumi.Output<InstanceS
  * plugin's Invoke), or a RunError naming the field.
  */
 export function checkedInstanceQuery(query: unknown): InstanceListQuery {
-  const parsed = instanceQuerySchema.safeParse(query);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue?.path.map(String).join(".") || "query";
-    let received: unknown = query;
-    for (const key of issue?.path ?? []) {
-      received =
-        typeof received === "object" && received !== null
-          ? (received as Record<PropertyKey, unknown>)[key]
-          : undefined;
-    }
-    const why = issue ? describeIssue(issue, received) : "invalid";
-    throw new pulumi.RunError(`getInstances: ${field}: ${why}`);
+  return listQueryOf(checked("getInstances", "query", instanceQuerySchema, query));
+}
+
+/**
+ * A function's arguments, checked (`root` names them when the whole is wrong), or a RunError
+ * naming the field and what is wrong, never quoting what was given.
+ */
+function checked<S extends z.ZodType>(
+  fn: string,
+  root: string,
+  schema: S,
+  args: unknown,
+): z.output<S> {
+  const parsed = schema.safeParse(args);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.map(String).join(".") || root;
+  let received: unknown = args;
+  for (const key of issue?.path ?? []) {
+    received =
+      typeof received === "object" && received !== null
+        ? (received as Record<PropertyKey, unknown>)[key]
+        : undefined;
   }
-  return listQueryOf(parsed.data);
+  const why = issue ? describeIssue(issue, received) : "invalid";
+  throw new pulumi.RunError(`${fn}: ${field}: ${why}`);
+}
+
+/** Each argument, and each item of a list, may be a value, a promise or another resource's output. */
+export type InputsOf<T> = {
+  [K in keyof T]: T[K] extends readonly (infer Item)[] | undefined
+    ? pulumi.Input<pulumi.Input<Item>[]> | Extract<T[K], undefined>
+    : pulumi.Input<T[K]>;
+};
+
+/** getCharges's arguments, checked (shared with the native plugin's Invoke). */
+export function checkedChargesRequest(args: unknown): z.output<typeof chargesRequestSchema> {
+  return checked("getCharges", "arguments", chargesRequestSchema, args);
+}
+
+/** getInvoices's arguments, checked (shared with the native plugin's Invoke). */
+export function checkedInvoicesRequest(args: unknown): z.output<typeof invoicesRequestSchema> {
+  return checked("getInvoices", "arguments", invoicesRequestSchema, args);
+}
+
+/**
+ * What the account was billed on a range of UTC days, per contract (an instance or a volume),
+ * with its charges by type (GPU time, storage, bandwidth) and `totalDollars`: `since` and
+ * `until` (today when absent) are dates (`"2026-01-31"`) or times, whose whole day counts.
+ * `instanceIds` (an Instance's `instanceId`, a NodeGroup's nodes' `instanceId`s), `volumeIds`,
+ * `types` and `labels` keep only those contracts. Each argument may be another resource's
+ * output. Bad arguments reject naming the field, and send nothing.
+ */
+export function getCharges(args: InputsOf<ChargesRequest>): pulumi.Output<Charges> {
+  return pulumi.output(args).apply(async (resolved) => {
+    const request = checkedChargesRequest(resolved);
+    const client = await programClient();
+    return chargesOf(client.billing, request, Date.now());
+  });
+}
+
+/**
+ * The account's invoices (credit purchases, transfers, payouts) made on a range of UTC days,
+ * newest first, optionally of some payment `services` only.
+ */
+export function getInvoices(args: InputsOf<InvoicesRequest>): pulumi.Output<Invoices> {
+  return pulumi.output(args).apply(async (resolved) => {
+    const request = checkedInvoicesRequest(resolved);
+    const client = await programClient();
+    return invoicesOf(client.billing, request, Date.now());
+  });
 }

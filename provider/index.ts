@@ -25,6 +25,8 @@ export {
 export { getCurrentUser, cancelRsyncCopy, getOffers, getVolumeOffers } from "./functions";
 export { getTemplates } from "./functions";
 export { getInstances } from "./functions";
+export { getCharges, getInvoices } from "./functions";
+export type { Charges, ChargesRequest, ChargeSummary, Invoices, InvoicesRequest } from "./client";
 export type { InstanceQuery, InstanceSummary } from "./client";
 export type { InstanceOffer, InstanceOfferQuery, VolumeOffer, VolumeOfferQuery } from "./client";
 export type { TemplateQuery, TemplateSummary } from "./client";

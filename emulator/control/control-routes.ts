@@ -1,11 +1,14 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { PermissionsSchema } from "../accounts/key-ring";
+import { InvoiceTypeSchema, PaymentServiceSchema } from "../billing/billing-state";
+import { invoiceRow } from "../billing/invoices";
 import { notifyOutbid, outbid } from "../instances/bids";
 import { BootOutcomeSchema } from "../instances/instance-state";
 import { StandInAppSchema } from "../instances/port-server";
 import { InstanceAskSchema, NetworkVolumeAskSchema, VolumeAskSchema } from "../market/asks";
 import type { EmulatorContext } from "../shared/context";
+import { ClockChangeSchema, changeClock, clockReading } from "../shared/clock";
 import { ApiError, check, invalidArgs, pathId } from "../shared/http";
 import { clearResources } from "../shared/state";
 import { FaultsSchema } from "./faults";
@@ -28,6 +31,18 @@ const AsksSchema = z.object({
 });
 const OutbidSchema = z.object({ dollarsPerHour: z.number().positive() });
 const KeyParamsSchema = z.object({ key: z.string() });
+/** A payment, transfer or payout of the account, as GET /api/v1/invoices/ lists it. */
+const NewInvoiceSchema = z.strictObject({
+  amountDollars: z.number(),
+  type: InvoiceTypeSchema.default("credit"),
+  service: PaymentServiceSchema.default("stripe_payments"),
+  source: z.string().default("stripe"),
+  description: z.string().default("Credit purchase"),
+  /** Default: now (the emulator's clock). */
+  createdAtSeconds: z.number().nonnegative().optional(),
+  /** Default: when it was created; null: unpaid. */
+  paidAtSeconds: z.number().nonnegative().nullable().optional(),
+});
 const AskParamsSchema = z.object({
   kind: z.enum(["instance", "volume"]),
   id: z
@@ -44,7 +59,7 @@ const AskChangeSchema = z.strictObject({
 
 /** Test controls: no auth, never under /api/, never in the request log. */
 export function registerControlRoutes(app: FastifyInstance, ctx: EmulatorContext): void {
-  const { store, keys, faults, requests } = ctx;
+  const { store, keys, faults, requests, clock } = ctx;
   const ok = { success: true };
 
   app.get("/_emulator/state", async () => store.state);
@@ -179,6 +194,35 @@ export function registerControlRoutes(app: FastifyInstance, ctx: EmulatorContext
     });
     notifyOutbid(store.state, ctx.settings, instance);
     return { success: true };
+  });
+
+  // The account's time (shared/clock.ts): frozen, moved forward, let run again.
+  app.get("/_emulator/clock", async () => clockReading(clock));
+  app.put("/_emulator/clock", async (request) => {
+    changeClock(clock, check(ClockChangeSchema, request.body, "invalid_args"));
+    return { success: true, ...clockReading(clock) };
+  });
+
+  app.post("/_emulator/invoices", async (request) => {
+    const input = check(NewInvoiceSchema, request.body, "invalid_args");
+    const createdAtMs = (input.createdAtSeconds ?? clock.nowMs() / 1000) * 1000;
+    const paidAtSeconds =
+      input.paidAtSeconds === undefined ? createdAtMs / 1000 : input.paidAtSeconds;
+    const invoice = store.mutate((state) => {
+      const added = {
+        id: state.nextIds.invoice++,
+        type: input.type,
+        service: input.service,
+        source: input.source,
+        description: input.description,
+        amountDollars: input.amountDollars,
+        createdAtMs,
+        paidAtMs: paidAtSeconds === null ? null : paidAtSeconds * 1000,
+      };
+      state.invoices.push(added);
+      return added;
+    });
+    return { success: true, invoice: invoiceRow(invoice) };
   });
 
   app.post("/_emulator/reset", async () => {

@@ -48,6 +48,8 @@ const documented: Readonly<Record<string, Limit>> = {
   "GET /api/v0/workergroups/": { threshold: 2.0, json: "detail" },
   "PUT /api/v0/workergroups/:id/": { threshold: 2.0, json: "detail" },
   "DELETE /api/v0/workergroups/:id/": { threshold: 3.0, json: "detail" },
+  "GET /api/v0/charges/": { threshold: 1.0, json: "detail" },
+  "GET /api/v1/invoices/": { threshold: 3.0, json: "detail" },
   // Clusters: neither the reference nor the docs give these endpoints a limit, so the emulator
   // gives each the class of its nearest documented kin: the network-volume search that of the
   // volume-offer search, creating a network volume that of a secret write (a paid create whose

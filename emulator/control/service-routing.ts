@@ -68,6 +68,8 @@ export const SERVICE_ROUTES: Readonly<Record<string, Documentation>> = {
   "POST /api/v0/workergroups/": "openapi",
   "PUT /api/v0/workergroups/:id/": "openapi",
   "DELETE /api/v0/workergroups/:id/": "openapi",
+  "GET /api/v0/charges/": "openapi",
+  "GET /api/v1/invoices/": "openapi",
   // The specification describes it in full; the OpenAPI has no entry for it.
   "DELETE /api/v0/commands/rsync/": "specification 4.5",
   // The official client's, which the OpenAPI leaves out.

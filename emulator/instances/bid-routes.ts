@@ -11,7 +11,7 @@ const BidSchema = z.object({
 });
 
 export function registerBidRoutes(app: FastifyInstance, ctx: EmulatorContext): void {
-  const { store, settings } = ctx;
+  const { store, settings, clock } = ctx;
 
   app.put(
     "/api/v0/instances/bid_price/:id/",
@@ -35,7 +35,7 @@ export function registerBidRoutes(app: FastifyInstance, ctx: EmulatorContext): v
       const problem = bidProblem(price);
       if (problem !== undefined) throw new ApiError(400, "invalid_args", problem);
       store.mutate(() => {
-        changeBid(instance, price, settings, Date.now());
+        changeBid(instance, price, settings, clock.nowMs());
       });
       return { success: true };
     },

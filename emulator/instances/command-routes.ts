@@ -51,7 +51,8 @@ function addressOf(instance: Instance, nowMs: number) {
   return { addr, port };
 }
 
-export function registerCommandRoutes(app: FastifyInstance, { store }: EmulatorContext): void {
+export function registerCommandRoutes(app: FastifyInstance, ctx: EmulatorContext): void {
+  const { store } = ctx;
   const config = { category: "instance_write" } as const;
   const instanceById = (id: number) => store.state.instances.find((i) => i.id === id);
   const instanceOf = (end: End | undefined) =>
@@ -71,7 +72,7 @@ export function registerCommandRoutes(app: FastifyInstance, { store }: EmulatorC
     // Volume copies go to instances; a copy into a volume is not modelled.
     if (!dstEnd || dstEnd.kind === "volume") throw invalidArgs("Invalid dst_id.");
 
-    const now = Date.now();
+    const now = ctx.clock.nowMs();
     const src = instanceOf(srcEnd);
     const dst = instanceOf(dstEnd);
     if (srcEnd.kind === "instance" && !src) {
@@ -125,7 +126,7 @@ export function registerCommandRoutes(app: FastifyInstance, { store }: EmulatorC
     const parsed = CancelSchema.safeParse(request.body);
     const dst = parsed.success ? instanceOf(endOf(parsed.data.dst_id ?? 0)) : undefined;
     if (!dst) return refusal("Invalid dst_id.");
-    if (!isRunning(dst, Date.now())) return refusal(NO_OPEN_PORT);
+    if (!isRunning(dst, ctx.clock.nowMs())) return refusal(NO_OPEN_PORT);
     return cancel(dst);
   });
 
@@ -136,7 +137,7 @@ export function registerCommandRoutes(app: FastifyInstance, { store }: EmulatorC
     if (end?.kind !== "instance") throw invalidArgs("Invalid dst_id.");
     const dst = instanceById(end.id);
     if (!dst) throw new ApiError(404, "no_such_instance", "Invalid dst_id.");
-    if (!isRunning(dst, Date.now())) throw invalidArgs(NO_OPEN_PORT);
+    if (!isRunning(dst, ctx.clock.nowMs())) throw invalidArgs(NO_OPEN_PORT);
     return cancel(dst);
   });
 }

@@ -9,8 +9,10 @@ import { OnstartRunner } from "./onstart-runner";
  * the processes and frees the ports.
  */
 export function registerContainers(app: FastifyInstance, ctx: EmulatorContext): void {
-  const { store, instanceKeys, logs, settings, ports } = ctx;
-  const runner = settings.runOnstart ? new OnstartRunner(store, instanceKeys, logs) : undefined;
+  const { store, instanceKeys, logs, settings, ports, clock } = ctx;
+  const runner = settings.runOnstart
+    ? new OnstartRunner(store, instanceKeys, logs, clock)
+    : undefined;
   store.observe((state) => {
     const living = new Set(state.instances.map((instance) => instance.id));
     instanceKeys.retain(living);

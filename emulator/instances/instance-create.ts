@@ -28,6 +28,7 @@ export function addInstance(
   settings: EmulatorSettings,
   ask: InstanceAsk,
   spec: InstanceSpec,
+  nowMs: number,
 ): Instance {
   const id = state.nextIds.instance++;
   const timing = bootTimingOf(settings, id);
@@ -36,7 +37,7 @@ export function addInstance(
     id,
     offer: structuredClone(ask),
     ...spec,
-    createdAtMs: Date.now(),
+    createdAtMs: nowMs,
     polls: 0,
     // A queued outcome keeps its own timing; polls default to the emulator's.
     boot:

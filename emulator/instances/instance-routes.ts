@@ -99,7 +99,7 @@ function destroy(state: State, instance: Instance): void {
 }
 
 export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContext): void {
-  const { store, settings } = ctx;
+  const { store, settings, clock } = ctx;
   const read = { category: "instance_read" } as const;
   const write = { category: "instance_write" } as const;
   // What an instance's own key may do, on its own instance (accounts/instance-keys.ts).
@@ -122,7 +122,7 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
   };
   const changeState = (instance: Instance, change: StateChange) => {
     if (change === "stopped") stop(instance);
-    else start(instance, Date.now(), bootTimingOf(settings, instance.id));
+    else start(instance, clock.nowMs(), bootTimingOf(settings, instance.id));
   };
   /** Bulk calls answer per id: one unknown id does not stop the others. */
   const forEachId = (ids: number[], apply: (state: State, instance: Instance) => void) => {
@@ -196,22 +196,29 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
         volumeInfo: input.volume_info ?? undefined,
       });
       const instance = store.mutate((state) => {
-        if (template) noteLaunch(template, Date.now());
-        return addInstance(state, settings, ask, {
-          image,
-          diskGb: disk,
-          onstart: input.onstart ?? base?.onstart ?? null,
-          env,
-          label: input.label ?? null,
-          runtype,
-          bidDollarsPerHour: input.price ?? null,
-          imageLogin: input.image_login ?? base?.imageLogin ?? null,
-          volume: placement.volume,
-          mounts: placement.mounts,
-          overlay: placement.overlay,
-          template: base?.template ?? null,
-          workerGroupId: null,
-        });
+        const nowMs = clock.nowMs();
+        if (template) noteLaunch(template, nowMs);
+        return addInstance(
+          state,
+          settings,
+          ask,
+          {
+            image,
+            diskGb: disk,
+            onstart: input.onstart ?? base?.onstart ?? null,
+            env,
+            label: input.label ?? null,
+            runtype,
+            bidDollarsPerHour: input.price ?? null,
+            imageLogin: input.image_login ?? base?.imageLogin ?? null,
+            volume: placement.volume,
+            mounts: placement.mounts,
+            overlay: placement.overlay,
+            template: base?.template ?? null,
+            workerGroupId: null,
+          },
+          nowMs,
+        );
       });
       // The instance's own key, shown here only (see accounts/instance-keys.ts).
       return {
@@ -225,7 +232,7 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
   // Distinct (actual_status, verification, gpu_name) of the account's instances: what the
   // official client offers as filter values. The router prefers this static path to :id.
   app.get("/api/v0/instances/filters/", { config: read }, async () => {
-    const now = Date.now();
+    const now = clock.nowMs();
     const combos = new Map<
       string,
       { actual_status: string | null; verification: string; gpu_name: string }
@@ -243,13 +250,13 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
     const instance = byId(instanceIdOf(request.params));
     if (!instance) return { instances: null };
     store.mutate(() => (instance.polls += 1));
-    return { instances: describeInstance(instance, Date.now()) };
+    return { instances: describeInstance(instance, clock.nowMs()) };
   });
 
   // Each listed instance counts one poll; rows are filtered as that poll leaves them.
   app.get("/api/v1/instances/", { config: read }, async (request) => {
     const query = parseListQuery(request.query);
-    const now = Date.now();
+    const now = clock.nowMs();
     const entries = store.state.instances.map((instance) => ({
       item: instance,
       row: describeInstance(instance, now, 1),

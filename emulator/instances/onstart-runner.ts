@@ -10,6 +10,7 @@ import type { InstanceLogs } from "./instance-logs";
 import type { Instance } from "./instance-state";
 import { isRunning } from "./lifecycle";
 import { portsSettled } from "./served-ports";
+import type { Clock } from "../shared/clock";
 
 /**
  * `--run-onstart`: each running instance's onstart runs here as `sh -c <onstart>`, as the
@@ -77,6 +78,8 @@ export class OnstartRunner {
     private readonly store: Store,
     private readonly keys: InstanceKeys,
     private readonly logs: InstanceLogs,
+    /** The account's time, by which instances run (shared/clock.ts). */
+    private readonly time: Clock,
   ) {
     this.#clock = setInterval(() => {
       this.reconcile();
@@ -85,7 +88,7 @@ export class OnstartRunner {
   }
 
   /** Starts and ends processes as the instances' states say; call after every change. */
-  reconcile(nowMs = Date.now()): void {
+  reconcile(nowMs = this.time.nowMs()): void {
     if (this.#closed) return;
     const living = new Set<number>();
     for (const instance of this.store.state.instances) {

@@ -46,7 +46,8 @@ function describeOverlay(overlay: Overlay, state: State) {
   };
 }
 
-export function registerOverlayRoutes(app: FastifyInstance, { store }: EmulatorContext): void {
+export function registerOverlayRoutes(app: FastifyInstance, ctx: EmulatorContext): void {
+  const { store } = ctx;
   // The service's scope list: reading overlays is user_read, changing them user_write.
   const read = { category: "user_read" } as const;
   const write = { category: "user_write" } as const;
@@ -71,7 +72,7 @@ export function registerOverlayRoutes(app: FastifyInstance, { store }: EmulatorC
         name,
         clusterId,
         subnet: subnetOf(id),
-        createdAtMs: Date.now(),
+        createdAtMs: ctx.clock.nowMs(),
       };
       state.overlays.push(created);
       return created;

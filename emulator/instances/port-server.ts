@@ -6,6 +6,7 @@ import { openedPorts } from "./instance-row";
 import type { Instance } from "./instance-state";
 import { isRunning } from "./lifecycle";
 import { bootKeyOf, recordServedPorts, type ServedPorts, servedPortsOf } from "./served-ports";
+import type { Clock } from "../shared/clock";
 
 /**
  * `servePorts`: each instance's mapped TCP ports (`-p 8000:8000` env entries) answer for real on
@@ -50,6 +51,8 @@ export class PortServer {
     private readonly store: Store,
     /** The user's onstart serves the ports of instances that have one. */
     private readonly onstartServes: boolean,
+    /** The account's time, by which instances run and apps get ready (shared/clock.ts). */
+    private readonly clock: Clock,
   ) {}
 
   queue(apps: readonly StandInApp[]): number {
@@ -70,7 +73,7 @@ export class PortServer {
   }
 
   /** Takes and lets go of ports as the instances' states say; call after every change. */
-  reconcile(nowMs = Date.now()): void {
+  reconcile(nowMs = this.clock.nowMs()): void {
     if (this.#closed) return;
     const living = new Map(this.store.state.instances.map((i) => [i.id, i]));
     for (const [instanceId, serving] of this.#serving) {
@@ -156,7 +159,7 @@ export class PortServer {
     const server = http.createServer((request, response) => {
       request.resume();
       const instance = this.store.state.instances.find((i) => i.id === instanceId);
-      const now = Date.now();
+      const now = this.clock.nowMs();
       if (instance === undefined || !isRunning(instance, now)) {
         response.socket?.destroy(); // no container is up to answer
         return;

@@ -49,7 +49,7 @@ export function registerEndpointRoutes(app: FastifyInstance, ctx: EmulatorContex
         coldMult: given(input.cold_mult, DEFAULTS.coldMult),
         coldWorkers: given(input.cold_workers, DEFAULTS.coldWorkers),
         maxWorkers: given(input.max_workers, DEFAULTS.maxWorkers),
-        createdAtMs: Date.now(),
+        createdAtMs: ctx.clock.nowMs(),
         apiKey: newApiKey(),
       };
       state.endpoints.push(created);

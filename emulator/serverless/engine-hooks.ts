@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { isApiPath } from "../shared/http";
+import type { Clock } from "../shared/clock";
 import type { Store } from "../shared/store";
 import type { ServerlessEngine } from "./worker-engine";
 
@@ -11,10 +12,11 @@ export function registerServerlessEngine(
   app: FastifyInstance,
   engine: ServerlessEngine,
   store: Store,
+  clock: Clock,
 ): void {
   app.addHook("onRequest", async (request) => {
     if (!isApiPath(request.url)) return;
-    const now = Date.now();
+    const now = clock.nowMs();
     if (store.state.instances.some((i) => i.releaseAtMs !== null && i.releaseAtMs <= now)) {
       store.mutate((state) => engine.sweep(state, now));
     }

@@ -31,7 +31,7 @@ function refuse(reply: FastifyReply, status: number, error: string) {
  * also answers on its own.
  */
 export function registerRouteRoutes(app: FastifyInstance, ctx: EmulatorContext): void {
-  const { store, keys } = ctx;
+  const { store, keys, clock } = ctx;
   const router = new Router();
 
   app.post("/route/", async (request, reply) => {
@@ -51,7 +51,9 @@ export function registerRouteRoutes(app: FastifyInstance, ctx: EmulatorContext):
       return refuse(reply, 400, "Invalid endpoint or missing required parameters");
     }
     const origin = `${request.protocol}://${request.host}`;
-    return store.mutate((state) => router.route(state, endpoint, body.data.cost, origin));
+    return store.mutate((state) =>
+      router.route(state, endpoint, body.data.cost, origin, clock.nowMs()),
+    );
   });
 
   // A stand-in PyWorker: checks the route's signature, then answers as a model server would,
@@ -65,7 +67,7 @@ export function registerRouteRoutes(app: FastifyInstance, ctx: EmulatorContext):
     if (id === undefined || worker === undefined) {
       return refuse(reply, 404, "No such worker: route the request again");
     }
-    if (statusOf(worker, Date.now()).actualStatus !== "running") {
+    if (statusOf(worker, clock.nowMs()).actualStatus !== "running") {
       return refuse(reply, 503, "The worker is not running: route the request again");
     }
     const body = WorkerBodySchema.safeParse(request.body ?? {});

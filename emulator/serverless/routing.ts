@@ -69,8 +69,13 @@ export class Router {
    * service's engine watches its workers whoever else does), and hands out the running ones in
    * turn. Call within a store change.
    */
-  route(state: State, endpoint: Endpoint, cost: number, origin: string): RouteAnswer {
-    const nowMs = Date.now();
+  route(
+    state: State,
+    endpoint: Endpoint,
+    cost: number,
+    origin: string,
+    nowMs: number,
+  ): RouteAnswer {
     const workers = this.workersOf(state, endpoint);
     for (const worker of workers) worker.polls += 1;
     const ready = workers.filter((worker) => statusOf(worker, nowMs).actualStatus === "running");

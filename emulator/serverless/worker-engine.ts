@@ -1,4 +1,5 @@
 import type { FaultInjector } from "../control/faults";
+import type { Clock } from "../shared/clock";
 import { addInstance } from "../instances/instance-create";
 import type { Instance } from "../instances/instance-state";
 import { stop } from "../instances/lifecycle";
@@ -40,10 +41,12 @@ export class ServerlessEngine {
     private readonly store: Store,
     private readonly settings: EmulatorSettings,
     private readonly faults: FaultInjector,
+    /** The account's time: releases come due by it (shared/clock.ts). */
+    private readonly clock: Clock,
   ) {
     // Workers a previous run was releasing (state file) go when their time comes.
     const pending = store.state.instances.filter((i) => i.releaseAtMs !== null);
-    for (const instance of pending) this.schedule((instance.releaseAtMs ?? 0) - Date.now());
+    for (const instance of pending) this.schedule((instance.releaseAtMs ?? 0) - clock.nowMs());
   }
 
   /** Brings every group to its number of workers; call within a store change. */
@@ -96,7 +99,7 @@ export class ServerlessEngine {
   private releaseWorkers(workers: Instance[], faultable: boolean): ReleaseOutcome {
     const outcome: ReleaseOutcome = { deleted: [], failed: [] };
     const delayMs = this.settings.workerReleaseSeconds * 1000;
-    const releaseAtMs = Date.now() + delayMs;
+    const releaseAtMs = this.clock.nowMs() + delayMs;
     for (const worker of workers) {
       if (faultable && this.faults.takeWorkerReleaseFailure()) {
         // Left running on the account, no longer the group's: the caller must destroy it.
@@ -117,8 +120,9 @@ export class ServerlessEngine {
       () => {
         this.timers.delete(timer);
         const state = this.store.state;
-        if (state.instances.some((i) => i.releaseAtMs !== null && i.releaseAtMs <= Date.now())) {
-          this.store.mutate((s) => this.sweep(s, Date.now()));
+        const nowMs = this.clock.nowMs();
+        if (state.instances.some((i) => i.releaseAtMs !== null && i.releaseAtMs <= nowMs)) {
+          this.store.mutate((s) => this.sweep(s, nowMs));
         }
       },
       Math.max(0, delayMs),
@@ -147,22 +151,29 @@ export class ServerlessEngine {
         ({ ask }) => ask.diskGb >= diskGb,
       );
       if (offer === undefined) return; // the market has no more: fewer workers for now
-      if (template) noteLaunch(template, Date.now());
-      addInstance(state, this.settings, offer.ask, {
-        image: launch.image ?? base?.image ?? DEFAULT_WORKER_IMAGE,
-        diskGb,
-        onstart: launch.onstart ?? base?.onstart ?? null,
-        env: { ...base?.env, ...launch.env },
-        label: null,
-        runtype: base?.runtype ?? "ssh",
-        bidDollarsPerHour: null,
-        imageLogin: base?.imageLogin ?? null,
-        volume: null,
-        mounts: [],
-        overlay: null,
-        template: base?.template ?? null,
-        workerGroupId: group.id,
-      });
+      const nowMs = this.clock.nowMs();
+      if (template) noteLaunch(template, nowMs);
+      addInstance(
+        state,
+        this.settings,
+        offer.ask,
+        {
+          image: launch.image ?? base?.image ?? DEFAULT_WORKER_IMAGE,
+          diskGb,
+          onstart: launch.onstart ?? base?.onstart ?? null,
+          env: { ...base?.env, ...launch.env },
+          label: null,
+          runtype: base?.runtype ?? "ssh",
+          bidDollarsPerHour: null,
+          imageLogin: base?.imageLogin ?? null,
+          volume: null,
+          mounts: [],
+          overlay: null,
+          template: base?.template ?? null,
+          workerGroupId: group.id,
+        },
+        nowMs,
+      );
     }
   }
 }

@@ -81,7 +81,7 @@ export function registerWorkerGroupRoutes(app: FastifyInstance, ctx: EmulatorCon
           maxWorkers: input.max_workers ?? null,
           testWorkers: given(input.test_workers, DEFAULTS.testWorkers),
           gpuRam: given(input.gpu_ram, DEFAULTS.gpuRam),
-          createdAtMs: Date.now(),
+          createdAtMs: ctx.clock.nowMs(),
           apiKey: newApiKey(),
         };
         state.workerGroups.push(created);

@@ -7,11 +7,14 @@ import type { InstanceLogs } from "../instances/instance-logs";
 import type { PortServer } from "../instances/port-server";
 import type { EmulatorSettings } from "../options";
 import type { ServerlessEngine } from "../serverless/worker-engine";
+import type { Clock } from "./clock";
 import type { Store } from "./store";
 
 /** What route modules share: the account's state and the emulator's test machinery. */
 export interface EmulatorContext {
   readonly store: Store;
+  /** The account's time: lifecycles and bills (shared/clock.ts). */
+  readonly clock: Clock;
   readonly keys: KeyRing;
   /** Each instance's own key (never an account key, never in the state). */
   readonly instanceKeys: InstanceKeys;

@@ -7,6 +7,7 @@ import {
   UserSchema,
   WebhookSchema,
 } from "../accounts/account-state";
+import { InvoiceSchema, MeterSchema } from "../billing/billing-state";
 import {
   BootOutcomeSchema,
   CopySchema,
@@ -39,6 +40,7 @@ const FIRST_IDS = {
   endpoint: 7001,
   workerGroup: 9001,
   overlay: 1,
+  invoice: 1,
 };
 
 const FIRST_SSH_KEY_ID = 1;
@@ -63,6 +65,7 @@ export const StateSchema = z.object({
     endpoint: z.int().default(FIRST_IDS.endpoint),
     workerGroup: z.int().default(FIRST_IDS.workerGroup),
     overlay: z.int().default(FIRST_IDS.overlay),
+    invoice: z.int().default(FIRST_IDS.invoice),
   }),
   sshKeys: z.array(SshKeySchema).default([]),
   sshKeyAttachments: z.array(SshKeyAttachmentSchema).default([]),
@@ -76,6 +79,10 @@ export const StateSchema = z.object({
   networkVolumeAsks: z.array(NetworkVolumeAskSchema).default([]),
   networkVolumes: z.array(NetworkVolumeSchema).default([]),
   overlays: z.array(OverlaySchema).default([]),
+  // The bills: a meter per contract (ended ones kept) and the invoices; defaults let state files
+  // from before them load (their contracts are metered from their creation).
+  meters: z.array(MeterSchema).default([]),
+  invoices: z.array(InvoiceSchema).default([]),
 });
 export type State = z.infer<typeof StateSchema>;
 
@@ -96,6 +103,8 @@ export function clearResources(state: State): void {
   state.workerGroups = [];
   state.networkVolumes = [];
   state.overlays = [];
+  state.meters = [];
+  state.invoices = [];
 }
 
 export function initialState(settings: EmulatorSettings): State {
@@ -126,5 +135,7 @@ export function initialState(settings: EmulatorSettings): State {
     ],
     networkVolumes: [],
     overlays: [],
+    meters: [],
+    invoices: [],
   };
 }

@@ -44,6 +44,7 @@ function writeAtomically(file: string, text: string): void {
 
 export class Store {
   private readonly observers: ((state: State) => void)[] = [];
+  private readonly settlers: ((state: State) => void)[] = [];
 
   private constructor(
     public readonly state: State,
@@ -66,6 +67,7 @@ export class Store {
   /** Every change goes through here so that none escapes the state file (nor the observers). */
   mutate<T>(change: (state: State) => T): T {
     const result = change(this.state);
+    for (const settle of this.settlers) settle(this.state);
     this.save();
     for (const observer of this.observers) observer(this.state);
     return result;
@@ -77,6 +79,14 @@ export class Store {
    */
   observe(observer: (state: State) => void): void {
     this.observers.push(observer);
+  }
+
+  /**
+   * Called within every change, after it and before the state is written: for records the
+   * state keeps in step with every change (the bills' meters). A settler changes the state.
+   */
+  settle(settler: (state: State) => void): void {
+    this.settlers.push(settler);
   }
 
   private save(): void {

@@ -100,7 +100,7 @@ export function registerTemplateRoutes(app: FastifyInstance, ctx: EmulatorContex
         id: state.nextIds.template++,
         hashId,
         creatorId: userId,
-        createdAtSeconds: Date.now() / 1000,
+        createdAtSeconds: ctx.clock.nowMs() / 1000,
         countCreated: 0,
         recentCreateDateSeconds: null,
         recommended: false,

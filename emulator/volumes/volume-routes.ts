@@ -32,7 +32,8 @@ const ListQuerySchema = z.object({ type: z.string().optional() });
  * `create network-volume` sends it (no OpenAPI entry exists); both kinds are listed and deleted
  * through /api/v0/volumes/, as the client sends them.
  */
-export function registerVolumeRoutes(app: FastifyInstance, { store }: EmulatorContext): void {
+export function registerVolumeRoutes(app: FastifyInstance, ctx: EmulatorContext): void {
+  const { store } = ctx;
   // Accepting an ask spends money, so it needs the write permission; the asks stay available.
   app.put("/api/v0/volumes/", { config: { category: "instance_write" } }, async (request) => {
     const { id, size, name } = check(AcceptVolumeAskSchema, request.body, "invalid_args");
@@ -51,7 +52,7 @@ export function registerVolumeRoutes(app: FastifyInstance, { store }: EmulatorCo
         askId: id,
         sizeGb: size,
         label: name ?? null,
-        createdAtMs: Date.now(),
+        createdAtMs: ctx.clock.nowMs(),
         offer: structuredClone(ask),
       };
       state.volumes.push(created);
@@ -132,7 +133,7 @@ export function registerVolumeRoutes(app: FastifyInstance, { store }: EmulatorCo
           clusterId: ask.clusterId,
           sizeGb: size,
           label: name ?? null,
-          createdAtMs: Date.now(),
+          createdAtMs: ctx.clock.nowMs(),
           offer: structuredClone(ask),
         };
         state.networkVolumes.push(created);

@@ -1,4 +1,5 @@
 import { ApiKeysApi } from "./api-keys";
+import { BillingApi } from "./billing";
 import { CommandsApi } from "./commands";
 import { EndpointsApi } from "./endpoints";
 import { InstancesApi } from "./instances";
@@ -71,6 +72,14 @@ export type { ApiKey, ApiKeyPermissions, CreatedApiKey, CreateApiKeyRequest } fr
 export type { DeletedWorkers, Endpoint, EndpointFields } from "./endpoints";
 export { isEndpointGone } from "./endpoints";
 export type { WorkerGroup, WorkerGroupFields, WorkerGroupUpdate } from "./worker-groups";
+export type { ChargeRow, ChargesQuery, ChargeType, InvoiceRow, InvoicesQuery } from "./billing";
+export type {
+  Charges,
+  ChargesRequest,
+  ChargeSummary,
+  Invoices,
+  InvoicesRequest,
+} from "./charge-summaries";
 export {
   instanceQuerySchema,
   instanceSummaryOf,
@@ -98,6 +107,8 @@ export class GpuCloudClient {
   readonly workerGroups: WorkerGroupsApi;
   /** Overlay networks on physical clusters. */
   readonly overlays: OverlaysApi;
+  /** What the account was charged, per contract, and its invoices. */
+  readonly billing: BillingApi;
 
   readonly #transport: Transport;
 
@@ -117,6 +128,7 @@ export class GpuCloudClient {
     this.endpoints = new EndpointsApi(transport);
     this.workerGroups = new WorkerGroupsApi(transport);
     this.overlays = new OverlaysApi(transport);
+    this.billing = new BillingApi(transport);
   }
 
   /** Closes the client's connections (those of the pools it was given, too). */

@@ -3,7 +3,13 @@ import type { GpuCloudClient } from "../client";
 import { instanceSummaryOf, instanceSummarySchema } from "../client/instance-summaries";
 import { instanceOfferOutputSchema, volumeOfferOutputSchema } from "../client/offer-schemas";
 import { templateSummaryOf, templateSummarySchema } from "../client/templates";
-import { checkedDstId, checkedInstanceQuery } from "../functions";
+import { chargesOf, chargesSchema, invoicesOf, invoicesSchema } from "../client/charge-summaries";
+import {
+  checkedChargesRequest,
+  checkedDstId,
+  checkedInstanceQuery,
+  checkedInvoicesRequest,
+} from "../functions";
 import type { QueryMarket } from "../shared/input-fields";
 import { declared, ref, withExample } from "../shared/reference-examples";
 import {
@@ -38,6 +44,26 @@ const offerQuery = (market: QueryMarket, example: string, options: string, absen
         `official client's query string. Absent: ${absent}.`,
     )
     .optional();
+
+/** A range of UTC days, as getCharges and getInvoices take it. */
+const dayRange = {
+  since: z
+    .string()
+    .describe(
+      "The first day counted: a date (`2026-01-31`), or an ISO 8601 time with its zone, whose " +
+        "UTC day counts.",
+    ),
+  until: z
+    .string()
+    .describe("The last day counted, written as `since`; absent: today (UTC).")
+    .optional(),
+};
+
+/** The arguments given: an SDK may send an unset one as null. */
+const given = (args: Record<string, unknown>) =>
+  Object.fromEntries(
+    Object.entries(args).filter(([, value]) => value !== null && value !== undefined),
+  );
 
 /** A query as given: an object or a string; absent means everything. */
 const queryOf = (args: Record<string, unknown>): Record<string, unknown> | string => {
@@ -211,6 +237,60 @@ export const nativeFunctions: readonly NativeFunction[] = [
       const listQuery = checkedInstanceQuery(args["query"] ?? {});
       return { instances: (await client.instances.list(listQuery)).map(instanceSummaryOf) };
     },
+  },
+  {
+    name: "getCharges",
+    description:
+      "What the account was billed on a range of UTC days, per contract (an instance or a " +
+      "volume), with its charges by type (GPU time, storage, bandwidth) and the total. " +
+      "instanceIds (an Instance's instanceId, a NodeGroup's nodes' instanceIds), volumeIds, " +
+      "types and labels keep only those contracts.",
+    inputs: withExample(
+      z.object({
+        ...dayRange,
+        instanceIds: z
+          .array(z.number().int())
+          .describe(
+            "Only these instances' charges: an Instance's `instanceId`, a NodeGroup's nodes'.",
+          )
+          .optional(),
+        volumeIds: z
+          .array(z.number().int())
+          .describe("Only these volumes' charges: a Volume's or a NetworkVolume's `volumeId`.")
+          .optional(),
+        types: z
+          .array(z.string())
+          .describe("Only contracts of these types: `instance`, `volume`, `serverless` (workers).")
+          .optional(),
+        labels: z
+          .array(z.string())
+          .describe("Only contracts whose label is one of these.")
+          .optional(),
+      }),
+      { inputs: { since: "2026-01-01", types: ["instance", "volume"] } },
+    ),
+    outputs: chargesSchema,
+    run: (client, args) =>
+      chargesOf(client.billing, checkedChargesRequest(given(args)), Date.now()),
+  },
+  {
+    name: "getInvoices",
+    description:
+      "The account's invoices (credit purchases, transfers, payouts) made on a range of UTC " +
+      "days, newest first.",
+    inputs: withExample(
+      z.object({
+        ...dayRange,
+        services: z
+          .array(z.string())
+          .describe("Only these payment services: `stripe_payments`, `transfer`, `coinbase`, ...")
+          .optional(),
+      }),
+      { inputs: { since: "2026-01-01" } },
+    ),
+    outputs: invoicesSchema,
+    run: (client, args) =>
+      invoicesOf(client.billing, checkedInvoicesRequest(given(args)), Date.now()),
   },
 ];
 

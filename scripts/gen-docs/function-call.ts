@@ -17,6 +17,8 @@ export interface Call {
   /** The resources its example declares first: its arguments refer to their outputs. */
   needs: Declared[];
   args: Given[];
+  /** The function's parameters, given or not: with one, TypeScript takes it itself. */
+  parameters: string[];
   /** The result's fields. */
   results: string[];
   /** The field the snippet exports, if any. */
@@ -50,6 +52,7 @@ export function functionCall(spec: PackageSpec, token: string, fn: Fn): Call {
     name,
     needs,
     args,
+    parameters: Object.keys(properties),
     results: rowsOf(fn.outputs.properties, fn.outputs.required).map((row) => row.name),
     shown: shownResult(fn),
     fromExample: example !== undefined,
@@ -79,13 +82,19 @@ export function appliedArg(call: Call): Given & { sample: Reference } {
 export const onlyResultOf = (call: Call): string | undefined =>
   call.results.length === 1 ? call.results[0] : undefined;
 
-/** The one argument, which the TypeScript function takes itself (`query`). */
+/**
+ * The one argument, which the TypeScript function takes itself (`query`): only a function of
+ * one parameter does (getInvoices' example gives `since` alone, in an object).
+ */
 export const onlyArgOf = (call: Call): Given | undefined =>
-  call.args.length === 1 ? call.args[0] : undefined;
+  call.args.length === 1 && call.parameters.length === 1 ? call.args[0] : undefined;
 
 /** TypeScript and YAML's name for the result: the only field's, or the function's own. */
-export const callVariable = (call: Call): string =>
-  onlyResultOf(call) ?? lowerFirst(call.name.replace(/^get(?=[A-Z])/, ""));
+export const callVariable = (call: Call): string => {
+  const name = onlyResultOf(call) ?? lowerFirst(call.name.replace(/^get(?=[A-Z])/, ""));
+  // getCharges' `charges`: the exported field keeps its name, the call's variable takes another.
+  return onlyResultOf(call) === undefined && name === call.shown ? `${name}Result` : name;
+};
 
 /** What the TypeScript snippet does differently, said above it. */
 export function tsCallNote(call: Call): string | undefined {

@@ -46,3 +46,9 @@ export async function pollUntilRunning(call: Call, id: number, maxPolls = 20) {
   }
   throw new Error(`instance ${String(id)} was not running after ${String(maxPolls)} polls`);
 }
+
+/** An endpoint named `llm` unless `body` says otherwise: its id. */
+export async function createEndpoint(call: Call, body: object = {}): Promise<number> {
+  const reply = await call("POST", "/api/v0/endptjobs/", { endpoint_name: "llm", ...body });
+  return z.object({ result: z.int() }).parse(reply.body).result;
+}

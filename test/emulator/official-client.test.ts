@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { z } from "zod";
 import { type TestEmulator, startTestEmulator } from "../support/emulator";
-import { API_KEY, pollUntilRunning } from "./helpers";
+import { API_KEY, createEndpoint, pollUntilRunning } from "./helpers";
 
 /**
  * The service's official command-line client, run for real against a started emulator, in both
@@ -383,14 +383,7 @@ describe.each([MODERN, LEGACY])("the official client, $name, against the emulato
             })
           ).body,
         ).template;
-        const endpointId = z.object({ result: z.int() }).parse(
-          (
-            await emulator.call("POST", "/api/v0/endptjobs/", {
-              endpoint_name: "llm",
-              cold_workers: 1,
-            })
-          ).body,
-        ).result;
+        const endpointId = await createEndpoint(emulator.call, { cold_workers: 1 });
         await emulator.call("POST", "/api/v0/workergroups/", {
           endpoint_id: endpointId,
           template_hash: template.hash_id,
@@ -429,6 +422,54 @@ describe.each([MODERN, LEGACY])("the official client, $name, against the emulato
             payload: { inputs: "hi" },
           },
         });
+      },
+      COMMANDS_TIMEOUT_MS,
+    );
+
+    // `show invoices-v1` is today's package's; the single file has only the older invoices.
+    it(
+      "show invoices-v1 reads the charges of an instance that ran and was destroyed, and the invoices",
+      async () => {
+        const DAY = 86_400;
+        const day = (Math.floor((await emulator.clock()).nowSeconds / DAY) + 1) * DAY;
+        await emulator.clock({ frozen: true, nowSeconds: day + 3600 });
+        const [offer] = OffersSchema.parse(await json("search", "offers", "num_gpus=1"));
+        if (!offer) throw new Error("no offer");
+        const id = await createInstance(offer.id, "-e A=1");
+        await pollUntilRunning(emulator.call, id);
+        const prices = z
+          .looseObject({ dph_base: z.number(), storage_total_cost: z.number() })
+          .parse(await json("show", "instance", String(id)));
+        await emulator.clock({ advanceSeconds: 2 * 3600 });
+        expect((await vastai("destroy", "instance", String(id), "-y")).code).toBe(0);
+        await emulator.addInvoice({ amountDollars: -25, createdAtSeconds: day + 60 });
+
+        const range = ["-s", String(day), "-e", String(day + DAY - 1), "-l", "50"];
+        const charges = z
+          .object({
+            results: z.array(
+              z.looseObject({
+                source: z.string(),
+                amount: z.number(),
+                items: z.array(z.looseObject({ type: z.string(), amount: z.number() })),
+              }),
+            ),
+            next_token: z.null(),
+          })
+          .parse(await json("show", "invoices-v1", "--charges", ...range));
+        const round3 = (amount: number) => Math.round(amount * 1000) / 1000;
+        expect(charges.results).toEqual([
+          expect.objectContaining({
+            source: `instance-${String(id)}`,
+            amount: round3(2 * (prices.dph_base + prices.storage_total_cost)),
+          }),
+        ]);
+        expect(charges.results[0]?.items.slice(0, 2)).toEqual([
+          expect.objectContaining({ type: "gpu", amount: round3(2 * prices.dph_base) }),
+          expect.objectContaining({ type: "disk", amount: round3(2 * prices.storage_total_cost) }),
+        ]);
+        const invoices = await json("show", "invoices-v1", "--invoices", ...range);
+        expect(invoices).toMatchObject({ results: [{ start: day + 60, amount: -25 }] });
       },
       COMMANDS_TIMEOUT_MS,
     );

@@ -91,6 +91,24 @@ export interface Faults {
 
 export type Method = "GET" | "POST" | "PUT" | "DELETE" | "PATCH";
 
+/** The emulator's clock (emulator/shared/clock.ts): where it is and whether it runs. */
+export interface ClockReading {
+  nowSeconds: number;
+  frozen: boolean;
+}
+const clockReadingSchema = z.object({ nowSeconds: z.number(), frozen: z.boolean() });
+
+/** A payment, transfer or payout of the account (POST /_emulator/invoices). */
+export interface NewInvoice {
+  amountDollars: number;
+  type?: "credit" | "transfer" | "payout" | "refund" | "reserved";
+  service?: string;
+  source?: string;
+  description?: string;
+  createdAtSeconds?: number;
+  paidAtSeconds?: number | null;
+}
+
 export interface Reply {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -142,6 +160,16 @@ export interface TestEmulator {
   revokeKey(key: string): Promise<void>;
   /** An ask leaves the market, as if someone else rented it. */
   removeAsk(kind: "instance" | "volume", id: number): Promise<void>;
+  /**
+   * Moves the emulator's clock (never back) and freezes or runs it: `{ frozen: true }` stops it
+   * where it is, `nowSeconds` or `advanceSeconds` moves it. Answers where it is.
+   */
+  clock(change?: {
+    nowSeconds?: number;
+    advanceSeconds?: number;
+    frozen?: boolean;
+  }): Promise<ClockReading>;
+  addInvoice(invoice: NewInvoice): Promise<void>;
   /** Changes an ask's price (or reliability). */
   changeAsk(
     kind: "instance" | "volume",
@@ -268,6 +296,11 @@ export async function startTestEmulator(options: TestEmulatorOptions = {}): Prom
     revokeKey: (key) => send("DELETE", `keys/${encodeURIComponent(key)}`),
     removeAsk: (kind, id) => send("DELETE", `asks/${kind}/${String(id)}`),
     changeAsk: (kind, id, change) => send("PATCH", `asks/${kind}/${String(id)}`, change),
+    clock: async (change) =>
+      clockReadingSchema.parse(
+        JSON.parse(await controlText(change ? "PUT" : "GET", "clock", change)),
+      ),
+    addInvoice: (invoice) => send("POST", "invoices", invoice),
     close: async () => {
       let log: z.infer<typeof requestLogSchema> | undefined;
       try {

@@ -134,6 +134,8 @@ function viewOf(current: () => TestEmulator): TestEmulator {
     revokeKey: (key) => current().revokeKey(key),
     removeAsk: (kind, id) => current().removeAsk(kind, id),
     changeAsk: (kind, id, change) => current().changeAsk(kind, id, change),
+    clock: (change) => current().clock(change),
+    addInvoice: (invoice) => current().addInvoice(invoice),
     // The hook closes it: a test closing it early would leave the hook a closed emulator.
     close: () => Promise.reject(new Error("the emulator of useEmulator closes itself")),
   };

@@ -1,5 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as gpucloud from "../../provider";
+import { chargeRowSchema, invoiceRowSchema } from "../../provider/client/billing";
+import { chargeSummaryOf, invoiceSummaryOf } from "../../provider/client/charge-summaries";
 import { instanceSummaryOf } from "../../provider/client/instance-summaries";
 import {
   instanceOfferQuerySchema,
@@ -59,7 +61,7 @@ describe("the native plugin's schema", () => {
 
   it("serves every function of the package", () => {
     const functions = ["getOffers", "getVolumeOffers", "getCurrentUser", "cancelRsyncCopy"];
-    for (const name of ["getTemplates", "getInstances"]) {
+    for (const name of ["getTemplates", "getInstances", "getCharges", "getInvoices"]) {
       if (name in gpucloud) functions.push(name);
     }
     expect(Object.keys(schema.functions).sort()).toEqual(
@@ -262,6 +264,15 @@ describe("the native plugin's schema", () => {
     expect(items("getTemplates", "templates")).toEqual({
       $ref: "#/types/gpucloud:index:TemplateSummary",
     });
+    expect(items("getCharges", "charges")).toEqual({
+      $ref: "#/types/gpucloud:index:ChargeSummary",
+    });
+    expect(schema.types["gpucloud:index:ChargeSummary"]?.properties["items"]?.items).toEqual({
+      $ref: "#/types/gpucloud:index:ChargeItem",
+    });
+    expect(items("getInvoices", "invoices")).toEqual({
+      $ref: "#/types/gpucloud:index:InvoiceSummary",
+    });
     const offer = schema.types["gpucloud:index:InstanceOffer"];
     expect(offer?.description).toEqual(expect.stringContaining("getOffers"));
     expect(typeOf(offer?.properties["gpuName"])).toEqual({ type: "string" });
@@ -305,6 +316,22 @@ describe("the native plugin's schema", () => {
     expect(Object.keys(volumeOffer).sort()).toEqual(fieldsOf("VolumeOffer"));
     expect(Object.keys(instanceSummaryOf({ id: 3 })).sort()).toEqual(fieldsOf("InstanceSummary"));
     expect(Object.keys(templateSummaryOf({ id: 4 })).sort()).toEqual(fieldsOf("TemplateSummary"));
+    const charge = chargeSummaryOf(
+      chargeRowSchema.parse({
+        start: 86_400,
+        end: 86_400,
+        type: "instance",
+        source: "instance-5",
+        amount: 1,
+        items: [{ start: 86_400, end: 86_400, type: "gpu", amount: 1 }],
+      }),
+    );
+    expect(Object.keys(charge).sort()).toEqual(fieldsOf("ChargeSummary"));
+    expect(Object.keys(charge.items[0] ?? {}).sort()).toEqual(fieldsOf("ChargeItem"));
+    const invoice = invoiceSummaryOf(
+      invoiceRowSchema.parse({ start: 86_400, end: null, type: "credit", amount: -5 }),
+    );
+    expect(Object.keys(invoice ?? {}).sort()).toEqual(fieldsOf("InvoiceSummary"));
   });
 });
 

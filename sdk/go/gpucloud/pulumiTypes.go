@@ -207,6 +207,210 @@ func (o ApiKeyPermissionsApiOutput) User_write() pulumi.MapOutput {
 	return o.ApplyT(func(v ApiKeyPermissionsApi) map[string]interface{} { return v.User_write }).(pulumi.MapOutput)
 }
 
+// One charge type of a contract's charges (getCharges).
+type ChargeItem struct {
+	// What was billed, as the service says: "2.000 hours at $0.498/hour".
+	Description string `pulumi:"description"`
+	// What it cost, in dollars, rounded to 3 decimals.
+	Dollars float64 `pulumi:"dollars"`
+	// The first day charged for it in the range, UTC.
+	FirstDay string `pulumi:"firstDay"`
+	// The last day charged for it in the range, UTC.
+	LastDay string `pulumi:"lastDay"`
+	// `gpu` (GPU time), `disk` (storage), `bwd` (download) or `bwu` (upload).
+	Type string `pulumi:"type"`
+}
+
+// One charge type of a contract's charges (getCharges).
+type ChargeItemOutput struct{ *pulumi.OutputState }
+
+func (ChargeItemOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*ChargeItem)(nil)).Elem()
+}
+
+func (o ChargeItemOutput) ToChargeItemOutput() ChargeItemOutput {
+	return o
+}
+
+func (o ChargeItemOutput) ToChargeItemOutputWithContext(ctx context.Context) ChargeItemOutput {
+	return o
+}
+
+// What was billed, as the service says: "2.000 hours at $0.498/hour".
+func (o ChargeItemOutput) Description() pulumi.StringOutput {
+	return o.ApplyT(func(v ChargeItem) string { return v.Description }).(pulumi.StringOutput)
+}
+
+// What it cost, in dollars, rounded to 3 decimals.
+func (o ChargeItemOutput) Dollars() pulumi.Float64Output {
+	return o.ApplyT(func(v ChargeItem) float64 { return v.Dollars }).(pulumi.Float64Output)
+}
+
+// The first day charged for it in the range, UTC.
+func (o ChargeItemOutput) FirstDay() pulumi.StringOutput {
+	return o.ApplyT(func(v ChargeItem) string { return v.FirstDay }).(pulumi.StringOutput)
+}
+
+// The last day charged for it in the range, UTC.
+func (o ChargeItemOutput) LastDay() pulumi.StringOutput {
+	return o.ApplyT(func(v ChargeItem) string { return v.LastDay }).(pulumi.StringOutput)
+}
+
+// `gpu` (GPU time), `disk` (storage), `bwd` (download) or `bwu` (upload).
+func (o ChargeItemOutput) Type() pulumi.StringOutput {
+	return o.ApplyT(func(v ChargeItem) string { return v.Type }).(pulumi.StringOutput)
+}
+
+type ChargeItemArrayOutput struct{ *pulumi.OutputState }
+
+func (ChargeItemArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]ChargeItem)(nil)).Elem()
+}
+
+func (o ChargeItemArrayOutput) ToChargeItemArrayOutput() ChargeItemArrayOutput {
+	return o
+}
+
+func (o ChargeItemArrayOutput) ToChargeItemArrayOutputWithContext(ctx context.Context) ChargeItemArrayOutput {
+	return o
+}
+
+func (o ChargeItemArrayOutput) Index(i pulumi.IntInput) ChargeItemOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) ChargeItem {
+		return vs[0].([]ChargeItem)[vs[1].(int)]
+	}).(ChargeItemOutput)
+}
+
+// What one contract (an instance or a volume) was billed on a range of days (getCharges).
+type ChargeSummary struct {
+	// The service's summary, e.g. `Instance 1000001 Charges - 2 days`.
+	Description string `pulumi:"description"`
+	// What the contract cost on the range's days, in dollars, rounded to 3 decimals.
+	Dollars float64 `pulumi:"dollars"`
+	// A serverless worker's endpoint.
+	EndpointId *int `pulumi:"endpointId"`
+	// The first day charged in the range, UTC.
+	FirstDay string `pulumi:"firstDay"`
+	// The instance's id, for an instance's charges.
+	InstanceId *int `pulumi:"instanceId"`
+	// The charges by type.
+	Items []ChargeItem `pulumi:"items"`
+	// The contract's label, if it has one.
+	Label *string `pulumi:"label"`
+	// The last day charged in the range, UTC.
+	LastDay string `pulumi:"lastDay"`
+	// The contract, as the service names it: `instance-<id>` or `volume-<id>`.
+	Source string `pulumi:"source"`
+	// The template it was launched from, if any.
+	TemplateId *int `pulumi:"templateId"`
+	// `instance` (a serverless worker too) or `volume`.
+	Type string `pulumi:"type"`
+	// The volume's id, for a volume's charges.
+	VolumeId *int `pulumi:"volumeId"`
+	// A serverless worker's worker group.
+	WorkerGroupId *int `pulumi:"workerGroupId"`
+}
+
+// What one contract (an instance or a volume) was billed on a range of days (getCharges).
+type ChargeSummaryOutput struct{ *pulumi.OutputState }
+
+func (ChargeSummaryOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*ChargeSummary)(nil)).Elem()
+}
+
+func (o ChargeSummaryOutput) ToChargeSummaryOutput() ChargeSummaryOutput {
+	return o
+}
+
+func (o ChargeSummaryOutput) ToChargeSummaryOutputWithContext(ctx context.Context) ChargeSummaryOutput {
+	return o
+}
+
+// The service's summary, e.g. `Instance 1000001 Charges - 2 days`.
+func (o ChargeSummaryOutput) Description() pulumi.StringOutput {
+	return o.ApplyT(func(v ChargeSummary) string { return v.Description }).(pulumi.StringOutput)
+}
+
+// What the contract cost on the range's days, in dollars, rounded to 3 decimals.
+func (o ChargeSummaryOutput) Dollars() pulumi.Float64Output {
+	return o.ApplyT(func(v ChargeSummary) float64 { return v.Dollars }).(pulumi.Float64Output)
+}
+
+// A serverless worker's endpoint.
+func (o ChargeSummaryOutput) EndpointId() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v ChargeSummary) *int { return v.EndpointId }).(pulumi.IntPtrOutput)
+}
+
+// The first day charged in the range, UTC.
+func (o ChargeSummaryOutput) FirstDay() pulumi.StringOutput {
+	return o.ApplyT(func(v ChargeSummary) string { return v.FirstDay }).(pulumi.StringOutput)
+}
+
+// The instance's id, for an instance's charges.
+func (o ChargeSummaryOutput) InstanceId() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v ChargeSummary) *int { return v.InstanceId }).(pulumi.IntPtrOutput)
+}
+
+// The charges by type.
+func (o ChargeSummaryOutput) Items() ChargeItemArrayOutput {
+	return o.ApplyT(func(v ChargeSummary) []ChargeItem { return v.Items }).(ChargeItemArrayOutput)
+}
+
+// The contract's label, if it has one.
+func (o ChargeSummaryOutput) Label() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ChargeSummary) *string { return v.Label }).(pulumi.StringPtrOutput)
+}
+
+// The last day charged in the range, UTC.
+func (o ChargeSummaryOutput) LastDay() pulumi.StringOutput {
+	return o.ApplyT(func(v ChargeSummary) string { return v.LastDay }).(pulumi.StringOutput)
+}
+
+// The contract, as the service names it: `instance-<id>` or `volume-<id>`.
+func (o ChargeSummaryOutput) Source() pulumi.StringOutput {
+	return o.ApplyT(func(v ChargeSummary) string { return v.Source }).(pulumi.StringOutput)
+}
+
+// The template it was launched from, if any.
+func (o ChargeSummaryOutput) TemplateId() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v ChargeSummary) *int { return v.TemplateId }).(pulumi.IntPtrOutput)
+}
+
+// `instance` (a serverless worker too) or `volume`.
+func (o ChargeSummaryOutput) Type() pulumi.StringOutput {
+	return o.ApplyT(func(v ChargeSummary) string { return v.Type }).(pulumi.StringOutput)
+}
+
+// The volume's id, for a volume's charges.
+func (o ChargeSummaryOutput) VolumeId() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v ChargeSummary) *int { return v.VolumeId }).(pulumi.IntPtrOutput)
+}
+
+// A serverless worker's worker group.
+func (o ChargeSummaryOutput) WorkerGroupId() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v ChargeSummary) *int { return v.WorkerGroupId }).(pulumi.IntPtrOutput)
+}
+
+type ChargeSummaryArrayOutput struct{ *pulumi.OutputState }
+
+func (ChargeSummaryArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]ChargeSummary)(nil)).Elem()
+}
+
+func (o ChargeSummaryArrayOutput) ToChargeSummaryArrayOutput() ChargeSummaryArrayOutput {
+	return o
+}
+
+func (o ChargeSummaryArrayOutput) ToChargeSummaryArrayOutputWithContext(ctx context.Context) ChargeSummaryArrayOutput {
+	return o
+}
+
+func (o ChargeSummaryArrayOutput) Index(i pulumi.IntInput) ChargeSummaryOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) ChargeSummary {
+		return vs[0].([]ChargeSummary)[vs[1].(int)]
+	}).(ChargeSummaryOutput)
+}
+
 type InstanceAttemptsItem struct {
 	// The ask (offer) this attempt rented or tried to rent.
 	AskId int `pulumi:"askId"`
@@ -1191,6 +1395,101 @@ func (o InstanceVolumePtrOutput) VolumeId() pulumi.IntPtrOutput {
 		}
 		return &v.VolumeId
 	}).(pulumi.IntPtrOutput)
+}
+
+// A payment, transfer or payout of the account (getInvoices).
+type InvoiceSummary struct {
+	// When it was made, an ISO 8601 time (UTC).
+	CreatedAt string `pulumi:"createdAt"`
+	// The service's description.
+	Description string `pulumi:"description"`
+	// The amount, in dollars, as the service signs it: negative for what the account paid.
+	Dollars float64 `pulumi:"dollars"`
+	// The service's id of the invoice.
+	InvoiceId *int `pulumi:"invoiceId"`
+	// When it was paid, an ISO 8601 time (UTC); absent while unpaid.
+	PaidAt *string `pulumi:"paidAt"`
+	// The payment service, e.g. `stripe_payments`.
+	Service *string `pulumi:"service"`
+	// Where it came from: `stripe`, or a sender's email.
+	Source *string `pulumi:"source"`
+	// `credit`, `transfer`, `payout`, `refund` or `reserved`.
+	Type string `pulumi:"type"`
+}
+
+// A payment, transfer or payout of the account (getInvoices).
+type InvoiceSummaryOutput struct{ *pulumi.OutputState }
+
+func (InvoiceSummaryOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*InvoiceSummary)(nil)).Elem()
+}
+
+func (o InvoiceSummaryOutput) ToInvoiceSummaryOutput() InvoiceSummaryOutput {
+	return o
+}
+
+func (o InvoiceSummaryOutput) ToInvoiceSummaryOutputWithContext(ctx context.Context) InvoiceSummaryOutput {
+	return o
+}
+
+// When it was made, an ISO 8601 time (UTC).
+func (o InvoiceSummaryOutput) CreatedAt() pulumi.StringOutput {
+	return o.ApplyT(func(v InvoiceSummary) string { return v.CreatedAt }).(pulumi.StringOutput)
+}
+
+// The service's description.
+func (o InvoiceSummaryOutput) Description() pulumi.StringOutput {
+	return o.ApplyT(func(v InvoiceSummary) string { return v.Description }).(pulumi.StringOutput)
+}
+
+// The amount, in dollars, as the service signs it: negative for what the account paid.
+func (o InvoiceSummaryOutput) Dollars() pulumi.Float64Output {
+	return o.ApplyT(func(v InvoiceSummary) float64 { return v.Dollars }).(pulumi.Float64Output)
+}
+
+// The service's id of the invoice.
+func (o InvoiceSummaryOutput) InvoiceId() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v InvoiceSummary) *int { return v.InvoiceId }).(pulumi.IntPtrOutput)
+}
+
+// When it was paid, an ISO 8601 time (UTC); absent while unpaid.
+func (o InvoiceSummaryOutput) PaidAt() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v InvoiceSummary) *string { return v.PaidAt }).(pulumi.StringPtrOutput)
+}
+
+// The payment service, e.g. `stripe_payments`.
+func (o InvoiceSummaryOutput) Service() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v InvoiceSummary) *string { return v.Service }).(pulumi.StringPtrOutput)
+}
+
+// Where it came from: `stripe`, or a sender's email.
+func (o InvoiceSummaryOutput) Source() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v InvoiceSummary) *string { return v.Source }).(pulumi.StringPtrOutput)
+}
+
+// `credit`, `transfer`, `payout`, `refund` or `reserved`.
+func (o InvoiceSummaryOutput) Type() pulumi.StringOutput {
+	return o.ApplyT(func(v InvoiceSummary) string { return v.Type }).(pulumi.StringOutput)
+}
+
+type InvoiceSummaryArrayOutput struct{ *pulumi.OutputState }
+
+func (InvoiceSummaryArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]InvoiceSummary)(nil)).Elem()
+}
+
+func (o InvoiceSummaryArrayOutput) ToInvoiceSummaryArrayOutput() InvoiceSummaryArrayOutput {
+	return o
+}
+
+func (o InvoiceSummaryArrayOutput) ToInvoiceSummaryArrayOutputWithContext(ctx context.Context) InvoiceSummaryArrayOutput {
+	return o
+}
+
+func (o InvoiceSummaryArrayOutput) Index(i pulumi.IntInput) InvoiceSummaryOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) InvoiceSummary {
+		return vs[0].([]InvoiceSummary)[vs[1].(int)]
+	}).(InvoiceSummaryOutput)
 }
 
 type NodeGroupNetworkVolume struct {
@@ -4497,6 +4796,10 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*VolumeOfferQueryPtrInput)(nil)).Elem(), VolumeOfferQueryArgs{})
 	pulumi.RegisterOutputType(ApiKeyPermissionsOutput{})
 	pulumi.RegisterOutputType(ApiKeyPermissionsApiOutput{})
+	pulumi.RegisterOutputType(ChargeItemOutput{})
+	pulumi.RegisterOutputType(ChargeItemArrayOutput{})
+	pulumi.RegisterOutputType(ChargeSummaryOutput{})
+	pulumi.RegisterOutputType(ChargeSummaryArrayOutput{})
 	pulumi.RegisterOutputType(InstanceAttemptsItemOutput{})
 	pulumi.RegisterOutputType(InstanceAttemptsItemArrayOutput{})
 	pulumi.RegisterOutputType(InstanceNetworkVolumeOutput{})
@@ -4511,6 +4814,8 @@ func init() {
 	pulumi.RegisterOutputType(InstanceSummaryArrayOutput{})
 	pulumi.RegisterOutputType(InstanceVolumeOutput{})
 	pulumi.RegisterOutputType(InstanceVolumePtrOutput{})
+	pulumi.RegisterOutputType(InvoiceSummaryOutput{})
+	pulumi.RegisterOutputType(InvoiceSummaryArrayOutput{})
 	pulumi.RegisterOutputType(NodeGroupNetworkVolumeOutput{})
 	pulumi.RegisterOutputType(NodeGroupNetworkVolumePtrOutput{})
 	pulumi.RegisterOutputType(NodeGroupNodeOutput{})

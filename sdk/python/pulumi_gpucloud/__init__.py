@@ -9,8 +9,10 @@ import typing
 from .api_key import *
 from .cancel_rsync_copy import *
 from .endpoint import *
+from .get_charges import *
 from .get_current_user import *
 from .get_instances import *
+from .get_invoices import *
 from .get_offers import *
 from .get_templates import *
 from .get_volume_offers import *

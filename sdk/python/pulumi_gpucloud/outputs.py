@@ -18,6 +18,8 @@ from . import outputs
 __all__ = [
     'ApiKeyPermissions',
     'ApiKeyPermissionsApi',
+    'ChargeItem',
+    'ChargeSummary',
     'InstanceAttemptsItem',
     'InstanceNetworkVolume',
     'InstanceOffer',
@@ -25,6 +27,7 @@ __all__ = [
     'InstanceRentedOffer',
     'InstanceSummary',
     'InstanceVolume',
+    'InvoiceSummary',
     'NodeGroupNetworkVolume',
     'NodeGroupNode',
     'OfferQuery',
@@ -196,6 +199,234 @@ class ApiKeyPermissionsApi(dict):
         Grants the user_write category: an object of constraints, passed to the service as written; `{}` grants it without constraints.
         """
         return pulumi.get(self, "user_write")
+
+
+@pulumi.output_type
+class ChargeItem(dict):
+    """
+    One charge type of a contract's charges (getCharges).
+    """
+    def __init__(__self__, *,
+                 description: _builtins.str,
+                 dollars: _builtins.float,
+                 first_day: _builtins.str,
+                 last_day: _builtins.str,
+                 type: _builtins.str):
+        """
+        One charge type of a contract's charges (getCharges).
+
+        :param _builtins.str description: What was billed, as the service says: "2.000 hours at $0.498/hour".
+        :param _builtins.float dollars: What it cost, in dollars, rounded to 3 decimals.
+        :param _builtins.str first_day: The first day charged for it in the range, UTC.
+        :param _builtins.str last_day: The last day charged for it in the range, UTC.
+        :param _builtins.str type: `gpu` (GPU time), `disk` (storage), `bwd` (download) or `bwu` (upload).
+        """
+        pulumi.set(__self__, "description", description)
+        pulumi.set(__self__, "dollars", dollars)
+        pulumi.set(__self__, "first_day", first_day)
+        pulumi.set(__self__, "last_day", last_day)
+        pulumi.set(__self__, "type", type)
+
+    @_builtins.property
+    @pulumi.getter
+    def description(self) -> _builtins.str:
+        """
+        What was billed, as the service says: "2.000 hours at $0.498/hour".
+        """
+        return pulumi.get(self, "description")
+
+    @_builtins.property
+    @pulumi.getter
+    def dollars(self) -> _builtins.float:
+        """
+        What it cost, in dollars, rounded to 3 decimals.
+        """
+        return pulumi.get(self, "dollars")
+
+    @_builtins.property
+    @pulumi.getter(name="firstDay")
+    def first_day(self) -> _builtins.str:
+        """
+        The first day charged for it in the range, UTC.
+        """
+        return pulumi.get(self, "first_day")
+
+    @_builtins.property
+    @pulumi.getter(name="lastDay")
+    def last_day(self) -> _builtins.str:
+        """
+        The last day charged for it in the range, UTC.
+        """
+        return pulumi.get(self, "last_day")
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> _builtins.str:
+        """
+        `gpu` (GPU time), `disk` (storage), `bwd` (download) or `bwu` (upload).
+        """
+        return pulumi.get(self, "type")
+
+
+@pulumi.output_type
+class ChargeSummary(dict):
+    """
+    What one contract (an instance or a volume) was billed on a range of days (getCharges).
+    """
+    def __init__(__self__, *,
+                 description: _builtins.str,
+                 dollars: _builtins.float,
+                 first_day: _builtins.str,
+                 items: Sequence['outputs.ChargeItem'],
+                 last_day: _builtins.str,
+                 source: _builtins.str,
+                 type: _builtins.str,
+                 endpoint_id: Optional[_builtins.int] = None,
+                 instance_id: Optional[_builtins.int] = None,
+                 label: Optional[_builtins.str] = None,
+                 template_id: Optional[_builtins.int] = None,
+                 volume_id: Optional[_builtins.int] = None,
+                 worker_group_id: Optional[_builtins.int] = None):
+        """
+        What one contract (an instance or a volume) was billed on a range of days (getCharges).
+
+        :param _builtins.str description: The service's summary, e.g. `Instance 1000001 Charges - 2 days`.
+        :param _builtins.float dollars: What the contract cost on the range's days, in dollars, rounded to 3 decimals.
+        :param _builtins.str first_day: The first day charged in the range, UTC.
+        :param Sequence['ChargeItem'] items: The charges by type.
+        :param _builtins.str last_day: The last day charged in the range, UTC.
+        :param _builtins.str source: The contract, as the service names it: `instance-<id>` or `volume-<id>`.
+        :param _builtins.str type: `instance` (a serverless worker too) or `volume`.
+        :param _builtins.int endpoint_id: A serverless worker's endpoint.
+        :param _builtins.int instance_id: The instance's id, for an instance's charges.
+        :param _builtins.str label: The contract's label, if it has one.
+        :param _builtins.int template_id: The template it was launched from, if any.
+        :param _builtins.int volume_id: The volume's id, for a volume's charges.
+        :param _builtins.int worker_group_id: A serverless worker's worker group.
+        """
+        pulumi.set(__self__, "description", description)
+        pulumi.set(__self__, "dollars", dollars)
+        pulumi.set(__self__, "first_day", first_day)
+        pulumi.set(__self__, "items", items)
+        pulumi.set(__self__, "last_day", last_day)
+        pulumi.set(__self__, "source", source)
+        pulumi.set(__self__, "type", type)
+        if endpoint_id is not None:
+            pulumi.set(__self__, "endpoint_id", endpoint_id)
+        if instance_id is not None:
+            pulumi.set(__self__, "instance_id", instance_id)
+        if label is not None:
+            pulumi.set(__self__, "label", label)
+        if template_id is not None:
+            pulumi.set(__self__, "template_id", template_id)
+        if volume_id is not None:
+            pulumi.set(__self__, "volume_id", volume_id)
+        if worker_group_id is not None:
+            pulumi.set(__self__, "worker_group_id", worker_group_id)
+
+    @_builtins.property
+    @pulumi.getter
+    def description(self) -> _builtins.str:
+        """
+        The service's summary, e.g. `Instance 1000001 Charges - 2 days`.
+        """
+        return pulumi.get(self, "description")
+
+    @_builtins.property
+    @pulumi.getter
+    def dollars(self) -> _builtins.float:
+        """
+        What the contract cost on the range's days, in dollars, rounded to 3 decimals.
+        """
+        return pulumi.get(self, "dollars")
+
+    @_builtins.property
+    @pulumi.getter(name="firstDay")
+    def first_day(self) -> _builtins.str:
+        """
+        The first day charged in the range, UTC.
+        """
+        return pulumi.get(self, "first_day")
+
+    @_builtins.property
+    @pulumi.getter
+    def items(self) -> Sequence['outputs.ChargeItem']:
+        """
+        The charges by type.
+        """
+        return pulumi.get(self, "items")
+
+    @_builtins.property
+    @pulumi.getter(name="lastDay")
+    def last_day(self) -> _builtins.str:
+        """
+        The last day charged in the range, UTC.
+        """
+        return pulumi.get(self, "last_day")
+
+    @_builtins.property
+    @pulumi.getter
+    def source(self) -> _builtins.str:
+        """
+        The contract, as the service names it: `instance-<id>` or `volume-<id>`.
+        """
+        return pulumi.get(self, "source")
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> _builtins.str:
+        """
+        `instance` (a serverless worker too) or `volume`.
+        """
+        return pulumi.get(self, "type")
+
+    @_builtins.property
+    @pulumi.getter(name="endpointId")
+    def endpoint_id(self) -> Optional[_builtins.int]:
+        """
+        A serverless worker's endpoint.
+        """
+        return pulumi.get(self, "endpoint_id")
+
+    @_builtins.property
+    @pulumi.getter(name="instanceId")
+    def instance_id(self) -> Optional[_builtins.int]:
+        """
+        The instance's id, for an instance's charges.
+        """
+        return pulumi.get(self, "instance_id")
+
+    @_builtins.property
+    @pulumi.getter
+    def label(self) -> Optional[_builtins.str]:
+        """
+        The contract's label, if it has one.
+        """
+        return pulumi.get(self, "label")
+
+    @_builtins.property
+    @pulumi.getter(name="templateId")
+    def template_id(self) -> Optional[_builtins.int]:
+        """
+        The template it was launched from, if any.
+        """
+        return pulumi.get(self, "template_id")
+
+    @_builtins.property
+    @pulumi.getter(name="volumeId")
+    def volume_id(self) -> Optional[_builtins.int]:
+        """
+        The volume's id, for a volume's charges.
+        """
+        return pulumi.get(self, "volume_id")
+
+    @_builtins.property
+    @pulumi.getter(name="workerGroupId")
+    def worker_group_id(self) -> Optional[_builtins.int]:
+        """
+        A serverless worker's worker group.
+        """
+        return pulumi.get(self, "worker_group_id")
 
 
 @pulumi.output_type
@@ -1136,6 +1367,110 @@ class InstanceVolume(dict):
         The volume to link: a Volume's `volumeId`.
         """
         return pulumi.get(self, "volume_id")
+
+
+@pulumi.output_type
+class InvoiceSummary(dict):
+    """
+    A payment, transfer or payout of the account (getInvoices).
+    """
+    def __init__(__self__, *,
+                 created_at: _builtins.str,
+                 description: _builtins.str,
+                 dollars: _builtins.float,
+                 type: _builtins.str,
+                 invoice_id: Optional[_builtins.int] = None,
+                 paid_at: Optional[_builtins.str] = None,
+                 service: Optional[_builtins.str] = None,
+                 source: Optional[_builtins.str] = None):
+        """
+        A payment, transfer or payout of the account (getInvoices).
+
+        :param _builtins.str created_at: When it was made, an ISO 8601 time (UTC).
+        :param _builtins.str description: The service's description.
+        :param _builtins.float dollars: The amount, in dollars, as the service signs it: negative for what the account paid.
+        :param _builtins.str type: `credit`, `transfer`, `payout`, `refund` or `reserved`.
+        :param _builtins.int invoice_id: The service's id of the invoice.
+        :param _builtins.str paid_at: When it was paid, an ISO 8601 time (UTC); absent while unpaid.
+        :param _builtins.str service: The payment service, e.g. `stripe_payments`.
+        :param _builtins.str source: Where it came from: `stripe`, or a sender's email.
+        """
+        pulumi.set(__self__, "created_at", created_at)
+        pulumi.set(__self__, "description", description)
+        pulumi.set(__self__, "dollars", dollars)
+        pulumi.set(__self__, "type", type)
+        if invoice_id is not None:
+            pulumi.set(__self__, "invoice_id", invoice_id)
+        if paid_at is not None:
+            pulumi.set(__self__, "paid_at", paid_at)
+        if service is not None:
+            pulumi.set(__self__, "service", service)
+        if source is not None:
+            pulumi.set(__self__, "source", source)
+
+    @_builtins.property
+    @pulumi.getter(name="createdAt")
+    def created_at(self) -> _builtins.str:
+        """
+        When it was made, an ISO 8601 time (UTC).
+        """
+        return pulumi.get(self, "created_at")
+
+    @_builtins.property
+    @pulumi.getter
+    def description(self) -> _builtins.str:
+        """
+        The service's description.
+        """
+        return pulumi.get(self, "description")
+
+    @_builtins.property
+    @pulumi.getter
+    def dollars(self) -> _builtins.float:
+        """
+        The amount, in dollars, as the service signs it: negative for what the account paid.
+        """
+        return pulumi.get(self, "dollars")
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> _builtins.str:
+        """
+        `credit`, `transfer`, `payout`, `refund` or `reserved`.
+        """
+        return pulumi.get(self, "type")
+
+    @_builtins.property
+    @pulumi.getter(name="invoiceId")
+    def invoice_id(self) -> Optional[_builtins.int]:
+        """
+        The service's id of the invoice.
+        """
+        return pulumi.get(self, "invoice_id")
+
+    @_builtins.property
+    @pulumi.getter(name="paidAt")
+    def paid_at(self) -> Optional[_builtins.str]:
+        """
+        When it was paid, an ISO 8601 time (UTC); absent while unpaid.
+        """
+        return pulumi.get(self, "paid_at")
+
+    @_builtins.property
+    @pulumi.getter
+    def service(self) -> Optional[_builtins.str]:
+        """
+        The payment service, e.g. `stripe_payments`.
+        """
+        return pulumi.get(self, "service")
+
+    @_builtins.property
+    @pulumi.getter
+    def source(self) -> Optional[_builtins.str]:
+        """
+        Where it came from: `stripe`, or a sender's email.
+        """
+        return pulumi.get(self, "source")
 
 
 @pulumi.output_type

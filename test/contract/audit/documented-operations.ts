@@ -112,6 +112,10 @@ export const DOCUMENTED_OPERATIONS: Readonly<Record<string, DocumentedOperation>
       "vms_enabled",
     ],
   },
+  "GET /api/v0/charges/": {
+    by: ["the OpenAPI", "vastai 1.9.1"],
+    query: ["after_token", "format", "latest_first", "limit", "select_filters"],
+  },
   "PUT /api/v0/commands/copy_direct/": {
     by: ["the OpenAPI", "vastai 1.9.1", "vast.py 0.5.0"],
     body: ["client_id", "dst_id", "dst_path", "src_id", "src_path"],
@@ -440,5 +444,9 @@ export const DOCUMENTED_OPERATIONS: Readonly<Record<string, DocumentedOperation>
   "GET /api/v1/instances/": {
     by: ["the OpenAPI", "vastai 1.9.1", "vast.py 0.5.0"],
     query: ["after_token", "limit", "order_by", "owner", "select_cols", "select_filters"],
+  },
+  "GET /api/v1/invoices/": {
+    by: ["the OpenAPI", "vastai 1.9.1"],
+    query: ["after_token", "latest_first", "limit", "order_by", "select_filters"],
   },
 };

@@ -245,6 +245,24 @@ async function exerciseEveryMethod(client: GpuCloudClient): Promise<void> {
   await client.workerGroups.delete(groupId);
   await client.endpoints.delete(endpointId);
   await client.templates.delete(template.id);
+
+  // A page apiece, so that a page's token goes back as after_token.
+  const today = Math.floor(Date.now() / 86_400_000) * 86_400;
+  await client.billing.charges({
+    selectFilters: {
+      day: { gte: today - 86_400, lte: today },
+      type: { in: ["instance", "volume"] },
+    },
+    format: "table",
+    latestFirst: false,
+    limit: 2,
+  });
+  await client.billing.invoices({
+    selectFilters: { when: { gte: 0, lte: today + 86_400 }, service: { in: ["stripe_payments"] } },
+    orderBy: [{ col: "when", dir: "desc" }],
+    latestFirst: true,
+    limit: 1,
+  });
 }
 
 function templateOf(operation: string): { method: string; pattern: RegExp } {
@@ -287,6 +305,9 @@ describe("every request the client can send is one the service documents", () =>
   let proxy: Awaited<ReturnType<typeof recordingProxy>>;
   beforeAll(async () => {
     emulator = await startTestEmulator({ market: { seed: 1 } });
+    for (const createdAtSeconds of [1_767_225_600, 1_767_312_000]) {
+      await emulator.addInvoice({ amountDollars: -25, createdAtSeconds });
+    }
     proxy = await recordingProxy(emulator.url);
   });
   afterAll(async () => {
@@ -306,6 +327,11 @@ describe("every request the client can send is one the service documents", () =>
     // Every documented operation listed is one the client sends: the table holds no guesses.
     const sentOperations = new Set(proxy.sent.map((request) => operationOf(request)?.operation));
     expect(Object.keys(DOCUMENTED_OPERATIONS).filter((op) => !sentOperations.has(op))).toEqual([]);
+    // The billing lists were followed to their second page.
+    for (const path of ["/api/v0/charges/", "/api/v1/invoices/"]) {
+      const paged = proxy.sent.filter((r) => r.path === path && r.query.includes("after_token"));
+      expect({ path, paged: paged.length > 0 }).toEqual({ path, paged: true });
+    }
     // The strict emulator refused nothing the client sent.
     expect(proxy.sent.length).toBe((await emulator.requests()).length);
     expect((await emulator.requests()).filter((entry) => entry.status === 405)).toEqual([]);
