@@ -16,6 +16,7 @@ import { RequestLog } from "./control/request-log";
 import { registerServiceRouting } from "./control/service-routing";
 import { registerTraffic } from "./control/traffic";
 import { registerBidRoutes } from "./instances/bid-routes";
+import { registerContainerRoutes } from "./instances/container-routes";
 import { registerCommandRoutes } from "./instances/command-routes";
 import { registerContainers } from "./instances/container-hooks";
 import { InstanceLogs } from "./instances/instance-logs";
@@ -65,6 +66,7 @@ const ROUTES = [
   registerApiKeyRoutes,
   registerTemplateRoutes,
   registerBidRoutes,
+  registerContainerRoutes,
   registerEndpointRoutes,
   registerWorkerGroupRoutes,
   registerRouteRoutes,

@@ -46,6 +46,8 @@ export function addInstance(
         : { ...queued, afterPolls: queued.afterPolls ?? settings.bootPolls },
     intendedStatus: "running",
     restartedAtMs: null,
+    containerAction: null,
+    containerCreatedAtMs: null,
     releaseAtMs: null,
     outbidDollarsPerHour: null,
   };

@@ -50,8 +50,16 @@ export const InstanceSchema = z.object({
   boot: BootOutcomeSchema.extend({ afterPolls: z.int().nonnegative() }),
   // Stop/start (PUT /api/v0/instances/{id}/ {state}). Defaults let older state files load.
   intendedStatus: z.enum(["running", "stopped"]).default("running"),
-  /** When it was last started again after a stop; null: never stopped and started. */
+  /** When it was last started again (a start, a reboot, a rebuild); null: never. */
   restartedAtMs: z.number().nullable().default(null),
+  /**
+   * What its container goes through until the boot ends: a reboot (`rebooting`, the container
+   * stopped and started) or a rebuild (`recycling`: recreated from a fresh pull, by recycle or
+   * by an update of its template, image, env or onstart); null otherwise.
+   */
+  containerAction: z.enum(["rebooting", "recycling"]).nullable().default(null),
+  /** When its container was last created anew (a rebuild); null: the one of its create. */
+  containerCreatedAtMs: z.number().nullable().default(null),
   /** An existing volume linked at create (`volume_info` with `create_new: false`). */
   volume: z.object({ volumeId: z.int(), mountPath: z.string() }).nullable().default(null),
   /** The template it was launched from (`template_hash_id` at create). */

@@ -2,8 +2,11 @@ import type { EmulatorSettings } from "../options";
 import { seededRandom } from "../shared/random";
 import type { BootStatus, Instance } from "./instance-state";
 
-/** null is the service's "provisioning"; loading comes next while the image is pulled. */
-export type ActualStatus = BootStatus | "loading" | "stopped" | null;
+/**
+ * null is the service's "provisioning"; loading comes next while the image is pulled. A reboot
+ * shows `rebooting` and a rebuild `recycling` until the container runs again.
+ */
+export type ActualStatus = BootStatus | "loading" | "stopped" | "rebooting" | "recycling" | null;
 
 function defaultMessage(status: BootStatus, image: string): string {
   switch (status) {
@@ -50,6 +53,18 @@ export function statusOf(
       statusMsg: boot.statusMsg ?? defaultMessage(boot.status, instance.image),
     };
   }
+  if (instance.containerAction === "rebooting") {
+    return {
+      actualStatus: "rebooting",
+      statusMsg: "Rebooting: the container is stopped and started",
+    };
+  }
+  if (instance.containerAction === "recycling") {
+    return {
+      actualStatus: "recycling",
+      statusMsg: `Recreating the container: pulling ${instance.image}`,
+    };
+  }
   // A restarted instance is already on its machine: no provisioning phase again.
   if (polls <= 1 && instance.restartedAtMs === null) return { actualStatus: null, statusMsg: null };
   return { actualStatus: "loading", statusMsg: "Pulling image" };
@@ -94,12 +109,14 @@ export function start(instance: Instance, nowMs: number, timing: BootTiming): vo
   if (instance.intendedStatus === "running") return;
   instance.intendedStatus = "running";
   reboot(instance, nowMs, timing);
+  instance.containerAction = null;
 }
 
 /** Loads again on its machine for the boot timing, then reaches its outcome once more. */
 export function reboot(instance: Instance, nowMs: number, timing: BootTiming): void {
   const { status, statusMsg } = instance.boot;
   instance.restartedAtMs = nowMs;
+  instance.containerAction = null;
   instance.polls = 0;
   instance.boot = {
     status,

@@ -17,7 +17,8 @@ import type { Clock } from "../shared/clock";
  * service runs it in the container when the container starts, again after each stop and start.
  * A stop, a destroy or closing the emulator ends the whole process group (SIGTERM, then SIGKILL
  * after a grace, as `docker stop` does). Each instance has a directory of its own (its cwd and
- * HOME), kept across stops like a container's disk and removed with the instance.
+ * HOME), kept across stops and reboots like a container's disk, and removed with the instance or
+ * when its container is created anew (a recycle or an update of what it runs).
  */
 
 /** How long a stopped onstart may take to end before it is killed (docker stop gives 10 s). */
@@ -66,10 +67,18 @@ interface Run {
 }
 
 const bootKeyOf = (instance: Instance) => String(instance.restartedAtMs ?? instance.createdAtMs);
+const containerKeyOf = (instance: Instance) =>
+  String(instance.containerCreatedAtMs ?? instance.createdAtMs);
+
+/** An instance's directory, and the container it belongs to. */
+interface Directory {
+  readonly path: string;
+  readonly containerKey: string;
+}
 
 export class OnstartRunner {
   readonly #runs = new Map<number, Run>();
-  readonly #directories = new Map<number, string>();
+  readonly #directories = new Map<number, Directory>();
   readonly #work = new Set<Promise<void>>();
   readonly #clock: NodeJS.Timeout;
   #closed = false;
@@ -110,16 +119,21 @@ export class OnstartRunner {
       if (!living.has(instanceId)) this.#end(instanceId, run, "the instance was destroyed");
     }
     for (const [instanceId, directory] of this.#directories) {
-      if (living.has(instanceId)) continue;
+      const instance = this.store.state.instances.find((i) => i.id === instanceId);
+      if (instance !== undefined && containerKeyOf(instance) === directory.containerKey) continue;
       this.#directories.delete(instanceId);
-      // After its processes (their endings are among the work in flight) have ended.
-      const inFlight = [...this.#work];
-      this.#track(
-        Promise.all(inFlight).then(() => {
-          removeDirectory(directory);
-        }),
-      );
+      this.#discard(directory);
     }
+  }
+
+  /** Removes a directory once the processes in flight (its own among them) have ended. */
+  #discard(directory: Directory): void {
+    const inFlight = [...this.#work];
+    this.#track(
+      Promise.all(inFlight).then(() => {
+        removeDirectory(directory.path);
+      }),
+    );
   }
 
   /** Ends every process and removes every directory. */
@@ -130,7 +144,7 @@ export class OnstartRunner {
       this.#end(instanceId, run, "the emulator closed");
     }
     await Promise.all([...this.#work]);
-    for (const directory of this.#directories.values()) removeDirectory(directory);
+    for (const directory of this.#directories.values()) removeDirectory(directory.path);
     this.#directories.clear();
   }
 
@@ -139,10 +153,15 @@ export class OnstartRunner {
     const instanceId = instance.id;
     let child: ChildProcess;
     try {
+      // A container created anew starts from an empty disk.
+      const containerKey = containerKeyOf(instance);
+      const existing = this.#directories.get(instanceId);
+      if (existing !== undefined && existing.containerKey !== containerKey) this.#discard(existing);
       const directory =
-        this.#directories.get(instanceId) ??
-        fs.mkdtempSync(path.join(os.tmpdir(), `gpucloud-emulator-C.${String(instanceId)}-`));
-      this.#directories.set(instanceId, directory);
+        existing?.containerKey === containerKey
+          ? existing.path
+          : fs.mkdtempSync(path.join(os.tmpdir(), `gpucloud-emulator-C.${String(instanceId)}-`));
+      this.#directories.set(instanceId, { path: directory, containerKey });
       const env = containerEnv(
         this.store.state,
         instance,
