@@ -48,7 +48,8 @@ function rebuiltSettings(
   const base = template ? templateDefaults(template) : undefined;
   return {
     image: input.image ?? base?.image ?? instance.image,
-    env: input.env ?? (base ? { ...base.env } : instance.env),
+    // As at create: the template's flags, the request's keys winning.
+    env: base ? { ...base.env, ...input.env } : (input.env ?? instance.env),
     onstart: input.onstart ?? base?.onstart ?? instance.onstart,
     template: base?.template ?? instance.template,
   };

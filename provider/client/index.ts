@@ -31,15 +31,13 @@ export type { AcceptVolumeAskOptions, Volume, VolumeOfferRow } from "./volumes";
 export { isNetworkVolume, volumeIdOf, volumeMountEnv } from "./volumes";
 export { overlayJoinEnv, type Overlay } from "./overlays";
 export type {
-  CreateInstanceRequest,
   Instance,
   InstanceFilterValues,
   InstanceListQuery,
   InstanceOfferRow,
-  InstanceState,
 } from "./instances";
 export { deadEndStatuses, environmentOf } from "./instances";
-export { bidBounds } from "./instances";
+export { bidBounds, type CreateInstanceRequest, type InstanceState } from "./instance-requests";
 export {
   camelCaseQuery,
   closestName,

@@ -2,6 +2,18 @@ import { z } from "zod";
 import { deleteUnlessGone } from "./errors";
 import { instanceOfferWireSchema } from "./offer-schemas";
 import { SharedList } from "./shared-list";
+import {
+  changeBidBodySchema,
+  type ContainerRebuild,
+  containerRebuildBodySchema,
+  type CreateInstanceRequest,
+  createInstanceBodySchema,
+  destroyManyBodySchema,
+  type InstanceState,
+  relabelBodySchema,
+  setStateBodySchema,
+  setStatesBodySchema,
+} from "./instance-requests";
 import { StatusRounds } from "./status-rounds";
 import type { Transport } from "./transport";
 
@@ -76,8 +88,6 @@ export const instanceSchema = z.object({
 export type Instance = z.infer<typeof instanceSchema>;
 
 /** The states PUT /api/v0/instances/{id}/ moves an instance to. */
-export const instanceStateSchema = z.enum(["stopped", "running"]);
-export type InstanceState = z.infer<typeof instanceStateSchema>;
 
 const filterValueSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 /** Filters and order of GET /api/v1/instances/ (`select_filters`, `order_by`). */
@@ -132,47 +142,6 @@ const successSchema = z.object({ success: z.boolean() });
 
 const instanceOffersSchema = z.object({ offers: z.array(instanceOfferWireSchema) });
 export type InstanceOfferRow = z.infer<typeof instanceOfferWireSchema>;
-
-/** The body of a create-instance request (wire names; `client_id` is added). */
-export const createInstanceRequestSchema = z.object({
-  /** Optional with `template_hash_id`: the template provides it. */
-  image: z.string().optional(),
-  /** GB, at least 8; optional with a template (its recommended disk space). */
-  disk: z.number().optional(),
-  /**
-   * Launch from a template: its values are defaults, the request's own fields override them
-   * (scalars replace, `env` is merged by key, the request's keys winning).
-   */
-  template_hash_id: z.string().optional(),
-  onstart: z.string().optional(),
-  env: z.record(z.string(), z.string()).optional(),
-  label: z.string().optional(),
-  runtype: z.string().optional(),
-  /** A bid, $/hour. */
-  price: z.number().optional(),
-  image_login: z.string().optional(),
-  /** Links an existing volume; it must be on the ask's machine. */
-  volume_info: z
-    .object({ create_new: z.literal(false), volume_id: z.number().int(), mount_path: z.string() })
-    .optional(),
-});
-export type CreateInstanceRequest = z.infer<typeof createInstanceRequestSchema>;
-const createInstanceBodySchema = createInstanceRequestSchema.extend({
-  client_id: z.literal("me"),
-});
-const relabelBodySchema = z.object({ label: z.string() });
-const setStateBodySchema = z.object({ state: instanceStateSchema });
-const setStatesBodySchema = z.object({
-  ids: z.array(z.number().int()).min(1),
-  state: instanceStateSchema,
-});
-/** The service's bounds for a bid change, $/hour. */
-export const bidBounds = { minDollarsPerHour: 0.001, maxDollarsPerHour: 32 } as const;
-const changeBidBodySchema = z.object({
-  client_id: z.literal("me"),
-  price: z.number().min(bidBounds.minDollarsPerHour).max(bidBounds.maxDollarsPerHour),
-});
-const destroyManyBodySchema = z.object({ instance_ids: z.array(z.number().int()).min(1) });
 
 /** The most instances a page of GET /api/v1/instances/ holds. */
 const instancesPerPage = 25;
@@ -471,6 +440,40 @@ export class InstancesApi {
         bodySchema: changeBidBodySchema,
         response: successSchema,
         signal,
+      }),
+    );
+  }
+
+  /**
+   * Rebuilds the container on its machine from new launch settings (`vastai update instance`):
+   * the instance, machine and price stay; what the container wrote outside a volume is gone.
+   */
+  async rebuildContainer(id: number, settings: ContainerRebuild, signal?: AbortSignal) {
+    const body = { id, ...settings };
+    await this.containerWrite(`update_template/${id}/`, body, containerRebuildBodySchema, signal);
+  }
+
+  /** Stops and starts the container (its disk kept), keeping the instance's GPU priority. */
+  async rebootContainer(id: number, signal?: AbortSignal): Promise<void> {
+    await this.containerWrite(`reboot/${id}/`, {}, z.object({}), signal);
+  }
+
+  /** Recreates the container from a fresh pull of its image, on its machine. */
+  async recycleContainer(id: number, signal?: AbortSignal): Promise<void> {
+    await this.containerWrite(`recycle/${id}/`, {}, z.object({}), signal);
+  }
+
+  private async containerWrite<B>(
+    path: string,
+    body: B,
+    bodySchema: z.ZodType<B>,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    await this.listHead.write(() =>
+      this.transport.request({
+        method: "PUT",
+        path: `/api/v0/instances/${path}`,
+        ...{ body, bodySchema, response: successSchema, signal },
       }),
     );
   }

@@ -125,7 +125,7 @@ export const instanceInputsSchema = z.object({
     )
     .meta({ willReplaceOnChanges: true })
     .optional(),
-  // Used only at launch: a changed hash is recorded in place (see resources/instance/diff.ts).
+  // A changed hash rebuilds the container on its machine (resources/instance/container.ts).
   templateHashId: z
     .string({ error: "templateHashId is a template's hash_id (Template.hashId), a string" })
     .regex(
@@ -136,10 +136,10 @@ export const instanceInputsSchema = z.object({
       "A template to launch from (a Template's `hashId`, or any template's hash_id): its " +
         "values (image and tag, onstart, runtype, environment, recommended disk) are the " +
         "defaults, and this instance's own inputs override them (`env` is merged by name, the " +
-        "names given here winning). Applied only at launch: a changed hash is recorded in " +
-        "place and never relaunches a running instance (the resource option " +
-        "`replaceOnChanges: [templateHashId]` relaunches on every change).",
+        "names given here winning). Changing it rebuilds the container in place from the " +
+        "template, as changing `image` does.",
     )
+    .meta({ replacement: "sometimes" })
     .optional(),
   // Required unless templateHashId is given (the template provides it); see check.
   image: z
@@ -148,9 +148,11 @@ export const instanceInputsSchema = z.object({
     .min(1, "image must not be empty")
     .describe(
       "The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is " +
-        "given. Changing it replaces the instance.",
+        "given. Changing it rebuilds the container in place: the same instance, machine, GPUs " +
+        "and price, its volume still mounted; the container is created anew, so what it wrote " +
+        "outside a volume is lost. A VM's is replaced.",
     )
-    .meta({ willReplaceOnChanges: true })
+    .meta({ replacement: "sometimes" })
     .optional(),
   // Required unless templateHashId is given (the template recommends one); see check.
   diskGb: z
@@ -168,9 +170,9 @@ export const instanceInputsSchema = z.object({
       "A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 " +
         "characters (the watchdog included) it is gzipped and base64-encoded into a short " +
         "bootstrap command; one that does not fit even then fails at preview. Changing it " +
-        "replaces the instance.",
+        "rebuilds the container in place, as changing `image` does.",
     )
-    .meta({ willReplaceOnChanges: true })
+    .meta({ replacement: "sometimes" })
     .optional(),
   // Enforced on the instance itself, by a watchdog in its onstart (shared/expiry-watchdog.ts):
   // it holds while nobody runs Pulumi. Its seconds are lifetime.ts' `maxLifetimeSeconds`.
@@ -215,12 +217,29 @@ export const instanceInputsSchema = z.object({
     )
     .describe(
       "Environment variables of the instance: names of letters, digits and `_`. Changing them " +
-        "replaces the instance.",
+        "rebuilds the container in place, as changing `image` does.",
     )
-    .meta({ willReplaceOnChanges: true })
+    .meta({ replacement: "sometimes" })
     .optional(),
   exposePorts: exposePortsSchema,
   readiness: readinessSchema,
+  // Any change sends the service's reboot or recycle (resources/instance/container.ts).
+  restartTrigger: z
+    .string({ error: "restartTrigger is a string; any new value restarts the container" })
+    .describe(
+      "Any value; a new one restarts the container in place (the service's reboot: stopped " +
+        "and started on its machine, its disk kept, its GPU priority kept) and runs its " +
+        "onstart again. Setting it the first time restarts nothing.",
+    )
+    .optional(),
+  recycleTrigger: z
+    .string({ error: "recycleTrigger is a string; any new value recycles the container" })
+    .describe(
+      "Any value; a new one recycles the container in place (the service's recycle: created " +
+        "anew from a fresh pull of the same image tag, on its machine; what it wrote outside a " +
+        "volume is lost). Setting it the first time recycles nothing.",
+    )
+    .optional(),
   // The service takes labels of at most 1024 characters (PUT /api/v0/instances/{id}/).
   label: z
     .string()

@@ -20,6 +20,19 @@ export async function followState(
 ): Promise<InstanceWire> {
   progress(`${state === "stopped" ? "stopping" : "starting"} instance ${instanceId}`);
   await run.client.instances.setState(instanceId, state);
+  return untilStatus(run, instanceId, state, inputs);
+}
+
+/**
+ * Waits, bounded, until the instance's `actual_status` is `state`: after a stop or start, or a
+ * container rebooted or rebuilt on its machine (which passes through rebooting or recycling).
+ */
+export async function untilStatus(
+  run: Run,
+  instanceId: number,
+  state: InstanceState,
+  inputs: Pick<InstanceInputs, "pollIntervalSeconds">,
+): Promise<InstanceWire> {
   let last: InstanceWire | undefined;
   const reached = await watchInstance(
     run.client,

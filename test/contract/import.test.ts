@@ -313,7 +313,7 @@ describe("pulumi import: read by id with nothing recorded", () => {
       });
       const shown = await client.instances.show(instanceId);
       expect(shown && isLeftoverOf(shown, instanceContext.stackToken)).toBe(false);
-      // Managed now: a new label relabels in place, another image replaces it.
+      // Managed now: a new label relabels in place, another disk replaces it.
       expect(
         await as(instanceProvider).diff(providers.run, String(instanceId), instance.props, {
           ...instance.inputs,
@@ -323,9 +323,9 @@ describe("pulumi import: read by id with nothing recorded", () => {
       expect(
         await as(instanceProvider).diff(providers.run, String(instanceId), instance.props, {
           ...instance.inputs,
-          image: "other/image",
+          diskGb: 64,
         }),
-      ).toMatchObject({ changes: true, replaces: ["image"] });
+      ).toMatchObject({ changes: true, replaces: ["diskGb"] });
       // Destroy destroys it, as any instance the stack records.
       await instanceProvider.delete?.(providers.run, String(instanceId), instance.props as never);
       expect(await client.instances.show(instanceId)).toBeUndefined();

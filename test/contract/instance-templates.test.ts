@@ -142,7 +142,7 @@ describe("instances launched from a template", () => {
     expect(read?.props).toEqual(outs);
   });
 
-  it("records an edited template's new hash in place, with no write and no relaunch", async () => {
+  it("rebuilds the container in place from an edited template's new hash: the same instance, the template's new onstart", async () => {
     const template = await templateCall(emulator, "POST", { ...vllm, name: "edited later" });
     const created = await instanceProvider.create(
       providers.run,
@@ -167,11 +167,17 @@ describe("instances launched from a template", () => {
     expect(updated?.outs).toMatchObject({
       instanceId: olds.instanceId,
       templateHashId: edited.hash_id,
+      actualStatus: "running",
     });
-    expect(await emulator.writes()).toEqual([]);
-    expect((await emulator.state()).instances[0]).toMatchObject({
+    const writes = await emulator.writes();
+    expect(writes.map((w) => `${w.method} ${w.path}`)).toEqual([
+      `PUT /api/v0/instances/update_template/${String(olds.instanceId)}/`,
+    ]);
+    const state = await emulator.state();
+    expect(state.instances).toHaveLength(1);
+    expect(state.instances[0]).toMatchObject({
       id: olds.instanceId,
-      onstart: "vllm serve $MODEL_ID",
+      onstart: "vllm serve $MODEL_ID --max-model-len 8192",
     });
   });
 

@@ -135,16 +135,39 @@ describe("Instance diff", () => {
   });
 
   it.each([
-    ["image", { image: "other" }],
     ["diskGb", { diskGb: 40 }],
-    ["onstart", { onstart: "echo hi" }],
-    ["env", { env: { A: "1" } }],
     ["runtype", { runtype: "jupyter" as const }],
     ["price", { price: 0.5 }],
   ])("replaces on a new %s, deleting first since the ask is the same", (field, change) => {
     expect(diffInstance(olds, { ...inputs, ...change })).toEqual({
       changes: true,
       replaces: [field],
+      deleteBeforeReplace: true,
+    });
+  });
+
+  it.each([
+    ["image", { image: "other" }],
+    ["onstart", { onstart: "echo hi" }],
+    ["env", { env: { A: "1" } }],
+    ["restartTrigger", { restartTrigger: "2" }],
+  ])(
+    "changes a new %s in place (the container is rebuilt or restarted on its machine)",
+    (_f, change) => {
+      expect(diffInstance(olds, { ...inputs, ...change })).toEqual({ ...noChange, changes: true });
+    },
+  );
+
+  it("replaces a VM on a new image (the service rebuilds containers only), and on a new image with replaceOnChanges", () => {
+    const vm = { ...olds, runtype: "vm" as const };
+    expect(diffInstance(vm, { ...inputs, runtype: "vm", image: "other" })).toEqual({
+      changes: true,
+      replaces: ["image"],
+      deleteBeforeReplace: true,
+    });
+    expect(diffInstance(olds, { ...inputs, image: "other", replaceOnChanges: ["image"] })).toEqual({
+      changes: true,
+      replaces: ["image"],
       deleteBeforeReplace: true,
     });
   });
@@ -261,7 +284,7 @@ describe("Instance diff: bids and templates", () => {
     expect(diffInstance(outbid, { ...inputs, state: "stopped" })).toEqual(inPlace);
   });
 
-  it("records a changed template hash in place, never replacing", () => {
+  it("changes a template hash or the image over it in place, never replacing", () => {
     const { image: _image, diskGb: _diskGb, ...fromTemplate } = inputs;
     const templated: InstanceOutputs = {
       ...olds,
@@ -276,12 +299,8 @@ describe("Instance diff: bids and templates", () => {
     expect(diffInstance(templated, { ...same, templateHashId: "b".repeat(32) })).toEqual(inPlace);
     // A template named for the first time is recorded too.
     expect(diffInstance(olds, { ...inputs, templateHashId: "c".repeat(32) })).toEqual(inPlace);
-    // What runs still replaces: the program's own image overrides the template's.
-    expect(diffInstance(templated, { ...same, image: "other" })).toEqual({
-      changes: true,
-      replaces: ["image"],
-      deleteBeforeReplace: true,
-    });
+    // The program's own image over the template's: rebuilt in place too.
+    expect(diffInstance(templated, { ...same, image: "other" })).toEqual(inPlace);
   });
 });
 

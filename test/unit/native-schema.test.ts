@@ -604,6 +604,8 @@ const recordings: Record<string, Recorded[]> = {
       },
       changes: { maxLifetime: ["480m", "9h"], onExpiry: ["destroy", "stop"] },
     },
+    // A VM: what runs replaces it (the service rebuilds containers in place, not VMs).
+    { olds: { ...instanceRecorded, askId: 31001, runtype: "vm" } },
   ],
 };
 

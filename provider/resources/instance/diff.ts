@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { deadEndStatuses } from "../../client";
+import { rebuildFields, vmRebuildFields } from "./container";
 import { asksOf, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { expiredReason, lifetimeFieldsChanged, lifetimeReplaces } from "../../renting/lifetime";
 import { recordedOfferMismatch } from "../../renting/offer-choice";
@@ -9,10 +10,7 @@ import { recordedOfferMismatch } from "../../renting/offer-choice";
  * joined and the network volume mounted at launch too (in the create's env).
  */
 export const replacingFields = [
-  "image",
   "diskGb",
-  "onstart",
-  "env",
   "runtype",
   "overlay",
   "networkVolume",
@@ -23,8 +21,9 @@ const inPlaceFields = [
   "readiness",
   // A bid changes in place (PUT /api/v0/instances/bid_price/{id}/); see bidKindChanged.
   "price",
-  // A template applies only at launch: a new hash (an edited template) is only recorded.
-  "templateHashId",
+  // A new value reboots or recycles the container (container.ts).
+  "restartTrigger",
+  "recycleTrigger",
   "label",
   "state",
   "createTimeoutSeconds",
@@ -53,6 +52,7 @@ export function bidKindChanged(
 export function launchesAnew(olds: Partial<InstanceInputs>, news: InstanceInputs): boolean {
   return (
     replacingFields.some((field) => !same(olds[field], news[field])) ||
+    vmRebuildFields(olds, news).length > 0 ||
     bidKindChanged(olds, news) ||
     lifetimeReplaces(olds, news).length > 0
   );
@@ -114,6 +114,7 @@ export function diffInstance(
   // Stacks written before stop and start record no state: their instances run.
   const olds = { ...recorded, state: recorded.state ?? "running" };
   const replaces: string[] = replacingFields.filter((field) => !same(olds[field], news[field]));
+  replaces.push(...vmRebuildFields(olds, news));
   if (bidKindChanged(olds, news)) replaces.push("price");
   const rentedFrom = olds.attempts.at(-1)?.askId;
   const newAsks = asksOf(news);
@@ -139,7 +140,7 @@ export function diffInstance(
   if (!same(olds.volume, news.volume)) replaces.push("volume");
   // `replaceOnChanges` (the resource option): what would change in place replaces instead.
   const replaceOn = news.replaceOnChanges ?? [];
-  for (const field of inPlaceFields) {
+  for (const field of [...inPlaceFields, ...rebuildFields]) {
     if ((replaceOn.includes(field) || replaceOn.includes("*")) && !same(olds[field], news[field])) {
       replaces.push(field);
     }
@@ -154,7 +155,7 @@ export function diffInstance(
     asksChanged ||
     outbid ||
     lifetimeFieldsChanged(olds, news) ||
-    inPlaceFields.some((field) => !same(olds[field], news[field]));
+    [...inPlaceFields, ...rebuildFields].some((field) => !same(olds[field], news[field]));
   return {
     changes,
     replaces,

@@ -24,6 +24,7 @@ import { CancelledError } from "../../run/cancellation";
 import type { Run } from "../../run/run";
 import { checkInputs, containsUnknown, fieldFailure, inputFieldsOf } from "../../shared/validation";
 import { outbidBy, planOutbid, raiseBidAndResume } from "./bids";
+import { changeContainer, containerChangeNote, containerChangeOf } from "./container";
 import { deleteFirstNote, diffInstance, launchesAnew, pinnedToVolume } from "./diff";
 import { importedInstance } from "./import";
 import { offerReadsOf } from "../../pricing/offer-reads";
@@ -72,6 +73,21 @@ async function diskFailures(
         ),
       ];
 }
+
+/** Inputs an update records as the program gives them, absent when it does not. */
+const recordedAsGiven = [
+  "label",
+  "sshKeyIds",
+  "templateHashId",
+  "image",
+  "env",
+  "onstart",
+  "restartTrigger",
+  "recycleTrigger",
+  "replaceOnChanges",
+  "maxLifetime",
+  "onExpiry",
+] as const;
 
 export const implementation: ResourceImplementation<InstanceInputs, InstanceOutputs> = {
   async check(run, olds, news) {
@@ -202,6 +218,14 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
     if (diff.deleteBeforeReplace === true && pinnedToVolume(news) && olds.volume !== undefined) {
       run.progress(`${resourceNameOf(olds.owner)}: ${deleteFirstNote(olds)}`);
     }
+    // In place: said at preview, since a rebuilt container loses its local disk.
+    const container =
+      (diff.replaces ?? []).length === 0 ? containerChangeOf(olds, news) : undefined;
+    if (container !== undefined) {
+      run.progress(
+        `${resourceNameOf(olds.owner)}: ${containerChangeNote(olds.instanceId, container)}`,
+      );
+    }
     await recordInstanceDiff(run, olds, news, diff);
     return diff;
   },
@@ -282,6 +306,11 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
         if (shown !== undefined) outs = { ...outs, ...connectionOutputs(shown, subnet) };
       }
     }
+    const container = containerChangeOf(olds, news);
+    if (container !== undefined) {
+      const rebuilt = await changeContainer(run, name, olds, news, container);
+      if (rebuilt !== undefined) outs = { ...outs, ...connectionOutputs(rebuilt, subnet) };
+    }
     if ((news.label ?? "") !== (olds.label ?? "")) {
       await client.instances.relabel(olds.instanceId, news.label ?? "");
     }
@@ -290,15 +319,11 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
       const followed = await followState(run, olds.instanceId, news.state, news, progress);
       outs = { ...outs, ...connectionOutputs(followed, subnet) };
     }
-    // A label or key list removed from the program is removed from the outputs too.
-    if (news.label === undefined) delete outs.label;
-    if (news.sshKeyIds === undefined) delete outs.sshKeyIds;
-    // A template hash is recorded as given; with none, none is recorded.
-    if (news.templateHashId === undefined) delete outs.templateHashId;
-    if (news.replaceOnChanges === undefined) delete outs.replaceOnChanges;
-    // Recorded as written (a change that would move the deadline replaces: diff.ts).
-    if (news.maxLifetime === undefined) delete outs.maxLifetime;
-    if (news.onExpiry === undefined) delete outs.onExpiry;
+    // What the program no longer gives is no longer recorded (a rebuild cleared it too); a
+    // lifetime is recorded as written (a change that would move the deadline replaces: diff.ts).
+    for (const field of recordedAsGiven) {
+      if (news[field] === undefined) Reflect.deleteProperty(outs, field);
+    }
     return { outs };
   },
 

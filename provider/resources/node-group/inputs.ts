@@ -40,7 +40,7 @@ export const nodeGroupInputsSchema = z.object({
   // Required, unlike an Instance's (a group launches no template).
   image: node.image
     .unwrap()
-    .meta({ willReplaceOnChanges: true })
+    .meta({ willReplaceOnChanges: true, replacement: undefined })
     .describe(
       "Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.",
     ),
@@ -48,10 +48,12 @@ export const nodeGroupInputsSchema = z.object({
     .unwrap()
     .meta({ willReplaceOnChanges: true })
     .describe("Each node's disk size in gigabytes, at least 8. Changing it replaces the group."),
-  onstart: node.onstart.describe(
-    "A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its " +
-      "environment). Changing it replaces the group.",
-  ),
+  onstart: node.onstart
+    .meta({ willReplaceOnChanges: true, replacement: undefined })
+    .describe(
+      "A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its " +
+        "environment). Changing it replaces the group.",
+    ),
   maxLifetime: node.maxLifetime.describe(
     "The longest the group may live, counted from its create: a whole number and a unit, " +
       '`s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the ' +
@@ -67,10 +69,12 @@ export const nodeGroupInputsSchema = z.object({
       "`stop`: a stopped node releases its GPUs but keeps its disk, which still bills. " +
       "Changing it replaces the group while `maxLifetime` is set.",
   ),
-  env: node.env.describe(
-    "Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which " +
-      "the group sets. Changing them replaces the group.",
-  ),
+  env: node.env
+    .meta({ willReplaceOnChanges: true, replacement: undefined })
+    .describe(
+      "Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which " +
+        "the group sets. Changing them replaces the group.",
+    ),
   label: node.label.describe("Each node's label. Changes in place."),
   runtype: node.runtype.describe(
     "`ssh` (the default), `jupyter` or `args`; a VM cannot join an overlay. Changing it " +

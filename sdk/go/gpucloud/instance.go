@@ -29,7 +29,7 @@ type Instance struct {
 	DiskGb pulumi.Float64PtrOutput `pulumi:"diskGb"`
 	// What the instance costs, in dollars per hour, as the service reports it (`dph_total`: its GPUs and its disk; an interruptible one at its bid); kept current by refresh. `offer.dollarsPerHour` is the offer's price when it was rented.
 	DollarsPerHour pulumi.Float64PtrOutput `pulumi:"dollarsPerHour"`
-	// Environment variables of the instance: names of letters, digits and `_`. Changing them replaces the instance.
+	// Environment variables of the instance: names of letters, digits and `_`. Changing them rebuilds the container in place, as changing `image` does.
 	Env pulumi.StringMapOutput `pulumi:"env"`
 	// With `maxLifetime`: when the instance expires, fixed at create (ISO 8601, UTC, e.g. `2026-01-01T08:00:00Z`). Its watchdog then stops or destroys it (`onExpiry`); the next up rents a new one. Absent otherwise.
 	ExpiresAt pulumi.StringPtrOutput `pulumi:"expiresAt"`
@@ -37,7 +37,7 @@ type Instance struct {
 	ExposePorts pulumi.ArrayOutput `pulumi:"exposePorts"`
 	// Memory per GPU, in megabytes (the API's unit).
 	GpuRamMb pulumi.IntPtrOutput `pulumi:"gpuRamMb"`
-	// The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it replaces the instance.
+	// The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
 	Image pulumi.StringPtrOutput `pulumi:"image"`
 	// The service's id of the instance (the create call's `new_contract`).
 	InstanceId pulumi.IntOutput `pulumi:"instanceId"`
@@ -61,7 +61,7 @@ type Instance struct {
 	OfferQuery pulumi.AnyOutput `pulumi:"offerQuery"`
 	// What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
 	OnExpiry pulumi.StringPtrOutput `pulumi:"onExpiry"`
-	// A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
+	// A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
 	Onstart pulumi.StringPtrOutput `pulumi:"onstart"`
 	// Set by refresh while a higher bid holds the instance's machine: the winning price, in dollars per hour. The instance is stopped and the service still intends it to run; the next up raises the bid above it when `price` is higher, and otherwise fails saying so. Absent otherwise.
 	OutbidByDollarsPerHour pulumi.Float64PtrOutput `pulumi:"outbidByDollarsPerHour"`
@@ -77,6 +77,10 @@ type Instance struct {
 	PublicIp pulumi.StringPtrOutput `pulumi:"publicIp"`
 	// A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
 	Readiness ReadinessPtrOutput `pulumi:"readiness"`
+	// Any value; a new one recycles the container in place (the service's recycle: created anew from a fresh pull of the same image tag, on its machine; what it wrote outside a volume is lost). Setting it the first time recycles nothing.
+	RecycleTrigger pulumi.StringPtrOutput `pulumi:"recycleTrigger"`
+	// Any value; a new one restarts the container in place (the service's reboot: stopped and started on its machine, its disk kept, its GPU priority kept) and runs its onstart again. Setting it the first time restarts nothing.
+	RestartTrigger pulumi.StringPtrOutput `pulumi:"restartTrigger"`
 	// How the instance is launched: `ssh` (the default; from a template, the template's), `jupyter`, `args` or `vm`. A VM needs an SSH key on the account. Changing it replaces the instance.
 	Runtype pulumi.StringPtrOutput `pulumi:"runtype"`
 	// The host to connect to over SSH.
@@ -89,7 +93,7 @@ type Instance struct {
 	State pulumi.StringOutput `pulumi:"state"`
 	// The service's last status message.
 	StatusMessage pulumi.StringPtrOutput `pulumi:"statusMessage"`
-	// A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Applied only at launch: a changed hash is recorded in place and never relaunches a running instance (the resource option `replaceOnChanges: [templateHashId]` relaunches on every change).
+	// A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Changing it rebuilds the container in place from the template, as changing `image` does.
 	TemplateHashId pulumi.StringPtrOutput `pulumi:"templateHashId"`
 	// For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u?.["8000"])`). Null while the instance does not run.
 	Urls pulumi.StringMapOutput `pulumi:"urls"`
@@ -161,11 +165,11 @@ type instanceArgs struct {
 	CreateTimeoutSeconds *float64 `pulumi:"createTimeoutSeconds"`
 	// Disk size in gigabytes, at least 8. Required unless `templateHashId` is given (the template's recommended disk size then applies). Changing it replaces the instance.
 	DiskGb *float64 `pulumi:"diskGb"`
-	// Environment variables of the instance: names of letters, digits and `_`. Changing them replaces the instance.
+	// Environment variables of the instance: names of letters, digits and `_`. Changing them rebuilds the container in place, as changing `image` does.
 	Env map[string]string `pulumi:"env"`
 	// Container ports to open: a number (TCP) or `"<port>/udp"`, sent as the service's `-p <port>:<port>` docker options (its docker-environment guide: each maps to a random external port). `ports` and `urls` then say where each answers. A template's ports apply as well. Changing them replaces the instance.
 	ExposePorts []interface{} `pulumi:"exposePorts"`
-	// The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it replaces the instance.
+	// The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
 	Image *string `pulumi:"image"`
 	// A label, at most 1024 characters. Changes in place.
 	Label *string `pulumi:"label"`
@@ -181,7 +185,7 @@ type instanceArgs struct {
 	OfferQuery interface{} `pulumi:"offerQuery"`
 	// What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
 	OnExpiry *string `pulumi:"onExpiry"`
-	// A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
+	// A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
 	Onstart *string `pulumi:"onstart"`
 	// An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
 	Overlay *string `pulumi:"overlay"`
@@ -191,13 +195,17 @@ type instanceArgs struct {
 	Price *float64 `pulumi:"price"`
 	// A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
 	Readiness *Readiness `pulumi:"readiness"`
+	// Any value; a new one recycles the container in place (the service's recycle: created anew from a fresh pull of the same image tag, on its machine; what it wrote outside a volume is lost). Setting it the first time recycles nothing.
+	RecycleTrigger *string `pulumi:"recycleTrigger"`
+	// Any value; a new one restarts the container in place (the service's reboot: stopped and started on its machine, its disk kept, its GPU priority kept) and runs its onstart again. Setting it the first time restarts nothing.
+	RestartTrigger *string `pulumi:"restartTrigger"`
 	// How the instance is launched: `ssh` (the default; from a template, the template's), `jupyter`, `args` or `vm`. A VM needs an SSH key on the account. Changing it replaces the instance.
 	Runtype *string `pulumi:"runtype"`
 	// Account SSH keys to attach once the instance runs: SshKey `sshKeyId`s. Added or removed in place. A VM that lists one passes preview before the key exists.
 	SshKeyIds []int `pulumi:"sshKeyIds"`
 	// `running` (the default) or `stopped`: a stopped instance keeps its disk (still billed) and releases its GPUs. Changing it stops or starts the instance in place.
 	State *string `pulumi:"state"`
-	// A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Applied only at launch: a changed hash is recorded in place and never relaunches a running instance (the resource option `replaceOnChanges: [templateHashId]` relaunches on every change).
+	// A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Changing it rebuilds the container in place from the template, as changing `image` does.
 	TemplateHashId *string `pulumi:"templateHashId"`
 	// An existing volume to link: its id (a Volume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
 	Volume *InstanceVolume `pulumi:"volume"`
@@ -213,11 +221,11 @@ type InstanceArgs struct {
 	CreateTimeoutSeconds pulumi.Float64PtrInput
 	// Disk size in gigabytes, at least 8. Required unless `templateHashId` is given (the template's recommended disk size then applies). Changing it replaces the instance.
 	DiskGb pulumi.Float64PtrInput
-	// Environment variables of the instance: names of letters, digits and `_`. Changing them replaces the instance.
+	// Environment variables of the instance: names of letters, digits and `_`. Changing them rebuilds the container in place, as changing `image` does.
 	Env pulumi.StringMapInput
 	// Container ports to open: a number (TCP) or `"<port>/udp"`, sent as the service's `-p <port>:<port>` docker options (its docker-environment guide: each maps to a random external port). `ports` and `urls` then say where each answers. A template's ports apply as well. Changing them replaces the instance.
 	ExposePorts pulumi.ArrayInput
-	// The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it replaces the instance.
+	// The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
 	Image pulumi.StringPtrInput
 	// A label, at most 1024 characters. Changes in place.
 	Label pulumi.StringPtrInput
@@ -233,7 +241,7 @@ type InstanceArgs struct {
 	OfferQuery pulumi.Input
 	// What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
 	OnExpiry pulumi.StringPtrInput
-	// A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
+	// A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
 	Onstart pulumi.StringPtrInput
 	// An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
 	Overlay pulumi.StringPtrInput
@@ -243,13 +251,17 @@ type InstanceArgs struct {
 	Price pulumi.Float64PtrInput
 	// A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
 	Readiness ReadinessPtrInput
+	// Any value; a new one recycles the container in place (the service's recycle: created anew from a fresh pull of the same image tag, on its machine; what it wrote outside a volume is lost). Setting it the first time recycles nothing.
+	RecycleTrigger pulumi.StringPtrInput
+	// Any value; a new one restarts the container in place (the service's reboot: stopped and started on its machine, its disk kept, its GPU priority kept) and runs its onstart again. Setting it the first time restarts nothing.
+	RestartTrigger pulumi.StringPtrInput
 	// How the instance is launched: `ssh` (the default; from a template, the template's), `jupyter`, `args` or `vm`. A VM needs an SSH key on the account. Changing it replaces the instance.
 	Runtype pulumi.StringPtrInput
 	// Account SSH keys to attach once the instance runs: SshKey `sshKeyId`s. Added or removed in place. A VM that lists one passes preview before the key exists.
 	SshKeyIds pulumi.IntArrayInput
 	// `running` (the default) or `stopped`: a stopped instance keeps its disk (still billed) and releases its GPUs. Changing it stops or starts the instance in place.
 	State pulumi.StringPtrInput
-	// A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Applied only at launch: a changed hash is recorded in place and never relaunches a running instance (the resource option `replaceOnChanges: [templateHashId]` relaunches on every change).
+	// A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Changing it rebuilds the container in place from the template, as changing `image` does.
 	TemplateHashId pulumi.StringPtrInput
 	// An existing volume to link: its id (a Volume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
 	Volume InstanceVolumePtrInput
@@ -327,7 +339,7 @@ func (o InstanceOutput) DollarsPerHour() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.Float64PtrOutput { return v.DollarsPerHour }).(pulumi.Float64PtrOutput)
 }
 
-// Environment variables of the instance: names of letters, digits and `_`. Changing them replaces the instance.
+// Environment variables of the instance: names of letters, digits and `_`. Changing them rebuilds the container in place, as changing `image` does.
 func (o InstanceOutput) Env() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringMapOutput { return v.Env }).(pulumi.StringMapOutput)
 }
@@ -347,7 +359,7 @@ func (o InstanceOutput) GpuRamMb() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.IntPtrOutput { return v.GpuRamMb }).(pulumi.IntPtrOutput)
 }
 
-// The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it replaces the instance.
+// The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
 func (o InstanceOutput) Image() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.Image }).(pulumi.StringPtrOutput)
 }
@@ -407,7 +419,7 @@ func (o InstanceOutput) OnExpiry() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.OnExpiry }).(pulumi.StringPtrOutput)
 }
 
-// A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
+// A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
 func (o InstanceOutput) Onstart() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.Onstart }).(pulumi.StringPtrOutput)
 }
@@ -447,6 +459,16 @@ func (o InstanceOutput) Readiness() ReadinessPtrOutput {
 	return o.ApplyT(func(v *Instance) ReadinessPtrOutput { return v.Readiness }).(ReadinessPtrOutput)
 }
 
+// Any value; a new one recycles the container in place (the service's recycle: created anew from a fresh pull of the same image tag, on its machine; what it wrote outside a volume is lost). Setting it the first time recycles nothing.
+func (o InstanceOutput) RecycleTrigger() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.RecycleTrigger }).(pulumi.StringPtrOutput)
+}
+
+// Any value; a new one restarts the container in place (the service's reboot: stopped and started on its machine, its disk kept, its GPU priority kept) and runs its onstart again. Setting it the first time restarts nothing.
+func (o InstanceOutput) RestartTrigger() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.RestartTrigger }).(pulumi.StringPtrOutput)
+}
+
 // How the instance is launched: `ssh` (the default; from a template, the template's), `jupyter`, `args` or `vm`. A VM needs an SSH key on the account. Changing it replaces the instance.
 func (o InstanceOutput) Runtype() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.Runtype }).(pulumi.StringPtrOutput)
@@ -477,7 +499,7 @@ func (o InstanceOutput) StatusMessage() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.StatusMessage }).(pulumi.StringPtrOutput)
 }
 
-// A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Applied only at launch: a changed hash is recorded in place and never relaunches a running instance (the resource option `replaceOnChanges: [templateHashId]` relaunches on every change).
+// A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Changing it rebuilds the container in place from the template, as changing `image` does.
 func (o InstanceOutput) TemplateHashId() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.TemplateHashId }).(pulumi.StringPtrOutput)
 }

@@ -41,6 +41,8 @@ class InstanceArgs:
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
                  price: pulumi.Input[Optional[_builtins.float]] = None,
                  readiness: pulumi.Input[Optional['ReadinessArgs']] = None,
+                 recycle_trigger: pulumi.Input[Optional[_builtins.str]] = None,
+                 restart_trigger: pulumi.Input[Optional[_builtins.str]] = None,
                  runtype: pulumi.Input[Optional[_builtins.str]] = None,
                  ssh_key_ids: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None,
                  state: pulumi.Input[Optional[_builtins.str]] = None,
@@ -53,9 +55,9 @@ class InstanceArgs:
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ask_ids: Asks to try in order, one per attempt (cycling when attempts outnumber asks). Changing the list replaces the instance only when it no longer holds the ask rented.
         :param pulumi.Input[_builtins.float] create_timeout_seconds: How long create may take in all, attempts included, in seconds; default 1200. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.float] disk_gb: Disk size in gigabytes, at least 8. Required unless `templateHashId` is given (the template's recommended disk size then applies). Changing it replaces the instance.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of the instance: names of letters, digits and `_`. Changing them replaces the instance.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of the instance: names of letters, digits and `_`. Changing them rebuilds the container in place, as changing `image` does.
         :param pulumi.Input[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]] expose_ports: Container ports to open: a number (TCP) or `"<port>/udp"`, sent as the service's `-p <port>:<port>` docker options (its docker-environment guide: each maps to a random external port). `ports` and `urls` then say where each answers. A template's ports apply as well. Changing them replaces the instance.
-        :param pulumi.Input[_builtins.str] image: The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it replaces the instance.
+        :param pulumi.Input[_builtins.str] image: The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
         :param pulumi.Input[_builtins.str] label: A label, at most 1024 characters. Changes in place.
         :param pulumi.Input[_builtins.int] max_attempts: Instances to try before giving up, 1 to 10; default 3. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
@@ -63,15 +65,17 @@ class InstanceArgs:
         :param pulumi.Input['InstanceNetworkVolumeArgs'] network_volume: A network volume to mount at create: its id (a NetworkVolume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
         :param pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']] offer_query: Rent the best offer matching this query instead of a fixed ask: an OfferQuery (a value or conditions per field, e.g. an RTX 4090 with at least 24 GB of GPU RAM and a reliability of at least 0.98) or the official client's query string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
         :param pulumi.Input[_builtins.str] on_expiry: What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
-        :param pulumi.Input[_builtins.str] onstart: A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
+        :param pulumi.Input[_builtins.str] onstart: A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
         :param pulumi.Input[_builtins.str] overlay: An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.float] price: A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
         :param pulumi.Input['ReadinessArgs'] readiness: A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+        :param pulumi.Input[_builtins.str] recycle_trigger: Any value; a new one recycles the container in place (the service's recycle: created anew from a fresh pull of the same image tag, on its machine; what it wrote outside a volume is lost). Setting it the first time recycles nothing.
+        :param pulumi.Input[_builtins.str] restart_trigger: Any value; a new one restarts the container in place (the service's reboot: stopped and started on its machine, its disk kept, its GPU priority kept) and runs its onstart again. Setting it the first time restarts nothing.
         :param pulumi.Input[_builtins.str] runtype: How the instance is launched: `ssh` (the default; from a template, the template's), `jupyter`, `args` or `vm`. A VM needs an SSH key on the account. Changing it replaces the instance.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ssh_key_ids: Account SSH keys to attach once the instance runs: SshKey `sshKeyId`s. Added or removed in place. A VM that lists one passes preview before the key exists.
         :param pulumi.Input[_builtins.str] state: `running` (the default) or `stopped`: a stopped instance keeps its disk (still billed) and releases its GPUs. Changing it stops or starts the instance in place.
-        :param pulumi.Input[_builtins.str] template_hash_id: A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Applied only at launch: a changed hash is recorded in place and never relaunches a running instance (the resource option `replaceOnChanges: [templateHashId]` relaunches on every change).
+        :param pulumi.Input[_builtins.str] template_hash_id: A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Changing it rebuilds the container in place from the template, as changing `image` does.
         :param pulumi.Input['InstanceVolumeArgs'] volume: An existing volume to link: its id (a Volume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
         """
         if ask_id is not None:
@@ -118,6 +122,10 @@ class InstanceArgs:
             pulumi.set(__self__, "price", price)
         if readiness is not None:
             pulumi.set(__self__, "readiness", readiness)
+        if recycle_trigger is not None:
+            pulumi.set(__self__, "recycle_trigger", recycle_trigger)
+        if restart_trigger is not None:
+            pulumi.set(__self__, "restart_trigger", restart_trigger)
         if runtype is not None:
             pulumi.set(__self__, "runtype", runtype)
         if ssh_key_ids is not None:
@@ -183,7 +191,7 @@ class InstanceArgs:
     @pulumi.getter
     def env(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
         """
-        Environment variables of the instance: names of letters, digits and `_`. Changing them replaces the instance.
+        Environment variables of the instance: names of letters, digits and `_`. Changing them rebuilds the container in place, as changing `image` does.
         """
         return pulumi.get(self, "env")
 
@@ -207,7 +215,7 @@ class InstanceArgs:
     @pulumi.getter
     def image(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it replaces the instance.
+        The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
         """
         return pulumi.get(self, "image")
 
@@ -303,7 +311,7 @@ class InstanceArgs:
     @pulumi.getter
     def onstart(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
+        A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
         """
         return pulumi.get(self, "onstart")
 
@@ -360,6 +368,30 @@ class InstanceArgs:
         pulumi.set(self, "readiness", value)
 
     @_builtins.property
+    @pulumi.getter(name="recycleTrigger")
+    def recycle_trigger(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Any value; a new one recycles the container in place (the service's recycle: created anew from a fresh pull of the same image tag, on its machine; what it wrote outside a volume is lost). Setting it the first time recycles nothing.
+        """
+        return pulumi.get(self, "recycle_trigger")
+
+    @recycle_trigger.setter
+    def recycle_trigger(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "recycle_trigger", value)
+
+    @_builtins.property
+    @pulumi.getter(name="restartTrigger")
+    def restart_trigger(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Any value; a new one restarts the container in place (the service's reboot: stopped and started on its machine, its disk kept, its GPU priority kept) and runs its onstart again. Setting it the first time restarts nothing.
+        """
+        return pulumi.get(self, "restart_trigger")
+
+    @restart_trigger.setter
+    def restart_trigger(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "restart_trigger", value)
+
+    @_builtins.property
     @pulumi.getter
     def runtype(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -399,7 +431,7 @@ class InstanceArgs:
     @pulumi.getter(name="templateHashId")
     def template_hash_id(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Applied only at launch: a changed hash is recorded in place and never relaunches a running instance (the resource option `replaceOnChanges: [templateHashId]` relaunches on every change).
+        A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Changing it rebuilds the container in place from the template, as changing `image` does.
         """
         return pulumi.get(self, "template_hash_id")
 
@@ -445,6 +477,8 @@ class Instance(pulumi.CustomResource):
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
                  price: pulumi.Input[Optional[_builtins.float]] = None,
                  readiness: pulumi.Input[Optional[Union['ReadinessArgs', 'ReadinessArgsDict']]] = None,
+                 recycle_trigger: pulumi.Input[Optional[_builtins.str]] = None,
+                 restart_trigger: pulumi.Input[Optional[_builtins.str]] = None,
                  runtype: pulumi.Input[Optional[_builtins.str]] = None,
                  ssh_key_ids: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None,
                  state: pulumi.Input[Optional[_builtins.str]] = None,
@@ -460,9 +494,9 @@ class Instance(pulumi.CustomResource):
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ask_ids: Asks to try in order, one per attempt (cycling when attempts outnumber asks). Changing the list replaces the instance only when it no longer holds the ask rented.
         :param pulumi.Input[_builtins.float] create_timeout_seconds: How long create may take in all, attempts included, in seconds; default 1200. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.float] disk_gb: Disk size in gigabytes, at least 8. Required unless `templateHashId` is given (the template's recommended disk size then applies). Changing it replaces the instance.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of the instance: names of letters, digits and `_`. Changing them replaces the instance.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of the instance: names of letters, digits and `_`. Changing them rebuilds the container in place, as changing `image` does.
         :param pulumi.Input[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]] expose_ports: Container ports to open: a number (TCP) or `"<port>/udp"`, sent as the service's `-p <port>:<port>` docker options (its docker-environment guide: each maps to a random external port). `ports` and `urls` then say where each answers. A template's ports apply as well. Changing them replaces the instance.
-        :param pulumi.Input[_builtins.str] image: The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it replaces the instance.
+        :param pulumi.Input[_builtins.str] image: The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
         :param pulumi.Input[_builtins.str] label: A label, at most 1024 characters. Changes in place.
         :param pulumi.Input[_builtins.int] max_attempts: Instances to try before giving up, 1 to 10; default 3. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
@@ -470,15 +504,17 @@ class Instance(pulumi.CustomResource):
         :param pulumi.Input[Union['InstanceNetworkVolumeArgs', 'InstanceNetworkVolumeArgsDict']] network_volume: A network volume to mount at create: its id (a NetworkVolume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
         :param pulumi.Input[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]] offer_query: Rent the best offer matching this query instead of a fixed ask: an OfferQuery (a value or conditions per field, e.g. an RTX 4090 with at least 24 GB of GPU RAM and a reliability of at least 0.98) or the official client's query string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
         :param pulumi.Input[_builtins.str] on_expiry: What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
-        :param pulumi.Input[_builtins.str] onstart: A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
+        :param pulumi.Input[_builtins.str] onstart: A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
         :param pulumi.Input[_builtins.str] overlay: An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.float] price: A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
         :param pulumi.Input[Union['ReadinessArgs', 'ReadinessArgsDict']] readiness: A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+        :param pulumi.Input[_builtins.str] recycle_trigger: Any value; a new one recycles the container in place (the service's recycle: created anew from a fresh pull of the same image tag, on its machine; what it wrote outside a volume is lost). Setting it the first time recycles nothing.
+        :param pulumi.Input[_builtins.str] restart_trigger: Any value; a new one restarts the container in place (the service's reboot: stopped and started on its machine, its disk kept, its GPU priority kept) and runs its onstart again. Setting it the first time restarts nothing.
         :param pulumi.Input[_builtins.str] runtype: How the instance is launched: `ssh` (the default; from a template, the template's), `jupyter`, `args` or `vm`. A VM needs an SSH key on the account. Changing it replaces the instance.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ssh_key_ids: Account SSH keys to attach once the instance runs: SshKey `sshKeyId`s. Added or removed in place. A VM that lists one passes preview before the key exists.
         :param pulumi.Input[_builtins.str] state: `running` (the default) or `stopped`: a stopped instance keeps its disk (still billed) and releases its GPUs. Changing it stops or starts the instance in place.
-        :param pulumi.Input[_builtins.str] template_hash_id: A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Applied only at launch: a changed hash is recorded in place and never relaunches a running instance (the resource option `replaceOnChanges: [templateHashId]` relaunches on every change).
+        :param pulumi.Input[_builtins.str] template_hash_id: A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Changing it rebuilds the container in place from the template, as changing `image` does.
         :param pulumi.Input[Union['InstanceVolumeArgs', 'InstanceVolumeArgsDict']] volume: An existing volume to link: its id (a Volume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
         """
         ...
@@ -524,6 +560,8 @@ class Instance(pulumi.CustomResource):
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
                  price: pulumi.Input[Optional[_builtins.float]] = None,
                  readiness: pulumi.Input[Optional[Union['ReadinessArgs', 'ReadinessArgsDict']]] = None,
+                 recycle_trigger: pulumi.Input[Optional[_builtins.str]] = None,
+                 restart_trigger: pulumi.Input[Optional[_builtins.str]] = None,
                  runtype: pulumi.Input[Optional[_builtins.str]] = None,
                  ssh_key_ids: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None,
                  state: pulumi.Input[Optional[_builtins.str]] = None,
@@ -564,6 +602,8 @@ class Instance(pulumi.CustomResource):
             __props__.__dict__["poll_interval_seconds"] = poll_interval_seconds
             __props__.__dict__["price"] = price
             __props__.__dict__["readiness"] = readiness
+            __props__.__dict__["recycle_trigger"] = recycle_trigger
+            __props__.__dict__["restart_trigger"] = restart_trigger
             __props__.__dict__["runtype"] = runtype
             __props__.__dict__["ssh_key_ids"] = ssh_key_ids
             if state is None:
@@ -640,6 +680,8 @@ class Instance(pulumi.CustomResource):
         __props__.__dict__["price"] = None
         __props__.__dict__["public_ip"] = None
         __props__.__dict__["readiness"] = None
+        __props__.__dict__["recycle_trigger"] = None
+        __props__.__dict__["restart_trigger"] = None
         __props__.__dict__["runtype"] = None
         __props__.__dict__["ssh_host"] = None
         __props__.__dict__["ssh_key_ids"] = None
@@ -711,7 +753,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter
     def env(self) -> pulumi.Output[Optional[Mapping[str, _builtins.str]]]:
         """
-        Environment variables of the instance: names of letters, digits and `_`. Changing them replaces the instance.
+        Environment variables of the instance: names of letters, digits and `_`. Changing them rebuilds the container in place, as changing `image` does.
         """
         return pulumi.get(self, "env")
 
@@ -743,7 +785,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter
     def image(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it replaces the instance.
+        The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
         """
         return pulumi.get(self, "image")
 
@@ -839,7 +881,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter
     def onstart(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it replaces the instance.
+        A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
         """
         return pulumi.get(self, "onstart")
 
@@ -900,6 +942,22 @@ class Instance(pulumi.CustomResource):
         return pulumi.get(self, "readiness")
 
     @_builtins.property
+    @pulumi.getter(name="recycleTrigger")
+    def recycle_trigger(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Any value; a new one recycles the container in place (the service's recycle: created anew from a fresh pull of the same image tag, on its machine; what it wrote outside a volume is lost). Setting it the first time recycles nothing.
+        """
+        return pulumi.get(self, "recycle_trigger")
+
+    @_builtins.property
+    @pulumi.getter(name="restartTrigger")
+    def restart_trigger(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Any value; a new one restarts the container in place (the service's reboot: stopped and started on its machine, its disk kept, its GPU priority kept) and runs its onstart again. Setting it the first time restarts nothing.
+        """
+        return pulumi.get(self, "restart_trigger")
+
+    @_builtins.property
     @pulumi.getter
     def runtype(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
@@ -951,7 +1009,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter(name="templateHashId")
     def template_hash_id(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Applied only at launch: a changed hash is recorded in place and never relaunches a running instance (the resource option `replaceOnChanges: [templateHashId]` relaunches on every change).
+        A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Changing it rebuilds the container in place from the template, as changing `image` does.
         """
         return pulumi.get(self, "template_hash_id")
 

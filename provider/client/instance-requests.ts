@@ -1,0 +1,61 @@
+import { z } from "zod";
+
+// The bodies of the instance writes (wire names), checked before they are sent.
+
+export const instanceStateSchema = z.enum(["stopped", "running"]);
+export type InstanceState = z.infer<typeof instanceStateSchema>;
+
+/** The body of a create-instance request (wire names; `client_id` is added). */
+export const createInstanceRequestSchema = z.object({
+  /** Optional with `template_hash_id`: the template provides it. */
+  image: z.string().optional(),
+  /** GB, at least 8; optional with a template (its recommended disk space). */
+  disk: z.number().optional(),
+  /**
+   * Launch from a template: its values are defaults, the request's own fields override them
+   * (scalars replace, `env` is merged by key, the request's keys winning).
+   */
+  template_hash_id: z.string().optional(),
+  onstart: z.string().optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  label: z.string().optional(),
+  runtype: z.string().optional(),
+  /** A bid, $/hour. */
+  price: z.number().optional(),
+  image_login: z.string().optional(),
+  /** Links an existing volume; it must be on the ask's machine. */
+  volume_info: z
+    .object({ create_new: z.literal(false), volume_id: z.number().int(), mount_path: z.string() })
+    .optional(),
+});
+export type CreateInstanceRequest = z.infer<typeof createInstanceRequestSchema>;
+export const createInstanceBodySchema = createInstanceRequestSchema.extend({
+  client_id: z.literal("me"),
+});
+export const relabelBodySchema = z.object({ label: z.string() });
+export const setStateBodySchema = z.object({ state: instanceStateSchema });
+export const setStatesBodySchema = z.object({
+  ids: z.array(z.number().int()).min(1),
+  state: instanceStateSchema,
+});
+/** The service's bounds for a bid change, $/hour. */
+export const bidBounds = { minDollarsPerHour: 0.001, maxDollarsPerHour: 32 } as const;
+export const changeBidBodySchema = z.object({
+  client_id: z.literal("me"),
+  price: z.number().min(bidBounds.minDollarsPerHour).max(bidBounds.maxDollarsPerHour),
+});
+export const destroyManyBodySchema = z.object({ instance_ids: z.array(z.number().int()).min(1) });
+
+/**
+ * A rebuild of an instance's container on its machine (PUT /api/v0/instances/update_template/,
+ * the official client's `vastai update instance`): each field given replaces what the
+ * container was launched with.
+ */
+export const containerRebuildBodySchema = z.object({
+  id: z.number().int(),
+  template_hash_id: z.string().optional(),
+  image: z.string().optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  onstart: z.string().optional(),
+});
+export type ContainerRebuild = Omit<z.infer<typeof containerRebuildBodySchema>, "id">;

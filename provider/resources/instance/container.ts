@@ -1,0 +1,95 @@
+import type { Instance as InstanceWire } from "../../client";
+import { createRequestOf } from "../../renting/attempts";
+import { onstartToSend, recordedExpiry } from "../../renting/lifetime";
+import { untilStatus } from "../../renting/power";
+import type { Run } from "../../run/run";
+import { type InstanceInputs, type InstanceOutputs, runtypeOf } from "./inputs";
+
+// What runs in an instance's container, changed on its machine: a rebuild from new launch
+// settings (the service's update_template, as `vastai update instance` sends it), a reboot and a
+// recycle. The instance keeps its id, machine, GPUs, price and volume; a rebuilt or recycled
+// container is created anew, so what it wrote outside a volume is lost (the service's own words
+// for recycle: "destroys and recreates container in place"); a reboot keeps its disk.
+
+/** What the container runs: a change rebuilds it in place, except a VM's, which is replaced. */
+export const rebuildFields = ["image", "env", "onstart", "templateHashId"] as const;
+
+const differs = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
+
+function rebuildFieldsChanged(olds: Partial<InstanceInputs>, news: InstanceInputs) {
+  return rebuildFields.filter((field) => differs(olds[field], news[field]));
+}
+
+/** The rebuild fields whose change replaces: a VM boots its own image, which the service cannot rebuild. */
+export function vmRebuildFields(olds: Partial<InstanceInputs>, news: InstanceInputs): string[] {
+  return runtypeOf(news) === "vm" ? rebuildFieldsChanged(olds, news) : [];
+}
+
+export type ContainerChange = "rebuild" | "recycle" | "reboot";
+
+/** What an update does to the container; a rebuild covers a recycle, which covers a reboot. */
+export function containerChangeOf(
+  olds: Partial<InstanceInputs>,
+  news: InstanceInputs,
+): ContainerChange | undefined {
+  if (rebuildFieldsChanged(olds, news).length > 0) return "rebuild";
+  // A trigger set for the first time changes nothing: there was no value to change.
+  const changed = (field: "recycleTrigger" | "restartTrigger") =>
+    olds[field] !== undefined && news[field] !== undefined && olds[field] !== news[field];
+  if (changed("recycleTrigger")) return "recycle";
+  if (changed("restartTrigger")) return "reboot";
+  return undefined;
+}
+
+/** The preview's line for a change of the container in place. */
+export function containerChangeNote(instanceId: number, change: ContainerChange): string {
+  switch (change) {
+    case "rebuild":
+      return (
+        `instance ${instanceId} is updated in place: the container is rebuilt on its machine ` +
+        "(same instance, GPUs and price, its volume still mounted); its local disk is lost, " +
+        "as the service creates the container anew"
+      );
+    case "recycle":
+      return (
+        `instance ${instanceId} is recycled in place: the container is created anew from a ` +
+        "fresh pull of its image on its machine; its local disk is lost"
+      );
+    case "reboot":
+      return `instance ${instanceId} is restarted in place: its container is stopped and started, its disk kept`;
+  }
+}
+
+/**
+ * Sends the change and, for an instance meant to run, waits until it runs again. The rebuild
+ * sends what a create would launch (env with its port, overlay and mount entries; the onstart
+ * with the watchdog of the recorded deadline), so the rebuilt container is what a new instance
+ * would run; a field the program dropped is cleared, unless the template gives it.
+ */
+export async function changeContainer(
+  run: Run,
+  name: string,
+  olds: InstanceOutputs,
+  news: InstanceInputs,
+  change: ContainerChange,
+): Promise<InstanceWire | undefined> {
+  const id = olds.instanceId;
+  run.progress(`${name}: ${containerChangeNote(id, change)}`);
+  const instances = run.client.instances;
+  if (change === "reboot") await instances.rebootContainer(id);
+  else if (change === "recycle") await instances.recycleContainer(id);
+  else {
+    const onstart = await onstartToSend(run, news, recordedExpiry(olds), name);
+    const launch = createRequestOf(news, onstart);
+    const fromTemplate = news.templateHashId !== undefined;
+    await instances.rebuildContainer(id, {
+      ...(launch.template_hash_id === undefined
+        ? {}
+        : { template_hash_id: launch.template_hash_id }),
+      ...(launch.image === undefined ? {} : { image: launch.image }),
+      env: launch.env ?? {},
+      ...(onstart !== undefined ? { onstart } : fromTemplate ? {} : { onstart: "" }),
+    });
+  }
+  return news.state === "running" ? untilStatus(run, id, "running", news) : undefined;
+}
