@@ -148,7 +148,7 @@ describe("Instance bids and templates under the real Pulumi CLI", () => {
     );
   });
 
-  it("launches from a template, refreshes with no changes, and keeps it when the template changes", async () => {
+  it("launches from a template, refreshes with no changes, and rebuilds it in place when the template changes", async () => {
     const template = {
       name: "vllm server",
       image: "vllm/vllm-openai",
@@ -183,19 +183,33 @@ describe("Instance bids and templates under the real Pulumi CLI", () => {
         expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 3 });
         expect((await stack.preview()).changeSummary).toEqual({ same: 3 });
 
-        // An edited template has a new hash: recorded in place, no API write, the same instance.
+        // An edited template has a new hash: the container is rebuilt on its machine from it,
+        // the same instance, and preview says so (its local disk is lost).
         const edited = await templateCall(emulator, "PUT", {
           hash_id: hash,
           onstart: "vllm serve $MODEL_ID --max-model-len 8192",
         });
         expect(edited).not.toBe(hash);
         await setProgram(templateProgram(edited));
+        const preview = await stack.preview();
+        expect(preview.changeSummary).toEqual({ same: 2, update: 1 });
+        expect(preview.stdout).toContain(
+          `instance ${String(id)} is updated in place: the container is rebuilt on its machine`,
+        );
+        expect(preview.stdout).toContain("its local disk is lost");
         await emulator.clearRequests();
-        const recorded = await stack.up({ onOutput });
-        expect(recorded.summary.resourceChanges).toEqual({ same: 2, update: 1 });
-        expect(recorded.outputs["instanceId"]?.value).toBe(id);
-        expect(apiWrites(await emulator.requests())).toEqual([]);
+        const rebuilt = await stack.up({ onOutput });
+        expect(rebuilt.summary.resourceChanges).toEqual({ same: 2, update: 1 });
+        expect(rebuilt.outputs["instanceId"]?.value).toBe(id);
+        expect(apiWrites(await emulator.requests())).toEqual([
+          `PUT /api/v0/instances/update_template/${String(id)}/`,
+        ]);
         expect(await instanceIds()).toEqual([id]);
+        expect((await emulator.state()).instances[0]).toMatchObject({
+          id,
+          offer: launched?.["offer"],
+          onstart: "vllm serve $MODEL_ID --max-model-len 8192",
+        });
 
         // Pulumi's own replaceOnChanges relaunches on a template change, for those who want it.
         const again = await templateCall(emulator, "PUT", { hash_id: edited, tag: "v0.6.1" });
