@@ -19,8 +19,8 @@ const execFileAsync = promisify(execFile);
 
 /** What each step of the matrix declares. */
 export interface MatrixStep {
-  readonly byAskImage: string;
-  readonly byQueryImage: string;
+  readonly byAskDiskGb: number;
+  readonly byQueryDiskGb: number;
   readonly bidDollarsPerHour: number;
   readonly stoppedState: "stopped" | "running";
   readonly onDataDiskGb: number;
@@ -31,30 +31,30 @@ export interface MatrixStep {
 /** Step 1 creates every layout; each later step changes some, as its comment says. */
 export const matrixSteps: readonly MatrixStep[] = [
   {
-    byAskImage: "pytorch/pytorch",
-    byQueryImage: "pytorch/pytorch",
+    byAskDiskGb: 40,
+    byQueryDiskGb: 30,
     bidDollarsPerHour: 0.3,
     stoppedState: "stopped",
     onDataDiskGb: 40,
     groupNodes: 2,
     groupImage: "pytorch/pytorch",
   },
-  // A new image (replaced, created before the old is deleted, at the query's next offer), a new
+  // A smaller disk (replaced, created before the old is deleted, at the query's next offer), a new
   // bid (in place), a start, a bigger disk on the volume's machine (replaced, deleted first: its
   // own ask again), a group grown in its cluster.
   {
-    byAskImage: "pytorch/pytorch",
-    byQueryImage: "vllm/vllm-openai",
+    byAskDiskGb: 40,
+    byQueryDiskGb: 24,
     bidDollarsPerHour: 0.35,
     stoppedState: "running",
     onDataDiskGb: 60,
     groupNodes: 3,
     groupImage: "pytorch/pytorch",
   },
-  // A new image on the same ask (replaced, deleted first), the group shrunk.
+  // A smaller disk on the same ask (replaced, deleted first), the group shrunk.
   {
-    byAskImage: "vllm/vllm-openai",
-    byQueryImage: "vllm/vllm-openai",
+    byAskDiskGb: 32,
+    byQueryDiskGb: 24,
     bidDollarsPerHour: 0.35,
     stoppedState: "running",
     onDataDiskGb: 60,
@@ -63,8 +63,8 @@ export const matrixSteps: readonly MatrixStep[] = [
   },
   // The group replaced (a new image: deleted first, its machines free again).
   {
-    byAskImage: "vllm/vllm-openai",
-    byQueryImage: "vllm/vllm-openai",
+    byAskDiskGb: 32,
+    byQueryDiskGb: 24,
     bidDollarsPerHour: 0.35,
     stoppedState: "running",
     onDataDiskGb: 60,
@@ -92,9 +92,9 @@ export function typescriptMatrix(step: MatrixStep, existingVolumeId: number): st
   return `"use strict";
 const gpucloud = require("pulumi-gpucloud");
 const wait = { pollIntervalSeconds: 0.2 };
-const byAsk = new gpucloud.Instance("byAsk", { askId: 31001, image: "${step.byAskImage}", diskGb: 40, ...wait });
+const byAsk = new gpucloud.Instance("byAsk", { askId: 31001, image: "pytorch/pytorch", diskGb: ${step.byAskDiskGb}, ...wait });
 const byAsks = new gpucloud.Instance("byAsks", { askIds: [31002, 40012], image: "pytorch/pytorch", diskGb: 20, ...wait });
-const byQuery = new gpucloud.Instance("byQuery", { offerQuery: { gpuName: "RTX 5090" }, maxDollarsPerHour: 2, image: "${step.byQueryImage}", diskGb: 30, ...wait });
+const byQuery = new gpucloud.Instance("byQuery", { offerQuery: { gpuName: "RTX 5090" }, maxDollarsPerHour: 2, image: "pytorch/pytorch", diskGb: ${step.byQueryDiskGb}, ...wait });
 const bid = new gpucloud.Instance("bid", { askId: 40062, price: ${step.bidDollarsPerHour}, image: "pytorch/pytorch", diskGb: 16, ...wait });
 const stopped = new gpucloud.Instance("stopped", { askId: 40022, state: "${step.stoppedState}", image: "pytorch/pytorch", diskGb: 24, ...wait });
 const a100 = { gpuName: "A100 PCIE", numGpus: 1 };
@@ -134,12 +134,12 @@ plugins:
 resources:
   sweeper:
     type: gpucloud:index:InstanceSweeper
-${instance("byAsk", `askId: 31001\nimage: ${step.byAskImage}\ndiskGb: 40`)}${instance(
+${instance("byAsk", `askId: 31001\nimage: pytorch/pytorch\ndiskGb: ${step.byAskDiskGb}`)}${instance(
     "byAsks",
     "askIds: [31002, 40012]\nimage: pytorch/pytorch\ndiskGb: 20",
   )}${instance(
     "byQuery",
-    `offerQuery: { gpuName: "RTX 5090" }\nmaxDollarsPerHour: 2\nimage: ${step.byQueryImage}\ndiskGb: 30`,
+    `offerQuery: { gpuName: "RTX 5090" }\nmaxDollarsPerHour: 2\nimage: pytorch/pytorch\ndiskGb: ${step.byQueryDiskGb}`,
   )}${instance(
     "bid",
     `askId: 40062\nprice: ${step.bidDollarsPerHour}\nimage: pytorch/pytorch\ndiskGb: 16`,
