@@ -476,6 +476,36 @@ describe.each([MODERN, LEGACY])("the official client, $name, against the emulato
   }
 
   it(
+    "updates an instance's container in place, reboots and recycles it: the same instance",
+    async () => {
+      const [offer] = OffersSchema.parse(await json("search", "offers", "cluster_id=None"));
+      if (!offer) throw new Error("no offer");
+      const id = await createInstance(offer.id, "-e MODEL=a");
+      const updated = await vastai(
+        ...["update", "instance", String(id), "--image", "vllm/vllm-openai:v0.6.1"],
+        ...["--env", '{"MODEL": "b"}', "--onstart", "echo rebuilt"],
+      );
+      expect({ code: updated.code, stdout: updated.stdout }).toEqual({
+        code: 0,
+        stdout: expect.stringContaining(`Instance ${String(id)} updated successfully.`) as unknown,
+      });
+      const rebooted = await vastai("reboot", "instance", String(id));
+      expect(rebooted.stdout).toContain(`Rebooting instance ${String(id)}.`);
+      const recycled = await vastai("recycle", "instance", String(id));
+      expect(recycled.stdout).toContain(`Recycling instance ${String(id)}.`);
+      const state = z
+        .object({ instances: z.array(z.looseObject({ id: z.int() })) })
+        .parse((await emulator.control("GET", "/_emulator/state")).body);
+      expect(state.instances.find((i) => i.id === id)).toMatchObject({
+        image: "vllm/vllm-openai:v0.6.1",
+        env: { MODEL: "b" },
+        onstart: "echo rebuilt",
+      });
+    },
+    COMMANDS_TIMEOUT_MS,
+  );
+
+  it(
     "sent every request to the emulator, the key never in its log",
     async () => {
       await json("search", "offers", "cluster_id!=None");
