@@ -41,8 +41,8 @@ function describeApiKey(entry: ApiKeyEntry, userId: number) {
     rights: entry.permissions === null ? null : JSON.stringify(entry.permissions),
     created_at: new Date(entry.createdAtMs).toISOString(),
     deleted_at: null,
-    team_id: null,
-    team_name: null,
+    // The OpenAPI types team_id as an integer and team_name as a string: a key of a personal
+    // account, which has no team, leaves both out rather than send null.
   };
 }
 
@@ -55,7 +55,8 @@ export function registerApiKeyRoutes(app: FastifyInstance, { keys, store }: Emul
   });
 
   app.post("/api/v0/auth/apikeys/", { config: write }, async (request) => {
-    const input = check(CreateApiKeySchema, request.body ?? {}, "invalid_args");
+    // The OpenAPI documents invalid_permissions and missing_permissions, no other 400.
+    const input = check(CreateApiKeySchema, request.body ?? {}, "invalid_permissions");
     const permissions = scopeOf(input.permissions);
     const caller = keys.entryOf(requestKey(request));
     if (!withinCaller(caller, permissions)) {

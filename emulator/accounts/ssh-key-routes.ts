@@ -26,12 +26,12 @@ const DetachParamsSchema = z.object({
     .transform(Number),
 });
 
-/** A missing key has the service's code; a malformed one a code of the emulator's own. */
+/** A missing or malformed key: the OpenAPI's one code for both (no_ssh_key), saying which. */
 function publicKeyOf(body: unknown): PublicKey {
   const input = SshKeyBodySchema.safeParse(body);
   if (!input.success) throw new ApiError(400, "no_ssh_key", "No ssh key provided.");
   const key = parsePublicKey(input.data.ssh_key);
-  if (typeof key === "string") throw new ApiError(400, "invalid_ssh_key", key);
+  if (typeof key === "string") throw new ApiError(400, "no_ssh_key", key);
   return key;
 }
 

@@ -29,6 +29,9 @@ function exposedStrings(value: unknown, found: string[] = []): string[] {
 const isSecret = (value: unknown): boolean =>
   typeof value === "object" && value !== null && (value as Props)[signatureKey] === secretSignature;
 
+// Each test starts the plugin's process (Node and the package): seconds on a loaded machine.
+jest.setTimeout(30_000);
+
 describe("the native plugin (pulumi-resource-gpucloud)", () => {
   const h = useEmulator({ per: "test" });
   let plugin: Plugin;

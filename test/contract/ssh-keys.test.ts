@@ -39,7 +39,7 @@ describe("sshKeys", () => {
 
   it("passes the service's refusal of a malformed key through, and sends no blank key", async () => {
     const refused = await failureOf(h.client.sshKeys.create("ssh-rsa not-a-key"));
-    expect(refused).toMatchObject({ status: 400, code: "invalid_ssh_key", mayHaveCreated: false });
+    expect(refused).toMatchObject({ status: 400, code: "no_ssh_key", mayHaveCreated: false });
 
     const blank = await failureOf(h.client.sshKeys.create("  "));
     expect(blank.status).toBeUndefined();
