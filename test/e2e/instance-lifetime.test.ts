@@ -70,6 +70,18 @@ const endsOf = (requests: LoggedRequest[], instanceId: number) =>
       request.path.split("?")[0] === `/api/v0/instances/${instanceId}/`,
   );
 
+/**
+ * The ends sent with the instance's own key (its watchdog's) and the destroys sent with the
+ * account's (Pulumi's). A 5 s lifetime may run out while a loaded machine's `up` still runs, so
+ * the log is read from before the `up` and told apart by key, not by when it was cleared.
+ */
+const watchdogEndsOf = (requests: LoggedRequest[], instanceId: number) =>
+  endsOf(requests, instanceId).filter((request) => request.instanceKey === true);
+const accountDestroysOf = (requests: LoggedRequest[], instanceId: number) =>
+  endsOf(requests, instanceId).filter(
+    (request) => request.method === "DELETE" && request.instanceKey !== true,
+  );
+
 /** `expiresAt` is the create's time plus the lifetime: within the `up` that made it. */
 function expectDeadline(expiresAt: unknown, upStartedMs: number, upEndedMs: number): number {
   expect(expiresAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
@@ -140,14 +152,14 @@ new gpucloud.Instance("noisy", { ...${JSON.stringify(base)}, maxLifetime: "${lif
         expect((await emulator.state()).instances).toEqual([]);
 
         await setProgram(lifetimeProgram());
+        await emulator.clearRequests();
         const upStartedMs = Date.now();
         const up = await stack.up({ onOutput });
         const upEndedMs = Date.now();
         // The stack, the stack's InstanceSweeper and the three instances.
         expect(up.summary.resourceChanges).toEqual({ create: 5 });
         expect(pulumiProcesses()).toEqual([]);
-        // From here on nobody runs Pulumi: every write the log shows is a watchdog's or ours.
-        await emulator.clearRequests();
+        // From here on nobody runs Pulumi.
         const doomed = outputSchema.parse(up.outputs["doomed"]?.value);
         const paused = outputSchema.parse(up.outputs["paused"]?.value);
         const steady = outputSchema.parse(up.outputs["steady"]?.value);
@@ -187,10 +199,11 @@ new gpucloud.Instance("noisy", { ...${JSON.stringify(base)}, maxLifetime: "${lif
         expect(Date.now()).toBeGreaterThanOrEqual(deadlineMs);
         const requests = await emulator.requests();
         // One call each, with the instance's own key, never the account's.
-        expect(endsOf(requests, doomed.instanceId)).toEqual([
+        expect(watchdogEndsOf(requests, doomed.instanceId)).toEqual([
           expect.objectContaining({ method: "DELETE", status: 200, instanceKey: true }),
         ]);
-        expect(endsOf(requests, paused.instanceId)).toEqual([
+        expect(accountDestroysOf(requests, doomed.instanceId)).toEqual([]);
+        expect(watchdogEndsOf(requests, paused.instanceId)).toEqual([
           expect.objectContaining({ method: "PUT", status: 200, instanceKey: true }),
         ]);
         // The destroyed instance's processes ended with it; the stopped one's too.
@@ -293,10 +306,10 @@ for name, gpu in (("doomed", doomed), ("paused", paused)):
       },
       async ({ stack, exportState }) => {
         const upStartedMs = Date.now();
+        await emulator.clearRequests();
         const up = await stack.up();
         const upEndedMs = Date.now();
         expect(pulumiProcesses()).toEqual([]);
-        await emulator.clearRequests();
         const doomed = outputSchema.parse(up.outputs["doomed"]?.value);
         const paused = outputSchema.parse(up.outputs["paused"]?.value);
         const deadlineMs = expectDeadline(doomed.expiresAt, upStartedMs, upEndedMs);
@@ -314,10 +327,11 @@ for name, gpu in (("doomed", doomed), ("paused", paused)):
           deadlineMs + graceMs - Date.now(),
         );
         const requests = await emulator.requests();
-        expect(endsOf(requests, doomed.instanceId)).toEqual([
+        expect(watchdogEndsOf(requests, doomed.instanceId)).toEqual([
           expect.objectContaining({ method: "DELETE", status: 200, instanceKey: true }),
         ]);
-        expect(endsOf(requests, paused.instanceId)).toEqual([
+        expect(accountDestroysOf(requests, doomed.instanceId)).toEqual([]);
+        expect(watchdogEndsOf(requests, paused.instanceId)).toEqual([
           expect.objectContaining({ method: "PUT", status: 200, instanceKey: true }),
         ]);
 
@@ -380,10 +394,10 @@ exports.nodes = group.nodes;
       { program: groupProgram, config: emulatorConfig(emulator) },
       async ({ stack, output, exportState }) => {
         const onOutput = collect(output);
+        await emulator.clearRequests();
         const upStartedMs = Date.now();
         const up = await stack.up({ onOutput });
         const upEndedMs = Date.now();
-        await emulator.clearRequests();
         const expiresAt = z.string().parse(up.outputs["expiresAt"]?.value);
         const deadlineMs = expectDeadline(expiresAt, upStartedMs, upEndedMs);
         const nodes = nodesSchema.parse(up.outputs["nodes"]?.value);
@@ -396,9 +410,10 @@ exports.nodes = group.nodes;
         );
         const requests = await emulator.requests();
         for (const node of nodes) {
-          expect(endsOf(requests, node.instanceId)).toEqual([
+          expect(watchdogEndsOf(requests, node.instanceId)).toEqual([
             expect.objectContaining({ method: "DELETE", status: 200, instanceKey: true }),
           ]);
+          expect(accountDestroysOf(requests, node.instanceId)).toEqual([]);
         }
 
         await stack.refresh({ onOutput });
