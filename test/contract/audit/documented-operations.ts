@@ -172,6 +172,15 @@ export const DOCUMENTED_OPERATIONS: Readonly<Record<string, DocumentedOperation>
     body: ["client_id", "price"],
   },
   "GET /api/v0/instances/filters/": { by: ["vastai 1.9.1"] },
+  // `vastai update instance`, which the OpenAPI leaves out.
+  "PUT /api/v0/instances/update_template/{id}/": {
+    by: ["vastai 1.9.1", "vast.py 0.5.0"],
+    body: ["args", "env", "id", "image", "onstart", "template_hash_id", "template_id"],
+  },
+  "PUT /api/v0/instances/reboot/{id}/": { by: ["the OpenAPI", "vastai 1.9.1", "vast.py 0.5.0"] },
+  "PUT /api/v0/instances/recycle/{id}/": {
+    by: ["the OpenAPI", "vastai 1.9.1", "vast.py 0.5.0"],
+  },
   // `vastai show logs`; the OpenAPI gives the path without a trailing slash.
   "PUT /api/v0/instances/request_logs/{id}": {
     by: ["the OpenAPI"],

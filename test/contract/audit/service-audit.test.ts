@@ -184,6 +184,13 @@ async function exerciseEveryMethod(client: GpuCloudClient): Promise<void> {
   await client.instances.setState(instanceId, "stopped");
   await client.instances.setStates([instanceId], "running");
   await sends(() => client.instances.changeBid(instanceId, 0.5));
+  await client.instances.rebuildContainer(instanceId, {
+    image: "pytorch/pytorch:2.4.0",
+    env: { AUDIT: "1" },
+    onstart: "echo audit",
+  });
+  await client.instances.rebootContainer(instanceId);
+  await client.instances.recycleContainer(instanceId);
   await client.sshKeys.attach(instanceId, "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAudit3 audit");
   const [attached] = await client.sshKeys.onInstance(instanceId);
   if (attached !== undefined) await client.sshKeys.detach(instanceId, attached.id);
@@ -299,6 +306,9 @@ function beyondDocuments(request: Sent): string[] {
   ];
   return problems.map((problem) => `${match.operation}: ${problem} is in no document`);
 }
+
+// One test calls every method of the client, about a hundred requests: seconds on a loaded machine.
+jest.setTimeout(30_000);
 
 describe("every request the client can send is one the service documents", () => {
   let emulator: TestEmulator;
