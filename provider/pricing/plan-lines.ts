@@ -59,20 +59,22 @@ export function resourceLine(item: PlanItem, label: string | undefined): string 
   );
 }
 
-/** The figures a resource line holds, rounded as shown. */
-export interface LineFigures {
+/** The figures a resource line holds, rounded as shown: a plan item's, named as the line names it. */
+export type LineFigures = Pick<
+  PlanItem,
+  | "op"
+  | "dollarsPerHourNow"
+  | "dollarsPerHourAfter"
+  | "low"
+  | "high"
+  | "basis"
+  | "bothWhileReplacing"
+  | "pending"
+  | "unbounded"
+> & {
   readonly type: string | undefined;
   readonly name: string | undefined;
-  readonly op: PlanOp;
-  readonly dollarsPerHourNow: number;
-  readonly dollarsPerHourAfter: number;
-  readonly low?: number;
-  readonly high?: number;
-  readonly basis: string;
-  readonly bothWhileReplacing?: boolean;
-  readonly pending?: string;
-  readonly unbounded?: string;
-}
+};
 
 const money = String.raw`-?\$\d+\.\d+`;
 const linePattern = new RegExp(

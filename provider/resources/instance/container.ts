@@ -3,27 +3,14 @@ import { createRequestOf } from "../../renting/attempts";
 import { onstartToSend, recordedExpiry } from "../../renting/lifetime";
 import { untilStatus } from "../../renting/power";
 import type { Run } from "../../run/run";
-import { type InstanceInputs, type InstanceOutputs, runtypeOf } from "./inputs";
+import { rebuildFieldsChanged } from "./diff";
+import type { InstanceInputs, InstanceOutputs } from "./inputs";
 
 // What runs in an instance's container, changed on its machine: a rebuild from new launch
 // settings (the service's update_template, as `vastai update instance` sends it), a reboot and a
 // recycle. The instance keeps its id, machine, GPUs, price and volume; a rebuilt or recycled
 // container is created anew, so what it wrote outside a volume is lost (the service's own words
 // for recycle: "destroys and recreates container in place"); a reboot keeps its disk.
-
-/** What the container runs: a change rebuilds it in place, except a VM's, which is replaced. */
-export const rebuildFields = ["image", "env", "onstart", "templateHashId"] as const;
-
-const differs = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
-
-function rebuildFieldsChanged(olds: Partial<InstanceInputs>, news: InstanceInputs) {
-  return rebuildFields.filter((field) => differs(olds[field], news[field]));
-}
-
-/** The rebuild fields whose change replaces: a VM boots its own image, which the service cannot rebuild. */
-export function vmRebuildFields(olds: Partial<InstanceInputs>, news: InstanceInputs): string[] {
-  return runtypeOf(news) === "vm" ? rebuildFieldsChanged(olds, news) : [];
-}
 
 export type ContainerChange = "rebuild" | "recycle" | "reboot";
 

@@ -1,7 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { deadEndStatuses } from "../../client";
-import { rebuildFields, vmRebuildFields } from "./container";
-import { asksOf, type InstanceInputs, type InstanceOutputs } from "./inputs";
+import { asksOf, type InstanceInputs, type InstanceOutputs, runtypeOf } from "./inputs";
 import { expiredReason, lifetimeFieldsChanged, lifetimeReplaces } from "../../renting/lifetime";
 import { recordedOfferMismatch } from "../../renting/offer-choice";
 
@@ -35,6 +34,21 @@ const inPlaceFields = [
 ] as const;
 
 export const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * What the container runs: a change rebuilds it on its machine (container.ts), except a VM's,
+ * which is replaced.
+ */
+export const rebuildFields = ["image", "env", "onstart", "templateHashId"] as const;
+
+export function rebuildFieldsChanged(olds: Partial<InstanceInputs>, news: InstanceInputs) {
+  return rebuildFields.filter((field) => !same(olds[field], news[field]));
+}
+
+/** The rebuild fields whose change replaces: a VM boots its own image, which the service cannot rebuild. */
+function vmRebuildFields(olds: Partial<InstanceInputs>, news: InstanceInputs): string[] {
+  return runtypeOf(news) === "vm" ? rebuildFieldsChanged(olds, news) : [];
+}
 
 /**
  * True when the instance would go between on-demand and interruptible (a bid added or
