@@ -93,6 +93,7 @@ export interface PackageSpec {
   version: string;
   description: string;
   license: string;
+  pluginDownloadURL: string;
   config: { variables: Record<string, PropertySpec>; defaults?: string[] };
   provider: ResourceSpec;
   resources: Record<string, ResourceSpec>;
@@ -418,6 +419,9 @@ function pythonReadme(version: string): string {
   ].join("\n");
 }
 
+/** The org of the Go module path: its GitHub releases hold the plugin's tarballs. */
+export const pluginDownloadUrl = "github://api.github.com/pulumi-gpucloud";
+
 /** The whole schema. */
 export function packageSchema(version: string): PackageSpec {
   const translator = new Translator();
@@ -452,6 +456,11 @@ export function packageSchema(version: string): PackageSpec {
       "Manage a GPU cloud's volumes, secrets, webhooks, GPU instances, SSH keys, API keys and " +
       "serverless endpoints as code.",
     license: "Apache-2.0",
+    // Where the CLI fetches this plugin when a program needs it and none is installed: the
+    // release v<version> of github.com/pulumi-gpucloud/pulumi-gpucloud (the org the Go module
+    // path names), asset pulumi-resource-gpucloud-v<version>-<os>-<arch>.tar.gz (RELEASING.md).
+    // A mirror replaces it with PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES (docs/guides/installing.md).
+    pluginDownloadURL: pluginDownloadUrl,
     config: { variables: config },
     provider: {
       type: "object",
