@@ -46,7 +46,12 @@ async function serveRelease(dir: string): Promise<Mirror> {
   return {
     url: `http://127.0.0.1:${port}`,
     fetched,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      }),
   };
 }
 
