@@ -1,8 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -10,7 +8,7 @@ import { pluginDownloadUrl } from "../../provider/native/schema";
 import { activated, wheelhouse } from "../support/python-stack";
 import { repoRoot } from "../support/repo-root";
 import { useEmulator } from "../support/use-emulator";
-import { withoutPlugins } from "../support/yaml-stack";
+import { cleanPath, type Mirror, type Project, project as projectIn, serveRelease } from "./mirror";
 import { releaseDir, releaseVersion } from "./release-dir";
 
 const execFileAsync = promisify(execFile);
@@ -23,40 +21,6 @@ const { emulator } = useEmulator({ per: "file" });
 const version = releaseVersion();
 const plugin = `pulumi-resource-gpucloud-v${version}-linux-amd64.tar.gz`;
 
-/** The release folder over HTTP; `fetched` lists the paths asked for. */
-interface Mirror {
-  readonly url: string;
-  readonly fetched: string[];
-  close(): Promise<void>;
-}
-
-async function serveRelease(dir: string): Promise<Mirror> {
-  const fetched: string[] = [];
-  const server: Server = createServer((request, response) => {
-    const file = path.join(dir, path.basename(request.url ?? "/"));
-    fetched.push(request.url ?? "");
-    readFile(file).then(
-      // The CLI checks the length it was told against what it received.
-      (body) => response.writeHead(200, { "content-length": body.length }).end(body),
-      () => response.writeHead(404).end(),
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    fetched,
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => {
-          resolve();
-        });
-      }),
-  };
-}
-
-// No plugin of the clone's on PATH (its node_modules/.bin holds one).
-const cleanPath = withoutPlugins(process.env["PATH"] ?? "", ["gpucloud"]);
 let mirror: Mirror;
 let scratch: string;
 
@@ -70,33 +34,11 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-/** A project folder with a fresh PULUMI_HOME and state, and the CLI's environment for it. */
-async function project(name: string, extra: Record<string, string> = {}) {
-  const dir = path.join(scratch, name);
-  await mkdir(path.join(dir, ".home"), { recursive: true });
-  await mkdir(path.join(dir, ".state"));
-  const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
-    PULUMI_HOME: path.join(dir, ".home"),
-    PULUMI_BACKEND_URL: `file://${path.join(dir, ".state")}`,
-    PULUMI_CONFIG_PASSPHRASE: "release-test",
-    PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `^${pluginDownloadUrl}=${mirror.url}`,
-    PATH: cleanPath,
-    ...extra,
-  };
-  const pulumi = async (...args: string[]) => {
-    const { stdout, stderr } = await execFileAsync("pulumi", [...args, "--non-interactive"], {
-      cwd: dir,
-      env,
-      maxBuffer: 1 << 26,
-    });
-    return stdout + stderr;
-  };
-  return { dir, env, pulumi };
-}
+const project = (name: string, extra: Record<string, string> = {}) =>
+  projectIn(path.join(scratch, name), mirror, extra);
 
 /** `pulumi install`, then a stack against the emulator: up, its outputs, destroy. */
-async function installAndDeploy(proj: Awaited<ReturnType<typeof project>>): Promise<string> {
+async function installAndDeploy(proj: Project): Promise<string> {
   let output = await proj.pulumi("install");
   await proj.pulumi("stack", "init", "dev");
   await proj.pulumi("config", "set", "gpucloud:baseUrl", emulator.url);

@@ -65,3 +65,21 @@ test("the npm package ships LICENSE and every page of docs/ its README links to"
   expect(links.length).toBeGreaterThan(0);
   expect(links.filter((link) => link.startsWith("docs/") && !shipped(link))).toEqual([]);
 });
+
+test("the templates ask for this version of the SDKs and the plugin", () => {
+  const [major, minor] = version.split(".");
+  expect(read("templates/gpucloud-go/go.mod")).toContain(`sdk/go v${version}\n`);
+  expect(read("templates/gpucloud-python/requirements.txt")).toContain(
+    `pulumi_gpucloud>=${version},<${major}.${Number(minor) + 1}.0`,
+  );
+  expect(read("templates/gpucloud-typescript/package.json")).toContain(
+    `"pulumi-gpucloud": "^${version}"`,
+  );
+  const yaml = read("templates/gpucloud-yaml/Pulumi.yaml");
+  const versions = [...yaml.matchAll(/^\s+version: (\S+)$/gm)].map((match) => match[1]);
+  expect(versions.length).toBeGreaterThan(0);
+  expect(new Set(versions)).toEqual(new Set([version]));
+  expect(yaml.match(/pluginDownloadURL: (\S+)/g)).toEqual(
+    versions.map(() => `pluginDownloadURL: ${pluginDownloadUrl}`),
+  );
+});
