@@ -3,6 +3,7 @@ import { providerConfigSchema } from "../run/config";
 import type { QueryMarket } from "../shared/input-fields";
 import { type Example, exampleOf } from "../shared/reference-examples";
 import { nativeFunctions } from "./functions";
+import { type PackageMetadata, packageMetadata } from "./package-metadata";
 import { queryJsonSchema } from "./query-types";
 import {
   type NativeResource,
@@ -87,13 +88,9 @@ export interface FunctionSpec extends ExampleDocs {
   outputs?: ObjectTypeSpec;
 }
 
-export interface PackageSpec {
+export interface PackageSpec extends PackageMetadata {
   name: string;
-  displayName: string;
   version: string;
-  description: string;
-  license: string;
-  pluginDownloadURL: string;
   config: { variables: Record<string, PropertySpec>; defaults?: string[] };
   provider: ResourceSpec;
   resources: Record<string, ResourceSpec>;
@@ -419,9 +416,6 @@ function pythonReadme(version: string): string {
   ].join("\n");
 }
 
-/** The org of the Go module path: its GitHub releases hold the plugin's tarballs. */
-export const pluginDownloadUrl = "github://api.github.com/pulumi-gpucloud";
-
 /** The whole schema. */
 export function packageSchema(version: string): PackageSpec {
   const translator = new Translator();
@@ -450,17 +444,8 @@ export function packageSchema(version: string): PackageSpec {
   const config = configSpec(translator);
   return {
     name: packageName,
-    displayName: "GPU cloud",
     version,
-    description:
-      "Manage a GPU cloud's volumes, secrets, webhooks, GPU instances, SSH keys, API keys and " +
-      "serverless endpoints as code.",
-    license: "Apache-2.0",
-    // Where the CLI fetches this plugin when a program needs it and none is installed: the
-    // release v<version> of github.com/pulumi-gpucloud/pulumi-gpucloud (the org the Go module
-    // path names), asset pulumi-resource-gpucloud-v<version>-<os>-<arch>.tar.gz (RELEASING.md).
-    // A mirror replaces it with PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES (docs/guides/installing.md).
-    pluginDownloadURL: pluginDownloadUrl,
+    ...packageMetadata,
     config: { variables: config },
     provider: {
       type: "object",

@@ -4,7 +4,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
-import { pluginDownloadUrl } from "../../provider/native/schema";
+import { pluginDownloadUrl } from "../../provider/native/package-metadata";
 import { withoutPlugins } from "../support/yaml-stack";
 
 const execFileAsync = promisify(execFile);
@@ -53,11 +53,11 @@ export interface Project {
 
 /**
  * A project folder `dir` with a fresh PULUMI_HOME and state beside it, no plugin on PATH, and
- * the CLI pointed at `mirror` for the plugin (PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES).
+ * the CLI pointed at `mirror`, if any, for the plugin (PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES).
  */
 export async function project(
   dir: string,
-  mirror: Mirror,
+  mirror: Mirror | undefined,
   extra: Record<string, string> = {},
 ): Promise<Project> {
   await mkdir(dir, { recursive: true });
@@ -68,7 +68,9 @@ export async function project(
     PULUMI_HOME: `${dir}.home`,
     PULUMI_BACKEND_URL: `file://${dir}.state`,
     PULUMI_CONFIG_PASSPHRASE: "release-test",
-    PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `^${pluginDownloadUrl}=${mirror.url}`,
+    ...(mirror === undefined
+      ? {}
+      : { PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `^${pluginDownloadUrl}=${mirror.url}` }),
     PATH: cleanPath,
     ...extra,
   };
@@ -86,4 +88,23 @@ export async function project(
     }
   };
   return { dir, env, pulumi };
+}
+
+/**
+ * A YAML program of one account secret, `token`: `head` goes before its resources (a `plugins`
+ * block), `options` are the resource's options, indented as they are.
+ */
+export function yamlTokenProgram(name: string, parts: { head?: string; options?: string }) {
+  return `name: ${name}
+runtime: yaml
+${parts.head ?? ""}resources:
+  token:
+    type: gpucloud:index:Secret
+    properties:
+      key: HF_TOKEN
+      value:
+        fn::secret: abc
+${parts.options ?? ""}outputs:
+  key: \${token.key}
+`;
 }

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { useEmulator } from "../support/use-emulator";
-import { withoutPlugins } from "../support/yaml-stack";
+import { project, yamlTokenProgram } from "./mirror";
 import { releaseDir, releaseVersion } from "./release-dir";
 
 const execFileAsync = promisify(execFile);
@@ -142,37 +142,17 @@ describe("linux-arm64 under user-mode emulation", () => {
     expect(schema.version).toBe(version);
     expect(Object.keys(schema.resources)).toContain("gpucloud:index:Secret");
 
-    const project = path.join(scratch, "arm64-preview");
-    await mkdir(path.join(project, ".state"), { recursive: true });
+    const proj = await project(path.join(scratch, "arm64-preview"), undefined);
     await writeFile(
-      path.join(project, "Pulumi.yaml"),
-      `name: arm64-preview
-runtime: yaml
-plugins:
-  providers:
-    - name: gpucloud
-      path: ${dir}
-resources:
-  token:
-    type: gpucloud:index:Secret
-    properties:
-      key: HF_TOKEN
-      value:
-        fn::secret: abc
-`,
+      path.join(proj.dir, "Pulumi.yaml"),
+      yamlTokenProgram("arm64-preview", {
+        head: `plugins:\n  providers:\n    - name: gpucloud\n      path: ${dir}\n`,
+      }),
     );
-    const env = {
-      ...process.env,
-      PULUMI_BACKEND_URL: `file://${path.join(project, ".state")}`,
-      PULUMI_CONFIG_PASSPHRASE: "release-test",
-      PATH: withoutPlugins(process.env["PATH"] ?? "", ["gpucloud"]),
-    };
-    const pulumi = (...args: string[]) =>
-      execFileAsync("pulumi", [...args, "--non-interactive"], { cwd: project, env });
-    await pulumi("stack", "init", "dev");
-    await pulumi("config", "set", "gpucloud:baseUrl", emulator.url);
-    await pulumi("config", "set", "--secret", "gpucloud:apiKey", emulator.apiKey);
-    const { stdout: preview } = await pulumi("preview");
+    await proj.pulumi("stack", "init", "dev");
+    await proj.pulumi("config", "set", "gpucloud:baseUrl", emulator.url);
+    await proj.pulumi("config", "set", "--secret", "gpucloud:apiKey", emulator.apiKey);
+    const preview = await proj.pulumi("preview");
     expect(preview).toMatch(/\+\s+gpucloud:index:Secret\s+token\s+create/);
     expect(await emulator.writes()).toEqual([]);
   });

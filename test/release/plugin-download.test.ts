@@ -4,11 +4,18 @@ import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { pluginDownloadUrl } from "../../provider/native/schema";
+import { pluginDownloadUrl } from "../../provider/native/package-metadata";
 import { activated, wheelhouse } from "../support/python-stack";
 import { repoRoot } from "../support/repo-root";
 import { useEmulator } from "../support/use-emulator";
-import { cleanPath, type Mirror, type Project, project as projectIn, serveRelease } from "./mirror";
+import {
+  cleanPath,
+  type Mirror,
+  type Project,
+  project as projectIn,
+  serveRelease,
+  yamlTokenProgram,
+} from "./mirror";
 import { releaseDir, releaseVersion } from "./release-dir";
 
 const execFileAsync = promisify(execFile);
@@ -133,21 +140,9 @@ test("YAML naming the version and download URL: pulumi install downloads the plu
   const proj = await project("yaml-download");
   await writeFile(
     path.join(proj.dir, "Pulumi.yaml"),
-    `name: yaml-download
-runtime: yaml
-resources:
-  token:
-    type: gpucloud:index:Secret
-    properties:
-      key: HF_TOKEN
-      value:
-        fn::secret: abc
-    options:
-      version: ${version}
-      pluginDownloadURL: ${pluginDownloadUrl}
-outputs:
-  key: \${token.key}
-`,
+    yamlTokenProgram("yaml-download", {
+      options: `    options:\n      version: ${version}\n      pluginDownloadURL: ${pluginDownloadUrl}\n`,
+    }),
   );
   const before = mirror.fetched.length;
   await installAndDeploy(proj);

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { packageSchema, pluginDownloadUrl } from "../../provider/native/schema";
+import { pluginDownloadUrl } from "../../provider/native/package-metadata";
+import { packageSchema } from "../../provider/native/schema";
 import { packageVersion } from "../../provider/native/server";
 import { repoRoot } from "../support/repo-root";
 
