@@ -14,7 +14,6 @@ cd "$root"
 source scripts/toolchain-env.sh
 version="$(node -p 'require("./package.json").version')"
 bash scripts/ensure-platform-runners.sh
-rcodesign="$(bash scripts/ensure-rcodesign.sh | tail -n 1)"
 tsc -p tsconfig.build.json
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -22,4 +21,4 @@ tar -xzf "$dir/pulumi-resource-gpucloud-v$version-linux-amd64.tar.gz" -C "$work"
 GPUCLOUD_PLUGIN_EXECUTABLE="$work/pulumi-resource-gpucloud" jest --selectProjects unit+contract \
   test/contract/native-provider.test.ts test/contract/native-cancel.test.ts \
   test/contract/import.test.ts test/contract/cluster-import.test.ts
-GPUCLOUD_RELEASE_DIR="$dir" GPUCLOUD_RCODESIGN="$rcodesign" jest --selectProjects release "$@"
+GPUCLOUD_RELEASE_DIR="$dir" jest --selectProjects release "$@"
