@@ -4,6 +4,21 @@ const common = {
   transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }] },
 };
 
+/**
+ * The release's checks (test/release, RELEASING.md) run on a folder `npm run release` wrote,
+ * named by GPUCLOUD_RELEASE_DIR (`npm run release:check -- DIR`); `npm test` has none.
+ */
+const releaseChecks = process.env.GPUCLOUD_RELEASE_DIR
+  ? [
+      {
+        ...common,
+        displayName: "release",
+        testMatch: ["<rootDir>/test/release/**/*.test.ts"],
+        setupFilesAfterEnv: ["<rootDir>/test/support/e2e-setup.ts"],
+      },
+    ]
+  : [];
+
 /** @type {import('jest').Config} */
 module.exports = {
   // End-to-end files each drive the real Pulumi CLI, whose processes wait on each other: three
@@ -27,5 +42,6 @@ module.exports = {
       globalSetup: "<rootDir>/test/support/e2e-global-setup.ts",
       globalTeardown: "<rootDir>/test/support/e2e-global-teardown.ts",
     },
+    ...releaseChecks,
   ],
 };

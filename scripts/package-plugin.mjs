@@ -41,19 +41,12 @@ import {
 } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import esbuild from "esbuild";
+import { bundle, programs, root } from "./bundle-program.mjs";
 
-const root = path.resolve(import.meta.dirname, "..");
 const outDir = path.join(root, "dist", "packages");
 // Node's documented sentinel: postject flips it so that the binary runs the injected blob.
 const seaFuse = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 const postjectCli = createRequire(import.meta.url).resolve("postject/dist/cli.js");
-
-// The emulator first, the plugin last: callers read the plugin's path from the last line.
-const programs = [
-  { name: "gpucloud-emulator", entry: "dist/emulator/cli.js" },
-  { name: "pulumi-resource-gpucloud", entry: "dist/provider/native/main.js" },
-];
 
 const log = (message) => process.stderr.write(`[package-plugin] ${message}\n`);
 const megabytes = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
@@ -76,24 +69,6 @@ function run(command, args) {
       `${path.basename(command)} ${args.join(" ")} failed:\n${error.stdout}${error.stderr}`,
     );
   }
-}
-
-/** Step 1: one CommonJS file holding the program and all it loads. */
-async function bundle(entry, version) {
-  const result = await esbuild.build({
-    entryPoints: [path.join(root, entry)],
-    bundle: true,
-    write: false,
-    platform: "node",
-    format: "cjs",
-    target: `node${process.versions.node}`,
-    define: { GPUCLOUD_BUNDLED_VERSION: JSON.stringify(version) },
-    // The Pulumi SDK's closure serializer (never run by the plugin) resolves npm's node-gyp.
-    logOverride: { "require-resolve-not-external": "silent" },
-    logLevel: "warning",
-  });
-  const [output] = result.outputFiles;
-  return output.contents;
 }
 
 /** Steps 2-4: blob, executable, tarball; the tarball replaces any older one at once. */

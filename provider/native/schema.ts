@@ -3,6 +3,7 @@ import { providerConfigSchema } from "../run/config";
 import type { QueryMarket } from "../shared/input-fields";
 import { type Example, exampleOf } from "../shared/reference-examples";
 import { nativeFunctions } from "./functions";
+import { type PackageMetadata, packageMetadata } from "./package-metadata";
 import { queryJsonSchema } from "./query-types";
 import {
   type NativeResource,
@@ -87,12 +88,9 @@ export interface FunctionSpec extends ExampleDocs {
   outputs?: ObjectTypeSpec;
 }
 
-export interface PackageSpec {
+export interface PackageSpec extends PackageMetadata {
   name: string;
-  displayName: string;
   version: string;
-  description: string;
-  license: string;
   config: { variables: Record<string, PropertySpec>; defaults?: string[] };
   provider: ResourceSpec;
   resources: Record<string, ResourceSpec>;
@@ -446,12 +444,8 @@ export function packageSchema(version: string): PackageSpec {
   const config = configSpec(translator);
   return {
     name: packageName,
-    displayName: "GPU cloud",
     version,
-    description:
-      "Manage a GPU cloud's volumes, secrets, webhooks, GPU instances, SSH keys, API keys and " +
-      "serverless endpoints as code.",
-    license: "Apache-2.0",
+    ...packageMetadata,
     config: { variables: config },
     provider: {
       type: "object",

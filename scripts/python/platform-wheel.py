@@ -8,9 +8,11 @@ environment's bin/, beside the SDK: a Python program needs no plugin install, cl
 It builds sdk/python's pure wheel with pip (offline: the wheelhouse holds setuptools), then
 writes it again with the two executables as the wheel's scripts (`<name>.data/scripts/`, which
 pip installs into bin/ with their mode) and the platform's tag. The executables need glibc 2.28
-or newer (Node.js's official Linux builds), hence manylinux_2_28_x86_64.
+or newer (Node.js's official Linux builds), hence manylinux_2_28_x86_64 by default; the release
+(scripts/release.mjs) names each target's tag. A Windows tarball's executables end in .exe.
 
-Usage: platform-wheel.py SDK_DIR PLUGIN_TARBALL EMULATOR_TARBALL OUT_DIR
+Usage: platform-wheel.py SDK_DIR PLUGIN_TARBALL EMULATOR_TARBALL OUT_DIR [PLATFORM_TAG]
+       platform-wheel.py --pure SDK_DIR OUT_DIR      (the wheel without executables)
 Prints the wheel's path.
 """
 
@@ -25,15 +27,19 @@ import tarfile
 import tempfile
 import zipfile
 
-PLATFORM_TAG = "py3-none-manylinux_2_28_x86_64"
+DEFAULT_PLATFORM_TAG = "manylinux_2_28_x86_64"
 
 
-def executable_from(tarball: str, name: str) -> bytes:
+def executable_from(tarball: str, name: str) -> tuple[str, bytes]:
     with tarfile.open(tarball, "r:gz") as archive:
-        member = archive.extractfile(name)
-        if member is None:
-            raise SystemExit(f"platform-wheel: {tarball} holds no {name}")
-        return member.read()
+        for file_name in (name, f"{name}.exe"):
+            try:
+                member = archive.extractfile(file_name)
+            except KeyError:
+                continue
+            if member is not None:
+                return file_name, member.read()
+        raise SystemExit(f"platform-wheel: {tarball} holds no {name}")
 
 
 def record_line(path: str, data: bytes) -> str:
@@ -56,18 +62,33 @@ def pure_wheel(sdk_dir: str, into: str) -> str:
     return os.path.join(into, name)
 
 
+def copy_pure(sdk_dir: str, out_dir: str) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        pure = pure_wheel(sdk_dir, scratch)
+        os.makedirs(out_dir, exist_ok=True)
+        out = os.path.join(out_dir, os.path.basename(pure))
+        shutil.copyfile(pure, out)
+    print(out)
+
+
 def main() -> None:
+    if sys.argv[1] == "--pure":
+        copy_pure(sys.argv[2], sys.argv[3])
+        return
     sdk_dir, plugin_tarball, emulator_tarball, out_dir = sys.argv[1:5]
-    executables = {
-        "pulumi-resource-gpucloud": executable_from(plugin_tarball, "pulumi-resource-gpucloud"),
-        "gpucloud-emulator": executable_from(emulator_tarball, "gpucloud-emulator"),
-    }
+    platform_tag = f"py3-none-{sys.argv[5] if len(sys.argv) > 5 else DEFAULT_PLATFORM_TAG}"
+    executables = dict(
+        [
+            executable_from(plugin_tarball, "pulumi-resource-gpucloud"),
+            executable_from(emulator_tarball, "gpucloud-emulator"),
+        ]
+    )
     with tempfile.TemporaryDirectory() as scratch:
         pure = pure_wheel(sdk_dir, scratch)
         distribution = os.path.basename(pure).split("-py3-none-any.whl")[0]
         data_dir = f"{distribution}.data/scripts"
         dist_info = f"{distribution}.dist-info"
-        out = os.path.join(out_dir, f"{distribution}-{PLATFORM_TAG}.whl")
+        out = os.path.join(out_dir, f"{distribution}-{platform_tag}.whl")
         os.makedirs(out_dir, exist_ok=True)
         records: list[str] = []
         partial = f"{out}.partial"
@@ -91,7 +112,7 @@ def main() -> None:
             wheel_file.write("Wheel-Version: 1.0\n")
             wheel_file.write("Generator: pulumi-gpucloud platform-wheel.py\n")
             wheel_file.write("Root-Is-Purelib: false\n")
-            wheel_file.write(f"Tag: {PLATFORM_TAG}\n")
+            wheel_file.write(f"Tag: {platform_tag}\n")
             wheel_bytes = wheel_file.getvalue().encode()
             wheel.writestr(f"{dist_info}/WHEEL", wheel_bytes)
             records.append(record_line(f"{dist_info}/WHEEL", wheel_bytes))

@@ -9,9 +9,14 @@ import { secretOf } from "../../provider/native/secrets";
 
 /**
  * The `pulumi-resource-gpucloud` plugin as the engine runs it: the built launcher (dist/, which
- * `npm test` builds first) started as a child process, driven over gRPC.
+ * `npm test` builds first) started as a child process, driven over gRPC. With
+ * GPUCLOUD_PLUGIN_EXECUTABLE, a standalone executable instead (a release's, to prove its runtime
+ * behaves as Node.js does: RELEASING.md).
  */
 const launcher = path.resolve(__dirname, "../../dist/provider/native/main.js");
+const standalone = process.env["GPUCLOUD_PLUGIN_EXECUTABLE"];
+const command: readonly [string, string[]] =
+  standalone !== undefined && standalone !== "" ? [standalone, []] : [process.execPath, [launcher]];
 
 export type Props = Record<string, unknown>;
 
@@ -35,13 +40,14 @@ export interface Plugin {
 }
 
 export async function startPlugin(): Promise<Plugin> {
-  if (!existsSync(launcher)) {
-    throw new Error(`${launcher} is missing: build first (tsc -p tsconfig.build.json)`);
+  const [program, args] = command;
+  if (!existsSync(args[0] ?? program)) {
+    throw new Error(`${args[0] ?? program} is missing: build first (tsc -p tsconfig.build.json)`);
   }
   const env = { ...process.env };
   delete env["GPUCLOUD_API_KEY"];
   delete env["GPUCLOUD_BASE_URL"];
-  const child: ChildProcess = spawn(process.execPath, [launcher], {
+  const child: ChildProcess = spawn(program, args, {
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });

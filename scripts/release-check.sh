@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# `npm run release:check -- DIR`: the whole release rehearsal on a folder `npm run release`
+# wrote (RELEASING.md). The plugin tests this repository runs on the plugin (the contract tests
+# that drive it over gRPC) run again on the release's linux-amd64 executable, proving Bun's
+# runtime behaves as Node.js does; then test/release: the plugin found by itself in Python, Go
+# and YAML through a mirror of DIR, linux-arm64 under qemu, the macOS and Windows executables
+# by format and signature, the checksums.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+[ $# -ge 1 ] || { echo "usage: npm run release:check -- DIR" >&2; exit 2; }
+dir="$(cd "$1" && pwd)"
+shift
+cd "$root"
+source scripts/toolchain-env.sh
+version="$(node -p 'require("./package.json").version')"
+bash scripts/ensure-platform-runners.sh
+tsc -p tsconfig.build.json
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+tar -xzf "$dir/pulumi-resource-gpucloud-v$version-linux-amd64.tar.gz" -C "$work"
+GPUCLOUD_PLUGIN_EXECUTABLE="$work/pulumi-resource-gpucloud" jest --selectProjects unit+contract \
+  test/contract/native-provider.test.ts test/contract/native-cancel.test.ts \
+  test/contract/import.test.ts test/contract/cluster-import.test.ts
+GPUCLOUD_RELEASE_DIR="$dir" jest --selectProjects release "$@"
