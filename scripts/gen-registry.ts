@@ -1,0 +1,55 @@
+/**
+ * `npm run gen-registry`: writes the registry of resources (provider/registry.ts), the package's
+ * resource exports (provider/classes.ts) and the dynamic entries (provider/dynamic/<name>.ts)
+ * from the modules of provider/resources/, as built in dist/ (each exports its `descriptor`).
+ * Run it after adding or removing a resource module; test/unit/registry.test.ts fails when the
+ * committed files differ from what it writes (docs/maintainers/adding-a-resource.md).
+ *
+ * Generated rather than read from the folder at run time: the plugin ships as one bundled file
+ * (scripts/package-plugin.mjs), which has no folder to read, and TypeScript's exports
+ * (provider/index.ts) and the states' entry modules (provider/shim.ts) must be files.
+ */
+import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { type ResourceModule, registryFiles } from "./gen-registry/files";
+
+/** The repository: above scripts/, or above dist/tools/scripts/ once compiled. */
+const repoRoot = path.resolve(
+  __dirname,
+  "..",
+  ...(path.basename(path.dirname(__dirname)) === "tools" ? ["..", ".."] : []),
+);
+
+/** The resource modules' names: provider/resources/<name>.ts. */
+export function resourceModuleNames(root: string): string[] {
+  return readdirSync(path.join(root, "provider", "resources"))
+    .filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts"))
+    .map((file) => file.slice(0, -".ts".length))
+    .sort();
+}
+
+function builtModule(name: string): ResourceModule {
+  const file = path.join(repoRoot, "dist", "provider", "resources", `${name}.js`);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const exports = require(file) as { descriptor?: ResourceModule["descriptor"] };
+  if (exports.descriptor === undefined) {
+    throw new Error(
+      `provider/resources/${name}.ts exports no descriptor (see adding-a-resource.md)`,
+    );
+  }
+  return { name, descriptor: exports.descriptor };
+}
+
+function main(): void {
+  const names = resourceModuleNames(repoRoot);
+  const files = registryFiles(names.map(builtModule));
+  // Entries of modules that are gone go too: an entry is only ever the generator's.
+  const entries = path.join(repoRoot, "provider", "dynamic");
+  for (const file of readdirSync(entries)) {
+    if (!files.has(`provider/dynamic/${file}`)) rmSync(path.join(entries, file));
+  }
+  for (const [file, text] of files) writeFileSync(path.join(repoRoot, file), text);
+  process.stdout.write(`[gen-registry] ${names.length} resource modules: ${names.join(", ")}\n`);
+}
+
+if (require.main === module) main();
