@@ -81,11 +81,11 @@ export interface ResourceTests {
   /** The kind of record a create makes (the emulator state's list of them). */
   readonly records: string;
   /** Whether the resource with these outputs (from a stack's state) is on the account. */
-  isOnAccount(outputs: Props, account: AccountRecords): boolean;
+  readonly isOnAccount: (outputs: Props, account: AccountRecords) => boolean;
   /** How a record left over is reported: its id unless said (a secret's key). */
-  identify?(record: Props): unknown;
+  readonly identify?: (record: Props) => unknown;
   /** Whether a record of that kind is the account's own (not a public one of another user). */
-  isOwn?(record: Props, account: AccountRecords): boolean;
+  readonly isOwn?: (record: Props, account: AccountRecords) => boolean;
 }
 
 /** A descriptor, with what most resources leave out given its default. */
