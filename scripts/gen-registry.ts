@@ -1,7 +1,9 @@
 /**
  * `npm run gen-registry`: writes the registry of resources (provider/registry.ts), the package's
  * resource exports (provider/classes.ts) and the dynamic entries (provider/dynamic/<name>.ts)
- * from the modules of provider/resources/, as built in dist/ (each exports its `descriptor`).
+ * from the modules of provider/resources/, as built in dist/ (each exports its `descriptor`);
+ * and the emulator's lists of areas (emulator/areas.ts, emulator/shared/all-records.ts) from
+ * its folders.
  * Run it after adding or removing a resource module; test/unit/registry.test.ts fails when the
  * committed files differ from what it writes (docs/maintainers/adding-a-resource.md).
  *
@@ -9,9 +11,9 @@
  * (scripts/package-plugin.mjs), which has no folder to read, and TypeScript's exports
  * (provider/index.ts) and the states' entry modules (provider/shim.ts) must be files.
  */
-import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { type ResourceModule, registryFiles } from "./gen-registry/files";
+import { type EmulatorAreas, type ResourceModule, registryFiles } from "./gen-registry/files";
 
 /** The repository: above scripts/, or above dist/tools/scripts/ once compiled. */
 const repoRoot = path.resolve(
@@ -28,6 +30,17 @@ export function resourceModuleNames(root: string): string[] {
     .sort();
 }
 
+/** The emulator's areas: its folders that hold an `area.ts` (routes) or a `records.ts`. */
+export function emulatorAreas(root: string): EmulatorAreas {
+  const folders = readdirSync(path.join(root, "emulator"), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+  const holding = (file: string) =>
+    folders.filter((folder) => existsSync(path.join(root, "emulator", folder, file)));
+  return { routes: holding("area.ts"), records: holding("records.ts") };
+}
+
 function builtModule(name: string): ResourceModule {
   const file = path.join(repoRoot, "dist", "provider", "resources", `${name}.js`);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -42,7 +55,7 @@ function builtModule(name: string): ResourceModule {
 
 function main(): void {
   const names = resourceModuleNames(repoRoot);
-  const files = registryFiles(names.map(builtModule));
+  const files = registryFiles(names.map(builtModule), emulatorAreas(repoRoot));
   // Entries of modules that are gone go too: an entry is only ever the generator's.
   const entries = path.join(repoRoot, "provider", "dynamic");
   for (const file of readdirSync(entries)) {

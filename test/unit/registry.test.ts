@@ -2,9 +2,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { resourceModules } from "../../provider/registry";
 import type { ResourceDescriptor } from "../../provider/shared/resource-descriptor";
-import { resourceModuleNames } from "../../scripts/gen-registry";
+import { emulatorAreas, resourceModuleNames } from "../../scripts/gen-registry";
 import { registryFiles } from "../../scripts/gen-registry/files";
 import * as gpucloud from "../../provider";
+import { areas } from "../../emulator/areas";
+import { LENIENT_ROUTES, SERVICE_ROUTES } from "../../emulator/control/service-routing";
 
 // The registry (provider/registry.ts), the package's resource exports (provider/classes.ts) and
 // the dynamic entries (provider/dynamic/) are what `npm run gen-registry` writes from the
@@ -21,7 +23,7 @@ describe("the registry of resources", () => {
     if (exports.descriptor === undefined) throw new Error(`${name} exports no descriptor`);
     return { name, descriptor: exports.descriptor };
   });
-  const files = registryFiles(modules);
+  const files = registryFiles(modules, emulatorAreas(root));
 
   it("lists every resource module, and is what gen-registry writes (npm run gen-registry)", () => {
     expect(names).toEqual(expect.arrayContaining(["secret", "instance", "instance-sweeper"]));
@@ -54,5 +56,12 @@ describe("the registry of resources", () => {
     for (const { descriptor } of resourceModules) {
       expect(descriptor.type in gpucloud).toBe(!descriptor.overlay);
     }
+  });
+
+  it("has each emulator route documented by one area alone", () => {
+    const documented = areas.flatMap((area) => Object.keys(area.documented));
+    const lenient = areas.flatMap((area) => Object.keys(area.lenient ?? {}));
+    expect(documented).toHaveLength(Object.keys(SERVICE_ROUTES).length);
+    expect(lenient).toHaveLength(Object.keys(LENIENT_ROUTES).length);
   });
 });
