@@ -11,7 +11,7 @@ import { secretOf } from "../../provider/native/secrets";
  * The `pulumi-resource-gpucloud` plugin as the engine runs it: the built launcher (dist/, which
  * `npm test` builds first) started as a child process, driven over gRPC.
  */
-const launcher = path.resolve(__dirname, "../../dist/provider/native/main.js");
+const builtLauncher = path.resolve(__dirname, "../../dist/provider/native/main.js");
 
 export type Props = Record<string, unknown>;
 
@@ -34,7 +34,8 @@ export interface Plugin {
   stop(): Promise<void>;
 }
 
-export async function startPlugin(): Promise<Plugin> {
+/** The plugin started from `launcher`: the built one unless said (another tree's, built aside). */
+export async function startPlugin(launcher = builtLauncher): Promise<Plugin> {
   if (!existsSync(launcher)) {
     throw new Error(`${launcher} is missing: build first (tsc -p tsconfig.build.json)`);
   }
