@@ -94,8 +94,11 @@ describe("a new resource, added as its own files", () => {
       })();`;
     const { stdout } = await execFileAsync(process.execPath, ["-e", script], { cwd: tree });
     expect(JSON.parse(stdout)).toEqual({
-      created: { id: expect.stringMatching(/^[0-9a-f]{12}$/) as string, outs: expect.anything() },
-      bad: [expect.stringMatching(/^text: /)],
+      created: {
+        id: expect.stringMatching(/^[0-9a-f]{12}$/) as string,
+        outs: { text: "hello", noteId: expect.stringMatching(/^[0-9a-f]{12}$/) as string },
+      },
+      bad: [expect.stringMatching(/^text: /) as string],
       exported: "function",
     });
   });
