@@ -4,6 +4,7 @@ import { instanceOfferWireSchema } from "./offer-schemas";
 import { SharedList } from "./shared-list";
 import { StatusRounds } from "./status-rounds";
 import type { Transport } from "./transport";
+import type { ClientArea } from "./client-area";
 
 const logsReplySchema = z.object({ result_url: z.string() });
 
@@ -494,3 +495,5 @@ export class InstancesApi {
     return body.offers;
   }
 }
+
+export const area: ClientArea = { property: "instances", Api: InstancesApi };

@@ -3,7 +3,8 @@ import path from "node:path";
 import { resourceModules } from "../../provider/registry";
 import type { ResourceDescriptor } from "../../provider/shared/resource-descriptor";
 import { emulatorAreas, resourceModuleNames } from "../../scripts/gen-registry";
-import { registryFiles } from "../../scripts/gen-registry/files";
+import { clientAreasFile, registryFiles } from "../../scripts/gen-registry/files";
+import type { ClientArea } from "../../provider/client/client-area";
 import * as gpucloud from "../../provider";
 import { areas } from "../../emulator/areas";
 import { LENIENT_ROUTES, SERVICE_ROUTES } from "../../emulator/control/service-routing";
@@ -42,6 +43,22 @@ describe("the registry of resources", () => {
       (file) => `provider/dynamic/${file}`,
     );
     expect(entries.filter((file) => !files.has(file))).toEqual([]);
+  });
+
+  it("gives the client one property per API area module, as gen-registry writes it", () => {
+    const areas = readdirSync(path.join(root, "provider", "client"))
+      .filter((file) => file.endsWith(".ts") && file !== "index.ts" && file !== "areas.ts")
+      .map((file) => file.slice(0, -".ts".length))
+      .flatMap((name) => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const exports = require(`../../provider/client/${name}`) as { area?: ClientArea };
+        return exports.area === undefined ? [] : [{ name, area: exports.area }];
+      });
+    expect(areas.map(({ area }) => area.property)).toEqual(
+      expect.arrayContaining(["sshKeys", "instances", "billing"]),
+    );
+    const committed = readFileSync(path.join(root, "provider", "client", "areas.ts"), "utf8");
+    expect(committed).toBe(clientAreasFile(areas));
   });
 
   it("holds each module's own descriptor, one per type", () => {
