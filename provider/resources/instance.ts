@@ -5,7 +5,7 @@
  */
 import { dynamicProvider } from "../provider-runtime";
 import { implementation } from "./instance/provider";
-import { ownerOf } from "../renting/identity";
+import { withOwnerAndToken } from "../renting/identity";
 import { describeResource, hasRecord } from "../shared/resource-descriptor";
 import {
   instanceInputsSchema,
@@ -30,13 +30,8 @@ export const descriptor = describeResource({
   rentsInstances: true,
   hidden: instanceResourceInputs.hidden,
   importSecrets: ["env"],
-  // As the Instance class does (instance/resource.ts): the owner names the resource, and the
-  // stack token proves the instance is this stack's (renting/identity.ts).
-  fill: (news, { project, stack, name, stackToken }) => ({
-    ...news,
-    owner: news["owner"] ?? ownerOf(project, stack, name),
-    ...(stackToken !== undefined && news["stackToken"] === undefined ? { stackToken } : {}),
-  }),
+  // As the class does: the owner, and the stack's token (renting/identity.ts).
+  fill: withOwnerAndToken,
   packageTypes: ["InstanceArgs", "InstanceAttempt"],
   tests: { records: "instances", isOnAccount: hasRecord("instances", "instanceId") },
 });

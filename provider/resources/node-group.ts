@@ -4,7 +4,7 @@
  */
 import { dynamicProvider } from "../provider-runtime";
 import { implementation } from "./node-group/provider";
-import { ownerOf } from "../renting/identity";
+import { withOwnerAndToken } from "../renting/identity";
 import { describeResource, hasRecord } from "../shared/resource-descriptor";
 import {
   nodeGroupInputsSchema,
@@ -31,12 +31,8 @@ export const descriptor = describeResource({
   rentsInstances: true,
   hidden: nodeGroupResourceInputs.hidden,
   importSecrets: ["env"],
-  // As the NodeGroup class does: the owner names the group, the token proves its nodes.
-  fill: (news, { project, stack, name, stackToken }) => ({
-    ...news,
-    owner: news["owner"] ?? ownerOf(project, stack, name),
-    ...(stackToken !== undefined && news["stackToken"] === undefined ? { stackToken } : {}),
-  }),
+  // As the class does: the owner, and the stack's token (renting/identity.ts).
+  fill: withOwnerAndToken,
   packageTypes: ["NodeGroupArgs"],
   tests: {
     records: "instances",
