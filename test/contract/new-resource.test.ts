@@ -43,6 +43,9 @@ function build(tree: string): void {
   });
 }
 
+/** Each test starts Node.js processes that load the whole provider or emulator. */
+const processTimeoutMs = 30_000;
+
 describe("a new resource, added as its own files", () => {
   let tree: string;
 
@@ -77,8 +80,10 @@ describe("a new resource, added as its own files", () => {
     rmSync(tree, { recursive: true, force: true });
   });
 
-  it("is served by the dynamic door, its class exported by the package", async () => {
-    const script = `
+  it(
+    "is served by the dynamic door, its class exported by the package",
+    async () => {
+      const script = `
       const { providerShim } = require(${JSON.stringify(path.join(tree, "dist/provider/shim.js"))});
       (async () => {
         const entry = providerShim("pulumi-gpucloud/provider/resources/note");
@@ -92,49 +97,57 @@ describe("a new resource, added as its own files", () => {
           exported: typeof gpucloud.Note,
         }));
       })();`;
-    const { stdout } = await execFileAsync(process.execPath, ["-e", script], { cwd: tree });
-    expect(JSON.parse(stdout)).toEqual({
-      created: {
-        id: expect.stringMatching(/^[0-9a-f]{12}$/) as string,
-        outs: { text: "hello", noteId: expect.stringMatching(/^[0-9a-f]{12}$/) as string },
-      },
-      bad: [expect.stringMatching(/^text: /) as string],
-      exported: "function",
-    });
-  });
+      const { stdout } = await execFileAsync(process.execPath, ["-e", script], { cwd: tree });
+      expect(JSON.parse(stdout)).toEqual({
+        created: {
+          id: expect.stringMatching(/^[0-9a-f]{12}$/) as string,
+          outs: { text: "hello", noteId: expect.stringMatching(/^[0-9a-f]{12}$/) as string },
+        },
+        bad: [expect.stringMatching(/^text: /) as string],
+        exported: "function",
+      });
+    },
+    processTimeoutMs,
+  );
 
-  it("is served by the plugin: in its schema, checked and created", async () => {
-    const plugin = await startPlugin(path.join(tree, "dist/provider/native/main.js"));
-    try {
-      await configurePlugin(plugin, { apiKey: "key-of-no-service", url: "http://127.0.0.1:9" });
-      const schemaRequest = new provproto.GetSchemaRequest();
-      const schema = JSON.parse(
-        (await plugin.call<provproto.GetSchemaResponse>("getSchema", schemaRequest)).getSchema(),
-      ) as { resources: Record<string, { description?: string }> };
-      expect(schema.resources["gpucloud:index:Note"]?.description).toMatch(/^A note/);
+  it(
+    "is served by the plugin: in its schema, checked and created",
+    async () => {
+      const plugin = await startPlugin(path.join(tree, "dist/provider/native/main.js"));
+      try {
+        await configurePlugin(plugin, { apiKey: "key-of-no-service", url: "http://127.0.0.1:9" });
+        const schemaRequest = new provproto.GetSchemaRequest();
+        const schema = JSON.parse(
+          (await plugin.call<provproto.GetSchemaResponse>("getSchema", schemaRequest)).getSchema(),
+        ) as { resources: Record<string, { description?: string }> };
+        expect(schema.resources["gpucloud:index:Note"]?.description).toMatch(/^A note/);
 
-      const check = new provproto.CheckRequest();
-      check.setUrn(urnOf("Note", "n"));
-      check.setType("gpucloud:index:Note");
-      check.setName("n");
-      check.setOlds(struct({}));
-      check.setNews(struct({ text: "hello" }));
-      const checked = await plugin.call<provproto.CheckResponse>("check", check);
-      expect(checked.getFailuresList()).toEqual([]);
-      const create = new provproto.CreateRequest();
-      create.setUrn(urnOf("Note", "n"));
-      create.setType("gpucloud:index:Note");
-      create.setName("n");
-      create.setProperties(checked.getInputs());
-      const created = await plugin.call<provproto.CreateResponse>("create", create);
-      expect(plain(created.getProperties())).toEqual({ text: "hello", noteId: created.getId() });
-    } finally {
-      await plugin.stop();
-    }
-  });
+        const check = new provproto.CheckRequest();
+        check.setUrn(urnOf("Note", "n"));
+        check.setType("gpucloud:index:Note");
+        check.setName("n");
+        check.setOlds(struct({}));
+        check.setNews(struct({ text: "hello" }));
+        const checked = await plugin.call<provproto.CheckResponse>("check", check);
+        expect(checked.getFailuresList()).toEqual([]);
+        const create = new provproto.CreateRequest();
+        create.setUrn(urnOf("Note", "n"));
+        create.setType("gpucloud:index:Note");
+        create.setName("n");
+        create.setProperties(checked.getInputs());
+        const created = await plugin.call<provproto.CreateResponse>("create", create);
+        expect(plain(created.getProperties())).toEqual({ text: "hello", noteId: created.getId() });
+      } finally {
+        await plugin.stop();
+      }
+    },
+    processTimeoutMs,
+  );
 
-  it("has its emulator area's routes served and its records in the state", async () => {
-    const script = `
+  it(
+    "has its emulator area's routes served and its records in the state",
+    async () => {
+      const script = `
       const { buildEmulator } = require(${JSON.stringify(path.join(tree, "dist/emulator/index.js"))});
       (async () => {
         const app = buildEmulator({ apiKey: "k", strict: true, market: false });
@@ -145,8 +158,10 @@ describe("a new resource, added as its own files", () => {
         console.log(JSON.stringify({ made: made.json(), listed: listed.json(), notes: state.json().notes }));
         await app.close();
       })();`;
-    const { stdout } = await execFileAsync(process.execPath, ["-e", script], { cwd: tree });
-    const note = { id: 1, text: "hi" };
-    expect(JSON.parse(stdout)).toEqual({ made: note, listed: { notes: [note] }, notes: [note] });
-  });
+      const { stdout } = await execFileAsync(process.execPath, ["-e", script], { cwd: tree });
+      const note = { id: 1, text: "hi" };
+      expect(JSON.parse(stdout)).toEqual({ made: note, listed: { notes: [note] }, notes: [note] });
+    },
+    processTimeoutMs,
+  );
 });
