@@ -1,30 +1,17 @@
 import Fastify, { type FastifyInstance } from "fastify";
-import { registerApiKeyRoutes } from "./accounts/api-key-routes";
+import { areas } from "./areas";
 import { registerAuth } from "./accounts/auth";
 import { InstanceKeys } from "./accounts/instance-keys";
 import { KeyRing } from "./accounts/key-ring";
-import { registerSecretRoutes } from "./accounts/secret-routes";
-import { registerSshRoutes } from "./accounts/ssh-key-routes";
-import { registerUserRoutes } from "./accounts/user-routes";
-import { registerWebhookRoutes } from "./accounts/webhook-routes";
-import { registerBillingRoutes } from "./billing/billing-routes";
 import { settleMeters } from "./billing/meter";
-import { registerControlRoutes } from "./control/control-routes";
 import { FaultInjector } from "./control/faults";
 import { RateLimiter } from "./control/rate-limits";
 import { RequestLog } from "./control/request-log";
 import { registerServiceRouting } from "./control/service-routing";
 import { registerTraffic } from "./control/traffic";
-import { registerBidRoutes } from "./instances/bid-routes";
-import { registerContainerRoutes } from "./instances/container-routes";
-import { registerCommandRoutes } from "./instances/command-routes";
 import { registerContainers } from "./instances/container-hooks";
 import { InstanceLogs } from "./instances/instance-logs";
-import { registerInstanceRoutes } from "./instances/instance-routes";
-import { registerLogRoutes } from "./instances/log-routes";
-import { registerOverlayRoutes } from "./instances/overlay-routes";
 import { PortServer } from "./instances/port-server";
-import { registerOfferRoutes } from "./market/offer-routes";
 import {
   type EmulatorOptions,
   EmulatorOptionsSchema,
@@ -32,17 +19,12 @@ import {
   StartOptionsSchema,
   parseOptions,
 } from "./options";
-import { registerEndpointRoutes } from "./serverless/endpoint-routes";
 import { registerServerlessEngine } from "./serverless/engine-hooks";
-import { registerRouteRoutes } from "./serverless/route-routes";
 import { ServerlessEngine } from "./serverless/worker-engine";
-import { registerWorkerGroupRoutes } from "./serverless/worker-group-routes";
 import { Clock } from "./shared/clock";
 import type { EmulatorContext } from "./shared/context";
 import { installHttpBasics } from "./shared/http";
 import { Store } from "./shared/store";
-import { registerTemplateRoutes } from "./templates/template-routes";
-import { registerVolumeRoutes } from "./volumes/volume-routes";
 
 export type { EmulatorOptions, StartOptions } from "./options";
 export { EmulatorOptionsSchema, StartOptionsSchema } from "./options";
@@ -52,28 +34,6 @@ export interface RunningEmulator {
   port: number;
   close(): Promise<void>;
 }
-
-const ROUTES = [
-  registerUserRoutes,
-  registerSecretRoutes,
-  registerWebhookRoutes,
-  registerVolumeRoutes,
-  registerOfferRoutes,
-  registerInstanceRoutes,
-  registerLogRoutes,
-  registerCommandRoutes,
-  registerSshRoutes,
-  registerApiKeyRoutes,
-  registerTemplateRoutes,
-  registerBidRoutes,
-  registerContainerRoutes,
-  registerEndpointRoutes,
-  registerWorkerGroupRoutes,
-  registerRouteRoutes,
-  registerOverlayRoutes,
-  registerBillingRoutes,
-  registerControlRoutes,
-];
 
 /** An app ready for app.inject; throws when a state file cannot be read as emulator state. */
 export function buildEmulator(options: EmulatorOptions): FastifyInstance {
@@ -106,7 +66,8 @@ export function buildEmulator(options: EmulatorOptions): FastifyInstance {
   registerServiceRouting(app, ctx.requests, settings.strict);
   registerServerlessEngine(app, ctx.serverless, store, clock);
   registerContainers(app, ctx);
-  for (const register of ROUTES) register(app, ctx);
+  // Each area's routes (<area>/area.ts), from the list generated from the folders.
+  for (const area of areas) for (const register of area.routes) register(app, ctx);
   return app;
 }
 

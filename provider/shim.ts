@@ -25,7 +25,8 @@ export interface DynamicProvider<Inputs, Outputs> extends Omit<
  *
  * A new resource type follows the pattern: its module `provider/resources/<name>` exports
  * `provider`, its class passes `providerShim("pulumi-gpucloud/provider/resources/<name>")` to
- * `super`, and `provider/dynamic/<name>.ts` holds `export = forwardingProvider("<name>")`.
+ * `super`, and `provider/dynamic/<name>.ts`, which `npm run gen-registry` writes, holds
+ * `export = forwardingProvider("<name>")` (docs/maintainers/adding-a-resource.md).
  * test/unit/provider-entry.test.ts checks that every resource module has its entry.
  *
  * The entry's methods `require` the implementation by package name when called, so:

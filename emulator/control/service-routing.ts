@@ -1,106 +1,25 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from "fastify";
 import { errorBody, isApiPath, pathOf } from "../shared/http";
+import { areas } from "../areas";
+import type { Documentation } from "../shared/emulator-area";
 import type { RequestLog } from "./request-log";
 
 /**
- * Which document says the service answers an operation the emulator serves: the service's
- * published OpenAPI description, its official command-line client (today's `vastai` package or
- * the legacy vast.py, which the service's guides still quote), or the specification where it
- * describes an operation in full. Only these are the service's; anything else the emulator
- * answers is leniency for old scripts, and `--strict` refuses it as the service's router would.
+ * Every /api/ route the emulator registers, by method and path as registered (HEAD follows GET),
+ * with the document that gives it to the service: each area's own (`<area>/area.ts`). A route
+ * missing here stops the emulator at start, so that none is added unclassified.
  */
-export type Documentation =
-  | "openapi"
-  | "official client (vastai 1.9.1)"
-  | "official client (vast.py 0.5.0)"
-  | "specification 4.5";
-
-/**
- * Every /api/ route the emulator registers, by method and path as registered (HEAD follows GET).
- * A route missing here stops the emulator at start, so that none is added unclassified.
- */
-export const SERVICE_ROUTES: Readonly<Record<string, Documentation>> = {
-  "GET /api/v0/users/current/": "openapi",
-  "GET /api/v0/secrets/": "openapi",
-  "POST /api/v0/secrets/": "openapi",
-  "PUT /api/v0/secrets/": "openapi",
-  "DELETE /api/v0/secrets/": "openapi",
-  "GET /api/v0/ssh/": "openapi",
-  "POST /api/v0/ssh/": "openapi",
-  "PUT /api/v0/ssh/:id/": "openapi",
-  "DELETE /api/v0/ssh/:id/": "openapi",
-  "GET /api/v0/notification-types/": "openapi",
-  "GET /api/v0/webhooks/": "openapi",
-  "POST /api/v0/webhooks/": "openapi",
-  "PUT /api/v0/webhooks/:id/": "openapi",
-  "DELETE /api/v0/webhooks/:id/": "openapi",
-  "POST /api/v0/webhooks/:id/rotate-secret/": "openapi",
-  "POST /api/v0/webhooks/:id/test/": "openapi",
-  "GET /api/v0/volumes/": "openapi",
-  "PUT /api/v0/volumes/": "openapi",
-  "DELETE /api/v0/volumes/": "openapi",
-  "POST /api/v0/volumes/search/": "openapi",
-  "POST /api/v0/bundles/": "openapi",
-  "PUT /api/v0/asks/:id/": "openapi",
-  "GET /api/v0/auth/apikeys/": "openapi",
-  "POST /api/v0/auth/apikeys/": "openapi",
-  "DELETE /api/v0/auth/apikeys/:id/": "openapi",
-  "GET /api/v0/instances/:id/": "openapi",
-  "PUT /api/v0/instances/:id/": "openapi",
-  "DELETE /api/v0/instances/:id/": "openapi",
-  "PUT /api/v0/instances/request_logs/:id/": "openapi",
-  "PUT /api/v0/instances/bid_price/:id/": "openapi",
-  "PUT /api/v0/instances/reboot/:id/": "openapi",
-  "PUT /api/v0/instances/recycle/:id/": "openapi",
-  "GET /api/v0/instances/:id/ssh/": "openapi",
-  "POST /api/v0/instances/:id/ssh/": "openapi",
-  "DELETE /api/v0/instances/:id/ssh/:sshKeyId/": "openapi",
-  "GET /api/v1/instances/": "openapi",
-  "PUT /api/v0/commands/copy_direct/": "openapi",
-  "DELETE /api/v0/commands/copy_direct/": "openapi",
-  "GET /api/v0/template/": "openapi",
-  "POST /api/v0/template/": "openapi",
-  "PUT /api/v0/template/": "openapi",
-  "DELETE /api/v0/template/": "openapi",
-  "GET /api/v0/endptjobs/": "openapi",
-  "POST /api/v0/endptjobs/": "openapi",
-  "PUT /api/v0/endptjobs/:id/": "openapi",
-  "DELETE /api/v0/endptjobs/:id/": "openapi",
-  "GET /api/v0/workergroups/": "openapi",
-  "POST /api/v0/workergroups/": "openapi",
-  "PUT /api/v0/workergroups/:id/": "openapi",
-  "DELETE /api/v0/workergroups/:id/": "openapi",
-  "GET /api/v0/charges/": "openapi",
-  "GET /api/v1/invoices/": "openapi",
-  // The specification describes it in full; the OpenAPI has no entry for it.
-  "DELETE /api/v0/commands/rsync/": "specification 4.5",
-  // The official client's, which the OpenAPI leaves out.
-  "PUT /api/v0/instances/": "official client (vastai 1.9.1)",
-  "DELETE /api/v0/instances/": "official client (vastai 1.9.1)",
-  "GET /api/v0/instances/filters/": "official client (vastai 1.9.1)",
-  "PUT /api/v0/instances/update_template/:id/": "official client (vastai 1.9.1)",
-  "GET /api/v0/autojobs/": "official client (vastai 1.9.1)",
-  "POST /api/v0/autojobs/": "official client (vastai 1.9.1)",
-  "PUT /api/v0/autojobs/:id/": "official client (vastai 1.9.1)",
-  "DELETE /api/v0/autojobs/:id/": "official client (vastai 1.9.1)",
-  "GET /api/v0/overlay/": "official client (vastai 1.9.1)",
-  "POST /api/v0/overlay/": "official client (vastai 1.9.1)",
-  "PUT /api/v0/overlay/": "official client (vastai 1.9.1)",
-  "DELETE /api/v0/overlay/": "official client (vastai 1.9.1)",
-  "PUT /api/v0/network_volumes/": "official client (vastai 1.9.1)",
-  "POST /api/v0/network_volumes/search/": "official client (vastai 1.9.1)",
-  "GET /api/v0/gpu_names/unique/": "official client (vast.py 0.5.0)",
-};
+export const SERVICE_ROUTES: Readonly<Record<string, Documentation>> = Object.fromEntries(
+  areas.flatMap((area) => Object.entries(area.documented)),
+);
 
 /**
  * Routes the emulator answers that no document gives the service, with why they are kept:
  * served by default, refused by `--strict`.
  */
-export const LENIENT_ROUTES: Readonly<Record<string, string>> = {
-  // The specification's one-line summary (4.7) says POST; the service's operation, its guides
-  // and its official client use PUT. Older scripts of users may still POST.
-  "POST /api/v0/asks/:id/": "the service creates instances with PUT /api/v0/asks/{id}/",
-};
+export const LENIENT_ROUTES: Readonly<Record<string, string>> = Object.fromEntries(
+  areas.flatMap((area) => Object.entries(area.lenient ?? {})),
+);
 
 interface Route {
   readonly method: string;

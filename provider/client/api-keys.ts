@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Transport } from "./transport";
+import type { ClientArea } from "./client-area";
 
 /**
  * A scope in the specification's shape: `{api: {<category>: {<constraints>}}}`, e.g.
@@ -80,3 +81,5 @@ export class ApiKeysApi {
     });
   }
 }
+
+export const area: ClientArea = { property: "apiKeys", Api: ApiKeysApi };

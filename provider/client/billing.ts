@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Transport } from "./transport";
+import type { ClientArea } from "./client-area";
 
 // The billing area: what the account was charged per contract (GET /api/v0/charges/) and its
 // invoices (GET /api/v1/invoices/), as the OpenAPI describes them. The query is sent as the
@@ -173,3 +174,9 @@ export class BillingApi {
     return rows;
   }
 }
+
+export const area: ClientArea = {
+  property: "billing",
+  Api: BillingApi,
+  description: "What the account was charged, per contract, and its invoices.",
+};

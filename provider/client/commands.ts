@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Transport } from "./transport";
+import type { ClientArea } from "./client-area";
 
 const successSchema = z.object({ success: z.literal(true) });
 
@@ -70,3 +71,5 @@ export class CommandsApi {
     });
   }
 }
+
+export const area: ClientArea = { property: "commands", Api: CommandsApi };

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { GpuCloudError } from "./errors";
 import { SharedList } from "./shared-list";
 import type { Transport } from "./transport";
+import type { ClientArea } from "./client-area";
 
 // Serverless endpoints (`/api/v0/endptjobs/`). A row of the list also carries the endpoint's
 // `api_key`, a credential: what a client sends to call the endpoint (the official client's
@@ -175,3 +176,9 @@ export class EndpointsApi {
     );
   }
 }
+
+export const area: ClientArea = {
+  property: "endpoints",
+  Api: EndpointsApi,
+  description: "Serverless endpoints.",
+};

@@ -1,20 +1,7 @@
-import { ApiKeysApi } from "./api-keys";
-import { BillingApi } from "./billing";
-import { CommandsApi } from "./commands";
-import { EndpointsApi } from "./endpoints";
-import { InstancesApi } from "./instances";
+import { ClientAreas } from "./areas";
 import type { InstanceOfferQuery, VolumeOfferQuery } from "./offer-query-language";
 import type { InstanceOffer, VolumeOffer } from "./offer-schemas";
-import { OffersApi } from "./offers";
-import { OverlaysApi } from "./overlays";
-import { SecretsApi } from "./secrets";
-import { SshKeysApi } from "./ssh-keys";
-import { TemplatesApi } from "./templates";
 import { Transport, type TransportOptions } from "./transport";
-import { UsersApi } from "./users";
-import { VolumesApi } from "./volumes";
-import { WebhooksApi } from "./webhooks";
-import { WorkerGroupsApi } from "./worker-groups";
 
 export { deleteUnlessGone, GpuCloudError } from "./errors";
 export {
@@ -86,47 +73,17 @@ export {
   type InstanceSummary,
 } from "./instance-summaries";
 
-/** A typed client for the whole GPU cloud API, one area per property. */
-export class GpuCloudClient {
-  readonly users: UsersApi;
-  readonly secrets: SecretsApi;
-  readonly webhooks: WebhooksApi;
-  readonly volumes: VolumesApi;
-  readonly instances: InstancesApi;
-  readonly commands: CommandsApi;
-  readonly sshKeys: SshKeysApi;
-  readonly apiKeys: ApiKeysApi;
-  readonly templates: TemplatesApi;
-  /** Typed offer searches that check the answers (see searchOffers). */
-  readonly offers: OffersApi;
-  /** Serverless endpoints. */
-  readonly endpoints: EndpointsApi;
-  /** Serverless worker groups. */
-  readonly workerGroups: WorkerGroupsApi;
-  /** Overlay networks on physical clusters. */
-  readonly overlays: OverlaysApi;
-  /** What the account was charged, per contract, and its invoices. */
-  readonly billing: BillingApi;
-
+/**
+ * A typed client for the whole GPU cloud API, one area per property (ClientAreas, generated
+ * from the areas' modules: client-area.ts).
+ */
+export class GpuCloudClient extends ClientAreas {
   readonly #transport: Transport;
 
   constructor(options: TransportOptions) {
     const transport = new Transport(options);
+    super(transport);
     this.#transport = transport;
-    this.users = new UsersApi(transport);
-    this.secrets = new SecretsApi(transport);
-    this.webhooks = new WebhooksApi(transport);
-    this.volumes = new VolumesApi(transport);
-    this.instances = new InstancesApi(transport);
-    this.commands = new CommandsApi(transport);
-    this.sshKeys = new SshKeysApi(transport);
-    this.apiKeys = new ApiKeysApi(transport);
-    this.templates = new TemplatesApi(transport);
-    this.offers = new OffersApi(transport);
-    this.endpoints = new EndpointsApi(transport);
-    this.workerGroups = new WorkerGroupsApi(transport);
-    this.overlays = new OverlaysApi(transport);
-    this.billing = new BillingApi(transport);
   }
 
   /** Closes the client's connections (those of the pools it was given, too). */

@@ -16,6 +16,7 @@ import {
 } from "./instance-requests";
 import { StatusRounds } from "./status-rounds";
 import type { Transport } from "./transport";
+import type { ClientArea } from "./client-area";
 
 const logsReplySchema = z.object({ result_url: z.string() });
 
@@ -497,3 +498,5 @@ export class InstancesApi {
     return body.offers;
   }
 }
+
+export const area: ClientArea = { property: "instances", Api: InstancesApi };

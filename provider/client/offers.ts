@@ -8,6 +8,7 @@ import {
   volumeOfferSchema,
 } from "./offer-schemas";
 import type { Transport } from "./transport";
+import type { ClientArea } from "./client-area";
 
 const instanceOffersSchema = z.object({ offers: z.array(instanceOfferSchema) });
 const volumeOffersSchema = z.object({ offers: z.array(volumeOfferSchema) });
@@ -92,3 +93,9 @@ function split<O>(offers: O[], mismatch: (offer: O) => string | undefined): Sear
   }
   return result;
 }
+
+export const area: ClientArea = {
+  property: "offers",
+  Api: OffersApi,
+  description: "Typed offer searches that check the answers (see searchOffers).",
+};

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Transport } from "./transport";
+import type { ClientArea } from "./client-area";
 
 // Overlay networks: a private LAN for the instances of one physical cluster that join it. No
 // OpenAPI entry exists; the shapes are what the service's official client sends and reads
@@ -91,3 +92,9 @@ export class OverlaysApi {
     });
   }
 }
+
+export const area: ClientArea = {
+  property: "overlays",
+  Api: OverlaysApi,
+  description: "Overlay networks on physical clusters.",
+};

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { SharedList } from "./shared-list";
 import type { Transport } from "./transport";
+import type { ClientArea } from "./client-area";
 
 /** Masked values: a string of asterisks, or null when the value is empty. */
 export const maskedValueSchema = z.string().nullable();
@@ -81,3 +82,5 @@ export class SecretsApi {
     );
   }
 }
+
+export const area: ClientArea = { property: "secrets", Api: SecretsApi };

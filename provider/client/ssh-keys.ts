@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { GpuCloudError } from "./errors";
 import type { Transport } from "./transport";
+import type { ClientArea } from "./client-area";
 
 const timestampSchema = z.union([z.string(), z.number()]).nullable().optional();
 
@@ -133,3 +134,5 @@ export class SshKeysApi {
     });
   }
 }
+
+export const area: ClientArea = { property: "sshKeys", Api: SshKeysApi };

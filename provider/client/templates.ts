@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Transport } from "./transport";
+import type { ClientArea } from "./client-area";
 
 // Templates (/api/v0/template/): create (POST), edit by hash (PUT), delete by numeric id
 // (DELETE), search (GET with JSON-encoded select_filters / select_cols / order_by).
@@ -476,3 +477,5 @@ export function templateSummaryOf(row: Template): TemplateSummary {
     extraFilters: row.extra_filters ?? null,
   };
 }
+
+export const area: ClientArea = { property: "templates", Api: TemplatesApi };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Transport } from "./transport";
+import type { ClientArea } from "./client-area";
 
 /**
  * The current user. The service's body also carries the caller's API key (`api_key`) and a
@@ -41,3 +42,5 @@ export class UsersApi {
     });
   }
 }
+
+export const area: ClientArea = { property: "users", Api: UsersApi };

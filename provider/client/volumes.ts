@@ -2,6 +2,7 @@ import { z } from "zod";
 import { volumeOfferWireSchema } from "./offer-schemas";
 import { SharedList } from "./shared-list";
 import type { Transport } from "./transport";
+import type { ClientArea } from "./client-area";
 
 /** `V.<number>`: the number is the volume's id. */
 export const volumeNameSchema = z
@@ -183,3 +184,5 @@ export class VolumesApi {
     return body.offers;
   }
 }
+
+export const area: ClientArea = { property: "volumes", Api: VolumesApi };

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { SharedList } from "./shared-list";
 import type { Transport } from "./transport";
+import type { ClientArea } from "./client-area";
 
 export const webhookSchema = z.object({
   id: z.number().int(),
@@ -145,3 +146,5 @@ export class WebhooksApi {
     );
   }
 }
+
+export const area: ClientArea = { property: "webhooks", Api: WebhooksApi };

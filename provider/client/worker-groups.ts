@@ -2,6 +2,7 @@ import { z } from "zod";
 import { type DeletedWorkers, deletedWorkersSchema } from "./endpoints";
 import { SharedList } from "./shared-list";
 import type { Transport } from "./transport";
+import type { ClientArea } from "./client-area";
 
 // Serverless worker groups (`/api/v0/workergroups/`). Like an endpoint's, a group's row carries
 // an `api_key`, a credential: the schemas below do not declare it, so zod strips it from every
@@ -145,3 +146,9 @@ export class WorkerGroupsApi {
     );
   }
 }
+
+export const area: ClientArea = {
+  property: "workerGroups",
+  Api: WorkerGroupsApi,
+  description: "Serverless worker groups.",
+};

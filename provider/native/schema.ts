@@ -8,8 +8,8 @@ import { queryJsonSchema } from "./query-types";
 import {
   type NativeResource,
   nativeResources,
+  overlayResources,
   packageName,
-  sweeperResource,
   typeToken,
 } from "./resources";
 
@@ -361,6 +361,7 @@ function resourceSpec(
     }),
     ...(requiredInputs.length > 0 ? { requiredInputs } : {}),
     ...docsOf(resource),
+    ...(resource.overlay ? { isOverlay: true } : {}),
   };
 }
 
@@ -420,13 +421,9 @@ function pythonReadme(version: string): string {
 export function packageSchema(version: string): PackageSpec {
   const translator = new Translator();
   const resources: Record<string, ResourceSpec> = {};
-  for (const resource of nativeResources) {
+  for (const resource of [...nativeResources, ...overlayResources]) {
     resources[typeToken(resource.type)] = resourceSpec(translator, resource);
   }
-  resources[typeToken(sweeperResource.type)] = {
-    ...resourceSpec(translator, sweeperResource),
-    isOverlay: true,
-  };
   const functions: Record<string, FunctionSpec> = {};
   for (const fn of nativeFunctions) {
     const name = pascal(fn.name);

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { environmentOf, type InstanceListQuery, type Instance as InstanceWire } from "../client";
 import { runtypeOf, type InstanceInputs } from "./instance-inputs";
 import { lifetimeOf } from "./lifetime";
+import type { ResourceContext } from "../shared/resource-descriptor";
 
 // What makes an instance this stack's own, and what tells an interrupted create's leftover
 // apart from an instance that was handed over to the engine (docs/maintainers/ownership.md has the whole
@@ -61,6 +62,22 @@ export function isLeftoverOf(instance: InstanceWire, stackToken: string): boolea
 
 export function ownerOf(project: string, stack: string, resourceName: string): string {
   return `${project}/${stack}/${resourceName}`;
+}
+
+/**
+ * What the Instance and NodeGroup classes add to a program's inputs, for the plugin to add from
+ * what the engine tells it: the owner names the resource, and the stack token proves what it
+ * rents is this stack's. Values already present are kept.
+ */
+export function withOwnerAndToken(
+  news: Record<string, unknown>,
+  { project, stack, name, stackToken }: ResourceContext,
+): Record<string, unknown> {
+  return {
+    ...news,
+    owner: news["owner"] ?? ownerOf(project, stack, name),
+    ...(stackToken !== undefined && news["stackToken"] === undefined ? { stackToken } : {}),
+  };
 }
 
 /** The owners of one stack's instances share this prefix (as do those of its namesakes). */

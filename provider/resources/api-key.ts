@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone } from "../client";
 import { dynamicProvider } from "../provider-runtime";
+import { describeResource, hasRecord } from "../shared/resource-descriptor";
 import type { ResourceImplementation } from "../shared/resource-implementation";
 import type { Run } from "../run/run";
 import { readResult } from "../shared/read-result";
@@ -261,6 +262,27 @@ export const implementation: ResourceImplementation<ApiKeyInputs, ApiKeyOutputs>
 
 /** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
 export const provider = dynamicProvider(implementation);
+
+/** ApiKey, as the registry lists it (provider/registry.ts). */
+export const descriptor = describeResource({
+  type: "ApiKey",
+  implementation,
+  inputs: apiKeyInputsSchema,
+  outputs: apiKeyOutputsSchema,
+  description:
+    "A scoped API key of the account. key is shown by the service only at creation: it is " +
+    "stored as a Pulumi secret. Delete revokes it.",
+  // As the ApiKey class does: the key's name defaults to the resource's.
+  optional: ["name"],
+  fill: (news, { name }) => ({ ...news, name: news["name"] ?? name }),
+  packageTypes: ["ApiKeyArgs", "ApiKeyCategory", "ApiKeyPermissionsArgs"],
+  tests: {
+    records: "apiKeys",
+    isOnAccount: hasRecord("apiKeys", "apiKeyId"),
+    // The key the emulator was started with.
+    isOwn: (record) => record["id"] !== 1,
+  },
+});
 
 // ---- The resource -------------------------------------------------------------------------
 

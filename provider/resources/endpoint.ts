@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { type Endpoint as EndpointWire, type EndpointFields, isEndpointGone } from "../client";
 import { dynamicProvider } from "../provider-runtime";
+import { describeResource, hasRecord } from "../shared/resource-descriptor";
 import type { ResourceImplementation } from "../shared/resource-implementation";
 import { readResult } from "../shared/read-result";
 import { providerShim } from "../shim";
@@ -192,6 +193,19 @@ export const implementation: ResourceImplementation<EndpointInputs, EndpointOutp
 
 /** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
 export const provider = dynamicProvider(implementation);
+
+/** Endpoint, as the registry lists it (provider/registry.ts). */
+export const descriptor = describeResource({
+  type: "Endpoint",
+  implementation,
+  inputs: endpointInputsSchema,
+  outputs: endpointOutputsSchema,
+  description:
+    "A serverless endpoint: the scaling rules its worker groups share, and what a client " +
+    "calls it with: `routeUrl`, `endpointName` and `apiKey` (a secret).",
+  packageTypes: ["EndpointArgs"],
+  tests: { records: "endpoints", isOnAccount: hasRecord("endpoints", "endpointId") },
+});
 
 // ---- The resource -------------------------------------------------------------------------
 

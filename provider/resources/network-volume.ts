@@ -14,6 +14,7 @@ import {
   type VolumeOfferRow,
 } from "../client";
 import { dynamicProvider } from "../provider-runtime";
+import { describeResource, hasRecord } from "../shared/resource-descriptor";
 import type { ResourceImplementation } from "../shared/resource-implementation";
 import type { Run } from "../run/run";
 import { readResult } from "../shared/read-result";
@@ -342,6 +343,21 @@ export const implementation: ResourceImplementation<NetworkVolumeInputs, Network
 
 /** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
 export const provider = dynamicProvider(implementation);
+
+/** NetworkVolume, as the registry lists it (provider/registry.ts). */
+export const descriptor = describeResource({
+  type: "NetworkVolume",
+  implementation,
+  inputs: networkVolumeInputsSchema,
+  outputs: networkVolumeOutputsSchema,
+  description:
+    "Storage on a physical cluster's network disk, taken from a network volume ask (askId) or " +
+    "the best offer matching offerQuery, which instances on machines of the cluster mount " +
+    "(Instance networkVolume), any number at once. Any change of ask, size or name replaces " +
+    "it. The service deletes no volume an instance mounts: the instances go first.",
+  packageTypes: ["NetworkVolumeArgs"],
+  tests: { records: "networkVolumes", isOnAccount: hasRecord("networkVolumes", "volumeId") },
+});
 
 /**
  * `pulumi import` by the volume's name (`V.<n>`, or the number alone). The service does not say

@@ -3,6 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, GpuCloudError, type Overlay as OverlayWire } from "../client";
 import { dynamicProvider } from "../provider-runtime";
+import { describeResource, hasRecord } from "../shared/resource-descriptor";
 import type { ResourceImplementation } from "../shared/resource-implementation";
 import type { Run } from "../run/run";
 import { readResult } from "../shared/read-result";
@@ -261,6 +262,28 @@ export const implementation: ResourceImplementation<OverlayInputs, OverlayOutput
 
 /** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
 export const provider = dynamicProvider(implementation);
+
+/** Overlay, as the registry lists it (provider/registry.ts). */
+export const descriptor = describeResource({
+  type: "Overlay",
+  implementation,
+  inputs: overlayInputsSchema,
+  outputs: overlayOutputsSchema,
+  description:
+    "An overlay network on a physical cluster: a private LAN (all ports, e.g. for NCCL) for " +
+    "the instances that join it (Instance overlay: the overlay's name). name defaults to the " +
+    "resource's name with a random suffix. Any change replaces it; deleting it takes its " +
+    "members off it, and they keep running.",
+  hidden: overlayResourceInputs.hidden,
+  // As the Overlay class does: a name left out is made from the resource's name.
+  fill: (news, { name }) => ({ ...news, resourceName: news["resourceName"] ?? name }),
+  packageTypes: ["OverlayArgs"],
+  tests: {
+    records: "overlays",
+    isOnAccount: hasRecord("overlays", "overlayId"),
+    identify: (record) => record["name"],
+  },
+});
 
 /** `pulumi import` by the overlay's id, or by its name. */
 async function importedOverlay(

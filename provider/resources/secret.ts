@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, GpuCloudError, type MaskedSecrets } from "../client";
 import { dynamicProvider } from "../provider-runtime";
+import { describeResource, hasRecord } from "../shared/resource-descriptor";
 import type { ResourceImplementation } from "../shared/resource-implementation";
 import { readResult } from "../shared/read-result";
 import { providerShim } from "../shim";
@@ -179,6 +180,27 @@ export const implementation: ResourceImplementation<SecretInputs, SecretOutputs>
 
 /** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
 export const provider = dynamicProvider(implementation);
+
+/** Secret, as the registry lists it (provider/registry.ts). */
+export const descriptor = describeResource({
+  type: "Secret",
+  implementation,
+  inputs: secretInputsSchema,
+  outputs: secretOutputsSchema,
+  description:
+    "An account environment-variable secret. The service returns values only masked, so " +
+    "refresh detects a deleted key or an emptied value, not a value changed to another one. " +
+    "value is required, except for a secret brought in by pulumi import: left out, the " +
+    "service's value is kept; declared, the next up sets it in place.",
+  // Imported secrets may leave the value out (keepsImportedValue); check decides.
+  optional: ["value"],
+  packageTypes: ["SecretArgs"],
+  tests: {
+    records: "secrets",
+    isOnAccount: hasRecord("secrets", "key", "key"),
+    identify: (record) => record["key"],
+  },
+});
 
 /**
  * `pulumi import` (Read without recorded properties): the key as the service stores it. The

@@ -3,6 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, type SshKey as SshKeyWire } from "../client";
 import { dynamicProvider } from "../provider-runtime";
+import { describeResource, hasRecord } from "../shared/resource-descriptor";
 import type { ResourceImplementation } from "../shared/resource-implementation";
 import { readResult } from "../shared/read-result";
 import { providerShim } from "../shim";
@@ -196,6 +197,17 @@ export const implementation: ResourceImplementation<SshKeyInputs, SshKeyOutputs>
 
 /** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
 export const provider = dynamicProvider(implementation);
+
+/** SshKey, as the registry lists it (provider/registry.ts). */
+export const descriptor = describeResource({
+  type: "SshKey",
+  implementation,
+  inputs: sshKeyInputsSchema,
+  outputs: sshKeyOutputsSchema,
+  description: "An SSH public key of the account; its sshKeyId is what Instance.sshKeyIds lists.",
+  packageTypes: ["SshKeyArgs"],
+  tests: { records: "sshKeys", isOnAccount: hasRecord("sshKeys", "sshKeyId") },
+});
 
 // ---- The resource -------------------------------------------------------------------------
 

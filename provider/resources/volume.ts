@@ -13,6 +13,7 @@ import {
   type VolumeOfferQuery,
 } from "../client";
 import { dynamicProvider } from "../provider-runtime";
+import { describeResource, hasRecord } from "../shared/resource-descriptor";
 import type { ResourceImplementation } from "../shared/resource-implementation";
 import type { Run } from "../run/run";
 import { readResult } from "../shared/read-result";
@@ -295,6 +296,19 @@ export const implementation: ResourceImplementation<VolumeInputs, VolumeOutputs>
 
 /** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
 export const provider = dynamicProvider(implementation);
+
+/** Volume, as the registry lists it (provider/registry.ts). */
+export const descriptor = describeResource({
+  type: "Volume",
+  implementation,
+  inputs: volumeInputsSchema,
+  outputs: volumeOutputsSchema,
+  description:
+    "A disk volume, created by accepting a volume ask (askId) or the best offer matching " +
+    "volumeOfferQuery. Any change of ask or size replaces it.",
+  packageTypes: ["VolumeArgs"],
+  tests: { records: "volumes", isOnAccount: hasRecord("volumes", "volumeId") },
+});
 
 /**
  * `pulumi import` by the volume's name (`V.<n>`, or the number alone). The service does not

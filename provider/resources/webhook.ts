@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, type Webhook as WebhookWire, type WebhookFields } from "../client";
 import { dynamicProvider } from "../provider-runtime";
+import { describeResource, hasRecord } from "../shared/resource-descriptor";
 import type { ResourceImplementation } from "../shared/resource-implementation";
 import type { Run } from "../run/run";
 import { readResult } from "../shared/read-result";
@@ -214,6 +215,19 @@ export const implementation: ResourceImplementation<WebhookInputs, WebhookOutput
 
 /** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
 export const provider = dynamicProvider(implementation);
+
+/** Webhook, as the registry lists it (provider/registry.ts). */
+export const descriptor = describeResource({
+  type: "Webhook",
+  implementation,
+  inputs: webhookInputsSchema,
+  outputs: webhookOutputsSchema,
+  description:
+    "A webhook of the account: the service POSTs the subscribed notification events to url, " +
+    "signed with webhookSecret. Every change updates it in place.",
+  packageTypes: ["WebhookArgs"],
+  tests: { records: "webhooks", isOnAccount: hasRecord("webhooks", "webhookId") },
+});
 
 // ---- The resource -------------------------------------------------------------------------
 

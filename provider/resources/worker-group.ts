@@ -5,10 +5,25 @@
  */
 import { dynamicProvider } from "../provider-runtime";
 import { implementation } from "./worker-group/provider";
+import { describeResource, hasRecord } from "../shared/resource-descriptor";
+import { workerGroupInputsSchema, workerGroupOutputsSchema } from "./worker-group/inputs";
 
 export { implementation };
 /** The dynamic door's provider, which every worker group's state names (provider/shim.ts). */
 export const provider = dynamicProvider(implementation);
+
+/** WorkerGroup, as the registry lists it (provider/registry.ts). */
+export const descriptor = describeResource({
+  type: "WorkerGroup",
+  implementation,
+  inputs: workerGroupInputsSchema,
+  outputs: workerGroupOutputsSchema,
+  description:
+    "A worker group of a serverless endpoint: workers launched from a template on offers " +
+    "matching a query.",
+  packageTypes: ["WorkerGroupArgs"],
+  tests: { records: "workerGroups", isOnAccount: hasRecord("workerGroups", "workerGroupId") },
+});
 export { WorkerGroup, type WorkerGroupArgs } from "./worker-group/resource";
 export { diffWorkerGroup, replacingFields, searchQueryOf } from "./worker-group/diff";
 export {

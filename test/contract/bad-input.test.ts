@@ -1,16 +1,4 @@
-import { implementation as apiKey } from "../../provider/resources/api-key";
-import { implementation as endpoint } from "../../provider/resources/endpoint";
-import { implementation as instance } from "../../provider/resources/instance";
-import { implementation as networkVolume } from "../../provider/resources/network-volume";
-import { implementation as nodeGroup } from "../../provider/resources/node-group";
-import { implementation as overlay } from "../../provider/resources/overlay";
-import { implementation as secret } from "../../provider/resources/secret";
-import { implementation as sshKey } from "../../provider/resources/ssh-key";
-import { implementation as template } from "../../provider/resources/template";
-import { implementation as volume } from "../../provider/resources/volume";
-import { implementation as webhook } from "../../provider/resources/webhook";
-import { implementation as workerGroup } from "../../provider/resources/worker-group";
-import type { ResourceImplementation } from "../../provider/shared/resource-implementation";
+import { resourceModules } from "../../provider/registry";
 import { badResourceInputs } from "../support/bad-resource-inputs";
 import { outsideClient } from "../support/programs";
 import { useEmulator } from "../support/use-emulator";
@@ -19,27 +7,10 @@ import { useEmulator } from "../support/use-emulator";
 // preview. A failure carries no `property`: given one, the engine prints that input's value
 // beside the reason (test/e2e/bad-input.test.ts shows a few groups through the engine).
 
-type Props = Record<string, unknown>;
-const implementations: Record<string, ResourceImplementation<Props, Props>> = {
-  ApiKey: apiKey,
-  Endpoint: endpoint,
-  Instance: instance,
-  NetworkVolume: networkVolume,
-  NodeGroup: nodeGroup,
-  Overlay: overlay,
-  Secret: secret,
-  SshKey: sshKey,
-  Template: template,
-  Volume: volume,
-  Webhook: webhook,
-  WorkerGroup: workerGroup,
-};
-/** What a resource's class adds to a program's arguments. */
-const addedByClass: Record<string, Props> = {
-  Instance: { owner: "proj/dev/r", stackToken: "tokenOfThisStack123456" },
-  NodeGroup: { owner: "proj/dev/r", stackToken: "tokenOfThisStack123456" },
-  Overlay: { resourceName: "r" },
-};
+/** Each resource's descriptor, by type, from the registry. */
+const descriptors = new Map(resourceModules.map(({ descriptor }) => [descriptor.type, descriptor]));
+/** The resource a group declares, as the engine tells the plugin of it. */
+const declared = { project: "proj", stack: "dev", name: "r", stackToken: "tokenOfThisStack123456" };
 
 describe("bad resource input fails check, in one line per field, naming it", () => {
   const providers = useEmulator({ per: "file", market: false });
@@ -53,14 +24,16 @@ describe("bad resource input fails check, in one line per field, naming it", () 
   it.each(badResourceInputs.map((group) => [group.what, group] as const))(
     "%s",
     async (_what, group) => {
-      const implementation = implementations[group.type];
-      if (implementation === undefined) throw new Error(`no implementation for ${group.type}`);
+      const descriptor = descriptors.get(group.type);
+      if (descriptor === undefined) throw new Error(`no resource ${group.type} in the registry`);
+      const { implementation } = descriptor;
       if (group.before !== undefined) {
         const outside = outsideClient(emulator);
         await group.before(outside).finally(() => outside.close());
       }
       await emulator.clearRequests();
-      const news = { ...group.args, ...addedByClass[group.type] };
+      // What the resource's class (or the plugin, from the engine) adds to the arguments.
+      const news = descriptor.fill(group.args, declared);
       const checked = await implementation.check(providers.run, {}, news);
       const failures = checked.failures ?? [];
       const reasons = failures.map((failure) => failure.reason);

@@ -1,16 +1,11 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { z } from "zod";
-import { leftOnAccount } from "../support/doc-blocks";
-import type { EmulatorState, TestEmulator } from "../support/emulator";
+import { resourceModules } from "../../provider/registry";
+import { accountRecordsOf, leftOnAccount } from "../support/doc-blocks";
+import type { TestEmulator } from "../support/emulator";
 import { useEmulator } from "../support/use-emulator";
-import {
-  emulatorConfig,
-  type ExportedResource,
-  outsideClient,
-  stateResources,
-} from "../support/programs";
+import { emulatorConfig, type ExportedResource, stateResources } from "../support/programs";
 import { withStack } from "../support/pulumi-stack";
 import {
   type PageProgram,
@@ -29,45 +24,12 @@ import { nativePluginDir } from "../support/yaml-stack";
 // blocks are previewed the same way, with the native plugin. docs-reference.test.ts type-checks
 // the TypeScript, gofmts and vets the Go and parses the Python of the same pages.
 
-/** What a test can see of the account: the emulator's state and the API keys. */
-interface Account {
-  state: EmulatorState;
-  apiKeyIds: number[];
-}
-
-const id = (outputs: Record<string, unknown>, field: string): number =>
-  z.number().parse(outputs[field]);
-
 /** Whether a resource of each type, by its outputs in the stack's state, is on the account. */
-const isOnAccount: Record<string, (outputs: Record<string, unknown>, account: Account) => boolean> =
-  {
-    ApiKey: (outputs, { apiKeyIds }) => apiKeyIds.includes(id(outputs, "apiKeyId")),
-    Endpoint: (outputs, { state }) =>
-      state.endpoints.some((endpoint) => endpoint.id === id(outputs, "endpointId")),
-    Instance: (outputs, { state }) =>
-      state.instances.some((instance) => instance.id === id(outputs, "instanceId")),
-    NetworkVolume: (outputs, { state }) =>
-      state.networkVolumes.some((volume) => volume.id === id(outputs, "volumeId")),
-    NodeGroup: (outputs, { state }) =>
-      z
-        .array(z.object({ instanceId: z.number() }))
-        .min(1)
-        .parse(outputs["nodes"])
-        .every(({ instanceId }) => state.instances.some((instance) => instance.id === instanceId)),
-    Overlay: (outputs, { state }) =>
-      state.overlays.some((overlay) => overlay.id === id(outputs, "overlayId")),
-    Secret: (outputs, { state }) =>
-      state.secrets.some((secret) => secret.key === z.string().parse(outputs["key"])),
-    SshKey: (outputs, { state }) => state.sshKeys.some((key) => key.id === id(outputs, "sshKeyId")),
-    Template: (outputs, { state }) =>
-      state.templates.some((template) => template.id === id(outputs, "templateId")),
-    Volume: (outputs, { state }) =>
-      state.volumes.some((volume) => volume.id === id(outputs, "volumeId")),
-    Webhook: (outputs, { state }) =>
-      state.webhooks.some((webhook) => webhook.id === id(outputs, "webhookId")),
-    WorkerGroup: (outputs, { state }) =>
-      state.workerGroups.some((group) => group.id === id(outputs, "workerGroupId")),
-  };
+const isOnAccount = new Map(
+  resourceModules.flatMap(({ descriptor: { type, tests } }) =>
+    tests === undefined ? [] : [[type, tests.isOnAccount] as const],
+  ),
+);
 
 /** The pages' resources that are not on the account: `Instance.md: Instance Instance-instance`. */
 async function missingFromAccount(
@@ -75,15 +37,12 @@ async function missingFromAccount(
   pages: readonly PageProgram[],
   resources: readonly ExportedResource[],
 ): Promise<string[]> {
-  const account: Account = {
-    state: await emulator.state(),
-    apiKeyIds: (await outsideClient(emulator).apiKeys.list()).map((key) => key.id),
-  };
+  const account = await accountRecordsOf(emulator);
   return pages.flatMap(({ page, declared }) =>
     declared
       .filter(({ type, name }) => {
         const outputs = resources.find((resource) => resource.urn.endsWith(`::${name}`))?.outputs;
-        const check = isOnAccount[type];
+        const check = isOnAccount.get(type);
         if (check === undefined) throw new Error(`no check of a ${type} on the account`);
         return outputs === undefined || !check(outputs, account);
       })

@@ -1,6 +1,8 @@
 import { repoRoot } from "./repo-root";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { resourceModules } from "../../provider/registry";
+import type { AccountRecords } from "../../provider/shared/resource-descriptor";
 import type { TestEmulator } from "./emulator";
 import { outsideClient } from "./programs";
 
@@ -74,29 +76,37 @@ export const whereIs = (block: Pick<CodeBlock, "file" | "line">): string =>
   `${block.file}:${block.line}`;
 
 /**
- * What a documented program or command left on the emulator's account, by kind (ids, or keys
- * for secrets); `{}` when nothing. Seeded public templates of other users are not the account's.
+ * The account's records of each kind, as a test sees them (provider/shared/resource-descriptor.ts
+ * `AccountRecords`): the emulator's state lists, the user, and the API keys the service lists.
+ */
+export async function accountRecordsOf(emulator: TestEmulator): Promise<AccountRecords> {
+  const state = (await emulator.state()) as unknown as Record<string, unknown>;
+  const outside = outsideClient(emulator);
+  const apiKeys = await outside.apiKeys.list().finally(() => outside.close());
+  const kinds: Record<string, unknown> = { ...state, user: [state["user"]], apiKeys };
+  return (kind) => {
+    const records = kinds[kind];
+    if (!Array.isArray(records)) throw new Error(`the account has no records of kind ${kind}`);
+    return records as Record<string, unknown>[];
+  };
+}
+
+/**
+ * What a documented program or command left on the account, by kind of record (ids, or what
+ * the resource's descriptor reports: keys for secrets); `{}` when nothing. Made from the
+ * registry: each resource type's descriptor says what its creates make and which are the
+ * account's own (seeded public templates of other users are not).
  */
 export async function leftOnAccount(emulator: TestEmulator): Promise<Record<string, unknown[]>> {
-  const state = await emulator.state();
-  const apiKeys = (await outsideClient(emulator).apiKeys.list())
-    .map((key) => key.id)
-    // The key the emulator was started with.
-    .filter((id) => id !== 1);
-  const found: Record<string, unknown[]> = {
-    instances: state.instances.map((instance) => instance.id),
-    volumes: state.volumes.map((volume) => volume.id),
-    networkVolumes: state.networkVolumes.map((volume) => volume.id),
-    overlays: state.overlays.map((overlay) => overlay.name),
-    secrets: state.secrets.map((secret) => secret.key),
-    webhooks: state.webhooks.map((webhook) => webhook.id),
-    sshKeys: state.sshKeys.map((key) => key.id),
-    templates: state.templates
-      .filter((template) => template.creatorId === state.user.id)
-      .map((template) => template.id),
-    endpoints: state.endpoints.map((endpoint) => endpoint.id),
-    workerGroups: state.workerGroups.map((group) => group.id),
-    apiKeys,
-  };
-  return Object.fromEntries(Object.entries(found).filter(([, ids]) => ids.length > 0));
+  const account = await accountRecordsOf(emulator);
+  const found: Record<string, unknown[]> = {};
+  for (const { descriptor } of resourceModules) {
+    const tests = descriptor.tests;
+    if (tests === undefined || tests.records in found) continue;
+    const left = account(tests.records)
+      .filter((record) => tests.isOwn?.(record, account) ?? true)
+      .map((record) => tests.identify?.(record) ?? record["id"]);
+    if (left.length > 0) found[tests.records] = left;
+  }
+  return found;
 }

@@ -13,10 +13,8 @@ import { secretOf } from "../../provider/native/secrets";
  * GPUCLOUD_PLUGIN_EXECUTABLE, a standalone executable instead (a release's, to prove its runtime
  * behaves as Node.js does: RELEASING.md).
  */
-const launcher = path.resolve(__dirname, "../../dist/provider/native/main.js");
+const builtLauncher = path.resolve(__dirname, "../../dist/provider/native/main.js");
 const standalone = process.env["GPUCLOUD_PLUGIN_EXECUTABLE"];
-const command: readonly [string, string[]] =
-  standalone !== undefined && standalone !== "" ? [standalone, []] : [process.execPath, [launcher]];
 
 export type Props = Record<string, unknown>;
 
@@ -39,8 +37,15 @@ export interface Plugin {
   stop(): Promise<void>;
 }
 
-export async function startPlugin(): Promise<Plugin> {
-  const [program, args] = command;
+/**
+ * The plugin started from `launcher`: the built one unless said (another tree's, built aside), or
+ * the standalone executable GPUCLOUD_PLUGIN_EXECUTABLE names.
+ */
+export async function startPlugin(launcher = builtLauncher): Promise<Plugin> {
+  const [program, args]: readonly [string, string[]] =
+    standalone !== undefined && standalone !== "" && launcher === builtLauncher
+      ? [standalone, []]
+      : [process.execPath, [launcher]];
   if (!existsSync(args[0] ?? program)) {
     throw new Error(`${args[0] ?? program} is missing: build first (tsc -p tsconfig.build.json)`);
   }
