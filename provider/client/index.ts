@@ -17,13 +17,8 @@ export type { Webhook, CreatedWebhook, WebhookFields, NotificationType } from ".
 export type { AcceptVolumeAskOptions, Volume, VolumeOfferRow } from "./volumes";
 export { isNetworkVolume, volumeIdOf, volumeMountEnv } from "./volumes";
 export { overlayJoinEnv, type Overlay } from "./overlays";
-export type {
-  Instance,
-  InstanceFilterValues,
-  InstanceListQuery,
-  InstanceOfferRow,
-} from "./instances";
-export { deadEndStatuses, environmentOf } from "./instances";
+export type { InstanceFilterValues, InstanceListQuery, InstanceOfferRow } from "./instances";
+export { deadEndStatuses, environmentOf, type Instance } from "./instance-rows";
 export { bidBounds, type CreateInstanceRequest, type InstanceState } from "./instance-requests";
 export {
   camelCaseQuery,

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { Instance, InstanceListQuery } from "./instances";
+import type { Instance } from "./instance-rows";
+import type { InstanceListQuery } from "./instances";
 import { conditionSchema } from "./offer-query-language";
 
 // The account's instances as programs read them (getInstances): camelCase filters over the

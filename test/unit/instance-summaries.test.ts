@@ -3,7 +3,7 @@ import {
   instanceSummaryOf,
   listQueryOf,
 } from "../../provider/client/instance-summaries";
-import { instanceSchema } from "../../provider/client/instances";
+import { instanceSchema } from "../../provider/client/instance-rows";
 import { checkedInstanceQuery } from "../../provider/functions";
 
 // getInstances: camelCase filters become the list's select_filters and order_by; summaries
