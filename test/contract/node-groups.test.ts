@@ -174,6 +174,55 @@ describe("NodeGroup", () => {
     expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
   });
 
+  it("rebuilds every node's container in place on a new image, env and onstart, the ranks added at once launched alike", async () => {
+    const { id, outs } = await create({ ...base, nodeCount: 2, env: { MODEL: "a" } });
+    const group = outs as NodeGroupOutputs;
+    const news = {
+      ...group,
+      nodeCount: 3,
+      image: "vllm/vllm-openai:v0.6.1",
+      env: { MODEL: "b" },
+      onstart: "echo two",
+    };
+    const lines: string[] = [];
+    const diff = await withProgress(lines, async () =>
+      groupProvider.diff?.(providers.run, id, group, news),
+    );
+    expect(diff).toMatchObject({ changes: true, replaces: [] });
+    expect(lines.join("\n")).toContain(
+      "the group's 2 nodes are updated in place (image, env, onstart changed)",
+    );
+    await emulator.clearRequests();
+
+    const updated = (await groupProvider.update?.(providers.run, id, group, news))
+      ?.outs as NodeGroupOutputs;
+
+    const rebuilds = (await emulator.writes()).filter((w) => w.path.includes("update_template"));
+    expect(rebuilds.map((w) => w.path)).toEqual(
+      group.nodes.map((node) => `/api/v0/instances/update_template/${String(node.instanceId)}/`),
+    );
+    // The same instances on the same machines, at the same price; rank 2 rented beside them.
+    expect(
+      updated.nodes.slice(0, 2).map((n) => [n.instanceId, n.machineId, n.dollarsPerHour]),
+    ).toEqual(group.nodes.map((n) => [n.instanceId, n.machineId, n.dollarsPerHour]));
+    expect(updated.masterAddr).toBe(group.masterAddr);
+    for (const node of updated.nodes) {
+      const instance = await shown(node.instanceId);
+      expect(instance).toMatchObject({
+        image_uuid: "vllm/vllm-openai:v0.6.1",
+        actual_status: "running",
+      });
+      expect(environmentOf(instance)).toMatchObject({
+        MODEL: "b",
+        NODE_RANK: String(node.rank),
+        WORLD_SIZE: "3",
+        MASTER_ADDR: group.masterAddr,
+      });
+    }
+    await groupProvider.delete?.(providers.run, id, updated);
+    expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
+  });
+
   it("a larger count its cluster has no room for replaces the group (deleting it first) when another cluster holds it", async () => {
     const query = { gpuName: { in: ["H100 SXM", "RTX A6000"] } };
     const { id, outs } = await create({ ...base, offerQuery: query, nodeCount: 2 });

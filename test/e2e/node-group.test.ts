@@ -18,12 +18,12 @@ import { useEmulator } from "../support/use-emulator";
 // Multi-node training as one resource, with the real CLI against the emulator's generated
 // market (physical clusters 101-104 of 6 to 11 machines; 102 has 9 H100 SXM machines).
 
-const group = (name: string, nodeCount: number, extra = "") =>
+const group = (name: string, nodeCount: number, extra = "", image = "pytorch/pytorch") =>
   program(`
 const ${name} = new gpucloud.NodeGroup(${JSON.stringify(name)}, {
   nodeCount: ${nodeCount},
   offerQuery: { gpuName: "H100 SXM" },
-  image: "pytorch/pytorch",
+  image: "${image}",
   diskGb: 40,
   pollIntervalSeconds: 0.2,
   ${extra}
@@ -55,6 +55,24 @@ resources:
       pollIntervalSeconds: ${pollIntervalSeconds}
 outputs:
   nodes: \${trainers.nodes}
+`;
+
+/** A Python program of one 2-node group on a network volume. */
+const pythonGroup = (image: string, model: string) => `import pulumi
+import pulumi_gpucloud as gpucloud
+
+trainers = gpucloud.NodeGroup(
+    "trainers",
+    node_count=2,
+    offer_query={"gpuName": "H100 SXM"},
+    image="${image}",
+    disk_gb=40,
+    env={"MODEL": "${model}"},
+    network_volume={"size_gb": 50, "mount_path": "/data"},
+    poll_interval_seconds=0.2,
+)
+pulumi.export("nodes", trainers.nodes)
+pulumi.export("masterAddr", trainers.master_addr)
 `;
 
 const nodesSchema = z.array(
@@ -118,6 +136,27 @@ describe("NodeGroup (real Pulumi CLI)", () => {
         expect(refresh.summary.resourceChanges).toMatchObject({ same: 3 });
         const preview = await stack.stack.preview({ onOutput: onOutput(stack) });
         expect(preview.changeSummary).toEqual({ same: 3 });
+
+        // A new image and env: every node's container rebuilt on its machine, in place.
+        const volume = `networkVolume: { sizeGb: 100, mountPath: "/data" },`;
+        await stack.setProgram(
+          group("trainers", 4, `${volume} env: { MODEL: "b" },`, "vllm/vllm-openai:v0.6.1"),
+        );
+        const said: string[] = [];
+        const changing = await stack.stack.preview({ onOutput: (text) => said.push(text) });
+        expect(changing.changeSummary).toEqual({ same: 2, update: 1 });
+        expect(said.join("")).toContain("the group's 4 nodes are updated in place (image, env");
+        const changed = await stack.stack.up({ onOutput: onOutput(stack) });
+        // The same instances, ranks and overlay addresses; what runs in them is new.
+        const placed = (list: z.infer<typeof nodesSchema>) =>
+          list.map((node) => [node.rank, node.instanceId, node.localIp]);
+        expect(placed(nodesSchema.parse(changed.outputs["nodes"]?.value))).toEqual(placed(nodes));
+        const rebuilt = (await emulator.state()).instances;
+        expect(rebuilt).toHaveLength(4);
+        for (const instance of rebuilt) {
+          expect(instance).toMatchObject({ image: "vllm/vllm-openai:v0.6.1", env: { MODEL: "b" } });
+        }
+        expect((await account(emulator)).networkVolumes).toEqual(volumes);
 
         await stack.stack.destroy({ onOutput: onOutput(stack) });
         expect(await account(emulator)).toEqual(nothing);
@@ -344,34 +383,33 @@ describe("NodeGroup (real Pulumi CLI)", () => {
     await withStack(
       {
         language: "python",
-        program: {
-          project: "node-group-python",
-          main: `import pulumi
-import pulumi_gpucloud as gpucloud
-
-trainers = gpucloud.NodeGroup(
-    "trainers",
-    node_count=2,
-    offer_query={"gpuName": "H100 SXM"},
-    image="pytorch/pytorch",
-    disk_gb=40,
-    network_volume={"size_gb": 50, "mount_path": "/data"},
-    poll_interval_seconds=0.2,
-)
-pulumi.export("nodes", trainers.nodes)
-pulumi.export("masterAddr", trainers.master_addr)
-`,
-        },
+        program: { project: "node-group-python", main: pythonGroup("pytorch/pytorch", "a") },
         config: emulatorConfig(emulator),
       },
-      async ({ stack }) => {
+      async ({ stack, setProgram }) => {
         const up = await stack.up();
         // Python's output types export their fields under Python's names.
-        const nodes = z
-          .array(z.looseObject({ instance_id: z.number(), local_ip: z.string() }))
-          .parse(up.outputs["nodes"]?.value);
+        const pythonNodes = z.array(
+          z.looseObject({ instance_id: z.number(), local_ip: z.string() }),
+        );
+        const nodes = pythonNodes.parse(up.outputs["nodes"]?.value);
         expect(nodes).toHaveLength(2);
         expect(up.outputs["masterAddr"]?.value).toBe(nodes[0]?.local_ip);
+
+        // A new image and env rebuild both nodes in place, said on the group's own row.
+        await setProgram(pythonGroup("vllm/vllm-openai:v0.6.1", "b"));
+        const said: string[] = [];
+        const preview = await stack.preview({ onOutput: (text) => said.push(text) });
+        expect(preview.changeSummary).toEqual({ same: 2, update: 1 });
+        expect(said.join("")).toMatch(
+          /gpucloud:index:NodeGroup trainers .*the group's 2 nodes are updated in place/,
+        );
+        const changed = await stack.up();
+        const ids = (list: z.infer<typeof pythonNodes>) => list.map((node) => node.instance_id);
+        expect(ids(pythonNodes.parse(changed.outputs["nodes"]?.value))).toEqual(ids(nodes));
+        for (const instance of (await emulator.state()).instances) {
+          expect(instance).toMatchObject({ image: "vllm/vllm-openai:v0.6.1", env: { MODEL: "b" } });
+        }
         await stack.destroy();
         expect(await account(emulator)).toEqual(nothing);
       },

@@ -25,7 +25,7 @@ export interface MatrixStep {
   readonly stoppedState: "stopped" | "running";
   readonly onDataDiskGb: number;
   readonly groupNodes: number;
-  readonly groupImage: string;
+  readonly groupDiskGb: number;
 }
 
 /** Step 1 creates every layout; each later step changes some, as its comment says. */
@@ -37,7 +37,7 @@ export const matrixSteps: readonly MatrixStep[] = [
     stoppedState: "stopped",
     onDataDiskGb: 40,
     groupNodes: 2,
-    groupImage: "pytorch/pytorch",
+    groupDiskGb: 40,
   },
   // A smaller disk (replaced, created before the old is deleted, at the query's next offer), a new
   // bid (in place), a start, a bigger disk on the volume's machine (replaced, deleted first: its
@@ -49,7 +49,7 @@ export const matrixSteps: readonly MatrixStep[] = [
     stoppedState: "running",
     onDataDiskGb: 60,
     groupNodes: 3,
-    groupImage: "pytorch/pytorch",
+    groupDiskGb: 40,
   },
   // A smaller disk on the same ask (replaced, deleted first), the group shrunk.
   {
@@ -59,9 +59,9 @@ export const matrixSteps: readonly MatrixStep[] = [
     stoppedState: "running",
     onDataDiskGb: 60,
     groupNodes: 2,
-    groupImage: "pytorch/pytorch",
+    groupDiskGb: 40,
   },
-  // The group replaced (a new image: deleted first, its machines free again).
+  // The group replaced (a larger disk: deleted first, its machines free again).
   {
     byAskDiskGb: 32,
     byQueryDiskGb: 24,
@@ -69,7 +69,7 @@ export const matrixSteps: readonly MatrixStep[] = [
     stoppedState: "running",
     onDataDiskGb: 60,
     groupNodes: 2,
-    groupImage: "vllm/vllm-openai",
+    groupDiskGb: 48,
   },
 ];
 
@@ -102,7 +102,7 @@ const data = new gpucloud.Volume("data", { volumeOfferQuery: { storageCostPerGbM
 const onData = new gpucloud.Instance("onData", { offerQuery: a100, maxDollarsPerHour: 1, image: "pytorch/pytorch", diskGb: ${step.onDataDiskGb}, volume: { volumeId: data.volumeId, mountPath: "/data" }, ...wait });
 const onExisting = new gpucloud.Instance("onExisting", { offerQuery: { gpuName: "RTX A6000" }, image: "pytorch/pytorch", diskGb: 10, volume: { volumeId: ${existingVolumeId}, mountPath: "/data" }, ...wait });
 const byAskVolume = new gpucloud.Volume("byAskVolume", { askId: 21002, sizeGb: 70 });
-const group = new gpucloud.NodeGroup("group", { offerQuery: { gpuName: "H100 SXM" }, nodeCount: ${step.groupNodes}, image: "${step.groupImage}", diskGb: 40, ...wait });
+const group = new gpucloud.NodeGroup("group", { offerQuery: { gpuName: "H100 SXM" }, nodeCount: ${step.groupNodes}, image: "pytorch/pytorch", diskGb: ${step.groupDiskGb}, ...wait });
 const shared = new gpucloud.NetworkVolume("shared", { offerQuery: {}, sizeGb: 80 });
 exports.instances = { byAsk: byAsk.instanceId, byAsks: byAsks.instanceId, byQuery: byQuery.instanceId, bid: bid.instanceId, stopped: stopped.instanceId, onData: onData.instanceId, onExisting: onExisting.instanceId };
 exports.groups = { group: group.nodes.apply((nodes) => nodes.map((node) => node.instanceId)) };
@@ -168,8 +168,8 @@ ${instance(
     properties:
       offerQuery: { gpuName: "H100 SXM" }
       nodeCount: ${step.groupNodes}
-      image: ${step.groupImage}
-      diskGb: 40
+      image: pytorch/pytorch
+      diskGb: ${step.groupDiskGb}
       pollIntervalSeconds: 0.2
     options:
       dependsOn:

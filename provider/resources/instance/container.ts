@@ -1,6 +1,6 @@
 import type { Instance as InstanceWire } from "../../client";
-import { createRequestOf } from "../../renting/attempts";
-import { onstartToSend, recordedExpiry } from "../../renting/lifetime";
+import { rebuildContainerFrom } from "../../renting/container-rebuild";
+import { recordedExpiry } from "../../renting/lifetime";
 import { untilStatus } from "../../renting/power";
 import type { Run } from "../../run/run";
 import { rebuildFieldsChanged } from "./diff";
@@ -48,10 +48,8 @@ export function containerChangeNote(instanceId: number, change: ContainerChange)
 }
 
 /**
- * Sends the change and, for an instance meant to run, waits until it runs again. The rebuild
- * sends what a create would launch (env with its port, overlay and mount entries; the onstart
- * with the watchdog of the recorded deadline), so the rebuilt container is what a new instance
- * would run; a field the program dropped is cleared, unless the template gives it.
+ * Sends the change and, for an instance meant to run, waits until it runs again; a rebuild
+ * launches what a new instance of these inputs would (renting/container-rebuild.ts).
  */
 export async function changeContainer(
   run: Run,
@@ -65,18 +63,6 @@ export async function changeContainer(
   const instances = run.client.instances;
   if (change === "reboot") await instances.rebootContainer(id);
   else if (change === "recycle") await instances.recycleContainer(id);
-  else {
-    const onstart = await onstartToSend(run, news, recordedExpiry(olds), name);
-    const launch = createRequestOf(news, onstart);
-    const fromTemplate = news.templateHashId !== undefined;
-    await instances.rebuildContainer(id, {
-      ...(launch.template_hash_id === undefined
-        ? {}
-        : { template_hash_id: launch.template_hash_id }),
-      ...(launch.image === undefined ? {} : { image: launch.image }),
-      env: launch.env ?? {},
-      ...(onstart !== undefined ? { onstart } : fromTemplate ? {} : { onstart: "" }),
-    });
-  }
+  else await rebuildContainerFrom(run, id, news, recordedExpiry(olds), name);
   return news.state === "running" ? untilStatus(run, id, "running", news) : undefined;
 }

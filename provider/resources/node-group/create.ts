@@ -119,7 +119,7 @@ export function nodeInputsOf(build: GroupBuild, rank: number, masterAddr: string
 }
 
 /** The node as the group records it, from the running instance. */
-async function recordedNode(
+export async function recordedNode(
   build: GroupBuild,
   rank: number,
   instanceId: number,

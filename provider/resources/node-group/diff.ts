@@ -5,9 +5,10 @@ import type { Run } from "../../run/run";
 import { chooseCluster, clusterOffers } from "./cluster-choice";
 import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
 
-// A group's diff. What every node runs, its network volume and the query it was chosen by are
-// fixed at the nodes' rent: a change replaces the group, deleting it first (its cluster's
-// machines are the ones a new group would want; its network volume goes with it). The node
+// A group's diff. The nodes' network volume, disk, runtype and the query they were chosen by
+// are fixed at the nodes' rent: a change replaces the group, deleting it first (its cluster's
+// machines are the ones a new group would want; its network volume goes with it). What every
+// node runs (image, env, onstart) is rebuilt on the nodes' machines (rebuild.ts). The node
 // count, the label, the keys and the provider's own settings change in place, and so do nodes
 // that refresh found gone or at a dead end: the update rents their ranks again. A larger count
 // the group's cluster has no room for replaces the group, but only when another cluster can
@@ -18,10 +19,7 @@ import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
 
 const replacingFields = [
   "offerQuery",
-  "image",
   "diskGb",
-  "onstart",
-  "env",
   "runtype",
   "networkVolume",
   "exposePorts",
@@ -37,6 +35,16 @@ const inPlaceFields = [
 ] as const;
 
 const same = (a: unknown, b: unknown) => isDeepStrictEqual(a ?? null, b ?? null);
+
+/** What every node runs: a change rebuilds each node's container on its machine (rebuild.ts). */
+export const rebuildFields = ["image", "env", "onstart"] as const;
+
+export function rebuildFieldsChanged(
+  olds: Pick<NodeGroupInputs, (typeof rebuildFields)[number]>,
+  news: Pick<NodeGroupInputs, (typeof rebuildFields)[number]>,
+): string[] {
+  return rebuildFields.filter((field) => !same(olds[field], news[field]));
+}
 
 /** Statuses of a node that will not run again: the update rents its rank anew. */
 const deadOrGone = ["gone", "exited", "unknown", "offline"];
@@ -91,6 +99,7 @@ export async function diffNodeGroup(
     missing.length > 0 ||
     olds.masterAddr === null ||
     lifetimeFieldsChanged(olds, news) ||
+    rebuildFieldsChanged(olds, news).length > 0 ||
     inPlaceFields.some((field) => !same(olds[field], news[field]));
   if (
     replaces.length === 0 &&

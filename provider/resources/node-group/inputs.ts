@@ -40,19 +40,23 @@ export const nodeGroupInputsSchema = z.object({
   // Required, unlike an Instance's (a group launches no template).
   image: node.image
     .unwrap()
-    .meta({ willReplaceOnChanges: true, replacement: undefined })
+    .meta({ replacement: undefined })
     .describe(
-      "Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.",
+      "Each node's container image, e.g. `pytorch/pytorch`. Changing it rebuilds every node's " +
+        "container in place: the same instances, machines, overlay addresses and price, the " +
+        "network volume still mounted; each container is created anew, so what it wrote " +
+        "outside the network volume is lost.",
     ),
   diskGb: node.diskGb
     .unwrap()
     .meta({ willReplaceOnChanges: true })
     .describe("Each node's disk size in gigabytes, at least 8. Changing it replaces the group."),
   onstart: node.onstart
-    .meta({ willReplaceOnChanges: true, replacement: undefined })
+    .meta({ replacement: undefined })
     .describe(
       "A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its " +
-        "environment). Changing it replaces the group.",
+        "environment). Changing it rebuilds every node's container in place, as changing " +
+        "`image` does.",
     ),
   maxLifetime: node.maxLifetime.describe(
     "The longest the group may live, counted from its create: a whole number and a unit, " +
@@ -70,10 +74,11 @@ export const nodeGroupInputsSchema = z.object({
       "Changing it replaces the group while `maxLifetime` is set.",
   ),
   env: node.env
-    .meta({ willReplaceOnChanges: true, replacement: undefined })
+    .meta({ replacement: undefined })
     .describe(
       "Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which " +
-        "the group sets. Changing them replaces the group.",
+        "the group sets. Changing them rebuilds every node's container in place, as changing " +
+        "`image` does.",
     ),
   label: node.label.describe("Each node's label. Changes in place."),
   runtype: node.runtype.describe(

@@ -4,7 +4,8 @@ import type { Run } from "../../run/run";
 import { checkInputs, fieldFailure, inputFieldsOf } from "../../shared/validation";
 import { addressIn } from "../../shared/addresses";
 import { createGroup } from "./create";
-import { diffNodeGroup } from "./diff";
+import { diffNodeGroup, rebuildFieldsChanged } from "./diff";
+import { groupRebuildNote } from "./rebuild";
 import { resizeGroup } from "./resize";
 import {
   type GroupNode,
@@ -102,6 +103,13 @@ export const implementation: ResourceImplementation<NodeGroupInputs, NodeGroupOu
     }
     reportExpired(run, olds, `${resourceNameOf(olds.owner)}: the group`);
     const diff = await diffNodeGroup(run, olds, news);
+    // In place: said at preview, since a rebuilt container loses its local disk.
+    const rebuilt = rebuildFieldsChanged(olds, news);
+    if ((diff.replaces ?? []).length === 0 && rebuilt.length > 0) {
+      run.progress(
+        `${resourceNameOf(olds.owner)}: ${groupRebuildNote(olds.nodes.length, rebuilt)}`,
+      );
+    }
     await recordNodeGroupDiff(run, olds, news, diff);
     return diff;
   },

@@ -15,7 +15,7 @@ import {
   rentRankZero,
   rentRanks,
 } from "./create";
-import { isBroken, ranksToRent } from "./diff";
+import { isBroken, ranksToRent, rebuildFieldsChanged } from "./diff";
 import {
   type GroupNode,
   groupDollarsPerHour,
@@ -23,9 +23,11 @@ import {
   type NodeGroupOutputs,
 } from "./inputs";
 import { awaitNodesReady } from "./readiness";
+import { groupRebuildNote, rebuildNodes } from "./rebuild";
 
 // An update of a group in place: its label and keys on every node, the ranks above a smaller
-// count destroyed, and the ranks missing (a larger count, or nodes refresh found gone or at a
+// count destroyed, the containers of the nodes that stay rebuilt when what they run changed
+// (rebuild.ts), and the ranks missing (a larger count, or nodes refresh found gone or at a
 // dead end) rented in the group's cluster, on its overlay. Without rank 0, whose address is
 // every node's MASTER_ADDR, every rank is rented anew, on the same overlay and volume.
 
@@ -205,8 +207,16 @@ export async function resizeGroup(
     below.filter((node) => !stay.includes(node)),
     news.pollIntervalSeconds,
   );
+  // The group's cluster, overlay and volume, looked up once for a rebuild and a rent.
+  let recorded: GroupBuild | undefined;
+  const buildFor = async () => (recorded ??= await resizeBuild(run, olds, news, name));
   let nodes = stay;
   let masterAddr = olds.masterAddr;
+  const rebuilt = rebuildFieldsChanged(olds, news);
+  if (rebuilt.length > 0 && stay.length > 0 && masterAddr !== null) {
+    progress(groupRebuildNote(stay.length, rebuilt));
+    nodes = await rebuildNodes({ ...(await buildFor()), nodes: new Map() }, stay, masterAddr);
+  }
   if (missing.length > 0) {
     // The missing nodes' price held against the stack's cap before any is rented.
     const budgetHold = await holdNodes(
@@ -216,12 +226,12 @@ export async function resizeGroup(
     );
     let rented: Awaited<ReturnType<typeof rentInto>>;
     try {
-      const build = { ...(await resizeBuild(run, olds, news, name)), budgetHold };
+      const build = { ...(await buildFor()), nodes: new Map(), budgetHold };
       rented = await rentInto(build, missing, anew ? null : olds.masterAddr);
     } finally {
       budgetHold?.release();
     }
-    nodes = [...stay, ...rented.added].sort((a, b) => a.rank - b.rank);
+    nodes = [...nodes, ...rented.added].sort((a, b) => a.rank - b.rank);
     masterAddr = rented.masterAddr;
   }
   const outs: NodeGroupOutputs = {

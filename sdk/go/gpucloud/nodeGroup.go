@@ -24,13 +24,13 @@ type NodeGroup struct {
 	DiskGb pulumi.Float64Output `pulumi:"diskGb"`
 	// What the group's nodes cost together, in dollars per hour: the sum of each node's `dollarsPerHour` as the service reports it (a node gone, or without a price, adds nothing); kept current by refresh. The group's network volume is not included.
 	DollarsPerHour pulumi.Float64PtrOutput `pulumi:"dollarsPerHour"`
-	// Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them replaces the group.
+	// Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them rebuilds every node's container in place, as changing `image` does.
 	Env pulumi.StringMapOutput `pulumi:"env"`
 	// With `maxLifetime`: when the group expires, fixed at its create (ISO 8601, UTC, e.g. `2026-01-01T08:00:00Z`); every node's watchdog then stops or destroys it, and the next up rents a new group. Absent otherwise.
 	ExpiresAt pulumi.StringPtrOutput `pulumi:"expiresAt"`
 	// Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
 	ExposePorts pulumi.ArrayOutput `pulumi:"exposePorts"`
-	// Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
+	// Each node's container image, e.g. `pytorch/pytorch`. Changing it rebuilds every node's container in place: the same instances, machines, overlay addresses and price, the network volume still mounted; each container is created anew, so what it wrote outside the network volume is lost.
 	Image pulumi.StringOutput `pulumi:"image"`
 	// Each node's label. Changes in place.
 	Label pulumi.StringPtrOutput `pulumi:"label"`
@@ -52,7 +52,7 @@ type NodeGroup struct {
 	OfferQuery pulumi.AnyOutput `pulumi:"offerQuery"`
 	// What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
 	OnExpiry pulumi.StringPtrOutput `pulumi:"onExpiry"`
-	// A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it replaces the group.
+	// A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it rebuilds every node's container in place, as changing `image` does.
 	Onstart pulumi.StringPtrOutput `pulumi:"onstart"`
 	// The service's id of the overlay network.
 	OverlayId pulumi.IntOutput `pulumi:"overlayId"`
@@ -136,11 +136,11 @@ type nodeGroupArgs struct {
 	CreateTimeoutSeconds *float64 `pulumi:"createTimeoutSeconds"`
 	// Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
 	DiskGb float64 `pulumi:"diskGb"`
-	// Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them replaces the group.
+	// Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them rebuilds every node's container in place, as changing `image` does.
 	Env map[string]string `pulumi:"env"`
 	// Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
 	ExposePorts []interface{} `pulumi:"exposePorts"`
-	// Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
+	// Each node's container image, e.g. `pytorch/pytorch`. Changing it rebuilds every node's container in place: the same instances, machines, overlay addresses and price, the network volume still mounted; each container is created anew, so what it wrote outside the network volume is lost.
 	Image string `pulumi:"image"`
 	// Each node's label. Changes in place.
 	Label *string `pulumi:"label"`
@@ -156,7 +156,7 @@ type nodeGroupArgs struct {
 	OfferQuery interface{} `pulumi:"offerQuery"`
 	// What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
 	OnExpiry *string `pulumi:"onExpiry"`
-	// A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it replaces the group.
+	// A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it rebuilds every node's container in place, as changing `image` does.
 	Onstart *string `pulumi:"onstart"`
 	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
 	PollIntervalSeconds *float64 `pulumi:"pollIntervalSeconds"`
@@ -174,11 +174,11 @@ type NodeGroupArgs struct {
 	CreateTimeoutSeconds pulumi.Float64PtrInput
 	// Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
 	DiskGb pulumi.Float64Input
-	// Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them replaces the group.
+	// Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them rebuilds every node's container in place, as changing `image` does.
 	Env pulumi.StringMapInput
 	// Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
 	ExposePorts pulumi.ArrayInput
-	// Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
+	// Each node's container image, e.g. `pytorch/pytorch`. Changing it rebuilds every node's container in place: the same instances, machines, overlay addresses and price, the network volume still mounted; each container is created anew, so what it wrote outside the network volume is lost.
 	Image pulumi.StringInput
 	// Each node's label. Changes in place.
 	Label pulumi.StringPtrInput
@@ -194,7 +194,7 @@ type NodeGroupArgs struct {
 	OfferQuery pulumi.Input
 	// What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
 	OnExpiry pulumi.StringPtrInput
-	// A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it replaces the group.
+	// A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it rebuilds every node's container in place, as changing `image` does.
 	Onstart pulumi.StringPtrInput
 	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
 	PollIntervalSeconds pulumi.Float64PtrInput
@@ -263,7 +263,7 @@ func (o NodeGroupOutput) DollarsPerHour() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *NodeGroup) pulumi.Float64PtrOutput { return v.DollarsPerHour }).(pulumi.Float64PtrOutput)
 }
 
-// Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them replaces the group.
+// Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them rebuilds every node's container in place, as changing `image` does.
 func (o NodeGroupOutput) Env() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *NodeGroup) pulumi.StringMapOutput { return v.Env }).(pulumi.StringMapOutput)
 }
@@ -278,7 +278,7 @@ func (o NodeGroupOutput) ExposePorts() pulumi.ArrayOutput {
 	return o.ApplyT(func(v *NodeGroup) pulumi.ArrayOutput { return v.ExposePorts }).(pulumi.ArrayOutput)
 }
 
-// Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
+// Each node's container image, e.g. `pytorch/pytorch`. Changing it rebuilds every node's container in place: the same instances, machines, overlay addresses and price, the network volume still mounted; each container is created anew, so what it wrote outside the network volume is lost.
 func (o NodeGroupOutput) Image() pulumi.StringOutput {
 	return o.ApplyT(func(v *NodeGroup) pulumi.StringOutput { return v.Image }).(pulumi.StringOutput)
 }
@@ -333,7 +333,7 @@ func (o NodeGroupOutput) OnExpiry() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *NodeGroup) pulumi.StringPtrOutput { return v.OnExpiry }).(pulumi.StringPtrOutput)
 }
 
-// A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it replaces the group.
+// A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it rebuilds every node's container in place, as changing `image` does.
 func (o NodeGroupOutput) Onstart() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *NodeGroup) pulumi.StringPtrOutput { return v.Onstart }).(pulumi.StringPtrOutput)
 }

@@ -44,9 +44,9 @@ class NodeGroupArgs:
 
         :param pulumi.Input[_builtins.float] create_timeout_seconds: How long create may take in all, every node running, in seconds; default 1200.
         :param pulumi.Input[_builtins.float] disk_gb: Required. Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them replaces the group.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them rebuilds every node's container in place, as changing `image` does.
         :param pulumi.Input[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]] expose_ports: Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
-        :param pulumi.Input[_builtins.str] image: Required. Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
+        :param pulumi.Input[_builtins.str] image: Required. Each node's container image, e.g. `pytorch/pytorch`. Changing it rebuilds every node's container in place: the same instances, machines, overlay addresses and price, the network volume still mounted; each container is created anew, so what it wrote outside the network volume is lost.
         :param pulumi.Input[_builtins.str] label: Each node's label. Changes in place.
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
         :param pulumi.Input[_builtins.str] max_lifetime: The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger nodeCount) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expiresAt` rents a new one.
@@ -54,7 +54,7 @@ class NodeGroupArgs:
         :param pulumi.Input[_builtins.int] node_count: Required. How many nodes (instances), 1 to 64, all in one physical cluster. Changing it adds or removes the highest ranks in place when the cluster has room; otherwise the group is replaced (preview says which).
         :param pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']] offer_query: Required. The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
         :param pulumi.Input[_builtins.str] on_expiry: What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
-        :param pulumi.Input[_builtins.str] onstart: A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it replaces the group.
+        :param pulumi.Input[_builtins.str] onstart: A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it rebuilds every node's container in place, as changing `image` does.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
         :param pulumi.Input['ReadinessArgs'] readiness: A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
         :param pulumi.Input[_builtins.str] runtype: `ssh` (the default), `jupyter` or `args`; a VM cannot join an overlay. Changing it replaces the group.
@@ -127,7 +127,7 @@ class NodeGroupArgs:
     @pulumi.getter
     def env(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
         """
-        Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them replaces the group.
+        Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them rebuilds every node's container in place, as changing `image` does.
         """
         return pulumi.get(self, "env")
 
@@ -151,7 +151,7 @@ class NodeGroupArgs:
     @pulumi.getter
     def image(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Required. Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
+        Required. Each node's container image, e.g. `pytorch/pytorch`. Changing it rebuilds every node's container in place: the same instances, machines, overlay addresses and price, the network volume still mounted; each container is created anew, so what it wrote outside the network volume is lost.
         """
         return pulumi.get(self, "image")
 
@@ -247,7 +247,7 @@ class NodeGroupArgs:
     @pulumi.getter
     def onstart(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it replaces the group.
+        A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it rebuilds every node's container in place, as changing `image` does.
         """
         return pulumi.get(self, "onstart")
 
@@ -335,9 +335,9 @@ class NodeGroup(pulumi.CustomResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.float] create_timeout_seconds: How long create may take in all, every node running, in seconds; default 1200.
         :param pulumi.Input[_builtins.float] disk_gb: Required. Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them replaces the group.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them rebuilds every node's container in place, as changing `image` does.
         :param pulumi.Input[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]] expose_ports: Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
-        :param pulumi.Input[_builtins.str] image: Required. Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
+        :param pulumi.Input[_builtins.str] image: Required. Each node's container image, e.g. `pytorch/pytorch`. Changing it rebuilds every node's container in place: the same instances, machines, overlay addresses and price, the network volume still mounted; each container is created anew, so what it wrote outside the network volume is lost.
         :param pulumi.Input[_builtins.str] label: Each node's label. Changes in place.
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
         :param pulumi.Input[_builtins.str] max_lifetime: The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger nodeCount) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expiresAt` rents a new one.
@@ -345,7 +345,7 @@ class NodeGroup(pulumi.CustomResource):
         :param pulumi.Input[_builtins.int] node_count: Required. How many nodes (instances), 1 to 64, all in one physical cluster. Changing it adds or removes the highest ranks in place when the cluster has room; otherwise the group is replaced (preview says which).
         :param pulumi.Input[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]] offer_query: Required. The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
         :param pulumi.Input[_builtins.str] on_expiry: What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
-        :param pulumi.Input[_builtins.str] onstart: A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it replaces the group.
+        :param pulumi.Input[_builtins.str] onstart: A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it rebuilds every node's container in place, as changing `image` does.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
         :param pulumi.Input[Union['ReadinessArgs', 'ReadinessArgsDict']] readiness: A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
         :param pulumi.Input[_builtins.str] runtype: `ssh` (the default), `jupyter` or `args`; a VM cannot join an overlay. Changing it replaces the group.
@@ -518,7 +518,7 @@ class NodeGroup(pulumi.CustomResource):
     @pulumi.getter
     def env(self) -> pulumi.Output[Optional[Mapping[str, _builtins.str]]]:
         """
-        Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them replaces the group.
+        Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them rebuilds every node's container in place, as changing `image` does.
         """
         return pulumi.get(self, "env")
 
@@ -542,7 +542,7 @@ class NodeGroup(pulumi.CustomResource):
     @pulumi.getter
     def image(self) -> pulumi.Output[_builtins.str]:
         """
-        Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
+        Each node's container image, e.g. `pytorch/pytorch`. Changing it rebuilds every node's container in place: the same instances, machines, overlay addresses and price, the network volume still mounted; each container is created anew, so what it wrote outside the network volume is lost.
         """
         return pulumi.get(self, "image")
 
@@ -630,7 +630,7 @@ class NodeGroup(pulumi.CustomResource):
     @pulumi.getter
     def onstart(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it replaces the group.
+        A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it rebuilds every node's container in place, as changing `image` does.
         """
         return pulumi.get(self, "onstart")
 
