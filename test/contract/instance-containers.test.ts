@@ -101,4 +101,23 @@ describe("an Instance's container changed in place", () => {
     ]);
     expect((await emulator.state()).instances.map((i) => i.id)).toEqual([olds.instanceId]);
   });
+
+  it("says at preview why a change replaces, and that one in place is in place", async () => {
+    const { id, olds } = await created({});
+    const said = async (news: ReturnType<typeof inputs>) => {
+      const from = providers.progress.length;
+      await instanceProvider.diff?.(providers.run, id, olds, news);
+      return providers.progress.slice(from).join("\n");
+    };
+    expect(await said(inputs({ diskGb: 40, image: "vllm/vllm-openai" }))).toContain(
+      `instance ${String(olds.instanceId)} is replaced: diskGb (the disk's size is fixed at rent)`,
+    );
+    expect(
+      await said(inputs({ image: "vllm/vllm-openai", replaceOnChanges: ["image"] })),
+    ).toContain("is replaced: image (replaceOnChanges asks for it)");
+    const inPlace = await said(inputs({ image: "vllm/vllm-openai" }));
+    expect(inPlace).toContain(`instance ${String(olds.instanceId)} is updated in place`);
+    expect(inPlace).not.toContain("is replaced");
+    expect(await writes()).toEqual([]);
+  });
 });

@@ -230,8 +230,15 @@ describe("NodeGroup", () => {
     // The group's cluster is rented out, but for the group's own nodes.
     const rest = await client.offers.searchInstances({ ...query, clusterId: group.clusterId });
     for (const offer of rest.offers) await emulator.removeAsk("instance", offer.askId);
-    const grown = await groupProvider.diff?.(providers.run, id, group, { ...group, nodeCount: 3 });
+    const lines: string[] = [];
+    const grown = await withProgress(lines, async () =>
+      groupProvider.diff?.(providers.run, id, group, { ...group, nodeCount: 3 }),
+    );
     expect(grown).toMatchObject({ replaces: ["nodeCount"], deleteBeforeReplace: true });
+    // Preview says why, beside the engine's `replace`.
+    expect(lines.join("\n")).toContain(
+      "the group is replaced: nodeCount (the group's cluster has no room for the new count",
+    );
     await groupProvider.delete?.(providers.run, id, group);
     expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
   });

@@ -25,6 +25,7 @@ import type { Run } from "../../run/run";
 import { checkInputs, containsUnknown, fieldFailure, inputFieldsOf } from "../../shared/validation";
 import { outbidBy, planOutbid, raiseBidAndResume } from "./bids";
 import { changeContainer, containerChangeNote, containerChangeOf } from "./container";
+import { replacementNote } from "../../renting/replacement-reasons";
 import { deleteFirstNote, diffInstance, launchesAnew, pinnedToVolume } from "./diff";
 import { importedInstance } from "./import";
 import { offerReadsOf } from "../../pricing/offer-reads";
@@ -218,14 +219,14 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
     if (diff.deleteBeforeReplace === true && pinnedToVolume(news) && olds.volume !== undefined) {
       run.progress(`${resourceNameOf(olds.owner)}: ${deleteFirstNote(olds)}`);
     }
-    // In place: said at preview, since a rebuilt container loses its local disk.
-    const container =
-      (diff.replaces ?? []).length === 0 ? containerChangeOf(olds, news) : undefined;
-    if (container !== undefined) {
-      run.progress(
-        `${resourceNameOf(olds.owner)}: ${containerChangeNote(olds.instanceId, container)}`,
-      );
-    }
+    // In place or replaced, said at preview with why: the engine names the fields only.
+    const replaces = diff.replaces ?? [];
+    const container = replaces.length === 0 ? containerChangeOf(olds, news) : undefined;
+    const note =
+      replaces.length > 0
+        ? replacementNote(`instance ${olds.instanceId}`, replaces, news.replaceOnChanges)
+        : container && containerChangeNote(olds.instanceId, container);
+    if (note) run.progress(`${resourceNameOf(olds.owner)}: ${note}`);
     await recordInstanceDiff(run, olds, news, diff);
     return diff;
   },

@@ -6,6 +6,7 @@ import { addressIn } from "../../shared/addresses";
 import { createGroup } from "./create";
 import { diffNodeGroup, rebuildFieldsChanged } from "./diff";
 import { groupRebuildNote } from "./rebuild";
+import { replacementNote } from "../../renting/replacement-reasons";
 import { resizeGroup } from "./resize";
 import {
   type GroupNode,
@@ -103,13 +104,14 @@ export const implementation: ResourceImplementation<NodeGroupInputs, NodeGroupOu
     }
     reportExpired(run, olds, `${resourceNameOf(olds.owner)}: the group`);
     const diff = await diffNodeGroup(run, olds, news);
-    // In place: said at preview, since a rebuilt container loses its local disk.
+    // In place or replaced, said at preview with why: the engine names the fields only.
+    const replaces = diff.replaces ?? [];
     const rebuilt = rebuildFieldsChanged(olds, news);
-    if ((diff.replaces ?? []).length === 0 && rebuilt.length > 0) {
-      run.progress(
-        `${resourceNameOf(olds.owner)}: ${groupRebuildNote(olds.nodes.length, rebuilt)}`,
-      );
-    }
+    const note =
+      replaces.length > 0
+        ? replacementNote("the group", replaces)
+        : rebuilt.length > 0 && groupRebuildNote(olds.nodes.length, rebuilt);
+    if (note) run.progress(`${resourceNameOf(olds.owner)}: ${note}`);
     await recordNodeGroupDiff(run, olds, news, diff);
     return diff;
   },
