@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { parse } from "shell-quote";
 import { z } from "zod";
 import type { EmulatorContext } from "../shared/context";
 import { envFromDockerFlags } from "../shared/docker-flags";
@@ -13,13 +14,23 @@ import { bootTimingOf, reboot } from "./lifecycle";
 // recycle (recreated from a fresh pull of its image), both in the OpenAPI. A rebuilt container
 // is a new one: what the old one wrote outside a volume is gone; a reboot keeps it.
 
+/** A command line's words, as a shell splits them: quotes kept together, `$NAME` left as written. */
+function argumentsOf(line: string): string[] {
+  return parse(line, (name) => `$${name}`).flatMap((word) => {
+    if (typeof word === "string") return [word];
+    if ("pattern" in word) return [word.pattern];
+    return "op" in word ? [word.op] : [];
+  });
+}
+
 // The official client sends only the options it was given, each as given.
 const UpdateTemplateSchema = z.object({
   id: z.int().nullish(),
   template_id: z.int().nullish(),
   template_hash_id: z.string().nullish(),
   image: z.string().min(1, "must name an image").nullish(),
-  args: z.string().nullish(),
+  // One string (`vastai update instance --args`), read as a shell reads it; a list as at create.
+  args: z.union([z.array(z.string()), z.string().transform(argumentsOf)]).nullish(),
   env: z
     .union([z.record(z.string(), z.string()), z.string().transform(envFromDockerFlags)])
     .nullish(),
@@ -35,7 +46,7 @@ function rebuiltSettings(
   ctx: EmulatorContext,
   instance: Instance,
   input: UpdateTemplate,
-): Pick<Instance, "image" | "env" | "onstart" | "template"> {
+): Pick<Instance, "image" | "env" | "onstart" | "args" | "template"> {
   const named = input.template_hash_id != null || input.template_id != null;
   const template = named
     ? findVisibleTemplate(ctx.store.state, {
@@ -51,6 +62,7 @@ function rebuiltSettings(
     // As at create: the template's flags, the request's keys winning.
     env: base ? { ...base.env, ...input.env } : (input.env ?? instance.env),
     onstart: input.onstart ?? base?.onstart ?? instance.onstart,
+    args: input.args ?? instance.args,
     template: base?.template ?? instance.template,
   };
 }

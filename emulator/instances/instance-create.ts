@@ -10,6 +10,7 @@ export type InstanceSpec = Pick<
   | "image"
   | "diskGb"
   | "onstart"
+  | "args"
   | "env"
   | "label"
   | "runtype"

@@ -62,6 +62,8 @@ const CreateInstanceSchema = z.object({
   env: z
     .union([z.record(z.string(), z.string()), z.string().transform(envFromDockerFlags)])
     .nullish(),
+  /** The entrypoint's arguments, a list as the OpenAPI types it (the official client's too). */
+  args: z.array(z.string()).nullish(),
   label: z.string().max(1024, "is limited to 1024 characters").nullish(),
   runtype: LaunchModeSchema.nullish(),
   price: z.number().nonnegative().nullish(),
@@ -206,6 +208,7 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
             image,
             diskGb: disk,
             onstart: input.onstart ?? base?.onstart ?? null,
+            args: input.args ?? [],
             env,
             label: input.label ?? null,
             runtype,

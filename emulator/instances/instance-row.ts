@@ -188,7 +188,7 @@ export function describeInstance(instance: Instance, nowMs: number, extraPolls =
     template_hash_id: instance.template?.hashId ?? null,
     template_name: instance.template?.name ?? null,
     image_uuid: instance.image,
-    image_args: [],
+    image_args: instance.args,
     image_runtype: instance.runtype,
     extra_env: Object.entries(instance.env),
     onstart: instance.onstart,

@@ -40,6 +40,8 @@ export const InstanceSchema = z.object({
   image: z.string(),
   diskGb: z.number(),
   onstart: z.string().nullable(),
+  /** The entrypoint's arguments (runtype `args`; the row's `image_args`). Older states: none. */
+  args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.string()),
   label: z.string().nullable(),
   runtype: RuntypeSchema,

@@ -161,6 +161,7 @@ export class ServerlessEngine {
           image: launch.image ?? base?.image ?? DEFAULT_WORKER_IMAGE,
           diskGb,
           onstart: launch.onstart ?? base?.onstart ?? null,
+          args: [],
           env: { ...base?.env, ...launch.env },
           label: null,
           runtype: base?.runtype ?? "ssh",

@@ -17,6 +17,8 @@ export const createInstanceRequestSchema = z.object({
    */
   template_hash_id: z.string().optional(),
   onstart: z.string().optional(),
+  /** Arguments to the image's entrypoint (runtype `args`), a list as the OpenAPI types it. */
+  args: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).optional(),
   label: z.string().optional(),
   runtype: z.string().optional(),
@@ -57,5 +59,7 @@ export const containerRebuildBodySchema = z.object({
   image: z.string().optional(),
   env: z.record(z.string(), z.string()).optional(),
   onstart: z.string().optional(),
+  /** The entrypoint's arguments as one shell-quoted string, as the official client sends them. */
+  args: z.string().optional(),
 });
 export type ContainerRebuild = Omit<z.infer<typeof containerRebuildBodySchema>, "id">;

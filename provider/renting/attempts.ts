@@ -100,6 +100,7 @@ export function createRequestOf(
     // The template's values are defaults; every field given here overrides its own.
     template_hash_id: inputs.templateHashId,
     onstart,
+    ...(inputs.args === undefined ? {} : { args: inputs.args }),
     env,
     // Marked as being created by this stack until create hands it over (identity.ts).
     label: inputs.stackToken === undefined ? inputs.label : creatingLabelOf(inputs.stackToken),

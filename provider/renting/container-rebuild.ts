@@ -1,7 +1,8 @@
+import { quote } from "shell-quote";
 import type { Expiry } from "../shared/expiry-watchdog";
 import type { Run } from "../run/run";
 import { createRequestOf } from "./attempts";
-import type { InstanceInputs } from "./instance-inputs";
+import { type InstanceInputs, runtypeOf } from "./instance-inputs";
 import { onstartToSend } from "./lifetime";
 
 /**
@@ -9,7 +10,8 @@ import { onstartToSend } from "./lifetime";
  * as `vastai update instance` sends it). It sends what a create would launch (env with its port,
  * overlay and mount entries; the onstart with the watchdog of `expiry`), so the rebuilt
  * container is what a new instance would run; a field the program dropped is cleared, unless
- * the template gives it. Shared by an Instance and each node of a NodeGroup.
+ * the template gives it. The entrypoint's arguments go as one shell-quoted string, as the
+ * official client sends them (`vastai update instance --args`). Shared by an Instance and each node of a NodeGroup.
  */
 export async function rebuildContainerFrom(
   run: Run,
@@ -27,5 +29,10 @@ export async function rebuildContainerFrom(
     ...(launch.image === undefined ? {} : { image: launch.image }),
     env: launch.env ?? {},
     ...(onstart !== undefined ? { onstart } : fromTemplate ? {} : { onstart: "" }),
+    ...(inputs.args !== undefined
+      ? { args: quote(inputs.args) }
+      : runtypeOf(inputs) === "args" && !fromTemplate
+        ? { args: "" }
+        : {}),
   });
 }

@@ -174,6 +174,20 @@ export const instanceInputsSchema = z.object({
     )
     .meta({ replacement: "sometimes" })
     .optional(),
+  // The service takes the list at create (the OpenAPI's `args`) and one string at a rebuild.
+  args: z
+    .array(z.string({ error: "each of args must be a string" }), {
+      error: 'args is a list of strings, e.g. ["--model", "Qwen/Qwen3-8B"]',
+    })
+    .max(256, "args must hold at most 256 arguments")
+    .describe(
+      'Arguments passed to the image\'s entrypoint, e.g. `["--model", "Qwen/Qwen3-8B"]`: for ' +
+        "`runtype: args`, which runs the image's own entrypoint instead of an SSH or Jupyter " +
+        "launch (and so no onstart). Changing them rebuilds the container in place, as " +
+        "changing `image` does.",
+    )
+    .meta({ replacement: "sometimes" })
+    .optional(),
   // Enforced on the instance itself, by a watchdog in its onstart (shared/expiry-watchdog.ts):
   // it holds while nobody runs Pulumi. Its seconds are lifetime.ts' `maxLifetimeSeconds`.
   maxLifetime: z

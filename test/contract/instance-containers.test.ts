@@ -2,6 +2,7 @@ import {
   diffInstance,
   implementation as instanceProvider,
   instanceInputsSchema,
+  type InstanceInputs,
   type InstanceOutputs,
 } from "../../provider/resources/instance";
 import { readOnstart } from "../../provider/shared/expiry-watchdog";
@@ -119,5 +120,42 @@ describe("an Instance's container changed in place", () => {
     expect(inPlace).toContain(`instance ${String(olds.instanceId)} is updated in place`);
     expect(inPlace).not.toContain("is replaced");
     expect(await writes()).toEqual([]);
+  });
+
+  it("passes args to the entrypoint at create and changes them in place, quoted as a shell reads them", async () => {
+    const { id, olds } = await created({ runtype: "args", args: ["--model", "Qwen/Qwen3-8B"] });
+    const [launched] = (await emulator.state()).instances;
+    expect(launched?.["args"]).toEqual(["--model", "Qwen/Qwen3-8B"]);
+
+    const news = inputs({ runtype: "args", args: ["--prompt", "it's $HOME", "--port=8000"] });
+    expect(diffInstance(olds, news)).toMatchObject({ changes: true, replaces: [] });
+    await instanceProvider.update?.(providers.run, id, olds, news);
+
+    expect(await writes()).toEqual([
+      `PUT /api/v0/instances/update_template/${String(olds.instanceId)}/`,
+    ]);
+    const [rebuilt] = (await emulator.state()).instances;
+    expect(rebuilt).toMatchObject({
+      id: olds.instanceId,
+      args: ["--prompt", "it's $HOME", "--port=8000"],
+    });
+  });
+
+  it("refuses args without runtype args at check, naming the field and sending nothing", async () => {
+    const news = { askId: ASK, image: "pytorch/pytorch", diskGb: 20, args: ["--secret-ish"] };
+    const checked = await instanceProvider.check(
+      providers.run,
+      {} as InstanceInputs,
+      news as unknown as InstanceInputs,
+    );
+    // One line naming the field (`property` empty: the engine would print the value).
+    expect((checked.failures ?? []).map((failure) => [failure.property, failure.reason])).toEqual([
+      [
+        "",
+        'args: the image\'s entrypoint takes arguments only with runtype "args"; set runtype: "args", or run the commands in onstart',
+      ],
+    ]);
+    expect(JSON.stringify(checked.failures)).not.toContain("--secret-ish");
+    expect(await emulator.writes()).toEqual([]);
   });
 });

@@ -36,6 +36,9 @@ function refusal(program: string, node: OldNode): string {
   );
 }
 
+// Each test starts Node.js processes: 5 s is too short on a loaded 2-core machine.
+jest.setTimeout(30_000);
+
 describe("the npm package's commands check the Node.js version first", () => {
   let oldNode: OldNode;
   beforeAll(async () => {

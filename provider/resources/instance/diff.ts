@@ -39,7 +39,7 @@ export const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === J
  * What the container runs: a change rebuilds it on its machine (container.ts), except a VM's,
  * which is replaced.
  */
-export const rebuildFields = ["image", "env", "onstart", "templateHashId"] as const;
+export const rebuildFields = ["image", "env", "onstart", "args", "templateHashId"] as const;
 
 export function rebuildFieldsChanged(olds: Partial<InstanceInputs>, news: InstanceInputs) {
   return rebuildFields.filter((field) => !same(olds[field], news[field]));

@@ -141,6 +141,16 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
         ),
       );
     }
+    // Only an args launch passes arguments to the image's entrypoint (a template's may be one).
+    if (inputs.args !== undefined && (inputs.runtype ?? "args") !== "args") {
+      failures.push(
+        fieldFailure(
+          "args",
+          `the image's entrypoint takes arguments only with runtype "args"; set runtype: ` +
+            `"args", or run the commands in onstart`,
+        ),
+      );
+    }
     // The service's volume guide: volumes are for docker instances, never for VMs.
     if (inputs.runtype === "vm") {
       for (const field of ["volume", "networkVolume"] as const) {

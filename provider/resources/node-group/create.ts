@@ -85,6 +85,7 @@ export function nodeInputsOf(build: GroupBuild, rank: number, masterAddr: string
     image: inputs.image,
     diskGb: inputs.diskGb,
     onstart: inputs.onstart,
+    args: inputs.args,
     maxLifetime: inputs.maxLifetime,
     onExpiry: inputs.onExpiry,
     label: inputs.label,

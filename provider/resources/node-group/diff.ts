@@ -8,7 +8,7 @@ import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
 // A group's diff. The nodes' network volume, disk, runtype and the query they were chosen by
 // are fixed at the nodes' rent: a change replaces the group, deleting it first (its cluster's
 // machines are the ones a new group would want; its network volume goes with it). What every
-// node runs (image, env, onstart) is rebuilt on the nodes' machines (rebuild.ts). The node
+// node runs (image, env, onstart, args) is rebuilt on the nodes' machines (rebuild.ts). The node
 // count, the label, the keys and the provider's own settings change in place, and so do nodes
 // that refresh found gone or at a dead end: the update rents their ranks again. A larger count
 // the group's cluster has no room for replaces the group, but only when another cluster can
@@ -37,7 +37,7 @@ const inPlaceFields = [
 const same = (a: unknown, b: unknown) => isDeepStrictEqual(a ?? null, b ?? null);
 
 /** What every node runs: a change rebuilds each node's container on its machine (rebuild.ts). */
-export const rebuildFields = ["image", "env", "onstart"] as const;
+export const rebuildFields = ["image", "env", "onstart", "args"] as const;
 
 export function rebuildFieldsChanged(
   olds: Pick<NodeGroupInputs, (typeof rebuildFields)[number]>,

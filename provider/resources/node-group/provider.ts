@@ -78,6 +78,14 @@ export const implementation: ResourceImplementation<NodeGroupInputs, NodeGroupOu
         fieldFailure("runtype", "a VM cannot join an overlay network; use ssh, jupyter or args"),
       );
     }
+    if (inputs.args !== undefined && inputs.runtype !== "args") {
+      failures.push(
+        fieldFailure(
+          "args",
+          `the image's entrypoint takes arguments only with runtype "args"; set it`,
+        ),
+      );
+    }
     for (const name of ["NODE_RANK", "WORLD_SIZE", "MASTER_ADDR"]) {
       if (inputs.env?.[name] !== undefined) {
         failures.push(

@@ -4,7 +4,7 @@ import { type GroupBuild, nodeInputsOf, recordedNode } from "./create";
 import type { GroupNode } from "./inputs";
 import { awaitNodesReady } from "./readiness";
 
-// What every node runs (image, env, onstart), changed on the nodes' machines: each node's
+// What every node runs (image, env, onstart, args), changed on the nodes' machines: each node's
 // container is rebuilt with what a node of the new inputs would launch, its rank, WORLD_SIZE,
 // MASTER_ADDR, overlay and volume entries included. The group keeps its instances, machines,
 // cluster, overlay addresses and price; what the containers wrote outside the network volume

@@ -17,6 +17,8 @@ type Instance struct {
 
 	// What the instance is doing, as the service last said: `running`, `stopped`, ...
 	ActualStatus pulumi.StringPtrOutput `pulumi:"actualStatus"`
+	// Arguments passed to the image's entrypoint, e.g. `["--model", "Qwen/Qwen3-8B"]`: for `runtype: args`, which runs the image's own entrypoint instead of an SSH or Jupyter launch (and so no onstart). Changing them rebuilds the container in place, as changing `image` does.
+	Args pulumi.StringArrayOutput `pulumi:"args"`
 	// The instance ask (offer) to rent, e.g. one getOffers found. Give this, `askIds` or `offerQuery`. Changing it replaces the instance.
 	AskId pulumi.IntPtrOutput `pulumi:"askId"`
 	// Asks to try in order, one per attempt (cycling when attempts outnumber asks). Changing the list replaces the instance only when it no longer holds the ask rented.
@@ -157,6 +159,8 @@ func (InstanceState) ElementType() reflect.Type {
 }
 
 type instanceArgs struct {
+	// Arguments passed to the image's entrypoint, e.g. `["--model", "Qwen/Qwen3-8B"]`: for `runtype: args`, which runs the image's own entrypoint instead of an SSH or Jupyter launch (and so no onstart). Changing them rebuilds the container in place, as changing `image` does.
+	Args []string `pulumi:"args"`
 	// The instance ask (offer) to rent, e.g. one getOffers found. Give this, `askIds` or `offerQuery`. Changing it replaces the instance.
 	AskId *int `pulumi:"askId"`
 	// Asks to try in order, one per attempt (cycling when attempts outnumber asks). Changing the list replaces the instance only when it no longer holds the ask rented.
@@ -213,6 +217,8 @@ type instanceArgs struct {
 
 // The set of arguments for constructing a Instance resource.
 type InstanceArgs struct {
+	// Arguments passed to the image's entrypoint, e.g. `["--model", "Qwen/Qwen3-8B"]`: for `runtype: args`, which runs the image's own entrypoint instead of an SSH or Jupyter launch (and so no onstart). Changing them rebuilds the container in place, as changing `image` does.
+	Args pulumi.StringArrayInput
 	// The instance ask (offer) to rent, e.g. one getOffers found. Give this, `askIds` or `offerQuery`. Changing it replaces the instance.
 	AskId pulumi.IntPtrInput
 	// Asks to try in order, one per attempt (cycling when attempts outnumber asks). Changing the list replaces the instance only when it no longer holds the ask rented.
@@ -307,6 +313,11 @@ func (o InstanceOutput) ToInstanceOutputWithContext(ctx context.Context) Instanc
 // What the instance is doing, as the service last said: `running`, `stopped`, ...
 func (o InstanceOutput) ActualStatus() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.ActualStatus }).(pulumi.StringPtrOutput)
+}
+
+// Arguments passed to the image's entrypoint, e.g. `["--model", "Qwen/Qwen3-8B"]`: for `runtype: args`, which runs the image's own entrypoint instead of an SSH or Jupyter launch (and so no onstart). Changing them rebuilds the container in place, as changing `image` does.
+func (o InstanceOutput) Args() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *Instance) pulumi.StringArrayOutput { return v.Args }).(pulumi.StringArrayOutput)
 }
 
 // The instance ask (offer) to rent, e.g. one getOffers found. Give this, `askIds` or `offerQuery`. Changing it replaces the instance.

@@ -16,6 +16,8 @@ import (
 type NodeGroup struct {
 	pulumi.CustomResourceState
 
+	// Arguments passed to each node's image entrypoint, for `runtype: args`. Changing them rebuilds every node's container in place, as changing `image` does.
+	Args pulumi.StringArrayOutput `pulumi:"args"`
 	// The physical cluster every node is in.
 	ClusterId pulumi.IntOutput `pulumi:"clusterId"`
 	// How long create may take in all, every node running, in seconds; default 1200.
@@ -132,6 +134,8 @@ func (NodeGroupState) ElementType() reflect.Type {
 }
 
 type nodeGroupArgs struct {
+	// Arguments passed to each node's image entrypoint, for `runtype: args`. Changing them rebuilds every node's container in place, as changing `image` does.
+	Args []string `pulumi:"args"`
 	// How long create may take in all, every node running, in seconds; default 1200.
 	CreateTimeoutSeconds *float64 `pulumi:"createTimeoutSeconds"`
 	// Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
@@ -170,6 +174,8 @@ type nodeGroupArgs struct {
 
 // The set of arguments for constructing a NodeGroup resource.
 type NodeGroupArgs struct {
+	// Arguments passed to each node's image entrypoint, for `runtype: args`. Changing them rebuilds every node's container in place, as changing `image` does.
+	Args pulumi.StringArrayInput
 	// How long create may take in all, every node running, in seconds; default 1200.
 	CreateTimeoutSeconds pulumi.Float64PtrInput
 	// Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
@@ -241,6 +247,11 @@ func (o NodeGroupOutput) ToNodeGroupOutput() NodeGroupOutput {
 
 func (o NodeGroupOutput) ToNodeGroupOutputWithContext(ctx context.Context) NodeGroupOutput {
 	return o
+}
+
+// Arguments passed to each node's image entrypoint, for `runtype: args`. Changing them rebuilds every node's container in place, as changing `image` does.
+func (o NodeGroupOutput) Args() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *NodeGroup) pulumi.StringArrayOutput { return v.Args }).(pulumi.StringArrayOutput)
 }
 
 // The physical cluster every node is in.

@@ -22,6 +22,7 @@ __all__ = ['InstanceArgs', 'Instance']
 @pulumi.input_type
 class InstanceArgs:
     def __init__(__self__, *,
+                 args: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  ask_id: pulumi.Input[Optional[_builtins.int]] = None,
                  ask_ids: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None,
                  create_timeout_seconds: pulumi.Input[Optional[_builtins.float]] = None,
@@ -51,6 +52,7 @@ class InstanceArgs:
         """
         The set of arguments for constructing a Instance resource.
 
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] args: Arguments passed to the image's entrypoint, e.g. `["--model", "Qwen/Qwen3-8B"]`: for `runtype: args`, which runs the image's own entrypoint instead of an SSH or Jupyter launch (and so no onstart). Changing them rebuilds the container in place, as changing `image` does.
         :param pulumi.Input[_builtins.int] ask_id: The instance ask (offer) to rent, e.g. one getOffers found. Give this, `askIds` or `offerQuery`. Changing it replaces the instance.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ask_ids: Asks to try in order, one per attempt (cycling when attempts outnumber asks). Changing the list replaces the instance only when it no longer holds the ask rented.
         :param pulumi.Input[_builtins.float] create_timeout_seconds: How long create may take in all, attempts included, in seconds; default 1200. Changes in place (only this provider's setting).
@@ -78,6 +80,8 @@ class InstanceArgs:
         :param pulumi.Input[_builtins.str] template_hash_id: A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Changing it rebuilds the container in place from the template, as changing `image` does.
         :param pulumi.Input['InstanceVolumeArgs'] volume: An existing volume to link: its id (a Volume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
         """
+        if args is not None:
+            pulumi.set(__self__, "args", args)
         if ask_id is not None:
             pulumi.set(__self__, "ask_id", ask_id)
         if ask_ids is not None:
@@ -138,6 +142,18 @@ class InstanceArgs:
             pulumi.set(__self__, "template_hash_id", template_hash_id)
         if volume is not None:
             pulumi.set(__self__, "volume", volume)
+
+    @_builtins.property
+    @pulumi.getter
+    def args(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
+        """
+        Arguments passed to the image's entrypoint, e.g. `["--model", "Qwen/Qwen3-8B"]`: for `runtype: args`, which runs the image's own entrypoint instead of an SSH or Jupyter launch (and so no onstart). Changing them rebuilds the container in place, as changing `image` does.
+        """
+        return pulumi.get(self, "args")
+
+    @args.setter
+    def args(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
+        pulumi.set(self, "args", value)
 
     @_builtins.property
     @pulumi.getter(name="askId")
@@ -458,6 +474,7 @@ class Instance(pulumi.CustomResource):
     def __init__(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 args: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  ask_id: pulumi.Input[Optional[_builtins.int]] = None,
                  ask_ids: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None,
                  create_timeout_seconds: pulumi.Input[Optional[_builtins.float]] = None,
@@ -490,6 +507,7 @@ class Instance(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] args: Arguments passed to the image's entrypoint, e.g. `["--model", "Qwen/Qwen3-8B"]`: for `runtype: args`, which runs the image's own entrypoint instead of an SSH or Jupyter launch (and so no onstart). Changing them rebuilds the container in place, as changing `image` does.
         :param pulumi.Input[_builtins.int] ask_id: The instance ask (offer) to rent, e.g. one getOffers found. Give this, `askIds` or `offerQuery`. Changing it replaces the instance.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ask_ids: Asks to try in order, one per attempt (cycling when attempts outnumber asks). Changing the list replaces the instance only when it no longer holds the ask rented.
         :param pulumi.Input[_builtins.float] create_timeout_seconds: How long create may take in all, attempts included, in seconds; default 1200. Changes in place (only this provider's setting).
@@ -541,6 +559,7 @@ class Instance(pulumi.CustomResource):
     def _internal_init(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 args: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  ask_id: pulumi.Input[Optional[_builtins.int]] = None,
                  ask_ids: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None,
                  create_timeout_seconds: pulumi.Input[Optional[_builtins.float]] = None,
@@ -577,6 +596,7 @@ class Instance(pulumi.CustomResource):
                 raise TypeError('__props__ is only valid when passed in combination with a valid opts.id to get an existing resource')
             __props__ = InstanceArgs.__new__(InstanceArgs)
 
+            __props__.__dict__["args"] = args
             __props__.__dict__["ask_id"] = ask_id
             __props__.__dict__["ask_ids"] = ask_ids
             if create_timeout_seconds is None:
@@ -650,6 +670,7 @@ class Instance(pulumi.CustomResource):
         __props__ = InstanceArgs.__new__(InstanceArgs)
 
         __props__.__dict__["actual_status"] = None
+        __props__.__dict__["args"] = None
         __props__.__dict__["ask_id"] = None
         __props__.__dict__["ask_ids"] = None
         __props__.__dict__["attempts"] = None
@@ -700,6 +721,14 @@ class Instance(pulumi.CustomResource):
         What the instance is doing, as the service last said: `running`, `stopped`, ...
         """
         return pulumi.get(self, "actual_status")
+
+    @_builtins.property
+    @pulumi.getter
+    def args(self) -> pulumi.Output[Optional[Sequence[_builtins.str]]]:
+        """
+        Arguments passed to the image's entrypoint, e.g. `["--model", "Qwen/Qwen3-8B"]`: for `runtype: args`, which runs the image's own entrypoint instead of an SSH or Jupyter launch (and so no onstart). Changing them rebuilds the container in place, as changing `image` does.
+        """
+        return pulumi.get(self, "args")
 
     @_builtins.property
     @pulumi.getter(name="askId")

@@ -22,6 +22,7 @@ __all__ = ['NodeGroupArgs', 'NodeGroup']
 @pulumi.input_type
 class NodeGroupArgs:
     def __init__(__self__, *,
+                 args: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  create_timeout_seconds: pulumi.Input[Optional[_builtins.float]] = None,
                  disk_gb: pulumi.Input[Optional[_builtins.float]] = None,
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
@@ -42,6 +43,7 @@ class NodeGroupArgs:
         """
         The set of arguments for constructing a NodeGroup resource.
 
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] args: Arguments passed to each node's image entrypoint, for `runtype: args`. Changing them rebuilds every node's container in place, as changing `image` does.
         :param pulumi.Input[_builtins.float] create_timeout_seconds: How long create may take in all, every node running, in seconds; default 1200.
         :param pulumi.Input[_builtins.float] disk_gb: Required. Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them rebuilds every node's container in place, as changing `image` does.
@@ -60,6 +62,8 @@ class NodeGroupArgs:
         :param pulumi.Input[_builtins.str] runtype: `ssh` (the default), `jupyter` or `args`; a VM cannot join an overlay. Changing it replaces the group.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ssh_key_ids: Account SSH keys (SshKey `sshKeyId`s) attached to every node once it runs.
         """
+        if args is not None:
+            pulumi.set(__self__, "args", args)
         if create_timeout_seconds is None:
             create_timeout_seconds = 1200
         if create_timeout_seconds is not None:
@@ -98,6 +102,18 @@ class NodeGroupArgs:
             pulumi.set(__self__, "runtype", runtype)
         if ssh_key_ids is not None:
             pulumi.set(__self__, "ssh_key_ids", ssh_key_ids)
+
+    @_builtins.property
+    @pulumi.getter
+    def args(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
+        """
+        Arguments passed to each node's image entrypoint, for `runtype: args`. Changing them rebuilds every node's container in place, as changing `image` does.
+        """
+        return pulumi.get(self, "args")
+
+    @args.setter
+    def args(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
+        pulumi.set(self, "args", value)
 
     @_builtins.property
     @pulumi.getter(name="createTimeoutSeconds")
@@ -310,6 +326,7 @@ class NodeGroup(pulumi.CustomResource):
     def __init__(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 args: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  create_timeout_seconds: pulumi.Input[Optional[_builtins.float]] = None,
                  disk_gb: pulumi.Input[Optional[_builtins.float]] = None,
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
@@ -333,6 +350,7 @@ class NodeGroup(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] args: Arguments passed to each node's image entrypoint, for `runtype: args`. Changing them rebuilds every node's container in place, as changing `image` does.
         :param pulumi.Input[_builtins.float] create_timeout_seconds: How long create may take in all, every node running, in seconds; default 1200.
         :param pulumi.Input[_builtins.float] disk_gb: Required. Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them rebuilds every node's container in place, as changing `image` does.
@@ -375,6 +393,7 @@ class NodeGroup(pulumi.CustomResource):
     def _internal_init(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 args: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  create_timeout_seconds: pulumi.Input[Optional[_builtins.float]] = None,
                  disk_gb: pulumi.Input[Optional[_builtins.float]] = None,
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
@@ -402,6 +421,7 @@ class NodeGroup(pulumi.CustomResource):
                 raise TypeError('__props__ is only valid when passed in combination with a valid opts.id to get an existing resource')
             __props__ = NodeGroupArgs.__new__(NodeGroupArgs)
 
+            __props__.__dict__["args"] = args
             if create_timeout_seconds is None:
                 create_timeout_seconds = 1200
             __props__.__dict__["create_timeout_seconds"] = create_timeout_seconds
@@ -454,6 +474,7 @@ class NodeGroup(pulumi.CustomResource):
 
         __props__ = NodeGroupArgs.__new__(NodeGroupArgs)
 
+        __props__.__dict__["args"] = None
         __props__.__dict__["cluster_id"] = None
         __props__.__dict__["create_timeout_seconds"] = None
         __props__.__dict__["disk_gb"] = None
@@ -481,6 +502,14 @@ class NodeGroup(pulumi.CustomResource):
         __props__.__dict__["ssh_key_ids"] = None
         __props__.__dict__["subnet"] = None
         return NodeGroup(resource_name, opts=opts, __props__=__props__)
+
+    @_builtins.property
+    @pulumi.getter
+    def args(self) -> pulumi.Output[Optional[Sequence[_builtins.str]]]:
+        """
+        Arguments passed to each node's image entrypoint, for `runtype: args`. Changing them rebuilds every node's container in place, as changing `image` does.
+        """
+        return pulumi.get(self, "args")
 
     @_builtins.property
     @pulumi.getter(name="clusterId")
