@@ -6,7 +6,9 @@
 const vmReason = "a VM boots its own image, which the service cannot rebuild in place";
 
 const reasons: Readonly<Record<string, string>> = {
-  ...Object.fromEntries(["image", "env", "onstart", "args", "templateHashId"].map((f) => [f, vmReason])),
+  ...Object.fromEntries(
+    ["image", "env", "onstart", "args", "templateHashId"].map((f) => [f, vmReason]),
+  ),
   diskGb: "the disk's size is fixed at rent",
   runtype: "the launch mode is fixed at rent",
   overlay: "an overlay is joined at launch",

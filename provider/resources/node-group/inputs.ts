@@ -58,10 +58,12 @@ export const nodeGroupInputsSchema = z.object({
         "environment). Changing it rebuilds every node's container in place, as changing " +
         "`image` does.",
     ),
-  args: node.args.meta({ replacement: undefined }).describe(
-    "Arguments passed to each node's image entrypoint, for `runtype: args`. Changing them " +
-      "rebuilds every node's container in place, as changing `image` does.",
-  ),
+  args: node.args
+    .meta({ replacement: undefined })
+    .describe(
+      "Arguments passed to each node's image entrypoint, for `runtype: args`. Changing them " +
+        "rebuilds every node's container in place, as changing `image` does.",
+    ),
   maxLifetime: node.maxLifetime.describe(
     "The longest the group may live, counted from its create: a whole number and a unit, " +
       '`s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the ' +
