@@ -218,20 +218,8 @@ export const descriptor = describeResource({
       ],
     },
   ],
-  recorded: [
-    {
-      olds: {
-        endpointName: "e",
-        minLoad: 10,
-        targetUtil: 0.9,
-        coldMult: 2.5,
-        coldWorkers: 5,
-        maxWorkers: 20,
-        deleteTimeoutSeconds: 600,
-        endpointId: 4,
-      },
-    },
-  ],
+  // At the service's defaults (the zod definition's).
+  recorded: [{ olds: { ...endpointInputsSchema.parse({ endpointName: "e" }), endpointId: 4 } }],
 });
 
 // ---- The resource -------------------------------------------------------------------------

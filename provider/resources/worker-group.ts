@@ -52,14 +52,9 @@ export const descriptor = describeResource({
   ],
   recorded: [
     {
+      // At the service's defaults (the zod definition's).
       olds: {
-        endpointId: 1,
-        minLoad: 1,
-        targetUtil: 0.9,
-        coldMult: 3,
-        testWorkers: 3,
-        gpuRamGb: 24,
-        deleteTimeoutSeconds: 600,
+        ...workerGroupInputsSchema.parse({ endpointId: 1 }),
         workerGroupId: 2,
         searchQuery: searchQueryOf(undefined),
       },

@@ -1,6 +1,7 @@
 // Test-only: what the tests try on an Instance (its descriptor's `badInputs` and `recorded`).
 import { randomBytes } from "node:crypto";
 import type { BadInput, RecordedState } from "../../shared/resource-descriptor";
+import { type InstanceInputs, instanceInputsSchema, type InstanceOutputs } from "./inputs";
 
 /** Bad input as a new user writes it. */
 export function instanceBadInputs(): readonly BadInput[] {
@@ -261,23 +262,33 @@ export function instanceBadInputs(): readonly BadInput[] {
   ];
 }
 
-const recordedInstance = {
-  image: "img",
-  diskGb: 20,
-  runtype: "ssh",
-  state: "running",
-  createTimeoutSeconds: 1200,
-  maxAttempts: 3,
-  pollIntervalSeconds: 3,
-  instanceId: 7,
-  actualStatus: "running",
-  sshHost: null,
-  sshPort: null,
-  publicIp: null,
-  gpuRamMb: null,
-  statusMessage: null,
-  attempts: [{ askId: 31001, instanceId: 7 }],
+/**
+ * An instance as its state records it once running (before the service says where to reach
+ * it), its one attempt on `askId`. The unit tests of the diff start from it too.
+ */
+export function runningInstance(
+  inputs: InstanceInputs,
+  askId = inputs.askId ?? 31001,
+): InstanceOutputs {
+  return {
+    ...inputs,
+    instanceId: 7,
+    actualStatus: "running",
+    sshHost: null,
+    sshPort: null,
+    publicIp: null,
+    gpuRamMb: null,
+    statusMessage: null,
+    attempts: [{ askId, instanceId: 7 }],
+  };
+}
+
+/** What a program gives least, at the schema's defaults, over SSH: by query, and by ask. */
+const { askId: _askId, ...byQuery } = {
+  ...instanceInputsSchema.parse({ askId: 31001, image: "img", diskGb: 20 }),
+  runtype: "ssh" as const,
 };
+const byAsk = { ...byQuery, askId: 31001 };
 
 /** The offer an instance by query was rented on, as the search answered it. */
 const rentedOffer = {
@@ -295,19 +306,17 @@ const rentedOffer = {
 /** Instances by ask, by query, with a lifetime and a VM, as their states record them. */
 export const instanceRecorded: readonly RecordedState[] = [
   // Rented from an ask: a new list keeps it while the list still holds that ask.
-  {
-    olds: { ...recordedInstance, askId: 31001 },
-    changes: { askIds: [[31001, 31002], [31002]] },
-  },
+  { olds: runningInstance(byAsk), changes: { askIds: [[31001, 31002], [31002]] } },
   // On demand: adding a bid replaces; interruptible: a new bid does not.
-  { olds: { ...recordedInstance, askId: 31001 }, changes: { price: [0.5] } },
-  { olds: { ...recordedInstance, askId: 31001, price: 0.2 }, changes: { price: [0.3] } },
+  { olds: runningInstance(byAsk), changes: { price: [0.5] } },
+  { olds: runningInstance({ ...byAsk, price: 0.2 }), changes: { price: [0.3] } },
   // By query: kept while its offer matches the query and the price cap.
   {
     olds: {
-      ...recordedInstance,
-      offerQuery: { gpuName: "RTX 4090" },
-      maxDollarsPerHour: 1,
+      ...runningInstance(
+        { ...byQuery, offerQuery: { gpuName: "RTX 4090" }, maxDollarsPerHour: 1 },
+        31001,
+      ),
       offer: rentedOffer,
     },
     changes: {
@@ -319,13 +328,11 @@ export const instanceRecorded: readonly RecordedState[] = [
   // the same duration written otherwise, or the default written out, does not.
   {
     olds: {
-      ...recordedInstance,
-      askId: 31001,
-      maxLifetime: "8h",
+      ...runningInstance({ ...byAsk, maxLifetime: "8h" }),
       expiresAt: "2999-01-01T00:00:00Z",
     },
     changes: { maxLifetime: ["480m", "9h"], onExpiry: ["destroy", "stop"] },
   },
   // A VM: what runs replaces it (the service rebuilds containers in place, not VMs).
-  { olds: { ...recordedInstance, askId: 31001, runtype: "vm" } },
+  { olds: runningInstance({ ...byAsk, runtype: "vm" }) },
 ];
