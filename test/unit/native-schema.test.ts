@@ -8,7 +8,7 @@ import {
   volumeOfferQuerySchema,
 } from "../../provider/client/offer-query-language";
 import { instanceOfferSchema, volumeOfferSchema } from "../../provider/client/offer-schemas";
-import { templateSummaryOf } from "../../provider/client/templates";
+import { templateSummaryOf } from "../../provider/client/template-summaries";
 import { nativeFunctions } from "../../provider/native/functions";
 import { nativeResources } from "../../provider/native/resources";
 import {
