@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Transport } from "./transport";
-import type { ClientArea } from "./client-area";
+import { documentedBy, type ClientArea } from "./client-area";
 
 // Templates (/api/v0/template/): create (POST), edit by hash (PUT), delete by numeric id
 // (DELETE), search (GET with JSON-encoded select_filters / select_cols / order_by).
@@ -379,4 +379,50 @@ export class TemplatesApi {
   }
 }
 
-export const area: ClientArea = { property: "templates", Api: TemplatesApi };
+/** The fields the documents give both a create and an edit of a template. */
+const templateFields = [
+  "desc",
+  "docker_login_repo",
+  "env",
+  "extra_filters",
+  "hash_id",
+  "href",
+  "image",
+  "jup_direct",
+  "jupyter_dir",
+  "name",
+  "onstart",
+  "private",
+  "readme",
+  "readme_visible",
+  "recommended_disk_space",
+  "repo",
+  "runtype",
+  "ssh_direct",
+  "tag",
+  "use_jupyter_lab",
+  "use_ssh",
+];
+
+export const area: ClientArea = {
+  property: "templates",
+  Api: TemplatesApi,
+  documents: {
+    "DELETE /api/v0/template/": { by: documentedBy.all, body: ["hash_id", "template_id"] },
+    "GET /api/v0/template/": {
+      by: documentedBy.all,
+      query: ["order_by", "select_cols", "select_filters"],
+    },
+    "POST /api/v0/template/": {
+      by: documentedBy.all,
+      body: [
+        ...templateFields,
+        "args_str",
+        "docker_login_pass",
+        "docker_login_user",
+        "volume_info",
+      ],
+    },
+    "PUT /api/v0/template/": { by: documentedBy.all, body: [...templateFields, "id"] },
+  },
+};
