@@ -11,8 +11,8 @@ import { configurePlugin, plain, startPlugin, struct, urnOf } from "../support/n
 // with its records and routes) is added to a copy of the tree, `gen-registry` is run there as
 // a maintainer runs it, and nothing else is edited; the copy, built aside (esbuild, no type
 // check: typecheck is the real tree's), then serves the resource by both doors (the dynamic
-// entry states name, through the package's name, and the plugin over gRPC) and the area's
-// routes and records.
+// entry states name, through the package's name, and the plugin over gRPC), its bad input
+// taken from the copy's registry as the tests' table takes it, and the area's routes and records.
 
 const execFileAsync = promisify(execFile);
 const root = path.resolve(__dirname, "..", "..");
