@@ -316,7 +316,7 @@ export const descriptor = describeResource({
       cases: [{ field: "permissions", says: /permissions: only api is allowed at the top level/ }],
     },
   ],
-  recorded: [
+  recorded: () => [
     {
       olds: { name: "ci", permissions: { api: { instance_read: {} } }, apiKeyId: 3, key: "k" },
     },

@@ -219,7 +219,9 @@ export const descriptor = describeResource({
     },
   ],
   // At the service's defaults (the zod definition's).
-  recorded: [{ olds: { ...endpointInputsSchema.parse({ endpointName: "e" }), endpointId: 4 } }],
+  recorded: () => [
+    { olds: { ...endpointInputsSchema.parse({ endpointName: "e" }), endpointId: 4 } },
+  ],
 });
 
 // ---- The resource -------------------------------------------------------------------------

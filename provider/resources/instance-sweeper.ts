@@ -43,7 +43,7 @@ export const descriptor = describeResource({
   overlay: true,
   // A program gives it no input: nothing to try.
   badInputs: () => [],
-  recorded: [],
+  recorded: () => [],
   hidden: sweeperResourceInputs.hidden,
   fill: (news, { project, stack, stackToken }) => ({
     ...news,

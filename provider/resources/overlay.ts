@@ -310,7 +310,7 @@ export const descriptor = describeResource({
       cases: [{ field: "name", says: /name: may hold only lowercase letters, digits and - / }],
     },
   ],
-  recorded: [
+  recorded: () => [
     {
       olds: {
         clusterId: 7,

@@ -242,7 +242,7 @@ export const descriptor = describeResource({
       },
     ];
   },
-  recorded: [{ olds: { key: "API_TOKEN", value: "v1" } }],
+  recorded: () => [{ olds: { key: "API_TOKEN", value: "v1" } }],
 });
 
 /**

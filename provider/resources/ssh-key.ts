@@ -257,7 +257,7 @@ export const descriptor = describeResource({
       },
     ];
   },
-  recorded: [
+  recorded: () => [
     {
       olds: {
         publicKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 a",

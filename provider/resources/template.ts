@@ -53,7 +53,7 @@ export const descriptor = describeResource({
       secrets: ["424242424242", "hf_secret"],
     },
   ],
-  recorded: [
+  recorded: () => [
     {
       olds: {
         // The inputs at their defaults (the zod definition's).

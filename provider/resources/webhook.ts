@@ -296,7 +296,7 @@ export const descriptor = describeResource({
       },
     },
   ],
-  recorded: [
+  recorded: () => [
     {
       olds: {
         url: "https://a.example/",

@@ -50,7 +50,7 @@ export const descriptor = describeResource({
       secrets: ["never-echoed-value"],
     },
   ],
-  recorded: [
+  recorded: () => [
     {
       // At the service's defaults (the zod definition's).
       olds: {

@@ -70,9 +70,9 @@ export interface ResourceDescriptor {
   /**
    * Test-only: states of the resource as recorded (its outputs), from which each input is
    * changed alone to show that the schema's marks of what a change does are what the diff does
-   * (test/unit/native-schema.test.ts).
+   * (test/unit/native-schema.test.ts). Made when asked, as `badInputs` is.
    */
-  readonly recorded: readonly RecordedState[];
+  readonly recorded: () => readonly RecordedState[];
 }
 
 /** One bad field of a group: check must name it in a line that says what is allowed. */

@@ -104,7 +104,7 @@ describe("a new resource, added as its own files", () => {
           bad: bad.failures.map((failure) => failure.reason),
           exported: typeof gpucloud.Note,
           tried,
-          recorded: descriptor.recorded.length,
+          recorded: descriptor.recorded().length,
         }));
       })();`;
       const { stdout } = await execFileAsync(process.execPath, ["-e", script], { cwd: tree });

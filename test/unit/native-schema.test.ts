@@ -392,7 +392,7 @@ describe("the schema's marks of what a change does", () => {
     if (native === undefined || spec === undefined) throw new Error(`no ${type}`);
     const outcomes = new Map<string, Set<Outcome>>();
     // Each resource's recorded states are its descriptor's.
-    for (const { olds, changes = {} } of native.recorded) {
+    for (const { olds, changes = {} } of native.recorded()) {
       const news = Object.fromEntries(
         Object.keys(spec.inputProperties)
           .filter((field) => field in olds)
@@ -431,7 +431,8 @@ describe("the schema's marks of what a change does", () => {
       const serviceDecides = new Set(
         nativeResources
           .find((resource) => resource.type === type)
-          ?.recorded.flatMap((state) => state.serviceDecides ?? []),
+          ?.recorded()
+          .flatMap((state) => state.serviceDecides ?? []),
       );
       const marked = Object.entries(spec?.inputProperties ?? {}).map(([field, property]) => [
         field,

@@ -283,13 +283,6 @@ export function runningInstance(
   };
 }
 
-/** What a program gives least, at the schema's defaults, over SSH: by query, and by ask. */
-const { askId: _askId, ...byQuery } = {
-  ...instanceInputsSchema.parse({ askId: 31001, image: "img", diskGb: 20 }),
-  runtype: "ssh" as const,
-};
-const byAsk = { ...byQuery, askId: 31001 };
-
 /** The offer an instance by query was rented on, as the search answered it. */
 const rentedOffer = {
   askId: 31001,
@@ -304,35 +297,43 @@ const rentedOffer = {
 };
 
 /** Instances by ask, by query, with a lifetime and a VM, as their states record them. */
-export const instanceRecorded: readonly RecordedState[] = [
-  // Rented from an ask: a new list keeps it while the list still holds that ask.
-  { olds: runningInstance(byAsk), changes: { askIds: [[31001, 31002], [31002]] } },
-  // On demand: adding a bid replaces; interruptible: a new bid does not.
-  { olds: runningInstance(byAsk), changes: { price: [0.5] } },
-  { olds: runningInstance({ ...byAsk, price: 0.2 }), changes: { price: [0.3] } },
-  // By query: kept while its offer matches the query and the price cap.
-  {
-    olds: {
-      ...runningInstance(
-        { ...byQuery, offerQuery: { gpuName: "RTX 4090" }, maxDollarsPerHour: 1 },
-        31001,
-      ),
-      offer: rentedOffer,
+export function instanceRecorded(): readonly RecordedState[] {
+  // What a program gives least, at the schema's defaults, over SSH: by query, and by ask.
+  const { askId: _askId, ...byQuery } = {
+    ...instanceInputsSchema.parse({ askId: 31001, image: "img", diskGb: 20 }),
+    runtype: "ssh" as const,
+  };
+  const byAsk = { ...byQuery, askId: 31001 };
+  return [
+    // Rented from an ask: a new list keeps it while the list still holds that ask.
+    { olds: runningInstance(byAsk), changes: { askIds: [[31001, 31002], [31002]] } },
+    // On demand: adding a bid replaces; interruptible: a new bid does not.
+    { olds: runningInstance(byAsk), changes: { price: [0.5] } },
+    { olds: runningInstance({ ...byAsk, price: 0.2 }), changes: { price: [0.3] } },
+    // By query: kept while its offer matches the query and the price cap.
+    {
+      olds: {
+        ...runningInstance(
+          { ...byQuery, offerQuery: { gpuName: "RTX 4090" }, maxDollarsPerHour: 1 },
+          31001,
+        ),
+        offer: rentedOffer,
+      },
+      changes: {
+        offerQuery: [{ gpuName: "RTX 4090", numGpus: 1 }, { gpuName: "RTX 3090" }],
+        maxDollarsPerHour: [2, 0.4],
+      },
     },
-    changes: {
-      offerQuery: [{ gpuName: "RTX 4090", numGpus: 1 }, { gpuName: "RTX 3090" }],
-      maxDollarsPerHour: [2, 0.4],
+    // With a lifetime: another duration or onExpiry replaces (the deadline is in the onstart);
+    // the same duration written otherwise, or the default written out, does not.
+    {
+      olds: {
+        ...runningInstance({ ...byAsk, maxLifetime: "8h" }),
+        expiresAt: "2999-01-01T00:00:00Z",
+      },
+      changes: { maxLifetime: ["480m", "9h"], onExpiry: ["destroy", "stop"] },
     },
-  },
-  // With a lifetime: another duration or onExpiry replaces (the deadline is in the onstart);
-  // the same duration written otherwise, or the default written out, does not.
-  {
-    olds: {
-      ...runningInstance({ ...byAsk, maxLifetime: "8h" }),
-      expiresAt: "2999-01-01T00:00:00Z",
-    },
-    changes: { maxLifetime: ["480m", "9h"], onExpiry: ["destroy", "stop"] },
-  },
-  // A VM: what runs replaces it (the service rebuilds containers in place, not VMs).
-  { olds: runningInstance({ ...byAsk, runtype: "vm" }) },
-];
+    // A VM: what runs replaces it (the service rebuilds containers in place, not VMs).
+    { olds: runningInstance({ ...byAsk, runtype: "vm" }) },
+  ];
+}

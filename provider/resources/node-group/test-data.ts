@@ -58,27 +58,28 @@ export function runningGroup(inputs: NodeGroupInputs, expiresAt?: string): NodeG
   };
 }
 
-/** What a program gives least, at the schema's defaults. */
-const leastInputs = nodeGroupInputsSchema.parse({
-  nodeCount: 2,
-  offerQuery: { gpuName: "H100 SXM" },
-  image: "img",
-  diskGb: 40,
-});
-
 /** A group, and one with a lifetime, as their states record them. */
-export const nodeGroupRecorded: readonly RecordedState[] = [
-  {
-    olds: runningGroup(leastInputs),
-    // Fewer nodes: in place. More than the cluster holds replaces, which only the service can
-    // say (the diff searches the cluster's offers): test/contract/node-groups.test.ts.
-    changes: { nodeCount: [1], maxLifetime: ["8h"], onExpiry: ["stop"] },
-    serviceDecides: ["nodeCount"],
-  },
-  // With a lifetime: another duration replaces, the same one written otherwise does not.
-  {
-    olds: runningGroup({ ...leastInputs, maxLifetime: "3d" }, "2999-01-01T00:00:00Z"),
-    changes: { nodeCount: [1], maxLifetime: ["72h", "4d"], onExpiry: ["destroy", "stop"] },
-    serviceDecides: ["nodeCount"],
-  },
-];
+export function nodeGroupRecorded(): readonly RecordedState[] {
+  // What a program gives least, at the schema's defaults.
+  const leastInputs = nodeGroupInputsSchema.parse({
+    nodeCount: 2,
+    offerQuery: { gpuName: "H100 SXM" },
+    image: "img",
+    diskGb: 40,
+  });
+  return [
+    {
+      olds: runningGroup(leastInputs),
+      // Fewer nodes: in place. More than the cluster holds replaces, which only the service can
+      // say (the diff searches the cluster's offers): test/contract/node-groups.test.ts.
+      changes: { nodeCount: [1], maxLifetime: ["8h"], onExpiry: ["stop"] },
+      serviceDecides: ["nodeCount"],
+    },
+    // With a lifetime: another duration replaces, the same one written otherwise does not.
+    {
+      olds: runningGroup({ ...leastInputs, maxLifetime: "3d" }, "2999-01-01T00:00:00Z"),
+      changes: { nodeCount: [1], maxLifetime: ["72h", "4d"], onExpiry: ["destroy", "stop"] },
+      serviceDecides: ["nodeCount"],
+    },
+  ];
+}

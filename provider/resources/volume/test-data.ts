@@ -80,18 +80,20 @@ export function volumeBadInputs(): readonly BadInput[] {
 }
 
 /** A volume by ask and one by query, as their states record them. */
-export const volumeRecorded: readonly RecordedState[] = [
-  { olds: { askId: 1, sizeGb: 15, volumeName: "V.5", volumeId: 5 } },
-  {
-    olds: {
-      volumeOfferQuery: { geolocation: "US" },
-      sizeGb: 15,
-      volumeName: "V.5",
-      volumeId: 5,
-      offer: { askId: 1, diskSpaceGb: 100, geolocation: "US", reliability: 0.99 },
+export function volumeRecorded(): readonly RecordedState[] {
+  return [
+    { olds: { askId: 1, sizeGb: 15, volumeName: "V.5", volumeId: 5 } },
+    {
+      olds: {
+        volumeOfferQuery: { geolocation: "US" },
+        sizeGb: 15,
+        volumeName: "V.5",
+        volumeId: 5,
+        offer: { askId: 1, diskSpaceGb: 100, geolocation: "US", reliability: 0.99 },
+      },
+      changes: {
+        volumeOfferQuery: [{ geolocation: "US", reliability: { gte: 0.9 } }, { geolocation: "CA" }],
+      },
     },
-    changes: {
-      volumeOfferQuery: [{ geolocation: "US", reliability: { gte: 0.9 } }, { geolocation: "CA" }],
-    },
-  },
-];
+  ];
+}
