@@ -14,7 +14,7 @@ import {
   type VolumeOffer,
   type VolumeOfferQuery,
 } from "./client";
-import { templateSummaryOf } from "./client/templates";
+import { templateSummaryOf } from "./client/template-summaries";
 import {
   type Charges,
   type ChargesRequest,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Transport } from "./transport";
-import type { ClientArea } from "./client-area";
+import { documentedBy, type ClientArea } from "./client-area";
 
 /**
  * A scope in the specification's shape: `{api: {<category>: {<constraints>}}}`, e.g.
@@ -82,4 +82,15 @@ export class ApiKeysApi {
   }
 }
 
-export const area: ClientArea = { property: "apiKeys", Api: ApiKeysApi };
+export const area: ClientArea = {
+  property: "apiKeys",
+  Api: ApiKeysApi,
+  documents: {
+    "GET /api/v0/auth/apikeys/": { by: documentedBy.all },
+    "POST /api/v0/auth/apikeys/": {
+      by: documentedBy.all,
+      body: ["key_params", "name", "permissions"],
+    },
+    "DELETE /api/v0/auth/apikeys/{id}/": { by: documentedBy.all },
+  },
+};

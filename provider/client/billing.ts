@@ -179,4 +179,14 @@ export const area: ClientArea = {
   property: "billing",
   Api: BillingApi,
   description: "What the account was charged, per contract, and its invoices.",
+  documents: {
+    "GET /api/v0/charges/": {
+      by: ["the OpenAPI", "vastai 1.9.1"],
+      query: ["after_token", "format", "latest_first", "limit", "select_filters"],
+    },
+    "GET /api/v1/invoices/": {
+      by: ["the OpenAPI", "vastai 1.9.1"],
+      query: ["after_token", "latest_first", "limit", "order_by", "select_filters"],
+    },
+  },
 };

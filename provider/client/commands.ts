@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Transport } from "./transport";
-import type { ClientArea } from "./client-area";
+import { documentedBy, type ClientArea } from "./client-area";
 
 const successSchema = z.object({ success: z.literal(true) });
 
@@ -72,4 +72,14 @@ export class CommandsApi {
   }
 }
 
-export const area: ClientArea = { property: "commands", Api: CommandsApi };
+export const area: ClientArea = {
+  property: "commands",
+  Api: CommandsApi,
+  documents: {
+    "PUT /api/v0/commands/copy_direct/": {
+      by: documentedBy.all,
+      body: ["client_id", "dst_id", "dst_path", "src_id", "src_path"],
+    },
+    "DELETE /api/v0/commands/rsync/": { by: ["the specification, 4.5"], body: ["dst_id"] },
+  },
+};

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { GpuCloudError } from "./errors";
 import { SharedList } from "./shared-list";
 import type { Transport } from "./transport";
-import type { ClientArea } from "./client-area";
+import { documentedBy, type ClientArea } from "./client-area";
 
 // Serverless endpoints (`/api/v0/endptjobs/`). A row of the list also carries the endpoint's
 // `api_key`, a credential: what a client sends to call the endpoint (the official client's
@@ -177,8 +177,33 @@ export class EndpointsApi {
   }
 }
 
+/** The fields the documents give both a create and an update of an endpoint. */
+const endpointFields = [
+  "autoscaler_instance",
+  "client_id",
+  "cold_mult",
+  "cold_workers",
+  "endpoint_name",
+  "inactivity_timeout",
+  "max_queue_time",
+  "max_workers",
+  "min_cold_load",
+  "min_load",
+  "target_queue_time",
+  "target_util",
+];
+
 export const area: ClientArea = {
   property: "endpoints",
   Api: EndpointsApi,
   description: "Serverless endpoints.",
+  documents: {
+    "GET /api/v0/endptjobs/": { by: documentedBy.all, body: ["client_id"] },
+    "POST /api/v0/endptjobs/": { by: documentedBy.all, body: endpointFields },
+    "DELETE /api/v0/endptjobs/{id}/": { by: documentedBy.all, body: ["client_id", "endptjob_id"] },
+    "PUT /api/v0/endptjobs/{id}/": {
+      by: documentedBy.all,
+      body: [...endpointFields, "endpoint_state", "endptjob_id"],
+    },
+  },
 };

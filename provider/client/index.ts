@@ -39,15 +39,14 @@ export type { RemoteCopy, RemoteCopyStarted } from "./commands";
 export type { SshKey, InstanceSshKey } from "./ssh-keys";
 export {
   compileTemplateQuery,
-  templateSummaryOf,
   TemplateQueryError,
   type SavedTemplate,
   type Template,
   type TemplateFields,
   type TemplateQuery,
   type TemplateSearch,
-  type TemplateSummary,
 } from "./templates";
+export { templateSummaryOf, type TemplateSummary } from "./template-summaries";
 export type { ApiKey, ApiKeyPermissions, CreatedApiKey, CreateApiKeyRequest } from "./api-keys";
 export type { DeletedWorkers, Endpoint, EndpointFields } from "./endpoints";
 export { isEndpointGone } from "./endpoints";

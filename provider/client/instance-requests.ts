@@ -1,6 +1,8 @@
 import { z } from "zod";
+import { documentedBy, type DocumentedOperation } from "./client-area";
 
-// The bodies of the instance writes (wire names), checked before they are sent.
+// The bodies of the instance writes (wire names), checked before they are sent; and what the
+// service's documents give of each operation of the instances area (its `area`'s documents).
 
 export const instanceStateSchema = z.enum(["stopped", "running"]);
 export type InstanceState = z.infer<typeof instanceStateSchema>;
@@ -63,3 +65,58 @@ export const containerRebuildBodySchema = z.object({
   args: z.string().optional(),
 });
 export type ContainerRebuild = Omit<z.infer<typeof containerRebuildBodySchema>, "id">;
+
+/** The instances area's operations, as the service's documents give them (its `area`). */
+export const instanceDocuments: Readonly<Record<string, DocumentedOperation>> = {
+  "PUT /api/v0/asks/{id}/": {
+    by: documentedBy.all,
+    body: [
+      "args",
+      "args_str",
+      "cancel_unavail",
+      "client_id",
+      "disk",
+      "env",
+      "extra",
+      "force",
+      "image",
+      "image_login",
+      "jupyter_dir",
+      "label",
+      "lang_utf8",
+      "onstart",
+      "price",
+      "python_utf8",
+      "runtype",
+      "target_state",
+      "template_hash_id",
+      "use_jupyter_lab",
+      "user",
+      "vm",
+      "volume_info",
+    ],
+  },
+  "DELETE /api/v0/instances/": { by: ["vastai 1.9.1"], body: ["instance_ids"] },
+  "PUT /api/v0/instances/": { by: documentedBy.clients, body: ["ids", "state"] },
+  "PUT /api/v0/instances/bid_price/{id}/": { by: documentedBy.all, body: ["client_id", "price"] },
+  "GET /api/v0/instances/filters/": { by: ["vastai 1.9.1"] },
+  // `vastai update instance`, which the OpenAPI leaves out.
+  "PUT /api/v0/instances/update_template/{id}/": {
+    by: documentedBy.clients,
+    body: ["args", "env", "id", "image", "onstart", "template_hash_id", "template_id"],
+  },
+  "PUT /api/v0/instances/reboot/{id}/": { by: documentedBy.all },
+  "PUT /api/v0/instances/recycle/{id}/": { by: documentedBy.all },
+  // `vastai show logs`; the OpenAPI gives the path without a trailing slash.
+  "PUT /api/v0/instances/request_logs/{id}": {
+    by: documentedBy.openApi,
+    body: ["daemon_logs", "filter", "tail"],
+  },
+  "DELETE /api/v0/instances/{id}/": { by: documentedBy.all },
+  "GET /api/v0/instances/{id}/": { by: documentedBy.all, query: ["owner"] },
+  "PUT /api/v0/instances/{id}/": { by: documentedBy.all, body: ["label", "state"] },
+  "GET /api/v1/instances/": {
+    by: documentedBy.all,
+    query: ["after_token", "limit", "order_by", "owner", "select_cols", "select_filters"],
+  },
+};

@@ -10,6 +10,7 @@ import {
   type CreateInstanceRequest,
   createInstanceBodySchema,
   destroyManyBodySchema,
+  instanceDocuments,
   type InstanceState,
   relabelBodySchema,
   setStateBodySchema,
@@ -420,4 +421,8 @@ export class InstancesApi {
   }
 }
 
-export const area: ClientArea = { property: "instances", Api: InstancesApi };
+export const area: ClientArea = {
+  property: "instances",
+  Api: InstancesApi,
+  documents: instanceDocuments,
+};

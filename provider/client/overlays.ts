@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Transport } from "./transport";
-import type { ClientArea } from "./client-area";
+import { documentedBy, type ClientArea } from "./client-area";
 
 // Overlay networks: a private LAN for the instances of one physical cluster that join it. No
 // OpenAPI entry exists; the shapes are what the service's official client sends and reads
@@ -97,4 +97,10 @@ export const area: ClientArea = {
   property: "overlays",
   Api: OverlaysApi,
   description: "Overlay networks on physical clusters.",
+  documents: {
+    "DELETE /api/v0/overlay/": { by: documentedBy.clients, body: ["overlay_id", "overlay_name"] },
+    "GET /api/v0/overlay/": { by: documentedBy.clients },
+    "POST /api/v0/overlay/": { by: documentedBy.clients, body: ["cluster_id", "name"] },
+    "PUT /api/v0/overlay/": { by: documentedBy.clients, body: ["instance_id", "name"] },
+  },
 };

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { SharedList } from "./shared-list";
 import type { Transport } from "./transport";
-import type { ClientArea } from "./client-area";
+import { documentedBy, type ClientArea } from "./client-area";
 
 /** Masked values: a string of asterisks, or null when the value is empty. */
 export const maskedValueSchema = z.string().nullable();
@@ -83,4 +83,13 @@ export class SecretsApi {
   }
 }
 
-export const area: ClientArea = { property: "secrets", Api: SecretsApi };
+export const area: ClientArea = {
+  property: "secrets",
+  Api: SecretsApi,
+  documents: {
+    "DELETE /api/v0/secrets/": { by: documentedBy.all, body: ["key"] },
+    "GET /api/v0/secrets/": { by: documentedBy.all },
+    "POST /api/v0/secrets/": { by: documentedBy.all, body: ["key", "value"] },
+    "PUT /api/v0/secrets/": { by: documentedBy.all, body: ["key", "value"] },
+  },
+};

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { GpuCloudError } from "./errors";
 import type { Transport } from "./transport";
-import type { ClientArea } from "./client-area";
+import { documentedBy, type ClientArea } from "./client-area";
 
 const timestampSchema = z.union([z.string(), z.number()]).nullable().optional();
 
@@ -135,4 +135,16 @@ export class SshKeysApi {
   }
 }
 
-export const area: ClientArea = { property: "sshKeys", Api: SshKeysApi };
+export const area: ClientArea = {
+  property: "sshKeys",
+  Api: SshKeysApi,
+  documents: {
+    "GET /api/v0/instances/{id}/ssh/": { by: documentedBy.openApi },
+    "POST /api/v0/instances/{id}/ssh/": { by: documentedBy.all, body: ["ssh_key"] },
+    "DELETE /api/v0/instances/{id}/ssh/{ssh_key_id}/": { by: documentedBy.all },
+    "GET /api/v0/ssh/": { by: documentedBy.all },
+    "POST /api/v0/ssh/": { by: documentedBy.all, body: ["ssh_key"] },
+    "DELETE /api/v0/ssh/{id}/": { by: documentedBy.all },
+    "PUT /api/v0/ssh/{id}/": { by: documentedBy.all, body: ["id", "ssh_key"] },
+  },
+};

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Transport } from "./transport";
-import type { ClientArea } from "./client-area";
+import { documentedBy, type ClientArea } from "./client-area";
 
 /**
  * The current user. The service's body also carries the caller's API key (`api_key`) and a
@@ -43,4 +43,10 @@ export class UsersApi {
   }
 }
 
-export const area: ClientArea = { property: "users", Api: UsersApi };
+export const area: ClientArea = {
+  property: "users",
+  Api: UsersApi,
+  documents: {
+    "GET /api/v0/users/current/": { by: documentedBy.all, query: ["owner"] },
+  },
+};

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { volumeOfferWireSchema } from "./offer-schemas";
 import { SharedList } from "./shared-list";
 import type { Transport } from "./transport";
-import type { ClientArea } from "./client-area";
+import { documentedBy, type ClientArea } from "./client-area";
 
 /** `V.<number>`: the number is the volume's id. */
 export const volumeNameSchema = z
@@ -185,4 +185,13 @@ export class VolumesApi {
   }
 }
 
-export const area: ClientArea = { property: "volumes", Api: VolumesApi };
+export const area: ClientArea = {
+  property: "volumes",
+  Api: VolumesApi,
+  documents: {
+    "PUT /api/v0/network_volumes/": { by: documentedBy.clients, body: ["id", "name", "size"] },
+    "DELETE /api/v0/volumes/": { by: documentedBy.all, query: ["id"], body: ["id"] },
+    "GET /api/v0/volumes/": { by: documentedBy.all, query: ["owner", "type"] },
+    "PUT /api/v0/volumes/": { by: documentedBy.all, body: ["id", "name", "size"] },
+  },
+};

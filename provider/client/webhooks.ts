@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { SharedList } from "./shared-list";
 import type { Transport } from "./transport";
-import type { ClientArea } from "./client-area";
+import { documentedBy, type ClientArea } from "./client-area";
 
 export const webhookSchema = z.object({
   id: z.number().int(),
@@ -147,4 +147,19 @@ export class WebhooksApi {
   }
 }
 
-export const area: ClientArea = { property: "webhooks", Api: WebhooksApi };
+/** The fields the OpenAPI gives both a create and an update of a webhook. */
+const webhookFields = ["event_types", "name", "webhook_url"];
+
+export const area: ClientArea = {
+  property: "webhooks",
+  Api: WebhooksApi,
+  documents: {
+    "GET /api/v0/notification-types/": { by: documentedBy.openApi },
+    "GET /api/v0/webhooks/": { by: documentedBy.openApi },
+    "POST /api/v0/webhooks/": { by: documentedBy.openApi, body: webhookFields },
+    "DELETE /api/v0/webhooks/{id}/": { by: documentedBy.openApi },
+    "PUT /api/v0/webhooks/{id}/": { by: documentedBy.openApi, body: webhookFields },
+    "POST /api/v0/webhooks/{id}/rotate-secret/": { by: documentedBy.openApi },
+    "POST /api/v0/webhooks/{id}/test/": { by: documentedBy.openApi },
+  },
+};

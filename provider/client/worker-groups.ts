@@ -2,7 +2,7 @@ import { z } from "zod";
 import { type DeletedWorkers, deletedWorkersSchema } from "./endpoints";
 import { SharedList } from "./shared-list";
 import type { Transport } from "./transport";
-import type { ClientArea } from "./client-area";
+import { documentedBy, type ClientArea } from "./client-area";
 
 // Serverless worker groups (`/api/v0/workergroups/`). Like an endpoint's, a group's row carries
 // an `api_key`, a credential: the schemas below do not declare it, so zod strips it from every
@@ -147,8 +147,48 @@ export class WorkerGroupsApi {
   }
 }
 
+/** The fields the documents give both a create and an update of a worker group. */
+const workerGroupFields = [
+  "client_id",
+  "cold_mult",
+  "cold_workers",
+  "endpoint_id",
+  "endpoint_name",
+  "gpu_ram",
+  "launch_args",
+  "min_load",
+  "search_params",
+  "target_util",
+  "template_hash",
+  "template_id",
+  "test_workers",
+];
+
 export const area: ClientArea = {
   property: "workerGroups",
   Api: WorkerGroupsApi,
   description: "Serverless worker groups.",
+  documents: {
+    "GET /api/v0/workergroups/": { by: documentedBy.all, body: ["client_id"] },
+    "POST /api/v0/workergroups/": {
+      by: documentedBy.all,
+      body: [
+        ...workerGroupFields,
+        "autoscaler_instance",
+        "docker_login_pass",
+        "docker_login_repo",
+        "docker_login_user",
+        "max_workers",
+        "min_cold_load",
+      ],
+    },
+    "DELETE /api/v0/workergroups/{id}/": {
+      by: documentedBy.all,
+      body: ["autojob_id", "client_id"],
+    },
+    "PUT /api/v0/workergroups/{id}/": {
+      by: documentedBy.all,
+      body: [...workerGroupFields, "autojob_id"],
+    },
+  },
 };

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { GpuCloudClient } from "../client";
 import { instanceSummaryOf, instanceSummarySchema } from "../client/instance-summaries";
 import { instanceOfferOutputSchema, volumeOfferOutputSchema } from "../client/offer-schemas";
-import { templateSummaryOf, templateSummarySchema } from "../client/templates";
+import { templateSummaryOf, templateSummarySchema } from "../client/template-summaries";
 import { chargesOf, chargesSchema, invoicesOf, invoicesSchema } from "../client/charge-summaries";
 import {
   checkedChargesRequest,

@@ -282,6 +282,45 @@ export const descriptor = describeResource({
     // The key the emulator was started with.
     isOwn: (record) => record["id"] !== 1,
   },
+  badInputs: () => [
+    {
+      what: "wrong type, unknown category",
+      args: { name: 5, permissions: { api: { instance_reed: {} } } },
+      cases: [
+        { field: "name", says: /name: expected a string, received 5/ },
+        {
+          field: "permissions",
+          says: /permissions.api: instance_reed: not a permission category; the categories are misc, user_read/,
+        },
+      ],
+    },
+    {
+      what: "empty name, no category",
+      args: { name: " ", permissions: { api: {} } },
+      cases: [
+        { field: "name", says: /name: must not be empty/ },
+        { field: "permissions", says: /permissions.api: must grant at least one category/ },
+      ],
+    },
+    {
+      what: "control characters, missing scope",
+      args: { name: "ci\tkey" },
+      cases: [
+        { field: "name", says: /name: must not contain control characters/ },
+        { field: "permissions", says: /permissions: required: permissions must be \{ api:/ },
+      ],
+    },
+    {
+      what: "extra top-level key",
+      args: { name: "ci", permissions: { api: { misc: {} }, read: true } },
+      cases: [{ field: "permissions", says: /permissions: only api is allowed at the top level/ }],
+    },
+  ],
+  recorded: () => [
+    {
+      olds: { name: "ci", permissions: { api: { instance_read: {} } }, apiKeyId: 3, key: "k" },
+    },
+  ],
 });
 
 // ---- The resource -------------------------------------------------------------------------

@@ -205,6 +205,23 @@ export const descriptor = describeResource({
     "calls it with: `routeUrl`, `endpointName` and `apiKey` (a secret).",
   packageTypes: ["EndpointArgs"],
   tests: { records: "endpoints", isOnAccount: hasRecord("endpoints", "endpointId") },
+  badInputs: () => [
+    {
+      what: "out-of-bounds parameters",
+      args: { endpointName: "e2e-llm", targetUtil: 1.5, coldWorkers: 6, maxWorkers: 4 },
+      cases: [
+        {
+          field: "targetUtil",
+          says: /targetUtil: is a fraction of capacity, more than 0 and at most 1/,
+        },
+        { field: "coldWorkers", says: /coldWorkers: \(6\) must be at most maxWorkers \(4\)/ },
+      ],
+    },
+  ],
+  // At the service's defaults (the zod definition's).
+  recorded: () => [
+    { olds: { ...endpointInputsSchema.parse({ endpointName: "e" }), endpointId: 4 } },
+  ],
 });
 
 // ---- The resource -------------------------------------------------------------------------

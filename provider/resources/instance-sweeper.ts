@@ -41,6 +41,9 @@ export const descriptor = describeResource({
     "It destroys only instances that carry this stack's token and are still labelled as being " +
     "created: never one a resource records or retains, nor another stack's.",
   overlay: true,
+  // A program gives it no input: nothing to try.
+  badInputs: () => [],
+  recorded: () => [],
   hidden: sweeperResourceInputs.hidden,
   fill: (news, { project, stack, stackToken }) => ({
     ...news,

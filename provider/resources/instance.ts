@@ -12,6 +12,7 @@ import {
   instanceOutputsSchema,
   instanceResourceInputs,
 } from "./instance/inputs";
+import { instanceBadInputs, instanceRecorded } from "./instance/test-data";
 
 export { implementation };
 /** The dynamic door's provider, which every instance's state names (provider/shim.ts). */
@@ -34,6 +35,8 @@ export const descriptor = describeResource({
   fill: withOwnerAndToken,
   packageTypes: ["InstanceArgs", "InstanceAttempt"],
   tests: { records: "instances", isOnAccount: hasRecord("instances", "instanceId") },
+  badInputs: instanceBadInputs,
+  recorded: instanceRecorded,
 });
 export { Instance, type InstanceArgs } from "./instance/resource";
 export { diffInstance } from "./instance/diff";

@@ -25,6 +25,7 @@ import { recoverLostCreate } from "../shared/lost-create";
 import { theLostVolume } from "../shared/lost-volume";
 import { checkInputs, containsUnknown, fieldFailure } from "../shared/validation";
 import { withExample } from "../shared/reference-examples";
+import { networkVolumeBadInputs, networkVolumeRecorded } from "./network-volume/test-data";
 
 // A network volume: storage on a physical cluster's network disk, which instances on machines of
 // that cluster mount (Instance `networkVolume`). Nothing in it is secret.
@@ -357,6 +358,8 @@ export const descriptor = describeResource({
     "it. The service deletes no volume an instance mounts: the instances go first.",
   packageTypes: ["NetworkVolumeArgs"],
   tests: { records: "networkVolumes", isOnAccount: hasRecord("networkVolumes", "volumeId") },
+  badInputs: networkVolumeBadInputs,
+  recorded: networkVolumeRecorded,
 });
 
 /**

@@ -11,6 +11,7 @@ import {
   nodeGroupOutputsSchema,
   nodeGroupResourceInputs,
 } from "./node-group/inputs";
+import { nodeGroupBadInputs, nodeGroupRecorded } from "./node-group/test-data";
 
 export { implementation };
 /** The dynamic door's provider, which every group's state names (provider/shim.ts). */
@@ -47,7 +48,10 @@ export const descriptor = describeResource({
       );
     },
   },
+  badInputs: nodeGroupBadInputs,
+  recorded: nodeGroupRecorded,
 });
+
 export { NodeGroup, type NodeGroupArgs } from "./node-group/resource";
 export {
   nodeGroupInputsSchema,

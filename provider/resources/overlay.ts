@@ -283,6 +283,44 @@ export const descriptor = describeResource({
     isOnAccount: hasRecord("overlays", "overlayId"),
     identify: (record) => record["name"],
   },
+  badInputs: () => [
+    {
+      what: "a clusterId of the wrong type",
+      args: { clusterId: "7" },
+      cases: [
+        {
+          field: "clusterId",
+          says: /clusterId: expected a number, received a string holding a number/,
+        },
+      ],
+    },
+    {
+      what: "a cluster the market does not have",
+      args: { clusterId: 999 },
+      cases: [
+        {
+          field: "clusterId",
+          says: /clusterId: no physical cluster 999 in the market: no offer names it/,
+        },
+      ],
+    },
+    {
+      what: "a name with capitals and spaces",
+      args: { clusterId: 7, name: "Train Net" },
+      cases: [{ field: "name", says: /name: may hold only lowercase letters, digits and - / }],
+    },
+  ],
+  recorded: () => [
+    {
+      olds: {
+        clusterId: 7,
+        name: "train-net",
+        overlayId: 1,
+        subnet: "10.100.0.0/24",
+        instanceIds: [],
+      },
+    },
+  ],
 });
 
 /** `pulumi import` by the overlay's id, or by its name. */

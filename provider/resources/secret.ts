@@ -200,6 +200,49 @@ export const descriptor = describeResource({
     isOnAccount: hasRecord("secrets", "key", "key"),
     identify: (record) => record["key"],
   },
+  badInputs: () => {
+    const plainValue = "a b$c";
+    return [
+      {
+        what: "wrong types and characters",
+        args: { key: 123, value: plainValue },
+        cases: [
+          { field: "key", says: /key: expected a string, received 123/ },
+          {
+            field: "value",
+            says: /value: may hold only letters, digits, _, - and \. \(received a string of 5 characters\)/,
+          },
+        ],
+        secrets: [plainValue],
+      },
+      {
+        what: "limits",
+        args: { key: "1ABC", value: "v".repeat(3000) },
+        cases: [
+          { field: "key", says: /key: may hold only letters, digits and _, and must not start/ },
+          { field: "value", says: /value: must be at most 2048 characters; got 3000/ },
+        ],
+        secrets: ["v".repeat(3000)],
+      },
+      {
+        what: "missing fields",
+        args: {},
+        cases: [
+          { field: "key", says: /key: required: the variable's name/ },
+          { field: "value", says: /value: required: a string of letters, digits, _, - and \./ },
+        ],
+      },
+      {
+        what: "empty key, value of another type",
+        args: { key: "K".repeat(200), value: true },
+        cases: [
+          { field: "key", says: /key: must be at most 128 characters; got 200 characters/ },
+          { field: "value", says: /value: expected a string, received true/ },
+        ],
+      },
+    ];
+  },
+  recorded: () => [{ olds: { key: "API_TOKEN", value: "v1" } }],
 });
 
 /**

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, generateKeyPairSync } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, type SshKey as SshKeyWire } from "../client";
@@ -207,6 +207,65 @@ export const descriptor = describeResource({
   description: "An SSH public key of the account; its sshKeyId is what Instance.sshKeyIds lists.",
   packageTypes: ["SshKeyArgs"],
   tests: { records: "sshKeys", isOnAccount: hasRecord("sshKeys", "sshKeyId") },
+  badInputs: () => {
+    // Put together here rather than written out: a private key block in the package would set
+    // off the secret scanners of those who install it.
+    const armor = (line: string) => `-----${line} OPENSSH PRIVATE KEY-----`;
+    const privateKey = [
+      armor("BEGIN"),
+      "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
+      armor("END"),
+    ].join("\n");
+    // A private key as `ssh-keygen` or Node.js writes it in PEM (PKCS #8).
+    const pemPrivateKey = String(
+      generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }),
+    );
+    return [
+      {
+        what: "a private key",
+        args: { publicKey: privateKey },
+        cases: [{ field: "publicKey", says: /publicKey: holds a private key/ }],
+        secrets: privateKey.split("\n").filter((line) => line.length > 40),
+      },
+      {
+        what: "a PEM private key",
+        args: { publicKey: pemPrivateKey },
+        cases: [
+          { field: "publicKey", says: /publicKey: holds a private key; give the public key/ },
+        ],
+        secrets: pemPrivateKey.split("\n").filter((line) => line.length > 20),
+      },
+      {
+        what: "mangled key data",
+        args: { publicKey: "ssh-ed25519 not!base64 me@host" },
+        cases: [
+          {
+            field: "publicKey",
+            says: /publicKey: publicKey's key data is not a base64 ssh-ed25519 public key/,
+          },
+        ],
+      },
+      {
+        what: "an unknown key type",
+        args: { publicKey: "ssh-foo AAAA me@host" },
+        cases: [{ field: "publicKey", says: /publicKey: .*type one of ssh-ed25519, ssh-rsa/ }],
+      },
+      {
+        what: "a number",
+        args: { publicKey: 42 },
+        cases: [{ field: "publicKey", says: /publicKey: expected a string, received 42/ }],
+      },
+    ];
+  },
+  recorded: () => [
+    {
+      olds: {
+        publicKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 a",
+        sshKeyId: 1,
+        fingerprint: "SHA256:x",
+      },
+    },
+  ],
 });
 
 // ---- The resource -------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 import { placementKey } from "../pricing/instance-price";
 import { recordVolumeDiff, volumePlanFailures } from "../pricing/volume-plan";
 import { type Placement, placeForInstance, volumeOffer, volumePrice } from "./volume/placement";
+import { volumeBadInputs, volumeRecorded } from "./volume/test-data";
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import {
@@ -308,6 +309,8 @@ export const descriptor = describeResource({
     "volumeOfferQuery. Any change of ask or size replaces it.",
   packageTypes: ["VolumeArgs"],
   tests: { records: "volumes", isOnAccount: hasRecord("volumes", "volumeId") },
+  badInputs: volumeBadInputs,
+  recorded: volumeRecorded,
 });
 
 /**

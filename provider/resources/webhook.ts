@@ -227,6 +227,86 @@ export const descriptor = describeResource({
     "signed with webhookSecret. Every change updates it in place.",
   packageTypes: ["WebhookArgs"],
   tests: { records: "webhooks", isOnAccount: hasRecord("webhooks", "webhookId") },
+  badInputs: () => [
+    {
+      what: "wrong scheme and types",
+      args: {
+        url: "http://hooks.example.com/x",
+        eventTypes: "client:low_credit",
+        name: "two\nlines",
+        secretRotation: 5,
+      },
+      cases: [
+        { field: "url", says: /url: must be an https:\/\/ URL/ },
+        { field: "eventTypes", says: /eventTypes: expected a list, received a string/ },
+        { field: "name", says: /name: must not contain control characters/ },
+        { field: "secretRotation", says: /secretRotation: expected a string, received 5/ },
+      ],
+    },
+    {
+      what: "limits",
+      args: {
+        url: `https://hooks.example.com/${"p".repeat(3000)}`,
+        eventTypes: [],
+        name: "n".repeat(200),
+      },
+      cases: [
+        { field: "url", says: /url: must be at most 2048 characters; got 3026 characters/ },
+        { field: "eventTypes", says: /eventTypes: needs at least one event type/ },
+        { field: "name", says: /name: must be at most 120 characters; got 200 characters/ },
+      ],
+    },
+    {
+      what: "missing url, malformed event key",
+      args: { eventTypes: ["low credit"] },
+      cases: [
+        { field: "url", says: /url: required: url must be an https:\/\/ URL/ },
+        {
+          field: "eventTypes.0",
+          says: /eventTypes.0: each event type is a notification key <context>:<slug>/,
+        },
+      ],
+    },
+    {
+      what: "an event key the service does not have",
+      args: { url: "https://hooks.example.com/x", eventTypes: ["client:no_such_event"] },
+      cases: [
+        {
+          field: "eventTypes",
+          says: /eventTypes: client:no_such_event is not a notification type of this service; valid keys: client:/,
+        },
+      ],
+    },
+    {
+      what: "a fifth webhook",
+      args: { url: "https://hooks.example.com/gpu", eventTypes: ["client:low_credit"] },
+      cases: [
+        {
+          field: "url",
+          says: /the account already has 4 webhooks and the service allows 4 per user/,
+        },
+      ],
+      before: async (client) => {
+        for (let n = 1; n <= 4; n += 1) {
+          await client.webhooks.create({
+            webhook_url: `https://outside.example.com/${String(n)}`,
+            event_types: ["client:outbid"],
+          });
+        }
+      },
+    },
+  ],
+  recorded: () => [
+    {
+      olds: {
+        url: "https://a.example/",
+        eventTypes: ["client:low_credit"],
+        name: "n",
+        webhookId: 1,
+        webhookSecret: "s",
+      },
+    },
+  ],
 });
 
 // ---- The resource -------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { GpuCloudClient } from "../client";
 import type { ResourceImplementation } from "./resource-implementation";
 
 type Props = Record<string, unknown>;
@@ -59,6 +60,52 @@ export interface ResourceDescriptor {
   readonly packageTypes: readonly string[];
   /** What the tests need to know of it; absent for what no test declares (the sweeper). */
   readonly tests: ResourceTests | undefined;
+  /**
+   * Test-only (the package never calls it): bad input as a new user writes it, in groups of
+   * several bad fields, each of which check must refuse in one line naming it
+   * (test/contract/bad-input.test.ts; a few through the engine, test/e2e/bad-input.test.ts).
+   * A function, so that the keys and large values some groups hold are made only when asked.
+   */
+  readonly badInputs: () => readonly BadInput[];
+  /**
+   * Test-only: states of the resource as recorded (its outputs), from which each input is
+   * changed alone to show that the schema's marks of what a change does are what the diff does
+   * (test/unit/native-schema.test.ts). Made when asked, as `badInputs` is.
+   */
+  readonly recorded: () => readonly RecordedState[];
+}
+
+/** One bad field of a group: check must name it in a line that says what is allowed. */
+export interface BadInputCase {
+  /** The field, as the message names it. */
+  readonly field: string;
+  /** What the line must say (the field first, then what was wrong and what is allowed). */
+  readonly says: RegExp;
+}
+
+/** A group of bad input: one resource's arguments with several bad fields. */
+export interface BadInput {
+  /** What is wrong, as the test names the group after the resource's type. */
+  readonly what: string;
+  /** The arguments, as a program passes them. */
+  readonly args: Record<string, unknown>;
+  readonly cases: readonly BadInputCase[];
+  /** Values that must not appear in what is printed. */
+  readonly secrets?: readonly string[];
+  /** What the account holds first, made outside Pulumi. */
+  readonly before?: (client: GpuCloudClient) => Promise<void>;
+}
+
+/** A recorded state, and changes of one input each to try beyond the generic one. */
+export interface RecordedState {
+  readonly olds: Props;
+  /** Values of one input to try instead of (for "sometimes" inputs: besides) the generic change. */
+  readonly changes?: Readonly<Record<string, readonly unknown[]>>;
+  /**
+   * Inputs whose change replaces only when the service says so (the diff searches the market):
+   * no recorded state can show it; the contract tests do.
+   */
+  readonly serviceDecides?: readonly string[];
 }
 
 /** What the engine tells the plugin about the resource being checked. */
@@ -90,10 +137,16 @@ export interface ResourceTests {
 
 /** A descriptor, with what most resources leave out given its default. */
 export function describeResource<Inputs, Outputs>(
-  descriptor: Pick<ResourceDescriptor, "type" | "inputs" | "outputs" | "description"> & {
+  descriptor: Pick<
+    ResourceDescriptor,
+    "type" | "inputs" | "outputs" | "description" | "badInputs" | "recorded"
+  > & {
     readonly implementation: ResourceImplementation<Inputs, Outputs>;
   } & Partial<
-      Omit<ResourceDescriptor, "type" | "inputs" | "outputs" | "description" | "implementation">
+      Omit<
+        ResourceDescriptor,
+        "type" | "inputs" | "outputs" | "description" | "implementation" | "badInputs" | "recorded"
+      >
     >,
 ): ResourceDescriptor {
   return {

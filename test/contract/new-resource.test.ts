@@ -11,8 +11,8 @@ import { configurePlugin, plain, startPlugin, struct, urnOf } from "../support/n
 // with its records and routes) is added to a copy of the tree, `gen-registry` is run there as
 // a maintainer runs it, and nothing else is edited; the copy, built aside (esbuild, no type
 // check: typecheck is the real tree's), then serves the resource by both doors (the dynamic
-// entry states name, through the package's name, and the plugin over gRPC) and the area's
-// routes and records.
+// entry states name, through the package's name, and the plugin over gRPC), its bad input
+// taken from the copy's registry as the tests' table takes it, and the area's routes and records.
 
 const execFileAsync = promisify(execFile);
 const root = path.resolve(__dirname, "..", "..");
@@ -81,7 +81,7 @@ describe("a new resource, added as its own files", () => {
   });
 
   it(
-    "is served by the dynamic door, its class exported by the package",
+    "is served by the dynamic door, its class exported by the package, its bad input tried",
     async () => {
       const script = `
       const { providerShim } = require(${JSON.stringify(path.join(tree, "dist/provider/shim.js"))});
@@ -91,10 +91,20 @@ describe("a new resource, added as its own files", () => {
         const bad = await entry.check({}, { text: 5 });
         const created = await entry.create(checked.inputs);
         const gpucloud = require("pulumi-gpucloud");
+        // The tests' tables are made from the registry: its bad input, as they check it.
+        const { resourceModules } = require(${JSON.stringify(path.join(tree, "dist/provider/registry.js"))});
+        const { descriptor } = resourceModules.find((module) => module.name === "note");
+        const tried = [];
+        for (const group of descriptor.badInputs()) {
+          const reasons = (await entry.check({}, group.args)).failures.map((f) => f.reason);
+          tried.push(group.cases.every(({ says }) => reasons.some((reason) => says.test(reason))));
+        }
         console.log(JSON.stringify({
           created,
           bad: bad.failures.map((failure) => failure.reason),
           exported: typeof gpucloud.Note,
+          tried,
+          recorded: descriptor.recorded().length,
         }));
       })();`;
       const { stdout } = await execFileAsync(process.execPath, ["-e", script], { cwd: tree });
@@ -105,6 +115,8 @@ describe("a new resource, added as its own files", () => {
         },
         bad: [expect.stringMatching(/^text: /) as string],
         exported: "function",
+        tried: [true],
+        recorded: 1,
       });
     },
     processTimeoutMs,

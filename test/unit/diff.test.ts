@@ -4,6 +4,7 @@ import {
   type InstanceOutputs,
 } from "../../provider/resources/instance";
 import { outbidBy } from "../../provider/resources/instance/bids";
+import { runningInstance } from "../../provider/resources/instance/test-data";
 import { diffSecret } from "../../provider/resources/secret";
 import { diffVolume } from "../../provider/resources/volume";
 import { diffWebhook } from "../../provider/resources/webhook";
@@ -88,17 +89,7 @@ describe("Instance diff", () => {
     maxAttempts: 3,
     pollIntervalSeconds: 3,
   };
-  const olds: InstanceOutputs = {
-    ...inputs,
-    instanceId: 7,
-    actualStatus: "running",
-    sshHost: null,
-    sshPort: null,
-    publicIp: null,
-    gpuRamMb: null,
-    statusMessage: null,
-    attempts: [{ askId: 31001, instanceId: 7 }],
-  };
+  const olds: InstanceOutputs = runningInstance(inputs);
   const noChange = { changes: false, replaces: [], deleteBeforeReplace: false };
 
   it("relabels and retimes in place", () => {
@@ -200,14 +191,7 @@ describe("Instance diff: by query, linking a volume", () => {
     pollIntervalSeconds: 3,
   };
   const olds: InstanceOutputs = {
-    ...inputs,
-    instanceId: 7,
-    actualStatus: "running",
-    sshHost: null,
-    sshPort: null,
-    publicIp: null,
-    gpuRamMb: null,
-    statusMessage: null,
+    ...runningInstance(inputs, 40041),
     offer: {
       askId: 40041,
       gpuName: "RTX A6000",
@@ -215,7 +199,6 @@ describe("Instance diff: by query, linking a volume", () => {
       dollarsPerHour: 1.7089,
       machineId: 70021,
     },
-    attempts: [{ askId: 40041, instanceId: 7 }],
   };
 
   it("replaces deleting first: the volume's machine must hold the replacement", () => {
@@ -249,17 +232,7 @@ describe("Instance diff: bids and templates", () => {
     pollIntervalSeconds: 3,
     price: 0.2,
   };
-  const olds: InstanceOutputs = {
-    ...inputs,
-    instanceId: 7,
-    actualStatus: "running",
-    sshHost: null,
-    sshPort: null,
-    publicIp: null,
-    gpuRamMb: null,
-    statusMessage: null,
-    attempts: [{ askId: 31001, instanceId: 7 }],
-  };
+  const olds: InstanceOutputs = runningInstance(inputs);
   const inPlace = { changes: true, replaces: [], deleteBeforeReplace: false };
 
   it("changes a bid for another in place, up or down", () => {
@@ -366,17 +339,7 @@ describe("Instance diff: the replaceOnChanges option", () => {
     price: 0.2,
     templateHashId: "a".repeat(32),
   };
-  const olds: InstanceOutputs = {
-    ...inputs,
-    instanceId: 7,
-    actualStatus: "running",
-    sshHost: null,
-    sshPort: null,
-    publicIp: null,
-    gpuRamMb: null,
-    statusMessage: null,
-    attempts: [{ askId: 31001, instanceId: 7 }],
-  };
+  const olds: InstanceOutputs = runningInstance(inputs);
   const replaced = (field: string) => ({
     changes: true,
     replaces: [field],

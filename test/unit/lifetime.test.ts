@@ -6,8 +6,10 @@ import {
   type InstanceOutputs,
 } from "../../provider/resources/instance";
 import { launchesAnew } from "../../provider/resources/instance/diff";
+import { runningInstance } from "../../provider/resources/instance/test-data";
 import { nodeGroupInputsSchema, type NodeGroupOutputs } from "../../provider/resources/node-group";
 import { diffNodeGroup } from "../../provider/resources/node-group/diff";
+import { runningGroup } from "../../provider/resources/node-group/test-data";
 import { expiredReason, lifetimeFailures, recordedExpiry } from "../../provider/renting/lifetime";
 import { specOf } from "../../provider/renting/identity";
 import { Run } from "../../provider/run/run";
@@ -108,15 +110,7 @@ describe("Instance diff: maxLifetime", () => {
   };
   const created = now - 2 * hourMs;
   const olds: InstanceOutputs = {
-    ...inputs,
-    instanceId: 7,
-    actualStatus: "running",
-    sshHost: null,
-    sshPort: null,
-    publicIp: null,
-    gpuRamMb: null,
-    statusMessage: null,
-    attempts: [{ askId: 31001, instanceId: 7 }],
+    ...runningInstance(inputs),
     expiresAt: new Date(created + 8 * hourMs).toISOString(),
   };
   const diff = (news: InstanceInputs, recorded = olds, at = now) =>
@@ -188,27 +182,7 @@ describe("NodeGroup diff: maxLifetime", () => {
     maxLifetime: "3d",
     onExpiry: "stop" as const,
   };
-  const olds: NodeGroupOutputs = {
-    ...inputs,
-    clusterId: 102,
-    overlayName: "trainers-0123456789-abcdef",
-    overlayId: 1,
-    subnet: "10.100.0.0/24",
-    masterAddr: "10.100.0.1",
-    networkVolumeId: null,
-    nodes: [0, 1].map((rank) => ({
-      rank,
-      instanceId: 1000 + rank,
-      askId: 40000 + rank,
-      machineId: 500 + rank,
-      sshHost: "ssh1",
-      sshPort: 20000 + rank,
-      localIp: `10.100.0.${String(rank + 1)}`,
-      actualStatus: "running",
-      expiresAt: "2026-01-03T00:00:00Z",
-    })),
-    expiresAt: "2026-01-03T00:00:00Z",
-  };
+  const olds: NodeGroupOutputs = runningGroup(inputs, "2026-01-03T00:00:00Z");
 
   it("keeps the group before its deadline and replaces it after", async () => {
     expect(await diffNodeGroup(run, olds, inputs, now)).toEqual({

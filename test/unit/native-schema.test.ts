@@ -8,7 +8,7 @@ import {
   volumeOfferQuerySchema,
 } from "../../provider/client/offer-query-language";
 import { instanceOfferSchema, volumeOfferSchema } from "../../provider/client/offer-schemas";
-import { templateSummaryOf } from "../../provider/client/templates";
+import { templateSummaryOf } from "../../provider/client/template-summaries";
 import { nativeFunctions } from "../../provider/native/functions";
 import { nativeResources } from "../../provider/native/resources";
 import {
@@ -18,8 +18,6 @@ import {
   secretOutputs,
   type TypeSpec,
 } from "../../provider/native/schema";
-import { templateInputsSchema } from "../../provider/resources/template/inputs";
-import { searchQueryOf } from "../../provider/resources/worker-group/diff";
 import { Run } from "../../provider/run/run";
 
 /** A property's type alone, without its description or what a change of it does. */
@@ -60,10 +58,13 @@ describe("the native plugin's schema", () => {
   });
 
   it("serves every function of the package", () => {
-    const functions = ["getOffers", "getVolumeOffers", "getCurrentUser", "cancelRsyncCopy"];
-    for (const name of ["getTemplates", "getInstances", "getCharges", "getInvoices"]) {
-      if (name in gpucloud) functions.push(name);
-    }
+    // The package's functions: what it exports that is called, not constructed.
+    const functions = Object.entries(gpucloud)
+      .filter(([name, value]) => typeof value === "function" && /^[a-z]/.test(name))
+      .map(([name]) => name);
+    expect(functions).toEqual(
+      expect.arrayContaining(["getOffers", "getVolumeOffers", "getCurrentUser", "cancelRsyncCopy"]),
+    );
     expect(Object.keys(schema.functions).sort()).toEqual(
       functions.map((name) => `gpucloud:index:${name}`).sort(),
     );
@@ -337,283 +338,6 @@ describe("the native plugin's schema", () => {
 
 // ---- What a change of an input does: the schema's marks against the diff rules ------------
 
-/** A recorded resource (its outputs), and changes of one input each, beyond the generic one. */
-interface Recorded {
-  olds: Record<string, unknown>;
-  /** Values of one input to try instead of (for "sometimes" inputs: besides) the generic change. */
-  changes?: Record<string, unknown[]>;
-}
-
-const instanceRecorded = {
-  image: "img",
-  diskGb: 20,
-  runtype: "ssh",
-  state: "running",
-  createTimeoutSeconds: 1200,
-  maxAttempts: 3,
-  pollIntervalSeconds: 3,
-  instanceId: 7,
-  actualStatus: "running",
-  sshHost: null,
-  sshPort: null,
-  publicIp: null,
-  gpuRamMb: null,
-  statusMessage: null,
-  attempts: [{ askId: 31001, instanceId: 7 }],
-};
-
-/** The offer an instance by query was rented on, as the search answered it. */
-const rentedOffer = {
-  askId: 31001,
-  gpuName: "RTX 4090",
-  numGpus: 1,
-  dollarsPerHour: 0.5,
-  machineId: 9,
-  verified: true,
-  rentable: true,
-  rented: false,
-  external: false,
-};
-
-/**
- * Recorded resources of every type: each input is changed alone, from each of its type's
- * recordings that has it or leaves it out. An input marked "sometimes" needs changes that
- * replace and changes that do not.
- */
-const recordings: Record<string, Recorded[]> = {
-  Secret: [{ olds: { key: "API_TOKEN", value: "v1" } }],
-  Volume: [
-    { olds: { askId: 1, sizeGb: 15, volumeName: "V.5", volumeId: 5 } },
-    {
-      olds: {
-        volumeOfferQuery: { geolocation: "US" },
-        sizeGb: 15,
-        volumeName: "V.5",
-        volumeId: 5,
-        offer: { askId: 1, diskSpaceGb: 100, geolocation: "US", reliability: 0.99 },
-      },
-      changes: {
-        volumeOfferQuery: [{ geolocation: "US", reliability: { gte: 0.9 } }, { geolocation: "CA" }],
-      },
-    },
-  ],
-  Webhook: [
-    {
-      olds: {
-        url: "https://a.example/",
-        eventTypes: ["client:low_credit"],
-        name: "n",
-        webhookId: 1,
-        webhookSecret: "s",
-      },
-    },
-  ],
-  SshKey: [
-    {
-      olds: {
-        publicKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 a",
-        sshKeyId: 1,
-        fingerprint: "SHA256:x",
-      },
-    },
-  ],
-  ApiKey: [
-    {
-      olds: { name: "ci", permissions: { api: { instance_read: {} } }, apiKeyId: 3, key: "k" },
-    },
-  ],
-  Template: [
-    {
-      olds: {
-        ...templateDefaults(),
-        name: "vllm",
-        image: "vllm/vllm-openai",
-        templateId: 1,
-        hashId: "a".repeat(32),
-      },
-    },
-  ],
-  Endpoint: [
-    {
-      olds: {
-        endpointName: "e",
-        minLoad: 10,
-        targetUtil: 0.9,
-        coldMult: 2.5,
-        coldWorkers: 5,
-        maxWorkers: 20,
-        deleteTimeoutSeconds: 600,
-        endpointId: 4,
-      },
-    },
-  ],
-  WorkerGroup: [
-    {
-      olds: {
-        endpointId: 1,
-        minLoad: 1,
-        targetUtil: 0.9,
-        coldMult: 3,
-        testWorkers: 3,
-        gpuRamGb: 24,
-        deleteTimeoutSeconds: 600,
-        workerGroupId: 2,
-        searchQuery: searchQueryOf(undefined),
-      },
-    },
-  ],
-  NodeGroup: [
-    {
-      olds: {
-        nodeCount: 2,
-        offerQuery: { gpuName: "H100 SXM" },
-        image: "img",
-        diskGb: 40,
-        createTimeoutSeconds: 1200,
-        pollIntervalSeconds: 3,
-        clusterId: 102,
-        overlayName: "trainers-0123456789-abcdef",
-        overlayId: 1,
-        subnet: "10.100.0.0/24",
-        masterAddr: "10.100.0.1",
-        networkVolumeId: null,
-        nodes: [0, 1].map((rank) => ({
-          rank,
-          instanceId: 1000 + rank,
-          askId: 40000 + rank,
-          machineId: 500 + rank,
-          sshHost: "ssh1",
-          sshPort: 20000 + rank,
-          localIp: `10.100.0.${String(rank + 1)}`,
-          actualStatus: "running",
-        })),
-      },
-      // Fewer nodes: in place. More than the cluster holds replaces, which only the service can
-      // say (the diff searches the cluster's offers): test/contract/node-groups.test.ts.
-      changes: {
-        nodeCount: [1],
-        maxLifetime: ["8h"],
-        onExpiry: ["stop"],
-      },
-    },
-    // With a lifetime: another duration replaces, the same one written otherwise does not.
-    {
-      olds: {
-        nodeCount: 2,
-        offerQuery: { gpuName: "H100 SXM" },
-        image: "img",
-        diskGb: 40,
-        createTimeoutSeconds: 1200,
-        pollIntervalSeconds: 3,
-        maxLifetime: "3d",
-        clusterId: 102,
-        overlayName: "trainers-0123456789-abcdef",
-        overlayId: 1,
-        subnet: "10.100.0.0/24",
-        masterAddr: "10.100.0.1",
-        networkVolumeId: null,
-        nodes: [0, 1].map((rank) => ({
-          rank,
-          instanceId: 1000 + rank,
-          askId: 40000 + rank,
-          machineId: 500 + rank,
-          sshHost: "ssh1",
-          sshPort: 20000 + rank,
-          localIp: `10.100.0.${String(rank + 1)}`,
-          actualStatus: "running",
-          expiresAt: "2999-01-01T00:00:00Z",
-        })),
-        expiresAt: "2999-01-01T00:00:00Z",
-      },
-      changes: {
-        nodeCount: [1],
-        maxLifetime: ["72h", "4d"],
-        onExpiry: ["destroy", "stop"],
-      },
-    },
-  ],
-  Overlay: [
-    {
-      olds: {
-        clusterId: 7,
-        name: "train-net",
-        overlayId: 1,
-        subnet: "10.100.0.0/24",
-        instanceIds: [],
-      },
-    },
-  ],
-  NetworkVolume: [
-    {
-      olds: {
-        askId: 25001,
-        sizeGb: 100,
-        name: "data",
-        volumeId: 5001,
-        volumeName: "V.5001",
-        clusterId: 7,
-        offerAskId: 25001,
-      },
-    },
-    // By query: kept while its offer matches the query.
-    {
-      olds: {
-        offerQuery: { clusterId: 7 },
-        sizeGb: 100,
-        volumeId: 5001,
-        volumeName: "V.5001",
-        clusterId: 7,
-        offerAskId: 25001,
-        offer: { askId: 25001, diskSpaceGb: 1000, clusterId: 7, storageCostPerGbMonth: 0.12 },
-      },
-      changes: {
-        offerQuery: [{ clusterId: 7, storageCostPerGbMonth: { lte: 1 } }, { clusterId: 101 }],
-      },
-    },
-  ],
-  Instance: [
-    // Rented from an ask: a new list keeps it while the list still holds that ask.
-    {
-      olds: { ...instanceRecorded, askId: 31001 },
-      changes: { askIds: [[31001, 31002], [31002]] },
-    },
-    // On demand: adding a bid replaces; interruptible: a new bid does not.
-    { olds: { ...instanceRecorded, askId: 31001 }, changes: { price: [0.5] } },
-    { olds: { ...instanceRecorded, askId: 31001, price: 0.2 }, changes: { price: [0.3] } },
-    // By query: kept while its offer matches the query and the price cap.
-    {
-      olds: {
-        ...instanceRecorded,
-        offerQuery: { gpuName: "RTX 4090" },
-        maxDollarsPerHour: 1,
-        offer: rentedOffer,
-      },
-      changes: {
-        offerQuery: [{ gpuName: "RTX 4090", numGpus: 1 }, { gpuName: "RTX 3090" }],
-        maxDollarsPerHour: [2, 0.4],
-      },
-    },
-    // With a lifetime: another duration or onExpiry replaces (the deadline is in the onstart);
-    // the same duration written otherwise, or the default written out, does not.
-    {
-      olds: {
-        ...instanceRecorded,
-        askId: 31001,
-        maxLifetime: "8h",
-        expiresAt: "2999-01-01T00:00:00Z",
-      },
-      changes: { maxLifetime: ["480m", "9h"], onExpiry: ["destroy", "stop"] },
-    },
-    // A VM: what runs replaces it (the service rebuilds containers in place, not VMs).
-    { olds: { ...instanceRecorded, askId: 31001, runtype: "vm" } },
-  ],
-};
-
-/** A template's recorded inputs at their defaults (the zod definition's). */
-function templateDefaults(): Record<string, unknown> {
-  return templateInputsSchema.partial({ name: true, image: true }).parse({});
-}
-
 /**
  * Another value of the same type, for an input a recording leaves as `old`: whatever the value,
  * a "yes" input replaces and a "no" input does not.
@@ -655,9 +379,6 @@ function anotherValue(spec: PackageSpec, property: PropertySpec | TypeSpec, old:
   }
 }
 
-/** Inputs whose change replaces only when the service says so (a diff's search). */
-const serviceDecides: Record<string, readonly string[]> = { NodeGroup: ["nodeCount"] };
-
 describe("the schema's marks of what a change does", () => {
   const schema = packageSchema("1.2.3");
   type Outcome = "replaces" | "in place";
@@ -670,7 +391,8 @@ describe("the schema's marks of what a change does", () => {
     const spec = schema.resources[`gpucloud:index:${type}`];
     if (native === undefined || spec === undefined) throw new Error(`no ${type}`);
     const outcomes = new Map<string, Set<Outcome>>();
-    for (const { olds, changes = {} } of recordings[type] ?? []) {
+    // Each resource's recorded states are its descriptor's.
+    for (const { olds, changes = {} } of native.recorded()) {
       const news = Object.fromEntries(
         Object.keys(spec.inputProperties)
           .filter((field) => field in olds)
@@ -706,6 +428,12 @@ describe("the schema's marks of what a change does", () => {
     async (type) => {
       const spec = schema.resources[`gpucloud:index:${type}`];
       const outcomes = await outcomesOf(type);
+      const serviceDecides = new Set(
+        nativeResources
+          .find((resource) => resource.type === type)
+          ?.recorded()
+          .flatMap((state) => state.serviceDecides ?? []),
+      );
       const marked = Object.entries(spec?.inputProperties ?? {}).map(([field, property]) => [
         field,
         property.willReplaceOnChanges === true
@@ -717,7 +445,7 @@ describe("the schema's marks of what a change does", () => {
       const observed = Object.keys(spec?.inputProperties ?? {}).map((field) => [
         field,
         // Replacements only the service can decide are shown by the contract tests.
-        serviceDecides[type]?.includes(field) === true
+        serviceDecides.has(field)
           ? ["in place", "replaces"]
           : [...(outcomes.get(field) ?? [])].sort(),
       ]);

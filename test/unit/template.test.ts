@@ -3,8 +3,8 @@ import {
   envStringOf,
   parseEnvString,
   TemplateQueryError,
-  templateSummaryOf,
 } from "../../provider/client/templates";
+import { templateSummaryOf } from "../../provider/client/template-summaries";
 import {
   instanceOfferFilters,
   instanceOfferQueryOfFilters,

@@ -2,16 +2,22 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { request } from "undici";
 import { ConnectionPools, GpuCloudClient } from "../../../provider/client";
+import { clientAreas } from "../../../provider/client/areas";
 import { startTestEmulator, type TestEmulator } from "../../support/emulator";
 import { fastRetryPolicy } from "../../support/clients";
-import { DOCUMENTED_OPERATIONS } from "./documented-operations";
 
 /**
  * Every request the client can send, checked against what the service's documents give:
- * method, path, query parameters and body fields (documented-operations.ts). Each method of each
- * area of the client is called for real, against a strict emulator, through a proxy that notes
- * what crosses the wire; a method added to the client without a call here fails the test.
+ * method, path, query parameters and body fields (each area's `documents`, client-area.ts).
+ * Each method of each area of the client is called for real, against a strict emulator, through
+ * a proxy that notes what crosses the wire; a method added to the client without a call here
+ * fails the test.
  */
+
+/** Every area's documented operations, by `<METHOD> <path>`. */
+const DOCUMENTED_OPERATIONS = Object.fromEntries(
+  clientAreas.flatMap((area) => Object.entries(area.documents)),
+);
 
 /** What the documents do not name but another document of the service justifies. */
 const JUSTIFIED: Readonly<Record<string, { readonly fields: readonly string[]; why: string }>> = {
@@ -345,6 +351,12 @@ describe("every request the client can send is one the service documents", () =>
     // The strict emulator refused nothing the client sent.
     expect(proxy.sent.length).toBe((await emulator.requests()).length);
     expect((await emulator.requests()).filter((entry) => entry.status === 405)).toEqual([]);
+  });
+
+  it("has each operation's documents from one area", () => {
+    const given = clientAreas.flatMap((area) => Object.keys(area.documents));
+    expect(given.filter((operation, at) => given.indexOf(operation) !== at)).toEqual([]);
+    expect(given.length).toBeGreaterThan(50);
   });
 
   it("would catch an instance created with POST, as the specification's summary has it", () => {
