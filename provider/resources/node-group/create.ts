@@ -87,6 +87,7 @@ export function nodeInputsOf(build: GroupBuild, rank: number, masterAddr: string
     onstart: inputs.onstart,
     maxLifetime: inputs.maxLifetime,
     onExpiry: inputs.onExpiry,
+    idleShutdown: inputs.idleShutdown,
     label: inputs.label,
     runtype: inputs.runtype ?? "ssh",
     pollIntervalSeconds: inputs.pollIntervalSeconds,

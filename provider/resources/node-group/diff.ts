@@ -1,6 +1,12 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pulumi from "@pulumi/pulumi";
-import { expiredReason, lifetimeFieldsChanged, lifetimeReplaces } from "../../renting/lifetime";
+import {
+  expiredReason,
+  idleRuleChanged,
+  idleShutdownFieldChanged,
+  lifetimeFieldsChanged,
+  lifetimeReplaces,
+} from "../../renting/lifetime";
 import type { Run } from "../../run/run";
 import { chooseCluster, clusterOffers } from "./cluster-choice";
 import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
@@ -14,7 +20,8 @@ import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
 // hold it (the diff asks the service, so that preview says which); a replacement that could
 // only fail is never proposed: the update then fails, saying so, and the group stays. A group
 // past its `expiresAt` (its nodes' watchdogs stopped or destroyed them) is replaced, and so is
-// one whose lifetime changes: each node's onstart holds the deadline.
+// one whose lifetime or idle rule changes: each node's onstart holds them, as it holds what an
+// onstart change replaces the group for.
 
 const replacingFields = [
   "offerQuery",
@@ -84,6 +91,7 @@ export async function diffNodeGroup(
 ): Promise<pulumi.dynamic.DiffResult> {
   const replaces: string[] = replacingFields.filter((field) => !same(olds[field], news[field]));
   replaces.push(...lifetimeReplaces(olds, news));
+  if (idleRuleChanged(olds, news)) replaces.push("idleShutdown");
   if (expiredReason(olds, nowMs) !== undefined) replaces.push("expiresAt");
   const missing = ranksToRent(olds, news.nodeCount);
   const changes =
@@ -91,6 +99,7 @@ export async function diffNodeGroup(
     missing.length > 0 ||
     olds.masterAddr === null ||
     lifetimeFieldsChanged(olds, news) ||
+    idleShutdownFieldChanged(olds, news) ||
     inPlaceFields.some((field) => !same(olds[field], news[field]));
   if (
     replaces.length === 0 &&

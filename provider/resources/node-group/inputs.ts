@@ -69,6 +69,8 @@ export const nodeGroupInputsSchema = z.object({
       "`stop`: a stopped node releases its GPUs but keeps its disk, which still bills. " +
       "Changing it replaces the group while `maxLifetime` is set.",
   ),
+  // One type with the Instance's: its description says what a change does to each.
+  idleShutdown: node.idleShutdown.meta({ willReplaceOnChanges: true, replacement: undefined }),
   env: node.env
     .meta({ willReplaceOnChanges: true, replacement: undefined })
     .describe(
