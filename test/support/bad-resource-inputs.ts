@@ -366,7 +366,7 @@ export const badResourceInputs: readonly BadResourceInput[] = [
       },
       {
         field: "idleShutdwon",
-        says: /idleShutdwon: not an input of Instance; the inputs are askId, askIds,/,
+        says: /idleShutdwon: not an input of Instance; did you mean idleShutdown\?/,
       },
       {
         field: "readiness.intervalSecs",
@@ -397,6 +397,49 @@ export const badResourceInputs: readonly BadResourceInput[] = [
         field: "readiness.intervalSeconds",
         says: /^readiness\.intervalSeconds: must be at least 0\.05; got 0$/,
       },
+    ],
+  },
+  {
+    what: "Instance: idleShutdown's durations and action",
+    type: "Instance",
+    args: { ...validInstance, idleShutdown: { after: "idle-for-a-while", action: "hibernate" } },
+    cases: [
+      {
+        field: "idleShutdown.after",
+        says: /^idleShutdown\.after: must be a whole number followed by s, m, h or d, e\.g\. "90s", "30m" or "2h" \(received a string of 16 characters\)$/,
+      },
+      { field: "idleShutdown.action", says: /^idleShutdown\.action: must be destroy or stop/ },
+    ],
+    secrets: ["idle-for-a-while", "hibernate"],
+  },
+  {
+    what: "Instance: idleShutdown beyond maxLifetime, and where no onstart runs",
+    type: "Instance",
+    args: { ...validInstance, runtype: "args", maxLifetime: "1h", idleShutdown: { after: "90m" } },
+    cases: [
+      {
+        field: "idleShutdown.after",
+        says: /^idleShutdown\.after: is longer than maxLifetime, which ends the instance first; give a shorter period, or a longer maxLifetime$/,
+      },
+      {
+        field: "idleShutdown",
+        says: /^idleShutdown: is enforced by a watchdog in the onstart, which a runtype args launch does not run; use runtype ssh or jupyter, or leave idleShutdown out$/,
+      },
+    ],
+  },
+  {
+    what: "NodeGroup: idleShutdown beyond maxLifetime",
+    type: "NodeGroup",
+    args: {
+      nodeCount: 2,
+      offerQuery: { gpuName: "H100 SXM" },
+      image: "pytorch/pytorch",
+      diskGb: 40,
+      maxLifetime: "30m",
+      idleShutdown: { after: "2h", action: "stop" },
+    },
+    cases: [
+      { field: "idleShutdown.after", says: /^idleShutdown\.after: is longer than maxLifetime/ },
     ],
   },
   {
