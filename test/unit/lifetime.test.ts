@@ -232,6 +232,20 @@ describe("NodeGroup diff: maxLifetime", () => {
     expect(await replaces({ maxLifetime: "72h" })).toEqual([]);
   });
 
+  it("replaces on a new idle rule (each node's onstart holds it); the same rule written otherwise is recorded", async () => {
+    const idle = { ...olds, idleShutdown: { after: "30m" } };
+    const diff = (idleShutdown?: { after: string; action?: "destroy" | "stop" }) =>
+      diffNodeGroup(run, idle, { ...inputs, ...(idleShutdown ? { idleShutdown } : {}) }, now);
+    expect((await diff({ after: "1h" })).replaces).toEqual(["idleShutdown"]);
+    expect((await diff({ after: "30m", action: "stop" })).replaces).toEqual(["idleShutdown"]);
+    expect((await diff()).replaces).toEqual(["idleShutdown"]);
+    expect(await diff({ after: "1800s", action: "destroy" })).toEqual({
+      changes: true,
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
+  });
+
   it("gives nodes rented later the group's recorded deadline", () => {
     expect(recordedExpiry(olds)).toEqual({
       maxLifetimeSeconds: 3 * 86_400,
