@@ -30,6 +30,8 @@ type NodeGroup struct {
 	ExpiresAt pulumi.StringPtrOutput `pulumi:"expiresAt"`
 	// Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
 	ExposePorts pulumi.ArrayOutput `pulumi:"exposePorts"`
+	// Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds an Instance's container in place (its onstart carries the rule), and replaces a NodeGroup.
+	IdleShutdown IdleShutdownPtrOutput `pulumi:"idleShutdown"`
 	// Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
 	Image pulumi.StringOutput `pulumi:"image"`
 	// Each node's label. Changes in place.
@@ -140,6 +142,8 @@ type nodeGroupArgs struct {
 	Env map[string]string `pulumi:"env"`
 	// Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
 	ExposePorts []interface{} `pulumi:"exposePorts"`
+	// Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds an Instance's container in place (its onstart carries the rule), and replaces a NodeGroup.
+	IdleShutdown *IdleShutdown `pulumi:"idleShutdown"`
 	// Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
 	Image string `pulumi:"image"`
 	// Each node's label. Changes in place.
@@ -178,6 +182,8 @@ type NodeGroupArgs struct {
 	Env pulumi.StringMapInput
 	// Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
 	ExposePorts pulumi.ArrayInput
+	// Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds an Instance's container in place (its onstart carries the rule), and replaces a NodeGroup.
+	IdleShutdown IdleShutdownPtrInput
 	// Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
 	Image pulumi.StringInput
 	// Each node's label. Changes in place.
@@ -276,6 +282,11 @@ func (o NodeGroupOutput) ExpiresAt() pulumi.StringPtrOutput {
 // Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
 func (o NodeGroupOutput) ExposePorts() pulumi.ArrayOutput {
 	return o.ApplyT(func(v *NodeGroup) pulumi.ArrayOutput { return v.ExposePorts }).(pulumi.ArrayOutput)
+}
+
+// Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds an Instance's container in place (its onstart carries the rule), and replaces a NodeGroup.
+func (o NodeGroupOutput) IdleShutdown() IdleShutdownPtrOutput {
+	return o.ApplyT(func(v *NodeGroup) IdleShutdownPtrOutput { return v.IdleShutdown }).(IdleShutdownPtrOutput)
 }
 
 // Each node's container image, e.g. `pytorch/pytorch`. Changing it replaces the group.
