@@ -52,5 +52,6 @@ export const idleShutdownSchema = z
       "onstart. Changing it rebuilds an Instance's container in place (its onstart carries the " +
       "rule), and replaces a NodeGroup.",
   )
-  .meta({ pulumiType: "IdleShutdown", replacement: "sometimes" })
+  // On an Instance a change never replaces (a rebuild in place); NodeGroup marks its own.
+  .meta({ pulumiType: "IdleShutdown" })
   .optional();

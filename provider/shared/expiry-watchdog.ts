@@ -130,7 +130,7 @@ const opening = (variables: string, address: string, stop: boolean): string =>
   'k="Authorization: Bearer $CONTAINER_API_KEY"' +
   (stop ? `;b='{"state":"stopped"}';j='Content-Type: application/json'` : "");
 
-/** The end: the call `$1` names, retried 9 times over about 5 minutes; nothing shown. */
+/** The end: the call (a function, or `$m` naming one), retried 9 times over about 5 minutes. */
 const closing = (call: string): string =>
   `i=0;until ${call};do i=$((i+1));[ $i -gt 9 ]&&exit 1;sleep $((i*i));done)>/dev/null 2>&1 </dev/null &)`;
 
@@ -161,7 +161,8 @@ export function watchdogOf(rules: WatchdogRules, baseUrl: string): string {
       closing("c"),
     ].join("\n");
   }
-  // `d` destroys, `s` stops: only those the rules use are written.
+  // The functions `d` destroys and `s` stops (sh keeps functions apart from variables, such as
+  // the seconds `s` a look sleeps): only those the rules use are written.
   const actions = new Set([idle.action, ...(expiry === undefined ? [] : [expiry.onExpiry])]);
   const callOf = (action: OnExpiry) => (action === "stop" ? "s" : "d");
   const deadline = expiry === undefined ? "" : `e=${expiry.deadlineEpochSeconds};`;

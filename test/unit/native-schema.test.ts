@@ -506,6 +506,7 @@ const recordings: Record<string, Recorded[]> = {
         createTimeoutSeconds: 1200,
         pollIntervalSeconds: 3,
         maxLifetime: "3d",
+        idleShutdown: { after: "30m" },
         clusterId: 102,
         overlayName: "trainers-0123456789-abcdef",
         overlayId: 1,
@@ -529,6 +530,9 @@ const recordings: Record<string, Recorded[]> = {
         nodeCount: [1],
         maxLifetime: ["72h", "4d"],
         onExpiry: ["destroy", "stop"],
+        // Another idle rule replaces (each node's onstart holds it); the same one written
+        // otherwise does not.
+        idleShutdown: [{ after: "1800s", action: "destroy" }, { after: "1h" }],
       },
     },
   ],
@@ -602,7 +606,12 @@ const recordings: Record<string, Recorded[]> = {
         maxLifetime: "8h",
         expiresAt: "2999-01-01T00:00:00Z",
       },
-      changes: { maxLifetime: ["480m", "9h"], onExpiry: ["destroy", "stop"] },
+      changes: {
+        maxLifetime: ["480m", "9h"],
+        onExpiry: ["destroy", "stop"],
+        // A new idle rule, added or changed, rebuilds the container in place.
+        idleShutdown: [{ after: "30m" }, { after: "2h", action: "stop" }],
+      },
     },
     // A VM: what runs replaces it (the service rebuilds containers in place, not VMs).
     { olds: { ...instanceRecorded, askId: 31001, runtype: "vm" } },
