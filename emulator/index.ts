@@ -12,6 +12,7 @@ import { registerTraffic } from "./control/traffic";
 import { registerContainers } from "./instances/container-hooks";
 import { InstanceLogs } from "./instances/instance-logs";
 import { PortServer } from "./instances/port-server";
+import { StandInGpus } from "./instances/stand-in-gpus";
 import {
   type EmulatorOptions,
   EmulatorOptionsSchema,
@@ -57,6 +58,7 @@ export function buildEmulator(options: EmulatorOptions): FastifyInstance {
     settings,
     serverless: new ServerlessEngine(store, settings, faults, clock),
     ports: settings.servePorts ? new PortServer(store, settings.runOnstart, clock) : undefined,
+    gpus: settings.runOnstart ? new StandInGpus() : undefined,
   };
   // No logger: Fastify would log requests, and requests carry the API key.
   const app = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } });

@@ -30,6 +30,12 @@ const AsksSchema = z.object({
   networkVolumeAsks: z.array(NetworkVolumeAskSchema).optional(),
 });
 const OutbidSchema = z.object({ dollarsPerHour: z.number().positive() });
+const gpuPercent = z.number().min(0).max(100);
+/** One utilization for every GPU, or one per GPU. */
+const GpuUtilizationSchema = z.union([
+  z.strictObject({ percent: gpuPercent }),
+  z.strictObject({ percents: z.array(gpuPercent).min(1) }),
+]);
 const KeyParamsSchema = z.object({ key: z.string() });
 /** A payment, transfer or payout of the account, as GET /api/v1/invoices/ lists it. */
 const NewInvoiceSchema = z.strictObject({
@@ -194,6 +200,24 @@ export function registerControlRoutes(app: FastifyInstance, ctx: EmulatorContext
     });
     notifyOutbid(store.state, ctx.settings, instance);
     return { success: true };
+  });
+
+  // What the stand-in nvidia-smi of an instance's onstart reports (instances/stand-in-gpus.ts).
+  app.put("/_emulator/instances/:id/gpu-utilization", async (request) => {
+    if (ctx.gpus === undefined) {
+      throw invalidArgs("the emulator runs no onstart (runOnstart): no nvidia-smi to report");
+    }
+    const instance = store.state.instances.find((i) => i.id === pathId(request.params));
+    if (!instance) throw new ApiError(404, "no_such_instance", "No instance with that id.");
+    const body = check(GpuUtilizationSchema, request.body, "invalid_args");
+    const gpuCount = instance.offer.numGpus;
+    const percents =
+      "percent" in body ? Array.from({ length: gpuCount }, () => body.percent) : body.percents;
+    if (percents.length !== gpuCount) {
+      throw invalidArgs(`percents: the instance has ${String(gpuCount)} GPUs, one each`);
+    }
+    ctx.gpus.set(instance.id, percents);
+    return { success: true, percents };
   });
 
   // The account's time (shared/clock.ts): frozen, moved forward, let run again.

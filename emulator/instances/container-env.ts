@@ -9,7 +9,7 @@ import type { Instance } from "./instance-state";
  */
 
 /** Where sh looks for commands when the emulator itself has no PATH. */
-const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+export const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /** Env entries that are variables; the others are Docker flags (`-p 8000:8000`, `-n NAME`). */
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -19,7 +19,7 @@ export interface ContainerPlace {
   readonly apiKey: string;
   /** The container's directory: its HOME, so that what it writes stays in it. */
   readonly directory: string;
-  /** The emulator's PATH. */
+  /** The PATH: the emulator's, after the stand-in GPUs' directory (stand-in-gpus.ts). */
   readonly path: string | undefined;
 }
 
@@ -45,7 +45,7 @@ export function containerEnv(
   const variables = (entries: Iterable<[string, string]>) =>
     Object.fromEntries([...entries].filter(([name]) => VARIABLE_NAME.test(name)));
   return {
-    PATH: place.path ?? DEFAULT_PATH,
+    PATH: place.path ?? defaultPath,
     HOME: place.directory,
     ...variables(state.secrets.map((secret): [string, string] => [secret.key, secret.value])),
     ...variables(Object.entries(instance.env)),

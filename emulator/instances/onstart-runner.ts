@@ -5,12 +5,13 @@ import * as path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import type { InstanceKeys } from "../accounts/instance-keys";
 import type { Store } from "../shared/store";
-import { containerEnv } from "./container-env";
+import { containerEnv, defaultPath } from "./container-env";
 import type { InstanceLogs } from "./instance-logs";
 import type { Instance } from "./instance-state";
 import { isRunning } from "./lifecycle";
 import { portsSettled } from "./served-ports";
 import type { Clock } from "../shared/clock";
+import type { StandInGpus } from "./stand-in-gpus";
 
 /**
  * `--run-onstart`: each running instance's onstart runs here as `sh -c <onstart>`, as the
@@ -89,6 +90,8 @@ export class OnstartRunner {
     private readonly logs: InstanceLogs,
     /** The account's time, by which instances run (shared/clock.ts). */
     private readonly time: Clock,
+    /** The `nvidia-smi` each onstart finds first on its PATH (stand-in-gpus.ts). */
+    private readonly gpus?: StandInGpus,
   ) {
     this.#clock = setInterval(() => {
       this.reconcile();
@@ -162,10 +165,19 @@ export class OnstartRunner {
           ? existing.path
           : fs.mkdtempSync(path.join(os.tmpdir(), `gpucloud-emulator-C.${String(instanceId)}-`));
       this.#directories.set(instanceId, { path: directory, containerKey });
+      const gpuBin = this.gpus?.binFor(instance);
+      const emulatorPath = process.env.PATH;
       const env = containerEnv(
         this.store.state,
         instance,
-        { apiKey: this.keys.keyOf(instanceId), directory, path: process.env.PATH },
+        {
+          apiKey: this.keys.keyOf(instanceId),
+          directory,
+          path:
+            gpuBin === undefined
+              ? emulatorPath
+              : [gpuBin, emulatorPath ?? defaultPath].join(path.delimiter),
+        },
         nowMs,
       );
       child = spawn("sh", ["-c", instance.onstart ?? ""], {

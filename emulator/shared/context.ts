@@ -5,6 +5,7 @@ import type { RateLimiter } from "../control/rate-limits";
 import type { RequestLog } from "../control/request-log";
 import type { InstanceLogs } from "../instances/instance-logs";
 import type { PortServer } from "../instances/port-server";
+import type { StandInGpus } from "../instances/stand-in-gpus";
 import type { EmulatorSettings } from "../options";
 import type { ServerlessEngine } from "../serverless/worker-engine";
 import type { Clock } from "./clock";
@@ -27,4 +28,6 @@ export interface EmulatorContext {
   readonly serverless: ServerlessEngine;
   /** With `servePorts`: what answers on instances' mapped ports. */
   readonly ports: PortServer | undefined;
+  /** With `runOnstart`: the `nvidia-smi` each onstart finds, and the utilization it reports. */
+  readonly gpus: StandInGpus | undefined;
 }

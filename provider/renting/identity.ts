@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { environmentOf, type InstanceListQuery, type Instance as InstanceWire } from "../client";
 import { runtypeOf, type InstanceInputs } from "./instance-inputs";
-import { lifetimeOf } from "./lifetime";
+import { idleRuleOf, lifetimeOf } from "./lifetime";
 import type { ResourceContext } from "../shared/resource-descriptor";
 
 // What makes an instance this stack's own, and what tells an interrupted create's leftover
@@ -108,6 +108,8 @@ export function specOf(inputs: InstanceInputs): string {
   // Likewise: a leftover whose watchdog would stop or destroy it otherwise is never adopted.
   const lifetime = lifetimeOf(inputs);
   if (lifetime !== undefined) values.push({ lifetime });
+  const idle = idleRuleOf(inputs);
+  if (idle !== undefined) values.push({ idle });
   const spec = JSON.stringify(values);
   return createHash("sha256").update(spec).digest("hex").slice(0, 32);
 }

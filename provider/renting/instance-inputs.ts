@@ -8,6 +8,7 @@ import {
 } from "../shared/expiry-watchdog";
 import { offerQueryInputSchema, overlayNameSchema } from "../shared/input-fields";
 import { exposePortsSchema, portsOutputSchema, urlsOutputSchema } from "./ports";
+import { idleShutdownSchema } from "./idle-shutdown-inputs";
 import { readinessSchema } from "./readiness-inputs";
 
 // An instance's inputs and outputs: what a program declares for an Instance and what its state
@@ -167,7 +168,7 @@ export const instanceInputsSchema = z.object({
   onstart: z
     .string()
     .describe(
-      "A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 " +
+      "A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 " +
         "characters (the watchdog included) it is gzipped and base64-encoded into a short " +
         "bootstrap command; one that does not fit even then fails at preview. Changing it " +
         "rebuilds the container in place, as changing `image` does.",
@@ -224,6 +225,7 @@ export const instanceInputsSchema = z.object({
     )
     .meta({ replacement: "sometimes" })
     .optional(),
+  idleShutdown: idleShutdownSchema,
   env: z
     .record(
       z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "env names hold letters, digits and _"),

@@ -8,16 +8,19 @@ import {
   type OnExpiry,
   onstartCommandOf,
   readOnstart,
+  type WatchdogRules,
   wrappedOnstartTooLong,
 } from "../shared/expiry-watchdog";
+import type { IdleAction, IdleRule } from "../shared/idle-watchdog";
 import { encodeOnstart, onstartTooLong } from "../shared/onstart";
 import { fieldFailure } from "../shared/validation";
 import type { Run } from "../run/run";
 import { type InstanceInputs, runtypeOf } from "./instance-inputs";
 
-// maxLifetime and onExpiry of an Instance, and of every node of a NodeGroup: what check
-// refuses, what create bakes into the onstart (the watchdog itself is shared/expiry-watchdog.ts),
-// what a diff replaces and why, and what a refresh reads back.
+// maxLifetime and onExpiry of an Instance, and of every node of a NodeGroup, and idleShutdown,
+// which the same watchdog enforces: what check refuses, what create bakes into the onstart (the
+// watchdog itself is shared/expiry-watchdog.ts), what a diff changes and why, and what a
+// refresh reads back.
 
 /** The fields that declare a lifetime, alike on Instance and NodeGroup. */
 export interface LifetimeInputs {
@@ -38,6 +41,36 @@ export function lifetimeOf(inputs: LifetimeInputs): Lifetime | undefined {
   return seconds === undefined
     ? undefined
     : { maxLifetimeSeconds: seconds, onExpiry: inputs.onExpiry ?? "destroy" };
+}
+
+/** The idle rule, alike on Instance and NodeGroup. */
+export interface IdleShutdownInputs {
+  readonly idleShutdown?: { readonly after: string; readonly action?: IdleAction | undefined };
+}
+
+/** The idle rule the inputs declare (action defaults to destroy); undefined without one. */
+export function idleRuleOf(inputs: IdleShutdownInputs): IdleRule | undefined {
+  const given = inputs.idleShutdown;
+  const seconds = given === undefined ? undefined : lifetimeSecondsOf(given.after);
+  return seconds === undefined || given === undefined
+    ? undefined
+    : { afterSeconds: seconds, action: given.action ?? "destroy" };
+}
+
+/**
+ * True when the idle rule means something else: the onstart that carries it must change. The
+ * same period written otherwise (`1800s` for `30m`), or the default action written out, is not.
+ */
+export function idleRuleChanged(olds: IdleShutdownInputs, news: IdleShutdownInputs): boolean {
+  return JSON.stringify(idleRuleOf(olds)) !== JSON.stringify(idleRuleOf(news));
+}
+
+/** True when idleShutdown differs as written (what changes nothing is still recorded). */
+export function idleShutdownFieldChanged(
+  olds: IdleShutdownInputs,
+  news: IdleShutdownInputs,
+): boolean {
+  return JSON.stringify(olds.idleShutdown) !== JSON.stringify(news.idleShutdown);
 }
 
 /** The expiry of a create that starts now: the deadline is fixed from here on. */
@@ -140,7 +173,7 @@ function runsNoOnstart(runtype: string | null | undefined): boolean {
  * address, when the configuration is sound (else check reports that).
  */
 export function lifetimeFailures(
-  inputs: LifetimeInputs & Pick<InstanceInputs, "onstart" | "runtype">,
+  inputs: LifetimeInputs & IdleShutdownInputs & Pick<InstanceInputs, "onstart" | "runtype">,
   news: Record<string, unknown>,
   baseUrl: string | undefined,
 ): pulumi.dynamic.CheckFailure[] {
@@ -163,10 +196,13 @@ export function lifetimeFailures(
       ),
     );
   }
+  failures.push(...idleFailures(inputs, expiry));
   const onstart = typeof inputs.onstart === "string" ? inputs.onstart : undefined;
+  const rules: WatchdogRules = { expiry, idle: idleRuleOf(inputs) };
+  const watched = rules.expiry !== undefined || rules.idle !== undefined;
   const tooLong =
-    expiry !== undefined && baseUrl !== undefined
-      ? wrappedOnstartTooLong(onstart, expiry, baseUrl)
+    watched && baseUrl !== undefined
+      ? wrappedOnstartTooLong(onstart, rules, baseUrl)
       : onstart === undefined
         ? undefined
         : onstartTooLong(onstart);
@@ -175,8 +211,40 @@ export function lifetimeFailures(
 }
 
 /**
+ * idleShutdown's failures: a period longer than maxLifetime (the instance would end first), and
+ * a launch that runs no onstart (as maxLifetime's).
+ */
+function idleFailures(
+  inputs: IdleShutdownInputs & Pick<InstanceInputs, "runtype">,
+  expiry: Expiry | undefined,
+): pulumi.dynamic.CheckFailure[] {
+  const idle = idleRuleOf(inputs);
+  if (idle === undefined) return [];
+  const failures: pulumi.dynamic.CheckFailure[] = [];
+  if (expiry !== undefined && idle.afterSeconds > expiry.maxLifetimeSeconds) {
+    failures.push(
+      fieldFailure(
+        "idleShutdown.after",
+        "is longer than maxLifetime, which ends the instance first; give a shorter period, " +
+          "or a longer maxLifetime",
+      ),
+    );
+  }
+  if (runsNoOnstart(inputs.runtype)) {
+    failures.push(
+      fieldFailure(
+        "idleShutdown",
+        `is enforced by a watchdog in the onstart, which a runtype ${inputs.runtype ?? ""} ` +
+          "launch does not run; use runtype ssh or jupyter, or leave idleShutdown out",
+      ),
+    );
+  }
+  return failures;
+}
+
+/**
  * The onstart command a rent sends: the program's onstart, after the watchdog when the
- * instance expires. A template gives the onstart (and runtype) when the program does not: the
+ * instance expires or has an idle rule. A template gives the onstart (and runtype) when the program does not: the
  * watchdog wraps the template's, which the onstart sent replaces (one template search, only
  * then). Throws, renting nothing, when the watchdog cannot be sent: an instance is never rented
  * with a lifetime that would not hold.
@@ -188,7 +256,8 @@ export async function onstartToSend(
   /** The resource's name, which a failure leads with. */
   name: string,
 ): Promise<string | undefined> {
-  if (expiry === undefined) {
+  const rules: WatchdogRules = { expiry, idle: idleRuleOf(inputs) };
+  if (expiry === undefined && rules.idle === undefined) {
     // Check refused an onstart that does not fit.
     const encoded = inputs.onstart === undefined ? undefined : encodeOnstart(inputs.onstart);
     return encoded?.ok ? encoded.command : undefined;
@@ -204,15 +273,16 @@ export async function onstartToSend(
   }
   if (runsNoOnstart(runtype)) {
     throw new Error(
-      `${name}: maxLifetime: template ${inputs.templateHashId ?? ""} launches runtype ` +
+      `${name}: ${expiry === undefined ? "idleShutdown" : "maxLifetime"}: template ` +
+        `${inputs.templateHashId ?? ""} launches runtype ` +
         `${runtype ?? ""}, which runs no onstart to carry the watchdog; give runtype ssh or ` +
         `jupyter. Nothing was rented.`,
     );
   }
-  const encoded = onstartCommandOf(onstart, expiry, run.baseUrl);
+  const encoded = onstartCommandOf(onstart, rules, run.baseUrl);
   if (!encoded.ok) {
     throw new Error(
-      `${name}: onstart: ${wrappedOnstartTooLong(onstart, expiry, run.baseUrl) ?? "too long"}. ` +
+      `${name}: onstart: ${wrappedOnstartTooLong(onstart, rules, run.baseUrl) ?? "too long"}. ` +
         `Nothing was rented.`,
     );
   }

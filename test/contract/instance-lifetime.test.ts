@@ -141,7 +141,7 @@ describe("maxLifetime: the watchdog an instance carries", () => {
 
     const onstart = await storedOnstart(created.id);
     const expiry = expiryOf(created.outs, 28800, "destroy");
-    expect(onstart).toBe(wrapOnstart("echo hello\n", expiry, emulator.url));
+    expect(onstart).toBe(wrapOnstart("echo hello\n", { expiry }, emulator.url));
     expect(onstart).toContain(`u='${emulator.url}/api/v0/instances/'$CONTAINER_ID/;`);
     expect(onstart).toContain(`e=${String(deadline)};`);
     expect(onstart.endsWith("\necho hello\n")).toBe(true);
@@ -372,7 +372,7 @@ describe("maxLifetime on a NodeGroup: one deadline for every node", () => {
     const state = await emulator.state();
     for (const node of group.nodes) {
       const stored = state.instances.find((instance) => instance.id === node.instanceId);
-      expect(stored?.onstart).toBe(wrapOnstart("torchrun train.py", expiry, emulator.url));
+      expect(stored?.onstart).toBe(wrapOnstart("torchrun train.py", { expiry }, emulator.url));
     }
     // A refresh sees no drift from the watchdogs.
     const read = await groupProvider.read(providers.run, group.overlayName, group);

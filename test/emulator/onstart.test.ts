@@ -171,6 +171,28 @@ fi`;
     ).toBe(false);
   });
 
+  it("finds a stand-in nvidia-smi first on its PATH, reporting 0% until a test sets the utilization", async () => {
+    const query = "nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits";
+    // Asked again until the test has set it: a watchdog looks the same way.
+    const id = await rent(
+      `nvidia-smi -L; while :; do echo "gpus: $(${query} | tr '\\n' ' ')"; sleep 0.05; done`,
+    );
+    expect(await logsUntil(id, /^gpus: 0 $/m)).toMatch(
+      /^GPU 0: RTX 4090 \(the emulator's stand-in\)$/m,
+    );
+
+    await emulator.setGpuUtilization(id, 87);
+    await logsUntil(id, /^gpus: 87 $/m);
+    await emulator.setGpuUtilization(id, [3]);
+    await logsUntil(id, /^gpus: 3 $/m);
+    // One value per GPU, 0 to 100; an unknown instance.
+    const path = `/_emulator/instances/${String(id)}/gpu-utilization`;
+    expect((await emulator.control("PUT", path, { percents: [1, 2] })).status).toBe(400);
+    expect((await emulator.control("PUT", path, { percent: 101 })).status).toBe(400);
+    const unknown = "/_emulator/instances/999/gpu-utilization";
+    expect((await emulator.control("PUT", unknown, { percent: 1 })).status).toBe(404);
+  });
+
   it("runs a gzipped and base64-encoded onstart, in either bootstrap", async () => {
     const script = `echo unpacked-${"x".repeat(40)}\n# ${"padding ".repeat(600)}\n`;
     const encoded = encodeOnstart(script);

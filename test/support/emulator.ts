@@ -155,6 +155,8 @@ export interface TestEmulator {
   queueBoots(outcomes: BootOutcome[]): Promise<void>;
   /** With `servePorts`: the stand-in apps the next instances with a mapped port take. */
   queueApps(apps: StandInApp[]): Promise<void>;
+  /** With runOnstart: what the instance's stand-in nvidia-smi reports, for every GPU or each. */
+  setGpuUtilization(instanceId: number, percent: number | number[]): Promise<void>;
   setUser(user: { ssh_key?: string; credit?: number; email?: string }): Promise<void>;
   addKey(key: string, permissions?: { api: Record<string, object> }): Promise<void>;
   revokeKey(key: string): Promise<void>;
@@ -290,6 +292,12 @@ export async function startTestEmulator(options: TestEmulatorOptions = {}): Prom
     clearFaults: () => send("DELETE", "faults"),
     queueBoots: (outcomes) => send("PUT", "boots", { outcomes }),
     queueApps: (apps) => send("PUT", "apps", { apps }),
+    setGpuUtilization: (instanceId, percent) =>
+      send(
+        "PUT",
+        `instances/${String(instanceId)}/gpu-utilization`,
+        Array.isArray(percent) ? { percents: percent } : { percent },
+      ),
     setUser: (user) => send("PUT", "user", user),
     addKey: (key, permissions) =>
       send("POST", "keys", permissions ? { key, permissions } : { key }),

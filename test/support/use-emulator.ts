@@ -129,6 +129,7 @@ function viewOf(current: () => TestEmulator): TestEmulator {
     clearFaults: () => current().clearFaults(),
     queueBoots: (outcomes) => current().queueBoots(outcomes),
     queueApps: (apps) => current().queueApps(apps),
+    setGpuUtilization: (instanceId, percent) => current().setGpuUtilization(instanceId, percent),
     setUser: (user) => current().setUser(user),
     addKey: (key, permissions) => current().addKey(key, permissions),
     revokeKey: (key) => current().revokeKey(key),

@@ -1,7 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { rmSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import {
   apiAddressOf,
@@ -18,6 +16,7 @@ import {
   wrappedOnstartTooLong,
 } from "../../provider/shared/expiry-watchdog";
 import { onstartLimitChars } from "../../provider/shared/onstart";
+import { type WatchdogStandIns, watchdogStandIns } from "../support/watchdog-stand-ins";
 
 // maxLifetime's watchdog (provider/shared/expiry-watchdog.ts): the script it makes, that shells
 // accept it, what it does when run (with stand-ins for date, sleep and the HTTP tools, so that
@@ -78,7 +77,7 @@ describe("maxLifetime's durations", () => {
 
 describe("the watchdog script", () => {
   it("destroys: DELETE of the container's own instance, with the container's own key", () => {
-    const script = watchdogOf(destroyIn8h, baseUrl);
+    const script = watchdogOf({ expiry: destroyIn8h }, baseUrl);
     expect(script.split("\n")[0]).toBe(
       "# pulumi-gpucloud watchdog: maxLifetime 28800s, onExpiry destroy, expiresAt 2026-01-01T08:00:00Z",
     );
@@ -96,7 +95,7 @@ describe("the watchdog script", () => {
   });
 
   it("stops: PUT {state: stopped}", () => {
-    const script = watchdogOf(stopIn8h, baseUrl);
+    const script = watchdogOf({ expiry: stopIn8h }, baseUrl);
     expect(script).toContain(`b='{"state":"stopped"}'`);
     expect(script).toContain('curl -fsS -m60 -XPUT -H"$j" -d"$b"');
     expect(script).toContain('--method=PUT --header="$j" --body-data="$b"');
@@ -107,7 +106,7 @@ describe("the watchdog script", () => {
     expect(apiAddressOf("https://user:pw@gpu.example.com:8443/prefix/?x=1")).toBe(
       "https://gpu.example.com:8443/prefix",
     );
-    const script = watchdogOf(destroyIn8h, "https://user:pw@gpu.example.com/prefix/");
+    const script = watchdogOf({ expiry: destroyIn8h }, "https://user:pw@gpu.example.com/prefix/");
     expect(script).toContain("u='https://gpu.example.com/prefix/api/v0/instances/'");
     expect(script).not.toContain("pw");
   });
@@ -115,10 +114,10 @@ describe("the watchdog script", () => {
   it.each(["sh", "bash"])("is accepted by %s -n, alone and before a user's onstart", (shell) => {
     for (const expiry of [destroyIn8h, stopIn8h]) {
       for (const script of [
-        watchdogOf(expiry, baseUrl),
-        wrapOnstart(realisticOnstart(3000), expiry, baseUrl),
+        watchdogOf({ expiry: expiry }, baseUrl),
+        wrapOnstart(realisticOnstart(3000), { expiry: expiry }, baseUrl),
         // A quote in the address is quoted for the shell.
-        wrapOnstart("echo hi", expiry, "https://gpu.example.com/it's"),
+        wrapOnstart("echo hi", { expiry: expiry }, "https://gpu.example.com/it's"),
       ]) {
         const checked = spawnSync(shell, ["-n"], { input: script, encoding: "utf8" });
         expect({ status: checked.status, stderr: checked.stderr }).toEqual({
@@ -130,7 +129,7 @@ describe("the watchdog script", () => {
   });
 
   it("adds under 1000 characters: about 830 to destroy, 930 to stop", () => {
-    const added = (expiry: Expiry) => wrapOnstart("", expiry, baseUrl).length;
+    const added = (expiry: Expiry) => wrapOnstart("", { expiry: expiry }, baseUrl).length;
     expect(added(destroyIn8h)).toBeLessThan(850);
     expect(added(stopIn8h)).toBeLessThan(950);
     // Each character of the address once.
@@ -139,60 +138,32 @@ describe("the watchdog script", () => {
 });
 
 describe("the watchdog when it runs", () => {
-  let bin: string;
+  let bin: WatchdogStandIns;
   beforeEach(() => {
-    bin = mkdtempSync(path.join(tmpdir(), "watchdog-"));
+    bin = watchdogStandIns();
   });
   afterEach(() => {
-    rmSync(bin, { recursive: true, force: true });
+    bin.remove();
   });
-
-  const file = (name: string) => path.join(bin, name);
+  const file = (name: string) => bin.file(name);
   const tool = (name: string, body: string) => {
-    writeFileSync(file(name), `#!/bin/sh\n${body}\n`);
-    chmodSync(file(name), 0o755);
+    bin.tool(name, body);
   };
-  /**
-   * Stand-ins, the only commands on PATH: `date` says the time in the file `now`, `sleep` logs
-   * its seconds and moves that time on, each HTTP tool logs its arguments and fails its first
-   * `fails` calls.
-   */
   const standIns = (nowSeconds: number, tools: readonly string[], fails = 0) => {
-    writeFileSync(file("now"), String(nowSeconds));
-    tool("date", `/bin/cat ${file("now")}`);
-    tool(
-      "sleep",
-      `echo "$1" >> ${file("sleeps")}; echo $(( $(/bin/cat ${file("now")}) + $1 )) > ${file("now")}`,
-    );
-    writeFileSync(file("failures"), String(fails));
-    for (const name of tools) {
-      tool(
-        name,
-        `echo "${name} $*" >> ${file("calls")}; left=$(/bin/cat ${file("failures")})\n` +
-          `[ "$left" -gt 0 ] && { echo $((left - 1)) > ${file("failures")}; exit 22; }\nexit 0`,
-      );
-    }
+    bin.standIns(nowSeconds, tools, fails);
   };
+  const run = (script: string, done: () => boolean, maxWaitMs?: number) =>
+    bin.run(script, done, maxWaitMs);
+  const lines = (name: string) => bin.lines(name);
+  const called = () => bin.called();
   // Generous, as Jest's 5 s are not: a loaded 2-core machine (the whole suite beside other work)
   // starves the detached shell, which still ends in milliseconds when it is not.
   jest.setTimeout(40_000);
-  /** Runs the onstart as the service would (detached, so it returns at once) and waits for it. */
-  const run = async (script: string, done: () => boolean, maxWaitMs = 30_000) => {
-    execFileSync("/bin/sh", ["-c", script], {
-      env: { PATH: bin, CONTAINER_ID: "4242", CONTAINER_API_KEY: "container-key" },
-    });
-    for (let waited = 0; !done() && waited < maxWaitMs; waited += 20) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
-  const lines = (name: string) =>
-    existsSync(file(name)) ? readFileSync(file(name), "utf8").trim().split("\n") : [];
-  const called = () => lines("calls").length > 0;
 
   it("sleeps until the deadline, in steps of at most a minute, then destroys with curl", async () => {
     const deadline = destroyIn8h.deadlineEpochSeconds;
     standIns(deadline - 150, ["curl", "wget", "python3"]);
-    await run(wrapOnstart(`echo user > ${file("user")}`, destroyIn8h, baseUrl), called);
+    await run(wrapOnstart(`echo user > ${file("user")}`, { expiry: destroyIn8h }, baseUrl), called);
     expect(lines("sleeps")).toEqual(["60", "60", "30"]);
     expect(lines("calls")).toEqual([
       `curl -fsS -m60 -XDELETE -HAuthorization: Bearer container-key ${baseUrl}/api/v0/instances/4242/`,
@@ -205,7 +176,7 @@ describe("the watchdog when it runs", () => {
     const deadline = stopIn8h.deadlineEpochSeconds;
     // Restarted 10 s before the deadline: 10 s to wait, not 8 hours.
     standIns(deadline - 10, ["curl"]);
-    await run(wrapOnstart(undefined, stopIn8h, baseUrl), called);
+    await run(wrapOnstart(undefined, { expiry: stopIn8h }, baseUrl), called);
     expect(lines("sleeps")).toEqual(["10"]);
     expect(lines("calls")).toEqual([
       `curl -fsS -m60 -XPUT -HContent-Type: application/json -d{"state":"stopped"} ` +
@@ -215,21 +186,21 @@ describe("the watchdog when it runs", () => {
 
   it("acts at once when started after the deadline (an expired instance started by hand)", async () => {
     standIns(destroyIn8h.deadlineEpochSeconds + 3600, ["curl"]);
-    await run(wrapOnstart("true", destroyIn8h, baseUrl), called);
+    await run(wrapOnstart("true", { expiry: destroyIn8h }, baseUrl), called);
     expect(lines("sleeps")).toEqual([]);
     expect(lines("calls")).toHaveLength(1);
   });
 
   it("uses wget without curl, python3 without either", async () => {
     standIns(destroyIn8h.deadlineEpochSeconds, ["wget"]);
-    await run(watchdogOf(destroyIn8h, baseUrl), called);
+    await run(watchdogOf({ expiry: destroyIn8h }, baseUrl), called);
     expect(lines("calls")).toEqual([
       `wget -qO- -T60 --method=DELETE --header=Authorization: Bearer container-key ${baseUrl}/api/v0/instances/4242/`,
     ]);
     rmSync(file("calls"));
     rmSync(file("wget"));
     standIns(stopIn8h.deadlineEpochSeconds, ["python3"]);
-    await run(watchdogOf(stopIn8h, baseUrl), called);
+    await run(watchdogOf({ expiry: stopIn8h }, baseUrl), called);
     const [python] = lines("calls");
     expect(python).toMatch(
       /^python3 -c import os,sys,urllib\.request as r;.* PUT \S+ \{"state":"stopped"\}$/,
@@ -240,7 +211,7 @@ describe("the watchdog when it runs", () => {
 
   it("falls back to the next tool when one fails, and retries the call a few times", async () => {
     standIns(destroyIn8h.deadlineEpochSeconds, ["curl", "wget", "python3"], 4);
-    await run(watchdogOf(destroyIn8h, baseUrl), () => lines("calls").length >= 5);
+    await run(watchdogOf({ expiry: destroyIn8h }, baseUrl), () => lines("calls").length >= 5);
     expect(lines("calls").map((call) => call.split(" ")[0])).toEqual([
       "curl",
       "wget",
@@ -254,7 +225,7 @@ describe("the watchdog when it runs", () => {
 
   it("gives up after 10 rounds, and does nothing without a clock", async () => {
     standIns(destroyIn8h.deadlineEpochSeconds, ["curl"], 100);
-    await run(watchdogOf(destroyIn8h, baseUrl), () => lines("sleeps").length >= 9);
+    await run(watchdogOf({ expiry: destroyIn8h }, baseUrl), () => lines("sleeps").length >= 9);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(lines("calls")).toHaveLength(10);
     expect(lines("sleeps")).toEqual(["1", "4", "9", "16", "25", "36", "49", "64", "81"]);
@@ -262,7 +233,7 @@ describe("the watchdog when it runs", () => {
     rmSync(file("calls"));
     standIns(0, ["curl"]);
     tool("date", "echo %s");
-    await run(watchdogOf(destroyIn8h, baseUrl), called, 500);
+    await run(watchdogOf({ expiry: destroyIn8h }, baseUrl), called, 500);
     expect(lines("calls")).toEqual([]);
   });
 });
@@ -270,17 +241,17 @@ describe("the watchdog when it runs", () => {
 describe("an onstart with its watchdog, fitted and read back", () => {
   it("gives back the user's onstart exactly, and the expiry", () => {
     const onstart = "#!/bin/bash\necho 'quotes \" and $HOME' \n\n";
-    const command = onstartCommandOf(onstart, destroyIn8h, baseUrl);
+    const command = onstartCommandOf(onstart, { expiry: destroyIn8h }, baseUrl);
     if (!command.ok) throw new Error("did not fit");
     expect(command.compressed).toBe(false);
     expect(readOnstart(command.command)).toEqual({ onstart, expiry: destroyIn8h });
     expect(unwrapOnstart(command.command)).toEqual({
       onstart,
-      expiry: destroyIn8h,
+      rules: { expiry: destroyIn8h },
       baseUrl,
     });
     // No onstart: the watchdog alone, read back as an empty one.
-    const alone = onstartCommandOf(undefined, stopIn8h, baseUrl);
+    const alone = onstartCommandOf(undefined, { expiry: stopIn8h }, baseUrl);
     expect(alone.ok && readOnstart(alone.command)).toEqual({
       onstart: "",
       expiry: stopIn8h,
@@ -290,7 +261,7 @@ describe("an onstart with its watchdog, fitted and read back", () => {
   it("fits an onstart near 4048 characters with gzip and base64, and reads it back", () => {
     const onstart = realisticOnstart(onstartLimitChars - 8);
     expect(onstart).toHaveLength(onstartLimitChars - 8);
-    const command = onstartCommandOf(onstart, stopIn8h, baseUrl);
+    const command = onstartCommandOf(onstart, { expiry: stopIn8h }, baseUrl);
     if (!command.ok) throw new Error("did not fit");
     expect(command.compressed).toBe(true);
     expect(command.command.length).toBeLessThanOrEqual(onstartLimitChars);
@@ -300,15 +271,15 @@ describe("an onstart with its watchdog, fitted and read back", () => {
     const written = execFileSync("sh", ["-c", `echo ${payload} | base64 -d | gzip -dc`], {
       encoding: "utf8",
     });
-    expect(written).toBe(wrapOnstart(onstart, stopIn8h, baseUrl));
-    expect(wrappedOnstartTooLong(onstart, stopIn8h, baseUrl)).toBeUndefined();
+    expect(written).toBe(wrapOnstart(onstart, { expiry: stopIn8h }, baseUrl));
+    expect(wrappedOnstartTooLong(onstart, { expiry: stopIn8h }, baseUrl)).toBeUndefined();
   });
 
   it("says why when even compressed it does not fit, naming the watchdog", () => {
     const incompressible = randomBytes(2900).toString("base64");
     expect(incompressible.length).toBeLessThanOrEqual(onstartLimitChars);
-    expect(onstartCommandOf(incompressible, destroyIn8h, baseUrl).ok).toBe(false);
-    expect(wrappedOnstartTooLong(incompressible, destroyIn8h, baseUrl)).toMatch(
+    expect(onstartCommandOf(incompressible, { expiry: destroyIn8h }, baseUrl).ok).toBe(false);
+    expect(wrappedOnstartTooLong(incompressible, { expiry: destroyIn8h }, baseUrl)).toMatch(
       new RegExp(
         `^3868 characters, \\d+ with maxLifetime's watchdog \\(\\d+ more\\), \\d+ even when ` +
           `gzipped and base64-encoded; the service takes at most 4048$`,
@@ -317,7 +288,7 @@ describe("an onstart with its watchdog, fitted and read back", () => {
   });
 
   it("never takes a user's script for a watchdog", () => {
-    const wrapped = wrapOnstart("echo hi", destroyIn8h, baseUrl);
+    const wrapped = wrapOnstart("echo hi", { expiry: destroyIn8h }, baseUrl);
     // Any change to the watchdog's text: the whole is the user's.
     for (const changed of [
       wrapped.replace("sleep $s", "sleep 1"),

@@ -8,7 +8,7 @@ import {
 import { launchesAnew } from "../../provider/resources/instance/diff";
 import { runningInstance } from "../../provider/resources/instance/test-data";
 import { nodeGroupInputsSchema, type NodeGroupOutputs } from "../../provider/resources/node-group";
-import { diffNodeGroup } from "../../provider/resources/node-group/diff";
+import { diffNodeGroup, rebuildFieldsChanged } from "../../provider/resources/node-group/diff";
 import { runningGroup } from "../../provider/resources/node-group/test-data";
 import { expiredReason, lifetimeFailures, recordedExpiry } from "../../provider/renting/lifetime";
 import { specOf } from "../../provider/renting/identity";
@@ -204,6 +204,26 @@ describe("NodeGroup diff: maxLifetime", () => {
     expect(await replaces({ maxLifetime: undefined })).toEqual(["maxLifetime"]);
     expect(await replaces({ onExpiry: "destroy" as never })).toEqual(["onExpiry"]);
     expect(await replaces({ maxLifetime: "72h" })).toEqual([]);
+  });
+
+  it("rebuilds in place on a new idle rule (each node's onstart holds it); the same rule written otherwise is only recorded", async () => {
+    const idle = { ...olds, idleShutdown: { after: "30m" } };
+    const diff = (idleShutdown?: { after: string; action?: "destroy" | "stop" }) => {
+      const news = { ...inputs, ...(idleShutdown ? { idleShutdown } : {}) };
+      return {
+        diff: diffNodeGroup(run, idle, news, now),
+        rebuilt: rebuildFieldsChanged(idle, news),
+      };
+    };
+    const inPlace = { changes: true, replaces: [], deleteBeforeReplace: false };
+    for (const rule of [{ after: "1h" }, { after: "30m", action: "stop" as const }, undefined]) {
+      const { diff: changed, rebuilt } = diff(rule);
+      expect(await changed).toEqual(inPlace);
+      expect(rebuilt).toEqual(["idleShutdown"]);
+    }
+    const same = diff({ after: "1800s", action: "destroy" });
+    expect(await same.diff).toEqual(inPlace);
+    expect(same.rebuilt).toEqual([]);
   });
 
   it("gives nodes rented later the group's recorded deadline", () => {

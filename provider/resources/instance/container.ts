@@ -1,6 +1,6 @@
 import type { Instance as InstanceWire } from "../../client";
 import { rebuildContainerFrom } from "../../renting/container-rebuild";
-import { recordedExpiry } from "../../renting/lifetime";
+import { idleRuleChanged, recordedExpiry } from "../../renting/lifetime";
 import { untilStatus } from "../../renting/power";
 import type { Run } from "../../run/run";
 import { rebuildFieldsChanged } from "./diff";
@@ -19,7 +19,8 @@ export function containerChangeOf(
   olds: Partial<InstanceInputs>,
   news: InstanceInputs,
 ): ContainerChange | undefined {
-  if (rebuildFieldsChanged(olds, news).length > 0) return "rebuild";
+  // The idle rule is in the onstart, which only a rebuild changes.
+  if (rebuildFieldsChanged(olds, news).length > 0 || idleRuleChanged(olds, news)) return "rebuild";
   // A trigger set for the first time changes nothing: there was no value to change.
   const changed = (field: "recycleTrigger" | "restartTrigger") =>
     olds[field] !== undefined && news[field] !== undefined && olds[field] !== news[field];

@@ -1,7 +1,12 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { deadEndStatuses } from "../../client";
 import { asksOf, type InstanceInputs, type InstanceOutputs, runtypeOf } from "./inputs";
-import { expiredReason, lifetimeFieldsChanged, lifetimeReplaces } from "../../renting/lifetime";
+import {
+  expiredReason,
+  idleShutdownFieldChanged,
+  lifetimeFieldsChanged,
+  lifetimeReplaces,
+} from "../../renting/lifetime";
 import { recordedOfferMismatch } from "../../renting/offer-choice";
 
 /**
@@ -154,7 +159,7 @@ export function diffInstance(
   if (!same(olds.volume, news.volume)) replaces.push("volume");
   // `replaceOnChanges` (the resource option): what would change in place replaces instead.
   const replaceOn = news.replaceOnChanges ?? [];
-  for (const field of [...inPlaceFields, ...rebuildFields]) {
+  for (const field of [...inPlaceFields, ...rebuildFields, "idleShutdown"] as const) {
     if ((replaceOn.includes(field) || replaceOn.includes("*")) && !same(olds[field], news[field])) {
       replaces.push(field);
     }
@@ -169,6 +174,8 @@ export function diffInstance(
     asksChanged ||
     outbid ||
     lifetimeFieldsChanged(olds, news) ||
+    // A new idle rule rebuilds the container (container.ts); one written otherwise is recorded.
+    idleShutdownFieldChanged(olds, news) ||
     [...inPlaceFields, ...rebuildFields].some((field) => !same(olds[field], news[field]));
   return {
     changes,

@@ -173,9 +173,10 @@ export function importedInputs(
   );
   const price = bidOf(instance);
   const label = instance.label ?? "";
-  // The user's onstart, without maxLifetime's watchdog, whose lifetime the program declares.
+  // The user's onstart, without the watchdog, whose lifetime and idle rule the program declares.
   const shown = instance.onstart ? readOnstart(instance.onstart) : undefined;
   const expiry = shown?.expiry;
+  const idle = shown?.idle;
   return {
     askId,
     ...(volume === undefined ? {} : { volume }),
@@ -188,6 +189,14 @@ export function importedInputs(
     ...(expiry === undefined ? {} : { maxLifetime: lifetimeTextOf(expiry.maxLifetimeSeconds) }),
     // destroy is the default: written only when it is not.
     ...(expiry?.onExpiry === "stop" ? { onExpiry: expiry.onExpiry } : {}),
+    ...(idle === undefined
+      ? {}
+      : {
+          idleShutdown: {
+            after: lifetimeTextOf(idle.afterSeconds),
+            ...(idle.action === "stop" ? { action: idle.action } : {}),
+          },
+        }),
     ...(Object.keys(env).length > 0 ? { env } : {}),
     ...(label === "" ? {} : { label }),
     ...(runtype === undefined ? {} : { runtype }),

@@ -88,6 +88,7 @@ const recordedAsGiven = [
   "replaceOnChanges",
   "maxLifetime",
   "onExpiry",
+  "idleShutdown",
 ] as const;
 
 export const implementation: ResourceImplementation<InstanceInputs, InstanceOutputs> = {
@@ -172,7 +173,8 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
         failures.push(fieldFailure(field, why));
       }
     }
-    // The onstart with maxLifetime's watchdog, which calls the configured address.
+    // The onstart with the watchdog of maxLifetime and idleShutdown, which calls the configured
+    // address.
     failures.push(...lifetimeFailures(inputs, news, configuredBaseUrl(run)));
     // A VM cannot get an SSH key after it is created: refuse to rent one without a key. Only
     // when one is about to be rented: a running VM must stay manageable if the key goes. Keys

@@ -7,6 +7,7 @@ import { type InstanceOutputs, instanceOutputsSchema } from "../../renting/insta
 import { everyOutput, type OutputsOf } from "../../shared/class-outputs";
 import type { InstanceAttempt } from "./inputs";
 import type { z } from "zod";
+import type { idleShutdownSchema } from "../../renting/idle-shutdown-inputs";
 import type { readinessSchema } from "../../renting/readiness-inputs";
 
 /**
@@ -83,7 +84,7 @@ export interface InstanceSettings {
    */
   diskGb?: pulumi.Input<number>;
   /**
-   * A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048
+   * A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog). Over 4048
    * characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap
    * command; one that does not fit even then fails at preview.
    */
@@ -101,6 +102,14 @@ export interface InstanceSettings {
    * disk, which still bills. Only with `maxLifetime`; changing it replaces the instance.
    */
   onExpiry?: pulumi.Input<"destroy" | "stop">;
+  /**
+   * Stop or destroy the instance once it has been idle for `after` (`"30m"`): every GPU under
+   * 5% utilization as `nvidia-smi` reports it, and no SSH connection, for the whole period.
+   * `action`: `destroy` (default) or `stop` (its disk still bills, and it may not start again).
+   * Enforced on the instance itself by maxLifetime's watchdog; not for a VM or an `args`
+   * launch. Changing it rebuilds the container in place.
+   */
+  idleShutdown?: pulumi.Input<IdleShutdownArgs>;
   /** Environment variables of the instance. */
   env?: pulumi.Input<Record<string, pulumi.Input<string>>>;
   /** A label; changes in place. */
@@ -151,6 +160,9 @@ export interface InstanceSettings {
    */
   readiness?: pulumi.Input<ReadinessArgs>;
 }
+
+/** `idleShutdown`: how long idle, and what then. */
+export type IdleShutdownArgs = NonNullable<z.input<typeof idleShutdownSchema>>;
 
 /** `readiness`: exactly one check, and its timing. */
 export type ReadinessArgs = NonNullable<z.input<typeof readinessSchema>>;

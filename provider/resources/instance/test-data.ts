@@ -80,7 +80,7 @@ export function instanceBadInputs(): readonly BadInput[] {
         },
         {
           field: "idleShutdwon",
-          says: /idleShutdwon: not an input of Instance; the inputs are askId, askIds,/,
+          says: /idleShutdwon: not an input of Instance; did you mean idleShutdown\?/,
         },
         {
           field: "readiness.intervalSecs",
@@ -92,6 +92,37 @@ export function instanceBadInputs(): readonly BadInput[] {
         },
       ],
       secrets: ["thirty-minutes-idle"],
+    },
+    {
+      what: "idleShutdown's durations and action",
+      args: { ...validInstance, idleShutdown: { after: "idle-for-a-while", action: "hibernate" } },
+      cases: [
+        {
+          field: "idleShutdown.after",
+          says: /^idleShutdown\.after: must be a whole number followed by s, m, h or d, e\.g\. "90s", "30m" or "2h" \(received a string of 16 characters\)$/,
+        },
+        { field: "idleShutdown.action", says: /^idleShutdown\.action: must be destroy or stop/ },
+      ],
+      secrets: ["idle-for-a-while", "hibernate"],
+    },
+    {
+      what: "idleShutdown beyond maxLifetime, and where no onstart runs",
+      args: {
+        ...validInstance,
+        runtype: "args",
+        maxLifetime: "1h",
+        idleShutdown: { after: "90m" },
+      },
+      cases: [
+        {
+          field: "idleShutdown.after",
+          says: /^idleShutdown\.after: is longer than maxLifetime, which ends the instance first; give a shorter period, or a longer maxLifetime$/,
+        },
+        {
+          field: "idleShutdown",
+          says: /^idleShutdown: is enforced by a watchdog in the onstart, which a runtype args launch does not run; use runtype ssh or jupyter, or leave idleShutdown out$/,
+        },
+      ],
     },
     {
       what: "every field of a nested input wrong at once",
@@ -331,7 +362,12 @@ export function instanceRecorded(): readonly RecordedState[] {
         ...runningInstance({ ...byAsk, maxLifetime: "8h" }),
         expiresAt: "2999-01-01T00:00:00Z",
       },
-      changes: { maxLifetime: ["480m", "9h"], onExpiry: ["destroy", "stop"] },
+      changes: {
+        maxLifetime: ["480m", "9h"],
+        onExpiry: ["destroy", "stop"],
+        // A new idle rule, added or changed, rebuilds the container in place.
+        idleShutdown: [{ after: "30m" }, { after: "2h", action: "stop" }],
+      },
     },
     // A VM: what runs replaces it (the service rebuilds containers in place, not VMs).
     { olds: runningInstance({ ...byAsk, runtype: "vm" }) },

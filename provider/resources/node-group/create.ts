@@ -88,6 +88,7 @@ export function nodeInputsOf(build: GroupBuild, rank: number, masterAddr: string
     args: inputs.args,
     maxLifetime: inputs.maxLifetime,
     onExpiry: inputs.onExpiry,
+    idleShutdown: inputs.idleShutdown,
     label: inputs.label,
     runtype: inputs.runtype ?? "ssh",
     pollIntervalSeconds: inputs.pollIntervalSeconds,

@@ -1,6 +1,12 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pulumi from "@pulumi/pulumi";
-import { expiredReason, lifetimeFieldsChanged, lifetimeReplaces } from "../../renting/lifetime";
+import {
+  expiredReason,
+  idleRuleChanged,
+  idleShutdownFieldChanged,
+  lifetimeFieldsChanged,
+  lifetimeReplaces,
+} from "../../renting/lifetime";
 import type { Run } from "../../run/run";
 import { chooseCluster, clusterOffers } from "./cluster-choice";
 import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
@@ -8,14 +14,15 @@ import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
 // A group's diff. The nodes' network volume, disk, runtype and the query they were chosen by
 // are fixed at the nodes' rent: a change replaces the group, deleting it first (its cluster's
 // machines are the ones a new group would want; its network volume goes with it). What every
-// node runs (image, env, onstart, args) is rebuilt on the nodes' machines (rebuild.ts). The node
+// node runs (image, env, onstart, args, and the idle rule its onstart's watchdog holds) is
+// rebuilt on the nodes' machines (rebuild.ts). The node
 // count, the label, the keys and the provider's own settings change in place, and so do nodes
 // that refresh found gone or at a dead end: the update rents their ranks again. A larger count
 // the group's cluster has no room for replaces the group, but only when another cluster can
 // hold it (the diff asks the service, so that preview says which); a replacement that could
 // only fail is never proposed: the update then fails, saying so, and the group stays. A group
 // past its `expiresAt` (its nodes' watchdogs stopped or destroyed them) is replaced, and so is
-// one whose lifetime changes: each node's onstart holds the deadline.
+// one whose lifetime changes: a rebuild keeps the group's deadline, which its create fixed.
 
 const replacingFields = [
   "offerQuery",
@@ -39,11 +46,12 @@ const same = (a: unknown, b: unknown) => isDeepStrictEqual(a ?? null, b ?? null)
 /** What every node runs: a change rebuilds each node's container on its machine (rebuild.ts). */
 export const rebuildFields = ["image", "env", "onstart", "args"] as const;
 
-export function rebuildFieldsChanged(
-  olds: Pick<NodeGroupInputs, (typeof rebuildFields)[number]>,
-  news: Pick<NodeGroupInputs, (typeof rebuildFields)[number]>,
-): string[] {
-  return rebuildFields.filter((field) => !same(olds[field], news[field]));
+type RebuildInputs = Pick<NodeGroupInputs, (typeof rebuildFields)[number] | "idleShutdown">;
+
+/** What a rebuild changes: the fields, and the idle rule when it means another rule. */
+export function rebuildFieldsChanged(olds: RebuildInputs, news: RebuildInputs): string[] {
+  const fields: string[] = rebuildFields.filter((field) => !same(olds[field], news[field]));
+  return idleRuleChanged(olds, news) ? [...fields, "idleShutdown"] : fields;
 }
 
 /** Statuses of a node that will not run again: the update rents its rank anew. */
@@ -100,6 +108,7 @@ export async function diffNodeGroup(
     olds.masterAddr === null ||
     lifetimeFieldsChanged(olds, news) ||
     rebuildFieldsChanged(olds, news).length > 0 ||
+    idleShutdownFieldChanged(olds, news) ||
     inPlaceFields.some((field) => !same(olds[field], news[field]));
   if (
     replaces.length === 0 &&

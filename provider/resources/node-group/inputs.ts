@@ -79,6 +79,9 @@ export const nodeGroupInputsSchema = z.object({
       "`stop`: a stopped node releases its GPUs but keeps its disk, which still bills. " +
       "Changing it replaces the group while `maxLifetime` is set.",
   ),
+  // One type with the Instance's (its description says what a change does to each); another
+  // rule replaces the group, the same one written otherwise does not.
+  idleShutdown: node.idleShutdown,
   env: node.env
     .meta({ replacement: undefined })
     .describe(

@@ -248,5 +248,6 @@ export async function resizeGroup(
   // Recorded as written (a change that would move the deadline replaces: diff.ts).
   if (news.maxLifetime === undefined) delete outs.maxLifetime;
   if (news.onExpiry === undefined) delete outs.onExpiry;
+  if (news.idleShutdown === undefined) delete outs.idleShutdown;
   return outs;
 }

@@ -26,6 +26,20 @@ export function nodeGroupBadInputs(): readonly BadInput[] {
         },
       ],
     },
+    {
+      what: "idleShutdown beyond maxLifetime",
+      args: {
+        nodeCount: 2,
+        offerQuery: { gpuName: "H100 SXM" },
+        image: "pytorch/pytorch",
+        diskGb: 40,
+        maxLifetime: "30m",
+        idleShutdown: { after: "2h", action: "stop" },
+      },
+      cases: [
+        { field: "idleShutdown.after", says: /^idleShutdown\.after: is longer than maxLifetime/ },
+      ],
+    },
   ];
 }
 
@@ -77,8 +91,17 @@ export function nodeGroupRecorded(): readonly RecordedState[] {
     },
     // With a lifetime: another duration replaces, the same one written otherwise does not.
     {
-      olds: runningGroup({ ...leastInputs, maxLifetime: "3d" }, "2999-01-01T00:00:00Z"),
-      changes: { nodeCount: [1], maxLifetime: ["72h", "4d"], onExpiry: ["destroy", "stop"] },
+      olds: runningGroup(
+        { ...leastInputs, maxLifetime: "3d", idleShutdown: { after: "30m" } },
+        "2999-01-01T00:00:00Z",
+      ),
+      changes: {
+        nodeCount: [1],
+        maxLifetime: ["72h", "4d"],
+        onExpiry: ["destroy", "stop"],
+        // Another idle rule rebuilds every node in place; the same one written otherwise is recorded.
+        idleShutdown: [{ after: "1800s", action: "destroy" }, { after: "1h" }],
+      },
       serviceDecides: ["nodeCount"],
     },
   ];

@@ -39,6 +39,8 @@ type Instance struct {
 	ExposePorts pulumi.ArrayOutput `pulumi:"exposePorts"`
 	// Memory per GPU, in megabytes (the API's unit).
 	GpuRamMb pulumi.IntPtrOutput `pulumi:"gpuRamMb"`
+	// Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+	IdleShutdown IdleShutdownPtrOutput `pulumi:"idleShutdown"`
 	// The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
 	Image pulumi.StringPtrOutput `pulumi:"image"`
 	// The service's id of the instance (the create call's `new_contract`).
@@ -63,7 +65,7 @@ type Instance struct {
 	OfferQuery pulumi.AnyOutput `pulumi:"offerQuery"`
 	// What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
 	OnExpiry pulumi.StringPtrOutput `pulumi:"onExpiry"`
-	// A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
+	// A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
 	Onstart pulumi.StringPtrOutput `pulumi:"onstart"`
 	// Set by refresh while a higher bid holds the instance's machine: the winning price, in dollars per hour. The instance is stopped and the service still intends it to run; the next up raises the bid above it when `price` is higher, and otherwise fails saying so. Absent otherwise.
 	OutbidByDollarsPerHour pulumi.Float64PtrOutput `pulumi:"outbidByDollarsPerHour"`
@@ -173,6 +175,8 @@ type instanceArgs struct {
 	Env map[string]string `pulumi:"env"`
 	// Container ports to open: a number (TCP) or `"<port>/udp"`, sent as the service's `-p <port>:<port>` docker options (its docker-environment guide: each maps to a random external port). `ports` and `urls` then say where each answers. A template's ports apply as well. Changing them replaces the instance.
 	ExposePorts []interface{} `pulumi:"exposePorts"`
+	// Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+	IdleShutdown *IdleShutdown `pulumi:"idleShutdown"`
 	// The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
 	Image *string `pulumi:"image"`
 	// A label, at most 1024 characters. Changes in place.
@@ -189,7 +193,7 @@ type instanceArgs struct {
 	OfferQuery interface{} `pulumi:"offerQuery"`
 	// What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
 	OnExpiry *string `pulumi:"onExpiry"`
-	// A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
+	// A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
 	Onstart *string `pulumi:"onstart"`
 	// An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
 	Overlay *string `pulumi:"overlay"`
@@ -231,6 +235,8 @@ type InstanceArgs struct {
 	Env pulumi.StringMapInput
 	// Container ports to open: a number (TCP) or `"<port>/udp"`, sent as the service's `-p <port>:<port>` docker options (its docker-environment guide: each maps to a random external port). `ports` and `urls` then say where each answers. A template's ports apply as well. Changing them replaces the instance.
 	ExposePorts pulumi.ArrayInput
+	// Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+	IdleShutdown IdleShutdownPtrInput
 	// The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
 	Image pulumi.StringPtrInput
 	// A label, at most 1024 characters. Changes in place.
@@ -247,7 +253,7 @@ type InstanceArgs struct {
 	OfferQuery pulumi.Input
 	// What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
 	OnExpiry pulumi.StringPtrInput
-	// A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
+	// A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
 	Onstart pulumi.StringPtrInput
 	// An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
 	Overlay pulumi.StringPtrInput
@@ -370,6 +376,11 @@ func (o InstanceOutput) GpuRamMb() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.IntPtrOutput { return v.GpuRamMb }).(pulumi.IntPtrOutput)
 }
 
+// Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+func (o InstanceOutput) IdleShutdown() IdleShutdownPtrOutput {
+	return o.ApplyT(func(v *Instance) IdleShutdownPtrOutput { return v.IdleShutdown }).(IdleShutdownPtrOutput)
+}
+
 // The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
 func (o InstanceOutput) Image() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.Image }).(pulumi.StringPtrOutput)
@@ -430,7 +441,7 @@ func (o InstanceOutput) OnExpiry() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.OnExpiry }).(pulumi.StringPtrOutput)
 }
 
-// A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
+// A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
 func (o InstanceOutput) Onstart() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.Onstart }).(pulumi.StringPtrOutput)
 }

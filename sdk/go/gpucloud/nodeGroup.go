@@ -32,6 +32,8 @@ type NodeGroup struct {
 	ExpiresAt pulumi.StringPtrOutput `pulumi:"expiresAt"`
 	// Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
 	ExposePorts pulumi.ArrayOutput `pulumi:"exposePorts"`
+	// Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+	IdleShutdown IdleShutdownPtrOutput `pulumi:"idleShutdown"`
 	// Each node's container image, e.g. `pytorch/pytorch`. Changing it rebuilds every node's container in place: the same instances, machines, overlay addresses and price, the network volume still mounted; each container is created anew, so what it wrote outside the network volume is lost.
 	Image pulumi.StringOutput `pulumi:"image"`
 	// Each node's label. Changes in place.
@@ -144,6 +146,8 @@ type nodeGroupArgs struct {
 	Env map[string]string `pulumi:"env"`
 	// Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
 	ExposePorts []interface{} `pulumi:"exposePorts"`
+	// Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+	IdleShutdown *IdleShutdown `pulumi:"idleShutdown"`
 	// Each node's container image, e.g. `pytorch/pytorch`. Changing it rebuilds every node's container in place: the same instances, machines, overlay addresses and price, the network volume still mounted; each container is created anew, so what it wrote outside the network volume is lost.
 	Image string `pulumi:"image"`
 	// Each node's label. Changes in place.
@@ -184,6 +188,8 @@ type NodeGroupArgs struct {
 	Env pulumi.StringMapInput
 	// Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
 	ExposePorts pulumi.ArrayInput
+	// Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+	IdleShutdown IdleShutdownPtrInput
 	// Each node's container image, e.g. `pytorch/pytorch`. Changing it rebuilds every node's container in place: the same instances, machines, overlay addresses and price, the network volume still mounted; each container is created anew, so what it wrote outside the network volume is lost.
 	Image pulumi.StringInput
 	// Each node's label. Changes in place.
@@ -287,6 +293,11 @@ func (o NodeGroupOutput) ExpiresAt() pulumi.StringPtrOutput {
 // Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
 func (o NodeGroupOutput) ExposePorts() pulumi.ArrayOutput {
 	return o.ApplyT(func(v *NodeGroup) pulumi.ArrayOutput { return v.ExposePorts }).(pulumi.ArrayOutput)
+}
+
+// Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+func (o NodeGroupOutput) IdleShutdown() IdleShutdownPtrOutput {
+	return o.ApplyT(func(v *NodeGroup) IdleShutdownPtrOutput { return v.IdleShutdown }).(IdleShutdownPtrOutput)
 }
 
 // Each node's container image, e.g. `pytorch/pytorch`. Changing it rebuilds every node's container in place: the same instances, machines, overlay addresses and price, the network volume still mounted; each container is created anew, so what it wrote outside the network volume is lost.

@@ -411,6 +411,165 @@ func (o ChargeSummaryArrayOutput) Index(i pulumi.IntInput) ChargeSummaryOutput {
 	}).(ChargeSummaryOutput)
 }
 
+// Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+type IdleShutdown struct {
+	// `destroy` (the default) or `stop`. A stopped instance releases its GPUs but its disk still bills, and it may not start again: its GPUs may be rented by someone else meanwhile.
+	Action *string `pulumi:"action"`
+	// How long the instance must stay idle, without a break, before the action: a whole number and a unit, `s`, `m`, `h` or `d` (`"30m"`, `"2h"`), at most `365d` and at most `maxLifetime`. Counted from each start of the container.
+	After string `pulumi:"after"`
+}
+
+// IdleShutdownInput is an input type that accepts IdleShutdownArgs and IdleShutdownOutput values.
+// You can construct a concrete instance of `IdleShutdownInput` via:
+//
+//	IdleShutdownArgs{...}
+type IdleShutdownInput interface {
+	pulumi.Input
+
+	ToIdleShutdownOutput() IdleShutdownOutput
+	ToIdleShutdownOutputWithContext(context.Context) IdleShutdownOutput
+}
+
+// Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+type IdleShutdownArgs struct {
+	// `destroy` (the default) or `stop`. A stopped instance releases its GPUs but its disk still bills, and it may not start again: its GPUs may be rented by someone else meanwhile.
+	Action pulumi.StringPtrInput `pulumi:"action"`
+	// How long the instance must stay idle, without a break, before the action: a whole number and a unit, `s`, `m`, `h` or `d` (`"30m"`, `"2h"`), at most `365d` and at most `maxLifetime`. Counted from each start of the container.
+	After pulumi.StringInput `pulumi:"after"`
+}
+
+func (IdleShutdownArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*IdleShutdown)(nil)).Elem()
+}
+
+func (i IdleShutdownArgs) ToIdleShutdownOutput() IdleShutdownOutput {
+	return i.ToIdleShutdownOutputWithContext(context.Background())
+}
+
+func (i IdleShutdownArgs) ToIdleShutdownOutputWithContext(ctx context.Context) IdleShutdownOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(IdleShutdownOutput)
+}
+
+func (i IdleShutdownArgs) ToIdleShutdownPtrOutput() IdleShutdownPtrOutput {
+	return i.ToIdleShutdownPtrOutputWithContext(context.Background())
+}
+
+func (i IdleShutdownArgs) ToIdleShutdownPtrOutputWithContext(ctx context.Context) IdleShutdownPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(IdleShutdownOutput).ToIdleShutdownPtrOutputWithContext(ctx)
+}
+
+// IdleShutdownPtrInput is an input type that accepts IdleShutdownArgs, IdleShutdownPtr and IdleShutdownPtrOutput values.
+// You can construct a concrete instance of `IdleShutdownPtrInput` via:
+//
+//	        IdleShutdownArgs{...}
+//
+//	or:
+//
+//	        nil
+type IdleShutdownPtrInput interface {
+	pulumi.Input
+
+	ToIdleShutdownPtrOutput() IdleShutdownPtrOutput
+	ToIdleShutdownPtrOutputWithContext(context.Context) IdleShutdownPtrOutput
+}
+
+type idleShutdownPtrType IdleShutdownArgs
+
+func IdleShutdownPtr(v *IdleShutdownArgs) IdleShutdownPtrInput {
+	return (*idleShutdownPtrType)(v)
+}
+
+func (*idleShutdownPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**IdleShutdown)(nil)).Elem()
+}
+
+func (i *idleShutdownPtrType) ToIdleShutdownPtrOutput() IdleShutdownPtrOutput {
+	return i.ToIdleShutdownPtrOutputWithContext(context.Background())
+}
+
+func (i *idleShutdownPtrType) ToIdleShutdownPtrOutputWithContext(ctx context.Context) IdleShutdownPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(IdleShutdownPtrOutput)
+}
+
+// Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+type IdleShutdownOutput struct{ *pulumi.OutputState }
+
+func (IdleShutdownOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*IdleShutdown)(nil)).Elem()
+}
+
+func (o IdleShutdownOutput) ToIdleShutdownOutput() IdleShutdownOutput {
+	return o
+}
+
+func (o IdleShutdownOutput) ToIdleShutdownOutputWithContext(ctx context.Context) IdleShutdownOutput {
+	return o
+}
+
+func (o IdleShutdownOutput) ToIdleShutdownPtrOutput() IdleShutdownPtrOutput {
+	return o.ToIdleShutdownPtrOutputWithContext(context.Background())
+}
+
+func (o IdleShutdownOutput) ToIdleShutdownPtrOutputWithContext(ctx context.Context) IdleShutdownPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v IdleShutdown) *IdleShutdown {
+		return &v
+	}).(IdleShutdownPtrOutput)
+}
+
+// `destroy` (the default) or `stop`. A stopped instance releases its GPUs but its disk still bills, and it may not start again: its GPUs may be rented by someone else meanwhile.
+func (o IdleShutdownOutput) Action() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v IdleShutdown) *string { return v.Action }).(pulumi.StringPtrOutput)
+}
+
+// How long the instance must stay idle, without a break, before the action: a whole number and a unit, `s`, `m`, `h` or `d` (`"30m"`, `"2h"`), at most `365d` and at most `maxLifetime`. Counted from each start of the container.
+func (o IdleShutdownOutput) After() pulumi.StringOutput {
+	return o.ApplyT(func(v IdleShutdown) string { return v.After }).(pulumi.StringOutput)
+}
+
+type IdleShutdownPtrOutput struct{ *pulumi.OutputState }
+
+func (IdleShutdownPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**IdleShutdown)(nil)).Elem()
+}
+
+func (o IdleShutdownPtrOutput) ToIdleShutdownPtrOutput() IdleShutdownPtrOutput {
+	return o
+}
+
+func (o IdleShutdownPtrOutput) ToIdleShutdownPtrOutputWithContext(ctx context.Context) IdleShutdownPtrOutput {
+	return o
+}
+
+func (o IdleShutdownPtrOutput) Elem() IdleShutdownOutput {
+	return o.ApplyT(func(v *IdleShutdown) IdleShutdown {
+		if v != nil {
+			return *v
+		}
+		var ret IdleShutdown
+		return ret
+	}).(IdleShutdownOutput)
+}
+
+// `destroy` (the default) or `stop`. A stopped instance releases its GPUs but its disk still bills, and it may not start again: its GPUs may be rented by someone else meanwhile.
+func (o IdleShutdownPtrOutput) Action() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *IdleShutdown) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Action
+	}).(pulumi.StringPtrOutput)
+}
+
+// How long the instance must stay idle, without a break, before the action: a whole number and a unit, `s`, `m`, `h` or `d` (`"30m"`, `"2h"`), at most `365d` and at most `maxLifetime`. Counted from each start of the container.
+func (o IdleShutdownPtrOutput) After() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *IdleShutdown) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.After
+	}).(pulumi.StringPtrOutput)
+}
+
 type InstanceAttemptsItem struct {
 	// The ask (offer) this attempt rented or tried to rent.
 	AskId int `pulumi:"askId"`
@@ -4768,6 +4927,8 @@ func (o VolumeOfferQueryPtrOutput) Verified() pulumi.AnyOutput {
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*ApiKeyPermissionsInput)(nil)).Elem(), ApiKeyPermissionsArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ApiKeyPermissionsApiInput)(nil)).Elem(), ApiKeyPermissionsApiArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*IdleShutdownInput)(nil)).Elem(), IdleShutdownArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*IdleShutdownPtrInput)(nil)).Elem(), IdleShutdownArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*InstanceNetworkVolumeInput)(nil)).Elem(), InstanceNetworkVolumeArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*InstanceNetworkVolumePtrInput)(nil)).Elem(), InstanceNetworkVolumeArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*InstanceVolumeInput)(nil)).Elem(), InstanceVolumeArgs{})
@@ -4800,6 +4961,8 @@ func init() {
 	pulumi.RegisterOutputType(ChargeItemArrayOutput{})
 	pulumi.RegisterOutputType(ChargeSummaryOutput{})
 	pulumi.RegisterOutputType(ChargeSummaryArrayOutput{})
+	pulumi.RegisterOutputType(IdleShutdownOutput{})
+	pulumi.RegisterOutputType(IdleShutdownPtrOutput{})
 	pulumi.RegisterOutputType(InstanceAttemptsItemOutput{})
 	pulumi.RegisterOutputType(InstanceAttemptsItemArrayOutput{})
 	pulumi.RegisterOutputType(InstanceNetworkVolumeOutput{})

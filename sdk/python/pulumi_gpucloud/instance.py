@@ -29,6 +29,7 @@ class InstanceArgs:
                  disk_gb: pulumi.Input[Optional[_builtins.float]] = None,
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  expose_ports: pulumi.Input[Optional[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]]] = None,
+                 idle_shutdown: pulumi.Input[Optional['IdleShutdownArgs']] = None,
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
@@ -59,6 +60,7 @@ class InstanceArgs:
         :param pulumi.Input[_builtins.float] disk_gb: Disk size in gigabytes, at least 8. Required unless `templateHashId` is given (the template's recommended disk size then applies). Changing it replaces the instance.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of the instance: names of letters, digits and `_`. Changing them rebuilds the container in place, as changing `image` does.
         :param pulumi.Input[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]] expose_ports: Container ports to open: a number (TCP) or `"<port>/udp"`, sent as the service's `-p <port>:<port>` docker options (its docker-environment guide: each maps to a random external port). `ports` and `urls` then say where each answers. A template's ports apply as well. Changing them replaces the instance.
+        :param pulumi.Input['IdleShutdownArgs'] idle_shutdown: Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
         :param pulumi.Input[_builtins.str] image: The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
         :param pulumi.Input[_builtins.str] label: A label, at most 1024 characters. Changes in place.
         :param pulumi.Input[_builtins.int] max_attempts: Instances to try before giving up, 1 to 10; default 3. Changes in place (only this provider's setting).
@@ -67,7 +69,7 @@ class InstanceArgs:
         :param pulumi.Input['InstanceNetworkVolumeArgs'] network_volume: A network volume to mount at create: its id (a NetworkVolume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
         :param pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']] offer_query: Rent the best offer matching this query instead of a fixed ask: an OfferQuery (a value or conditions per field, e.g. an RTX 4090 with at least 24 GB of GPU RAM and a reliability of at least 0.98) or the official client's query string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
         :param pulumi.Input[_builtins.str] on_expiry: What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
-        :param pulumi.Input[_builtins.str] onstart: A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
+        :param pulumi.Input[_builtins.str] onstart: A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
         :param pulumi.Input[_builtins.str] overlay: An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.float] price: A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
@@ -96,6 +98,8 @@ class InstanceArgs:
             pulumi.set(__self__, "env", env)
         if expose_ports is not None:
             pulumi.set(__self__, "expose_ports", expose_ports)
+        if idle_shutdown is not None:
+            pulumi.set(__self__, "idle_shutdown", idle_shutdown)
         if image is not None:
             pulumi.set(__self__, "image", image)
         if label is not None:
@@ -228,6 +232,18 @@ class InstanceArgs:
         pulumi.set(self, "expose_ports", value)
 
     @_builtins.property
+    @pulumi.getter(name="idleShutdown")
+    def idle_shutdown(self) -> pulumi.Input[Optional['IdleShutdownArgs']]:
+        """
+        Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+        """
+        return pulumi.get(self, "idle_shutdown")
+
+    @idle_shutdown.setter
+    def idle_shutdown(self, value: pulumi.Input[Optional['IdleShutdownArgs']]):
+        pulumi.set(self, "idle_shutdown", value)
+
+    @_builtins.property
     @pulumi.getter
     def image(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -327,7 +343,7 @@ class InstanceArgs:
     @pulumi.getter
     def onstart(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
+        A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
         """
         return pulumi.get(self, "onstart")
 
@@ -481,6 +497,7 @@ class Instance(pulumi.CustomResource):
                  disk_gb: pulumi.Input[Optional[_builtins.float]] = None,
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  expose_ports: pulumi.Input[Optional[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]]] = None,
+                 idle_shutdown: pulumi.Input[Optional[Union['IdleShutdownArgs', 'IdleShutdownArgsDict']]] = None,
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
@@ -514,6 +531,7 @@ class Instance(pulumi.CustomResource):
         :param pulumi.Input[_builtins.float] disk_gb: Disk size in gigabytes, at least 8. Required unless `templateHashId` is given (the template's recommended disk size then applies). Changing it replaces the instance.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of the instance: names of letters, digits and `_`. Changing them rebuilds the container in place, as changing `image` does.
         :param pulumi.Input[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]] expose_ports: Container ports to open: a number (TCP) or `"<port>/udp"`, sent as the service's `-p <port>:<port>` docker options (its docker-environment guide: each maps to a random external port). `ports` and `urls` then say where each answers. A template's ports apply as well. Changing them replaces the instance.
+        :param pulumi.Input[Union['IdleShutdownArgs', 'IdleShutdownArgsDict']] idle_shutdown: Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
         :param pulumi.Input[_builtins.str] image: The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
         :param pulumi.Input[_builtins.str] label: A label, at most 1024 characters. Changes in place.
         :param pulumi.Input[_builtins.int] max_attempts: Instances to try before giving up, 1 to 10; default 3. Changes in place (only this provider's setting).
@@ -522,7 +540,7 @@ class Instance(pulumi.CustomResource):
         :param pulumi.Input[Union['InstanceNetworkVolumeArgs', 'InstanceNetworkVolumeArgsDict']] network_volume: A network volume to mount at create: its id (a NetworkVolume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
         :param pulumi.Input[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]] offer_query: Rent the best offer matching this query instead of a fixed ask: an OfferQuery (a value or conditions per field, e.g. an RTX 4090 with at least 24 GB of GPU RAM and a reliability of at least 0.98) or the official client's query string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
         :param pulumi.Input[_builtins.str] on_expiry: What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
-        :param pulumi.Input[_builtins.str] onstart: A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
+        :param pulumi.Input[_builtins.str] onstart: A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
         :param pulumi.Input[_builtins.str] overlay: An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
         :param pulumi.Input[_builtins.float] price: A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
@@ -566,6 +584,7 @@ class Instance(pulumi.CustomResource):
                  disk_gb: pulumi.Input[Optional[_builtins.float]] = None,
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  expose_ports: pulumi.Input[Optional[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]]] = None,
+                 idle_shutdown: pulumi.Input[Optional[Union['IdleShutdownArgs', 'IdleShutdownArgsDict']]] = None,
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
@@ -605,6 +624,7 @@ class Instance(pulumi.CustomResource):
             __props__.__dict__["disk_gb"] = disk_gb
             __props__.__dict__["env"] = env
             __props__.__dict__["expose_ports"] = expose_ports
+            __props__.__dict__["idle_shutdown"] = idle_shutdown
             __props__.__dict__["image"] = image
             __props__.__dict__["label"] = label
             if max_attempts is None:
@@ -681,6 +701,7 @@ class Instance(pulumi.CustomResource):
         __props__.__dict__["expires_at"] = None
         __props__.__dict__["expose_ports"] = None
         __props__.__dict__["gpu_ram_mb"] = None
+        __props__.__dict__["idle_shutdown"] = None
         __props__.__dict__["image"] = None
         __props__.__dict__["instance_id"] = None
         __props__.__dict__["intended_status"] = None
@@ -811,6 +832,14 @@ class Instance(pulumi.CustomResource):
         return pulumi.get(self, "gpu_ram_mb")
 
     @_builtins.property
+    @pulumi.getter(name="idleShutdown")
+    def idle_shutdown(self) -> pulumi.Output[Optional['outputs.IdleShutdown']]:
+        """
+        Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+        """
+        return pulumi.get(self, "idle_shutdown")
+
+    @_builtins.property
     @pulumi.getter
     def image(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
@@ -910,7 +939,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter
     def onstart(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A script run at start (with `maxLifetime`, after its watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
+        A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
         """
         return pulumi.get(self, "onstart")
 

@@ -27,6 +27,7 @@ class NodeGroupArgs:
                  disk_gb: pulumi.Input[Optional[_builtins.float]] = None,
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  expose_ports: pulumi.Input[Optional[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]]] = None,
+                 idle_shutdown: pulumi.Input[Optional['IdleShutdownArgs']] = None,
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
@@ -48,6 +49,7 @@ class NodeGroupArgs:
         :param pulumi.Input[_builtins.float] disk_gb: Required. Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them rebuilds every node's container in place, as changing `image` does.
         :param pulumi.Input[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]] expose_ports: Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
+        :param pulumi.Input['IdleShutdownArgs'] idle_shutdown: Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
         :param pulumi.Input[_builtins.str] image: Required. Each node's container image, e.g. `pytorch/pytorch`. Changing it rebuilds every node's container in place: the same instances, machines, overlay addresses and price, the network volume still mounted; each container is created anew, so what it wrote outside the network volume is lost.
         :param pulumi.Input[_builtins.str] label: Each node's label. Changes in place.
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
@@ -74,6 +76,8 @@ class NodeGroupArgs:
             pulumi.set(__self__, "env", env)
         if expose_ports is not None:
             pulumi.set(__self__, "expose_ports", expose_ports)
+        if idle_shutdown is not None:
+            pulumi.set(__self__, "idle_shutdown", idle_shutdown)
         if image is not None:
             pulumi.set(__self__, "image", image)
         if label is not None:
@@ -162,6 +166,18 @@ class NodeGroupArgs:
     @expose_ports.setter
     def expose_ports(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]]]):
         pulumi.set(self, "expose_ports", value)
+
+    @_builtins.property
+    @pulumi.getter(name="idleShutdown")
+    def idle_shutdown(self) -> pulumi.Input[Optional['IdleShutdownArgs']]:
+        """
+        Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+        """
+        return pulumi.get(self, "idle_shutdown")
+
+    @idle_shutdown.setter
+    def idle_shutdown(self, value: pulumi.Input[Optional['IdleShutdownArgs']]):
+        pulumi.set(self, "idle_shutdown", value)
 
     @_builtins.property
     @pulumi.getter
@@ -331,6 +347,7 @@ class NodeGroup(pulumi.CustomResource):
                  disk_gb: pulumi.Input[Optional[_builtins.float]] = None,
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  expose_ports: pulumi.Input[Optional[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]]] = None,
+                 idle_shutdown: pulumi.Input[Optional[Union['IdleShutdownArgs', 'IdleShutdownArgsDict']]] = None,
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
@@ -355,6 +372,7 @@ class NodeGroup(pulumi.CustomResource):
         :param pulumi.Input[_builtins.float] disk_gb: Required. Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them rebuilds every node's container in place, as changing `image` does.
         :param pulumi.Input[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]] expose_ports: Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
+        :param pulumi.Input[Union['IdleShutdownArgs', 'IdleShutdownArgsDict']] idle_shutdown: Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
         :param pulumi.Input[_builtins.str] image: Required. Each node's container image, e.g. `pytorch/pytorch`. Changing it rebuilds every node's container in place: the same instances, machines, overlay addresses and price, the network volume still mounted; each container is created anew, so what it wrote outside the network volume is lost.
         :param pulumi.Input[_builtins.str] label: Each node's label. Changes in place.
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
@@ -398,6 +416,7 @@ class NodeGroup(pulumi.CustomResource):
                  disk_gb: pulumi.Input[Optional[_builtins.float]] = None,
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  expose_ports: pulumi.Input[Optional[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]]] = None,
+                 idle_shutdown: pulumi.Input[Optional[Union['IdleShutdownArgs', 'IdleShutdownArgsDict']]] = None,
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
@@ -428,6 +447,7 @@ class NodeGroup(pulumi.CustomResource):
             __props__.__dict__["disk_gb"] = disk_gb
             __props__.__dict__["env"] = env
             __props__.__dict__["expose_ports"] = expose_ports
+            __props__.__dict__["idle_shutdown"] = idle_shutdown
             __props__.__dict__["image"] = image
             __props__.__dict__["label"] = label
             __props__.__dict__["max_dollars_per_hour"] = max_dollars_per_hour
@@ -482,6 +502,7 @@ class NodeGroup(pulumi.CustomResource):
         __props__.__dict__["env"] = None
         __props__.__dict__["expires_at"] = None
         __props__.__dict__["expose_ports"] = None
+        __props__.__dict__["idle_shutdown"] = None
         __props__.__dict__["image"] = None
         __props__.__dict__["label"] = None
         __props__.__dict__["master_addr"] = None
@@ -566,6 +587,14 @@ class NodeGroup(pulumi.CustomResource):
         Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
         """
         return pulumi.get(self, "expose_ports")
+
+    @_builtins.property
+    @pulumi.getter(name="idleShutdown")
+    def idle_shutdown(self) -> pulumi.Output[Optional['outputs.IdleShutdown']]:
+        """
+        Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+        """
+        return pulumi.get(self, "idle_shutdown")
 
     @_builtins.property
     @pulumi.getter

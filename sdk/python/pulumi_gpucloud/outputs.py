@@ -20,6 +20,7 @@ __all__ = [
     'ApiKeyPermissionsApi',
     'ChargeItem',
     'ChargeSummary',
+    'IdleShutdown',
     'InstanceAttemptsItem',
     'InstanceNetworkVolume',
     'InstanceOffer',
@@ -427,6 +428,41 @@ class ChargeSummary(dict):
         A serverless worker's worker group.
         """
         return pulumi.get(self, "worker_group_id")
+
+
+@pulumi.output_type
+class IdleShutdown(dict):
+    """
+    Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+    """
+    def __init__(__self__, *,
+                 after: _builtins.str,
+                 action: Optional[_builtins.str] = None):
+        """
+        Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+
+        :param _builtins.str after: How long the instance must stay idle, without a break, before the action: a whole number and a unit, `s`, `m`, `h` or `d` (`"30m"`, `"2h"`), at most `365d` and at most `maxLifetime`. Counted from each start of the container.
+        :param _builtins.str action: `destroy` (the default) or `stop`. A stopped instance releases its GPUs but its disk still bills, and it may not start again: its GPUs may be rented by someone else meanwhile.
+        """
+        pulumi.set(__self__, "after", after)
+        if action is not None:
+            pulumi.set(__self__, "action", action)
+
+    @_builtins.property
+    @pulumi.getter
+    def after(self) -> _builtins.str:
+        """
+        How long the instance must stay idle, without a break, before the action: a whole number and a unit, `s`, `m`, `h` or `d` (`"30m"`, `"2h"`), at most `365d` and at most `maxLifetime`. Counted from each start of the container.
+        """
+        return pulumi.get(self, "after")
+
+    @_builtins.property
+    @pulumi.getter
+    def action(self) -> Optional[_builtins.str]:
+        """
+        `destroy` (the default) or `stop`. A stopped instance releases its GPUs but its disk still bills, and it may not start again: its GPUs may be rented by someone else meanwhile.
+        """
+        return pulumi.get(self, "action")
 
 
 @pulumi.output_type
