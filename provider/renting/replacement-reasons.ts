@@ -23,19 +23,21 @@ const reasons: Readonly<Record<string, string>> = {
   actualStatus: "it is not running (kept after a failed create, or found at a dead end)",
   maxLifetime: "the deadline is held by the watchdog in its onstart",
   onExpiry: "the watchdog in its onstart holds what it does at the deadline",
-  expiresAt: "its lifetime has ended",
 };
 
 /**
  * The preview's line for a replacement: each field with why it replaces. A field the program's
- * `replaceOnChanges` names says so: that is why, whatever else would be.
+ * `replaceOnChanges` names says so: that is why, whatever else would be. A passed `expiresAt`
+ * has a line of its own (lifetime.ts' reportExpired): none when it is the only reason.
  */
 export function replacementNote(
   subject: string,
   replaces: readonly string[],
   replaceOnChanges: readonly string[] = [],
-): string {
-  const why = [...new Set(replaces)].map((field) => {
+): string | undefined {
+  const fields = [...new Set(replaces)].filter((field) => field !== "expiresAt");
+  if (fields.length === 0) return undefined;
+  const why = fields.map((field) => {
     const asked = replaceOnChanges.includes(field) || replaceOnChanges.includes("*");
     const reason = asked ? "replaceOnChanges asks for it" : reasons[field];
     return reason === undefined ? field : `${field} (${reason})`;

@@ -57,7 +57,12 @@ describe("the Go SDK generated from the native plugin's schema", () => {
     // The plugin a Go program asks the engine for: this release of gpucloud.
     expect(
       JSON.parse(await readFile(path.join(sdkDir, "gpucloud", "pulumi-plugin.json"), "utf8")),
-    ).toEqual({ resource: true, name: "gpucloud", version: packageVersion() });
+    ).toEqual({
+      resource: true,
+      name: "gpucloud",
+      version: packageVersion(),
+      server: "github://api.github.com/pulumi-gpucloud",
+    });
     // Type-checked (and vetted) without writing into the checkout.
     await run("go", ["vet", "./..."], sdkDir);
 
