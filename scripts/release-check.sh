@@ -3,7 +3,7 @@
 # wrote (RELEASING.md). The plugin tests this repository runs on the plugin (the contract tests
 # that drive it over gRPC) run again on the release's linux-amd64 executable, proving Bun's
 # runtime behaves as Node.js does; then test/release: the plugin found by itself in Python, Go
-# and YAML through a mirror of DIR, linux-arm64 under qemu, the macOS and Windows executables
+# and YAML through a mirror of DIR, the wheel's own plugin with no download (wheel-route), linux-arm64 under qemu, the macOS and Windows executables
 # by format and signature, the checksums.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,4 +21,5 @@ tar -xzf "$dir/pulumi-resource-gpucloud-v$version-linux-amd64.tar.gz" -C "$work"
 GPUCLOUD_PLUGIN_EXECUTABLE="$work/pulumi-resource-gpucloud" jest --selectProjects unit+contract \
   test/contract/native-provider.test.ts test/contract/native-cancel.test.ts \
   test/contract/import.test.ts test/contract/cluster-import.test.ts
-GPUCLOUD_RELEASE_DIR="$dir" jest --selectProjects release "$@"
+# Test files (if any) before --selectProjects, which would take them for project names.
+GPUCLOUD_RELEASE_DIR="$dir" jest "$@" --selectProjects release
