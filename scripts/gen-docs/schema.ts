@@ -85,7 +85,11 @@ export type Fn = z.infer<typeof functionSchema>;
 
 export const packageSpecSchema = z.object({
   name: z.string(),
+  displayName: z.string(),
   description: z.string().optional(),
+  version: z.string(),
+  repository: z.string(),
+  pluginDownloadURL: z.string(),
   config: z.object({ variables: propertiesSchema }).default({ variables: {} }),
   provider: resourceSchema,
   // An overlay (the stack's InstanceSweeper) is declared by the SDKs' own code, no class is
