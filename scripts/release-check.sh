@@ -21,5 +21,17 @@ tar -xzf "$dir/pulumi-resource-gpucloud-v$version-linux-amd64.tar.gz" -C "$work"
 GPUCLOUD_PLUGIN_EXECUTABLE="$work/pulumi-resource-gpucloud" jest --selectProjects unit+contract \
   test/contract/native-provider.test.ts test/contract/native-cancel.test.ts \
   test/contract/import.test.ts test/contract/cluster-import.test.ts
+# A module cache holding another build of the SDK's version (an earlier rehearsal's) would serve
+# it instead of DIR's: the Go tests fetch by version. Only this project's module is removed.
+module=github.com/pulumi-gpucloud/pulumi-gpucloud/sdk/go
+modcache="$(go env GOMODCACHE)"
+cached="$modcache/cache/download/$module/@v/v$version.zip"
+if [ -f "$cached" ] && ! cmp -s "$cached" "$dir/goproxy/$module/@v/v$version.zip"; then
+  echo "[release-check] the module cache holds another $module v$version: removing it" >&2
+  for ours in "$modcache/github.com/pulumi-gpucloud" "$modcache/cache/download/github.com/pulumi-gpucloud"; do
+    [ ! -e "$ours" ] || { chmod -R u+w "$ours" && rm -rf "$ours"; }
+  done
+fi
+bash scripts/ensure-registries.sh >/dev/null
 # Test files (if any) before --selectProjects, which would take them for project names.
 GPUCLOUD_RELEASE_DIR="$dir" jest "$@" --selectProjects release
