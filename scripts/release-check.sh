@@ -18,9 +18,10 @@ tsc -p tsconfig.build.json
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 tar -xzf "$dir/pulumi-resource-gpucloud-v$version-linux-amd64.tar.gz" -C "$work"
-GPUCLOUD_PLUGIN_EXECUTABLE="$work/pulumi-resource-gpucloud" jest --selectProjects unit+contract \
+# The files before --selectProjects, which would take them for project names (and run them all).
+GPUCLOUD_PLUGIN_EXECUTABLE="$work/pulumi-resource-gpucloud" jest \
   test/contract/native-provider.test.ts test/contract/native-cancel.test.ts \
-  test/contract/import.test.ts test/contract/cluster-import.test.ts
+  test/contract/import.test.ts test/contract/cluster-import.test.ts --selectProjects unit+contract
 # A module cache holding another build of the SDK's version (an earlier rehearsal's) would serve
 # it instead of DIR's: the Go tests fetch by version. Only this project's module is removed.
 module=github.com/pulumi-gpucloud/pulumi-gpucloud/sdk/go
@@ -33,5 +34,5 @@ if [ -f "$cached" ] && ! cmp -s "$cached" "$dir/goproxy/$module/@v/v$version.zip
   done
 fi
 bash scripts/ensure-registries.sh >/dev/null
-# Test files (if any) before --selectProjects, which would take them for project names.
+# Test files (if any) before --selectProjects, as above.
 GPUCLOUD_RELEASE_DIR="$dir" jest "$@" --selectProjects release
