@@ -25,7 +25,19 @@ export const reliabilityConfig = z.strictObject({
 });
 export const noConfig = z.strictObject(level);
 
-/** The rule's config, or an error naming the rule and what its config may hold. */
+/**
+ * A mistake in the policy pack config, said in one line: @pulumi/policy shows a rule's error by
+ * its stack, which for this one is its message alone (a stack trace says nothing of the config).
+ */
+export class PolicyConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PolicyConfigError";
+    this.stack = message;
+  }
+}
+
+/** The rule's config, or an error naming the rule, the setting and what its config may hold. */
 export function configOf<S extends z.ZodObject>(
   policy: string,
   schema: S,
@@ -35,7 +47,13 @@ export function configOf<S extends z.ZodObject>(
   if (parsed.success) return parsed.data;
   const settings = Object.keys(schema.shape).join(", ");
   const problems = parsed.error.issues
-    .map((issue) => `${issue.path.join(".") || "(config)"}: ${issue.message}`)
+    .map((issue) =>
+      issue.code === "unrecognized_keys"
+        ? `no setting ${issue.keys.map((key) => `"${key}"`).join(", ")}`
+        : `${issue.path.join(".") || "(config)"}: ${issue.message}`,
+    )
     .join("; ");
-  throw new Error(`policy pack config of ${policy}: ${problems} (its settings: ${settings})`);
+  throw new PolicyConfigError(
+    `policy pack config of ${policy}: ${problems} (its settings: ${settings})`,
+  );
 }

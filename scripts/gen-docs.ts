@@ -4,8 +4,10 @@
  * node_modules/.bin/pulumi-resource-gpucloud`, or GPUCLOUD_PLUGIN=path): the same source the SDKs
  * are generated from (`npm run gen-sdks`), so that the pages say what the SDKs do. One page per
  * resource (`<Type>.md`) and per function (`<function>.md`), the provider's configuration
- * (provider.md) and an index (README.md). test/e2e/docs-reference.test.ts fails when the
- * committed pages differ from what this writes now.
+ * (provider.md) and an index (README.md); and the Pulumi Registry's two pages of the package,
+ * docs/_index.md and docs/installation-configuration.md (or in REGISTRY_DIR:
+ * `npm run gen-docs [-- OUT_DIR [REGISTRY_DIR]]`). test/e2e/docs-reference.test.ts fails when
+ * the committed pages differ from what this writes now.
  *
  * Everything a page says about a property comes from the schema, that is from the zod
  * definitions (provider/native/schema.ts): descriptions, types, defaults, secrets, and what a
@@ -23,9 +25,12 @@ import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { referencePages } from "./gen-docs/pages";
+import { registryPages } from "./gen-docs/registry-pages";
+import { packageSpecSchema } from "./gen-docs/schema";
 
 export { goName, pythonName } from "./gen-docs/names";
 export { referencePages } from "./gen-docs/pages";
+export { registryPages } from "./gen-docs/registry-pages";
 export { packageSpecSchema, type PackageSpec } from "./gen-docs/schema";
 
 const execFileAsync = promisify(execFile);
@@ -71,9 +76,15 @@ export async function writeReference(pages: Map<string, string>, outDir: string)
 
 async function main(): Promise<void> {
   const outDir = path.resolve(process.argv[2] ?? path.join(repoRoot, "docs", "reference"));
-  const pages = referencePages(await pluginSchema(defaultPlugin()));
+  const registryDir = path.resolve(process.argv[3] ?? path.join(repoRoot, "docs"));
+  const schema = await pluginSchema(defaultPlugin());
+  const pages = referencePages(schema);
   await writeReference(pages, outDir);
-  process.stdout.write(`[gen-docs] wrote ${pages.size} pages to ${outDir}\n`);
+  const registry = registryPages(packageSpecSchema.parse(schema));
+  for (const [file, text] of registry) await writeFile(path.join(registryDir, file), text);
+  process.stdout.write(
+    `[gen-docs] wrote ${pages.size} pages to ${outDir}, ${registry.size} to ${registryDir}\n`,
+  );
 }
 
 if (require.main === module) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm run package-python`: the Python SDK's platform wheel, in dist/packages/: pulumi_gpucloud
-# with the standalone plugin and emulator as its scripts (scripts/python/platform-wheel.py), so
-# that `pip install` of it is all a Python program needs. Makes the standalone executables first
+# with the standalone plugin and emulator (scripts/python/platform-wheel.py), so that `pip
+# install` of it is all a Python program needs. Makes the standalone executables first
 # (scripts/package-plugin.mjs, reused when unchanged). Prints the wheel's path.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -1,13 +1,23 @@
 /**
  * What the schema says of the package as a whole, beside its resources: how it is named and
- * described, its license, and where its plugin is released.
+ * described, who publishes it, its license, where its source and its plugin are. The Pulumi
+ * Registry lists a community package from these (with docs/_index.md and
+ * docs/installation-configuration.md, which `npm run gen-docs` writes from the same schema).
  */
 export interface PackageMetadata {
   displayName: string;
   description: string;
+  publisher: string;
+  /** The Registry's categories are keywords too: `category/<name>`, `kind/native`. */
+  keywords: string[];
+  homepage: string;
+  repository: string;
+  logoUrl: string;
   license: string;
   pluginDownloadURL: string;
 }
+
+const repository = "https://github.com/pulumi-gpucloud/pulumi-gpucloud";
 
 /**
  * Where the CLI fetches this plugin when a program needs it and none is installed: the release
@@ -22,6 +32,13 @@ export const packageMetadata: PackageMetadata = {
   description:
     "Manage a GPU cloud's volumes, secrets, webhooks, GPU instances, SSH keys, API keys and " +
     "serverless endpoints as code.",
+  publisher: "pulumi-gpucloud",
+  keywords: ["pulumi", "gpucloud", "gpu", "machine learning", "category/cloud", "kind/native"],
+  homepage: repository,
+  repository,
+  // The file docs/images/logo.svg of this repository, as the Registry fetches it.
+  logoUrl:
+    "https://raw.githubusercontent.com/pulumi-gpucloud/pulumi-gpucloud/main/docs/images/logo.svg",
   license: "Apache-2.0",
   pluginDownloadURL: pluginDownloadUrl,
 };

@@ -7,7 +7,7 @@ import type { PackageSpec } from "./schema";
 import { description, inputTable, type Row, rowsOf } from "./tables";
 import { typeWords } from "./type-words";
 
-function settingsSection(spec: PackageSpec, languages: Languages): string[] {
+export function settingsSection(spec: PackageSpec, languages: Languages): string[] {
   const variables = rowsOf(spec.config.variables, []);
   const setting = (row: Row) => `${spec.name}:${row.name}`;
   const configSet = (row: Row) =>

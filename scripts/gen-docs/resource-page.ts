@@ -40,6 +40,37 @@ function declaringIntro({ fromExample, needs, main }: Declaration): string {
         "others are in [Inputs](#inputs).";
 }
 
+/**
+ * How an overlay is declared: by the SDKs themselves (no class is generated for it), and by a
+ * YAML program, which runs no SDK code.
+ */
+function overlayDeclaring(token: string): string[] {
+  return [
+    "Python, Go and TypeScript programs declare none: the SDK declares the stack's one with " +
+      "the first Instance or NodeGroup (there is no class for it). A YAML program declares " +
+      "one, with no properties, and makes each Instance and NodeGroup depend on it " +
+      "([never-lost.md](../guides/never-lost.md)):",
+    "",
+    "```yaml",
+    "resources:",
+    "  sweeper:",
+    `    type: ${token}`,
+    "  trainer:",
+    `    type: ${token.replace(/:[^:]+$/, ":Instance")}`,
+    "    properties: { askId: 31001, image: pytorch/pytorch, diskGb: 20 }",
+    "    options:",
+    "      dependsOn:",
+    "        - ${sweeper}",
+    "```",
+  ];
+}
+
+/** The snippets that declare the resource in every language, with what they say first. */
+function declaringSnippets(spec: PackageSpec, token: string, resource: Resource): string[] {
+  const declaration = resourceDeclaration(spec, token, resource);
+  return [declaringIntro(declaration), "", ...resourceSnippets(declaration)];
+}
+
 export function resourcePage(spec: PackageSpec, token: string, resource: Resource): string {
   const type = nameOf(token);
   const inputs = rowsOf(resource.inputProperties, resource.requiredInputs);
@@ -49,14 +80,15 @@ export function resourcePage(spec: PackageSpec, token: string, resource: Resourc
     ...rootsOf(inputs, "input", true),
     ...rootsOf(outputs, "output", false),
   ]);
-  const declaration = resourceDeclaration(spec, token, resource);
+  const declaring =
+    resource.isOverlay === true
+      ? overlayDeclaring(token)
+      : declaringSnippets(spec, token, resource);
   return [
     ...pageHead(type, "Resource", token, resource.description),
     "## Declaring it",
     "",
-    declaringIntro(declaration),
-    "",
-    ...resourceSnippets(declaration),
+    ...declaring,
     "",
     "## Inputs",
     "",

@@ -69,6 +69,7 @@ const resourceSchema = objectTypeSchema.extend({
   inputProperties: propertiesSchema,
   requiredInputs: z.array(z.string()).default([]),
   language: exampleDocsSchema,
+  isOverlay: z.boolean().optional(),
 });
 export type Resource = z.infer<typeof resourceSchema>;
 
@@ -84,17 +85,16 @@ export type Fn = z.infer<typeof functionSchema>;
 
 export const packageSpecSchema = z.object({
   name: z.string(),
+  displayName: z.string(),
   description: z.string().optional(),
+  version: z.string(),
+  repository: z.string(),
+  pluginDownloadURL: z.string(),
   config: z.object({ variables: propertiesSchema }).default({ variables: {} }),
   provider: resourceSchema,
-  // An overlay (the stack's InstanceSweeper) is declared by the SDKs' own code: the pages leave
-  // it out, and the guides say how a YAML program declares it (docs/guides/never-lost.md).
-  resources: z
-    .record(z.string(), resourceSchema.extend({ isOverlay: z.boolean().optional() }))
-    .default({})
-    .transform((resources) =>
-      Object.fromEntries(Object.entries(resources).filter(([, found]) => found.isOverlay !== true)),
-    ),
+  // An overlay (the stack's InstanceSweeper) is declared by the SDKs' own code, no class is
+  // generated for it: its page says so, and how a YAML program declares it.
+  resources: z.record(z.string(), resourceSchema).default({}),
   functions: z.record(z.string(), functionSchema).default({}),
   types: z.record(z.string(), objectTypeSchema).default({}),
   language: z.object({

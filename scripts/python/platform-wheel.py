@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
 """Makes the Python SDK's platform wheel: pulumi_gpucloud with the standalone plugin and emulator.
 
-`pip install` of it puts `pulumi-resource-gpucloud` and `gpucloud-emulator` (the single
-executables `npm run package-plugin` makes, each with its own Node.js runtime) in the virtual
-environment's bin/, beside the SDK: a Python program needs no plugin install, clone or Node.js.
+`pip install` of it puts, beside the SDK, the emulator in the virtual environment's bin/ (a
+command) and the plugin in its share/pulumi-gpucloud/, the same place on every platform, where
+the project's `plugins:` block points the CLI (docs/guides/installing.md): a Python program
+needs no plugin download, clone or Node.js.
+
+Not on PATH, so that an activated environment draws no "using pulumi-resource-gpucloud from
+$PATH" warning; and the wheel's pulumi-plugin.json says `"resource": false`, so that `pulumi
+install` downloads nothing: the CLI's install looks only at its plugin cache, never at a
+project's plugins (pulumi/pulumi v3.259.0, pkg/cmd/pulumi/packageinstallation). The pure wheel
+keeps `"resource": true`: the CLI downloads the plugin for it.
 
 It builds sdk/python's pure wheel with pip (offline: the wheelhouse holds setuptools), then
-writes it again with the two executables as the wheel's scripts (`<name>.data/scripts/`, which
-pip installs into bin/ with their mode) and the platform's tag. The executables need glibc 2.28
-or newer (Node.js's official Linux builds), hence manylinux_2_28_x86_64 by default; the release
-(scripts/release.mjs) names each target's tag. A Windows tarball's executables end in .exe.
+writes it again with the two executables (as `<name>.data/scripts/` and `<name>.data/data/`
+entries, which pip installs with their mode) and the platform's tag. The release
+(scripts/release.mjs) names each target's tag; manylinux_2_28_x86_64 by default. A Windows
+tarball's executables end in .exe.
 
 Usage: platform-wheel.py SDK_DIR PLUGIN_TARBALL EMULATOR_TARBALL OUT_DIR [PLATFORM_TAG]
        platform-wheel.py --pure SDK_DIR OUT_DIR      (the wheel without executables)
@@ -19,6 +26,7 @@ Prints the wheel's path.
 import base64
 import hashlib
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -28,6 +36,15 @@ import tempfile
 import zipfile
 
 DEFAULT_PLATFORM_TAG = "manylinux_2_28_x86_64"
+# Under the environment's prefix: `venv/share/pulumi-gpucloud` on Linux, macOS and Windows.
+PLUGIN_DIR = "share/pulumi-gpucloud"
+
+
+def without_resource(plugin_json: bytes) -> bytes:
+    """The SDK's pulumi-plugin.json saying its plugin comes with it (no download)."""
+    data = json.loads(plugin_json)
+    data["resource"] = False
+    return (json.dumps(data, indent=2) + "\n").encode()
 
 
 def executable_from(tarball: str, name: str) -> tuple[str, bytes]:
@@ -86,7 +103,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         pure = pure_wheel(sdk_dir, scratch)
         distribution = os.path.basename(pure).split("-py3-none-any.whl")[0]
-        data_dir = f"{distribution}.data/scripts"
+        places = {
+            "gpucloud-emulator": f"{distribution}.data/scripts",
+            "pulumi-resource-gpucloud": f"{distribution}.data/data/{PLUGIN_DIR}",
+        }
+        plugin_json = "pulumi_gpucloud/pulumi-plugin.json"
         dist_info = f"{distribution}.dist-info"
         out = os.path.join(out_dir, f"{distribution}-{platform_tag}.whl")
         os.makedirs(out_dir, exist_ok=True)
@@ -99,10 +120,12 @@ def main() -> None:
                 if item.filename in (f"{dist_info}/RECORD", f"{dist_info}/WHEEL"):
                     continue
                 data = source.read(item)
+                if item.filename == plugin_json:
+                    data = without_resource(data)
                 wheel.writestr(item, data)
                 records.append(record_line(item.filename, data))
             for name, data in executables.items():
-                path = f"{data_dir}/{name}"
+                path = f"{places[name.removesuffix('.exe')]}/{name}"
                 info = zipfile.ZipInfo(path, date_time=(2026, 1, 1, 0, 0, 0))
                 info.external_attr = (0o100755 & 0xFFFF) << 16
                 info.compress_type = zipfile.ZIP_DEFLATED

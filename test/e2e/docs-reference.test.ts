@@ -12,6 +12,7 @@ import {
   pluginSchema,
   pythonName,
   referencePages,
+  registryPages,
   writeReference,
 } from "../../scripts/gen-docs";
 import { repoRoot } from "../support/repo-root";
@@ -151,6 +152,19 @@ describe("the reference pages (docs/reference)", () => {
       differing: [],
       fix: "run npm run gen-docs",
     });
+  });
+
+  it("and the Registry's two pages (docs/_index.md, docs/installation-configuration.md) are what gen-docs writes", async () => {
+    for (const [file, text] of registryPages(spec)) {
+      const committedText = await readFile(path.join(repoRoot, "docs", file), "utf8").catch(
+        () => "",
+      );
+      expect({ file, same: committedText === text, fix: "run npm run gen-docs" }).toEqual({
+        file,
+        same: true,
+        fix: "run npm run gen-docs",
+      });
+    }
   });
 
   it("have a page for every resource and function, naming every input and output", () => {

@@ -1,6 +1,6 @@
 import { execFile, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { existsSync, readFileSync } from "node:fs";
+import { appendFile, chmod, cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -311,7 +311,7 @@ describe("the workspace examples with the standalone plugin and emulator, no Nod
     );
   });
 
-  it("Python: examples/python-workspace as it is, after pip install of the platform wheel only", async () => {
+  it("Python: examples/python-workspace with the platform wheel only, its plugin named in plugins:", async () => {
     const running = started();
     const hfToken = "hf_standalone.Python-456";
     // The wheel `npm run package-python` makes, from this run's standalone executables.
@@ -345,14 +345,23 @@ describe("the workspace examples with the standalone plugin and emulator, no Nod
       "--help",
     ]);
     expect(emulatorHelp.stdout).toContain("--small-market");
+    // The wheel put the plugin off PATH, where the program's `plugins:` block points the CLI.
+    const plugin = path.join(venv, "share", "pulumi-gpucloud");
+    expect(existsSync(path.join(plugin, "pulumi-resource-gpucloud"))).toBe(true);
+    const program = path.join(root, "python-workspace");
+    await cp(path.join(repoRoot, "examples", "python-workspace"), program, { recursive: true });
+    await appendFile(
+      path.join(program, "Pulumi.yaml"),
+      `plugins:\n  providers:\n    - name: gpucloud\n      path: ${plugin}\n`,
+    );
     await withStack(
       {
         language: "python",
-        program: { dir: path.join(repoRoot, "examples", "python-workspace") },
+        program: { dir: program },
         virtualEnv: venv,
         config: configFor(running, "python-workspace", hfToken),
         stackName: "standalone",
-        // No plugin on PATH but the virtual environment's, no plugin installed, no Node.js.
+        // No plugin on PATH, none installed, no Node.js: the wheel's plugin or nothing.
         env: { PATH: withoutPlugins(testPath, ["gpucloud"]), PULUMI_HOME: path.join(root, "home") },
       },
       (stack) =>

@@ -1,3 +1,4 @@
+import { resourceModules } from "../../provider/registry";
 import { repoRoot } from "./repo-root";
 import { readdirSync } from "node:fs";
 import path from "node:path";
@@ -40,10 +41,19 @@ const declarations: Record<Exclude<ProgramLanguage, "yaml">, RegExp> = {
 
 const referenceDir = path.join("docs", "reference");
 
-/** The pages of resources and functions (not the index, nor the provider's configuration). */
+/** Resources the SDKs declare themselves (the InstanceSweeper): their pages show YAML only. */
+const overlays = new Set(
+  resourceModules.flatMap(({ descriptor }) => (descriptor.overlay ? [descriptor.type] : [])),
+);
+
+/**
+ * The pages of resources and functions with an example in every language (not the index, the
+ * provider's configuration, nor an overlay's page).
+ */
 export function referencePages(): string[] {
   return readdirSync(path.join(repoRoot, referenceDir))
     .filter((file) => file.endsWith(".md") && file !== "README.md" && file !== "provider.md")
+    .filter((file) => !overlays.has(path.basename(file, ".md")))
     .map((file) => path.basename(file, ".md"))
     .sort();
 }

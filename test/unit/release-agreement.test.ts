@@ -84,3 +84,18 @@ test("the templates ask for this version of the SDKs and the plugin", () => {
     versions.map(() => `pluginDownloadURL: ${pluginDownloadUrl}`),
   );
 });
+
+// The Pulumi Registry lists a community package from its schema's metadata and repository.
+test("the schema names what the Registry lists: publisher, keywords, repository, a logo here", () => {
+  const schema = packageSchema(packageVersion());
+  expect([schema.displayName, schema.publisher].every((text) => text.length > 0)).toBe(true);
+  expect(schema).toMatchObject({
+    license: "Apache-2.0",
+    repository: "https://github.com/pulumi-gpucloud/pulumi-gpucloud",
+  });
+  expect(schema.keywords).toEqual(expect.arrayContaining(["pulumi", "kind/native"]));
+  expect(schema.keywords.some((keyword) => keyword.startsWith("category/"))).toBe(true);
+  const logo = `${schema.repository.replace("https://github.com/", "https://raw.githubusercontent.com/")}/main/`;
+  expect(schema.logoUrl.startsWith(logo)).toBe(true);
+  expect(read(schema.logoUrl.slice(logo.length))).toContain("<svg");
+});
