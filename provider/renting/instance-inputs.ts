@@ -9,6 +9,7 @@ import {
 import { offerQueryInputSchema, overlayNameSchema } from "../shared/input-fields";
 import { exposePortsSchema, portsOutputSchema, urlsOutputSchema } from "./ports";
 import { idleShutdownSchema } from "./idle-shutdown-inputs";
+import { maxBidSchema, onOutbidSchema } from "./outbid-inputs";
 import { readinessSchema } from "./readiness-inputs";
 
 // An instance's inputs and outputs: what a program declares for an Instance and what its state
@@ -290,12 +291,14 @@ export const instanceInputsSchema = z.object({
         "changed bid changes in place (the instance keeps its id); adding or removing it " +
         "replaces the instance. When a higher bid takes the machine (outbid), refresh shows " +
         "it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to " +
-        "this price when it is above the winning one, and otherwise fails saying so, never " +
-        "destroying the instance.",
+        "this price when it is above the winning one, and otherwise does what `onOutbid` says, " +
+        "never destroying the instance.",
     )
     // Adding or removing a bid replaces; changing it does not.
     .meta({ replacement: "sometimes" })
     .optional(),
+  onOutbid: onOutbidSchema,
+  maxBidDollarsPerHour: maxBidSchema,
   createTimeoutSeconds: z
     .number()
     .positive("createTimeoutSeconds must be positive")

@@ -157,12 +157,17 @@ describe("the Instance provider's bids", () => {
       outbidByDollarsPerHour: 0.5,
     });
     expect(read.props?.statusMessage).toMatch(/outbid/i);
-    // Drift: the engine records the new outputs, and the next up acts on them in place.
+    // Drift: the engine records the new outputs; the next up acts on them only when a bid it
+    // may set wins (price above 0.5, or onOutbid raise): with neither it stays paused.
     expect(read.inputs).toBeDefined();
     expect(diffInstance(read.props as InstanceOutputs, inputs())).toEqual({
-      changes: true,
+      changes: false,
       replaces: [],
       deleteBeforeReplace: false,
+    });
+    expect(diffInstance(read.props as InstanceOutputs, inputs({ price: 0.6 }))).toMatchObject({
+      changes: true,
+      replaces: [],
     });
     expect(await emulator.writes()).toEqual([]);
   });
@@ -201,35 +206,94 @@ describe("the Instance provider's bids", () => {
     ["the same bid", 0.2],
     ["a bid raised, but not above the winning one", 0.5],
   ])(
-    "refuses an outbid instance with %s in one line naming the fix, and destroys nothing",
+    "leaves an outbid instance with %s paused (onOutbid wait), saying what it bills; the rest of the update goes on",
     async (_case, price) => {
       const olds = await rent();
       await outbid(emulator, olds.instanceId, 0.5);
       const refreshed = (await refresh(olds)).props as InstanceOutputs;
       await emulator.clearRequests();
+      const from = providers.progress.length;
 
-      const failure = instanceProvider.update?.(
+      const updated = await instanceProvider.update?.(
         providers.run,
         String(olds.instanceId),
         refreshed,
         inputs({ price, label: "renamed" }),
       );
 
-      await expect(failure).rejects.toThrow(
-        new Error(
-          `gpu: instance ${olds.instanceId} was outbid: its bid is $${price}/h and a bid of ` +
-            `$0.5/h holds its machine; raise price above 0.5 to run it again (nothing was ` +
-            `changed; the instance is kept, stopped)`,
+      expect(providers.progress.slice(from).join("\n")).toMatch(
+        new RegExp(
+          String.raw`gpu: instance ${olds.instanceId} is outbid: a bid of \$0\.5/h holds its ` +
+            String.raw`machine; it stays paused \(onOutbid wait\), its data kept and its disk ` +
+            String.raw`billing \$[\d.]+/h meanwhile; to run it again, raise price above 0\.5`,
         ),
       );
-      // No write at all: not the bid, not the label, and never a destroy.
-      expect(await emulator.writes()).toEqual([]);
+      // The declared bid and label are sent; nothing is destroyed, and it stays outbid.
+      expect(summary(await emulator.writes())).toEqual([
+        ...(price === 0.2 ? [] : [`PUT /api/v0/instances/bid_price/${olds.instanceId}/ 200`]),
+        `PUT /api/v0/instances/${olds.instanceId}/ 200`,
+      ]);
+      expect(updated?.outs).toMatchObject({ outbidByDollarsPerHour: 0.5, label: "renamed" });
       expect((await emulator.state()).instances.map((instance) => instance.id)).toEqual([
         olds.instanceId,
       ]);
-      expect(await bidOf(emulator, olds.instanceId)).toBe(0.2);
+      // Nothing else to do: the next diff has no change, and says it again.
+      const next = updated?.outs as InstanceOutputs;
+      expect(diffInstance(next, inputs({ price, label: "renamed" }))).toMatchObject({
+        changes: false,
+      });
     },
   );
+
+  it("raises an outbid bid a tenth of a cent above the winning one with onOutbid raise, up to maxBidDollarsPerHour and no further", async () => {
+    const olds = await rent();
+    await outbid(emulator, olds.instanceId, 0.5);
+    const refreshed = (await refresh(olds)).props as InstanceOutputs;
+    const under = inputs({ onOutbid: "raise", maxBidDollarsPerHour: 0.45 });
+    // A ceiling under the winning bid: left paused, no update (the ceiling recorded already).
+    const recorded = { ...refreshed, onOutbid: "raise" as const, maxBidDollarsPerHour: 0.45 };
+    expect(diffInstance(recorded, under)).toMatchObject({ changes: false });
+    const raise = inputs({ onOutbid: "raise", maxBidDollarsPerHour: 0.8 });
+    expect(diffInstance(refreshed, raise)).toMatchObject({ changes: true, replaces: [] });
+    await emulator.clearRequests();
+
+    const updated = await instanceProvider.update?.(
+      providers.run,
+      String(olds.instanceId),
+      refreshed,
+      raise,
+    );
+
+    expect(summary(await emulator.writes())).toEqual([
+      `PUT /api/v0/instances/bid_price/${olds.instanceId}/ 200`,
+    ]);
+    expect(await bidOf(emulator, olds.instanceId)).toBe(0.501);
+    expect(updated?.outs).toMatchObject({ actualStatus: "running", price: 0.2 });
+    expect(updated?.outs).not.toHaveProperty("outbidByDollarsPerHour");
+  });
+
+  it("refuses a ceiling without a bid or under it, and raise without a ceiling, at check", async () => {
+    const failures = async (fields: Record<string, unknown>) =>
+      (
+        (
+          await instanceProvider.check(
+            providers.run,
+            {} as never,
+            { askId: ASK, image: "pytorch/pytorch", diskGb: 16, ...fields } as never,
+          )
+        ).failures ?? []
+      ).map((failure) => failure.reason);
+    expect(await failures({ maxBidDollarsPerHour: 1 })).toEqual([
+      "maxBidDollarsPerHour: caps a bid: give price with it",
+    ]);
+    expect(await failures({ price: 0.5, maxBidDollarsPerHour: 0.4 })).toEqual([
+      "maxBidDollarsPerHour: must be at least price",
+    ]);
+    expect(await failures({ price: 0.5, onOutbid: "raise" })).toEqual([
+      "onOutbid: raise needs maxBidDollarsPerHour, the highest bid it may set",
+    ]);
+    expect(await emulator.writes()).toEqual([]);
+  });
 
   it("stops an outbid instance declared stopped, without touching its bid", async () => {
     const olds = await rent();

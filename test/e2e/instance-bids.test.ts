@@ -103,8 +103,11 @@ describe("Instance bids and templates under the real Pulumi CLI", () => {
 
         // Outbid: refresh shows it (status, the service's message, the winning price).
         await outbid(emulator, id, 0.5);
-        const refreshed = await stack.refresh({ onOutput });
-        expect(refreshed.summary.resourceChanges).toEqual({ same: 2, update: 1 });
+        const refreshSaid: string[] = [];
+        const refreshed = await stack.refresh({ onOutput: (text) => refreshSaid.push(text) });
+        // Nothing for the next up to do (onOutbid wait), so no drift; refresh says why.
+        expect(refreshed.summary.resourceChanges).toEqual({ same: 3 });
+        expect(refreshSaid.join("")).toContain(`gpu: instance ${id} is outbid: a bid of $0.5/h`);
         // Refresh updates the resource's outputs (the stack's exports wait for the next up).
         const seen = dynamicResources(await exportState(false)).find((resource) =>
           resource.urn.endsWith("::gpu"),
@@ -117,13 +120,17 @@ describe("Instance bids and templates under the real Pulumi CLI", () => {
         });
         expect(seen?.["statusMessage"]).toMatch(/outbid/i);
 
-        // The declared bid is below the winning one: up says why, in one line, and keeps it.
+        // The declared bid is below the winning one (onOutbid wait, the default): up leaves it
+        // paused, writes nothing, and says what holds it and what its disk bills meanwhile.
         await emulator.clearRequests();
-        const refused = stack.up({ onOutput });
-        await expect(refused).rejects.toThrow(
-          `gpu: instance ${id} was outbid: its bid is $0.3/h and a bid of $0.5/h holds its ` +
-            `machine; raise price above 0.5 to run it again (nothing was changed; the ` +
-            `instance is kept, stopped)`,
+        const said: string[] = [];
+        const waited = await stack.up({ onOutput: (text) => said.push(text) });
+        expect(waited.summary.resourceChanges).toEqual({ same: 3 });
+        expect(said.join("")).toMatch(
+          new RegExp(
+            String.raw`gpu: instance ${id} is outbid: a bid of \$0\.5/h holds its machine; it ` +
+              String.raw`stays paused \(onOutbid wait\), its data kept and its disk billing`,
+          ),
         );
         expect(apiWrites(await emulator.requests())).toEqual([]);
         expect(await instanceIds()).toEqual([id]);

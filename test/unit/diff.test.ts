@@ -249,10 +249,17 @@ describe("Instance diff: bids and templates", () => {
     expect(diffInstance(onDemandOlds, inputs)).toEqual(replaced);
   });
 
-  it("acts on an instance refresh found outbid, in place, whatever the program says", () => {
+  it("acts on an instance refresh found outbid in place when a bid it may set wins, else leaves it paused", () => {
     const outbid = { ...olds, actualStatus: "stopped", outbidByDollarsPerHour: 0.5 };
-    expect(diffInstance(outbid, inputs)).toEqual(inPlace);
+    expect(diffInstance(outbid, inputs)).toEqual({ ...inPlace, changes: false });
     expect(diffInstance(outbid, { ...inputs, price: 0.6 })).toEqual(inPlace);
+    const ceiling = { onOutbid: "raise" as const, maxBidDollarsPerHour: 0.5 };
+    expect(diffInstance({ ...outbid, ...ceiling }, { ...inputs, ...ceiling })).toEqual({
+      ...inPlace,
+      changes: false,
+    });
+    const higher = { ...ceiling, maxBidDollarsPerHour: 0.502 };
+    expect(diffInstance({ ...outbid, ...higher }, { ...inputs, ...higher })).toEqual(inPlace);
     // Never a replacement: a stopped instance is not at a dead end.
     expect(diffInstance(outbid, { ...inputs, state: "stopped" })).toEqual(inPlace);
   });

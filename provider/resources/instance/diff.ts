@@ -8,6 +8,7 @@ import {
   lifetimeReplaces,
 } from "../../renting/lifetime";
 import { recordedOfferMismatch } from "../../renting/offer-choice";
+import { outbidActs } from "./bids";
 
 /**
  * What runs is set at launch: a change of any of these launches a new instance. The overlay is
@@ -25,6 +26,9 @@ const inPlaceFields = [
   "readiness",
   // A bid changes in place (PUT /api/v0/instances/bid_price/{id}/); see bidKindChanged.
   "price",
+  // What the next up does about an outbid instance (bids.ts): nothing on the service.
+  "onOutbid",
+  "maxBidDollarsPerHour",
   // A new value reboots or recycles the container (container.ts).
   "restartTrigger",
   "recycleTrigger",
@@ -167,8 +171,9 @@ export function diffInstance(
   if (isBroken(olds)) replaces.push("actualStatus");
   replaces.push(...lifetimeReplaces(olds, news));
   if (expiredReason(olds, nowMs) !== undefined) replaces.push("expiresAt");
-  // Outbid (found by refresh): the update raises the bid or says why it cannot (provider.ts).
-  const outbid = olds.outbidByDollarsPerHour !== undefined;
+  // Outbid (found by refresh): an update when it can win the machine back, or is stopping it
+  // (bids.ts); left paused otherwise (onOutbid wait), which preview says.
+  const outbid = outbidActs(olds, news);
   const changes =
     replaces.length > 0 ||
     asksChanged ||

@@ -23,7 +23,7 @@ import type { ResourceImplementation } from "../../shared/resource-implementatio
 import { CancelledError } from "../../run/cancellation";
 import type { Run } from "../../run/run";
 import { checkInputs, containsUnknown, fieldFailure, inputFieldsOf } from "../../shared/validation";
-import { outbidBy, planOutbid, raiseBidAndResume } from "./bids";
+import { outbidActs, outbidBy, planOutbid, raiseBidAndResume } from "./bids";
 import { changeContainer, containerChangeNote, containerChangeOf } from "./container";
 import { replacementNote } from "../../renting/replacement-reasons";
 import { deleteFirstNote, diffInstance, launchesAnew, pinnedToVolume } from "./diff";
@@ -142,6 +142,17 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
         ),
       );
     }
+    // A ceiling needs a bid to raise, and is one it may raise to.
+    if (inputs.maxBidDollarsPerHour !== undefined && inputs.price === undefined) {
+      failures.push(fieldFailure("maxBidDollarsPerHour", "caps a bid: give price with it"));
+    } else if ((inputs.maxBidDollarsPerHour ?? Infinity) < (inputs.price ?? 0)) {
+      failures.push(fieldFailure("maxBidDollarsPerHour", "must be at least price"));
+    }
+    if (inputs.onOutbid === "raise" && inputs.maxBidDollarsPerHour === undefined) {
+      failures.push(
+        fieldFailure("onOutbid", "raise needs maxBidDollarsPerHour, the highest bid it may set"),
+      );
+    }
     // Only an args launch passes arguments to the image's entrypoint (a template's may be one).
     if (inputs.args !== undefined && (inputs.runtype ?? "args") !== "args") {
       failures.push(
@@ -239,6 +250,11 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
         ? replacementNote(`instance ${olds.instanceId}`, replaces, news.replaceOnChanges)
         : container && containerChangeNote(olds.instanceId, container);
     if (note) run.progress(`${resourceNameOf(olds.owner)}: ${note}`);
+    // Outbid and left paused (onOutbid wait): every preview and up says so, and what it bills.
+    if (replaces.length === 0 && news.state === "running" && !outbidActs(olds, news)) {
+      const plan = olds.outbidByDollarsPerHour && (await planOutbid(run.client, olds, news));
+      if (plan && plan.kind === "wait") run.progress(`${resourceNameOf(olds.owner)}: ${plan.note}`);
+    }
     await recordInstanceDiff(run, olds, news, diff);
     return diff;
   },
@@ -287,15 +303,16 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
     const progress = (message: string): void => {
       run.progress(`${name}: ${message}`);
     };
-    // Outbid (found by refresh) and declared running: decided before any write, so that an
-    // update that cannot win the machine back fails having changed nothing.
+    // Outbid (found by refresh) and declared running: decided before any write.
     const outbid =
       olds.outbidByDollarsPerHour !== undefined && news.state === "running"
-        ? await planOutbid(client, name, olds, news)
+        ? await planOutbid(client, olds, news)
         : undefined;
     const subnet = await overlaySubnetOf(client, news.overlay);
     let outs: InstanceOutputs = { ...olds, ...news };
-    delete outs.outbidByDollarsPerHour;
+    // Left paused, it stays recorded as outbid; the rest of the update goes on.
+    if (outbid?.kind === "wait") progress(outbid.note);
+    else delete outs.outbidByDollarsPerHour;
     if (outbid?.kind === "raise") {
       const resumed = await raiseBidAndResume(
         run,
@@ -307,7 +324,7 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
       );
       outs = { ...outs, ...connectionOutputs(resumed, subnet) };
     } else {
-      if (outbid?.instance !== undefined) {
+      if (outbid?.kind === "settled" && outbid.instance !== undefined) {
         outs = { ...outs, ...connectionOutputs(outbid.instance, subnet) };
       }
       // A bid changed for another (between on-demand and a bid, diff replaces).

@@ -53,6 +53,8 @@ type Instance struct {
 	LocalIp pulumi.StringPtrOutput `pulumi:"localIp"`
 	// Instances to try before giving up, 1 to 10; default 3. Changes in place (only this provider's setting).
 	MaxAttempts pulumi.IntOutput `pulumi:"maxAttempts"`
+	// The highest bid `onOutbid: raise` may set, in dollars per hour; at least `price`. Changes in place.
+	MaxBidDollarsPerHour pulumi.Float64PtrOutput `pulumi:"maxBidDollarsPerHour"`
 	// With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
 	MaxDollarsPerHour pulumi.Float64PtrOutput `pulumi:"maxDollarsPerHour"`
 	// The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
@@ -65,6 +67,8 @@ type Instance struct {
 	OfferQuery pulumi.AnyOutput `pulumi:"offerQuery"`
 	// What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
 	OnExpiry pulumi.StringPtrOutput `pulumi:"onExpiry"`
+	// What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits for it to run again. Changes in place.
+	OnOutbid pulumi.StringPtrOutput `pulumi:"onOutbid"`
 	// A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
 	Onstart pulumi.StringPtrOutput `pulumi:"onstart"`
 	// Set by refresh while a higher bid holds the instance's machine: the winning price, in dollars per hour. The instance is stopped and the service still intends it to run; the next up raises the bid above it when `price` is higher, and otherwise fails saying so. Absent otherwise.
@@ -75,7 +79,7 @@ type Instance struct {
 	PollIntervalSeconds pulumi.Float64Output `pulumi:"pollIntervalSeconds"`
 	// The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `exposePorts` (`-p 8000:8000`) or the template's docker options; the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
 	Ports InstancePortMapOutput `pulumi:"ports"`
-	// A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
+	// A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise does what `onOutbid` says, never destroying the instance.
 	Price pulumi.Float64PtrOutput `pulumi:"price"`
 	// The machine's public IP address.
 	PublicIp pulumi.StringPtrOutput `pulumi:"publicIp"`
@@ -183,6 +187,8 @@ type instanceArgs struct {
 	Label *string `pulumi:"label"`
 	// Instances to try before giving up, 1 to 10; default 3. Changes in place (only this provider's setting).
 	MaxAttempts *int `pulumi:"maxAttempts"`
+	// The highest bid `onOutbid: raise` may set, in dollars per hour; at least `price`. Changes in place.
+	MaxBidDollarsPerHour *float64 `pulumi:"maxBidDollarsPerHour"`
 	// With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
 	MaxDollarsPerHour *float64 `pulumi:"maxDollarsPerHour"`
 	// The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
@@ -193,13 +199,15 @@ type instanceArgs struct {
 	OfferQuery interface{} `pulumi:"offerQuery"`
 	// What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
 	OnExpiry *string `pulumi:"onExpiry"`
+	// What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits for it to run again. Changes in place.
+	OnOutbid *string `pulumi:"onOutbid"`
 	// A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
 	Onstart *string `pulumi:"onstart"`
 	// An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
 	Overlay *string `pulumi:"overlay"`
 	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
 	PollIntervalSeconds *float64 `pulumi:"pollIntervalSeconds"`
-	// A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
+	// A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise does what `onOutbid` says, never destroying the instance.
 	Price *float64 `pulumi:"price"`
 	// A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
 	Readiness *Readiness `pulumi:"readiness"`
@@ -243,6 +251,8 @@ type InstanceArgs struct {
 	Label pulumi.StringPtrInput
 	// Instances to try before giving up, 1 to 10; default 3. Changes in place (only this provider's setting).
 	MaxAttempts pulumi.IntPtrInput
+	// The highest bid `onOutbid: raise` may set, in dollars per hour; at least `price`. Changes in place.
+	MaxBidDollarsPerHour pulumi.Float64PtrInput
 	// With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
 	MaxDollarsPerHour pulumi.Float64PtrInput
 	// The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
@@ -253,13 +263,15 @@ type InstanceArgs struct {
 	OfferQuery pulumi.Input
 	// What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
 	OnExpiry pulumi.StringPtrInput
+	// What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits for it to run again. Changes in place.
+	OnOutbid pulumi.StringPtrInput
 	// A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
 	Onstart pulumi.StringPtrInput
 	// An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
 	Overlay pulumi.StringPtrInput
 	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
 	PollIntervalSeconds pulumi.Float64PtrInput
-	// A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
+	// A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise does what `onOutbid` says, never destroying the instance.
 	Price pulumi.Float64PtrInput
 	// A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
 	Readiness ReadinessPtrInput
@@ -411,6 +423,11 @@ func (o InstanceOutput) MaxAttempts() pulumi.IntOutput {
 	return o.ApplyT(func(v *Instance) pulumi.IntOutput { return v.MaxAttempts }).(pulumi.IntOutput)
 }
 
+// The highest bid `onOutbid: raise` may set, in dollars per hour; at least `price`. Changes in place.
+func (o InstanceOutput) MaxBidDollarsPerHour() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *Instance) pulumi.Float64PtrOutput { return v.MaxBidDollarsPerHour }).(pulumi.Float64PtrOutput)
+}
+
 // With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
 func (o InstanceOutput) MaxDollarsPerHour() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.Float64PtrOutput { return v.MaxDollarsPerHour }).(pulumi.Float64PtrOutput)
@@ -441,6 +458,11 @@ func (o InstanceOutput) OnExpiry() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.OnExpiry }).(pulumi.StringPtrOutput)
 }
 
+// What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits for it to run again. Changes in place.
+func (o InstanceOutput) OnOutbid() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.OnOutbid }).(pulumi.StringPtrOutput)
+}
+
 // A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
 func (o InstanceOutput) Onstart() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.Onstart }).(pulumi.StringPtrOutput)
@@ -466,7 +488,7 @@ func (o InstanceOutput) Ports() InstancePortMapOutput {
 	return o.ApplyT(func(v *Instance) InstancePortMapOutput { return v.Ports }).(InstancePortMapOutput)
 }
 
-// A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
+// A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise does what `onOutbid` says, never destroying the instance.
 func (o InstanceOutput) Price() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.Float64PtrOutput { return v.Price }).(pulumi.Float64PtrOutput)
 }

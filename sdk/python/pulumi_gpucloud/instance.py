@@ -33,11 +33,13 @@ class InstanceArgs:
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
+                 max_bid_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
                  max_lifetime: pulumi.Input[Optional[_builtins.str]] = None,
                  network_volume: pulumi.Input[Optional['InstanceNetworkVolumeArgs']] = None,
                  offer_query: pulumi.Input[Optional[Union[_builtins.str, 'OfferQueryArgs']]] = None,
                  on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
+                 on_outbid: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  overlay: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
@@ -64,15 +66,17 @@ class InstanceArgs:
         :param pulumi.Input[_builtins.str] image: The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
         :param pulumi.Input[_builtins.str] label: A label, at most 1024 characters. Changes in place.
         :param pulumi.Input[_builtins.int] max_attempts: Instances to try before giving up, 1 to 10; default 3. Changes in place (only this provider's setting).
+        :param pulumi.Input[_builtins.float] max_bid_dollars_per_hour: The highest bid `onOutbid: raise` may set, in dollars per hour; at least `price`. Changes in place.
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
         :param pulumi.Input[_builtins.str] max_lifetime: The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
         :param pulumi.Input['InstanceNetworkVolumeArgs'] network_volume: A network volume to mount at create: its id (a NetworkVolume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
         :param pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']] offer_query: Rent the best offer matching this query instead of a fixed ask: an OfferQuery (a value or conditions per field, e.g. an RTX 4090 with at least 24 GB of GPU RAM and a reliability of at least 0.98) or the official client's query string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
         :param pulumi.Input[_builtins.str] on_expiry: What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
+        :param pulumi.Input[_builtins.str] on_outbid: What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits for it to run again. Changes in place.
         :param pulumi.Input[_builtins.str] onstart: A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
         :param pulumi.Input[_builtins.str] overlay: An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
-        :param pulumi.Input[_builtins.float] price: A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
+        :param pulumi.Input[_builtins.float] price: A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise does what `onOutbid` says, never destroying the instance.
         :param pulumi.Input['ReadinessArgs'] readiness: A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
         :param pulumi.Input[_builtins.str] recycle_trigger: Any value; a new one recycles the container in place (the service's recycle: created anew from a fresh pull of the same image tag, on its machine; what it wrote outside a volume is lost). Setting it the first time recycles nothing.
         :param pulumi.Input[_builtins.str] restart_trigger: Any value; a new one restarts the container in place (the service's reboot: stopped and started on its machine, its disk kept, its GPU priority kept) and runs its onstart again. Setting it the first time restarts nothing.
@@ -108,6 +112,8 @@ class InstanceArgs:
             max_attempts = 3
         if max_attempts is not None:
             pulumi.set(__self__, "max_attempts", max_attempts)
+        if max_bid_dollars_per_hour is not None:
+            pulumi.set(__self__, "max_bid_dollars_per_hour", max_bid_dollars_per_hour)
         if max_dollars_per_hour is not None:
             pulumi.set(__self__, "max_dollars_per_hour", max_dollars_per_hour)
         if max_lifetime is not None:
@@ -118,6 +124,8 @@ class InstanceArgs:
             pulumi.set(__self__, "offer_query", offer_query)
         if on_expiry is not None:
             pulumi.set(__self__, "on_expiry", on_expiry)
+        if on_outbid is not None:
+            pulumi.set(__self__, "on_outbid", on_outbid)
         if onstart is not None:
             pulumi.set(__self__, "onstart", onstart)
         if overlay is not None:
@@ -280,6 +288,18 @@ class InstanceArgs:
         pulumi.set(self, "max_attempts", value)
 
     @_builtins.property
+    @pulumi.getter(name="maxBidDollarsPerHour")
+    def max_bid_dollars_per_hour(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        The highest bid `onOutbid: raise` may set, in dollars per hour; at least `price`. Changes in place.
+        """
+        return pulumi.get(self, "max_bid_dollars_per_hour")
+
+    @max_bid_dollars_per_hour.setter
+    def max_bid_dollars_per_hour(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "max_bid_dollars_per_hour", value)
+
+    @_builtins.property
     @pulumi.getter(name="maxDollarsPerHour")
     def max_dollars_per_hour(self) -> pulumi.Input[Optional[_builtins.float]]:
         """
@@ -340,6 +360,18 @@ class InstanceArgs:
         pulumi.set(self, "on_expiry", value)
 
     @_builtins.property
+    @pulumi.getter(name="onOutbid")
+    def on_outbid(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits for it to run again. Changes in place.
+        """
+        return pulumi.get(self, "on_outbid")
+
+    @on_outbid.setter
+    def on_outbid(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "on_outbid", value)
+
+    @_builtins.property
     @pulumi.getter
     def onstart(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -379,7 +411,7 @@ class InstanceArgs:
     @pulumi.getter
     def price(self) -> pulumi.Input[Optional[_builtins.float]]:
         """
-        A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
+        A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise does what `onOutbid` says, never destroying the instance.
         """
         return pulumi.get(self, "price")
 
@@ -501,11 +533,13 @@ class Instance(pulumi.CustomResource):
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
+                 max_bid_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
                  max_lifetime: pulumi.Input[Optional[_builtins.str]] = None,
                  network_volume: pulumi.Input[Optional[Union['InstanceNetworkVolumeArgs', 'InstanceNetworkVolumeArgsDict']]] = None,
                  offer_query: pulumi.Input[Optional[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]]] = None,
                  on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
+                 on_outbid: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  overlay: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
@@ -535,15 +569,17 @@ class Instance(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] image: The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
         :param pulumi.Input[_builtins.str] label: A label, at most 1024 characters. Changes in place.
         :param pulumi.Input[_builtins.int] max_attempts: Instances to try before giving up, 1 to 10; default 3. Changes in place (only this provider's setting).
+        :param pulumi.Input[_builtins.float] max_bid_dollars_per_hour: The highest bid `onOutbid: raise` may set, in dollars per hour; at least `price`. Changes in place.
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
         :param pulumi.Input[_builtins.str] max_lifetime: The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
         :param pulumi.Input[Union['InstanceNetworkVolumeArgs', 'InstanceNetworkVolumeArgsDict']] network_volume: A network volume to mount at create: its id (a NetworkVolume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
         :param pulumi.Input[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]] offer_query: Rent the best offer matching this query instead of a fixed ask: an OfferQuery (a value or conditions per field, e.g. an RTX 4090 with at least 24 GB of GPU RAM and a reliability of at least 0.98) or the official client's query string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
         :param pulumi.Input[_builtins.str] on_expiry: What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
+        :param pulumi.Input[_builtins.str] on_outbid: What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits for it to run again. Changes in place.
         :param pulumi.Input[_builtins.str] onstart: A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
         :param pulumi.Input[_builtins.str] overlay: An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
-        :param pulumi.Input[_builtins.float] price: A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
+        :param pulumi.Input[_builtins.float] price: A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise does what `onOutbid` says, never destroying the instance.
         :param pulumi.Input[Union['ReadinessArgs', 'ReadinessArgsDict']] readiness: A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
         :param pulumi.Input[_builtins.str] recycle_trigger: Any value; a new one recycles the container in place (the service's recycle: created anew from a fresh pull of the same image tag, on its machine; what it wrote outside a volume is lost). Setting it the first time recycles nothing.
         :param pulumi.Input[_builtins.str] restart_trigger: Any value; a new one restarts the container in place (the service's reboot: stopped and started on its machine, its disk kept, its GPU priority kept) and runs its onstart again. Setting it the first time restarts nothing.
@@ -588,11 +624,13 @@ class Instance(pulumi.CustomResource):
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
+                 max_bid_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
                  max_lifetime: pulumi.Input[Optional[_builtins.str]] = None,
                  network_volume: pulumi.Input[Optional[Union['InstanceNetworkVolumeArgs', 'InstanceNetworkVolumeArgsDict']]] = None,
                  offer_query: pulumi.Input[Optional[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]]] = None,
                  on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
+                 on_outbid: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  overlay: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
@@ -630,11 +668,13 @@ class Instance(pulumi.CustomResource):
             if max_attempts is None:
                 max_attempts = 3
             __props__.__dict__["max_attempts"] = max_attempts
+            __props__.__dict__["max_bid_dollars_per_hour"] = max_bid_dollars_per_hour
             __props__.__dict__["max_dollars_per_hour"] = max_dollars_per_hour
             __props__.__dict__["max_lifetime"] = max_lifetime
             __props__.__dict__["network_volume"] = network_volume
             __props__.__dict__["offer_query"] = offer_query
             __props__.__dict__["on_expiry"] = on_expiry
+            __props__.__dict__["on_outbid"] = on_outbid
             __props__.__dict__["onstart"] = onstart
             __props__.__dict__["overlay"] = overlay
             if poll_interval_seconds is None:
@@ -708,12 +748,14 @@ class Instance(pulumi.CustomResource):
         __props__.__dict__["label"] = None
         __props__.__dict__["local_ip"] = None
         __props__.__dict__["max_attempts"] = None
+        __props__.__dict__["max_bid_dollars_per_hour"] = None
         __props__.__dict__["max_dollars_per_hour"] = None
         __props__.__dict__["max_lifetime"] = None
         __props__.__dict__["network_volume"] = None
         __props__.__dict__["offer"] = None
         __props__.__dict__["offer_query"] = None
         __props__.__dict__["on_expiry"] = None
+        __props__.__dict__["on_outbid"] = None
         __props__.__dict__["onstart"] = None
         __props__.__dict__["outbid_by_dollars_per_hour"] = None
         __props__.__dict__["overlay"] = None
@@ -888,6 +930,14 @@ class Instance(pulumi.CustomResource):
         return pulumi.get(self, "max_attempts")
 
     @_builtins.property
+    @pulumi.getter(name="maxBidDollarsPerHour")
+    def max_bid_dollars_per_hour(self) -> pulumi.Output[Optional[_builtins.float]]:
+        """
+        The highest bid `onOutbid: raise` may set, in dollars per hour; at least `price`. Changes in place.
+        """
+        return pulumi.get(self, "max_bid_dollars_per_hour")
+
+    @_builtins.property
     @pulumi.getter(name="maxDollarsPerHour")
     def max_dollars_per_hour(self) -> pulumi.Output[Optional[_builtins.float]]:
         """
@@ -936,6 +986,14 @@ class Instance(pulumi.CustomResource):
         return pulumi.get(self, "on_expiry")
 
     @_builtins.property
+    @pulumi.getter(name="onOutbid")
+    def on_outbid(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits for it to run again. Changes in place.
+        """
+        return pulumi.get(self, "on_outbid")
+
+    @_builtins.property
     @pulumi.getter
     def onstart(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
@@ -979,7 +1037,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter
     def price(self) -> pulumi.Output[Optional[_builtins.float]]:
         """
-        A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise fails saying so, never destroying the instance.
+        A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise does what `onOutbid` says, never destroying the instance.
         """
         return pulumi.get(self, "price")
 
