@@ -108,3 +108,46 @@ ${parts.options ?? ""}outputs:
   key: \${token.key}
 `;
 }
+
+/** A stack `dev` of the project, configured for the emulator at `service` (its URL and key). */
+export async function stackOn(
+  proj: Project,
+  service: { readonly url: string; readonly apiKey: string },
+): Promise<void> {
+  await proj.pulumi("stack", "init", "dev");
+  await proj.pulumi("config", "set", "gpucloud:baseUrl", service.url);
+  await proj.pulumi("config", "set", "--secret", "gpucloud:apiKey", service.apiKey);
+}
+
+/** The Python program of one account secret, `token` (HF_TOKEN). */
+export const pythonTokenProgram = `import pulumi
+import pulumi_gpucloud as gpucloud
+
+token = gpucloud.Secret("token", key="HF_TOKEN", value=pulumi.Output.secret("abc"))
+pulumi.export("key", token.key)
+`;
+
+/** The Go program of one account secret, `token`, of the account key `key`. */
+export function goTokenProgram(key: string): string {
+  return `package main
+
+import (
+	"github.com/pulumi-gpucloud/pulumi-gpucloud/sdk/go/gpucloud"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+)
+
+func main() {
+	pulumi.Run(func(ctx *pulumi.Context) error {
+		token, err := gpucloud.NewSecret(ctx, "token", &gpucloud.SecretArgs{
+			Key:   pulumi.String("${key}"),
+			Value: pulumi.ToSecret(pulumi.String("abc")).(pulumi.StringOutput),
+		})
+		if err != nil {
+			return err
+		}
+		ctx.Export("key", token.Key)
+		return nil
+	})
+}
+`;
+}

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { useEmulator } from "../support/use-emulator";
-import { project, yamlTokenProgram } from "./mirror";
+import { project, stackOn, yamlTokenProgram } from "./mirror";
 import { releaseDir, releaseVersion } from "./release-dir";
 
 const execFileAsync = promisify(execFile);
@@ -185,9 +185,7 @@ describe("linux-arm64 under user-mode emulation", () => {
         head: `plugins:\n  providers:\n    - name: gpucloud\n      path: ${dir}\n`,
       }),
     );
-    await proj.pulumi("stack", "init", "dev");
-    await proj.pulumi("config", "set", "gpucloud:baseUrl", emulator.url);
-    await proj.pulumi("config", "set", "--secret", "gpucloud:apiKey", emulator.apiKey);
+    await stackOn(proj, emulator);
     const preview = await proj.pulumi("preview");
     expect(preview).toMatch(/\+\s+gpucloud:index:Secret\s+token\s+create/);
     expect(await emulator.writes()).toEqual([]);

@@ -12,8 +12,11 @@ import {
   cleanPath,
   type Mirror,
   type Project,
+  goTokenProgram,
   project as projectIn,
+  pythonTokenProgram,
   serveRelease,
+  stackOn,
   yamlTokenProgram,
 } from "./mirror";
 import { releaseDir, releaseVersion } from "./release-dir";
@@ -47,9 +50,7 @@ const project = (name: string, extra: Record<string, string> = {}) =>
 /** `pulumi install`, then a stack against the emulator: up, its outputs, destroy. */
 async function installAndDeploy(proj: Project): Promise<string> {
   let output = await proj.pulumi("install");
-  await proj.pulumi("stack", "init", "dev");
-  await proj.pulumi("config", "set", "gpucloud:baseUrl", emulator.url);
-  await proj.pulumi("config", "set", "--secret", "gpucloud:apiKey", emulator.apiKey);
+  await stackOn(proj, emulator);
   output += await proj.pulumi("up", "--yes");
   expect(await emulator.secrets()).toHaveProperty("HF_TOKEN");
   output += await proj.pulumi("destroy", "--yes");
@@ -59,13 +60,6 @@ async function installAndDeploy(proj: Project): Promise<string> {
   expect(plugins).toMatch(new RegExp(`gpucloud\\s+resource\\s+${version.replace(/\./g, "\\.")}`));
   return output;
 }
-
-const pythonMain = `import pulumi
-import pulumi_gpucloud as gpucloud
-
-token = gpucloud.Secret("token", key="HF_TOKEN", value=pulumi.Output.secret("abc"))
-pulumi.export("key", token.key)
-`;
 
 async function pythonProject(name: string, wheel: string) {
   const venv = path.join(scratch, `${name}-venv`);
@@ -80,7 +74,7 @@ async function pythonProject(name: string, wheel: string) {
     PIP_FIND_LINKS: pipEnv.PIP_FIND_LINKS,
   });
   await writeFile(path.join(proj.dir, "Pulumi.yaml"), `name: ${name}\nruntime: python\n`);
-  await writeFile(path.join(proj.dir, "__main__.py"), pythonMain);
+  await writeFile(path.join(proj.dir, "__main__.py"), pythonTokenProgram);
   await writeFile(path.join(proj.dir, "requirements.txt"), `pulumi_gpucloud==${version}\n`);
   return proj;
 }
@@ -107,30 +101,7 @@ test("Go by version from the module proxy: up downloads the plugin and runs it",
   await writeFile(path.join(proj.dir, "go.mod"), goMod);
   await cp(path.join(example, "go.sum"), path.join(proj.dir, "go.sum"));
   await writeFile(path.join(proj.dir, "Pulumi.yaml"), "name: go-download\nruntime: go\n");
-  await writeFile(
-    path.join(proj.dir, "main.go"),
-    `package main
-
-import (
-	"github.com/pulumi-gpucloud/pulumi-gpucloud/sdk/go/gpucloud"
-	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-)
-
-func main() {
-	pulumi.Run(func(ctx *pulumi.Context) error {
-		token, err := gpucloud.NewSecret(ctx, "token", &gpucloud.SecretArgs{
-			Key:   pulumi.String("HF_TOKEN"),
-			Value: pulumi.ToSecret(pulumi.String("abc")).(pulumi.StringOutput),
-		})
-		if err != nil {
-			return err
-		}
-		ctx.Export("key", token.Key)
-		return nil
-	})
-}
-`,
-  );
+  await writeFile(path.join(proj.dir, "main.go"), goTokenProgram("HF_TOKEN"));
   const before = mirror.fetched.length;
   await installAndDeploy(proj);
   expect(mirror.fetched.slice(before)).toEqual([`/${plugin}`]);

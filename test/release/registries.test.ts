@@ -7,7 +7,14 @@ import { promisify } from "node:util";
 import { pluginDownloadUrl } from "../../provider/native/package-metadata";
 import { wheelhouse } from "../support/python-stack";
 import { useEmulator } from "../support/use-emulator";
-import { type Mirror, type Project, project as projectIn, serveRelease } from "./mirror";
+import {
+  goTokenProgram,
+  type Mirror,
+  type Project,
+  project as projectIn,
+  serveRelease,
+  stackOn,
+} from "./mirror";
 import { publishNpm, type Registry, startNpmRegistry, startPyPi, wheelsIn } from "./registries";
 import { releaseDir, releaseVersion } from "./release-dir";
 
@@ -57,9 +64,7 @@ afterAll(async () => {
  * (each language its own), destroy removes it.
  */
 async function previewUpDestroy(proj: Project, key: string): Promise<void> {
-  await proj.pulumi("stack", "init", "dev");
-  await proj.pulumi("config", "set", "gpucloud:baseUrl", emulator.url);
-  await proj.pulumi("config", "set", "--secret", "gpucloud:apiKey", emulator.apiKey);
+  await stackOn(proj, emulator);
   const writes = (await emulator.writes()).length;
   const preview = await proj.pulumi("preview");
   // The plugin's type, or the TypeScript package's dynamic one.
@@ -172,30 +177,7 @@ test("Go: go get the SDK by version from the module proxy", async () => {
     GOFLAGS: "-mod=mod",
   });
   await writeFile(path.join(proj.dir, "Pulumi.yaml"), "name: registries-go\nruntime: go\n");
-  await writeFile(
-    path.join(proj.dir, "main.go"),
-    `package main
-
-import (
-	"github.com/pulumi-gpucloud/pulumi-gpucloud/sdk/go/gpucloud"
-	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-)
-
-func main() {
-	pulumi.Run(func(ctx *pulumi.Context) error {
-		token, err := gpucloud.NewSecret(ctx, "token", &gpucloud.SecretArgs{
-			Key:   pulumi.String("GO_TOKEN"),
-			Value: pulumi.ToSecret(pulumi.String("abc")).(pulumi.StringOutput),
-		})
-		if err != nil {
-			return err
-		}
-		ctx.Export("key", token.Key)
-		return nil
-	})
-}
-`,
-  );
+  await writeFile(path.join(proj.dir, "main.go"), goTokenProgram("GO_TOKEN"));
   await run(proj, "go", ["mod", "init", "example.com/registries-go"]);
   await run(proj, "go", ["get", `${sdkModule}@v${version}`]);
   await run(proj, "go", ["mod", "tidy"]);

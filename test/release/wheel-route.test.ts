@@ -6,7 +6,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { activated, wheelhouse } from "../support/python-stack";
 import { useEmulator } from "../support/use-emulator";
-import { cleanPath, type Project, project } from "./mirror";
+import { cleanPath, type Project, project, pythonTokenProgram, stackOn } from "./mirror";
 import { releaseDir, releaseVersion } from "./release-dir";
 
 const execFileAsync = promisify(execFile);
@@ -58,15 +58,7 @@ plugins:
       path: venv/share/pulumi-gpucloud
 `,
   );
-  await writeFile(
-    path.join(proj.dir, "__main__.py"),
-    `import pulumi
-import pulumi_gpucloud as gpucloud
-
-token = gpucloud.Secret("token", key="HF_TOKEN", value=pulumi.Output.secret("abc"))
-pulumi.export("key", token.key)
-`,
-  );
+  await writeFile(path.join(proj.dir, "__main__.py"), pythonTokenProgram);
   await writeFile(path.join(proj.dir, "requirements.txt"), `pulumi_gpucloud==${version}\n`);
   await execFileAsync("python3", ["-m", "venv", venv]);
   await execFileAsync(path.join(venv, "bin", "pip"), ["install", "-q", "-r", "requirements.txt"], {
@@ -84,9 +76,7 @@ pulumi.export("key", token.key)
 /** `pulumi install`, up, destroy: no warning, nothing in the plugin cache, the SDK's version. */
 async function deploysQuietly(proj: Project): Promise<void> {
   let output = await proj.pulumi("install");
-  await proj.pulumi("stack", "init", "dev");
-  await proj.pulumi("config", "set", "gpucloud:baseUrl", emulator.url);
-  await proj.pulumi("config", "set", "--secret", "gpucloud:apiKey", emulator.apiKey);
+  await stackOn(proj, emulator);
   output += await proj.pulumi("up", "--yes");
   expect(await emulator.secrets()).toHaveProperty("HF_TOKEN");
   const state = JSON.parse(await proj.pulumi("stack", "export")) as {
