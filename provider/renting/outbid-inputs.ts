@@ -5,13 +5,16 @@ import { bidBounds } from "../client";
 // service pauses it, its data kept and its disk still billing, until its bid wins again.
 
 export const onOutbidSchema = z
-  .enum(["wait", "raise"], { error: "onOutbid must be wait or raise" })
+  .enum(["wait", "raise", "replace"], { error: "onOutbid must be wait, raise or replace" })
   .describe(
     "What the next up does about an instance a higher bid took (outbid; refresh finds it): " +
       "`wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless " +
       "`price` itself is now above the winning bid; `raise` raises the bid just above the " +
       "winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits " +
-      "for it to run again. Changes in place.",
+      "for it to run again; `replace` (with `offerQuery`) rents another instance by the query, " +
+      "within the stack's cap, then destroys the paused one so that its disk bills no more: a " +
+      "network volume moves to the replacement; a local volume only when its machine has a " +
+      "free matching offer, else the instance stays paused and up says why. Changes in place.",
   )
   .optional();
 

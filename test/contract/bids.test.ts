@@ -97,8 +97,8 @@ describe("the Instance provider's bids", () => {
       ...fields,
     });
 
-  async function rent(): Promise<InstanceOutputs> {
-    const created = await instanceProvider.create(providers.run, inputs());
+  async function rent(fields: Record<string, unknown> = {}): Promise<InstanceOutputs> {
+    const created = await instanceProvider.create(providers.run, inputs(fields));
     if (!created.outs) throw new Error("create returned no outputs");
     await emulator.clearRequests();
     return created.outs;
@@ -292,6 +292,76 @@ describe("the Instance provider's bids", () => {
     expect(await failures({ price: 0.5, onOutbid: "raise" })).toEqual([
       "onOutbid: raise needs maxBidDollarsPerHour, the highest bid it may set",
     ]);
+    expect(await failures({ price: 0.5, onOutbid: "replace" })).toEqual([
+      "onOutbid: replace rents another instance by offerQuery; give offerQuery (askId and askIds name machines, which the winning bid holds), or use wait or raise",
+    ]);
+    expect(await emulator.writes()).toEqual([]);
+  });
+
+  it("replaces an outbid instance with onOutbid replace, by its query, saying so; a price that wins it back raises instead", async () => {
+    const byQuery = { askId: undefined, offerQuery: { gpuName: "RTX 4090" }, onOutbid: "replace" };
+    const olds = await rent(byQuery);
+    await outbid(emulator, olds.instanceId, 0.5);
+    const refreshed = (await refresh(olds)).props as InstanceOutputs;
+    await emulator.clearRequests();
+    const from = providers.progress.length;
+
+    const diff = await instanceProvider.diff?.(
+      providers.run,
+      String(olds.instanceId),
+      refreshed,
+      inputs(byQuery),
+    );
+
+    expect(diff).toEqual({ changes: true, replaces: ["onOutbid"], deleteBeforeReplace: false });
+    expect(providers.progress.slice(from).join("\n")).toMatch(
+      new RegExp(
+        String.raw`gpu: instance ${olds.instanceId} is outbid: a bid of \$0\.5/h holds its ` +
+          String.raw`machine; it is replaced \(onOutbid replace\): another instance is rented ` +
+          String.raw`by offerQuery, within the stack's cap, and instance ${olds.instanceId} is ` +
+          String.raw`destroyed, so that its disk \(\$[\d.]+/h\) bills no more`,
+      ),
+    );
+    // A declared price above the winning bid wins the machine back in place instead.
+    const winsBack = await instanceProvider.diff?.(
+      providers.run,
+      String(olds.instanceId),
+      refreshed,
+      inputs({ ...byQuery, price: 0.6 }),
+    );
+    expect(winsBack).toMatchObject({ changes: true, replaces: [] });
+    expect(await emulator.writes()).toEqual([]);
+  });
+
+  it("leaves an outbid instance paused when its local volume cannot follow (onOutbid replace), saying why", async () => {
+    const olds = await rent();
+    await outbid(emulator, olds.instanceId, 0.5);
+    const volume = await client.volumes.acceptVolumeAsk(21001, 15);
+    const declared = {
+      askId: undefined,
+      offerQuery: { gpuName: "H100 SXM" },
+      onOutbid: "replace",
+      volume: { volumeId: volume.volumeId, mountPath: "/data" },
+    };
+    const refreshed = { ...((await refresh(olds)).props as InstanceOutputs), ...declared };
+    await emulator.clearRequests();
+    const from = providers.progress.length;
+
+    const diff = await instanceProvider.diff?.(
+      providers.run,
+      String(olds.instanceId),
+      refreshed as InstanceOutputs,
+      inputs(declared),
+    );
+
+    expect(diff).toMatchObject({ changes: false, replaces: [] });
+    expect(providers.progress.slice(from).join("\n")).toMatch(
+      new RegExp(
+        String.raw`onOutbid replace cannot rent another: its local volume V\.${volume.volumeId} ` +
+          String.raw`stays on machine \d+, which has no free offer matching offerQuery; copy the ` +
+          String.raw`volume's data .*It stays paused, its data kept`,
+      ),
+    );
     expect(await emulator.writes()).toEqual([]);
   });
 

@@ -155,6 +155,53 @@ describe("Instance bids and templates under the real Pulumi CLI", () => {
     );
   });
 
+  it("replaces an outbid instance with onOutbid replace at the next up --refresh, leaving nothing billing for it", async () => {
+    const replaceProgram = program(`
+const gpu = new gpucloud.Instance("gpu", {
+  offerQuery: { gpuName: "RTX 4090" },
+  image: "pytorch/pytorch:latest",
+  diskGb: 20,
+  price: 0.2,
+  onOutbid: "replace",
+  pollIntervalSeconds: 0.05,
+});
+exports.instanceId = gpu.instanceId;
+exports.actualStatus = gpu.actualStatus;
+`);
+    await withStack(
+      { program: replaceProgram, config: emulatorConfig(emulator) },
+      async ({ stack, output }) => {
+        const onOutput = (text: string) => output.push(text);
+        const up = await stack.up({ onOutput });
+        const id = up.outputs["instanceId"]?.value as number;
+        await outbid(emulator, id, 0.5);
+
+        // The preview after a refresh names the replacement and why, and writes nothing.
+        await emulator.clearRequests();
+        const preview = await stack.preview({ refresh: true });
+        expect(preview.changeSummary).toMatchObject({ replace: 1 });
+        expect(preview.stdout).toContain(
+          `gpu: instance ${id} is outbid: a bid of $0.5/h holds its machine; it is replaced ` +
+            "(onOutbid replace): another instance is rented by offerQuery",
+        );
+        expect(apiWrites(await emulator.requests())).toEqual([]);
+
+        const replaced = await stack.up({ refresh: true, onOutput });
+        expect(replaced.summary.resourceChanges).toMatchObject({ replace: 1 });
+        const newId = replaced.outputs["instanceId"]?.value as number;
+        expect(newId).not.toBe(id);
+        expect(replaced.outputs["actualStatus"]?.value).toBe("running");
+        // The paused one is destroyed: only the replacement exists, and bills.
+        expect(await instanceIds()).toEqual([newId]);
+        expect(await bidOf(newId)).toBe(0.2);
+        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 3 });
+
+        await stack.destroy({ onOutput });
+        expect(await instanceIds()).toEqual([]);
+      },
+    );
+  });
+
   it("launches from a template, refreshes with no changes, and rebuilds it in place when the template changes", async () => {
     const template = {
       name: "vllm server",

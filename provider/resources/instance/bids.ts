@@ -50,7 +50,7 @@ export type OutbidPlan =
   /** Still outbid, and a bid it may set beats the winning one: raise it and wait. */
   | { kind: "raise"; dollarsPerHour: number; winning: number }
   /** Still outbid, and nothing it may bid wins: left paused (onOutbid wait), said why. */
-  | { kind: "wait"; note: string };
+  | { kind: "wait"; note: string; instance: InstanceWire; winning: number };
 
 /** The bid that wins the machine back from `winning`: `price` when above it, else a raise. */
 function winningBid(
@@ -108,7 +108,9 @@ export async function planOutbid(
   const winning = instance && outbidBy(instance, olds.price);
   if (instance === undefined || winning === undefined) return { kind: "settled", instance };
   const bid = winningBid(news, winning);
-  if (bid === undefined) return { kind: "wait", note: outbidWaitNote(instance, news, winning) };
+  if (bid === undefined) {
+    return { kind: "wait", note: outbidWaitNote(instance, news, winning), instance, winning };
+  }
   return { kind: "raise", dollarsPerHour: bid, winning };
 }
 

@@ -24,6 +24,7 @@ import { CancelledError } from "../../run/cancellation";
 import type { Run } from "../../run/run";
 import { checkInputs, containsUnknown, fieldFailure, inputFieldsOf } from "../../shared/validation";
 import { outbidActs, outbidBy, planOutbid, raiseBidAndResume } from "./bids";
+import { outbidFate } from "./outbid-replace";
 import { changeContainer, containerChangeNote, containerChangeOf } from "./container";
 import { replacementNote } from "../../renting/replacement-reasons";
 import { deleteFirstNote, diffInstance, launchesAnew, pinnedToVolume } from "./diff";
@@ -153,6 +154,16 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
         fieldFailure("onOutbid", "raise needs maxBidDollarsPerHour, the highest bid it may set"),
       );
     }
+    // A replacement is rented by the query: asks name machines, which the winning bid holds.
+    if (inputs.onOutbid === "replace" && news["offerQuery"] === undefined) {
+      failures.push(
+        fieldFailure(
+          "onOutbid",
+          "replace rents another instance by offerQuery; give offerQuery (askId and askIds " +
+            "name machines, which the winning bid holds), or use wait or raise",
+        ),
+      );
+    }
     // Only an args launch passes arguments to the image's entrypoint (a template's may be one).
     if (inputs.args !== undefined && (inputs.runtype ?? "args") !== "args") {
       failures.push(
@@ -237,24 +248,30 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
     // process must neither adopt nor destroy it.
     run.renting.rememberRecorded(olds.owner, olds.instanceId);
     reportExpired(run, olds, `${resourceNameOf(olds.owner)}: instance ${olds.instanceId}`);
-    const diff = diffInstance(olds, news);
+    const name = resourceNameOf(olds.owner);
+    let diff = diffInstance(olds, news);
     // Delete-first for the volume's sake: said at preview, since it costs the instance a boot.
     if (diff.deleteBeforeReplace === true && pinnedToVolume(news) && olds.volume !== undefined) {
-      run.progress(`${resourceNameOf(olds.owner)}: ${deleteFirstNote(olds)}`);
+      run.progress(`${name}: ${deleteFirstNote(olds)}`);
     }
     // In place or replaced, said at preview with why: the engine names the fields only.
     const replaces = diff.replaces ?? [];
     const container = replaces.length === 0 ? containerChangeOf(olds, news) : undefined;
+    // Outbid, and nothing it may bid wins it back: replaced (onOutbid replace) or left paused,
+    // every preview and up saying which, and what it bills.
+    const outbid =
+      replaces.length === 0 && !outbidActs(olds, news)
+        ? await outbidFate(run, olds, news)
+        : undefined;
+    if (outbid?.replace === true) {
+      diff = { changes: true, replaces: ["onOutbid"], deleteBeforeReplace: pinnedToVolume(news) };
+    }
     const note =
       replaces.length > 0
         ? replacementNote(`instance ${olds.instanceId}`, replaces, news.replaceOnChanges)
-        : container && containerChangeNote(olds.instanceId, container);
-    if (note) run.progress(`${resourceNameOf(olds.owner)}: ${note}`);
-    // Outbid and left paused (onOutbid wait): every preview and up says so, and what it bills.
-    if (replaces.length === 0 && news.state === "running" && !outbidActs(olds, news)) {
-      const plan = olds.outbidByDollarsPerHour && (await planOutbid(run.client, olds, news));
-      if (plan && plan.kind === "wait") run.progress(`${resourceNameOf(olds.owner)}: ${plan.note}`);
-    }
+        : outbid?.replace !== true && container && containerChangeNote(olds.instanceId, container);
+    if (note) run.progress(`${name}: ${note}`);
+    if (outbid !== undefined) run.progress(`${name}: ${outbid.note}`);
     await recordInstanceDiff(run, olds, news, diff);
     return diff;
   },

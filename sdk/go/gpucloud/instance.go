@@ -67,7 +67,7 @@ type Instance struct {
 	OfferQuery pulumi.AnyOutput `pulumi:"offerQuery"`
 	// What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
 	OnExpiry pulumi.StringPtrOutput `pulumi:"onExpiry"`
-	// What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits for it to run again. Changes in place.
+	// What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits for it to run again; `replace` (with `offerQuery`) rents another instance by the query, within the stack's cap, then destroys the paused one so that its disk bills no more: a network volume moves to the replacement; a local volume only when its machine has a free matching offer, else the instance stays paused and up says why. Changes in place.
 	OnOutbid pulumi.StringPtrOutput `pulumi:"onOutbid"`
 	// A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
 	Onstart pulumi.StringPtrOutput `pulumi:"onstart"`
@@ -199,7 +199,7 @@ type instanceArgs struct {
 	OfferQuery interface{} `pulumi:"offerQuery"`
 	// What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
 	OnExpiry *string `pulumi:"onExpiry"`
-	// What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits for it to run again. Changes in place.
+	// What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits for it to run again; `replace` (with `offerQuery`) rents another instance by the query, within the stack's cap, then destroys the paused one so that its disk bills no more: a network volume moves to the replacement; a local volume only when its machine has a free matching offer, else the instance stays paused and up says why. Changes in place.
 	OnOutbid *string `pulumi:"onOutbid"`
 	// A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
 	Onstart *string `pulumi:"onstart"`
@@ -263,7 +263,7 @@ type InstanceArgs struct {
 	OfferQuery pulumi.Input
 	// What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
 	OnExpiry pulumi.StringPtrInput
-	// What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits for it to run again. Changes in place.
+	// What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits for it to run again; `replace` (with `offerQuery`) rents another instance by the query, within the stack's cap, then destroys the paused one so that its disk bills no more: a network volume moves to the replacement; a local volume only when its machine has a free matching offer, else the instance stays paused and up says why. Changes in place.
 	OnOutbid pulumi.StringPtrInput
 	// A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
 	Onstart pulumi.StringPtrInput
@@ -458,7 +458,7 @@ func (o InstanceOutput) OnExpiry() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.OnExpiry }).(pulumi.StringPtrOutput)
 }
 
-// What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits for it to run again. Changes in place.
+// What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits for it to run again; `replace` (with `offerQuery`) rents another instance by the query, within the stack's cap, then destroys the paused one so that its disk bills no more: a network volume moves to the replacement; a local volume only when its machine has a free matching offer, else the instance stays paused and up says why. Changes in place.
 func (o InstanceOutput) OnOutbid() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.OnOutbid }).(pulumi.StringPtrOutput)
 }
