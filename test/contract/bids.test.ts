@@ -7,6 +7,7 @@ import {
   type InstanceOutputs,
 } from "../../provider/resources/instance";
 import type { TestEmulator } from "../support/emulator";
+import { Run } from "../../provider/run/run";
 import { useEmulator } from "../support/use-emulator";
 import { summary } from "./harness";
 
@@ -270,6 +271,36 @@ describe("the Instance provider's bids", () => {
     expect(await bidOf(emulator, olds.instanceId)).toBe(0.501);
     expect(updated?.outs).toMatchObject({ actualStatus: "running", price: 0.2 });
     expect(updated?.outs).not.toHaveProperty("outbidByDollarsPerHour");
+  });
+
+  it("holds the bid a raise may set against the stack's cap at preview, before any write", async () => {
+    const olds = await rent();
+    await outbid(emulator, olds.instanceId, 0.5);
+    const refreshed = (await refresh(olds)).props as InstanceOutputs;
+    await emulator.clearRequests();
+    const withCap = (maxDollarsPerHour: number) => {
+      const values: Record<string, string> = {
+        "gpucloud:apiKey": emulator.apiKey,
+        "gpucloud:baseUrl": emulator.url,
+        "gpucloud:maxDollarsPerHour": String(maxDollarsPerHour),
+      };
+      return new Run({ config: { get: (key) => values[key] }, progress: () => {} });
+    };
+    const raise = inputs({ onOutbid: "raise", maxBidDollarsPerHour: 0.8 });
+    const under = withCap(0.45);
+    const over = withCap(2);
+    try {
+      // Paused, it bills its disk alone: the raise's 0.501 $/h is what the cap must hold.
+      await expect(
+        instanceProvider.diff?.(under, String(olds.instanceId), refreshed, raise),
+      ).rejects.toThrow(/expected total is \$0\.50\d*\/h, over the stack's cap of \$0\.45\/h/);
+      await expect(
+        instanceProvider.diff?.(over, String(olds.instanceId), refreshed, raise),
+      ).resolves.toMatchObject({ changes: true, replaces: [] });
+    } finally {
+      await Promise.all([under.close(), over.close()]);
+    }
+    expect(await emulator.writes()).toEqual([]);
   });
 
   it("refuses a ceiling without a bid or under it, and raise without a ceiling, at check", async () => {

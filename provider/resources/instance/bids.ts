@@ -53,7 +53,7 @@ export type OutbidPlan =
   | { kind: "wait"; note: string; instance: InstanceWire; winning: number };
 
 /** The bid that wins the machine back from `winning`: `price` when above it, else a raise. */
-function winningBid(
+export function winningBid(
   news: Pick<InstanceInputs, "price" | "onOutbid" | "maxBidDollarsPerHour">,
   winning: number,
 ): number | undefined {

@@ -16,6 +16,7 @@ import { stackRunningOf } from "../../renting/spend";
 import type { Estimate } from "../../run/plan-ledger";
 import type { Run } from "../../run/run";
 import { containsUnknown } from "../../shared/validation";
+import { outbidActs, winningBid } from "./bids";
 import { asksOf, type InstanceInputs, type InstanceOutputs } from "./inputs";
 
 // An Instance in the plan's prices (pricing/plan.ts): at a new instance's check, the offer its
@@ -141,8 +142,17 @@ export async function recordInstanceDiff(
 ): Promise<void> {
   const now = recordedPrice("Instance", olds);
   const replaces = (diff.replaces?.length ?? 0) > 0;
+  // Outbid and won back in place (bids.ts): it runs again at the bid that wins, up to the
+  // ceiling, which the cap must hold.
+  const winning = olds.outbidByDollarsPerHour;
+  const winBack =
+    winning !== undefined && news.state === "running" && outbidActs(olds, news)
+      ? winningBid(news, winning)
+      : undefined;
   const reprices =
-    (news.state ?? "running") !== (olds.state ?? "running") || news.price !== olds.price;
+    (news.state ?? "running") !== (olds.state ?? "running") ||
+    news.price !== olds.price ||
+    winBack !== undefined;
   const heldAskId = olds.offer?.askId ?? olds.attempts.at(-1)?.askId;
   const newsRecord = news as unknown as Record<string, unknown>;
   let after: Estimate | undefined;
@@ -151,7 +161,13 @@ export async function recordInstanceDiff(
     after = await estimateOrNone(() => instanceEstimate(run, news, newsRecord, held));
   } else if (reprices && heldAskId !== undefined) {
     // In place: the instance stays on the ask it holds, at its new bid or state.
-    const inPlace = { ...news, askId: heldAskId, askIds: undefined, offerQuery: undefined };
+    const inPlace = {
+      ...news,
+      askId: heldAskId,
+      askIds: undefined,
+      offerQuery: undefined,
+      ...(winBack === undefined ? {} : { price: winBack }),
+    };
     after = await estimateOrNone(() => instanceEstimate(run, inPlace, newsRecord, heldAskId));
   }
   await recordAtDiff(
