@@ -43,7 +43,12 @@ function cheapestCluster(
 /** A node of the group's price: one it keeps, as rented, or one its ranks would rent. */
 export type NodePrice =
   | { readonly kept: number }
-  | { readonly offer: InstanceOffer; readonly diskGb: number | undefined };
+  | {
+      readonly offer: InstanceOffer;
+      readonly diskGb: number | undefined;
+      /** The nodes' bid, $/hour: interruptible nodes; undefined for on-demand. */
+      readonly bid?: number | undefined;
+    };
 
 const priceOf = (node: NodePrice) =>
   "kept" in node ? node.kept : instanceDollarsPerHour(pricedOffer(node.offer), node);
@@ -93,6 +98,8 @@ export interface GroupPricing {
   readonly maxDollarsPerHour?: number | undefined;
   readonly diskGb?: number | undefined;
   readonly networkVolume?: { readonly sizeGb: number } | undefined;
+  /** The nodes' bid, $/hour: interruptible nodes; undefined for on-demand. */
+  readonly price?: number | undefined;
 }
 
 /** The group's query narrowed to offers in some physical cluster (or in the one given). */
@@ -170,7 +177,11 @@ export async function estimateNewGroup(
   }
   const rented = offersToRent(cluster.offers, undefined, inputs.nodeCount);
   for (const offer of rented) plannedAskIds?.add(offer.askId);
-  const nodes = rented.map((offer): NodePrice => ({ offer, diskGb: inputs.diskGb }));
+  const nodes = rented.map((offer): NodePrice => ({
+    offer,
+    diskGb: inputs.diskGb,
+    bid: inputs.price,
+  }));
   const estimate = groupEstimate(nodes, cluster.clusterId, inputs.diskGb);
   if (inputs.networkVolume === undefined) return estimate;
   const { sizeGb } = inputs.networkVolume;

@@ -291,8 +291,7 @@ export const instanceInputsSchema = z.object({
         "changed bid changes in place (the instance keeps its id); adding or removing it " +
         "replaces the instance. When a higher bid takes the machine (outbid), refresh shows " +
         "it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to " +
-        "this price when it is above the winning one, and otherwise does what `onOutbid` says, " +
-        "never destroying the instance.",
+        "this price when it is above the winning one, and otherwise does what `onOutbid` says.",
     )
     // Adding or removing a bid replaces; changing it does not.
     .meta({ replacement: "sometimes" })

@@ -39,3 +39,6 @@ export function raisedBid(winning: number, ceiling: number): number | undefined 
   const bid = Math.round((winning + bidBounds.minDollarsPerHour) * 1000) / 1000;
   return bid <= ceiling ? bid : undefined;
 }
+
+/** What the next up does about an outbid instance (or node). */
+export type OnOutbid = NonNullable<z.infer<typeof onOutbidSchema>>;

@@ -6,6 +6,7 @@ import {
   type NodeGroupOutputs,
 } from "../../provider/resources/node-group";
 import { groupVariable, namePrefixOf } from "../../provider/renting/group-ownership";
+import { request } from "undici";
 import { useEmulator } from "../support/use-emulator";
 
 // NodeGroup's provider methods, called directly as the provider process does, against the
@@ -283,6 +284,84 @@ describe("NodeGroup", () => {
     for (const node of group.nodes) {
       expect(environmentOf(await shown(node.instanceId))["MASTER_ADDR"]).toBe(group.masterAddr);
     }
+    await groupProvider.delete?.(providers.run, id, group);
+    expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
+  });
+
+  it("rents interruptible nodes at the group's bid; outbid nodes wait, are won back, or have their ranks rented again, as onOutbid says", async () => {
+    const bidding = { ...base, nodeCount: 3, price: 3 } satisfies NodeGroupInputs;
+    const { id, outs } = await create(bidding);
+    let group = outs as NodeGroupOutputs;
+    const bidOf = async (instanceId: number | undefined) =>
+      (await emulator.state()).instances.find((i) => i.id === instanceId)?.["bidDollarsPerHour"];
+    for (const node of group.nodes) expect(await bidOf(node.instanceId)).toBe(3);
+    const refresh = async (props: NodeGroupOutputs) =>
+      (await groupProvider.read?.(providers.run, id, props))?.props as NodeGroupOutputs;
+    const outbid = async (instanceId: number | undefined, dollarsPerHour: number) => {
+      const response = await request(`${emulator.url}/_emulator/instances/${instanceId}/outbid`, {
+        method: "POST",
+        body: JSON.stringify({ dollarsPerHour }),
+        headers: { "content-type": "application/json" },
+      });
+      expect(response.statusCode).toBe(200);
+      await response.body.text();
+    };
+
+    // Rank 1 outbid: refresh records it; with onOutbid wait it stays paused, and diff says so.
+    const rankOne = group.nodes[1]?.instanceId;
+    await outbid(rankOne, 3.5);
+    let refreshed = await refresh(group);
+    expect(refreshed.nodes[1]).toMatchObject({
+      actualStatus: "stopped",
+      outbidByDollarsPerHour: 3.5,
+    });
+    expect(refreshed.nodes[0]).not.toHaveProperty("outbidByDollarsPerHour");
+    await emulator.clearRequests();
+    const lines: string[] = [];
+    const waited = await withProgress(lines, async () =>
+      groupProvider.diff?.(providers.run, id, refreshed, bidding),
+    );
+    expect(waited).toMatchObject({ changes: false, replaces: [] });
+    expect(lines.join("\n")).toMatch(
+      new RegExp(
+        String.raw`trainers: nodes 1 \(instance ${rankOne}\) are outbid \(a bid of \$3\.5/h ` +
+          String.raw`holds their machines\) and stay paused, their data kept and their disks ` +
+          String.raw`billing \$[\d.]+/h; the group's job waits for them`,
+      ),
+    );
+
+    // onOutbid raise: its bid rises a tenth of a cent above the winning one, in place.
+    const raise = { ...bidding, onOutbid: "raise", maxBidDollarsPerHour: 4 } as const;
+    expect(await groupProvider.diff?.(providers.run, id, refreshed, raise)).toMatchObject({
+      changes: true,
+      replaces: [],
+    });
+    expect(await emulator.writes()).toEqual([]);
+    group = (await groupProvider.update?.(providers.run, id, refreshed, raise))
+      ?.outs as NodeGroupOutputs;
+    expect(await bidOf(rankOne)).toBe(3.501);
+    expect(group.nodes[1]).toMatchObject({ instanceId: rankOne, actualStatus: "running" });
+    expect(group.nodes[1]).not.toHaveProperty("outbidByDollarsPerHour");
+
+    // onOutbid replace: rank 2's paused instance is destroyed and its rank rented again.
+    const rankTwo = group.nodes[2]?.instanceId;
+    await outbid(rankTwo, 3.5);
+    refreshed = await refresh(group);
+    const replace = { ...bidding, onOutbid: "replace" } as const;
+    expect(await groupProvider.diff?.(providers.run, id, refreshed, replace)).toMatchObject({
+      changes: true,
+      replaces: [],
+    });
+    group = (await groupProvider.update?.(providers.run, id, refreshed, replace))
+      ?.outs as NodeGroupOutputs;
+    expect(group.nodes.map((node) => node.rank)).toEqual([0, 1, 2]);
+    expect(group.nodes[1]?.instanceId).toBe(rankOne);
+    expect(group.nodes[2]?.instanceId).not.toBe(rankTwo);
+    expect(group.nodes[2]).toMatchObject({ actualStatus: "running" });
+    expect(await bidOf(group.nodes[2]?.instanceId)).toBe(3);
+    const ids = (await emulator.state()).instances.map((instance) => instance.id);
+    expect(ids).not.toContain(rankTwo);
+    expect(ids.sort()).toEqual(group.nodes.map((node) => node.instanceId).sort());
     await groupProvider.delete?.(providers.run, id, group);
     expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
   });

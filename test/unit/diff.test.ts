@@ -3,7 +3,7 @@ import {
   instanceInputsSchema,
   type InstanceOutputs,
 } from "../../provider/resources/instance";
-import { outbidBy } from "../../provider/resources/instance/bids";
+import { outbidBy } from "../../provider/renting/outbid";
 import { runningInstance } from "../../provider/resources/instance/test-data";
 import { diffSecret } from "../../provider/resources/secret";
 import { diffVolume } from "../../provider/resources/volume";

@@ -11,7 +11,7 @@ import type { Run } from "../../run/run";
 import { creatingLabelOf } from "../../renting/identity";
 import { connectionOutputs, offerShownBy } from "../../renting/instance-shown";
 import { overlaySubnetOf } from "../../renting/placement";
-import { outbidBy } from "./bids";
+import { outbidBy } from "../../renting/outbid";
 import { instanceInputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
 
 // `pulumi import` of an instance (Read without recorded properties), by its id. The inputs are

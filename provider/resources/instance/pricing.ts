@@ -16,7 +16,8 @@ import { stackRunningOf } from "../../renting/spend";
 import type { Estimate } from "../../run/plan-ledger";
 import type { Run } from "../../run/run";
 import { containsUnknown } from "../../shared/validation";
-import { outbidActs, winningBid } from "./bids";
+import { winningBid } from "../../renting/outbid";
+import { outbidActs } from "./bids";
 import { asksOf, type InstanceInputs, type InstanceOutputs } from "./inputs";
 
 // An Instance in the plan's prices (pricing/plan.ts): at a new instance's check, the offer its

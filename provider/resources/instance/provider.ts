@@ -23,7 +23,8 @@ import type { ResourceImplementation } from "../../shared/resource-implementatio
 import { CancelledError } from "../../run/cancellation";
 import type { Run } from "../../run/run";
 import { checkInputs, containsUnknown, fieldFailure, inputFieldsOf } from "../../shared/validation";
-import { outbidActs, outbidBy, planOutbid, raiseBidAndResume } from "./bids";
+import { bidInputFailures, outbidBy, raiseBidAndResume } from "../../renting/outbid";
+import { outbidActs, planOutbid } from "./bids";
 import { outbidFate } from "./outbid-replace";
 import { changeContainer, containerChangeNote, containerChangeOf } from "./container";
 import { replacementNote } from "../../renting/replacement-reasons";
@@ -143,17 +144,7 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
         ),
       );
     }
-    // A ceiling needs a bid to raise, and is one it may raise to.
-    if (inputs.maxBidDollarsPerHour !== undefined && inputs.price === undefined) {
-      failures.push(fieldFailure("maxBidDollarsPerHour", "caps a bid: give price with it"));
-    } else if ((inputs.maxBidDollarsPerHour ?? Infinity) < (inputs.price ?? 0)) {
-      failures.push(fieldFailure("maxBidDollarsPerHour", "must be at least price"));
-    }
-    if (inputs.onOutbid === "raise" && inputs.maxBidDollarsPerHour === undefined) {
-      failures.push(
-        fieldFailure("onOutbid", "raise needs maxBidDollarsPerHour, the highest bid it may set"),
-      );
-    }
+    failures.push(...bidInputFailures(inputs));
     // A replacement is rented by the query: asks name machines, which the winning bid holds.
     if (inputs.onOutbid === "replace" && news["offerQuery"] === undefined) {
       failures.push(

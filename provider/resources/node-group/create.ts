@@ -82,6 +82,7 @@ export function nodeInputsOf(build: GroupBuild, rank: number, masterAddr: string
   const node = instanceInputsSchema.parse({
     offerQuery: clusterQueryOf(inputs.offerQuery, build.clusterId),
     maxDollarsPerHour: inputs.maxDollarsPerHour,
+    price: inputs.price,
     image: inputs.image,
     diskGb: inputs.diskGb,
     onstart: inputs.onstart,

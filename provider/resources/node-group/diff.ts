@@ -33,6 +33,10 @@ const replacingFields = [
 ] as const;
 const inPlaceFields = [
   "nodeCount",
+  // A bid changes in place on every node (bids.ts); adding or removing one replaces.
+  "price",
+  "onOutbid",
+  "maxBidDollarsPerHour",
   "label",
   "sshKeyIds",
   "maxDollarsPerHour",
@@ -99,6 +103,8 @@ export async function diffNodeGroup(
   nowMs = Date.now(),
 ): Promise<pulumi.dynamic.DiffResult> {
   const replaces: string[] = replacingFields.filter((field) => !same(olds[field], news[field]));
+  // On-demand and interruptible are fixed at rent.
+  if ((olds.price === undefined) !== (news.price === undefined)) replaces.push("price");
   replaces.push(...lifetimeReplaces(olds, news));
   if (expiredReason(olds, nowMs) !== undefined) replaces.push("expiresAt");
   const missing = ranksToRent(olds, news.nodeCount);

@@ -37,6 +37,27 @@ export const nodeGroupInputsSchema = z.object({
         "Changes in place: it applies to the nodes rented after.",
     )
     .meta({ replacement: "never" }),
+  price: node.price.describe(
+    "A bid for each node, in dollars per hour: interruptible nodes; on-demand when absent. A " +
+      "changed bid changes in place on every node; adding or removing it replaces the group. " +
+      "When a higher bid takes a node's machine (outbid), refresh shows it (the node's " +
+      "`actualStatus` stopped, `outbidByDollarsPerHour`) and the group's job waits for it; the " +
+      "next up raises the node's bid to this price when it is above the winning one, and " +
+      "otherwise does what `onOutbid` says.",
+  ),
+  onOutbid: node.onOutbid.describe(
+    "What the next up does about nodes a higher bid took (outbid; refresh finds them): `wait` " +
+      "(the default) leaves them paused, saying what their disks bill; `raise` raises each " +
+      "one's bid a tenth of a cent above the winning one, up to `maxBidDollarsPerHour`; " +
+      "`replace` destroys each outbid node and rents its rank again in the group's cluster, on " +
+      "its overlay (every rank anew when rank 0 is outbid, as for a rank 0 gone), within the " +
+      "stack's cap; when the cluster has no room, they stay paused and up says why. Changes " +
+      "in place.",
+  ),
+  maxBidDollarsPerHour: node.maxBidDollarsPerHour.describe(
+    "The highest bid `onOutbid: raise` may set on a node, in dollars per hour; at least " +
+      "`price`. Changes in place.",
+  ),
   // Required, unlike an Instance's (a group launches no template).
   image: node.image
     .unwrap()
@@ -181,6 +202,13 @@ export const nodeSchema = z
       .describe(
         "What the node costs, in dollars per hour, as the service reports its instance " +
           "(`dph_total`: its GPUs and its disk); kept current by refresh.",
+      )
+      .optional(),
+    outbidByDollarsPerHour: z
+      .number()
+      .describe(
+        "Set while a higher bid holds the node's machine (outbid): the winning bid, in dollars " +
+          "per hour. The next up acts on it as the group's `onOutbid` says.",
       )
       .optional(),
     expiresAt: z

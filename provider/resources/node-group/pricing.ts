@@ -16,6 +16,7 @@ import { stackRunningOf } from "../../renting/spend";
 import type { Estimate } from "../../run/plan-ledger";
 import type { Run } from "../../run/run";
 import { containsUnknown } from "../../shared/validation";
+import type { GroupOutbidFate } from "./bids";
 import { isBroken, ranksToRent } from "./diff";
 import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
 
@@ -25,7 +26,14 @@ import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
 // it rents at its own cluster's next offers; a replacement as a new group, the nodes it
 // destroys first counted free again.
 
-const pricedBy = ["offerQuery", "nodeCount", "diskGb", "maxDollarsPerHour", "networkVolume"];
+const pricedBy = [
+  "offerQuery",
+  "nodeCount",
+  "diskGb",
+  "maxDollarsPerHour",
+  "networkVolume",
+  "price",
+];
 
 const keptPrice = (node: GroupNode): NodePrice => ({ kept: node.dollarsPerHour ?? 0 });
 
@@ -38,8 +46,12 @@ async function resizedEstimate(
   run: Run,
   olds: NodeGroupOutputs,
   news: NodeGroupInputs,
+  outbid: GroupOutbidFate | undefined,
 ): Promise<Estimate> {
-  const healthy = olds.nodes.filter((node) => node.rank < news.nodeCount && !isBroken(node));
+  const replaced = new Set(outbid?.replace.map(({ node }) => node.instanceId));
+  const healthy = olds.nodes.filter(
+    (node) => node.rank < news.nodeCount && !isBroken(node) && !replaced.has(node.instanceId),
+  );
   const anew = olds.masterAddr === null || !healthy.some((node) => node.rank === 0);
   const kept = anew ? [] : healthy;
   const count = anew
@@ -61,9 +73,14 @@ async function resizedEstimate(
     rented = offersToRent(cluster, undefined, count);
     for (const offer of rented) planned.add(offer.askId);
   }
+  // A node won back runs again at the bid that wins, on top of the disk it bills paused.
+  const raised = new Map(outbid?.raise.map(({ node, bid }) => [node.instanceId, bid]));
   const nodes = [
-    ...kept.map(keptPrice),
-    ...rented.map((offer): NodePrice => ({ offer, diskGb: news.diskGb })),
+    ...kept.map((node) => {
+      const bid = raised.get(node.instanceId);
+      return bid === undefined ? keptPrice(node) : { kept: (node.dollarsPerHour ?? 0) + bid };
+    }),
+    ...rented.map((offer): NodePrice => ({ offer, diskGb: news.diskGb, bid: news.price })),
   ];
   const estimate = groupEstimate(nodes, olds.clusterId, news.diskGb);
   const short = count - rented.length;
@@ -97,11 +114,15 @@ export async function recordNodeGroupDiff(
   olds: NodeGroupOutputs,
   news: NodeGroupInputs,
   diff: pulumi.dynamic.DiffResult,
+  outbid?: GroupOutbidFate,
 ): Promise<void> {
   const now = recordedPrice("NodeGroup", olds);
   const replaces = (diff.replaces?.length ?? 0) > 0;
   const reprices =
-    news.nodeCount !== olds.nodeCount || ranksToRent(olds, news.nodeCount).length > 0;
+    news.nodeCount !== olds.nodeCount ||
+    ranksToRent(olds, news.nodeCount).length > 0 ||
+    (outbid !== undefined && outbid.raise.length + outbid.replace.length > 0) ||
+    (news.price !== undefined && olds.price !== undefined && news.price !== olds.price);
   const unknown = unknownInputs(news, pricedBy);
   let after: Estimate | undefined;
   if (unknown.length > 0 && (replaces || reprices)) after = notKnownAtPreview(unknown);
@@ -112,7 +133,7 @@ export async function recordNodeGroupDiff(
       estimateNewGroup(offerReadsOf(run), news, freed, run.plan.plannedAskIds),
     );
   } else if (reprices || now.unrecorded === true) {
-    after = await estimateOrNone(() => resizedEstimate(run, olds, news));
+    after = await estimateOrNone(() => resizedEstimate(run, olds, news, outbid));
   }
   await recordAtDiff(
     run,

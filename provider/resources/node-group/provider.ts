@@ -27,6 +27,8 @@ import {
 } from "../../renting/lifetime";
 import { nodeGroupPlanFailures, recordNodeGroupDiff } from "./pricing";
 import { tearDown } from "./teardown";
+import { groupOutbidFate } from "./bids";
+import { bidInputFailures, outbidBy } from "../../renting/outbid";
 import { atServicePrecision } from "../../shared/price-precision";
 
 export function inputsOf(props: NodeGroupOutputs): NodeGroupInputs {
@@ -57,6 +59,8 @@ async function refreshedNodes(run: Run, props: NodeGroupOutputs): Promise<GroupN
         ...portsShownBy(shown),
         gpuName: shown.gpu_name ?? null,
         dollarsPerHour: atServicePrecision(shown.dph_total ?? null),
+        // Outbid: the next up acts on it as onOutbid says (bids.ts).
+        outbidByDollarsPerHour: outbidBy(shown, props.price),
         localIp: addressIn(shown.local_ipaddrs, props.subnet) ?? node.localIp,
         // The deadline the node's own watchdog counts down to, as its onstart says.
         ...(node.expiresAt === undefined
@@ -93,6 +97,7 @@ export const implementation: ResourceImplementation<NodeGroupInputs, NodeGroupOu
         );
       }
     }
+    failures.push(...bidInputFailures(inputs));
     // Every node's onstart with maxLifetime's watchdog, which calls the configured address.
     failures.push(...lifetimeFailures(inputs, news, configuredBaseUrl(run)));
     // Its price after the change, held against the stack's cap (pricing/plan.ts).
@@ -111,7 +116,7 @@ export const implementation: ResourceImplementation<NodeGroupInputs, NodeGroupOu
       );
     }
     reportExpired(run, olds, `${resourceNameOf(olds.owner)}: the group`);
-    const diff = await diffNodeGroup(run, olds, news);
+    let diff = await diffNodeGroup(run, olds, news);
     // In place or replaced, said at preview with why: the engine names the fields only.
     const replaces = diff.replaces ?? [];
     const rebuilt = rebuildFieldsChanged(olds, news);
@@ -120,7 +125,13 @@ export const implementation: ResourceImplementation<NodeGroupInputs, NodeGroupOu
         ? replacementNote("the group", replaces)
         : rebuilt.length > 0 && groupRebuildNote(olds.nodes.length, rebuilt);
     if (note) run.progress(`${resourceNameOf(olds.owner)}: ${note}`);
-    await recordNodeGroupDiff(run, olds, news, diff);
+    // Outbid nodes: won back or rented again (an update), or left paused, said at every preview.
+    const outbid = replaces.length === 0 ? await groupOutbidFate(run, olds, news) : undefined;
+    if (outbid?.note) run.progress(`${resourceNameOf(olds.owner)}: ${outbid.note}`);
+    if (outbid !== undefined && outbid.raise.length + outbid.replace.length > 0) {
+      diff = { ...diff, changes: true };
+    }
+    await recordNodeGroupDiff(run, olds, news, diff, outbid);
     return diff;
   },
 
@@ -144,6 +155,10 @@ export const implementation: ResourceImplementation<NodeGroupInputs, NodeGroupOu
       (await client.volumes.list()).some((volume) => volume.id === props.networkVolumeId);
     if (overlay === undefined && !volumeLeft && nodes.every((n) => n.actualStatus === "gone")) {
       return {};
+    }
+    // Absent unless outbid, so that stacks recorded before it see no drift.
+    for (const node of nodes) {
+      if (node.outbidByDollarsPerHour === undefined) delete node.outbidByDollarsPerHour;
     }
     const outs: NodeGroupOutputs = { ...props, nodes, dollarsPerHour: groupDollarsPerHour(nodes) };
     return readResult(id, props, outs, inputsOf(outs));

@@ -22,6 +22,7 @@ import {
   type NodeGroupInputs,
   type NodeGroupOutputs,
 } from "./inputs";
+import { applyBids, groupOutbidFate } from "./bids";
 import { awaitNodesReady } from "./readiness";
 import { groupRebuildNote, rebuildNodes } from "./rebuild";
 
@@ -187,12 +188,18 @@ export async function resizeGroup(
     { ...news, owner, stackToken: news.stackToken ?? olds.stackToken },
     progress,
   );
-  const below = olds.nodes.filter((node) => node.rank < news.nodeCount);
-  const healthy = below.filter((node) => !isBroken(node));
+  // Outbid nodes, decided before any write: a new bid on every node and the nodes won back
+  // first; those replaced are destroyed and their ranks rented again, as a broken node's.
+  const outbid = await groupOutbidFate(run, olds, news);
+  if (outbid.note !== undefined) progress(outbid.note);
+  const current = await applyBids(run, olds, news, outbid, progress);
+  const replaced = new Set(outbid.replace.map(({ node }) => node.instanceId));
+  const below = current.filter((node) => node.rank < news.nodeCount);
+  const healthy = below.filter((node) => !isBroken(node) && !replaced.has(node.instanceId));
   await updateKeptNodes(run, olds, news, healthy);
   await destroyOrFail(
     run,
-    olds.nodes.filter((node) => node.rank >= news.nodeCount),
+    current.filter((node) => node.rank >= news.nodeCount),
     news.pollIntervalSeconds,
   );
   // Without a healthy rank 0 the group starts over on its overlay: every rank anew.
@@ -245,6 +252,8 @@ export async function resizeGroup(
   if (news.label === undefined) delete outs.label;
   if (news.sshKeyIds === undefined) delete outs.sshKeyIds;
   if (news.maxDollarsPerHour === undefined) delete outs.maxDollarsPerHour;
+  if (news.onOutbid === undefined) delete outs.onOutbid;
+  if (news.maxBidDollarsPerHour === undefined) delete outs.maxBidDollarsPerHour;
   // Recorded as written (a change that would move the deadline replaces: diff.ts).
   if (news.maxLifetime === undefined) delete outs.maxLifetime;
   if (news.onExpiry === undefined) delete outs.onExpiry;

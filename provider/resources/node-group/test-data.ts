@@ -89,10 +89,11 @@ export function nodeGroupRecorded(): readonly RecordedState[] {
       changes: { nodeCount: [1], maxLifetime: ["8h"], onExpiry: ["stop"] },
       serviceDecides: ["nodeCount"],
     },
-    // With a lifetime: another duration replaces, the same one written otherwise does not.
+    // With a lifetime and a bid: another duration replaces, the same one written otherwise
+    // does not.
     {
       olds: runningGroup(
-        { ...leastInputs, maxLifetime: "3d", idleShutdown: { after: "30m" } },
+        { ...leastInputs, maxLifetime: "3d", idleShutdown: { after: "30m" }, price: 3 },
         "2999-01-01T00:00:00Z",
       ),
       changes: {
@@ -101,6 +102,8 @@ export function nodeGroupRecorded(): readonly RecordedState[] {
         onExpiry: ["destroy", "stop"],
         // Another idle rule rebuilds every node in place; the same one written otherwise is recorded.
         idleShutdown: [{ after: "1800s", action: "destroy" }, { after: "1h" }],
+        // Interruptible nodes: a new bid changes in place; removing it replaces (on-demand).
+        price: [3.5, undefined],
       },
       serviceDecides: ["nodeCount"],
     },

@@ -40,6 +40,8 @@ type NodeGroup struct {
 	Label pulumi.StringPtrOutput `pulumi:"label"`
 	// Rank 0's overlay address: every node's MASTER_ADDR.
 	MasterAddr pulumi.StringPtrOutput `pulumi:"masterAddr"`
+	// The highest bid `onOutbid: raise` may set on a node, in dollars per hour; at least `price`. Changes in place.
+	MaxBidDollarsPerHour pulumi.Float64PtrOutput `pulumi:"maxBidDollarsPerHour"`
 	// Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
 	MaxDollarsPerHour pulumi.Float64PtrOutput `pulumi:"maxDollarsPerHour"`
 	// The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger nodeCount) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expiresAt` rents a new one.
@@ -56,6 +58,8 @@ type NodeGroup struct {
 	OfferQuery pulumi.AnyOutput `pulumi:"offerQuery"`
 	// What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
 	OnExpiry pulumi.StringPtrOutput `pulumi:"onExpiry"`
+	// What the next up does about nodes a higher bid took (outbid; refresh finds them): `wait` (the default) leaves them paused, saying what their disks bill; `raise` raises each one's bid a tenth of a cent above the winning one, up to `maxBidDollarsPerHour`; `replace` destroys each outbid node and rents its rank again in the group's cluster, on its overlay (every rank anew when rank 0 is outbid, as for a rank 0 gone), within the stack's cap; when the cluster has no room, they stay paused and up says why. Changes in place.
+	OnOutbid pulumi.StringPtrOutput `pulumi:"onOutbid"`
 	// A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it rebuilds every node's container in place, as changing `image` does.
 	Onstart pulumi.StringPtrOutput `pulumi:"onstart"`
 	// The service's id of the overlay network.
@@ -64,6 +68,8 @@ type NodeGroup struct {
 	OverlayName pulumi.StringOutput `pulumi:"overlayName"`
 	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
 	PollIntervalSeconds pulumi.Float64Output `pulumi:"pollIntervalSeconds"`
+	// A bid for each node, in dollars per hour: interruptible nodes; on-demand when absent. A changed bid changes in place on every node; adding or removing it replaces the group. When a higher bid takes a node's machine (outbid), refresh shows it (the node's `actualStatus` stopped, `outbidByDollarsPerHour`) and the group's job waits for it; the next up raises the node's bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
+	Price pulumi.Float64PtrOutput `pulumi:"price"`
 	// A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
 	Readiness ReadinessPtrOutput `pulumi:"readiness"`
 	// `ssh` (the default), `jupyter` or `args`; a VM cannot join an overlay. Changing it replaces the group.
@@ -152,6 +158,8 @@ type nodeGroupArgs struct {
 	Image string `pulumi:"image"`
 	// Each node's label. Changes in place.
 	Label *string `pulumi:"label"`
+	// The highest bid `onOutbid: raise` may set on a node, in dollars per hour; at least `price`. Changes in place.
+	MaxBidDollarsPerHour *float64 `pulumi:"maxBidDollarsPerHour"`
 	// Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
 	MaxDollarsPerHour *float64 `pulumi:"maxDollarsPerHour"`
 	// The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger nodeCount) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expiresAt` rents a new one.
@@ -164,10 +172,14 @@ type nodeGroupArgs struct {
 	OfferQuery interface{} `pulumi:"offerQuery"`
 	// What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
 	OnExpiry *string `pulumi:"onExpiry"`
+	// What the next up does about nodes a higher bid took (outbid; refresh finds them): `wait` (the default) leaves them paused, saying what their disks bill; `raise` raises each one's bid a tenth of a cent above the winning one, up to `maxBidDollarsPerHour`; `replace` destroys each outbid node and rents its rank again in the group's cluster, on its overlay (every rank anew when rank 0 is outbid, as for a rank 0 gone), within the stack's cap; when the cluster has no room, they stay paused and up says why. Changes in place.
+	OnOutbid *string `pulumi:"onOutbid"`
 	// A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it rebuilds every node's container in place, as changing `image` does.
 	Onstart *string `pulumi:"onstart"`
 	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
 	PollIntervalSeconds *float64 `pulumi:"pollIntervalSeconds"`
+	// A bid for each node, in dollars per hour: interruptible nodes; on-demand when absent. A changed bid changes in place on every node; adding or removing it replaces the group. When a higher bid takes a node's machine (outbid), refresh shows it (the node's `actualStatus` stopped, `outbidByDollarsPerHour`) and the group's job waits for it; the next up raises the node's bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
+	Price *float64 `pulumi:"price"`
 	// A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
 	Readiness *Readiness `pulumi:"readiness"`
 	// `ssh` (the default), `jupyter` or `args`; a VM cannot join an overlay. Changing it replaces the group.
@@ -194,6 +206,8 @@ type NodeGroupArgs struct {
 	Image pulumi.StringInput
 	// Each node's label. Changes in place.
 	Label pulumi.StringPtrInput
+	// The highest bid `onOutbid: raise` may set on a node, in dollars per hour; at least `price`. Changes in place.
+	MaxBidDollarsPerHour pulumi.Float64PtrInput
 	// Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
 	MaxDollarsPerHour pulumi.Float64PtrInput
 	// The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger nodeCount) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expiresAt` rents a new one.
@@ -206,10 +220,14 @@ type NodeGroupArgs struct {
 	OfferQuery pulumi.Input
 	// What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
 	OnExpiry pulumi.StringPtrInput
+	// What the next up does about nodes a higher bid took (outbid; refresh finds them): `wait` (the default) leaves them paused, saying what their disks bill; `raise` raises each one's bid a tenth of a cent above the winning one, up to `maxBidDollarsPerHour`; `replace` destroys each outbid node and rents its rank again in the group's cluster, on its overlay (every rank anew when rank 0 is outbid, as for a rank 0 gone), within the stack's cap; when the cluster has no room, they stay paused and up says why. Changes in place.
+	OnOutbid pulumi.StringPtrInput
 	// A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it rebuilds every node's container in place, as changing `image` does.
 	Onstart pulumi.StringPtrInput
 	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
 	PollIntervalSeconds pulumi.Float64PtrInput
+	// A bid for each node, in dollars per hour: interruptible nodes; on-demand when absent. A changed bid changes in place on every node; adding or removing it replaces the group. When a higher bid takes a node's machine (outbid), refresh shows it (the node's `actualStatus` stopped, `outbidByDollarsPerHour`) and the group's job waits for it; the next up raises the node's bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
+	Price pulumi.Float64PtrInput
 	// A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
 	Readiness ReadinessPtrInput
 	// `ssh` (the default), `jupyter` or `args`; a VM cannot join an overlay. Changing it replaces the group.
@@ -315,6 +333,11 @@ func (o NodeGroupOutput) MasterAddr() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *NodeGroup) pulumi.StringPtrOutput { return v.MasterAddr }).(pulumi.StringPtrOutput)
 }
 
+// The highest bid `onOutbid: raise` may set on a node, in dollars per hour; at least `price`. Changes in place.
+func (o NodeGroupOutput) MaxBidDollarsPerHour() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *NodeGroup) pulumi.Float64PtrOutput { return v.MaxBidDollarsPerHour }).(pulumi.Float64PtrOutput)
+}
+
 // Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
 func (o NodeGroupOutput) MaxDollarsPerHour() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *NodeGroup) pulumi.Float64PtrOutput { return v.MaxDollarsPerHour }).(pulumi.Float64PtrOutput)
@@ -355,6 +378,11 @@ func (o NodeGroupOutput) OnExpiry() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *NodeGroup) pulumi.StringPtrOutput { return v.OnExpiry }).(pulumi.StringPtrOutput)
 }
 
+// What the next up does about nodes a higher bid took (outbid; refresh finds them): `wait` (the default) leaves them paused, saying what their disks bill; `raise` raises each one's bid a tenth of a cent above the winning one, up to `maxBidDollarsPerHour`; `replace` destroys each outbid node and rents its rank again in the group's cluster, on its overlay (every rank anew when rank 0 is outbid, as for a rank 0 gone), within the stack's cap; when the cluster has no room, they stay paused and up says why. Changes in place.
+func (o NodeGroupOutput) OnOutbid() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *NodeGroup) pulumi.StringPtrOutput { return v.OnOutbid }).(pulumi.StringPtrOutput)
+}
+
 // A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it rebuilds every node's container in place, as changing `image` does.
 func (o NodeGroupOutput) Onstart() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *NodeGroup) pulumi.StringPtrOutput { return v.Onstart }).(pulumi.StringPtrOutput)
@@ -373,6 +401,11 @@ func (o NodeGroupOutput) OverlayName() pulumi.StringOutput {
 // Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
 func (o NodeGroupOutput) PollIntervalSeconds() pulumi.Float64Output {
 	return o.ApplyT(func(v *NodeGroup) pulumi.Float64Output { return v.PollIntervalSeconds }).(pulumi.Float64Output)
+}
+
+// A bid for each node, in dollars per hour: interruptible nodes; on-demand when absent. A changed bid changes in place on every node; adding or removing it replaces the group. When a higher bid takes a node's machine (outbid), refresh shows it (the node's `actualStatus` stopped, `outbidByDollarsPerHour`) and the group's job waits for it; the next up raises the node's bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
+func (o NodeGroupOutput) Price() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *NodeGroup) pulumi.Float64PtrOutput { return v.Price }).(pulumi.Float64PtrOutput)
 }
 
 // A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).

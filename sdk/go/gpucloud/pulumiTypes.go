@@ -1825,6 +1825,8 @@ type NodeGroupNode struct {
 	LocalIp *string `pulumi:"localIp"`
 	// The machine the node runs on.
 	MachineId *int `pulumi:"machineId"`
+	// Set while a higher bid holds the node's machine (outbid): the winning bid, in dollars per hour. The next up acts on it as the group's `onOutbid` says.
+	OutbidByDollarsPerHour *float64 `pulumi:"outbidByDollarsPerHour"`
 	// The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `exposePorts` (`-p 8000:8000`) or the template's docker options; the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
 	Ports map[string]InstancePort `pulumi:"ports"`
 	// The node's rank, 0 to nodeCount - 1 (its NODE_RANK).
@@ -1890,6 +1892,11 @@ func (o NodeGroupNodeOutput) LocalIp() pulumi.StringPtrOutput {
 // The machine the node runs on.
 func (o NodeGroupNodeOutput) MachineId() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v NodeGroupNode) *int { return v.MachineId }).(pulumi.IntPtrOutput)
+}
+
+// Set while a higher bid holds the node's machine (outbid): the winning bid, in dollars per hour. The next up acts on it as the group's `onOutbid` says.
+func (o NodeGroupNodeOutput) OutbidByDollarsPerHour() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v NodeGroupNode) *float64 { return v.OutbidByDollarsPerHour }).(pulumi.Float64PtrOutput)
 }
 
 // The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `exposePorts` (`-p 8000:8000`) or the template's docker options; the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.

@@ -30,14 +30,17 @@ class NodeGroupArgs:
                  idle_shutdown: pulumi.Input[Optional['IdleShutdownArgs']] = None,
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
+                 max_bid_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
                  max_lifetime: pulumi.Input[Optional[_builtins.str]] = None,
                  network_volume: pulumi.Input[Optional['NodeGroupNetworkVolumeArgs']] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  offer_query: pulumi.Input[Optional[Union[_builtins.str, 'OfferQueryArgs']]] = None,
                  on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
+                 on_outbid: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
+                 price: pulumi.Input[Optional[_builtins.float]] = None,
                  readiness: pulumi.Input[Optional['ReadinessArgs']] = None,
                  runtype: pulumi.Input[Optional[_builtins.str]] = None,
                  ssh_key_ids: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None):
@@ -52,14 +55,17 @@ class NodeGroupArgs:
         :param pulumi.Input['IdleShutdownArgs'] idle_shutdown: Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
         :param pulumi.Input[_builtins.str] image: Required. Each node's container image, e.g. `pytorch/pytorch`. Changing it rebuilds every node's container in place: the same instances, machines, overlay addresses and price, the network volume still mounted; each container is created anew, so what it wrote outside the network volume is lost.
         :param pulumi.Input[_builtins.str] label: Each node's label. Changes in place.
+        :param pulumi.Input[_builtins.float] max_bid_dollars_per_hour: The highest bid `onOutbid: raise` may set on a node, in dollars per hour; at least `price`. Changes in place.
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
         :param pulumi.Input[_builtins.str] max_lifetime: The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger nodeCount) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expiresAt` rents a new one.
         :param pulumi.Input['NodeGroupNetworkVolumeArgs'] network_volume: A network volume the group creates in its cluster and every node mounts: shared storage. Deleted with the group. Changing it replaces the group.
         :param pulumi.Input[_builtins.int] node_count: Required. How many nodes (instances), 1 to 64, all in one physical cluster. Changing it adds or removes the highest ranks in place when the cluster has room; otherwise the group is replaced (preview says which).
         :param pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']] offer_query: Required. The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
         :param pulumi.Input[_builtins.str] on_expiry: What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
+        :param pulumi.Input[_builtins.str] on_outbid: What the next up does about nodes a higher bid took (outbid; refresh finds them): `wait` (the default) leaves them paused, saying what their disks bill; `raise` raises each one's bid a tenth of a cent above the winning one, up to `maxBidDollarsPerHour`; `replace` destroys each outbid node and rents its rank again in the group's cluster, on its overlay (every rank anew when rank 0 is outbid, as for a rank 0 gone), within the stack's cap; when the cluster has no room, they stay paused and up says why. Changes in place.
         :param pulumi.Input[_builtins.str] onstart: A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it rebuilds every node's container in place, as changing `image` does.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
+        :param pulumi.Input[_builtins.float] price: A bid for each node, in dollars per hour: interruptible nodes; on-demand when absent. A changed bid changes in place on every node; adding or removing it replaces the group. When a higher bid takes a node's machine (outbid), refresh shows it (the node's `actualStatus` stopped, `outbidByDollarsPerHour`) and the group's job waits for it; the next up raises the node's bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
         :param pulumi.Input['ReadinessArgs'] readiness: A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
         :param pulumi.Input[_builtins.str] runtype: `ssh` (the default), `jupyter` or `args`; a VM cannot join an overlay. Changing it replaces the group.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ssh_key_ids: Account SSH keys (SshKey `sshKeyId`s) attached to every node once it runs.
@@ -82,6 +88,8 @@ class NodeGroupArgs:
             pulumi.set(__self__, "image", image)
         if label is not None:
             pulumi.set(__self__, "label", label)
+        if max_bid_dollars_per_hour is not None:
+            pulumi.set(__self__, "max_bid_dollars_per_hour", max_bid_dollars_per_hour)
         if max_dollars_per_hour is not None:
             pulumi.set(__self__, "max_dollars_per_hour", max_dollars_per_hour)
         if max_lifetime is not None:
@@ -94,12 +102,16 @@ class NodeGroupArgs:
             pulumi.set(__self__, "offer_query", offer_query)
         if on_expiry is not None:
             pulumi.set(__self__, "on_expiry", on_expiry)
+        if on_outbid is not None:
+            pulumi.set(__self__, "on_outbid", on_outbid)
         if onstart is not None:
             pulumi.set(__self__, "onstart", onstart)
         if poll_interval_seconds is None:
             poll_interval_seconds = 3
         if poll_interval_seconds is not None:
             pulumi.set(__self__, "poll_interval_seconds", poll_interval_seconds)
+        if price is not None:
+            pulumi.set(__self__, "price", price)
         if readiness is not None:
             pulumi.set(__self__, "readiness", readiness)
         if runtype is not None:
@@ -204,6 +216,18 @@ class NodeGroupArgs:
         pulumi.set(self, "label", value)
 
     @_builtins.property
+    @pulumi.getter(name="maxBidDollarsPerHour")
+    def max_bid_dollars_per_hour(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        The highest bid `onOutbid: raise` may set on a node, in dollars per hour; at least `price`. Changes in place.
+        """
+        return pulumi.get(self, "max_bid_dollars_per_hour")
+
+    @max_bid_dollars_per_hour.setter
+    def max_bid_dollars_per_hour(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "max_bid_dollars_per_hour", value)
+
+    @_builtins.property
     @pulumi.getter(name="maxDollarsPerHour")
     def max_dollars_per_hour(self) -> pulumi.Input[Optional[_builtins.float]]:
         """
@@ -276,6 +300,18 @@ class NodeGroupArgs:
         pulumi.set(self, "on_expiry", value)
 
     @_builtins.property
+    @pulumi.getter(name="onOutbid")
+    def on_outbid(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        What the next up does about nodes a higher bid took (outbid; refresh finds them): `wait` (the default) leaves them paused, saying what their disks bill; `raise` raises each one's bid a tenth of a cent above the winning one, up to `maxBidDollarsPerHour`; `replace` destroys each outbid node and rents its rank again in the group's cluster, on its overlay (every rank anew when rank 0 is outbid, as for a rank 0 gone), within the stack's cap; when the cluster has no room, they stay paused and up says why. Changes in place.
+        """
+        return pulumi.get(self, "on_outbid")
+
+    @on_outbid.setter
+    def on_outbid(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "on_outbid", value)
+
+    @_builtins.property
     @pulumi.getter
     def onstart(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -298,6 +334,18 @@ class NodeGroupArgs:
     @poll_interval_seconds.setter
     def poll_interval_seconds(self, value: pulumi.Input[Optional[_builtins.float]]):
         pulumi.set(self, "poll_interval_seconds", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def price(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        A bid for each node, in dollars per hour: interruptible nodes; on-demand when absent. A changed bid changes in place on every node; adding or removing it replaces the group. When a higher bid takes a node's machine (outbid), refresh shows it (the node's `actualStatus` stopped, `outbidByDollarsPerHour`) and the group's job waits for it; the next up raises the node's bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
+        """
+        return pulumi.get(self, "price")
+
+    @price.setter
+    def price(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "price", value)
 
     @_builtins.property
     @pulumi.getter
@@ -350,14 +398,17 @@ class NodeGroup(pulumi.CustomResource):
                  idle_shutdown: pulumi.Input[Optional[Union['IdleShutdownArgs', 'IdleShutdownArgsDict']]] = None,
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
+                 max_bid_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
                  max_lifetime: pulumi.Input[Optional[_builtins.str]] = None,
                  network_volume: pulumi.Input[Optional[Union['NodeGroupNetworkVolumeArgs', 'NodeGroupNetworkVolumeArgsDict']]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  offer_query: pulumi.Input[Optional[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]]] = None,
                  on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
+                 on_outbid: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
+                 price: pulumi.Input[Optional[_builtins.float]] = None,
                  readiness: pulumi.Input[Optional[Union['ReadinessArgs', 'ReadinessArgsDict']]] = None,
                  runtype: pulumi.Input[Optional[_builtins.str]] = None,
                  ssh_key_ids: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None,
@@ -375,14 +426,17 @@ class NodeGroup(pulumi.CustomResource):
         :param pulumi.Input[Union['IdleShutdownArgs', 'IdleShutdownArgsDict']] idle_shutdown: Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
         :param pulumi.Input[_builtins.str] image: Required. Each node's container image, e.g. `pytorch/pytorch`. Changing it rebuilds every node's container in place: the same instances, machines, overlay addresses and price, the network volume still mounted; each container is created anew, so what it wrote outside the network volume is lost.
         :param pulumi.Input[_builtins.str] label: Each node's label. Changes in place.
+        :param pulumi.Input[_builtins.float] max_bid_dollars_per_hour: The highest bid `onOutbid: raise` may set on a node, in dollars per hour; at least `price`. Changes in place.
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
         :param pulumi.Input[_builtins.str] max_lifetime: The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger nodeCount) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expiresAt` rents a new one.
         :param pulumi.Input[Union['NodeGroupNetworkVolumeArgs', 'NodeGroupNetworkVolumeArgsDict']] network_volume: A network volume the group creates in its cluster and every node mounts: shared storage. Deleted with the group. Changing it replaces the group.
         :param pulumi.Input[_builtins.int] node_count: Required. How many nodes (instances), 1 to 64, all in one physical cluster. Changing it adds or removes the highest ranks in place when the cluster has room; otherwise the group is replaced (preview says which).
         :param pulumi.Input[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]] offer_query: Required. The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
         :param pulumi.Input[_builtins.str] on_expiry: What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
+        :param pulumi.Input[_builtins.str] on_outbid: What the next up does about nodes a higher bid took (outbid; refresh finds them): `wait` (the default) leaves them paused, saying what their disks bill; `raise` raises each one's bid a tenth of a cent above the winning one, up to `maxBidDollarsPerHour`; `replace` destroys each outbid node and rents its rank again in the group's cluster, on its overlay (every rank anew when rank 0 is outbid, as for a rank 0 gone), within the stack's cap; when the cluster has no room, they stay paused and up says why. Changes in place.
         :param pulumi.Input[_builtins.str] onstart: A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it rebuilds every node's container in place, as changing `image` does.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
+        :param pulumi.Input[_builtins.float] price: A bid for each node, in dollars per hour: interruptible nodes; on-demand when absent. A changed bid changes in place on every node; adding or removing it replaces the group. When a higher bid takes a node's machine (outbid), refresh shows it (the node's `actualStatus` stopped, `outbidByDollarsPerHour`) and the group's job waits for it; the next up raises the node's bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
         :param pulumi.Input[Union['ReadinessArgs', 'ReadinessArgsDict']] readiness: A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
         :param pulumi.Input[_builtins.str] runtype: `ssh` (the default), `jupyter` or `args`; a VM cannot join an overlay. Changing it replaces the group.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ssh_key_ids: Account SSH keys (SshKey `sshKeyId`s) attached to every node once it runs.
@@ -419,14 +473,17 @@ class NodeGroup(pulumi.CustomResource):
                  idle_shutdown: pulumi.Input[Optional[Union['IdleShutdownArgs', 'IdleShutdownArgsDict']]] = None,
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
+                 max_bid_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None,
                  max_lifetime: pulumi.Input[Optional[_builtins.str]] = None,
                  network_volume: pulumi.Input[Optional[Union['NodeGroupNetworkVolumeArgs', 'NodeGroupNetworkVolumeArgsDict']]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  offer_query: pulumi.Input[Optional[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]]] = None,
                  on_expiry: pulumi.Input[Optional[_builtins.str]] = None,
+                 on_outbid: pulumi.Input[Optional[_builtins.str]] = None,
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
+                 price: pulumi.Input[Optional[_builtins.float]] = None,
                  readiness: pulumi.Input[Optional[Union['ReadinessArgs', 'ReadinessArgsDict']]] = None,
                  runtype: pulumi.Input[Optional[_builtins.str]] = None,
                  ssh_key_ids: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None,
@@ -450,16 +507,19 @@ class NodeGroup(pulumi.CustomResource):
             __props__.__dict__["idle_shutdown"] = idle_shutdown
             __props__.__dict__["image"] = image
             __props__.__dict__["label"] = label
+            __props__.__dict__["max_bid_dollars_per_hour"] = max_bid_dollars_per_hour
             __props__.__dict__["max_dollars_per_hour"] = max_dollars_per_hour
             __props__.__dict__["max_lifetime"] = max_lifetime
             __props__.__dict__["network_volume"] = network_volume
             __props__.__dict__["node_count"] = node_count
             __props__.__dict__["offer_query"] = offer_query
             __props__.__dict__["on_expiry"] = on_expiry
+            __props__.__dict__["on_outbid"] = on_outbid
             __props__.__dict__["onstart"] = onstart
             if poll_interval_seconds is None:
                 poll_interval_seconds = 3
             __props__.__dict__["poll_interval_seconds"] = poll_interval_seconds
+            __props__.__dict__["price"] = price
             __props__.__dict__["readiness"] = readiness
             __props__.__dict__["runtype"] = runtype
             __props__.__dict__["ssh_key_ids"] = ssh_key_ids
@@ -506,6 +566,7 @@ class NodeGroup(pulumi.CustomResource):
         __props__.__dict__["image"] = None
         __props__.__dict__["label"] = None
         __props__.__dict__["master_addr"] = None
+        __props__.__dict__["max_bid_dollars_per_hour"] = None
         __props__.__dict__["max_dollars_per_hour"] = None
         __props__.__dict__["max_lifetime"] = None
         __props__.__dict__["network_volume"] = None
@@ -514,10 +575,12 @@ class NodeGroup(pulumi.CustomResource):
         __props__.__dict__["nodes"] = None
         __props__.__dict__["offer_query"] = None
         __props__.__dict__["on_expiry"] = None
+        __props__.__dict__["on_outbid"] = None
         __props__.__dict__["onstart"] = None
         __props__.__dict__["overlay_id"] = None
         __props__.__dict__["overlay_name"] = None
         __props__.__dict__["poll_interval_seconds"] = None
+        __props__.__dict__["price"] = None
         __props__.__dict__["readiness"] = None
         __props__.__dict__["runtype"] = None
         __props__.__dict__["ssh_key_ids"] = None
@@ -621,6 +684,14 @@ class NodeGroup(pulumi.CustomResource):
         return pulumi.get(self, "master_addr")
 
     @_builtins.property
+    @pulumi.getter(name="maxBidDollarsPerHour")
+    def max_bid_dollars_per_hour(self) -> pulumi.Output[Optional[_builtins.float]]:
+        """
+        The highest bid `onOutbid: raise` may set on a node, in dollars per hour; at least `price`. Changes in place.
+        """
+        return pulumi.get(self, "max_bid_dollars_per_hour")
+
+    @_builtins.property
     @pulumi.getter(name="maxDollarsPerHour")
     def max_dollars_per_hour(self) -> pulumi.Output[Optional[_builtins.float]]:
         """
@@ -685,6 +756,14 @@ class NodeGroup(pulumi.CustomResource):
         return pulumi.get(self, "on_expiry")
 
     @_builtins.property
+    @pulumi.getter(name="onOutbid")
+    def on_outbid(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        What the next up does about nodes a higher bid took (outbid; refresh finds them): `wait` (the default) leaves them paused, saying what their disks bill; `raise` raises each one's bid a tenth of a cent above the winning one, up to `maxBidDollarsPerHour`; `replace` destroys each outbid node and rents its rank again in the group's cluster, on its overlay (every rank anew when rank 0 is outbid, as for a rank 0 gone), within the stack's cap; when the cluster has no room, they stay paused and up says why. Changes in place.
+        """
+        return pulumi.get(self, "on_outbid")
+
+    @_builtins.property
     @pulumi.getter
     def onstart(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
@@ -715,6 +794,14 @@ class NodeGroup(pulumi.CustomResource):
         Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
         """
         return pulumi.get(self, "poll_interval_seconds")
+
+    @_builtins.property
+    @pulumi.getter
+    def price(self) -> pulumi.Output[Optional[_builtins.float]]:
+        """
+        A bid for each node, in dollars per hour: interruptible nodes; on-demand when absent. A changed bid changes in place on every node; adding or removing it replaces the group. When a higher bid takes a node's machine (outbid), refresh shows it (the node's `actualStatus` stopped, `outbidByDollarsPerHour`) and the group's job waits for it; the next up raises the node's bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
+        """
+        return pulumi.get(self, "price")
 
     @_builtins.property
     @pulumi.getter

@@ -1581,6 +1581,8 @@ class NodeGroupNode(dict):
             suggest = "local_ip"
         elif key == "machineId":
             suggest = "machine_id"
+        elif key == "outbidByDollarsPerHour":
+            suggest = "outbid_by_dollars_per_hour"
         elif key == "sshHost":
             suggest = "ssh_host"
         elif key == "sshPort":
@@ -1607,6 +1609,7 @@ class NodeGroupNode(dict):
                  gpu_name: Optional[_builtins.str] = None,
                  local_ip: Optional[_builtins.str] = None,
                  machine_id: Optional[_builtins.int] = None,
+                 outbid_by_dollars_per_hour: Optional[_builtins.float] = None,
                  ports: Optional[Mapping[str, 'outputs.InstancePort']] = None,
                  ssh_host: Optional[_builtins.str] = None,
                  ssh_port: Optional[_builtins.int] = None,
@@ -1623,6 +1626,7 @@ class NodeGroupNode(dict):
         :param _builtins.str gpu_name: The node's GPU model, as the service shows the instance, e.g. "H100 SXM".
         :param _builtins.str local_ip: The node's address on the group's overlay network (rank 0's is MASTER_ADDR).
         :param _builtins.int machine_id: The machine the node runs on.
+        :param _builtins.float outbid_by_dollars_per_hour: Set while a higher bid holds the node's machine (outbid): the winning bid, in dollars per hour. The next up acts on it as the group's `onOutbid` says.
         :param Mapping[str, 'InstancePort'] ports: The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `exposePorts` (`-p 8000:8000`) or the template's docker options; the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
         :param _builtins.str ssh_host: The SSH host to reach the node.
         :param _builtins.int ssh_port: The SSH port to reach the node.
@@ -1643,6 +1647,8 @@ class NodeGroupNode(dict):
             pulumi.set(__self__, "local_ip", local_ip)
         if machine_id is not None:
             pulumi.set(__self__, "machine_id", machine_id)
+        if outbid_by_dollars_per_hour is not None:
+            pulumi.set(__self__, "outbid_by_dollars_per_hour", outbid_by_dollars_per_hour)
         if ports is not None:
             pulumi.set(__self__, "ports", ports)
         if ssh_host is not None:
@@ -1723,6 +1729,14 @@ class NodeGroupNode(dict):
         The machine the node runs on.
         """
         return pulumi.get(self, "machine_id")
+
+    @_builtins.property
+    @pulumi.getter(name="outbidByDollarsPerHour")
+    def outbid_by_dollars_per_hour(self) -> Optional[_builtins.float]:
+        """
+        Set while a higher bid holds the node's machine (outbid): the winning bid, in dollars per hour. The next up acts on it as the group's `onOutbid` says.
+        """
+        return pulumi.get(self, "outbid_by_dollars_per_hour")
 
     @_builtins.property
     @pulumi.getter
