@@ -159,7 +159,8 @@ async function seed(emulator: TestEmulator): Promise<{ spareKeyId: number }> {
     }
     return reply.body;
   };
-  const idOf = (body: unknown, field: string) => z.record(z.string(), z.unknown()).parse(body)[field];
+  const idOf = (body: unknown, field: string) =>
+    z.record(z.string(), z.unknown()).parse(body)[field];
   const spare = await made("POST", "/api/v0/auth/apikeys/", {
     name: "spare",
     permissions: { api: { user_read: {} } },
@@ -170,8 +171,12 @@ async function seed(emulator: TestEmulator): Promise<{ spareKeyId: number }> {
   });
   const instances: unknown[] = [];
   const rent = { client_id: "me", image: "pytorch/pytorch:latest", disk: 16, onstart: "echo hi" };
-  instances.push(idOf(await made("PUT", `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`, rent), "new_contract"));
-  instances.push(idOf(await made("PUT", `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`, rent), "new_contract"));
+  instances.push(
+    idOf(await made("PUT", `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`, rent), "new_contract"),
+  );
+  instances.push(
+    idOf(await made("PUT", `/api/v0/asks/${String(INSTANCE_ASK_ID)}/`, rent), "new_contract"),
+  );
   // Interruptible, for the bid's change.
   instances.push(
     idOf(
@@ -213,11 +218,16 @@ function runFuzzer(
 ): { done: Promise<{ code: number | null; output: string }>; stop: () => void } {
   const child = spawn(executable, args, { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout.on("data", collect);
+  child.stderr.on("data", collect);
   const done = new Promise<{ code: number | null; output: string }>((resolve, reject) => {
     child.on("error", reject);
-    child.on("close", (code) => resolve({ code, output }));
+    child.on("close", (code) => {
+      resolve({ code, output });
+    });
   });
   return {
     done,
@@ -285,16 +295,20 @@ describe("the emulator's answers as the service's OpenAPI documents them", () =>
         try {
           report = readReport(reportFile);
         } catch (error) {
-          throw new Error(`the fuzzer wrote no report (exit ${String(code)}):\n${output.slice(-4000)}`, {
-            cause: error,
-          });
+          throw new Error(
+            `the fuzzer wrote no report (exit ${String(code)}):\n${output.slice(-4000)}`,
+            {
+              cause: error,
+            },
+          );
         }
         // Every operation the emulator serves by the OpenAPI is one the OpenAPI has.
         expect(report.selected).toBe(OPENAPI_ROUTES.length);
         expect(report.checkedCases).toBeGreaterThan(OPENAPI_ROUTES.length * 10);
         expect(report.failures).toEqual([]);
         // Not a failed check: a config or hook error, say.
-        if (code !== 0) throw new Error(`the fuzzer exited ${String(code)}:\n${output.slice(-4000)}`);
+        if (code !== 0)
+          throw new Error(`the fuzzer exited ${String(code)}:\n${output.slice(-4000)}`);
       } finally {
         fuzzer?.stop();
         await emulator.close();

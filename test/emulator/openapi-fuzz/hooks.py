@@ -114,8 +114,8 @@ def before_load_schema(context: Any, raw_schema: dict[str, Any]) -> None:
     for field in RUNNING_ONLY_FIELDS:
         _allow_null(schemas["Instance"]["properties"], field, "Instance")
         _allow_null(list_row, field, "GET /api/v1/instances row")
-    # The Instance schema's `ports` is a list of integers, the v1 list's Docker's port map, which
-    # the official client reads (`ports["22/tcp"][0]["HostPort"]`): the map, in both.
+    # The Instance schema's `ports` is a list of integers, the v1 list's Docker's port map; show
+    # and list answer the same row: the map, in both.
     if schemas["Instance"]["properties"]["ports"].get("type") != "array":
         raise AssertionError("Instance ports is no longer a list: drop its amendment")
     schemas["Instance"]["properties"]["ports"] = list_row["ports"]
@@ -141,6 +141,19 @@ def before_load_schema(context: Any, raw_schema: dict[str, Any]) -> None:
     groups = _json_schema(raw, "GET", "/api/v0/workergroups", "200")
     for field in ("template_hash", "template_id", "launch_args"):
         _allow_null(groups["properties"]["results"]["items"]["properties"], field, "worker group")
+
+    # Charges in the tree format: a serverless wrapper's `items` are its children (the worker
+    # group's rows under an endpoint, the workers' under a worker group), which the official
+    # client draws as such; the OpenAPI types `items` as charge-type breakdowns only ("empty for
+    # tree-format wrappers") and names no other place for the children.
+    row = _json_schema(raw, "GET", "/api/v0/charges", "200")["properties"]["results"]["items"]
+    breakdown = row["properties"]["items"]["items"]
+    if "anyOf" in breakdown:
+        raise AssertionError("charges items are a union now: drop its amendment")
+    schemas["AmendedChargeRow"] = row
+    row["properties"]["items"]["items"] = {
+        "anyOf": [breakdown, {"$ref": "#/components/schemas/AmendedChargeRow"}]
+    }
 
     # The create of a secret checks its key and value as the update does, whose description
     # lists these two codes; the create's leaves them out.
