@@ -27,11 +27,11 @@ const FUZZ_DIR = path.join(__dirname, "openapi-fuzz");
 const OPENAPI = path.join(FUZZ_DIR, "service-openapi.yaml");
 /**
  * A longer run by hand: GPUCLOUD_FUZZ_MAX_EXAMPLES=100 (cases per operation and phase; the
- * config's 10 by default), and GPUCLOUD_FUZZ_REPORT=DIR keeps the NDJSON report there.
+ * config's 5 by default), and GPUCLOUD_FUZZ_REPORT=DIR keeps the NDJSON report there.
  */
 const MAX_EXAMPLES = process.env["GPUCLOUD_FUZZ_MAX_EXAMPLES"];
 const KEPT_REPORT = process.env["GPUCLOUD_FUZZ_REPORT"];
-/** The default run's fuzzing is about 40 s on a loaded 2-core machine; beyond this it is stuck. */
+/** The default run takes about 45 s on a loaded 2-core machine; beyond this it is stuck. */
 const FUZZ_TIMEOUT_MS = MAX_EXAMPLES === undefined ? 240_000 : 3_600_000;
 
 /** `GET /api/v0/asks/:id/` → the OpenAPI's name of the operation, `GET /api/v0/asks/{…}`. */
