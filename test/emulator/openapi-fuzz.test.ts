@@ -287,6 +287,9 @@ describe("the emulator's answers as the service's OpenAPI documents them", () =>
             GPUCLOUD_FUZZ_URL: emulator.url,
             GPUCLOUD_FUZZ_KEY: emulator.apiKey,
             GPUCLOUD_FUZZ_SPARE_KEY_ID: String(spareKeyId),
+            // Hypothesis's caches in the run's folder, not the repository's root: each run
+            // starts from nothing.
+            HYPOTHESIS_STORAGE_DIRECTORY: path.join(reportDir, "hypothesis"),
             NO_COLOR: "1",
           },
         );
