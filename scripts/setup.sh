@@ -2,7 +2,8 @@
 # Installs what this project needs on a fresh machine: Node 22+ (Node 24 from the npm registry
 # when the system's is older), the npm dependencies from the lockfile, and the Pulumi CLI with
 # its YAML, Go and Python language hosts and the SDK generator (built offline from their Go
-# modules when no suitable ones are installed), and a wheelhouse of Pulumi's Python SDK.
+# modules when no suitable ones are installed), a wheelhouse of Pulumi's Python SDK, and the
+# schema fuzzer the emulator's tests run (schemathesis).
 # Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +28,11 @@ bash scripts/ensure-go-tools.sh "$pulumi_dir" >/dev/null \
 # examples/python-workspace; scripts/ensure-python-tools.sh).
 bash scripts/ensure-python-tools.sh "$pulumi_dir" >/dev/null \
   || { echo "setup: building the Python language host or the Python wheelhouse failed (see above)" >&2; exit 1; }
+# The schema fuzzer the emulator's answers are checked with against the service's OpenAPI,
+# pinned, in a virtual environment of its own (test/emulator/openapi-fuzz.test.ts;
+# scripts/ensure-schemathesis.sh).
+bash scripts/ensure-schemathesis.sh >/dev/null \
+  || { echo "setup: installing the schema fuzzer (schemathesis) failed (see above)" >&2; exit 1; }
 echo "setup: $("$pulumi_dir/pulumi" version | sed 's/^/pulumi /') ready after $(( $(date +%s) - start ))s"
 # Nothing above changed this shell's PATH: say how to get what was built.
 echo "setup: to use them in this shell, run: source scripts/toolchain-env.sh"
