@@ -1,5 +1,5 @@
 import { execFile, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -23,8 +23,27 @@ import { INSTANCE_ASK_ID, VOLUME_ASK_ID } from "./helpers";
 
 const execFileAsync = promisify(execFile);
 const FUZZ_DIR = path.join(__dirname, "openapi-fuzz");
-/** A copy of the service's published OpenAPI (emulator/README.md, "The schema fuzzer"). */
-const OPENAPI = path.join(FUZZ_DIR, "service-openapi.yaml");
+/**
+ * The service's published OpenAPI, read where the project keeps its references (it is the
+ * service's text, so the repository holds no copy): GPUCLOUD_SERVICE_OPENAPI, else the shared
+ * reference beside the clone or on the project's machines (emulator/README.md, "The schema
+ * fuzzer").
+ */
+function serviceOpenApi(): string {
+  const candidates = [
+    process.env["GPUCLOUD_SERVICE_OPENAPI"],
+    path.join(repoRoot, "..", "shared", "reference", "service-openapi.yaml"),
+    "/work/shared/reference/service-openapi.yaml",
+  ].filter((file): file is string => file !== undefined && file !== "");
+  const found = candidates.find((file) => existsSync(file));
+  if (found === undefined) {
+    throw new Error(
+      `the service's OpenAPI is not found (looked at ${candidates.join(", ")}): download the ` +
+        "service's published OpenAPI and set GPUCLOUD_SERVICE_OPENAPI to its path",
+    );
+  }
+  return found;
+}
 /**
  * A longer run by hand: GPUCLOUD_FUZZ_MAX_EXAMPLES=100 (cases per operation and phase; the
  * config's 5 by default), and GPUCLOUD_FUZZ_REPORT=DIR keeps the NDJSON report there.
@@ -273,7 +292,7 @@ describe("the emulator's answers as the service's OpenAPI documents them", () =>
             "--config-file",
             path.join(FUZZ_DIR, "schemathesis.toml"),
             "run",
-            OPENAPI,
+            serviceOpenApi(),
             "--include-name-regex",
             include,
             "--report",

@@ -1,8 +1,8 @@
 """Schemathesis hooks of test/emulator/openapi-fuzz.test.ts.
 
-The fuzzer checks the emulator's answers against the service's OpenAPI (service-openapi.yaml
-beside this file). Where that description is itself wrong, incomplete or inconsistent with the
-service's documented behaviour, or the emulator deliberately answers otherwise, the check is
+The fuzzer checks the emulator's answers against the service's OpenAPI (the project's shared
+reference; see openapi-fuzz.test.ts). Where that description is itself wrong, incomplete or
+inconsistent with the service's documented behaviour, or the emulator deliberately answers otherwise, the check is
 narrowed here: an amendment of the description names the one operation, status or field it
 concerns (never a whole check or operation), and fails the run once the description says so
 itself (then it is dropped). Each has a line in emulator/README.md ("What the schema fuzzer
