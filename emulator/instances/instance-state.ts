@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { InstanceAskSchema } from "../market/asks";
 import { MountSchema } from "../volumes/volume-state";
+import { PrepaySchema } from "./prepay";
 
 /**
  * Instances as the state file holds them, with what hangs on them: their boot outcomes, the
@@ -79,6 +80,8 @@ export const InstanceSchema = z.object({
   overlay: OverlayMembershipSchema.nullable().default(null),
   /** Volumes mounted through `-v <name>:<path>` env entries (beside `volume`). */
   mounts: z.array(MountSchema).default([]),
+  /** A reserved instance's deposit (PUT /api/v0/instances/prepay/{id}/); null: on-demand price. */
+  prepay: PrepaySchema.nullable().default(null),
 });
 export type Instance = z.infer<typeof InstanceSchema>;
 
