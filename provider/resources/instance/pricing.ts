@@ -26,7 +26,10 @@ import { asksOf, type InstanceInputs, type InstanceOutputs } from "./inputs";
 // the ask it holds.
 
 /** The inputs a price rests on: while one is another resource's output, no figure bounds it. */
-const pricedBy = ["askId", "askIds", "offerQuery", "diskGb", "price", "state", "maxDollarsPerHour"];
+const pricedBy = [
+  ...["askId", "askIds", "offerQuery", "diskGb", "price", "state", "maxDollarsPerHour"],
+  "prepayDollars",
+];
 
 type Placed = { readonly pin?: Pin } | { readonly pending: string };
 
@@ -108,6 +111,7 @@ async function instanceEstimate(
     diskGb: inputs.diskGb,
     bid: inputs.price,
     stopped: inputs.state === "stopped",
+    prepayDollars: inputs.prepayDollars,
     heldAskId,
     plannedAskIds: run.plan.plannedAskIds,
   };
@@ -141,8 +145,12 @@ export async function recordInstanceDiff(
 ): Promise<void> {
   const now = recordedPrice("Instance", olds);
   const replaces = (diff.replaces?.length ?? 0) > 0;
+  // A prepay raised: priced as if the whole deposit were left (the service's discount after the
+  // deposit is what `dollarsPerHour` then records).
   const reprices =
-    (news.state ?? "running") !== (olds.state ?? "running") || news.price !== olds.price;
+    (news.state ?? "running") !== (olds.state ?? "running") ||
+    news.price !== olds.price ||
+    (news.prepayDollars ?? 0) > (olds.prepaidDollars ?? 0);
   const heldAskId = olds.offer?.askId ?? olds.attempts.at(-1)?.askId;
   const newsRecord = news as unknown as Record<string, unknown>;
   let after: Estimate | undefined;

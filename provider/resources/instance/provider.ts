@@ -37,6 +37,7 @@ import {
   type InstanceOutputs,
 } from "./inputs";
 import { placementFailures } from "./placement";
+import { prepayAfterRunning, prepayFailures, prepayInPlace, prepayNote } from "../../renting/prepay";
 import { instancePlanFailures, recordInstanceDiff } from "./pricing";
 import { askOffVolumeMachine, volumeMachineMismatch } from "./volume-link";
 
@@ -89,6 +90,7 @@ const recordedAsGiven = [
   "maxLifetime",
   "onExpiry",
   "idleShutdown",
+  "prepayDollars",
 ] as const;
 
 export const implementation: ResourceImplementation<InstanceInputs, InstanceOutputs> = {
@@ -225,6 +227,7 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
         );
       }
     }
+    if (failures.length === 0) failures.push(...(await prepayFailures(run, olds, inputs)));
     // Its price after the change, held against the stack's cap (pricing/plan.ts).
     if (failures.length === 0) {
       failures.push(...(await instancePlanFailures(run, olds, inputs, news)));
@@ -250,6 +253,8 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
         ? replacementNote(`instance ${olds.instanceId}`, replaces, news.replaceOnChanges)
         : container && containerChangeNote(olds.instanceId, container);
     if (note) run.progress(`${resourceNameOf(olds.owner)}: ${note}`);
+    const prepay = prepayNote(olds, news, replaces.length > 0);
+    if (prepay) run.progress(`${resourceNameOf(olds.owner)}: ${prepay}`);
     // Outbid and left paused (onOutbid wait): every preview and up says so, and what it bills.
     if (replaces.length === 0 && news.state === "running" && !outbidActs(olds, news)) {
       const plan = olds.outbidByDollarsPerHour && (await planOutbid(run.client, olds, news));
@@ -262,7 +267,10 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
   async create(run, inputs) {
     const client = run.client;
     const sshKeys = await sshKeysBeforeRenting(client, inputs);
-    return createInstance(run, inputs, (created) => attachAfterRunning(client, created, sshKeys));
+    const progress = (message: string) => run.progress(`${resourceNameOf(inputs.owner)}: ${message}`);
+    return createInstance(run, inputs, async (created) =>
+      prepayAfterRunning(run, await attachAfterRunning(client, created, sshKeys), inputs, progress),
+    );
   },
 
   async read(run, id, props) {
@@ -336,6 +344,7 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
         if (shown !== undefined) outs = { ...outs, ...connectionOutputs(shown, subnet) };
       }
     }
+    outs = await prepayInPlace(run, olds, news, outs, progress);
     const container = containerChangeOf(olds, news);
     if (container !== undefined) {
       const rebuilt = await changeContainer(run, name, olds, news, container);
