@@ -4,6 +4,7 @@ import { dollars } from "../pricing/formulas";
 import type { Run } from "../run/run";
 import { fieldFailure } from "../shared/validation";
 import { InstanceLeftBehindError } from "./errors";
+import { resourceNameOf } from "./identity";
 import type { InstanceInputs, InstanceOutputs } from "./instance-inputs";
 import { discountedTotal } from "./instance-shown";
 import { instanceKey } from "./spend";
@@ -140,12 +141,12 @@ export async function prepayAfterRunning(
   run: Run,
   created: Created,
   inputs: InstanceInputs,
-  progress: (message: string) => void,
 ): Promise<Created> {
   const amount = inputs.prepayDollars;
   if (amount === undefined) return created;
   const instanceId = created.outs.instanceId;
-  progress(`prepaying ${dollars(amount)} into instance ${instanceId} (reserved)`);
+  const name = resourceNameOf(inputs.owner);
+  run.progress(`${name}: prepaying ${dollars(amount)} into instance ${instanceId} (reserved)`);
   const result = await deposit(run, instanceId, amount);
   if (!result.made) {
     const message =

@@ -53,9 +53,7 @@ describe("the client's prepay", () => {
 
     expect(failure).toBeInstanceOf(GpuCloudError);
     expect(failure).toMatchObject({ mayHaveCreated: true });
-    expect(summary(await h.emulator.requests())).toEqual([
-      `PUT /api/v0/instances/prepay/${id}/ 0`,
-    ]);
+    expect(summary(await h.emulator.requests())).toEqual([`PUT /api/v0/instances/prepay/${id}/ 0`]);
   });
 });
 

@@ -37,7 +37,12 @@ import {
   type InstanceOutputs,
 } from "./inputs";
 import { placementFailures } from "./placement";
-import { prepayAfterRunning, prepayFailures, prepayInPlace, prepayNote } from "../../renting/prepay";
+import {
+  prepayAfterRunning,
+  prepayFailures,
+  prepayInPlace,
+  prepayNote,
+} from "../../renting/prepay";
 import { instancePlanFailures, recordInstanceDiff } from "./pricing";
 import { askOffVolumeMachine, volumeMachineMismatch } from "./volume-link";
 
@@ -267,9 +272,8 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
   async create(run, inputs) {
     const client = run.client;
     const sshKeys = await sshKeysBeforeRenting(client, inputs);
-    const progress = (message: string) => run.progress(`${resourceNameOf(inputs.owner)}: ${message}`);
     return createInstance(run, inputs, async (created) =>
-      prepayAfterRunning(run, await attachAfterRunning(client, created, sshKeys), inputs, progress),
+      prepayAfterRunning(run, await attachAfterRunning(client, created, sshKeys), inputs),
     );
   },
 
