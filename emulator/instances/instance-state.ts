@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { InstanceAskSchema } from "../market/asks";
 import { MountSchema } from "../volumes/volume-state";
-import { PrepaySchema } from "./prepay";
 
 /**
  * Instances as the state file holds them, with what hangs on them: their boot outcomes, the
@@ -33,6 +32,21 @@ export type Overlay = z.infer<typeof OverlaySchema>;
 
 /** An instance's place on an overlay. */
 export const OverlayMembershipSchema = z.object({ overlayId: z.int(), address: z.string() });
+
+/** A prepaid (reserved) instance's deposit (prepay.ts): what was left at `sinceMs`, and its discount. */
+export const PrepaySchema = z.object({
+  /** Every deposit made, in dollars. */
+  depositedDollars: z.number(),
+  /** What was left of the deposits right after the last one. */
+  balanceDollars: z.number(),
+  /** The last deposit's moment: the balance is drawn down from here. */
+  sinceMs: z.number(),
+  /** 0 to 1, of the instance's price. */
+  discountRate: z.number(),
+  /** Months the balance covered at the last deposit (the answer's `timescale`). */
+  months: z.number(),
+});
+export type Prepay = z.infer<typeof PrepaySchema>;
 
 export const InstanceSchema = z.object({
   id: z.int(),

@@ -1,6 +1,5 @@
-import { z } from "zod";
 import { rentalPrice } from "../market/offers";
-import type { Instance } from "./instance-state";
+import type { Instance, Prepay } from "./instance-state";
 
 /**
  * Reserved instances: credit deposited into an on-demand instance (PUT
@@ -33,21 +32,6 @@ const SCHEDULE: readonly (readonly [number, number])[] = [
   [3, 0.75],
   [6, 1],
 ];
-
-/** A prepaid instance's deposit: what is left of it at `sinceMs`, and the discount it buys. */
-export const PrepaySchema = z.object({
-  /** Every deposit made, in dollars. */
-  depositedDollars: z.number(),
-  /** What was left of the deposits right after the last one. */
-  balanceDollars: z.number(),
-  /** The last deposit's moment: the balance is drawn down from here. */
-  sinceMs: z.number(),
-  /** 0 to 1, of the instance's price. */
-  discountRate: z.number(),
-  /** Months the balance covered at the last deposit (the answer's `timescale`). */
-  months: z.number(),
-});
-export type Prepay = z.infer<typeof PrepaySchema>;
 
 /** The schedule's fraction of the maximum for `months` of cover. */
 function scheduleFraction(months: number): number {
