@@ -33,7 +33,10 @@ export type Overlay = z.infer<typeof OverlaySchema>;
 /** An instance's place on an overlay. */
 export const OverlayMembershipSchema = z.object({ overlayId: z.int(), address: z.string() });
 
-/** A prepaid (reserved) instance's deposit (prepay.ts): what was left at `sinceMs`, and its discount. */
+/**
+ * A prepaid (reserved) instance's deposit (prepay.ts): what was left of it at `sinceMs`, and the
+ * discount it buys.
+ */
 export const PrepaySchema = z.object({
   /** Every deposit made, in dollars. */
   depositedDollars: z.number(),
