@@ -27,7 +27,13 @@ import { asksOf, type InstanceInputs, type InstanceOutputs } from "./inputs";
 
 /** The inputs a price rests on: while one is another resource's output, no figure bounds it. */
 const pricedBy = [
-  ...["askId", "askIds", "offerQuery", "diskGb", "price", "state", "maxDollarsPerHour"],
+  "askId",
+  "askIds",
+  "offerQuery",
+  "diskGb",
+  "price",
+  "state",
+  "maxDollarsPerHour",
   "prepayDollars",
 ];
 
