@@ -59,6 +59,8 @@ async function estimateOf(
     diskGb,
     bid: known(fields.bid),
     stopped: props["state"] === "stopped",
+    // A reserved instance is priced at its discount, as the preview prices it.
+    prepayDollars: typeof props["prepayDollars"] === "number" ? props["prepayDollars"] : undefined,
   };
   const volume = props["volume"] as { volumeId?: unknown } | undefined;
   if (query === undefined || volume === undefined) return estimateInstance(market.reads, spec);

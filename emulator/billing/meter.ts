@@ -1,4 +1,5 @@
 import type { Instance } from "../instances/instance-state";
+import { discountRateAt } from "../instances/prepay";
 import { rentalPrice, storageDollarsPerHour } from "../market/offers";
 import type { State } from "../shared/state";
 import { volumeAskOf } from "../volumes/mounts";
@@ -76,19 +77,40 @@ function endBoot(meter: Meter, atMs: number): void {
 }
 
 /** An instance's boot, as the meter follows it, while it is meant to run. */
-function bootOf(instance: Instance): Omit<MeteredBoot, "pollsMetAtMs" | "sinceMs"> | null {
+function bootOf(
+  instance: Instance,
+  discountRate: number,
+): Omit<MeteredBoot, "pollsMetAtMs" | "sinceMs"> | null {
   if (instance.intendedStatus !== "running" || instance.outbidDollarsPerHour !== null) return null;
   const listed = instance.bidDollarsPerHour ?? instance.offer.dollarsPerHour;
+  const { base } = rentalPrice(listed, instance.offer.storageCostPerGbMonth, instance.diskGb);
   return {
     startedAtMs: instance.restartedAtMs ?? instance.createdAtMs,
     afterSeconds: instance.boot.afterSeconds ?? 0,
     status: instance.boot.status,
-    dollarsPerHour: rentalPrice(listed, instance.offer.storageCostPerGbMonth, instance.diskGb).base,
+    dollarsPerHour: base * (1 - discountRate),
   };
 }
 
+/**
+ * A prepay's discount (instances/prepay.ts) bills the GPU and the storage at the discounted
+ * rates from the deposit on: the storage billed until then is written at its old rate. (The end
+ * of a deposit, months of the account's time later, is not a change: the emulator's meter keeps
+ * the discount until the next change after it.)
+ */
+function repriceDisk(meter: Meter, instance: Instance, discountRate: number, nowMs: number): void {
+  const { offer } = instance;
+  const rate = storageDollarsPerHour(offer.storageCostPerGbMonth, instance.diskGb);
+  const discounted = rate * (1 - discountRate);
+  if (meter.disk === null || meter.disk.dollarsPerHour === discounted) return;
+  closeDisk(meter, nowMs, nowMs);
+  if (meter.disk !== null) meter.disk = { ...meter.disk, dollarsPerHour: discounted };
+}
+
 function meterInstance(meter: Meter, instance: Instance, state: State, nowMs: number): void {
-  const current = bootOf(instance);
+  const discountRate = discountRateAt(instance, nowMs);
+  repriceDisk(meter, instance, discountRate, nowMs);
+  const current = bootOf(instance, discountRate);
   const metered = meter.boot;
   if (metered !== null) {
     const sameBoot = current !== null && current.startedAtMs === metered.startedAtMs;

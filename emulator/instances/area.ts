@@ -5,14 +5,19 @@ import { registerContainerRoutes } from "./container-routes";
 import { registerInstanceRoutes } from "./instance-routes";
 import { registerLogRoutes } from "./log-routes";
 import { registerOverlayRoutes } from "./overlay-routes";
+import { registerPrepayRoutes } from "./prepay-routes";
 
-/** The instances' routes: create, list, lifecycle, bids, containers, copies, logs and overlays. */
+/**
+ * The instances' routes: create, list, lifecycle, bids, prepays, containers, copies, logs and
+ * overlays.
+ */
 export const area: EmulatorArea = {
   routes: [
     registerInstanceRoutes,
     registerLogRoutes,
     registerCommandRoutes,
     registerBidRoutes,
+    registerPrepayRoutes,
     registerContainerRoutes,
     registerOverlayRoutes,
   ],
@@ -23,6 +28,7 @@ export const area: EmulatorArea = {
     "DELETE /api/v0/instances/:id/": "openapi",
     "PUT /api/v0/instances/request_logs/:id/": "openapi",
     "PUT /api/v0/instances/bid_price/:id/": "openapi",
+    "PUT /api/v0/instances/prepay/:id/": "openapi",
     "PUT /api/v0/instances/reboot/:id/": "openapi",
     "PUT /api/v0/instances/recycle/:id/": "openapi",
     "GET /api/v1/instances/": "openapi",

@@ -51,6 +51,7 @@ export function addInstance(
     containerCreatedAtMs: null,
     releaseAtMs: null,
     outbidDollarsPerHour: null,
+    prepay: null,
   };
   state.instances.push(created);
   return created;

@@ -163,7 +163,7 @@ export function describeInstance(instance: Instance, nowMs: number, extraPolls =
   const directPortStart = 40000 + (instance.id % 200) * DIRECT_PORTS;
   const startDate = instance.createdAtMs / 1000;
   const bootedAtMs = instance.restartedAtMs ?? instance.createdAtMs;
-  const prices = instancePrices(instance, actualStatus);
+  const prices = instancePrices(instance, actualStatus, nowMs);
   const dphTotal = prices.dph_total;
   // With `servePorts`, the opened ports answer on the loopback address (port-server.ts).
   const served = servedPortsOf(instance);
@@ -271,8 +271,8 @@ export function describeInstance(instance: Instance, nowMs: number, extraPolls =
     inet_up_cost: prices.inet_up_cost,
     inet_down_cost: prices.inet_down_cost,
     vram_costperhour: prices.vram_costperhour,
-    credit_balance: null,
-    credit_discount: null,
+    credit_balance: prices.credit_balance,
+    credit_discount: prices.credit_discount,
     credit_discount_max: prices.credit_discount_max,
     client_run_time: round((nowMs - instance.createdAtMs) / 3_600_000, 4),
     host_run_time: RENTAL_SECONDS,

@@ -33,6 +33,24 @@ export type Overlay = z.infer<typeof OverlaySchema>;
 /** An instance's place on an overlay. */
 export const OverlayMembershipSchema = z.object({ overlayId: z.int(), address: z.string() });
 
+/**
+ * A prepaid (reserved) instance's deposit (prepay.ts): what was left of it at `sinceMs`, and the
+ * discount it buys.
+ */
+export const PrepaySchema = z.object({
+  /** Every deposit made, in dollars. */
+  depositedDollars: z.number(),
+  /** What was left of the deposits right after the last one. */
+  balanceDollars: z.number(),
+  /** The last deposit's moment: the balance is drawn down from here. */
+  sinceMs: z.number(),
+  /** 0 to 1, of the instance's price. */
+  discountRate: z.number(),
+  /** Months the balance covered at the last deposit (the answer's `timescale`). */
+  months: z.number(),
+});
+export type Prepay = z.infer<typeof PrepaySchema>;
+
 export const InstanceSchema = z.object({
   id: z.int(),
   /** A copy of the ask as it was, since asks can be replaced while the instance lives. */
@@ -79,6 +97,8 @@ export const InstanceSchema = z.object({
   overlay: OverlayMembershipSchema.nullable().default(null),
   /** Volumes mounted through `-v <name>:<path>` env entries (beside `volume`). */
   mounts: z.array(MountSchema).default([]),
+  /** A reserved instance's deposit (PUT /api/v0/instances/prepay/{id}/); null: on-demand price. */
+  prepay: PrepaySchema.nullable().default(null),
 });
 export type Instance = z.infer<typeof InstanceSchema>;
 

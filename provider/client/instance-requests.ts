@@ -48,6 +48,8 @@ export const changeBidBodySchema = z.object({
   client_id: z.literal("me"),
   price: z.number().min(bidBounds.minDollarsPerHour).max(bidBounds.maxDollarsPerHour),
 });
+/** A prepay (reserved instance): dollars of the account's credit deposited into the instance. */
+export const prepayBodySchema = z.object({ amount: z.number().positive() });
 export const destroyManyBodySchema = z.object({ instance_ids: z.array(z.number().int()).min(1) });
 
 /**
@@ -99,6 +101,8 @@ export const instanceDocuments: Readonly<Record<string, DocumentedOperation>> = 
   "DELETE /api/v0/instances/": { by: ["vastai 1.9.1"], body: ["instance_ids"] },
   "PUT /api/v0/instances/": { by: documentedBy.clients, body: ["ids", "state"] },
   "PUT /api/v0/instances/bid_price/{id}/": { by: documentedBy.all, body: ["client_id", "price"] },
+  // `vastai prepay instance ID AMOUNT`; the OpenAPI gives the path without a trailing slash.
+  "PUT /api/v0/instances/prepay/{id}/": { by: documentedBy.all, body: ["amount"] },
   "GET /api/v0/instances/filters/": { by: ["vastai 1.9.1"] },
   // `vastai update instance`, which the OpenAPI leaves out.
   "PUT /api/v0/instances/update_template/{id}/": {

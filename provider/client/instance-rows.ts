@@ -53,6 +53,16 @@ export const instanceSchema = z.object({
   storage_total_cost: z.number().nullable().optional(),
   /** $/hour without storage (the description's "base dollars per hour"). */
   dph_base: z.number().nullable().optional(),
+  /**
+   * A reserved (prepaid) instance's discount on `dph_total`, 0 to 1, while its deposit lasts
+   * (the OpenAPI's Instance: `credit_discount` beside `instance.discountedTotalPerHour`); null
+   * for one never prepaid.
+   */
+  credit_discount: z.number().nullable().optional(),
+  /** A reserved instance's deposit left, dollars; null for one never prepaid. */
+  credit_balance: z.number().nullable().optional(),
+  /** The host's longest-term prepay discount, 0 to 1. */
+  credit_discount_max: z.number().nullable().optional(),
   /** True for an interruptible instance (rented with a bid). */
   is_bid: z.boolean().nullable().optional(),
   /**

@@ -12,6 +12,7 @@ import {
   destroyManyBodySchema,
   instanceDocuments,
   type InstanceState,
+  prepayBodySchema,
   relabelBodySchema,
   setStateBodySchema,
   setStatesBodySchema,
@@ -62,6 +63,20 @@ const listInstancesSchema = z.object({
 });
 const createInstanceSchema = z.object({ success: z.boolean(), new_contract: z.number().int() });
 const successSchema = z.object({ success: z.boolean() });
+const prepaidSchema = z.object({
+  success: z.boolean(),
+  /** Months the deposit covers (the OpenAPI's `timescale`). */
+  timescale: z.number(),
+  /** The discount it buys, 0 to 1. */
+  discount_rate: z.number(),
+});
+
+/** What a prepay bought: the months the instance's whole deposit covers, and its discount. */
+export interface Prepaid {
+  readonly months: number;
+  /** 0 to 1, of the instance's price. */
+  readonly discountRate: number;
+}
 
 const instanceOffersSchema = z.object({ offers: z.array(instanceOfferWireSchema) });
 export type InstanceOfferRow = z.infer<typeof instanceOfferWireSchema>;
@@ -365,6 +380,29 @@ export class InstancesApi {
         signal,
       }),
     );
+  }
+
+  /**
+   * Deposits `dollars` of the account's credit into an on-demand instance, which makes it a
+   * reserved one (`vastai prepay instance`): its price is discounted by how many months the
+   * whole deposit covers, recalculated at every deposit. Money moves: never retried once it
+   * may have reached the service (a failure with `mayHaveCreated` means it may have been taken;
+   * the instance's `credit_balance` tells). The service refuses an unknown instance (400) and
+   * an amount over the account's credit (411 "Insufficient credit").
+   */
+  async prepay(instanceId: number, dollars: number, signal?: AbortSignal): Promise<Prepaid> {
+    const body = await this.listHead.write(() =>
+      this.transport.request({
+        method: "PUT",
+        path: `/api/v0/instances/prepay/${instanceId}/`,
+        body: { amount: dollars },
+        bodySchema: prepayBodySchema,
+        response: prepaidSchema,
+        creates: true,
+        signal,
+      }),
+    );
+    return { months: body.timescale, discountRate: body.discount_rate };
   }
 
   /**

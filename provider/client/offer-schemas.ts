@@ -120,6 +120,8 @@ export const instanceOfferWireSchema = machineWireSchema.extend({
   is_bid: nullableBoolean,
   storage_cost: nullableNumber,
   avail_vol_ask_id: nullableNumber,
+  /** The host's longest-term prepay discount, 0 to 1 (the OpenAPI's offer field). */
+  credit_discount_max: nullableNumber,
 });
 
 /**
@@ -175,6 +177,13 @@ export const instanceOfferOutputSchema = z
       .int()
       .nullable()
       .describe("A volume offer (ask) on the same machine, if any."),
+    creditDiscountMax: z
+      .number()
+      .nullable()
+      .describe(
+        "The most a prepay discounts an instance of this offer, 0 to 1 (the host's discount " +
+          "for the longest term: an Instance's `prepayDollars`).",
+      ),
   })
   .meta({
     pulumiType: "InstanceOffer",
@@ -203,6 +212,7 @@ export const instanceOfferSchema = instanceOfferWireSchema.transform((o): Instan
   dlperf: o.dlperf ?? null,
   storageCostPerGbMonth: o.storage_cost ?? null,
   volumeAskId: o.avail_vol_ask_id ?? null,
+  creditDiscountMax: o.credit_discount_max ?? null,
 }));
 
 /** POST /api/v0/volumes/search/ rows (wire names), as far as the package reads them. */

@@ -8,7 +8,9 @@ import type { Estimate } from "../run/plan-ledger";
 import { offerToRent } from "./choice";
 import {
   dollars,
+  hoursPerMonth,
   instanceDollarsPerHour,
+  prepayRateOf,
   type InstanceTerms,
   listedStorageGb,
   type PricedOffer,
@@ -51,12 +53,14 @@ export const pricedRow = (row: InstanceOfferRow): PricedOffer => ({
   listedDollarsPerHour: row.dph_total,
   baseDollarsPerHour: row.dph_base ?? null,
   storageCostPerGbMonth: row.storage_cost ?? null,
+  creditDiscountMax: row.credit_discount_max ?? null,
 });
 
 export const pricedOffer = (offer: InstanceOffer): PricedOffer => ({
   askId: offer.askId,
   listedDollarsPerHour: offer.dollarsPerHour,
   storageCostPerGbMonth: offer.storageCostPerGbMonth,
+  creditDiscountMax: offer.creditDiscountMax,
 });
 
 /** `ask 31001 at $1.20/h + 40 GB disk at $0.10/GB-month`, or a stopped instance's storage. */
@@ -66,10 +70,23 @@ export function offerBasis(offer: PricedOffer, terms: InstanceTerms): string {
   const diskWords = `${disk} GB disk at ${dollars(storage)}/GB-month${
     terms.diskGb === undefined ? " (the template's disk, priced at the listed 8 GB)" : ""
   }`;
-  if (terms.stopped === true) return `stopped: ${diskWords} only`;
-  const gpu = instanceDollarsPerHour(offer, { ...terms, diskGb: 0 });
+  const prepaid = prepaidWords(offer, terms);
+  if (terms.stopped === true) return `stopped: ${diskWords} only${prepaid}`;
+  const gpu = instanceDollarsPerHour(offer, { ...terms, diskGb: 0, prepayDollars: undefined });
   const how = terms.bid === undefined ? "" : ` (bid ${dollars(terms.bid)}/h)`;
-  return `ask ${offer.askId} at ${dollars(gpu)}/h${how} + ${diskWords}`;
+  return `ask ${offer.askId} at ${dollars(gpu)}/h${how} + ${diskWords}${prepaid}`;
+}
+
+/** `, less 20% for $576 prepaid (1.0 months)`: a reserved instance's discount, or nothing. */
+function prepaidWords(offer: PricedOffer, terms: InstanceTerms): string {
+  if (terms.prepayDollars === undefined || terms.bid !== undefined) return "";
+  const rate = prepayRateOf(offer, terms);
+  const undiscounted = instanceDollarsPerHour(offer, { ...terms, prepayDollars: undefined });
+  const months = terms.prepayDollars / (undiscounted * (1 - rate) * hoursPerMonth);
+  return (
+    `, less ${(rate * 100).toFixed(1)}% for ${dollars(terms.prepayDollars)} prepaid ` +
+    `(${months.toFixed(1)} months, reserved)`
+  );
 }
 
 /** An Instance's expected $/hour: by its asks (the first on offer) or by its query. */

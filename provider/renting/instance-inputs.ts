@@ -10,6 +10,7 @@ import { offerQueryInputSchema, overlayNameSchema } from "../shared/input-fields
 import { exposePortsSchema, portsOutputSchema, urlsOutputSchema } from "./ports";
 import { idleShutdownSchema } from "./idle-shutdown-inputs";
 import { maxBidSchema, onOutbidSchema } from "./outbid-inputs";
+import { prepaidDollarsSchema, prepayDollarsSchema } from "./prepay-inputs";
 import { readinessSchema } from "./readiness-inputs";
 
 // An instance's inputs and outputs: what a program declares for an Instance and what its state
@@ -298,6 +299,7 @@ export const instanceInputsSchema = z.object({
     .optional(),
   onOutbid: onOutbidSchema,
   maxBidDollarsPerHour: maxBidSchema,
+  prepayDollars: prepayDollarsSchema,
   createTimeoutSeconds: z
     .number()
     .positive("createTimeoutSeconds must be positive")
@@ -430,7 +432,8 @@ export const instanceOutputsSchema = instanceInputsSchema.extend({
     .nullable()
     .describe(
       "What the instance costs, in dollars per hour, as the service reports it (`dph_total`: " +
-        "its GPUs and its disk; an interruptible one at its bid); kept current by refresh. " +
+        "its GPUs and its disk; an interruptible one at its bid; a prepaid one less its " +
+        "`credit_discount`); kept current by refresh. " +
         "`offer.dollarsPerHour` is the offer's price when it was rented.",
     )
     .optional(),
@@ -449,6 +452,7 @@ export const instanceOutputsSchema = instanceInputsSchema.extend({
         "saying so. Absent otherwise.",
     )
     .optional(),
+  prepaidDollars: prepaidDollarsSchema,
   // Absent without maxLifetime (and in stacks written before it).
   expiresAt: z
     .string()

@@ -19,10 +19,18 @@ export function connectionOutputs(instance: InstanceWire | undefined, overlaySub
     statusMessage: instance?.status_msg ?? null,
     intendedStatus: instance?.intended_status ?? null,
     localIp: localIpOf(instance?.local_ipaddrs, overlaySubnet),
-    // What the service reports the instance costs, $/hour (`dph_total`: its GPU and its disk).
-    dollarsPerHour: atServicePrecision(instance?.dph_total ?? null),
+    // What the service reports the instance costs, $/hour (`dph_total`: its GPU and its disk),
+    // less a prepaid instance's discount (`credit_discount`: `dph_total` stays the listed price).
+    dollarsPerHour: atServicePrecision(discountedTotal(instance)),
     ...portsShownBy(instance),
   };
+}
+
+/** `dph_total` less the discount a prepay bought (null when the service shows no price). */
+export function discountedTotal(instance: InstanceWire | undefined): number | null {
+  const total = instance?.dph_total;
+  if (total === undefined || total === null) return null;
+  return total * (1 - (instance?.credit_discount ?? 0));
 }
 
 /** What an instance was rented from, as it shows it (for instances rented by ask id). */

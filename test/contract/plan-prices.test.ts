@@ -89,6 +89,31 @@ describe("the plan's prices at preview", () => {
     ]);
   });
 
+  it("prices a prepaid instance at its discount, as the service then charges it", async () => {
+    await emulator.control("PUT", "/_emulator/user", { credit: 1000 });
+    const lines: string[] = [];
+    const run = runWithCap(emulator, undefined, lines);
+    runs.push(run);
+    const inputs = instanceInputsSchema.parse({
+      ...instance("reserved", 31001, 40),
+      prepayDollars: 150,
+      pollIntervalSeconds: 0.05,
+    });
+    const checked = await instanceProvider.check(run, {} as InstanceInputs, inputs);
+    expect(checked.failures ?? []).toEqual([]);
+    const listed = await emulatorPrice(emulator, 31001, 40);
+    const [item] = run.plan.items();
+    expect(item?.dollarsPerHourAfter).toBeLessThan(listed);
+    expect(lines[0]).toMatch(
+      /^Instance reserved: \$0\.\d+\/h to create: ask 31001 at \$0\.3487\/h \+ 40 GB disk at \$0\.12\/GB-month, less \d+\.\d% for \$150\.00 prepaid \(\d+\.\d months, reserved\)$/,
+    );
+
+    const created = await instanceProvider.create(run, checked.inputs as InstanceInputs);
+    // The service's discounted price after up is what the preview said.
+    expect(created.outs?.dollarsPerHour).toBeCloseTo(item?.dollarsPerHourAfter ?? NaN, 5);
+    await instanceProvider.delete?.(run, created.id, created.outs as InstanceOutputs);
+  });
+
   it("shares one search per ask list, however many instances rent from it", async () => {
     const run = runWithCap(emulator, undefined, []);
     runs.push(run);

@@ -506,6 +506,26 @@ describe.each([MODERN, LEGACY])("the official client, $name, against the emulato
   );
 
   it(
+    "prepays an on-demand instance: the months and the discount it prints",
+    async () => {
+      const [offer] = OffersSchema.parse(await json("search", "offers", "cluster_id=None"));
+      if (!offer) throw new Error("no offer");
+      const id = await createInstance(offer.id, "-e MODEL=a");
+      const prepaid = await vastai("prepay", "instance", String(id), "50");
+      expect({ code: prepaid.code, stdout: prepaid.stdout }).toEqual({
+        code: 0,
+        stdout: expect.stringMatching(
+          new RegExp(
+            `^prepaid for [0-9.]+ months of instance ${String(id)} applying \\$50\\.0 ` +
+              "credits for a discount of [0-9.]+%",
+          ),
+        ) as unknown,
+      });
+    },
+    COMMANDS_TIMEOUT_MS,
+  );
+
+  it(
     "sent every request to the emulator, the key never in its log",
     async () => {
       await json("search", "offers", "cluster_id!=None");

@@ -181,6 +181,8 @@ export function diffInstance(
     lifetimeFieldsChanged(olds, news) ||
     // A new idle rule rebuilds the container (container.ts); one written otherwise is recorded.
     idleShutdownFieldChanged(olds, news) ||
+    // A prepay not made yet (a create whose prepay failed): the update makes it.
+    (news.prepayDollars ?? 0) > (olds.prepaidDollars ?? 0) ||
     [...inPlaceFields, ...rebuildFields].some((field) => !same(olds[field], news[field]));
   return {
     changes,

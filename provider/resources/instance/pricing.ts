@@ -28,7 +28,16 @@ import { asksOf, type InstanceInputs, type InstanceOutputs } from "./inputs";
 // the ask it holds.
 
 /** The inputs a price rests on: while one is another resource's output, no figure bounds it. */
-const pricedBy = ["askId", "askIds", "offerQuery", "diskGb", "price", "state", "maxDollarsPerHour"];
+const pricedBy = [
+  "askId",
+  "askIds",
+  "offerQuery",
+  "diskGb",
+  "price",
+  "state",
+  "maxDollarsPerHour",
+  "prepayDollars",
+];
 
 type Placed = { readonly pin?: Pin } | { readonly pending: string };
 
@@ -110,6 +119,7 @@ async function instanceEstimate(
     diskGb: inputs.diskGb,
     bid: inputs.price,
     stopped: inputs.state === "stopped",
+    prepayDollars: inputs.prepayDollars,
     heldAskId,
     plannedAskIds: run.plan.plannedAskIds,
   };
@@ -144,7 +154,8 @@ export async function recordInstanceDiff(
   const now = recordedPrice("Instance", olds);
   const replaces = (diff.replaces?.length ?? 0) > 0;
   // Outbid and won back in place (bids.ts): it runs again at the bid that wins, up to the
-  // ceiling, which the cap must hold.
+  // ceiling, which the cap must hold. A prepay raised: priced as if the whole deposit were left
+  // (the service's discount after the deposit is what `dollarsPerHour` then records).
   const winning = olds.outbidByDollarsPerHour;
   const winBack =
     winning !== undefined && news.state === "running" && outbidActs(olds, news)
@@ -153,7 +164,8 @@ export async function recordInstanceDiff(
   const reprices =
     (news.state ?? "running") !== (olds.state ?? "running") ||
     news.price !== olds.price ||
-    winBack !== undefined;
+    winBack !== undefined ||
+    (news.prepayDollars ?? 0) > (olds.prepaidDollars ?? 0);
   const heldAskId = olds.offer?.askId ?? olds.attempts.at(-1)?.askId;
   const newsRecord = news as unknown as Record<string, unknown>;
   let after: Estimate | undefined;

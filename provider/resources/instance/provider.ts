@@ -39,6 +39,12 @@ import {
   type InstanceOutputs,
 } from "./inputs";
 import { placementFailures } from "./placement";
+import {
+  prepayAfterRunning,
+  prepayFailures,
+  prepayInPlace,
+  prepayNote,
+} from "../../renting/prepay";
 import { instancePlanFailures, recordInstanceDiff } from "./pricing";
 import { askOffVolumeMachine, volumeMachineMismatch } from "./volume-link";
 
@@ -91,6 +97,7 @@ const recordedAsGiven = [
   "maxLifetime",
   "onExpiry",
   "idleShutdown",
+  "prepayDollars",
 ] as const;
 
 export const implementation: ResourceImplementation<InstanceInputs, InstanceOutputs> = {
@@ -227,6 +234,7 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
         );
       }
     }
+    if (failures.length === 0) failures.push(...(await prepayFailures(run, olds, inputs)));
     // Its price after the change, held against the stack's cap (pricing/plan.ts).
     if (failures.length === 0) {
       failures.push(...(await instancePlanFailures(run, olds, inputs, news)));
@@ -262,6 +270,8 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
         ? replacementNote(`instance ${olds.instanceId}`, replaces, news.replaceOnChanges)
         : outbid?.replace !== true && container && containerChangeNote(olds.instanceId, container);
     if (note) run.progress(`${name}: ${note}`);
+    const prepay = prepayNote(olds, news, replaces.length > 0 || outbid?.replace === true);
+    if (prepay) run.progress(`${name}: ${prepay}`);
     if (outbid !== undefined) run.progress(`${name}: ${outbid.note}`);
     await recordInstanceDiff(run, olds, news, diff);
     return diff;
@@ -270,7 +280,9 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
   async create(run, inputs) {
     const client = run.client;
     const sshKeys = await sshKeysBeforeRenting(client, inputs);
-    return createInstance(run, inputs, (created) => attachAfterRunning(client, created, sshKeys));
+    return createInstance(run, inputs, async (created) =>
+      prepayAfterRunning(run, await attachAfterRunning(client, created, sshKeys), inputs),
+    );
   },
 
   async read(run, id, props) {
@@ -344,6 +356,7 @@ export const implementation: ResourceImplementation<InstanceInputs, InstanceOutp
         if (shown !== undefined) outs = { ...outs, ...connectionOutputs(shown, subnet) };
       }
     }
+    outs = await prepayInPlace(run, olds, news, outs, progress);
     const container = containerChangeOf(olds, news);
     if (container !== undefined) {
       const rebuilt = await changeContainer(run, name, olds, news, container);

@@ -243,6 +243,41 @@ export function instanceBadInputs(): readonly BadInput[] {
       cases: [{ field: "askId", says: /askId: required: the id of an instance offer/ }],
     },
     {
+      what: "prepayDollars of a wrong kind",
+      args: { ...validInstance, prepayDollars: "500" },
+      cases: [
+        {
+          field: "prepayDollars",
+          says: /prepayDollars: expected a number, received a string holding a number/,
+        },
+      ],
+    },
+    {
+      what: "prepayDollars of nothing",
+      args: { ...validInstance, prepayDollars: 0 },
+      cases: [{ field: "prepayDollars", says: /prepayDollars: must be more than 0 dollars/ }],
+    },
+    {
+      what: "prepayDollars on an interruptible instance",
+      args: { ...validInstance, price: 0.3, prepayDollars: 50 },
+      cases: [
+        {
+          field: "prepayDollars",
+          says: /prepayDollars: a prepay makes an on-demand instance reserved; an interruptible one \(with price\) cannot be prepaid/,
+        },
+      ],
+    },
+    {
+      what: "prepayDollars over the account's credit",
+      args: { ...validInstance, prepayDollars: 987_654 },
+      cases: [
+        {
+          field: "prepayDollars",
+          says: /prepayDollars: more than the account's credit holds now, which the service refuses/,
+        },
+      ],
+    },
+    {
       what: "a VM on an account without an SSH key",
       args: { ...validInstance, runtype: "vm" },
       cases: [{ field: "runtype", says: /runtype: a VM needs an SSH key registered/ }],

@@ -29,7 +29,7 @@ type Instance struct {
 	CreateTimeoutSeconds pulumi.Float64Output `pulumi:"createTimeoutSeconds"`
 	// Disk size in gigabytes, at least 8. Required unless `templateHashId` is given (the template's recommended disk size then applies). Changing it replaces the instance.
 	DiskGb pulumi.Float64PtrOutput `pulumi:"diskGb"`
-	// What the instance costs, in dollars per hour, as the service reports it (`dph_total`: its GPUs and its disk; an interruptible one at its bid); kept current by refresh. `offer.dollarsPerHour` is the offer's price when it was rented.
+	// What the instance costs, in dollars per hour, as the service reports it (`dph_total`: its GPUs and its disk; an interruptible one at its bid; a prepaid one less its `credit_discount`); kept current by refresh. `offer.dollarsPerHour` is the offer's price when it was rented.
 	DollarsPerHour pulumi.Float64PtrOutput `pulumi:"dollarsPerHour"`
 	// Environment variables of the instance: names of letters, digits and `_`. Changing them rebuilds the container in place, as changing `image` does.
 	Env pulumi.StringMapOutput `pulumi:"env"`
@@ -79,6 +79,10 @@ type Instance struct {
 	PollIntervalSeconds pulumi.Float64Output `pulumi:"pollIntervalSeconds"`
 	// The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `exposePorts` (`-p 8000:8000`) or the template's docker options; the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
 	Ports InstancePortMapOutput `pulumi:"ports"`
+	// With `prepayDollars`: the dollars prepaid into this instance so far (the highest `prepayDollars` it has had). Absent before any prepay.
+	PrepaidDollars pulumi.Float64PtrOutput `pulumi:"prepaidDollars"`
+	// Dollars of the account's credit to prepay into the instance once it runs, which makes it a reserved instance: the service discounts its price by how many months the deposit covers (by default 20% for 1 month, 30% for 3, 40% for 6, up to the host's maximum; the preview prices it so, and `dollarsPerHour` records the service's discounted price). On-demand only (not with `price`); the account's credit must hold it. A higher amount prepays the difference in place (the service recalculates the discount over the whole deposit left); a lower one, or none, changes nothing: a deposit is never withdrawn (destroying the instance refunds only the deposit left less the discount received, per the service). A replacement is prepaid anew.
+	PrepayDollars pulumi.Float64PtrOutput `pulumi:"prepayDollars"`
 	// A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
 	Price pulumi.Float64PtrOutput `pulumi:"price"`
 	// The machine's public IP address.
@@ -207,6 +211,8 @@ type instanceArgs struct {
 	Overlay *string `pulumi:"overlay"`
 	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
 	PollIntervalSeconds *float64 `pulumi:"pollIntervalSeconds"`
+	// Dollars of the account's credit to prepay into the instance once it runs, which makes it a reserved instance: the service discounts its price by how many months the deposit covers (by default 20% for 1 month, 30% for 3, 40% for 6, up to the host's maximum; the preview prices it so, and `dollarsPerHour` records the service's discounted price). On-demand only (not with `price`); the account's credit must hold it. A higher amount prepays the difference in place (the service recalculates the discount over the whole deposit left); a lower one, or none, changes nothing: a deposit is never withdrawn (destroying the instance refunds only the deposit left less the discount received, per the service). A replacement is prepaid anew.
+	PrepayDollars *float64 `pulumi:"prepayDollars"`
 	// A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
 	Price *float64 `pulumi:"price"`
 	// A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
@@ -271,6 +277,8 @@ type InstanceArgs struct {
 	Overlay pulumi.StringPtrInput
 	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
 	PollIntervalSeconds pulumi.Float64PtrInput
+	// Dollars of the account's credit to prepay into the instance once it runs, which makes it a reserved instance: the service discounts its price by how many months the deposit covers (by default 20% for 1 month, 30% for 3, 40% for 6, up to the host's maximum; the preview prices it so, and `dollarsPerHour` records the service's discounted price). On-demand only (not with `price`); the account's credit must hold it. A higher amount prepays the difference in place (the service recalculates the discount over the whole deposit left); a lower one, or none, changes nothing: a deposit is never withdrawn (destroying the instance refunds only the deposit left less the discount received, per the service). A replacement is prepaid anew.
+	PrepayDollars pulumi.Float64PtrInput
 	// A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
 	Price pulumi.Float64PtrInput
 	// A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
@@ -363,7 +371,7 @@ func (o InstanceOutput) DiskGb() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.Float64PtrOutput { return v.DiskGb }).(pulumi.Float64PtrOutput)
 }
 
-// What the instance costs, in dollars per hour, as the service reports it (`dph_total`: its GPUs and its disk; an interruptible one at its bid); kept current by refresh. `offer.dollarsPerHour` is the offer's price when it was rented.
+// What the instance costs, in dollars per hour, as the service reports it (`dph_total`: its GPUs and its disk; an interruptible one at its bid; a prepaid one less its `credit_discount`); kept current by refresh. `offer.dollarsPerHour` is the offer's price when it was rented.
 func (o InstanceOutput) DollarsPerHour() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.Float64PtrOutput { return v.DollarsPerHour }).(pulumi.Float64PtrOutput)
 }
@@ -486,6 +494,16 @@ func (o InstanceOutput) PollIntervalSeconds() pulumi.Float64Output {
 // The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `exposePorts` (`-p 8000:8000`) or the template's docker options; the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
 func (o InstanceOutput) Ports() InstancePortMapOutput {
 	return o.ApplyT(func(v *Instance) InstancePortMapOutput { return v.Ports }).(InstancePortMapOutput)
+}
+
+// With `prepayDollars`: the dollars prepaid into this instance so far (the highest `prepayDollars` it has had). Absent before any prepay.
+func (o InstanceOutput) PrepaidDollars() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *Instance) pulumi.Float64PtrOutput { return v.PrepaidDollars }).(pulumi.Float64PtrOutput)
+}
+
+// Dollars of the account's credit to prepay into the instance once it runs, which makes it a reserved instance: the service discounts its price by how many months the deposit covers (by default 20% for 1 month, 30% for 3, 40% for 6, up to the host's maximum; the preview prices it so, and `dollarsPerHour` records the service's discounted price). On-demand only (not with `price`); the account's credit must hold it. A higher amount prepays the difference in place (the service recalculates the discount over the whole deposit left); a lower one, or none, changes nothing: a deposit is never withdrawn (destroying the instance refunds only the deposit left less the discount received, per the service). A replacement is prepaid anew.
+func (o InstanceOutput) PrepayDollars() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *Instance) pulumi.Float64PtrOutput { return v.PrepayDollars }).(pulumi.Float64PtrOutput)
 }
 
 // A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.

@@ -810,6 +810,8 @@ type InstanceOffer struct {
 	CpuCores *float64 `pulumi:"cpuCores"`
 	// CPU memory (RAM), in megabytes.
 	CpuRamMb *float64 `pulumi:"cpuRamMb"`
+	// The most a prepay discounts an instance of this offer, 0 to 1 (the host's discount for the longest term: an Instance's `prepayDollars`).
+	CreditDiscountMax *float64 `pulumi:"creditDiscountMax"`
 	// The newest CUDA version the machine's driver supports, e.g. 12.4.
 	CudaMaxGood *float64 `pulumi:"cudaMaxGood"`
 	// Whether the machine is hosted in a datacenter (the service's hosting type).
@@ -900,6 +902,11 @@ func (o InstanceOfferOutput) CpuCores() pulumi.Float64PtrOutput {
 // CPU memory (RAM), in megabytes.
 func (o InstanceOfferOutput) CpuRamMb() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v InstanceOffer) *float64 { return v.CpuRamMb }).(pulumi.Float64PtrOutput)
+}
+
+// The most a prepay discounts an instance of this offer, 0 to 1 (the host's discount for the longest term: an Instance's `prepayDollars`).
+func (o InstanceOfferOutput) CreditDiscountMax() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v InstanceOffer) *float64 { return v.CreditDiscountMax }).(pulumi.Float64PtrOutput)
 }
 
 // The newest CUDA version the machine's driver supports, e.g. 12.4.

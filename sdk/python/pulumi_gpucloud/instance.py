@@ -43,6 +43,7 @@ class InstanceArgs:
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  overlay: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
+                 prepay_dollars: pulumi.Input[Optional[_builtins.float]] = None,
                  price: pulumi.Input[Optional[_builtins.float]] = None,
                  readiness: pulumi.Input[Optional['ReadinessArgs']] = None,
                  recycle_trigger: pulumi.Input[Optional[_builtins.str]] = None,
@@ -76,6 +77,7 @@ class InstanceArgs:
         :param pulumi.Input[_builtins.str] onstart: A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
         :param pulumi.Input[_builtins.str] overlay: An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
+        :param pulumi.Input[_builtins.float] prepay_dollars: Dollars of the account's credit to prepay into the instance once it runs, which makes it a reserved instance: the service discounts its price by how many months the deposit covers (by default 20% for 1 month, 30% for 3, 40% for 6, up to the host's maximum; the preview prices it so, and `dollarsPerHour` records the service's discounted price). On-demand only (not with `price`); the account's credit must hold it. A higher amount prepays the difference in place (the service recalculates the discount over the whole deposit left); a lower one, or none, changes nothing: a deposit is never withdrawn (destroying the instance refunds only the deposit left less the discount received, per the service). A replacement is prepaid anew.
         :param pulumi.Input[_builtins.float] price: A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
         :param pulumi.Input['ReadinessArgs'] readiness: A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
         :param pulumi.Input[_builtins.str] recycle_trigger: Any value; a new one recycles the container in place (the service's recycle: created anew from a fresh pull of the same image tag, on its machine; what it wrote outside a volume is lost). Setting it the first time recycles nothing.
@@ -134,6 +136,8 @@ class InstanceArgs:
             poll_interval_seconds = 3
         if poll_interval_seconds is not None:
             pulumi.set(__self__, "poll_interval_seconds", poll_interval_seconds)
+        if prepay_dollars is not None:
+            pulumi.set(__self__, "prepay_dollars", prepay_dollars)
         if price is not None:
             pulumi.set(__self__, "price", price)
         if readiness is not None:
@@ -408,6 +412,18 @@ class InstanceArgs:
         pulumi.set(self, "poll_interval_seconds", value)
 
     @_builtins.property
+    @pulumi.getter(name="prepayDollars")
+    def prepay_dollars(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        Dollars of the account's credit to prepay into the instance once it runs, which makes it a reserved instance: the service discounts its price by how many months the deposit covers (by default 20% for 1 month, 30% for 3, 40% for 6, up to the host's maximum; the preview prices it so, and `dollarsPerHour` records the service's discounted price). On-demand only (not with `price`); the account's credit must hold it. A higher amount prepays the difference in place (the service recalculates the discount over the whole deposit left); a lower one, or none, changes nothing: a deposit is never withdrawn (destroying the instance refunds only the deposit left less the discount received, per the service). A replacement is prepaid anew.
+        """
+        return pulumi.get(self, "prepay_dollars")
+
+    @prepay_dollars.setter
+    def prepay_dollars(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "prepay_dollars", value)
+
+    @_builtins.property
     @pulumi.getter
     def price(self) -> pulumi.Input[Optional[_builtins.float]]:
         """
@@ -543,6 +559,7 @@ class Instance(pulumi.CustomResource):
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  overlay: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
+                 prepay_dollars: pulumi.Input[Optional[_builtins.float]] = None,
                  price: pulumi.Input[Optional[_builtins.float]] = None,
                  readiness: pulumi.Input[Optional[Union['ReadinessArgs', 'ReadinessArgsDict']]] = None,
                  recycle_trigger: pulumi.Input[Optional[_builtins.str]] = None,
@@ -579,6 +596,7 @@ class Instance(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] onstart: A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
         :param pulumi.Input[_builtins.str] overlay: An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
+        :param pulumi.Input[_builtins.float] prepay_dollars: Dollars of the account's credit to prepay into the instance once it runs, which makes it a reserved instance: the service discounts its price by how many months the deposit covers (by default 20% for 1 month, 30% for 3, 40% for 6, up to the host's maximum; the preview prices it so, and `dollarsPerHour` records the service's discounted price). On-demand only (not with `price`); the account's credit must hold it. A higher amount prepays the difference in place (the service recalculates the discount over the whole deposit left); a lower one, or none, changes nothing: a deposit is never withdrawn (destroying the instance refunds only the deposit left less the discount received, per the service). A replacement is prepaid anew.
         :param pulumi.Input[_builtins.float] price: A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
         :param pulumi.Input[Union['ReadinessArgs', 'ReadinessArgsDict']] readiness: A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
         :param pulumi.Input[_builtins.str] recycle_trigger: Any value; a new one recycles the container in place (the service's recycle: created anew from a fresh pull of the same image tag, on its machine; what it wrote outside a volume is lost). Setting it the first time recycles nothing.
@@ -634,6 +652,7 @@ class Instance(pulumi.CustomResource):
                  onstart: pulumi.Input[Optional[_builtins.str]] = None,
                  overlay: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval_seconds: pulumi.Input[Optional[_builtins.float]] = None,
+                 prepay_dollars: pulumi.Input[Optional[_builtins.float]] = None,
                  price: pulumi.Input[Optional[_builtins.float]] = None,
                  readiness: pulumi.Input[Optional[Union['ReadinessArgs', 'ReadinessArgsDict']]] = None,
                  recycle_trigger: pulumi.Input[Optional[_builtins.str]] = None,
@@ -680,6 +699,7 @@ class Instance(pulumi.CustomResource):
             if poll_interval_seconds is None:
                 poll_interval_seconds = 3
             __props__.__dict__["poll_interval_seconds"] = poll_interval_seconds
+            __props__.__dict__["prepay_dollars"] = prepay_dollars
             __props__.__dict__["price"] = price
             __props__.__dict__["readiness"] = readiness
             __props__.__dict__["recycle_trigger"] = recycle_trigger
@@ -702,6 +722,7 @@ class Instance(pulumi.CustomResource):
             __props__.__dict__["offer"] = None
             __props__.__dict__["outbid_by_dollars_per_hour"] = None
             __props__.__dict__["ports"] = None
+            __props__.__dict__["prepaid_dollars"] = None
             __props__.__dict__["public_ip"] = None
             __props__.__dict__["ssh_host"] = None
             __props__.__dict__["ssh_port"] = None
@@ -761,6 +782,8 @@ class Instance(pulumi.CustomResource):
         __props__.__dict__["overlay"] = None
         __props__.__dict__["poll_interval_seconds"] = None
         __props__.__dict__["ports"] = None
+        __props__.__dict__["prepaid_dollars"] = None
+        __props__.__dict__["prepay_dollars"] = None
         __props__.__dict__["price"] = None
         __props__.__dict__["public_ip"] = None
         __props__.__dict__["readiness"] = None
@@ -837,7 +860,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter(name="dollarsPerHour")
     def dollars_per_hour(self) -> pulumi.Output[Optional[_builtins.float]]:
         """
-        What the instance costs, in dollars per hour, as the service reports it (`dph_total`: its GPUs and its disk; an interruptible one at its bid); kept current by refresh. `offer.dollarsPerHour` is the offer's price when it was rented.
+        What the instance costs, in dollars per hour, as the service reports it (`dph_total`: its GPUs and its disk; an interruptible one at its bid; a prepaid one less its `credit_discount`); kept current by refresh. `offer.dollarsPerHour` is the offer's price when it was rented.
         """
         return pulumi.get(self, "dollars_per_hour")
 
@@ -1032,6 +1055,22 @@ class Instance(pulumi.CustomResource):
         The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `exposePorts` (`-p 8000:8000`) or the template's docker options; the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
         """
         return pulumi.get(self, "ports")
+
+    @_builtins.property
+    @pulumi.getter(name="prepaidDollars")
+    def prepaid_dollars(self) -> pulumi.Output[Optional[_builtins.float]]:
+        """
+        With `prepayDollars`: the dollars prepaid into this instance so far (the highest `prepayDollars` it has had). Absent before any prepay.
+        """
+        return pulumi.get(self, "prepaid_dollars")
+
+    @_builtins.property
+    @pulumi.getter(name="prepayDollars")
+    def prepay_dollars(self) -> pulumi.Output[Optional[_builtins.float]]:
+        """
+        Dollars of the account's credit to prepay into the instance once it runs, which makes it a reserved instance: the service discounts its price by how many months the deposit covers (by default 20% for 1 month, 30% for 3, 40% for 6, up to the host's maximum; the preview prices it so, and `dollarsPerHour` records the service's discounted price). On-demand only (not with `price`); the account's credit must hold it. A higher amount prepays the difference in place (the service recalculates the discount over the whole deposit left); a lower one, or none, changes nothing: a deposit is never withdrawn (destroying the instance refunds only the deposit left less the discount received, per the service). A replacement is prepaid anew.
+        """
+        return pulumi.get(self, "prepay_dollars")
 
     @_builtins.property
     @pulumi.getter

@@ -618,6 +618,7 @@ class InstanceOffer(dict):
                  compute_cap: Optional[_builtins.float] = None,
                  cpu_cores: Optional[_builtins.float] = None,
                  cpu_ram_mb: Optional[_builtins.float] = None,
+                 credit_discount_max: Optional[_builtins.float] = None,
                  cuda_max_good: Optional[_builtins.float] = None,
                  datacenter: Optional[_builtins.bool] = None,
                  direct_port_count: Optional[_builtins.int] = None,
@@ -651,6 +652,7 @@ class InstanceOffer(dict):
         :param _builtins.float compute_cap: The GPU's CUDA compute capability times 100, e.g. 860 for 8.6.
         :param _builtins.float cpu_cores: The number of CPU cores.
         :param _builtins.float cpu_ram_mb: CPU memory (RAM), in megabytes.
+        :param _builtins.float credit_discount_max: The most a prepay discounts an instance of this offer, 0 to 1 (the host's discount for the longest term: an Instance's `prepayDollars`).
         :param _builtins.float cuda_max_good: The newest CUDA version the machine's driver supports, e.g. 12.4.
         :param _builtins.bool datacenter: Whether the machine is hosted in a datacenter (the service's hosting type).
         :param _builtins.int direct_port_count: The number of ports open for direct connections.
@@ -686,6 +688,8 @@ class InstanceOffer(dict):
             pulumi.set(__self__, "cpu_cores", cpu_cores)
         if cpu_ram_mb is not None:
             pulumi.set(__self__, "cpu_ram_mb", cpu_ram_mb)
+        if credit_discount_max is not None:
+            pulumi.set(__self__, "credit_discount_max", credit_discount_max)
         if cuda_max_good is not None:
             pulumi.set(__self__, "cuda_max_good", cuda_max_good)
         if datacenter is not None:
@@ -806,6 +810,14 @@ class InstanceOffer(dict):
         CPU memory (RAM), in megabytes.
         """
         return pulumi.get(self, "cpu_ram_mb")
+
+    @_builtins.property
+    @pulumi.getter(name="creditDiscountMax")
+    def credit_discount_max(self) -> Optional[_builtins.float]:
+        """
+        The most a prepay discounts an instance of this offer, 0 to 1 (the host's discount for the longest term: an Instance's `prepayDollars`).
+        """
+        return pulumi.get(self, "credit_discount_max")
 
     @_builtins.property
     @pulumi.getter(name="cudaMaxGood")

@@ -190,6 +190,7 @@ async function exerciseEveryMethod(client: GpuCloudClient): Promise<void> {
   await client.instances.setState(instanceId, "stopped");
   await client.instances.setStates([instanceId], "running");
   await sends(() => client.instances.changeBid(instanceId, 0.5));
+  await client.instances.prepay(instanceId, 1);
   await client.instances.rebuildContainer(instanceId, {
     image: "pytorch/pytorch:2.4.0",
     env: { AUDIT: "1" },
