@@ -3,7 +3,7 @@ import { providerConfigSchema } from "../run/config";
 import type { QueryMarket } from "../shared/input-fields";
 import { type Example, exampleOf } from "../shared/reference-examples";
 import { nativeFunctions } from "./functions";
-import { type PackageMetadata, packageMetadata } from "./package-metadata";
+import { nodejsLanguage, type PackageMetadata, packageMetadata } from "./package-metadata";
 import { queryJsonSchema } from "./query-types";
 import {
   type NativeResource,
@@ -454,7 +454,7 @@ export function packageSchema(version: string): PackageSpec {
     functions,
     types: translator.types,
     language: {
-      nodejs: { packageName: "pulumi-gpucloud" },
+      nodejs: nodejsLanguage(version),
       // The version in each SDK's pulumi-plugin.json: a program asks the engine for this
       // plugin's own release, the one `pulumi plugin install resource gpucloud` put in place.
       go: {

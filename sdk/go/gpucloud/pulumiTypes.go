@@ -4189,7 +4189,7 @@ type VolumeForInstance struct {
 	// The instance's price cap (its `maxDollarsPerHour`), in dollars per hour.
 	MaxDollarsPerHour *float64 `pulumi:"maxDollarsPerHour"`
 	// The offer query of the instance that will link the volume (its `offerQuery`).
-	OfferQuery interface{} `pulumi:"offerQuery"`
+	OfferQuery OfferQuery `pulumi:"offerQuery"`
 }
 
 // VolumeForInstanceInput is an input type that accepts VolumeForInstanceArgs and VolumeForInstanceOutput values.
@@ -4207,7 +4207,7 @@ type VolumeForInstanceArgs struct {
 	// The instance's price cap (its `maxDollarsPerHour`), in dollars per hour.
 	MaxDollarsPerHour pulumi.Float64PtrInput `pulumi:"maxDollarsPerHour"`
 	// The offer query of the instance that will link the volume (its `offerQuery`).
-	OfferQuery pulumi.Input `pulumi:"offerQuery"`
+	OfferQuery OfferQueryInput `pulumi:"offerQuery"`
 }
 
 func (VolumeForInstanceArgs) ElementType() reflect.Type {
@@ -4293,8 +4293,8 @@ func (o VolumeForInstanceOutput) MaxDollarsPerHour() pulumi.Float64PtrOutput {
 }
 
 // The offer query of the instance that will link the volume (its `offerQuery`).
-func (o VolumeForInstanceOutput) OfferQuery() pulumi.AnyOutput {
-	return o.ApplyT(func(v VolumeForInstance) interface{} { return v.OfferQuery }).(pulumi.AnyOutput)
+func (o VolumeForInstanceOutput) OfferQuery() OfferQueryOutput {
+	return o.ApplyT(func(v VolumeForInstance) OfferQuery { return v.OfferQuery }).(OfferQueryOutput)
 }
 
 type VolumeForInstancePtrOutput struct{ *pulumi.OutputState }
@@ -4332,13 +4332,13 @@ func (o VolumeForInstancePtrOutput) MaxDollarsPerHour() pulumi.Float64PtrOutput 
 }
 
 // The offer query of the instance that will link the volume (its `offerQuery`).
-func (o VolumeForInstancePtrOutput) OfferQuery() pulumi.AnyOutput {
-	return o.ApplyT(func(v *VolumeForInstance) interface{} {
+func (o VolumeForInstancePtrOutput) OfferQuery() OfferQueryPtrOutput {
+	return o.ApplyT(func(v *VolumeForInstance) *OfferQuery {
 		if v == nil {
 			return nil
 		}
-		return v.OfferQuery
-	}).(pulumi.AnyOutput)
+		return &v.OfferQuery
+	}).(OfferQueryPtrOutput)
 }
 
 // A volume offer (ask) as getVolumeOffers answers it; units are in the field names.
