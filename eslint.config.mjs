@@ -10,6 +10,8 @@ export default tseslint.config(
       "node_modules/**",
       "coverage/**",
       "templates/**",
+      // Code of the generated Node.js SDK (sdk/nodejs), in its generator's style.
+      "scripts/gen-sdks/sweeper/**",
       "**/*.js",
       "**/*.mjs",
       "**/*.cjs",

@@ -26,9 +26,10 @@ trap 'rm -rf "$work"' EXIT
 pulumi package get-schema "$plugin" >"$work/schema.json" || fail "pulumi package get-schema $plugin"
 # Generated aside and moved into place: a failed run leaves the committed SDKs as they were.
 "$generator" "$work/schema.json" "$work/sdk" || fail "gen-sdks $work/schema.json $work/sdk"
-# Python and Go programs declare the stack's sweeper with their first Instance or NodeGroup.
+# Python, Go and Node.js programs declare the stack's sweeper with their first Instance or
+# NodeGroup.
 node "$root/scripts/gen-sdks/sweeper/add-sweeper.mjs" "$work/sdk/python/pulumi_gpucloud" \
-  "$work/sdk/go/gpucloud" || fail "adding the stack's sweeper to the Python and Go SDKs"
+  "$work/sdk/go/gpucloud" "$work/sdk/nodejs" || fail "adding the stack's sweeper to the SDKs"
 # The example's go.sum holds the hashes of every module the SDK needs (sdk/v3's), so tidy
 # asks the checksum database for nothing.
 cp "$root/examples/go-workspace/go.sum" "$work/sdk/go/go.sum"

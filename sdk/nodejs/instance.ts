@@ -5,6 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as inputs from "./types/input";
 import * as outputs from "./types/output";
 import * as utilities from "./utilities";
+import { withStackSweeper } from "./stackSweeper";
 
 /**
  * A GPU instance rented from an ask (askId, askIds) or the best offer matching offerQuery. Create waits until it is running; an instance that reaches a dead end is destroyed and another is tried, up to maxAttempts. A failed create leaves nothing running.
@@ -327,6 +328,7 @@ export class Instance extends pulumi.CustomResource {
             resourceInputs["volume"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
+        opts = withStackSweeper(opts);
         super(Instance.__pulumiType, name, resourceInputs, opts);
     }
 }

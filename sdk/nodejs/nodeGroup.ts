@@ -5,6 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as inputs from "./types/input";
 import * as outputs from "./types/output";
 import * as utilities from "./utilities";
+import { withStackSweeper } from "./stackSweeper";
 
 /**
  * nodeCount GPU instances in one physical cluster, on one overlay network (a private LAN on all ports, for NCCL), with an optional network volume every node mounts: multi-node training as one resource. Each node has NODE_RANK, WORLD_SIZE and MASTER_ADDR (rank 0's overlay address) in its environment. Create chooses the cheapest cluster that holds the group and waits until every node runs, or takes the whole group apart.
@@ -231,6 +232,7 @@ export class NodeGroup extends pulumi.CustomResource {
             resourceInputs["subnet"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
+        opts = withStackSweeper(opts);
         super(NodeGroup.__pulumiType, name, resourceInputs, opts);
     }
 }

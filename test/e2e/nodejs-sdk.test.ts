@@ -18,7 +18,7 @@ const execFileAsync = promisify(execFile);
 // tarball holds it (scripts/build-nodejs-sdk.mjs), installed in a TypeScript project, which tsc
 // type-checks against it. The CLI finds the plugin the package's `pulumi` field names, installed
 // from its tarball alone (no plugin on PATH): up creates the account secret through the plugin,
-// destroy deletes it.
+// destroy deletes it; an Instance's preview declares the stack's sweeper.
 
 const program = `import * as pulumi from "@pulumi/pulumi";
 import * as gpucloud from "${nodejsSdkPackage}";
@@ -29,6 +29,16 @@ const token = new gpucloud.Secret("token", {
   value: config.requireSecret("token"),
 });
 export const key = token.key;
+`;
+
+const instanceProgram = `import * as gpucloud from "${nodejsSdkPackage}";
+
+export const dollarsPerHour = new gpucloud.Instance("trainer", {
+  offerQuery: { numGpus: 1, reliability: { gte: 0.9 } },
+  maxDollarsPerHour: 100,
+  image: "pytorch/pytorch",
+  diskGb: 20,
+}).dollarsPerHour;
 `;
 
 describe("the plugin's Node.js SDK", () => {
@@ -45,7 +55,7 @@ describe("the plugin's Node.js SDK", () => {
     await rm(built, { recursive: true, force: true });
   });
 
-  it("runs a TypeScript program through the plugin: up creates a Secret, destroy deletes it", async () => {
+  it("runs a TypeScript program through the plugin: a Secret up and destroyed, an Instance with its sweeper", async () => {
     const manifest = z
       .object({ name: z.string(), pulumi: z.record(z.string(), z.unknown()) })
       .parse(JSON.parse(await readFile(path.join(built, "package.json"), "utf8")));
@@ -78,23 +88,25 @@ describe("the plugin's Node.js SDK", () => {
         const installed = path.join(workDir, "node_modules", ...nodejsSdkPackage.split("/"));
         await mkdir(path.dirname(installed), { recursive: true });
         await cp(built, installed, { recursive: true });
-        await writeFile(path.join(workDir, "index.ts"), program);
         // Type-checked against the package's declarations and compiled to index.js.
-        await execFileAsync(
-          process.execPath,
-          [
-            path.join(repoRoot, "node_modules", "typescript", "bin", "tsc"),
-            ...["--strict", "--skipLibCheck", "--module", "commonjs", "--target", "es2022"],
-            "--types",
-            "node",
-            ...["--typeRoots", path.join(repoRoot, "node_modules", "@types"), "index.ts"],
-          ],
-          { cwd: workDir },
-        ).catch((error: unknown) => {
-          const { stdout } = error as { stdout?: string };
-          throw new Error(`tsc of the program failed:\n${stdout ?? String(error)}`);
-        });
-        await setProgram(await readFile(path.join(workDir, "index.js"), "utf8"));
+        const compile = async (source: string) => {
+          await writeFile(path.join(workDir, "index.ts"), source);
+          await execFileAsync(
+            process.execPath,
+            [
+              path.join(repoRoot, "node_modules", "typescript", "bin", "tsc"),
+              ...["--strict", "--skipLibCheck", "--module", "commonjs", "--target", "es2022"],
+              ...["--types", "node", "--typeRoots", path.join(repoRoot, "node_modules", "@types")],
+              "index.ts",
+            ],
+            { cwd: workDir },
+          ).catch((error: unknown) => {
+            const { stdout } = error as { stdout?: string };
+            throw new Error(`tsc of the program failed:\n${stdout ?? String(error)}`);
+          });
+          await setProgram(await readFile(path.join(workDir, "index.js"), "utf8"));
+        };
+        await compile(program);
 
         const up = await stack.up();
         expect(up.summary.resourceChanges).toEqual({ create: 2 });
@@ -108,6 +120,13 @@ describe("the plugin's Node.js SDK", () => {
         const destroy = await stack.destroy();
         expect(destroy.summary.resourceChanges).toEqual({ delete: 2 });
         expect(await emulator.secrets()).toEqual({});
+
+        // An Instance declares the stack's sweeper first, as through Python and Go (the plugin's
+        // InstanceSweeper: what an interrupted create leaves, its destroy sweeps).
+        await compile(instanceProgram);
+        const preview = await stack.preview();
+        expect(preview.changeSummary).toEqual({ create: 3 });
+        expect(preview.stdout).toMatch(/gpucloud:index:InstanceSweeper +gpucloud-instance-sweeper/);
       },
     );
   }, 240_000);
