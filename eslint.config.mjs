@@ -10,7 +10,9 @@ export default tseslint.config(
       "node_modules/**",
       "coverage/**",
       "templates/**",
-      // Code of the generated Node.js SDK (sdk/nodejs), in its generator's style.
+      // The generated SDKs (sdk/nodejs is TypeScript), in their generator's style, and the code
+      // gen-sdks adds to them.
+      "sdk/**",
       "scripts/gen-sdks/sweeper/**",
       "**/*.js",
       "**/*.mjs",
