@@ -18,6 +18,11 @@ const goScalars: Record<string, string> = {
 const goElementName = (type: TypeSpec): string => {
   const [first, second, ...others] = type.oneOf ?? [];
   if (first?.type === "integer" && second?.type === "string" && others.length === 0) return "Int";
+  // A list of lists of strings is a StringArrayArray.
+  if (type.type === "array") {
+    const inner = goElementName(type.items ?? {});
+    return inner === "" ? "" : `${inner}Array`;
+  }
   return (type.type === undefined ? undefined : goScalars[type.type]) ?? "";
 };
 

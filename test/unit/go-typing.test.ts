@@ -35,6 +35,7 @@ const right = [
   '_, _ = gpucloud.NewNodeGroup(ctx, "c", &gpucloud.NodeGroupArgs{OfferQuery: query, NodeCount: pulumi.Int(2)})',
   '_, _ = gpucloud.NewVolume(ctx, "d", &gpucloud.VolumeArgs{VolumeOfferQuery: gpucloud.VolumeOfferQueryArgs{}, ForInstance: &gpucloud.VolumeForInstanceArgs{OfferQuery: query}})',
   '_, _ = gpucloud.GetOffers(ctx, &gpucloud.GetOffersArgs{Query: &gpucloud.OfferQuery{GpuName: "RTX 4090"}})',
+  'var _ = gpucloud.OfferQueryArgs{Order: pulumi.StringArrayArray{pulumi.StringArray{pulumi.String("dollarsPerHour"), pulumi.String("asc")}}}',
 ];
 
 /** Each wrong form, and what the compiler says of it. */
@@ -50,6 +51,10 @@ const wrong: [string, RegExp][] = [
   [
     "var _ = gpucloud.NodeGroupArgs{OfferQuery: pulumi.Map{}}",
     /as gpucloud\.OfferQueryInput value/,
+  ],
+  [
+    "var _ = gpucloud.OfferQueryArgs{Order: pulumi.ArrayArray{pulumi.Array{pulumi.Int(1)}}}",
+    /as pulumi\.StringArrayArrayInput value/,
   ],
   [
     'var _ = gpucloud.InstanceArgs{ExposePorts: pulumi.Array{pulumi.String("53/udp")}}',
@@ -106,7 +111,7 @@ describe("the Go SDK's typed inputs", () => {
     expect(await compile("vet", right)).toBe("");
   }, 120_000);
 
-  it("reject a string, another query, a map for a query, and a string port", async () => {
+  it("reject a string, another query, a map for a query, a sort key of numbers, a string port", async () => {
     const errors = await compile(
       "build",
       wrong.map(([line]) => line),

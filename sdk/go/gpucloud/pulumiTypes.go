@@ -1982,7 +1982,7 @@ type OfferQuery struct {
 	// The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
 	NumGpus interface{} `pulumi:"numGpus"`
 	// Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
-	Order [][]interface{} `pulumi:"order"`
+	Order [][]string `pulumi:"order"`
 	// The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
 	Reliability interface{} `pulumi:"reliability"`
 	// The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
@@ -2053,7 +2053,7 @@ type OfferQueryArgs struct {
 	// The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
 	NumGpus pulumi.Input `pulumi:"numGpus"`
 	// Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
-	Order pulumi.ArrayArrayInput `pulumi:"order"`
+	Order pulumi.StringArrayArrayInput `pulumi:"order"`
 	// The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
 	Reliability pulumi.Input `pulumi:"reliability"`
 	// The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
@@ -2252,8 +2252,8 @@ func (o OfferQueryOutput) NumGpus() pulumi.AnyOutput {
 }
 
 // Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
-func (o OfferQueryOutput) Order() pulumi.ArrayArrayOutput {
-	return o.ApplyT(func(v OfferQuery) [][]interface{} { return v.Order }).(pulumi.ArrayArrayOutput)
+func (o OfferQueryOutput) Order() pulumi.StringArrayArrayOutput {
+	return o.ApplyT(func(v OfferQuery) [][]string { return v.Order }).(pulumi.StringArrayArrayOutput)
 }
 
 // The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
@@ -2521,13 +2521,13 @@ func (o OfferQueryPtrOutput) NumGpus() pulumi.AnyOutput {
 }
 
 // Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
-func (o OfferQueryPtrOutput) Order() pulumi.ArrayArrayOutput {
-	return o.ApplyT(func(v *OfferQuery) [][]interface{} {
+func (o OfferQueryPtrOutput) Order() pulumi.StringArrayArrayOutput {
+	return o.ApplyT(func(v *OfferQuery) [][]string {
 		if v == nil {
 			return nil
 		}
 		return v.Order
-	}).(pulumi.ArrayArrayOutput)
+	}).(pulumi.StringArrayArrayOutput)
 }
 
 // The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
@@ -4524,7 +4524,7 @@ type VolumeOfferQuery struct {
 	// The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
 	MachineId interface{} `pulumi:"machineId"`
 	// Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
-	Order [][]interface{} `pulumi:"order"`
+	Order [][]string `pulumi:"order"`
 	// The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
 	Reliability interface{} `pulumi:"reliability"`
 	// The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
@@ -4571,7 +4571,7 @@ type VolumeOfferQueryArgs struct {
 	// The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
 	MachineId pulumi.Input `pulumi:"machineId"`
 	// Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
-	Order pulumi.ArrayArrayInput `pulumi:"order"`
+	Order pulumi.StringArrayArrayInput `pulumi:"order"`
 	// The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
 	Reliability pulumi.Input `pulumi:"reliability"`
 	// The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
@@ -4716,8 +4716,8 @@ func (o VolumeOfferQueryOutput) MachineId() pulumi.AnyOutput {
 }
 
 // Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
-func (o VolumeOfferQueryOutput) Order() pulumi.ArrayArrayOutput {
-	return o.ApplyT(func(v VolumeOfferQuery) [][]interface{} { return v.Order }).(pulumi.ArrayArrayOutput)
+func (o VolumeOfferQueryOutput) Order() pulumi.StringArrayArrayOutput {
+	return o.ApplyT(func(v VolumeOfferQuery) [][]string { return v.Order }).(pulumi.StringArrayArrayOutput)
 }
 
 // The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
@@ -4875,13 +4875,13 @@ func (o VolumeOfferQueryPtrOutput) MachineId() pulumi.AnyOutput {
 }
 
 // Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
-func (o VolumeOfferQueryPtrOutput) Order() pulumi.ArrayArrayOutput {
-	return o.ApplyT(func(v *VolumeOfferQuery) [][]interface{} {
+func (o VolumeOfferQueryPtrOutput) Order() pulumi.StringArrayArrayOutput {
+	return o.ApplyT(func(v *VolumeOfferQuery) [][]string {
 		if v == nil {
 			return nil
 		}
 		return v.Order
-	}).(pulumi.ArrayArrayOutput)
+	}).(pulumi.StringArrayArrayOutput)
 }
 
 // The offers whose reliability (the service's `reliability`) is this value or meets these conditions.

@@ -197,7 +197,7 @@ export interface OfferQuery {
     /**
      * Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
      */
-    order?: any[][];
+    order?: string[][];
     /**
      * The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
      */
@@ -315,7 +315,7 @@ export interface OfferQueryArgs {
     /**
      * Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
      */
-    order?: pulumi.Input<pulumi.Input<any[]>[] | undefined>;
+    order?: pulumi.Input<pulumi.Input<pulumi.Input<string>[]>[] | undefined>;
     /**
      * The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
      */
@@ -641,7 +641,7 @@ export interface VolumeOfferQuery {
     /**
      * Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
      */
-    order?: any[][];
+    order?: string[][];
     /**
      * The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
      */
@@ -711,7 +711,7 @@ export interface VolumeOfferQueryArgs {
     /**
      * Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
      */
-    order?: pulumi.Input<pulumi.Input<any[]>[] | undefined>;
+    order?: pulumi.Input<pulumi.Input<pulumi.Input<string>[]>[] | undefined>;
     /**
      * The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
      */

@@ -648,7 +648,7 @@ export interface OfferQuery {
     /**
      * Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
      */
-    order?: any[][];
+    order?: string[][];
     /**
      * The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
      */
@@ -1064,7 +1064,7 @@ export interface VolumeOfferQuery {
     /**
      * Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
      */
-    order?: any[][];
+    order?: string[][];
     /**
      * The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
      */

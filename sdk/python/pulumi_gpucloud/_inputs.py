@@ -598,7 +598,7 @@ class OfferQueryDict(TypedDict):
     """
     The offers whose num_gpus (the service's `num_gpus`) is this value or meets these conditions.
     """
-    order: NotRequired[Sequence[Sequence[Any]]]
+    order: NotRequired[Sequence[Sequence[_builtins.str]]]
     """
     Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
     """
@@ -651,7 +651,7 @@ class OfferQuery:
                  limit: Optional[_builtins.int] = None,
                  machine_id: Optional[Union[_builtins.float, 'QueryNumber']] = None,
                  num_gpus: Optional[Union[_builtins.float, 'QueryNumber']] = None,
-                 order: Optional[Sequence[Sequence[Any]]] = None,
+                 order: Optional[Sequence[Sequence[_builtins.str]]] = None,
                  reliability: Optional[Union[_builtins.float, 'QueryNumber']] = None,
                  rentable: Optional[Union[_builtins.bool, 'QueryBoolean']] = None,
                  rented: Optional[Union[_builtins.bool, 'QueryBoolean']] = None,
@@ -682,7 +682,7 @@ class OfferQuery:
         :param _builtins.int limit: At most this many offers.
         :param Union[_builtins.float, 'QueryNumber'] machine_id: The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
         :param Union[_builtins.float, 'QueryNumber'] num_gpus: The offers whose num_gpus (the service's `num_gpus`) is this value or meets these conditions.
-        :param Sequence[Sequence[Any]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        :param Sequence[Sequence[_builtins.str]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
         :param Union[_builtins.float, 'QueryNumber'] reliability: The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
         :param Union[_builtins.bool, 'QueryBoolean'] rentable: The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
         :param Union[_builtins.bool, 'QueryBoolean'] rented: The offers whose rented (the service's `rented`) is this value or meets these conditions.
@@ -1001,14 +1001,14 @@ class OfferQuery:
 
     @_builtins.property
     @pulumi.getter
-    def order(self) -> Optional[Sequence[Sequence[Any]]]:
+    def order(self) -> Optional[Sequence[Sequence[_builtins.str]]]:
         """
         Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
         """
         return pulumi.get(self, "order")
 
     @order.setter
-    def order(self, value: Optional[Sequence[Sequence[Any]]]):
+    def order(self, value: Optional[Sequence[Sequence[_builtins.str]]]):
         pulumi.set(self, "order", value)
 
     @_builtins.property
@@ -1172,7 +1172,7 @@ class OfferQueryArgsDict(TypedDict):
     """
     The offers whose num_gpus (the service's `num_gpus`) is this value or meets these conditions.
     """
-    order: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]]]
+    order: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]]]
     """
     Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
     """
@@ -1225,7 +1225,7 @@ class OfferQueryArgs:
                  limit: pulumi.Input[Optional[_builtins.int]] = None,
                  machine_id: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
                  num_gpus: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
-                 order: pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]] = None,
+                 order: pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  reliability: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
                  rentable: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]] = None,
                  rented: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]] = None,
@@ -1256,7 +1256,7 @@ class OfferQueryArgs:
         :param pulumi.Input[_builtins.int] limit: At most this many offers.
         :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] machine_id: The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
         :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] num_gpus: The offers whose num_gpus (the service's `num_gpus`) is this value or meets these conditions.
-        :param pulumi.Input[Sequence[pulumi.Input[Sequence[Any]]]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        :param pulumi.Input[Sequence[pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
         :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] reliability: The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
         :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']] rentable: The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
         :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']] rented: The offers whose rented (the service's `rented`) is this value or meets these conditions.
@@ -1575,14 +1575,14 @@ class OfferQueryArgs:
 
     @_builtins.property
     @pulumi.getter
-    def order(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]]:
+    def order(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]]:
         """
         Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
         """
         return pulumi.get(self, "order")
 
     @order.setter
-    def order(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]]):
+    def order(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]]):
         pulumi.set(self, "order", value)
 
     @_builtins.property
@@ -2784,7 +2784,7 @@ class VolumeOfferQueryDict(TypedDict):
     """
     The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
     """
-    order: NotRequired[Sequence[Sequence[Any]]]
+    order: NotRequired[Sequence[Sequence[_builtins.str]]]
     """
     Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
     """
@@ -2819,7 +2819,7 @@ class VolumeOfferQuery:
                  inet_up_mbps: Optional[Union[_builtins.float, 'QueryNumber']] = None,
                  limit: Optional[_builtins.int] = None,
                  machine_id: Optional[Union[_builtins.float, 'QueryNumber']] = None,
-                 order: Optional[Sequence[Sequence[Any]]] = None,
+                 order: Optional[Sequence[Sequence[_builtins.str]]] = None,
                  reliability: Optional[Union[_builtins.float, 'QueryNumber']] = None,
                  static_ip: Optional[Union[_builtins.bool, 'QueryBoolean']] = None,
                  storage_cost_per_gb_month: Optional[Union[_builtins.float, 'QueryNumber']] = None,
@@ -2838,7 +2838,7 @@ class VolumeOfferQuery:
         :param Union[_builtins.float, 'QueryNumber'] inet_up_mbps: The offers whose inet_up_mbps (the service's `inet_up`) is this value or meets these conditions.
         :param _builtins.int limit: At most this many offers.
         :param Union[_builtins.float, 'QueryNumber'] machine_id: The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
-        :param Sequence[Sequence[Any]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        :param Sequence[Sequence[_builtins.str]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
         :param Union[_builtins.float, 'QueryNumber'] reliability: The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
         :param Union[_builtins.bool, 'QueryBoolean'] static_ip: The offers whose static_ip (the service's `static_ip`) is this value or meets these conditions.
         :param Union[_builtins.float, 'QueryNumber'] storage_cost_per_gb_month: The offers whose storage_cost_per_gb_month (the service's `storage_cost`) is this value or meets these conditions.
@@ -3011,14 +3011,14 @@ class VolumeOfferQuery:
 
     @_builtins.property
     @pulumi.getter
-    def order(self) -> Optional[Sequence[Sequence[Any]]]:
+    def order(self) -> Optional[Sequence[Sequence[_builtins.str]]]:
         """
         Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
         """
         return pulumi.get(self, "order")
 
     @order.setter
-    def order(self, value: Optional[Sequence[Sequence[Any]]]):
+    def order(self, value: Optional[Sequence[Sequence[_builtins.str]]]):
         pulumi.set(self, "order", value)
 
     @_builtins.property
@@ -3118,7 +3118,7 @@ class VolumeOfferQueryArgsDict(TypedDict):
     """
     The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
     """
-    order: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]]]
+    order: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]]]
     """
     Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
     """
@@ -3153,7 +3153,7 @@ class VolumeOfferQueryArgs:
                  inet_up_mbps: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
                  limit: pulumi.Input[Optional[_builtins.int]] = None,
                  machine_id: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
-                 order: pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]] = None,
+                 order: pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  reliability: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
                  static_ip: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]] = None,
                  storage_cost_per_gb_month: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
@@ -3172,7 +3172,7 @@ class VolumeOfferQueryArgs:
         :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] inet_up_mbps: The offers whose inet_up_mbps (the service's `inet_up`) is this value or meets these conditions.
         :param pulumi.Input[_builtins.int] limit: At most this many offers.
         :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] machine_id: The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
-        :param pulumi.Input[Sequence[pulumi.Input[Sequence[Any]]]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        :param pulumi.Input[Sequence[pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
         :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] reliability: The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
         :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']] static_ip: The offers whose static_ip (the service's `static_ip`) is this value or meets these conditions.
         :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] storage_cost_per_gb_month: The offers whose storage_cost_per_gb_month (the service's `storage_cost`) is this value or meets these conditions.
@@ -3345,14 +3345,14 @@ class VolumeOfferQueryArgs:
 
     @_builtins.property
     @pulumi.getter
-    def order(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]]:
+    def order(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]]:
         """
         Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
         """
         return pulumi.get(self, "order")
 
     @order.setter
-    def order(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]]):
+    def order(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]]):
         pulumi.set(self, "order", value)
 
     @_builtins.property

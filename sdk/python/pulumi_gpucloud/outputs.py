@@ -1833,7 +1833,7 @@ class OfferQuery(dict):
                  limit: Optional[_builtins.int] = None,
                  machine_id: Optional[Any] = None,
                  num_gpus: Optional[Any] = None,
-                 order: Optional[Sequence[Sequence[Any]]] = None,
+                 order: Optional[Sequence[Sequence[_builtins.str]]] = None,
                  reliability: Optional[Any] = None,
                  rentable: Optional[Any] = None,
                  rented: Optional[Any] = None,
@@ -1864,7 +1864,7 @@ class OfferQuery(dict):
         :param _builtins.int limit: At most this many offers.
         :param Union[_builtins.float, 'QueryNumber'] machine_id: The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
         :param Union[_builtins.float, 'QueryNumber'] num_gpus: The offers whose num_gpus (the service's `num_gpus`) is this value or meets these conditions.
-        :param Sequence[Sequence[Any]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        :param Sequence[Sequence[_builtins.str]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
         :param Union[_builtins.float, 'QueryNumber'] reliability: The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
         :param Union[_builtins.bool, 'QueryBoolean'] rentable: The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
         :param Union[_builtins.bool, 'QueryBoolean'] rented: The offers whose rented (the service's `rented`) is this value or meets these conditions.
@@ -2099,7 +2099,7 @@ class OfferQuery(dict):
 
     @_builtins.property
     @pulumi.getter
-    def order(self) -> Optional[Sequence[Sequence[Any]]]:
+    def order(self) -> Optional[Sequence[Sequence[_builtins.str]]]:
         """
         Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
         """
@@ -3267,7 +3267,7 @@ class VolumeOfferQuery(dict):
                  inet_up_mbps: Optional[Any] = None,
                  limit: Optional[_builtins.int] = None,
                  machine_id: Optional[Any] = None,
-                 order: Optional[Sequence[Sequence[Any]]] = None,
+                 order: Optional[Sequence[Sequence[_builtins.str]]] = None,
                  reliability: Optional[Any] = None,
                  static_ip: Optional[Any] = None,
                  storage_cost_per_gb_month: Optional[Any] = None,
@@ -3286,7 +3286,7 @@ class VolumeOfferQuery(dict):
         :param Union[_builtins.float, 'QueryNumber'] inet_up_mbps: The offers whose inet_up_mbps (the service's `inet_up`) is this value or meets these conditions.
         :param _builtins.int limit: At most this many offers.
         :param Union[_builtins.float, 'QueryNumber'] machine_id: The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
-        :param Sequence[Sequence[Any]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        :param Sequence[Sequence[_builtins.str]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
         :param Union[_builtins.float, 'QueryNumber'] reliability: The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
         :param Union[_builtins.bool, 'QueryBoolean'] static_ip: The offers whose static_ip (the service's `static_ip`) is this value or meets these conditions.
         :param Union[_builtins.float, 'QueryNumber'] storage_cost_per_gb_month: The offers whose storage_cost_per_gb_month (the service's `storage_cost`) is this value or meets these conditions.
@@ -3415,7 +3415,7 @@ class VolumeOfferQuery(dict):
 
     @_builtins.property
     @pulumi.getter
-    def order(self) -> Optional[Sequence[Sequence[Any]]]:
+    def order(self) -> Optional[Sequence[Sequence[_builtins.str]]]:
         """
         Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
         """
