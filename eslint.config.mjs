@@ -10,6 +10,10 @@ export default tseslint.config(
       "node_modules/**",
       "coverage/**",
       "templates/**",
+      // The generated SDKs (sdk/nodejs is TypeScript), in their generator's style, and the code
+      // gen-sdks adds to them.
+      "sdk/**",
+      "scripts/gen-sdks/sweeper/**",
       "**/*.js",
       "**/*.mjs",
       "**/*.cjs",

@@ -9,8 +9,8 @@
 #    the programs it builds and runs use whatever sdk/v3 their go.mod asks for (v3.259.0 here).
 #    It goes beside a CLI we built (where the CLI looks first), else to a cache directory that
 #    scripts/toolchain-env.sh puts on PATH.
-# 2. `gen-sdks` (scripts/gen-sdks/), which writes the Go and Python SDKs from the plugin's
-#    schema with pkg/v3/codegen/go and codegen/python: `pulumi package gen-sdk` asks the language
+# 2. `gen-sdks` (scripts/gen-sdks/), which writes the Go, Python and Node.js SDKs from the plugin's
+#    schema with pkg/v3/codegen/go, codegen/python and codegen/nodejs: `pulumi package gen-sdk` asks the language
 #    hosts to do it, and the hosts this project builds predate that (GeneratePackage).
 # 3. The modules and compiled packages of examples/go-workspace's go.mod (sdk/v3 and its
 #    dependencies), so that building a Go program of this package takes seconds, not minutes.
@@ -55,9 +55,10 @@ step() {
 
 # --- 2. the SDK generator ---------------------------------------------------------------------
 gen_src="$root/scripts/gen-sdks"
-gen_dir="$CACHE_ROOT/gen-sdks"
+gen_want="$(hash_of "$gen_src/go.mod" "$gen_src/go.sum" "$gen_src"/*.go)"
+# One build per source: checkouts of different versions sharing the cache keep their own.
+gen_dir="$CACHE_ROOT/gen-sdks/$gen_want"
 gen_bin="$gen_dir/gen-sdks"
-gen_want="$(hash_of "$gen_src/go.mod" "$gen_src/go.sum" "$gen_src/main.go")"
 ensure_generator() {
   [ "$(cat "$gen_dir/.stamp" 2>/dev/null)" = "$gen_want" ] && [ -x "$gen_bin" ] && return 0
   mkdir -p "$gen_dir"

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# `npm run gen-sdks`: writes the Go and Python SDKs of pulumi-gpucloud into OUT_ROOT/go and
-# OUT_ROOT/python (default: sdk/, where they are committed) from the schema the native plugin
-# prints (`pulumi package get-schema`), with scripts/gen-sdks (pkg/v3/codegen/go and
-# codegen/python, the generators the CLI uses), then `go mod tidy` in the Go module.
+# `npm run gen-sdks`: writes the Go, Python and Node.js SDKs of pulumi-gpucloud into OUT_ROOT/go,
+# OUT_ROOT/python and OUT_ROOT/nodejs (default: sdk/, where they are committed) from the schema
+# the native plugin prints (`pulumi package get-schema`), with scripts/gen-sdks (pkg/v3/codegen/go,
+# codegen/python and codegen/nodejs, the generators the CLI uses), then `go mod tidy` in the Go
+# module.
 #
-#   npm run gen-sdks                 # rewrites sdk/go and sdk/python
+#   npm run gen-sdks                 # rewrites sdk/go, sdk/python and sdk/nodejs
 #   bash scripts/with-toolchain.sh bash scripts/gen-sdks.sh /tmp/sdk   # elsewhere (drift test)
 #
 # Needs the Pulumi CLI and Go on PATH (scripts/toolchain-env.sh) and the built plugin:
 # node_modules/.bin/pulumi-resource-gpucloud after `npm run build`, or GPUCLOUD_PLUGIN=path.
-# OUT_ROOT/go and OUT_ROOT/python are replaced as a whole.
+# OUT_ROOT/go, OUT_ROOT/python and OUT_ROOT/nodejs are replaced as a whole.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${1:-$root/sdk}"
@@ -25,9 +26,10 @@ trap 'rm -rf "$work"' EXIT
 pulumi package get-schema "$plugin" >"$work/schema.json" || fail "pulumi package get-schema $plugin"
 # Generated aside and moved into place: a failed run leaves the committed SDKs as they were.
 "$generator" "$work/schema.json" "$work/sdk" || fail "gen-sdks $work/schema.json $work/sdk"
-# Python and Go programs declare the stack's sweeper with their first Instance or NodeGroup.
+# Python, Go and Node.js programs declare the stack's sweeper with their first Instance or
+# NodeGroup.
 node "$root/scripts/gen-sdks/sweeper/add-sweeper.mjs" "$work/sdk/python/pulumi_gpucloud" \
-  "$work/sdk/go/gpucloud" || fail "adding the stack's sweeper to the Python and Go SDKs"
+  "$work/sdk/go/gpucloud" "$work/sdk/nodejs" || fail "adding the stack's sweeper to the SDKs"
 # The example's go.sum holds the hashes of every module the SDK needs (sdk/v3's), so tidy
 # asks the checksum database for nothing.
 cp "$root/examples/go-workspace/go.sum" "$work/sdk/go/go.sum"
@@ -36,7 +38,7 @@ cp "$root/examples/go-workspace/go.sum" "$work/sdk/go/go.sum"
   fail "go mod tidy in the Go SDK (output above)"
 }
 mkdir -p "$out"
-for language in go python; do
+for language in go python nodejs; do
   rm -rf "${out:?}/$language"
   cp -R "$work/sdk/$language" "$out/$language"
 done

@@ -4,6 +4,9 @@
 //   pulumi-resource-gpucloud-v<version>-<os>-<arch>.tar.gz   the plugin, alone at the root
 //   gpucloud-emulator-v<version>-<os>-<arch>.tar.gz          the emulator likewise
 //   pulumi-gpucloud-<version>.tgz                            the npm package (npm pack)
+//   pulumi-gpucloud-gpucloud-<version>.tgz                   the plugin's Node.js SDK, npm's
+//                                                            @pulumi-gpucloud/gpucloud (built by
+//                                                            scripts/build-nodejs-sdk.mjs)
 //   pulumi_gpucloud-<version>-py3-none-<platform>.whl        per target, with both executables
 //   pulumi_gpucloud-<version>-py3-none-any.whl               the pure wheel
 //   schema.json                                              what the plugin serves
@@ -24,6 +27,7 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync 
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { bundle, programs, root } from "./bundle-program.mjs";
+import { buildNodejsSdk } from "./build-nodejs-sdk.mjs";
 
 const goModule = "github.com/pulumi-gpucloud/pulumi-gpucloud/sdk/go";
 
@@ -92,6 +96,7 @@ function checkVersions(version) {
     "sdk/python/pulumi_gpucloud/pulumi-plugin.json": readJson(
       "sdk/python/pulumi_gpucloud/pulumi-plugin.json",
     ).version,
+    "sdk/nodejs/package.json": readJson("sdk/nodejs/package.json").version,
     "sdk/python/pyproject.toml": /^\s*version = "([^"]+)"/m.exec(
       readFileSync(path.join(root, "sdk/python/pyproject.toml"), "utf8"),
     )?.[1],
@@ -256,6 +261,9 @@ async function main() {
     rmSync(work, { recursive: true, force: true });
   }
   run("npm", ["pack", "--silent", "--pack-destination", out], { cwd: root });
+  const nodejsSdk = buildNodejsSdk(path.join(work, "nodejs-sdk"));
+  run("npm", ["pack", "--silent", "--pack-destination", out], { cwd: nodejsSdk });
+  rmSync(work, { recursive: true, force: true });
   wheels({ out, version, tarballs, selected });
   goProxy({ out, version });
   checksums(out);

@@ -42,3 +42,42 @@ export const packageMetadata: PackageMetadata = {
   license: "Apache-2.0",
   pluginDownloadURL: pluginDownloadUrl,
 };
+
+/** The npm package of the plugin's TypeScript SDK, sdk/nodejs. */
+export const nodejsSdkPackage = "@pulumi-gpucloud/gpucloud";
+
+/** The Node.js SDK's README (npm's page). */
+function nodejsReadme(version: string): string {
+  return [
+    `# ${nodejsSdkPackage}`,
+    "",
+    "Pulumi resources for a GPU cloud through the `gpucloud` resource plugin, which the CLI",
+    "downloads by itself (`pulumi install`) or installs from a file:",
+    "",
+    "```sh",
+    `pulumi plugin install resource gpucloud ${version} --file pulumi-resource-gpucloud-v${version}-linux-amd64.tar.gz`,
+    "```",
+    "",
+    "The npm package `pulumi-gpucloud` holds the same resources as dynamic classes, with no",
+    "plugin to install. Configure `gpucloud:baseUrl` and `gpucloud:apiKey`, or the environment",
+    "variables GPUCLOUD_BASE_URL and GPUCLOUD_API_KEY.",
+    "",
+  ].join("\n");
+}
+
+/**
+ * The schema's settings of the plugin's TypeScript SDK (sdk/nodejs): scoped by the GitHub org the
+ * Go module path and the plugin's releases name, so that it never clashes with the npm package
+ * `pulumi-gpucloud`, the dynamic classes that need no plugin.
+ */
+export function nodejsLanguage(version: string) {
+  return {
+    packageName: nodejsSdkPackage,
+    packageDescription:
+      "Pulumi resources for a GPU cloud through the gpucloud resource plugin (the npm package " +
+      "pulumi-gpucloud holds the same resources as dynamic classes, with no plugin).",
+    respectSchemaVersion: true,
+    dependencies: { "@pulumi/pulumi": "^3.216.0" },
+    readme: nodejsReadme(version),
+  };
+}

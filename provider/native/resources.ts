@@ -21,7 +21,7 @@ export const nativeResources: readonly NativeResource[] = resourceModules
   .filter((descriptor) => !descriptor.overlay);
 
 /**
- * The stack's sweeper (renting/stack-sweeper.ts), which the Python and Go SDKs declare with the
+ * The stack's sweeper (renting/stack-sweeper.ts), which the Python, Go and Node.js SDKs declare with the
  * first Instance or NodeGroup of a program, as the TypeScript classes do; a YAML program
  * declares it itself, so the schema has it, as an overlay (resources/instance-sweeper.ts).
  */

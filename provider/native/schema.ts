@@ -3,7 +3,7 @@ import { providerConfigSchema } from "../run/config";
 import type { QueryMarket } from "../shared/input-fields";
 import { type Example, exampleOf } from "../shared/reference-examples";
 import { nativeFunctions } from "./functions";
-import { type PackageMetadata, packageMetadata } from "./package-metadata";
+import { nodejsLanguage, type PackageMetadata, packageMetadata } from "./package-metadata";
 import { queryJsonSchema } from "./query-types";
 import {
   type NativeResource,
@@ -104,7 +104,8 @@ interface JsonSchema {
   type?: string | string[];
   properties?: Record<string, JsonSchema>;
   required?: string[];
-  items?: JsonSchema;
+  items?: JsonSchema | false; // false after a tuple's prefixItems
+  prefixItems?: JsonSchema[];
   additionalProperties?: JsonSchema | boolean;
   anyOf?: JsonSchema[];
   oneOf?: JsonSchema[];
@@ -223,8 +224,15 @@ class Translator {
       case "integer":
       case "boolean":
         return { type };
-      case "array":
+      case "array": {
+        // A tuple of one plain type (a sort key, [field, direction]) is a list of that type.
+        const [first, ...rest] = (json.prefixItems ?? []).map((item) => this.type(item, name));
+        const same = rest.every((item) => JSON.stringify(item) === JSON.stringify(first));
+        if (same && first?.type !== undefined && !["array", "object"].includes(first.type)) {
+          return { type: "array", items: first };
+        }
         return { type: "array", items: json.items ? this.type(json.items, `${name}Item`) : any };
+      }
       case "object": {
         if (json.properties !== undefined && Object.keys(json.properties).length > 0) {
           return { $ref: `#/types/${this.named(json, json.pulumiType ?? name)}` };
@@ -454,7 +462,7 @@ export function packageSchema(version: string): PackageSpec {
     functions,
     types: translator.types,
     language: {
-      nodejs: { packageName: "pulumi-gpucloud" },
+      nodejs: nodejsLanguage(version),
       // The version in each SDK's pulumi-plugin.json: a program asks the engine for this
       // plugin's own release, the one `pulumi plugin install resource gpucloud` put in place.
       go: {

@@ -20,7 +20,7 @@ export { implementation, pluginImplementation };
 export const provider = dynamicProvider(implementation);
 
 /**
- * The stack's sweeper, as the registry lists it: the Python and Go SDKs declare it with the
+ * The stack's sweeper, as the registry lists it: the Python, Go and Node.js SDKs declare it with the
  * first Instance or NodeGroup of a program, as the TypeScript classes do. A YAML program runs no
  * SDK code: it declares the sweeper itself, so the schema has it, as an overlay (the SDKs' own
  * code declares it, no class is generated). Its token is its provider's, which the program's

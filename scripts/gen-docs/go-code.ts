@@ -11,9 +11,20 @@ const goScalars: Record<string, string> = {
   boolean: "Bool",
 };
 
-/** The Go SDK's name for inputs of a list's or map's elements: `String` (StringArray), or "". */
-const goElementName = (type: TypeSpec): string =>
-  (type.type === undefined ? undefined : goScalars[type.type]) ?? "";
+/**
+ * The Go SDK's name for inputs of a list's or map's elements: `String` (StringArray), or "".
+ * A number-or-string (a port) is a number in Go (scripts/gen-sdks/languages.go, goTyped).
+ */
+const goElementName = (type: TypeSpec): string => {
+  const [first, second, ...others] = type.oneOf ?? [];
+  if (first?.type === "integer" && second?.type === "string" && others.length === 0) return "Int";
+  // A list of lists of strings is a StringArrayArray.
+  if (type.type === "array") {
+    const inner = goElementName(type.items ?? {});
+    return inner === "" ? "" : `${inner}Array`;
+  }
+  return (type.type === undefined ? undefined : goScalars[type.type]) ?? "";
+};
 
 /** A value of a resource's input in Go: the SDK's input types (pulumi.String, ...). */
 export function goInputValue(sample: Sample, alias: string): string {

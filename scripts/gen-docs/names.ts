@@ -83,10 +83,16 @@ export const nameOf = (token: string): string => token.split(":").pop() ?? token
 export interface Languages {
   /** The name programs import the package as, in every language (`gpucloud`). */
   alias: string;
+  /** The npm package of the dynamic classes, which the TypeScript snippets use (no plugin). */
   nodejsPackage: string;
+  /** The npm package of the plugin's TypeScript SDK (sdk/nodejs). */
+  nodejsSdkPackage: string;
   pythonPackage: string;
   goImport: string;
 }
+
+/** This repository's npm package (package.json's name): the dynamic classes, no plugin. */
+export const dynamicPackage = "pulumi-gpucloud";
 
 /** The package's names in each language, from the schema's `language` section. */
 export function languagesOf(spec: PackageSpec): Languages {
@@ -95,7 +101,8 @@ export function languagesOf(spec: PackageSpec): Languages {
   const alias = goImport.split("/").pop() ?? spec.name;
   return {
     alias,
-    nodejsPackage: spec.language.nodejs.packageName,
+    nodejsPackage: dynamicPackage,
+    nodejsSdkPackage: spec.language.nodejs.packageName,
     pythonPackage: spec.language.python.packageName,
     goImport,
   };

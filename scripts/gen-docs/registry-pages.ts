@@ -65,13 +65,14 @@ function installationPage(spec: PackageSpec): string {
     "",
     `The ${displayName} provider is available as a package in these Pulumi languages:`,
     "",
-    `- JavaScript/TypeScript: ${code(languages.nodejsPackage)} on npm`,
+    `- JavaScript/TypeScript: ${code(languages.nodejsPackage)} on npm (dynamic classes, no ` +
+      `plugin), or ${code(languages.nodejsSdkPackage)} (the plugin's SDK)`,
     `- Python: ${code(languages.pythonPackage)} on PyPI (each platform's wheel also holds the ` +
       "plugin and the emulator)",
     `- Go: ${code(languages.goImport)} (\`go get ${languages.goImport.replace(/\/[^/]+$/, "")}@v${version}\`)`,
     "- YAML: the plugin alone",
     "",
-    `Python, Go and YAML programs run the ${code(`pulumi-resource-${spec.name}`)} plugin, which ` +
+    `Python, Go and YAML programs and the plugin's TypeScript SDK run the ${code(`pulumi-resource-${spec.name}`)} plugin, which ` +
       `the CLI downloads by itself from ${code(spec.pluginDownloadURL)} (the project's GitHub ` +
       `releases, for Linux, macOS and Windows): \`pulumi install\` fetches the version the SDK ` +
       "names. To install it by hand, or on a machine that reaches no GitHub:",

@@ -1,7 +1,8 @@
-// Command gen-sdks writes the Go and Python SDKs of a Pulumi package from its schema, with the
-// code generators the Pulumi CLI itself uses (github.com/pulumi/pulumi/pkg/v3/codegen/go and
-// codegen/python), so that no language host is needed to generate them (`pulumi package gen-sdk`
-// asks the language hosts to do it, and the hosts this project can build predate that).
+// Command gen-sdks writes the Go, Python and Node.js SDKs of a Pulumi package from its schema,
+// with the code generators the Pulumi CLI itself uses (github.com/pulumi/pulumi/pkg/v3/codegen/go,
+// codegen/python and codegen/nodejs), so that no language host is needed to generate them
+// (`pulumi package gen-sdk` asks the language hosts to do it, and the hosts this project can
+// build predate that). What each language changes of the schema first is in languages.go.
 //
 // Usage: gen-sdks [-sdk-version v3.X.Y] SCHEMA.json OUT_ROOT
 //
@@ -9,7 +10,9 @@
 // without its last element, requiring github.com/pulumi/pulumi/sdk/v3 at -sdk-version), and the
 // package in OUT_ROOT/go/<last element of importBasePath>. OUT_ROOT/python becomes a Python
 // project (pyproject.toml, the package language.python.packageName, and a README.md at its root,
-// which pyproject.toml names). Each of the two directories is emptied first.
+// which pyproject.toml names). OUT_ROOT/nodejs becomes an npm package of TypeScript sources
+// (language.nodejs.packageName; package.json's `pulumi` field names the plugin and its server).
+// Each of the three directories is emptied first.
 package main
 
 import (
@@ -25,6 +28,7 @@ import (
 
 	"github.com/blang/semver"
 	gogen "github.com/pulumi/pulumi/pkg/v3/codegen/go"
+	nodegen "github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
 	pygen "github.com/pulumi/pulumi/pkg/v3/codegen/python"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 	"golang.org/x/mod/modfile"
@@ -62,10 +66,17 @@ func run(schemaPath, outRoot, sdkVersion string) error {
 	if err != nil {
 		return fmt.Errorf("the Python SDK: %w", err)
 	}
+	nodeFiles, err := nodejsSDK(text)
+	if err != nil {
+		return fmt.Errorf("the Node.js SDK: %w", err)
+	}
 	if err := write(filepath.Join(outRoot, "go"), goFiles); err != nil {
 		return err
 	}
-	return write(filepath.Join(outRoot, "python"), pyFiles)
+	if err := write(filepath.Join(outRoot, "python"), pyFiles); err != nil {
+		return err
+	}
+	return write(filepath.Join(outRoot, "nodejs"), nodeFiles)
 }
 
 func parse(text []byte) (schema.PackageSpec, error) {
@@ -92,6 +103,7 @@ func goSDK(text []byte, sdkVersion string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	goTyped(&spec)
 	pkg, err := bind(spec)
 	if err != nil {
 		return nil, err
@@ -131,6 +143,7 @@ func pythonSDK(text []byte) (map[string][]byte, error) {
 		return nil, err
 	}
 	requiredOnlyInCheck(&spec)
+	pythonDescriptions(&spec)
 	pkg, err := bind(spec)
 	if err != nil {
 		return nil, err
@@ -142,6 +155,9 @@ func pythonSDK(text []byte) (map[string][]byte, error) {
 	info, _ := pkg.Language["python"].(pygen.PackageInfo)
 	if info.PackageName == "" {
 		return nil, fmt.Errorf("the schema sets no language.python.packageName")
+	}
+	if err := pythonUnionsTakeBoth(files, info.PackageName); err != nil {
+		return nil, err
 	}
 	// The generator writes the package's README inside the package, while pyproject.toml names
 	// one at the project's root: `pip install ./sdk/python` needs it there.
@@ -155,6 +171,27 @@ func pythonSDK(text []byte) (map[string][]byte, error) {
 		return nil, err
 	}
 	files["pyproject.toml"] = pyproject
+	return files, nil
+}
+
+// nodejsSDK is the Node.js SDK as TypeScript sources with their package.json and tsconfig.json
+// (built with tsc by whoever packs or uses it).
+func nodejsSDK(text []byte) (map[string][]byte, error) {
+	spec, err := parse(text)
+	if err != nil {
+		return nil, err
+	}
+	pkg, err := bind(spec)
+	if err != nil {
+		return nil, err
+	}
+	files, err := nodegen.GeneratePackage(tool, pkg, nil, nil, false, noPackages{})
+	if err != nil {
+		return nil, err
+	}
+	if err := nodejsPackageJSON(files, spec.PluginDownloadURL); err != nil {
+		return nil, err
+	}
 	return files, nil
 }
 

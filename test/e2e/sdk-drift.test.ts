@@ -18,14 +18,15 @@ async function filesOf(dir: string): Promise<Map<string, string>> {
   for (const entry of entries) {
     if (!entry.isFile()) continue;
     const full = path.join(entry.parentPath, entry.name);
-    // What pip and Python leave in a checkout the user ran from is not the SDK.
-    if (/(__pycache__|\.egg-info|[/\\]build[/\\])/.test(full)) continue;
+    // What pip and Python leave in a checkout the user ran from is not the SDK, nor what tsc and
+    // npm leave in sdk/nodejs (bin/, node_modules/).
+    if (/(__pycache__|\.egg-info|[/\\](build|bin|node_modules)[/\\])/.test(full)) continue;
     files.set(path.relative(dir, full), await readFile(full, "utf8"));
   }
   return files;
 }
 
-describe("the committed SDKs (sdk/go, sdk/python)", () => {
+describe("the committed SDKs (sdk/go, sdk/python, sdk/nodejs)", () => {
   let generated!: string;
   beforeAll(async () => {
     generated = await mkdtemp(path.join(tmpdir(), "gpucloud-sdk-drift-"));
@@ -38,7 +39,7 @@ describe("the committed SDKs (sdk/go, sdk/python)", () => {
     await execFileAsync("bash", [path.join(repoRoot, "scripts", "gen-sdks.sh"), generated], {
       cwd: repoRoot,
     });
-    for (const language of ["go", "python"]) {
+    for (const language of ["go", "python", "nodejs"]) {
       const fresh = await filesOf(path.join(generated, language));
       const committed = await filesOf(path.join(repoRoot, "sdk", language));
       expect(fresh.size).toBeGreaterThan(10);

@@ -1,13 +1,13 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { pluginDownloadUrl } from "../../provider/native/package-metadata";
+import { nodejsSdkPackage, pluginDownloadUrl } from "../../provider/native/package-metadata";
 import { packageSchema } from "../../provider/native/schema";
 import { packageVersion } from "../../provider/native/server";
 import { repoRoot } from "../support/repo-root";
 
 // The release's fast part, on every change (RELEASING.md): one version for everything (the
-// package, the plugin, its schema, both SDKs), the same download URL everywhere the CLI reads
+// package, the plugin, its schema, the SDKs), the same download URL everywhere the CLI reads
 // it, and an npm package that holds what its README links to.
 const read = (file: string) => readFileSync(path.join(repoRoot, file), "utf8");
 const packageJson = z
@@ -43,6 +43,23 @@ test.each(["sdk/python/pulumi_gpucloud/pulumi-plugin.json", "sdk/go/gpucloud/pul
     });
   },
 );
+
+test("sdk/nodejs/package.json is its own package, naming the plugin, version and URL (else: npm run gen-sdks)", () => {
+  const nodejs = z
+    .object({ name: z.string(), version: z.string(), pulumi: pluginJson })
+    .parse(JSON.parse(read("sdk/nodejs/package.json")));
+  // Never the dynamic classes' package, which needs no plugin.
+  expect(nodejs.name).toBe(nodejsSdkPackage);
+  expect(nodejs.name).not.toBe(packageJson.name);
+  expect(nodejs.version).toBe(version);
+  expect(nodejs.pulumi).toEqual({
+    resource: true,
+    name: "gpucloud",
+    version,
+    server: pluginDownloadUrl,
+  });
+  expect(read("sdk/nodejs/utilities.ts")).toContain(`pluginDownloadURL: "${pluginDownloadUrl}"`);
+});
 
 test("the SDKs' own version and download URL agree (else: npm run gen-sdks)", () => {
   expect(/^\s*version = "([^"]+)"/m.exec(read("sdk/python/pyproject.toml"))?.[1]).toBe(version);

@@ -18,5 +18,5 @@ func CancelRsyncCopy(ctx *pulumi.Context, args *CancelRsyncCopyArgs, opts ...pul
 
 type CancelRsyncCopyArgs struct {
 	// The id of the instance the copy runs into: a positive whole number, or its digits.
-	DstId interface{} `pulumi:"dstId"`
+	DstId int `pulumi:"dstId"`
 }

@@ -24,7 +24,7 @@ func GetOffers(ctx *pulumi.Context, args *GetOffersArgs, opts ...pulumi.InvokeOp
 
 type GetOffersArgs struct {
 	// The query: an object of fields, each a plain value (meaning eq) or conditions (eq, neq, gt, gte, lt, lte, in, notin), e.g. an RTX 4090 with at least 24 GB of GPU RAM, with order, limit and type (on-demand, the default, or interruptible: prices are then the minimum bids); or the official client's query string. Absent: every verified, rentable, unrented offer that is not external.
-	Query interface{} `pulumi:"query"`
+	Query *OfferQuery `pulumi:"query"`
 }
 
 type GetOffersResult struct {
@@ -39,7 +39,7 @@ func GetOffersOutput(ctx *pulumi.Context, args GetOffersOutputArgs, opts ...pulu
 
 type GetOffersOutputArgs struct {
 	// The query: an object of fields, each a plain value (meaning eq) or conditions (eq, neq, gt, gte, lt, lte, in, notin), e.g. an RTX 4090 with at least 24 GB of GPU RAM, with order, limit and type (on-demand, the default, or interruptible: prices are then the minimum bids); or the official client's query string. Absent: every verified, rentable, unrented offer that is not external.
-	Query pulumi.Input `pulumi:"query"`
+	Query OfferQueryPtrInput `pulumi:"query"`
 }
 
 func (GetOffersOutputArgs) ElementType() reflect.Type {

@@ -24,7 +24,7 @@ func GetVolumeOffers(ctx *pulumi.Context, args *GetVolumeOffersArgs, opts ...pul
 
 type GetVolumeOffersArgs struct {
 	// The query: an object of fields, each a plain value (meaning eq) or conditions (eq, neq, gt, gte, lt, lte, in, notin), e.g. at least 100 GB of disk space in the US, with order and limit; or the official client's query string. Absent: every offer.
-	Query interface{} `pulumi:"query"`
+	Query *VolumeOfferQuery `pulumi:"query"`
 }
 
 type GetVolumeOffersResult struct {
@@ -39,7 +39,7 @@ func GetVolumeOffersOutput(ctx *pulumi.Context, args GetVolumeOffersOutputArgs, 
 
 type GetVolumeOffersOutputArgs struct {
 	// The query: an object of fields, each a plain value (meaning eq) or conditions (eq, neq, gt, gte, lt, lte, in, notin), e.g. at least 100 GB of disk space in the US, with order and limit; or the official client's query string. Absent: every offer.
-	Query pulumi.Input `pulumi:"query"`
+	Query VolumeOfferQueryPtrInput `pulumi:"query"`
 }
 
 func (GetVolumeOffersOutputArgs) ElementType() reflect.Type {

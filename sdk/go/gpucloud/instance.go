@@ -36,7 +36,7 @@ type Instance struct {
 	// With `maxLifetime`: when the instance expires, fixed at create (ISO 8601, UTC, e.g. `2026-01-01T08:00:00Z`). Its watchdog then stops or destroys it (`onExpiry`); the next up rents a new one. Absent otherwise.
 	ExpiresAt pulumi.StringPtrOutput `pulumi:"expiresAt"`
 	// Container ports to open: a number (TCP) or `"<port>/udp"`, sent as the service's `-p <port>:<port>` docker options (its docker-environment guide: each maps to a random external port). `ports` and `urls` then say where each answers. A template's ports apply as well. Changing them replaces the instance.
-	ExposePorts pulumi.ArrayOutput `pulumi:"exposePorts"`
+	ExposePorts pulumi.IntArrayOutput `pulumi:"exposePorts"`
 	// Memory per GPU, in megabytes (the API's unit).
 	GpuRamMb pulumi.IntPtrOutput `pulumi:"gpuRamMb"`
 	// Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
@@ -64,7 +64,7 @@ type Instance struct {
 	// What was rented: the ask, GPUs, price and machine, as the offer search answered them (by query) or as the instance shows them.
 	Offer InstanceRentedOfferPtrOutput `pulumi:"offer"`
 	// Rent the best offer matching this query instead of a fixed ask: an OfferQuery (a value or conditions per field, e.g. an RTX 4090 with at least 24 GB of GPU RAM and a reliability of at least 0.98) or the official client's query string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
-	OfferQuery pulumi.AnyOutput `pulumi:"offerQuery"`
+	OfferQuery OfferQueryPtrOutput `pulumi:"offerQuery"`
 	// What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
 	OnExpiry pulumi.StringPtrOutput `pulumi:"onExpiry"`
 	// What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits for it to run again; `replace` (with `offerQuery`) rents another instance by the query, within the stack's cap, then destroys the paused one so that its disk bills no more: a network volume moves to the replacement; a local volume only when its machine has a free matching offer, else the instance stays paused and up says why. Changes in place.
@@ -182,7 +182,7 @@ type instanceArgs struct {
 	// Environment variables of the instance: names of letters, digits and `_`. Changing them rebuilds the container in place, as changing `image` does.
 	Env map[string]string `pulumi:"env"`
 	// Container ports to open: a number (TCP) or `"<port>/udp"`, sent as the service's `-p <port>:<port>` docker options (its docker-environment guide: each maps to a random external port). `ports` and `urls` then say where each answers. A template's ports apply as well. Changing them replaces the instance.
-	ExposePorts []interface{} `pulumi:"exposePorts"`
+	ExposePorts []int `pulumi:"exposePorts"`
 	// Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
 	IdleShutdown *IdleShutdown `pulumi:"idleShutdown"`
 	// The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
@@ -200,7 +200,7 @@ type instanceArgs struct {
 	// A network volume to mount at create: its id (a NetworkVolume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
 	NetworkVolume *InstanceNetworkVolume `pulumi:"networkVolume"`
 	// Rent the best offer matching this query instead of a fixed ask: an OfferQuery (a value or conditions per field, e.g. an RTX 4090 with at least 24 GB of GPU RAM and a reliability of at least 0.98) or the official client's query string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
-	OfferQuery interface{} `pulumi:"offerQuery"`
+	OfferQuery *OfferQuery `pulumi:"offerQuery"`
 	// What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
 	OnExpiry *string `pulumi:"onExpiry"`
 	// What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits for it to run again; `replace` (with `offerQuery`) rents another instance by the query, within the stack's cap, then destroys the paused one so that its disk bills no more: a network volume moves to the replacement; a local volume only when its machine has a free matching offer, else the instance stays paused and up says why. Changes in place.
@@ -248,7 +248,7 @@ type InstanceArgs struct {
 	// Environment variables of the instance: names of letters, digits and `_`. Changing them rebuilds the container in place, as changing `image` does.
 	Env pulumi.StringMapInput
 	// Container ports to open: a number (TCP) or `"<port>/udp"`, sent as the service's `-p <port>:<port>` docker options (its docker-environment guide: each maps to a random external port). `ports` and `urls` then say where each answers. A template's ports apply as well. Changing them replaces the instance.
-	ExposePorts pulumi.ArrayInput
+	ExposePorts pulumi.IntArrayInput
 	// Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
 	IdleShutdown IdleShutdownPtrInput
 	// The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
@@ -266,7 +266,7 @@ type InstanceArgs struct {
 	// A network volume to mount at create: its id (a NetworkVolume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
 	NetworkVolume InstanceNetworkVolumePtrInput
 	// Rent the best offer matching this query instead of a fixed ask: an OfferQuery (a value or conditions per field, e.g. an RTX 4090 with at least 24 GB of GPU RAM and a reliability of at least 0.98) or the official client's query string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
-	OfferQuery pulumi.Input
+	OfferQuery OfferQueryPtrInput
 	// What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
 	OnExpiry pulumi.StringPtrInput
 	// What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits for it to run again; `replace` (with `offerQuery`) rents another instance by the query, within the stack's cap, then destroys the paused one so that its disk bills no more: a network volume moves to the replacement; a local volume only when its machine has a free matching offer, else the instance stays paused and up says why. Changes in place.
@@ -387,8 +387,8 @@ func (o InstanceOutput) ExpiresAt() pulumi.StringPtrOutput {
 }
 
 // Container ports to open: a number (TCP) or `"<port>/udp"`, sent as the service's `-p <port>:<port>` docker options (its docker-environment guide: each maps to a random external port). `ports` and `urls` then say where each answers. A template's ports apply as well. Changing them replaces the instance.
-func (o InstanceOutput) ExposePorts() pulumi.ArrayOutput {
-	return o.ApplyT(func(v *Instance) pulumi.ArrayOutput { return v.ExposePorts }).(pulumi.ArrayOutput)
+func (o InstanceOutput) ExposePorts() pulumi.IntArrayOutput {
+	return o.ApplyT(func(v *Instance) pulumi.IntArrayOutput { return v.ExposePorts }).(pulumi.IntArrayOutput)
 }
 
 // Memory per GPU, in megabytes (the API's unit).
@@ -457,8 +457,8 @@ func (o InstanceOutput) Offer() InstanceRentedOfferPtrOutput {
 }
 
 // Rent the best offer matching this query instead of a fixed ask: an OfferQuery (a value or conditions per field, e.g. an RTX 4090 with at least 24 GB of GPU RAM and a reliability of at least 0.98) or the official client's query string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
-func (o InstanceOutput) OfferQuery() pulumi.AnyOutput {
-	return o.ApplyT(func(v *Instance) pulumi.AnyOutput { return v.OfferQuery }).(pulumi.AnyOutput)
+func (o InstanceOutput) OfferQuery() OfferQueryPtrOutput {
+	return o.ApplyT(func(v *Instance) OfferQueryPtrOutput { return v.OfferQuery }).(OfferQueryPtrOutput)
 }
 
 // What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.

@@ -29,7 +29,7 @@ type NetworkVolume struct {
 	// The ask the volume was taken from: `askId`, or the offer `offerQuery` found.
 	OfferAskId pulumi.IntPtrOutput `pulumi:"offerAskId"`
 	// Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `sizeGb` (the query's `order` first, when it gives one), e.g. one whose clusterId is 101, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
-	OfferQuery pulumi.AnyOutput `pulumi:"offerQuery"`
+	OfferQuery VolumeOfferQueryPtrOutput `pulumi:"offerQuery"`
 	// The volume's size in gigabytes, a whole number. Changing it replaces the volume.
 	SizeGb pulumi.IntOutput `pulumi:"sizeGb"`
 	// The volume's id: what an Instance's `networkVolume.volumeId` mounts.
@@ -86,7 +86,7 @@ type networkVolumeArgs struct {
 	// A name for the volume (the service shows it as its label): letters, digits, `_` and `.`, at most 256 characters. Optional: instances mount it by its id. Changing it replaces the volume.
 	Name *string `pulumi:"name"`
 	// Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `sizeGb` (the query's `order` first, when it gives one), e.g. one whose clusterId is 101, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
-	OfferQuery interface{} `pulumi:"offerQuery"`
+	OfferQuery *VolumeOfferQuery `pulumi:"offerQuery"`
 	// The volume's size in gigabytes, a whole number. Changing it replaces the volume.
 	SizeGb int `pulumi:"sizeGb"`
 }
@@ -98,7 +98,7 @@ type NetworkVolumeArgs struct {
 	// A name for the volume (the service shows it as its label): letters, digits, `_` and `.`, at most 256 characters. Optional: instances mount it by its id. Changing it replaces the volume.
 	Name pulumi.StringPtrInput
 	// Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `sizeGb` (the query's `order` first, when it gives one), e.g. one whose clusterId is 101, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
-	OfferQuery pulumi.Input
+	OfferQuery VolumeOfferQueryPtrInput
 	// The volume's size in gigabytes, a whole number. Changing it replaces the volume.
 	SizeGb pulumi.IntInput
 }
@@ -171,8 +171,8 @@ func (o NetworkVolumeOutput) OfferAskId() pulumi.IntPtrOutput {
 }
 
 // Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `sizeGb` (the query's `order` first, when it gives one), e.g. one whose clusterId is 101, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
-func (o NetworkVolumeOutput) OfferQuery() pulumi.AnyOutput {
-	return o.ApplyT(func(v *NetworkVolume) pulumi.AnyOutput { return v.OfferQuery }).(pulumi.AnyOutput)
+func (o NetworkVolumeOutput) OfferQuery() VolumeOfferQueryPtrOutput {
+	return o.ApplyT(func(v *NetworkVolume) VolumeOfferQueryPtrOutput { return v.OfferQuery }).(VolumeOfferQueryPtrOutput)
 }
 
 // The volume's size in gigabytes, a whole number. Changing it replaces the volume.

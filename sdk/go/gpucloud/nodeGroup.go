@@ -31,7 +31,7 @@ type NodeGroup struct {
 	// With `maxLifetime`: when the group expires, fixed at its create (ISO 8601, UTC, e.g. `2026-01-01T08:00:00Z`); every node's watchdog then stops or destroys it, and the next up rents a new group. Absent otherwise.
 	ExpiresAt pulumi.StringPtrOutput `pulumi:"expiresAt"`
 	// Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
-	ExposePorts pulumi.ArrayOutput `pulumi:"exposePorts"`
+	ExposePorts pulumi.IntArrayOutput `pulumi:"exposePorts"`
 	// Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
 	IdleShutdown IdleShutdownPtrOutput `pulumi:"idleShutdown"`
 	// Each node's container image, e.g. `pytorch/pytorch`. Changing it rebuilds every node's container in place: the same instances, machines, overlay addresses and price, the network volume still mounted; each container is created anew, so what it wrote outside the network volume is lost.
@@ -55,7 +55,7 @@ type NodeGroup struct {
 	// The nodes, by rank.
 	Nodes NodeGroupNodeArrayOutput `pulumi:"nodes"`
 	// The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
-	OfferQuery pulumi.AnyOutput `pulumi:"offerQuery"`
+	OfferQuery OfferQueryOutput `pulumi:"offerQuery"`
 	// What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
 	OnExpiry pulumi.StringPtrOutput `pulumi:"onExpiry"`
 	// What the next up does about nodes a higher bid took (outbid; refresh finds them): `wait` (the default) leaves them paused, saying what their disks bill; `raise` raises each one's bid a tenth of a cent above the winning one, up to `maxBidDollarsPerHour`; `replace` destroys each outbid node and rents its rank again in the group's cluster, on its overlay (every rank anew when rank 0 is outbid, as for a rank 0 gone), within the stack's cap; when the cluster has no room, they stay paused and up says why. Changes in place.
@@ -151,7 +151,7 @@ type nodeGroupArgs struct {
 	// Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them rebuilds every node's container in place, as changing `image` does.
 	Env map[string]string `pulumi:"env"`
 	// Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
-	ExposePorts []interface{} `pulumi:"exposePorts"`
+	ExposePorts []int `pulumi:"exposePorts"`
 	// Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
 	IdleShutdown *IdleShutdown `pulumi:"idleShutdown"`
 	// Each node's container image, e.g. `pytorch/pytorch`. Changing it rebuilds every node's container in place: the same instances, machines, overlay addresses and price, the network volume still mounted; each container is created anew, so what it wrote outside the network volume is lost.
@@ -169,7 +169,7 @@ type nodeGroupArgs struct {
 	// How many nodes (instances), 1 to 64, all in one physical cluster. Changing it adds or removes the highest ranks in place when the cluster has room; otherwise the group is replaced (preview says which).
 	NodeCount int `pulumi:"nodeCount"`
 	// The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
-	OfferQuery interface{} `pulumi:"offerQuery"`
+	OfferQuery OfferQuery `pulumi:"offerQuery"`
 	// What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
 	OnExpiry *string `pulumi:"onExpiry"`
 	// What the next up does about nodes a higher bid took (outbid; refresh finds them): `wait` (the default) leaves them paused, saying what their disks bill; `raise` raises each one's bid a tenth of a cent above the winning one, up to `maxBidDollarsPerHour`; `replace` destroys each outbid node and rents its rank again in the group's cluster, on its overlay (every rank anew when rank 0 is outbid, as for a rank 0 gone), within the stack's cap; when the cluster has no room, they stay paused and up says why. Changes in place.
@@ -199,7 +199,7 @@ type NodeGroupArgs struct {
 	// Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them rebuilds every node's container in place, as changing `image` does.
 	Env pulumi.StringMapInput
 	// Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
-	ExposePorts pulumi.ArrayInput
+	ExposePorts pulumi.IntArrayInput
 	// Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
 	IdleShutdown IdleShutdownPtrInput
 	// Each node's container image, e.g. `pytorch/pytorch`. Changing it rebuilds every node's container in place: the same instances, machines, overlay addresses and price, the network volume still mounted; each container is created anew, so what it wrote outside the network volume is lost.
@@ -217,7 +217,7 @@ type NodeGroupArgs struct {
 	// How many nodes (instances), 1 to 64, all in one physical cluster. Changing it adds or removes the highest ranks in place when the cluster has room; otherwise the group is replaced (preview says which).
 	NodeCount pulumi.IntInput
 	// The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
-	OfferQuery pulumi.Input
+	OfferQuery OfferQueryInput
 	// What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
 	OnExpiry pulumi.StringPtrInput
 	// What the next up does about nodes a higher bid took (outbid; refresh finds them): `wait` (the default) leaves them paused, saying what their disks bill; `raise` raises each one's bid a tenth of a cent above the winning one, up to `maxBidDollarsPerHour`; `replace` destroys each outbid node and rents its rank again in the group's cluster, on its overlay (every rank anew when rank 0 is outbid, as for a rank 0 gone), within the stack's cap; when the cluster has no room, they stay paused and up says why. Changes in place.
@@ -309,8 +309,8 @@ func (o NodeGroupOutput) ExpiresAt() pulumi.StringPtrOutput {
 }
 
 // Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
-func (o NodeGroupOutput) ExposePorts() pulumi.ArrayOutput {
-	return o.ApplyT(func(v *NodeGroup) pulumi.ArrayOutput { return v.ExposePorts }).(pulumi.ArrayOutput)
+func (o NodeGroupOutput) ExposePorts() pulumi.IntArrayOutput {
+	return o.ApplyT(func(v *NodeGroup) pulumi.IntArrayOutput { return v.ExposePorts }).(pulumi.IntArrayOutput)
 }
 
 // Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
@@ -369,8 +369,8 @@ func (o NodeGroupOutput) Nodes() NodeGroupNodeArrayOutput {
 }
 
 // The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
-func (o NodeGroupOutput) OfferQuery() pulumi.AnyOutput {
-	return o.ApplyT(func(v *NodeGroup) pulumi.AnyOutput { return v.OfferQuery }).(pulumi.AnyOutput)
+func (o NodeGroupOutput) OfferQuery() OfferQueryOutput {
+	return o.ApplyT(func(v *NodeGroup) OfferQueryOutput { return v.OfferQuery }).(OfferQueryOutput)
 }
 
 // What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.

@@ -1996,7 +1996,7 @@ type OfferQuery struct {
 	// The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
 	NumGpus interface{} `pulumi:"numGpus"`
 	// Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
-	Order [][]interface{} `pulumi:"order"`
+	Order [][]string `pulumi:"order"`
 	// The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
 	Reliability interface{} `pulumi:"reliability"`
 	// The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
@@ -2067,7 +2067,7 @@ type OfferQueryArgs struct {
 	// The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
 	NumGpus pulumi.Input `pulumi:"numGpus"`
 	// Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
-	Order pulumi.ArrayArrayInput `pulumi:"order"`
+	Order pulumi.StringArrayArrayInput `pulumi:"order"`
 	// The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
 	Reliability pulumi.Input `pulumi:"reliability"`
 	// The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
@@ -2266,8 +2266,8 @@ func (o OfferQueryOutput) NumGpus() pulumi.AnyOutput {
 }
 
 // Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
-func (o OfferQueryOutput) Order() pulumi.ArrayArrayOutput {
-	return o.ApplyT(func(v OfferQuery) [][]interface{} { return v.Order }).(pulumi.ArrayArrayOutput)
+func (o OfferQueryOutput) Order() pulumi.StringArrayArrayOutput {
+	return o.ApplyT(func(v OfferQuery) [][]string { return v.Order }).(pulumi.StringArrayArrayOutput)
 }
 
 // The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
@@ -2535,13 +2535,13 @@ func (o OfferQueryPtrOutput) NumGpus() pulumi.AnyOutput {
 }
 
 // Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
-func (o OfferQueryPtrOutput) Order() pulumi.ArrayArrayOutput {
-	return o.ApplyT(func(v *OfferQuery) [][]interface{} {
+func (o OfferQueryPtrOutput) Order() pulumi.StringArrayArrayOutput {
+	return o.ApplyT(func(v *OfferQuery) [][]string {
 		if v == nil {
 			return nil
 		}
 		return v.Order
-	}).(pulumi.ArrayArrayOutput)
+	}).(pulumi.StringArrayArrayOutput)
 }
 
 // The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
@@ -4203,7 +4203,7 @@ type VolumeForInstance struct {
 	// The instance's price cap (its `maxDollarsPerHour`), in dollars per hour.
 	MaxDollarsPerHour *float64 `pulumi:"maxDollarsPerHour"`
 	// The offer query of the instance that will link the volume (its `offerQuery`).
-	OfferQuery interface{} `pulumi:"offerQuery"`
+	OfferQuery OfferQuery `pulumi:"offerQuery"`
 }
 
 // VolumeForInstanceInput is an input type that accepts VolumeForInstanceArgs and VolumeForInstanceOutput values.
@@ -4221,7 +4221,7 @@ type VolumeForInstanceArgs struct {
 	// The instance's price cap (its `maxDollarsPerHour`), in dollars per hour.
 	MaxDollarsPerHour pulumi.Float64PtrInput `pulumi:"maxDollarsPerHour"`
 	// The offer query of the instance that will link the volume (its `offerQuery`).
-	OfferQuery pulumi.Input `pulumi:"offerQuery"`
+	OfferQuery OfferQueryInput `pulumi:"offerQuery"`
 }
 
 func (VolumeForInstanceArgs) ElementType() reflect.Type {
@@ -4307,8 +4307,8 @@ func (o VolumeForInstanceOutput) MaxDollarsPerHour() pulumi.Float64PtrOutput {
 }
 
 // The offer query of the instance that will link the volume (its `offerQuery`).
-func (o VolumeForInstanceOutput) OfferQuery() pulumi.AnyOutput {
-	return o.ApplyT(func(v VolumeForInstance) interface{} { return v.OfferQuery }).(pulumi.AnyOutput)
+func (o VolumeForInstanceOutput) OfferQuery() OfferQueryOutput {
+	return o.ApplyT(func(v VolumeForInstance) OfferQuery { return v.OfferQuery }).(OfferQueryOutput)
 }
 
 type VolumeForInstancePtrOutput struct{ *pulumi.OutputState }
@@ -4346,13 +4346,13 @@ func (o VolumeForInstancePtrOutput) MaxDollarsPerHour() pulumi.Float64PtrOutput 
 }
 
 // The offer query of the instance that will link the volume (its `offerQuery`).
-func (o VolumeForInstancePtrOutput) OfferQuery() pulumi.AnyOutput {
-	return o.ApplyT(func(v *VolumeForInstance) interface{} {
+func (o VolumeForInstancePtrOutput) OfferQuery() OfferQueryPtrOutput {
+	return o.ApplyT(func(v *VolumeForInstance) *OfferQuery {
 		if v == nil {
 			return nil
 		}
-		return v.OfferQuery
-	}).(pulumi.AnyOutput)
+		return &v.OfferQuery
+	}).(OfferQueryPtrOutput)
 }
 
 // A volume offer (ask) as getVolumeOffers answers it; units are in the field names.
@@ -4538,7 +4538,7 @@ type VolumeOfferQuery struct {
 	// The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
 	MachineId interface{} `pulumi:"machineId"`
 	// Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
-	Order [][]interface{} `pulumi:"order"`
+	Order [][]string `pulumi:"order"`
 	// The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
 	Reliability interface{} `pulumi:"reliability"`
 	// The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
@@ -4585,7 +4585,7 @@ type VolumeOfferQueryArgs struct {
 	// The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
 	MachineId pulumi.Input `pulumi:"machineId"`
 	// Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
-	Order pulumi.ArrayArrayInput `pulumi:"order"`
+	Order pulumi.StringArrayArrayInput `pulumi:"order"`
 	// The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
 	Reliability pulumi.Input `pulumi:"reliability"`
 	// The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
@@ -4730,8 +4730,8 @@ func (o VolumeOfferQueryOutput) MachineId() pulumi.AnyOutput {
 }
 
 // Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
-func (o VolumeOfferQueryOutput) Order() pulumi.ArrayArrayOutput {
-	return o.ApplyT(func(v VolumeOfferQuery) [][]interface{} { return v.Order }).(pulumi.ArrayArrayOutput)
+func (o VolumeOfferQueryOutput) Order() pulumi.StringArrayArrayOutput {
+	return o.ApplyT(func(v VolumeOfferQuery) [][]string { return v.Order }).(pulumi.StringArrayArrayOutput)
 }
 
 // The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
@@ -4889,13 +4889,13 @@ func (o VolumeOfferQueryPtrOutput) MachineId() pulumi.AnyOutput {
 }
 
 // Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
-func (o VolumeOfferQueryPtrOutput) Order() pulumi.ArrayArrayOutput {
-	return o.ApplyT(func(v *VolumeOfferQuery) [][]interface{} {
+func (o VolumeOfferQueryPtrOutput) Order() pulumi.StringArrayArrayOutput {
+	return o.ApplyT(func(v *VolumeOfferQuery) [][]string {
 		if v == nil {
 			return nil
 		}
 		return v.Order
-	}).(pulumi.ArrayArrayOutput)
+	}).(pulumi.StringArrayArrayOutput)
 }
 
 // The offers whose reliability (the service's `reliability`) is this value or meets these conditions.

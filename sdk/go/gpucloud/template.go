@@ -173,7 +173,7 @@ type templateArgs struct {
 	// Shell commands run when an instance starts.
 	Onstart *string `pulumi:"onstart"`
 	// Ports to map: a number (the same port on both sides), `"8080:80"` or `"5353:5353/udp"`. Recorded as `host:container[/udp]`.
-	Ports []interface{} `pulumi:"ports"`
+	Ports []int `pulumi:"ports"`
 	// Whether the template is private: not publicly searchable; default true.
 	Private *bool `pulumi:"private"`
 	// Longer documentation of the template.
@@ -215,7 +215,7 @@ type TemplateArgs struct {
 	// Shell commands run when an instance starts.
 	Onstart pulumi.StringPtrInput
 	// Ports to map: a number (the same port on both sides), `"8080:80"` or `"5353:5353/udp"`. Recorded as `host:container[/udp]`.
-	Ports pulumi.ArrayInput
+	Ports pulumi.IntArrayInput
 	// Whether the template is private: not publicly searchable; default true.
 	Private pulumi.BoolPtrInput
 	// Longer documentation of the template.

@@ -34,7 +34,7 @@ type Volume struct {
 	// The volume's name as the service gives it: `V.<number>`.
 	VolumeName pulumi.StringOutput `pulumi:"volumeName"`
 	// Accept the cheapest volume offer matching this query and offering at least `sizeGb`: a VolumeOfferQuery (e.g. offers in the US with a reliability of at least 0.99) or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
-	VolumeOfferQuery pulumi.AnyOutput `pulumi:"volumeOfferQuery"`
+	VolumeOfferQuery VolumeOfferQueryPtrOutput `pulumi:"volumeOfferQuery"`
 }
 
 // NewVolume registers a new resource with the given unique name, arguments, and options.
@@ -87,7 +87,7 @@ type volumeArgs struct {
 	// The volume's size in gigabytes, a whole number; default 15. Changing it replaces the volume.
 	SizeGb *int `pulumi:"sizeGb"`
 	// Accept the cheapest volume offer matching this query and offering at least `sizeGb`: a VolumeOfferQuery (e.g. offers in the US with a reliability of at least 0.99) or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
-	VolumeOfferQuery interface{} `pulumi:"volumeOfferQuery"`
+	VolumeOfferQuery *VolumeOfferQuery `pulumi:"volumeOfferQuery"`
 }
 
 // The set of arguments for constructing a Volume resource.
@@ -99,7 +99,7 @@ type VolumeArgs struct {
 	// The volume's size in gigabytes, a whole number; default 15. Changing it replaces the volume.
 	SizeGb pulumi.IntPtrInput
 	// Accept the cheapest volume offer matching this query and offering at least `sizeGb`: a VolumeOfferQuery (e.g. offers in the US with a reliability of at least 0.99) or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
-	VolumeOfferQuery pulumi.Input
+	VolumeOfferQuery VolumeOfferQueryPtrInput
 }
 
 func (VolumeArgs) ElementType() reflect.Type {
@@ -185,8 +185,8 @@ func (o VolumeOutput) VolumeName() pulumi.StringOutput {
 }
 
 // Accept the cheapest volume offer matching this query and offering at least `sizeGb`: a VolumeOfferQuery (e.g. offers in the US with a reliability of at least 0.99) or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
-func (o VolumeOutput) VolumeOfferQuery() pulumi.AnyOutput {
-	return o.ApplyT(func(v *Volume) pulumi.AnyOutput { return v.VolumeOfferQuery }).(pulumi.AnyOutput)
+func (o VolumeOutput) VolumeOfferQuery() VolumeOfferQueryPtrOutput {
+	return o.ApplyT(func(v *Volume) VolumeOfferQueryPtrOutput { return v.VolumeOfferQuery }).(VolumeOfferQueryPtrOutput)
 }
 
 func init() {

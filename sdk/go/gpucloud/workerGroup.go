@@ -33,7 +33,7 @@ type WorkerGroup struct {
 	// The floor load the group keeps capacity for, in perf units per second (tokens per second for LLMs); 0 or more, default 1. Changes in place.
 	MinLoad pulumi.Float64Output `pulumi:"minLoad"`
 	// The offers workers are rented from, in an instance's offerQuery form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
-	OfferQuery pulumi.AnyOutput `pulumi:"offerQuery"`
+	OfferQuery OfferQueryPtrOutput `pulumi:"offerQuery"`
 	// The query object sent as the service's `search_params` (the API's field names and units); after a refresh, the one the service holds. A difference from the program's query is updated in place.
 	SearchQuery pulumi.MapOutput `pulumi:"searchQuery"`
 	// Target capacity utilization of the group: the anticipated load over the active capacity, more than 0 and at most 1 (0.9 keeps 11% headroom); default 0.9. Changes in place.
@@ -133,7 +133,7 @@ type workerGroupArgs struct {
 	// The floor load the group keeps capacity for, in perf units per second (tokens per second for LLMs); 0 or more, default 1. Changes in place.
 	MinLoad *float64 `pulumi:"minLoad"`
 	// The offers workers are rented from, in an instance's offerQuery form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
-	OfferQuery interface{} `pulumi:"offerQuery"`
+	OfferQuery *OfferQuery `pulumi:"offerQuery"`
 	// Target capacity utilization of the group: the anticipated load over the active capacity, more than 0 and at most 1 (0.9 keeps 11% headroom); default 0.9. Changes in place.
 	TargetUtil *float64 `pulumi:"targetUtil"`
 	// The workers' template by its hash (a Template's `hashId`); give this or `templateId`. Changes in place.
@@ -163,7 +163,7 @@ type WorkerGroupArgs struct {
 	// The floor load the group keeps capacity for, in perf units per second (tokens per second for LLMs); 0 or more, default 1. Changes in place.
 	MinLoad pulumi.Float64PtrInput
 	// The offers workers are rented from, in an instance's offerQuery form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
-	OfferQuery pulumi.Input
+	OfferQuery OfferQueryPtrInput
 	// Target capacity utilization of the group: the anticipated load over the active capacity, more than 0 and at most 1 (0.9 keeps 11% headroom); default 0.9. Changes in place.
 	TargetUtil pulumi.Float64PtrInput
 	// The workers' template by its hash (a Template's `hashId`); give this or `templateId`. Changes in place.
@@ -252,8 +252,8 @@ func (o WorkerGroupOutput) MinLoad() pulumi.Float64Output {
 }
 
 // The offers workers are rented from, in an instance's offerQuery form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
-func (o WorkerGroupOutput) OfferQuery() pulumi.AnyOutput {
-	return o.ApplyT(func(v *WorkerGroup) pulumi.AnyOutput { return v.OfferQuery }).(pulumi.AnyOutput)
+func (o WorkerGroupOutput) OfferQuery() OfferQueryPtrOutput {
+	return o.ApplyT(func(v *WorkerGroup) OfferQueryPtrOutput { return v.OfferQuery }).(OfferQueryPtrOutput)
 }
 
 // The query object sent as the service's `search_params` (the API's field names and units); after a refresh, the one the service holds. A difference from the program's query is updated in place.

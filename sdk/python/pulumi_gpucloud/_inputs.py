@@ -318,11 +318,11 @@ class ApiKeyPermissionsApiArgs:
 
 class IdleShutdownArgsDict(TypedDict):
     """
-    Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+    Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `max_lifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
     """
     after: pulumi.Input[_builtins.str]
     """
-    How long the instance must stay idle, without a break, before the action: a whole number and a unit, `s`, `m`, `h` or `d` (`"30m"`, `"2h"`), at most `365d` and at most `maxLifetime`. Counted from each start of the container.
+    How long the instance must stay idle, without a break, before the action: a whole number and a unit, `s`, `m`, `h` or `d` (`"30m"`, `"2h"`), at most `365d` and at most `max_lifetime`. Counted from each start of the container.
     """
     action: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
@@ -335,9 +335,9 @@ class IdleShutdownArgs:
                  after: pulumi.Input[_builtins.str],
                  action: pulumi.Input[Optional[_builtins.str]] = None):
         """
-        Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+        Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `max_lifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
 
-        :param pulumi.Input[_builtins.str] after: How long the instance must stay idle, without a break, before the action: a whole number and a unit, `s`, `m`, `h` or `d` (`"30m"`, `"2h"`), at most `365d` and at most `maxLifetime`. Counted from each start of the container.
+        :param pulumi.Input[_builtins.str] after: How long the instance must stay idle, without a break, before the action: a whole number and a unit, `s`, `m`, `h` or `d` (`"30m"`, `"2h"`), at most `365d` and at most `max_lifetime`. Counted from each start of the container.
         :param pulumi.Input[_builtins.str] action: `destroy` (the default) or `stop`. A stopped instance releases its GPUs but its disk still bills, and it may not start again: its GPUs may be rented by someone else meanwhile.
         """
         pulumi.set(__self__, "after", after)
@@ -348,7 +348,7 @@ class IdleShutdownArgs:
     @pulumi.getter
     def after(self) -> pulumi.Input[_builtins.str]:
         """
-        How long the instance must stay idle, without a break, before the action: a whole number and a unit, `s`, `m`, `h` or `d` (`"30m"`, `"2h"`), at most `365d` and at most `maxLifetime`. Counted from each start of the container.
+        How long the instance must stay idle, without a break, before the action: a whole number and a unit, `s`, `m`, `h` or `d` (`"30m"`, `"2h"`), at most `365d` and at most `max_lifetime`. Counted from each start of the container.
         """
         return pulumi.get(self, "after")
 
@@ -376,7 +376,7 @@ class InstanceNetworkVolumeArgsDict(TypedDict):
     """
     volume_id: pulumi.Input[_builtins.int]
     """
-    The network volume to mount: a NetworkVolume's `volumeId`.
+    The network volume to mount: a NetworkVolume's `volume_id`.
     """
 
 @pulumi.input_type
@@ -386,7 +386,7 @@ class InstanceNetworkVolumeArgs:
                  volume_id: pulumi.Input[_builtins.int]):
         """
         :param pulumi.Input[_builtins.str] mount_path: Where the volume is mounted in the instance: an absolute path, e.g. `/data`.
-        :param pulumi.Input[_builtins.int] volume_id: The network volume to mount: a NetworkVolume's `volumeId`.
+        :param pulumi.Input[_builtins.int] volume_id: The network volume to mount: a NetworkVolume's `volume_id`.
         """
         pulumi.set(__self__, "mount_path", mount_path)
         pulumi.set(__self__, "volume_id", volume_id)
@@ -407,7 +407,7 @@ class InstanceNetworkVolumeArgs:
     @pulumi.getter(name="volumeId")
     def volume_id(self) -> pulumi.Input[_builtins.int]:
         """
-        The network volume to mount: a NetworkVolume's `volumeId`.
+        The network volume to mount: a NetworkVolume's `volume_id`.
         """
         return pulumi.get(self, "volume_id")
 
@@ -423,7 +423,7 @@ class InstanceVolumeArgsDict(TypedDict):
     """
     volume_id: pulumi.Input[_builtins.int]
     """
-    The volume to link: a Volume's `volumeId`.
+    The volume to link: a Volume's `volume_id`.
     """
 
 @pulumi.input_type
@@ -433,7 +433,7 @@ class InstanceVolumeArgs:
                  volume_id: pulumi.Input[_builtins.int]):
         """
         :param pulumi.Input[_builtins.str] mount_path: Where the volume is mounted in the instance: an absolute path, e.g. `/data`.
-        :param pulumi.Input[_builtins.int] volume_id: The volume to link: a Volume's `volumeId`.
+        :param pulumi.Input[_builtins.int] volume_id: The volume to link: a Volume's `volume_id`.
         """
         pulumi.set(__self__, "mount_path", mount_path)
         pulumi.set(__self__, "volume_id", volume_id)
@@ -454,7 +454,7 @@ class InstanceVolumeArgs:
     @pulumi.getter(name="volumeId")
     def volume_id(self) -> pulumi.Input[_builtins.int]:
         """
-        The volume to link: a Volume's `volumeId`.
+        The volume to link: a Volume's `volume_id`.
         """
         return pulumi.get(self, "volume_id")
 
@@ -516,23 +516,23 @@ class OfferQueryDict(TypedDict):
     """
     cluster_id: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+    The offers whose cluster_id (the service's `cluster_id`) is this value or meets these conditions.
     """
     compute_cap: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose computeCap (the service's `compute_cap`) is this value or meets these conditions.
+    The offers whose compute_cap (the service's `compute_cap`) is this value or meets these conditions.
     """
     cpu_cores: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose cpuCores (the service's `cpu_cores`) is this value or meets these conditions.
+    The offers whose cpu_cores (the service's `cpu_cores`) is this value or meets these conditions.
     """
     cpu_ram_gb: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose cpuRamGb (the service's `cpu_ram`) is this value or meets these conditions.
+    The offers whose cpu_ram_gb (the service's `cpu_ram`) is this value or meets these conditions.
     """
     cuda_max_good: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose cudaMaxGood (the service's `cuda_max_good`) is this value or meets these conditions.
+    The offers whose cuda_max_good (the service's `cuda_max_good`) is this value or meets these conditions.
     """
     datacenter: NotRequired[Union[_builtins.bool, 'QueryBooleanDict']]
     """
@@ -540,11 +540,11 @@ class OfferQueryDict(TypedDict):
     """
     direct_port_count: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose directPortCount (the service's `direct_port_count`) is this value or meets these conditions.
+    The offers whose direct_port_count (the service's `direct_port_count`) is this value or meets these conditions.
     """
     disk_space_gb: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+    The offers whose disk_space_gb (the service's `disk_space`) is this value or meets these conditions.
     """
     dlperf: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
@@ -552,7 +552,7 @@ class OfferQueryDict(TypedDict):
     """
     dollars_per_hour: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose dollarsPerHour (the service's `dph_total`) is this value or meets these conditions.
+    The offers whose dollars_per_hour (the service's `dph_total`) is this value or meets these conditions.
     """
     external: NotRequired[Union[_builtins.bool, 'QueryBooleanDict']]
     """
@@ -564,27 +564,27 @@ class OfferQueryDict(TypedDict):
     """
     gpu_name: NotRequired[Union[_builtins.str, 'QueryTextDict']]
     """
-    The offers whose gpuName (the service's `gpu_name`) is this value or meets these conditions.
+    The offers whose gpu_name (the service's `gpu_name`) is this value or meets these conditions.
     """
     gpu_ram_gb: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose gpuRamGb (the service's `gpu_ram`) is this value or meets these conditions.
+    The offers whose gpu_ram_gb (the service's `gpu_ram`) is this value or meets these conditions.
     """
     gpu_total_ram_gb: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose gpuTotalRamGb (the service's `gpu_total_ram`) is this value or meets these conditions.
+    The offers whose gpu_total_ram_gb (the service's `gpu_total_ram`) is this value or meets these conditions.
     """
     host_id: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+    The offers whose host_id (the service's `host_id`) is this value or meets these conditions.
     """
     inet_down_mbps: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+    The offers whose inet_down_mbps (the service's `inet_down`) is this value or meets these conditions.
     """
     inet_up_mbps: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+    The offers whose inet_up_mbps (the service's `inet_up`) is this value or meets these conditions.
     """
     limit: NotRequired[_builtins.int]
     """
@@ -592,13 +592,13 @@ class OfferQueryDict(TypedDict):
     """
     machine_id: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+    The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
     """
     num_gpus: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
+    The offers whose num_gpus (the service's `num_gpus`) is this value or meets these conditions.
     """
-    order: NotRequired[Sequence[Sequence[Any]]]
+    order: NotRequired[Sequence[Sequence[_builtins.str]]]
     """
     Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
     """
@@ -616,7 +616,7 @@ class OfferQueryDict(TypedDict):
     """
     static_ip: NotRequired[Union[_builtins.bool, 'QueryBooleanDict']]
     """
-    The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+    The offers whose static_ip (the service's `static_ip`) is this value or meets these conditions.
     """
     type: NotRequired[_builtins.str]
     """
@@ -651,7 +651,7 @@ class OfferQuery:
                  limit: Optional[_builtins.int] = None,
                  machine_id: Optional[Union[_builtins.float, 'QueryNumber']] = None,
                  num_gpus: Optional[Union[_builtins.float, 'QueryNumber']] = None,
-                 order: Optional[Sequence[Sequence[Any]]] = None,
+                 order: Optional[Sequence[Sequence[_builtins.str]]] = None,
                  reliability: Optional[Union[_builtins.float, 'QueryNumber']] = None,
                  rentable: Optional[Union[_builtins.bool, 'QueryBoolean']] = None,
                  rented: Optional[Union[_builtins.bool, 'QueryBoolean']] = None,
@@ -661,32 +661,32 @@ class OfferQuery:
         """
         An instance offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
 
-        :param Union[_builtins.float, 'QueryNumber'] cluster_id: The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] compute_cap: The offers whose computeCap (the service's `compute_cap`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] cpu_cores: The offers whose cpuCores (the service's `cpu_cores`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] cpu_ram_gb: The offers whose cpuRamGb (the service's `cpu_ram`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] cuda_max_good: The offers whose cudaMaxGood (the service's `cuda_max_good`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] cluster_id: The offers whose cluster_id (the service's `cluster_id`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] compute_cap: The offers whose compute_cap (the service's `compute_cap`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] cpu_cores: The offers whose cpu_cores (the service's `cpu_cores`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] cpu_ram_gb: The offers whose cpu_ram_gb (the service's `cpu_ram`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] cuda_max_good: The offers whose cuda_max_good (the service's `cuda_max_good`) is this value or meets these conditions.
         :param Union[_builtins.bool, 'QueryBoolean'] datacenter: The offers whose datacenter (the service's `datacenter`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] direct_port_count: The offers whose directPortCount (the service's `direct_port_count`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] disk_space_gb: The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] direct_port_count: The offers whose direct_port_count (the service's `direct_port_count`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] disk_space_gb: The offers whose disk_space_gb (the service's `disk_space`) is this value or meets these conditions.
         :param Union[_builtins.float, 'QueryNumber'] dlperf: The offers whose dlperf (the service's `dlperf`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] dollars_per_hour: The offers whose dollarsPerHour (the service's `dph_total`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] dollars_per_hour: The offers whose dollars_per_hour (the service's `dph_total`) is this value or meets these conditions.
         :param Union[_builtins.bool, 'QueryBoolean'] external: The offers whose external (the service's `external`) is this value or meets these conditions.
         :param Union[_builtins.str, 'QueryText'] geolocation: The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
-        :param Union[_builtins.str, 'QueryText'] gpu_name: The offers whose gpuName (the service's `gpu_name`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] gpu_ram_gb: The offers whose gpuRamGb (the service's `gpu_ram`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] gpu_total_ram_gb: The offers whose gpuTotalRamGb (the service's `gpu_total_ram`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] host_id: The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] inet_down_mbps: The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] inet_up_mbps: The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        :param Union[_builtins.str, 'QueryText'] gpu_name: The offers whose gpu_name (the service's `gpu_name`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] gpu_ram_gb: The offers whose gpu_ram_gb (the service's `gpu_ram`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] gpu_total_ram_gb: The offers whose gpu_total_ram_gb (the service's `gpu_total_ram`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] host_id: The offers whose host_id (the service's `host_id`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] inet_down_mbps: The offers whose inet_down_mbps (the service's `inet_down`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] inet_up_mbps: The offers whose inet_up_mbps (the service's `inet_up`) is this value or meets these conditions.
         :param _builtins.int limit: At most this many offers.
-        :param Union[_builtins.float, 'QueryNumber'] machine_id: The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] num_gpus: The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
-        :param Sequence[Sequence[Any]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        :param Union[_builtins.float, 'QueryNumber'] machine_id: The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] num_gpus: The offers whose num_gpus (the service's `num_gpus`) is this value or meets these conditions.
+        :param Sequence[Sequence[_builtins.str]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
         :param Union[_builtins.float, 'QueryNumber'] reliability: The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
         :param Union[_builtins.bool, 'QueryBoolean'] rentable: The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
         :param Union[_builtins.bool, 'QueryBoolean'] rented: The offers whose rented (the service's `rented`) is this value or meets these conditions.
-        :param Union[_builtins.bool, 'QueryBoolean'] static_ip: The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+        :param Union[_builtins.bool, 'QueryBoolean'] static_ip: The offers whose static_ip (the service's `static_ip`) is this value or meets these conditions.
         :param _builtins.str type: on-demand (the default) or interruptible (prices are then the minimum bids).
         :param Union[_builtins.bool, 'QueryBoolean'] verified: The offers whose verified (the service's `verified`) is this value or meets these conditions.
         """
@@ -751,7 +751,7 @@ class OfferQuery:
     @pulumi.getter(name="clusterId")
     def cluster_id(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+        The offers whose cluster_id (the service's `cluster_id`) is this value or meets these conditions.
         """
         return pulumi.get(self, "cluster_id")
 
@@ -763,7 +763,7 @@ class OfferQuery:
     @pulumi.getter(name="computeCap")
     def compute_cap(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose computeCap (the service's `compute_cap`) is this value or meets these conditions.
+        The offers whose compute_cap (the service's `compute_cap`) is this value or meets these conditions.
         """
         return pulumi.get(self, "compute_cap")
 
@@ -775,7 +775,7 @@ class OfferQuery:
     @pulumi.getter(name="cpuCores")
     def cpu_cores(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose cpuCores (the service's `cpu_cores`) is this value or meets these conditions.
+        The offers whose cpu_cores (the service's `cpu_cores`) is this value or meets these conditions.
         """
         return pulumi.get(self, "cpu_cores")
 
@@ -787,7 +787,7 @@ class OfferQuery:
     @pulumi.getter(name="cpuRamGb")
     def cpu_ram_gb(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose cpuRamGb (the service's `cpu_ram`) is this value or meets these conditions.
+        The offers whose cpu_ram_gb (the service's `cpu_ram`) is this value or meets these conditions.
         """
         return pulumi.get(self, "cpu_ram_gb")
 
@@ -799,7 +799,7 @@ class OfferQuery:
     @pulumi.getter(name="cudaMaxGood")
     def cuda_max_good(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose cudaMaxGood (the service's `cuda_max_good`) is this value or meets these conditions.
+        The offers whose cuda_max_good (the service's `cuda_max_good`) is this value or meets these conditions.
         """
         return pulumi.get(self, "cuda_max_good")
 
@@ -823,7 +823,7 @@ class OfferQuery:
     @pulumi.getter(name="directPortCount")
     def direct_port_count(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose directPortCount (the service's `direct_port_count`) is this value or meets these conditions.
+        The offers whose direct_port_count (the service's `direct_port_count`) is this value or meets these conditions.
         """
         return pulumi.get(self, "direct_port_count")
 
@@ -835,7 +835,7 @@ class OfferQuery:
     @pulumi.getter(name="diskSpaceGb")
     def disk_space_gb(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+        The offers whose disk_space_gb (the service's `disk_space`) is this value or meets these conditions.
         """
         return pulumi.get(self, "disk_space_gb")
 
@@ -859,7 +859,7 @@ class OfferQuery:
     @pulumi.getter(name="dollarsPerHour")
     def dollars_per_hour(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose dollarsPerHour (the service's `dph_total`) is this value or meets these conditions.
+        The offers whose dollars_per_hour (the service's `dph_total`) is this value or meets these conditions.
         """
         return pulumi.get(self, "dollars_per_hour")
 
@@ -895,7 +895,7 @@ class OfferQuery:
     @pulumi.getter(name="gpuName")
     def gpu_name(self) -> Optional[Union[_builtins.str, 'QueryText']]:
         """
-        The offers whose gpuName (the service's `gpu_name`) is this value or meets these conditions.
+        The offers whose gpu_name (the service's `gpu_name`) is this value or meets these conditions.
         """
         return pulumi.get(self, "gpu_name")
 
@@ -907,7 +907,7 @@ class OfferQuery:
     @pulumi.getter(name="gpuRamGb")
     def gpu_ram_gb(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose gpuRamGb (the service's `gpu_ram`) is this value or meets these conditions.
+        The offers whose gpu_ram_gb (the service's `gpu_ram`) is this value or meets these conditions.
         """
         return pulumi.get(self, "gpu_ram_gb")
 
@@ -919,7 +919,7 @@ class OfferQuery:
     @pulumi.getter(name="gpuTotalRamGb")
     def gpu_total_ram_gb(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose gpuTotalRamGb (the service's `gpu_total_ram`) is this value or meets these conditions.
+        The offers whose gpu_total_ram_gb (the service's `gpu_total_ram`) is this value or meets these conditions.
         """
         return pulumi.get(self, "gpu_total_ram_gb")
 
@@ -931,7 +931,7 @@ class OfferQuery:
     @pulumi.getter(name="hostId")
     def host_id(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+        The offers whose host_id (the service's `host_id`) is this value or meets these conditions.
         """
         return pulumi.get(self, "host_id")
 
@@ -943,7 +943,7 @@ class OfferQuery:
     @pulumi.getter(name="inetDownMbps")
     def inet_down_mbps(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+        The offers whose inet_down_mbps (the service's `inet_down`) is this value or meets these conditions.
         """
         return pulumi.get(self, "inet_down_mbps")
 
@@ -955,7 +955,7 @@ class OfferQuery:
     @pulumi.getter(name="inetUpMbps")
     def inet_up_mbps(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        The offers whose inet_up_mbps (the service's `inet_up`) is this value or meets these conditions.
         """
         return pulumi.get(self, "inet_up_mbps")
 
@@ -979,7 +979,7 @@ class OfferQuery:
     @pulumi.getter(name="machineId")
     def machine_id(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+        The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
         """
         return pulumi.get(self, "machine_id")
 
@@ -991,7 +991,7 @@ class OfferQuery:
     @pulumi.getter(name="numGpus")
     def num_gpus(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
+        The offers whose num_gpus (the service's `num_gpus`) is this value or meets these conditions.
         """
         return pulumi.get(self, "num_gpus")
 
@@ -1001,14 +1001,14 @@ class OfferQuery:
 
     @_builtins.property
     @pulumi.getter
-    def order(self) -> Optional[Sequence[Sequence[Any]]]:
+    def order(self) -> Optional[Sequence[Sequence[_builtins.str]]]:
         """
         Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
         """
         return pulumi.get(self, "order")
 
     @order.setter
-    def order(self, value: Optional[Sequence[Sequence[Any]]]):
+    def order(self, value: Optional[Sequence[Sequence[_builtins.str]]]):
         pulumi.set(self, "order", value)
 
     @_builtins.property
@@ -1051,7 +1051,7 @@ class OfferQuery:
     @pulumi.getter(name="staticIp")
     def static_ip(self) -> Optional[Union[_builtins.bool, 'QueryBoolean']]:
         """
-        The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+        The offers whose static_ip (the service's `static_ip`) is this value or meets these conditions.
         """
         return pulumi.get(self, "static_ip")
 
@@ -1088,115 +1088,115 @@ class OfferQueryArgsDict(TypedDict):
     """
     An instance offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
     """
-    cluster_id: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    cluster_id: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+    The offers whose cluster_id (the service's `cluster_id`) is this value or meets these conditions.
     """
-    compute_cap: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    compute_cap: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose computeCap (the service's `compute_cap`) is this value or meets these conditions.
+    The offers whose compute_cap (the service's `compute_cap`) is this value or meets these conditions.
     """
-    cpu_cores: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    cpu_cores: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose cpuCores (the service's `cpu_cores`) is this value or meets these conditions.
+    The offers whose cpu_cores (the service's `cpu_cores`) is this value or meets these conditions.
     """
-    cpu_ram_gb: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    cpu_ram_gb: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose cpuRamGb (the service's `cpu_ram`) is this value or meets these conditions.
+    The offers whose cpu_ram_gb (the service's `cpu_ram`) is this value or meets these conditions.
     """
-    cuda_max_good: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    cuda_max_good: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose cudaMaxGood (the service's `cuda_max_good`) is this value or meets these conditions.
+    The offers whose cuda_max_good (the service's `cuda_max_good`) is this value or meets these conditions.
     """
-    datacenter: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgsDict']]]]
+    datacenter: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]]
     """
     The offers whose datacenter (the service's `datacenter`) is this value or meets these conditions.
     """
-    direct_port_count: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    direct_port_count: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose directPortCount (the service's `direct_port_count`) is this value or meets these conditions.
+    The offers whose direct_port_count (the service's `direct_port_count`) is this value or meets these conditions.
     """
-    disk_space_gb: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    disk_space_gb: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+    The offers whose disk_space_gb (the service's `disk_space`) is this value or meets these conditions.
     """
-    dlperf: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    dlperf: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
     The offers whose dlperf (the service's `dlperf`) is this value or meets these conditions.
     """
-    dollars_per_hour: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    dollars_per_hour: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose dollarsPerHour (the service's `dph_total`) is this value or meets these conditions.
+    The offers whose dollars_per_hour (the service's `dph_total`) is this value or meets these conditions.
     """
-    external: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgsDict']]]]
+    external: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]]
     """
     The offers whose external (the service's `external`) is this value or meets these conditions.
     """
-    geolocation: NotRequired[pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgsDict']]]]
+    geolocation: NotRequired[pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs', 'QueryTextArgsDict']]]]
     """
     The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
     """
-    gpu_name: NotRequired[pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgsDict']]]]
+    gpu_name: NotRequired[pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs', 'QueryTextArgsDict']]]]
     """
-    The offers whose gpuName (the service's `gpu_name`) is this value or meets these conditions.
+    The offers whose gpu_name (the service's `gpu_name`) is this value or meets these conditions.
     """
-    gpu_ram_gb: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    gpu_ram_gb: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose gpuRamGb (the service's `gpu_ram`) is this value or meets these conditions.
+    The offers whose gpu_ram_gb (the service's `gpu_ram`) is this value or meets these conditions.
     """
-    gpu_total_ram_gb: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    gpu_total_ram_gb: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose gpuTotalRamGb (the service's `gpu_total_ram`) is this value or meets these conditions.
+    The offers whose gpu_total_ram_gb (the service's `gpu_total_ram`) is this value or meets these conditions.
     """
-    host_id: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    host_id: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+    The offers whose host_id (the service's `host_id`) is this value or meets these conditions.
     """
-    inet_down_mbps: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    inet_down_mbps: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+    The offers whose inet_down_mbps (the service's `inet_down`) is this value or meets these conditions.
     """
-    inet_up_mbps: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    inet_up_mbps: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+    The offers whose inet_up_mbps (the service's `inet_up`) is this value or meets these conditions.
     """
     limit: NotRequired[pulumi.Input[Optional[_builtins.int]]]
     """
     At most this many offers.
     """
-    machine_id: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    machine_id: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+    The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
     """
-    num_gpus: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    num_gpus: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
+    The offers whose num_gpus (the service's `num_gpus`) is this value or meets these conditions.
     """
-    order: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]]]
+    order: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]]]
     """
     Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
     """
-    reliability: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    reliability: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
     The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
     """
-    rentable: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgsDict']]]]
+    rentable: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]]
     """
     The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
     """
-    rented: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgsDict']]]]
+    rented: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]]
     """
     The offers whose rented (the service's `rented`) is this value or meets these conditions.
     """
-    static_ip: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgsDict']]]]
+    static_ip: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]]
     """
-    The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+    The offers whose static_ip (the service's `static_ip`) is this value or meets these conditions.
     """
     type: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
     on-demand (the default) or interruptible (prices are then the minimum bids).
     """
-    verified: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgsDict']]]]
+    verified: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]]
     """
     The offers whose verified (the service's `verified`) is this value or meets these conditions.
     """
@@ -1204,65 +1204,65 @@ class OfferQueryArgsDict(TypedDict):
 @pulumi.input_type
 class OfferQueryArgs:
     def __init__(__self__, *,
-                 cluster_id: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 compute_cap: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 cpu_cores: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 cpu_ram_gb: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 cuda_max_good: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 datacenter: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]] = None,
-                 direct_port_count: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 disk_space_gb: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 dlperf: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 dollars_per_hour: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 external: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]] = None,
-                 geolocation: pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs']]] = None,
-                 gpu_name: pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs']]] = None,
-                 gpu_ram_gb: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 gpu_total_ram_gb: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 host_id: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 inet_down_mbps: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 inet_up_mbps: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 cluster_id: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 compute_cap: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 cpu_cores: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 cpu_ram_gb: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 cuda_max_good: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 datacenter: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]] = None,
+                 direct_port_count: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 disk_space_gb: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 dlperf: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 dollars_per_hour: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 external: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]] = None,
+                 geolocation: pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs', 'QueryTextArgsDict']]] = None,
+                 gpu_name: pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs', 'QueryTextArgsDict']]] = None,
+                 gpu_ram_gb: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 gpu_total_ram_gb: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 host_id: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 inet_down_mbps: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 inet_up_mbps: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
                  limit: pulumi.Input[Optional[_builtins.int]] = None,
-                 machine_id: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 num_gpus: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 order: pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]] = None,
-                 reliability: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 rentable: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]] = None,
-                 rented: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]] = None,
-                 static_ip: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]] = None,
+                 machine_id: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 num_gpus: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 order: pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
+                 reliability: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 rentable: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]] = None,
+                 rented: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]] = None,
+                 static_ip: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]] = None,
                  type: pulumi.Input[Optional[_builtins.str]] = None,
-                 verified: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]] = None):
+                 verified: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]] = None):
         """
         An instance offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
 
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] cluster_id: The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] compute_cap: The offers whose computeCap (the service's `compute_cap`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] cpu_cores: The offers whose cpuCores (the service's `cpu_cores`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] cpu_ram_gb: The offers whose cpuRamGb (the service's `cpu_ram`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] cuda_max_good: The offers whose cudaMaxGood (the service's `cuda_max_good`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs']] datacenter: The offers whose datacenter (the service's `datacenter`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] direct_port_count: The offers whose directPortCount (the service's `direct_port_count`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] disk_space_gb: The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] dlperf: The offers whose dlperf (the service's `dlperf`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] dollars_per_hour: The offers whose dollarsPerHour (the service's `dph_total`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs']] external: The offers whose external (the service's `external`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.str, 'QueryTextArgs']] geolocation: The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.str, 'QueryTextArgs']] gpu_name: The offers whose gpuName (the service's `gpu_name`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] gpu_ram_gb: The offers whose gpuRamGb (the service's `gpu_ram`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] gpu_total_ram_gb: The offers whose gpuTotalRamGb (the service's `gpu_total_ram`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] host_id: The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] inet_down_mbps: The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] inet_up_mbps: The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] cluster_id: The offers whose cluster_id (the service's `cluster_id`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] compute_cap: The offers whose compute_cap (the service's `compute_cap`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] cpu_cores: The offers whose cpu_cores (the service's `cpu_cores`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] cpu_ram_gb: The offers whose cpu_ram_gb (the service's `cpu_ram`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] cuda_max_good: The offers whose cuda_max_good (the service's `cuda_max_good`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']] datacenter: The offers whose datacenter (the service's `datacenter`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] direct_port_count: The offers whose direct_port_count (the service's `direct_port_count`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] disk_space_gb: The offers whose disk_space_gb (the service's `disk_space`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] dlperf: The offers whose dlperf (the service's `dlperf`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] dollars_per_hour: The offers whose dollars_per_hour (the service's `dph_total`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']] external: The offers whose external (the service's `external`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.str, 'QueryTextArgs', 'QueryTextArgsDict']] geolocation: The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.str, 'QueryTextArgs', 'QueryTextArgsDict']] gpu_name: The offers whose gpu_name (the service's `gpu_name`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] gpu_ram_gb: The offers whose gpu_ram_gb (the service's `gpu_ram`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] gpu_total_ram_gb: The offers whose gpu_total_ram_gb (the service's `gpu_total_ram`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] host_id: The offers whose host_id (the service's `host_id`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] inet_down_mbps: The offers whose inet_down_mbps (the service's `inet_down`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] inet_up_mbps: The offers whose inet_up_mbps (the service's `inet_up`) is this value or meets these conditions.
         :param pulumi.Input[_builtins.int] limit: At most this many offers.
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] machine_id: The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] num_gpus: The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
-        :param pulumi.Input[Sequence[pulumi.Input[Sequence[Any]]]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] reliability: The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs']] rentable: The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs']] rented: The offers whose rented (the service's `rented`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs']] static_ip: The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] machine_id: The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] num_gpus: The offers whose num_gpus (the service's `num_gpus`) is this value or meets these conditions.
+        :param pulumi.Input[Sequence[pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] reliability: The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']] rentable: The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']] rented: The offers whose rented (the service's `rented`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']] static_ip: The offers whose static_ip (the service's `static_ip`) is this value or meets these conditions.
         :param pulumi.Input[_builtins.str] type: on-demand (the default) or interruptible (prices are then the minimum bids).
-        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs']] verified: The offers whose verified (the service's `verified`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']] verified: The offers whose verified (the service's `verified`) is this value or meets these conditions.
         """
         if cluster_id is not None:
             pulumi.set(__self__, "cluster_id", cluster_id)
@@ -1323,218 +1323,218 @@ class OfferQueryArgs:
 
     @_builtins.property
     @pulumi.getter(name="clusterId")
-    def cluster_id(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def cluster_id(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+        The offers whose cluster_id (the service's `cluster_id`) is this value or meets these conditions.
         """
         return pulumi.get(self, "cluster_id")
 
     @cluster_id.setter
-    def cluster_id(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def cluster_id(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "cluster_id", value)
 
     @_builtins.property
     @pulumi.getter(name="computeCap")
-    def compute_cap(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def compute_cap(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose computeCap (the service's `compute_cap`) is this value or meets these conditions.
+        The offers whose compute_cap (the service's `compute_cap`) is this value or meets these conditions.
         """
         return pulumi.get(self, "compute_cap")
 
     @compute_cap.setter
-    def compute_cap(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def compute_cap(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "compute_cap", value)
 
     @_builtins.property
     @pulumi.getter(name="cpuCores")
-    def cpu_cores(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def cpu_cores(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose cpuCores (the service's `cpu_cores`) is this value or meets these conditions.
+        The offers whose cpu_cores (the service's `cpu_cores`) is this value or meets these conditions.
         """
         return pulumi.get(self, "cpu_cores")
 
     @cpu_cores.setter
-    def cpu_cores(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def cpu_cores(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "cpu_cores", value)
 
     @_builtins.property
     @pulumi.getter(name="cpuRamGb")
-    def cpu_ram_gb(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def cpu_ram_gb(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose cpuRamGb (the service's `cpu_ram`) is this value or meets these conditions.
+        The offers whose cpu_ram_gb (the service's `cpu_ram`) is this value or meets these conditions.
         """
         return pulumi.get(self, "cpu_ram_gb")
 
     @cpu_ram_gb.setter
-    def cpu_ram_gb(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def cpu_ram_gb(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "cpu_ram_gb", value)
 
     @_builtins.property
     @pulumi.getter(name="cudaMaxGood")
-    def cuda_max_good(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def cuda_max_good(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose cudaMaxGood (the service's `cuda_max_good`) is this value or meets these conditions.
+        The offers whose cuda_max_good (the service's `cuda_max_good`) is this value or meets these conditions.
         """
         return pulumi.get(self, "cuda_max_good")
 
     @cuda_max_good.setter
-    def cuda_max_good(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def cuda_max_good(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "cuda_max_good", value)
 
     @_builtins.property
     @pulumi.getter
-    def datacenter(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]:
+    def datacenter(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]:
         """
         The offers whose datacenter (the service's `datacenter`) is this value or meets these conditions.
         """
         return pulumi.get(self, "datacenter")
 
     @datacenter.setter
-    def datacenter(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]):
+    def datacenter(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]):
         pulumi.set(self, "datacenter", value)
 
     @_builtins.property
     @pulumi.getter(name="directPortCount")
-    def direct_port_count(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def direct_port_count(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose directPortCount (the service's `direct_port_count`) is this value or meets these conditions.
+        The offers whose direct_port_count (the service's `direct_port_count`) is this value or meets these conditions.
         """
         return pulumi.get(self, "direct_port_count")
 
     @direct_port_count.setter
-    def direct_port_count(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def direct_port_count(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "direct_port_count", value)
 
     @_builtins.property
     @pulumi.getter(name="diskSpaceGb")
-    def disk_space_gb(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def disk_space_gb(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+        The offers whose disk_space_gb (the service's `disk_space`) is this value or meets these conditions.
         """
         return pulumi.get(self, "disk_space_gb")
 
     @disk_space_gb.setter
-    def disk_space_gb(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def disk_space_gb(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "disk_space_gb", value)
 
     @_builtins.property
     @pulumi.getter
-    def dlperf(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def dlperf(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
         The offers whose dlperf (the service's `dlperf`) is this value or meets these conditions.
         """
         return pulumi.get(self, "dlperf")
 
     @dlperf.setter
-    def dlperf(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def dlperf(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "dlperf", value)
 
     @_builtins.property
     @pulumi.getter(name="dollarsPerHour")
-    def dollars_per_hour(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def dollars_per_hour(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose dollarsPerHour (the service's `dph_total`) is this value or meets these conditions.
+        The offers whose dollars_per_hour (the service's `dph_total`) is this value or meets these conditions.
         """
         return pulumi.get(self, "dollars_per_hour")
 
     @dollars_per_hour.setter
-    def dollars_per_hour(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def dollars_per_hour(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "dollars_per_hour", value)
 
     @_builtins.property
     @pulumi.getter
-    def external(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]:
+    def external(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]:
         """
         The offers whose external (the service's `external`) is this value or meets these conditions.
         """
         return pulumi.get(self, "external")
 
     @external.setter
-    def external(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]):
+    def external(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]):
         pulumi.set(self, "external", value)
 
     @_builtins.property
     @pulumi.getter
-    def geolocation(self) -> pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs']]]:
+    def geolocation(self) -> pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs', 'QueryTextArgsDict']]]:
         """
         The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
         """
         return pulumi.get(self, "geolocation")
 
     @geolocation.setter
-    def geolocation(self, value: pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs']]]):
+    def geolocation(self, value: pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs', 'QueryTextArgsDict']]]):
         pulumi.set(self, "geolocation", value)
 
     @_builtins.property
     @pulumi.getter(name="gpuName")
-    def gpu_name(self) -> pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs']]]:
+    def gpu_name(self) -> pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs', 'QueryTextArgsDict']]]:
         """
-        The offers whose gpuName (the service's `gpu_name`) is this value or meets these conditions.
+        The offers whose gpu_name (the service's `gpu_name`) is this value or meets these conditions.
         """
         return pulumi.get(self, "gpu_name")
 
     @gpu_name.setter
-    def gpu_name(self, value: pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs']]]):
+    def gpu_name(self, value: pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs', 'QueryTextArgsDict']]]):
         pulumi.set(self, "gpu_name", value)
 
     @_builtins.property
     @pulumi.getter(name="gpuRamGb")
-    def gpu_ram_gb(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def gpu_ram_gb(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose gpuRamGb (the service's `gpu_ram`) is this value or meets these conditions.
+        The offers whose gpu_ram_gb (the service's `gpu_ram`) is this value or meets these conditions.
         """
         return pulumi.get(self, "gpu_ram_gb")
 
     @gpu_ram_gb.setter
-    def gpu_ram_gb(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def gpu_ram_gb(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "gpu_ram_gb", value)
 
     @_builtins.property
     @pulumi.getter(name="gpuTotalRamGb")
-    def gpu_total_ram_gb(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def gpu_total_ram_gb(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose gpuTotalRamGb (the service's `gpu_total_ram`) is this value or meets these conditions.
+        The offers whose gpu_total_ram_gb (the service's `gpu_total_ram`) is this value or meets these conditions.
         """
         return pulumi.get(self, "gpu_total_ram_gb")
 
     @gpu_total_ram_gb.setter
-    def gpu_total_ram_gb(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def gpu_total_ram_gb(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "gpu_total_ram_gb", value)
 
     @_builtins.property
     @pulumi.getter(name="hostId")
-    def host_id(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def host_id(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+        The offers whose host_id (the service's `host_id`) is this value or meets these conditions.
         """
         return pulumi.get(self, "host_id")
 
     @host_id.setter
-    def host_id(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def host_id(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "host_id", value)
 
     @_builtins.property
     @pulumi.getter(name="inetDownMbps")
-    def inet_down_mbps(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def inet_down_mbps(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+        The offers whose inet_down_mbps (the service's `inet_down`) is this value or meets these conditions.
         """
         return pulumi.get(self, "inet_down_mbps")
 
     @inet_down_mbps.setter
-    def inet_down_mbps(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def inet_down_mbps(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "inet_down_mbps", value)
 
     @_builtins.property
     @pulumi.getter(name="inetUpMbps")
-    def inet_up_mbps(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def inet_up_mbps(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        The offers whose inet_up_mbps (the service's `inet_up`) is this value or meets these conditions.
         """
         return pulumi.get(self, "inet_up_mbps")
 
     @inet_up_mbps.setter
-    def inet_up_mbps(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def inet_up_mbps(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "inet_up_mbps", value)
 
     @_builtins.property
@@ -1551,86 +1551,86 @@ class OfferQueryArgs:
 
     @_builtins.property
     @pulumi.getter(name="machineId")
-    def machine_id(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def machine_id(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+        The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
         """
         return pulumi.get(self, "machine_id")
 
     @machine_id.setter
-    def machine_id(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def machine_id(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "machine_id", value)
 
     @_builtins.property
     @pulumi.getter(name="numGpus")
-    def num_gpus(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def num_gpus(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
+        The offers whose num_gpus (the service's `num_gpus`) is this value or meets these conditions.
         """
         return pulumi.get(self, "num_gpus")
 
     @num_gpus.setter
-    def num_gpus(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def num_gpus(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "num_gpus", value)
 
     @_builtins.property
     @pulumi.getter
-    def order(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]]:
+    def order(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]]:
         """
         Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
         """
         return pulumi.get(self, "order")
 
     @order.setter
-    def order(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]]):
+    def order(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]]):
         pulumi.set(self, "order", value)
 
     @_builtins.property
     @pulumi.getter
-    def reliability(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def reliability(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
         The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
         """
         return pulumi.get(self, "reliability")
 
     @reliability.setter
-    def reliability(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def reliability(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "reliability", value)
 
     @_builtins.property
     @pulumi.getter
-    def rentable(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]:
+    def rentable(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]:
         """
         The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
         """
         return pulumi.get(self, "rentable")
 
     @rentable.setter
-    def rentable(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]):
+    def rentable(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]):
         pulumi.set(self, "rentable", value)
 
     @_builtins.property
     @pulumi.getter
-    def rented(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]:
+    def rented(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]:
         """
         The offers whose rented (the service's `rented`) is this value or meets these conditions.
         """
         return pulumi.get(self, "rented")
 
     @rented.setter
-    def rented(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]):
+    def rented(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]):
         pulumi.set(self, "rented", value)
 
     @_builtins.property
     @pulumi.getter(name="staticIp")
-    def static_ip(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]:
+    def static_ip(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]:
         """
-        The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+        The offers whose static_ip (the service's `static_ip`) is this value or meets these conditions.
         """
         return pulumi.get(self, "static_ip")
 
     @static_ip.setter
-    def static_ip(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]):
+    def static_ip(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]):
         pulumi.set(self, "static_ip", value)
 
     @_builtins.property
@@ -1647,14 +1647,14 @@ class OfferQueryArgs:
 
     @_builtins.property
     @pulumi.getter
-    def verified(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]:
+    def verified(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]:
         """
         The offers whose verified (the service's `verified`) is this value or meets these conditions.
         """
         return pulumi.get(self, "verified")
 
     @verified.setter
-    def verified(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]):
+    def verified(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]):
         pulumi.set(self, "verified", value)
 
 
@@ -2384,11 +2384,11 @@ class QueryTextArgs:
 
 class ReadinessArgsDict(TypedDict):
     """
-    A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+    A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstart_line` (a line the onstart prints), with `initial_delay_seconds`, `interval_seconds` and `timeout_seconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
     """
     http: NotRequired[pulumi.Input[Optional['ReadinessHttpCheckArgsDict']]]
     """
-    Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+    Ready when a GET of `http://<public_ip>:<host port>/<path>` answers the status.
     """
     initial_delay_seconds: NotRequired[pulumi.Input[Optional[_builtins.float]]]
     """
@@ -2408,7 +2408,7 @@ class ReadinessArgsDict(TypedDict):
     """
     timeout_seconds: NotRequired[pulumi.Input[Optional[_builtins.float]]]
     """
-    How long checks may fail after the initial delay before the instance counts as one that will not run, in seconds; default 600. Create's own `createTimeoutSeconds` bounds it too.
+    How long checks may fail after the initial delay before the instance counts as one that will not run, in seconds; default 600. Create's own `create_timeout_seconds` bounds it too.
     """
 
 @pulumi.input_type
@@ -2421,14 +2421,14 @@ class ReadinessArgs:
                  tcp: pulumi.Input[Optional['ReadinessTcpCheckArgs']] = None,
                  timeout_seconds: pulumi.Input[Optional[_builtins.float]] = None):
         """
-        A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+        A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstart_line` (a line the onstart prints), with `initial_delay_seconds`, `interval_seconds` and `timeout_seconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
 
-        :param pulumi.Input['ReadinessHttpCheckArgs'] http: Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+        :param pulumi.Input['ReadinessHttpCheckArgs'] http: Ready when a GET of `http://<public_ip>:<host port>/<path>` answers the status.
         :param pulumi.Input[_builtins.float] initial_delay_seconds: Seconds to wait after `running` before the first check; default 0.
         :param pulumi.Input[_builtins.float] interval_seconds: Seconds between checks (one check each), 0.05 to 300; default 5.
         :param pulumi.Input[_builtins.str] onstart_line: Ready when the instance's logs (what its onstart prints, as the service serves them) hold a line containing this text.
         :param pulumi.Input['ReadinessTcpCheckArgs'] tcp: Ready when a TCP connection to the port's public address is accepted.
-        :param pulumi.Input[_builtins.float] timeout_seconds: How long checks may fail after the initial delay before the instance counts as one that will not run, in seconds; default 600. Create's own `createTimeoutSeconds` bounds it too.
+        :param pulumi.Input[_builtins.float] timeout_seconds: How long checks may fail after the initial delay before the instance counts as one that will not run, in seconds; default 600. Create's own `create_timeout_seconds` bounds it too.
         """
         if http is not None:
             pulumi.set(__self__, "http", http)
@@ -2447,7 +2447,7 @@ class ReadinessArgs:
     @pulumi.getter
     def http(self) -> pulumi.Input[Optional['ReadinessHttpCheckArgs']]:
         """
-        Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+        Ready when a GET of `http://<public_ip>:<host port>/<path>` answers the status.
         """
         return pulumi.get(self, "http")
 
@@ -2507,7 +2507,7 @@ class ReadinessArgs:
     @pulumi.getter(name="timeoutSeconds")
     def timeout_seconds(self) -> pulumi.Input[Optional[_builtins.float]]:
         """
-        How long checks may fail after the initial delay before the instance counts as one that will not run, in seconds; default 600. Create's own `createTimeoutSeconds` bounds it too.
+        How long checks may fail after the initial delay before the instance counts as one that will not run, in seconds; default 600. Create's own `create_timeout_seconds` bounds it too.
         """
         return pulumi.get(self, "timeout_seconds")
 
@@ -2518,11 +2518,11 @@ class ReadinessArgs:
 
 class ReadinessHttpCheckArgsDict(TypedDict):
     """
-    Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+    Ready when a GET of `http://<public_ip>:<host port>/<path>` answers the status.
     """
     port: pulumi.Input[_builtins.int]
     """
-    The container port to ask (opened by `exposePorts`, `-p` options or the template).
+    The container port to ask (opened by `expose_ports`, `-p` options or the template).
     """
     expect_status: NotRequired[pulumi.Input[Optional[_builtins.int]]]
     """
@@ -2540,9 +2540,9 @@ class ReadinessHttpCheckArgs:
                  expect_status: pulumi.Input[Optional[_builtins.int]] = None,
                  path: pulumi.Input[Optional[_builtins.str]] = None):
         """
-        Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+        Ready when a GET of `http://<public_ip>:<host port>/<path>` answers the status.
 
-        :param pulumi.Input[_builtins.int] port: The container port to ask (opened by `exposePorts`, `-p` options or the template).
+        :param pulumi.Input[_builtins.int] port: The container port to ask (opened by `expose_ports`, `-p` options or the template).
         :param pulumi.Input[_builtins.int] expect_status: The status that means ready; default any 2xx.
         :param pulumi.Input[_builtins.str] path: The path to GET, starting with `/`; default `/`.
         """
@@ -2556,7 +2556,7 @@ class ReadinessHttpCheckArgs:
     @pulumi.getter
     def port(self) -> pulumi.Input[_builtins.int]:
         """
-        The container port to ask (opened by `exposePorts`, `-p` options or the template).
+        The container port to ask (opened by `expose_ports`, `-p` options or the template).
         """
         return pulumi.get(self, "port")
 
@@ -2689,23 +2689,23 @@ class TemplateDockerLoginArgs:
 
 
 class VolumeForInstanceArgsDict(TypedDict):
-    offer_query: pulumi.Input[Union[_builtins.str, 'OfferQueryArgsDict']]
+    offer_query: pulumi.Input[Union[_builtins.str, 'OfferQueryArgs', 'OfferQueryArgsDict']]
     """
-    The offer query of the instance that will link the volume (its `offerQuery`).
+    The offer query of the instance that will link the volume (its `offer_query`).
     """
     max_dollars_per_hour: NotRequired[pulumi.Input[Optional[_builtins.float]]]
     """
-    The instance's price cap (its `maxDollarsPerHour`), in dollars per hour.
+    The instance's price cap (its `max_dollars_per_hour`), in dollars per hour.
     """
 
 @pulumi.input_type
 class VolumeForInstanceArgs:
     def __init__(__self__, *,
-                 offer_query: pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']],
+                 offer_query: pulumi.Input[Union[_builtins.str, 'OfferQueryArgs', 'OfferQueryArgsDict']],
                  max_dollars_per_hour: pulumi.Input[Optional[_builtins.float]] = None):
         """
-        :param pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']] offer_query: The offer query of the instance that will link the volume (its `offerQuery`).
-        :param pulumi.Input[_builtins.float] max_dollars_per_hour: The instance's price cap (its `maxDollarsPerHour`), in dollars per hour.
+        :param pulumi.Input[Union[_builtins.str, 'OfferQueryArgs', 'OfferQueryArgsDict']] offer_query: The offer query of the instance that will link the volume (its `offer_query`).
+        :param pulumi.Input[_builtins.float] max_dollars_per_hour: The instance's price cap (its `max_dollars_per_hour`), in dollars per hour.
         """
         pulumi.set(__self__, "offer_query", offer_query)
         if max_dollars_per_hour is not None:
@@ -2713,21 +2713,21 @@ class VolumeForInstanceArgs:
 
     @_builtins.property
     @pulumi.getter(name="offerQuery")
-    def offer_query(self) -> pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']]:
+    def offer_query(self) -> pulumi.Input[Union[_builtins.str, 'OfferQueryArgs', 'OfferQueryArgsDict']]:
         """
-        The offer query of the instance that will link the volume (its `offerQuery`).
+        The offer query of the instance that will link the volume (its `offer_query`).
         """
         return pulumi.get(self, "offer_query")
 
     @offer_query.setter
-    def offer_query(self, value: pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']]):
+    def offer_query(self, value: pulumi.Input[Union[_builtins.str, 'OfferQueryArgs', 'OfferQueryArgsDict']]):
         pulumi.set(self, "offer_query", value)
 
     @_builtins.property
     @pulumi.getter(name="maxDollarsPerHour")
     def max_dollars_per_hour(self) -> pulumi.Input[Optional[_builtins.float]]:
         """
-        The instance's price cap (its `maxDollarsPerHour`), in dollars per hour.
+        The instance's price cap (its `max_dollars_per_hour`), in dollars per hour.
         """
         return pulumi.get(self, "max_dollars_per_hour")
 
@@ -2742,19 +2742,19 @@ class VolumeOfferQueryDict(TypedDict):
     """
     cluster_id: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+    The offers whose cluster_id (the service's `cluster_id`) is this value or meets these conditions.
     """
     cuda_max_good: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose cudaMaxGood (the service's `cuda_vers`) is this value or meets these conditions.
+    The offers whose cuda_max_good (the service's `cuda_vers`) is this value or meets these conditions.
     """
     disk_bw_mbps: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose diskBwMbps (the service's `disk_bw`) is this value or meets these conditions.
+    The offers whose disk_bw_mbps (the service's `disk_bw`) is this value or meets these conditions.
     """
     disk_space_gb: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+    The offers whose disk_space_gb (the service's `disk_space`) is this value or meets these conditions.
     """
     external: NotRequired[Union[_builtins.bool, 'QueryBooleanDict']]
     """
@@ -2766,15 +2766,15 @@ class VolumeOfferQueryDict(TypedDict):
     """
     host_id: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+    The offers whose host_id (the service's `host_id`) is this value or meets these conditions.
     """
     inet_down_mbps: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+    The offers whose inet_down_mbps (the service's `inet_down`) is this value or meets these conditions.
     """
     inet_up_mbps: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+    The offers whose inet_up_mbps (the service's `inet_up`) is this value or meets these conditions.
     """
     limit: NotRequired[_builtins.int]
     """
@@ -2782,9 +2782,9 @@ class VolumeOfferQueryDict(TypedDict):
     """
     machine_id: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+    The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
     """
-    order: NotRequired[Sequence[Sequence[Any]]]
+    order: NotRequired[Sequence[Sequence[_builtins.str]]]
     """
     Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
     """
@@ -2794,11 +2794,11 @@ class VolumeOfferQueryDict(TypedDict):
     """
     static_ip: NotRequired[Union[_builtins.bool, 'QueryBooleanDict']]
     """
-    The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+    The offers whose static_ip (the service's `static_ip`) is this value or meets these conditions.
     """
     storage_cost_per_gb_month: NotRequired[Union[_builtins.float, 'QueryNumberDict']]
     """
-    The offers whose storageCostPerGbMonth (the service's `storage_cost`) is this value or meets these conditions.
+    The offers whose storage_cost_per_gb_month (the service's `storage_cost`) is this value or meets these conditions.
     """
     verified: NotRequired[Union[_builtins.bool, 'QueryBooleanDict']]
     """
@@ -2819,7 +2819,7 @@ class VolumeOfferQuery:
                  inet_up_mbps: Optional[Union[_builtins.float, 'QueryNumber']] = None,
                  limit: Optional[_builtins.int] = None,
                  machine_id: Optional[Union[_builtins.float, 'QueryNumber']] = None,
-                 order: Optional[Sequence[Sequence[Any]]] = None,
+                 order: Optional[Sequence[Sequence[_builtins.str]]] = None,
                  reliability: Optional[Union[_builtins.float, 'QueryNumber']] = None,
                  static_ip: Optional[Union[_builtins.bool, 'QueryBoolean']] = None,
                  storage_cost_per_gb_month: Optional[Union[_builtins.float, 'QueryNumber']] = None,
@@ -2827,21 +2827,21 @@ class VolumeOfferQuery:
         """
         An volume offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
 
-        :param Union[_builtins.float, 'QueryNumber'] cluster_id: The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] cuda_max_good: The offers whose cudaMaxGood (the service's `cuda_vers`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] disk_bw_mbps: The offers whose diskBwMbps (the service's `disk_bw`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] disk_space_gb: The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] cluster_id: The offers whose cluster_id (the service's `cluster_id`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] cuda_max_good: The offers whose cuda_max_good (the service's `cuda_vers`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] disk_bw_mbps: The offers whose disk_bw_mbps (the service's `disk_bw`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] disk_space_gb: The offers whose disk_space_gb (the service's `disk_space`) is this value or meets these conditions.
         :param Union[_builtins.bool, 'QueryBoolean'] external: The offers whose external (the service's `external`) is this value or meets these conditions.
         :param Union[_builtins.str, 'QueryText'] geolocation: The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] host_id: The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] inet_down_mbps: The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] inet_up_mbps: The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] host_id: The offers whose host_id (the service's `host_id`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] inet_down_mbps: The offers whose inet_down_mbps (the service's `inet_down`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] inet_up_mbps: The offers whose inet_up_mbps (the service's `inet_up`) is this value or meets these conditions.
         :param _builtins.int limit: At most this many offers.
-        :param Union[_builtins.float, 'QueryNumber'] machine_id: The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
-        :param Sequence[Sequence[Any]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        :param Union[_builtins.float, 'QueryNumber'] machine_id: The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
+        :param Sequence[Sequence[_builtins.str]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
         :param Union[_builtins.float, 'QueryNumber'] reliability: The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
-        :param Union[_builtins.bool, 'QueryBoolean'] static_ip: The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] storage_cost_per_gb_month: The offers whose storageCostPerGbMonth (the service's `storage_cost`) is this value or meets these conditions.
+        :param Union[_builtins.bool, 'QueryBoolean'] static_ip: The offers whose static_ip (the service's `static_ip`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] storage_cost_per_gb_month: The offers whose storage_cost_per_gb_month (the service's `storage_cost`) is this value or meets these conditions.
         :param Union[_builtins.bool, 'QueryBoolean'] verified: The offers whose verified (the service's `verified`) is this value or meets these conditions.
         """
         if cluster_id is not None:
@@ -2881,7 +2881,7 @@ class VolumeOfferQuery:
     @pulumi.getter(name="clusterId")
     def cluster_id(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+        The offers whose cluster_id (the service's `cluster_id`) is this value or meets these conditions.
         """
         return pulumi.get(self, "cluster_id")
 
@@ -2893,7 +2893,7 @@ class VolumeOfferQuery:
     @pulumi.getter(name="cudaMaxGood")
     def cuda_max_good(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose cudaMaxGood (the service's `cuda_vers`) is this value or meets these conditions.
+        The offers whose cuda_max_good (the service's `cuda_vers`) is this value or meets these conditions.
         """
         return pulumi.get(self, "cuda_max_good")
 
@@ -2905,7 +2905,7 @@ class VolumeOfferQuery:
     @pulumi.getter(name="diskBwMbps")
     def disk_bw_mbps(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose diskBwMbps (the service's `disk_bw`) is this value or meets these conditions.
+        The offers whose disk_bw_mbps (the service's `disk_bw`) is this value or meets these conditions.
         """
         return pulumi.get(self, "disk_bw_mbps")
 
@@ -2917,7 +2917,7 @@ class VolumeOfferQuery:
     @pulumi.getter(name="diskSpaceGb")
     def disk_space_gb(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+        The offers whose disk_space_gb (the service's `disk_space`) is this value or meets these conditions.
         """
         return pulumi.get(self, "disk_space_gb")
 
@@ -2953,7 +2953,7 @@ class VolumeOfferQuery:
     @pulumi.getter(name="hostId")
     def host_id(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+        The offers whose host_id (the service's `host_id`) is this value or meets these conditions.
         """
         return pulumi.get(self, "host_id")
 
@@ -2965,7 +2965,7 @@ class VolumeOfferQuery:
     @pulumi.getter(name="inetDownMbps")
     def inet_down_mbps(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+        The offers whose inet_down_mbps (the service's `inet_down`) is this value or meets these conditions.
         """
         return pulumi.get(self, "inet_down_mbps")
 
@@ -2977,7 +2977,7 @@ class VolumeOfferQuery:
     @pulumi.getter(name="inetUpMbps")
     def inet_up_mbps(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        The offers whose inet_up_mbps (the service's `inet_up`) is this value or meets these conditions.
         """
         return pulumi.get(self, "inet_up_mbps")
 
@@ -3001,7 +3001,7 @@ class VolumeOfferQuery:
     @pulumi.getter(name="machineId")
     def machine_id(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+        The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
         """
         return pulumi.get(self, "machine_id")
 
@@ -3011,14 +3011,14 @@ class VolumeOfferQuery:
 
     @_builtins.property
     @pulumi.getter
-    def order(self) -> Optional[Sequence[Sequence[Any]]]:
+    def order(self) -> Optional[Sequence[Sequence[_builtins.str]]]:
         """
         Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
         """
         return pulumi.get(self, "order")
 
     @order.setter
-    def order(self, value: Optional[Sequence[Sequence[Any]]]):
+    def order(self, value: Optional[Sequence[Sequence[_builtins.str]]]):
         pulumi.set(self, "order", value)
 
     @_builtins.property
@@ -3037,7 +3037,7 @@ class VolumeOfferQuery:
     @pulumi.getter(name="staticIp")
     def static_ip(self) -> Optional[Union[_builtins.bool, 'QueryBoolean']]:
         """
-        The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+        The offers whose static_ip (the service's `static_ip`) is this value or meets these conditions.
         """
         return pulumi.get(self, "static_ip")
 
@@ -3049,7 +3049,7 @@ class VolumeOfferQuery:
     @pulumi.getter(name="storageCostPerGbMonth")
     def storage_cost_per_gb_month(self) -> Optional[Union[_builtins.float, 'QueryNumber']]:
         """
-        The offers whose storageCostPerGbMonth (the service's `storage_cost`) is this value or meets these conditions.
+        The offers whose storage_cost_per_gb_month (the service's `storage_cost`) is this value or meets these conditions.
         """
         return pulumi.get(self, "storage_cost_per_gb_month")
 
@@ -3074,67 +3074,67 @@ class VolumeOfferQueryArgsDict(TypedDict):
     """
     An volume offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
     """
-    cluster_id: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    cluster_id: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+    The offers whose cluster_id (the service's `cluster_id`) is this value or meets these conditions.
     """
-    cuda_max_good: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    cuda_max_good: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose cudaMaxGood (the service's `cuda_vers`) is this value or meets these conditions.
+    The offers whose cuda_max_good (the service's `cuda_vers`) is this value or meets these conditions.
     """
-    disk_bw_mbps: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    disk_bw_mbps: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose diskBwMbps (the service's `disk_bw`) is this value or meets these conditions.
+    The offers whose disk_bw_mbps (the service's `disk_bw`) is this value or meets these conditions.
     """
-    disk_space_gb: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    disk_space_gb: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+    The offers whose disk_space_gb (the service's `disk_space`) is this value or meets these conditions.
     """
-    external: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgsDict']]]]
+    external: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]]
     """
     The offers whose external (the service's `external`) is this value or meets these conditions.
     """
-    geolocation: NotRequired[pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgsDict']]]]
+    geolocation: NotRequired[pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs', 'QueryTextArgsDict']]]]
     """
     The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
     """
-    host_id: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    host_id: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+    The offers whose host_id (the service's `host_id`) is this value or meets these conditions.
     """
-    inet_down_mbps: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    inet_down_mbps: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+    The offers whose inet_down_mbps (the service's `inet_down`) is this value or meets these conditions.
     """
-    inet_up_mbps: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    inet_up_mbps: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+    The offers whose inet_up_mbps (the service's `inet_up`) is this value or meets these conditions.
     """
     limit: NotRequired[pulumi.Input[Optional[_builtins.int]]]
     """
     At most this many offers.
     """
-    machine_id: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    machine_id: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+    The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
     """
-    order: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]]]
+    order: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]]]
     """
     Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
     """
-    reliability: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    reliability: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
     The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
     """
-    static_ip: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgsDict']]]]
+    static_ip: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]]
     """
-    The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+    The offers whose static_ip (the service's `static_ip`) is this value or meets these conditions.
     """
-    storage_cost_per_gb_month: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgsDict']]]]
+    storage_cost_per_gb_month: NotRequired[pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]]
     """
-    The offers whose storageCostPerGbMonth (the service's `storage_cost`) is this value or meets these conditions.
+    The offers whose storage_cost_per_gb_month (the service's `storage_cost`) is this value or meets these conditions.
     """
-    verified: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgsDict']]]]
+    verified: NotRequired[pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]]
     """
     The offers whose verified (the service's `verified`) is this value or meets these conditions.
     """
@@ -3142,41 +3142,41 @@ class VolumeOfferQueryArgsDict(TypedDict):
 @pulumi.input_type
 class VolumeOfferQueryArgs:
     def __init__(__self__, *,
-                 cluster_id: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 cuda_max_good: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 disk_bw_mbps: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 disk_space_gb: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 external: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]] = None,
-                 geolocation: pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs']]] = None,
-                 host_id: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 inet_down_mbps: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 inet_up_mbps: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
+                 cluster_id: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 cuda_max_good: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 disk_bw_mbps: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 disk_space_gb: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 external: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]] = None,
+                 geolocation: pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs', 'QueryTextArgsDict']]] = None,
+                 host_id: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 inet_down_mbps: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 inet_up_mbps: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
                  limit: pulumi.Input[Optional[_builtins.int]] = None,
-                 machine_id: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 order: pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]] = None,
-                 reliability: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 static_ip: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]] = None,
-                 storage_cost_per_gb_month: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]] = None,
-                 verified: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]] = None):
+                 machine_id: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 order: pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
+                 reliability: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 static_ip: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]] = None,
+                 storage_cost_per_gb_month: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]] = None,
+                 verified: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]] = None):
         """
         An volume offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
 
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] cluster_id: The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] cuda_max_good: The offers whose cudaMaxGood (the service's `cuda_vers`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] disk_bw_mbps: The offers whose diskBwMbps (the service's `disk_bw`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] disk_space_gb: The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs']] external: The offers whose external (the service's `external`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.str, 'QueryTextArgs']] geolocation: The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] host_id: The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] inet_down_mbps: The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] inet_up_mbps: The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] cluster_id: The offers whose cluster_id (the service's `cluster_id`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] cuda_max_good: The offers whose cuda_max_good (the service's `cuda_vers`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] disk_bw_mbps: The offers whose disk_bw_mbps (the service's `disk_bw`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] disk_space_gb: The offers whose disk_space_gb (the service's `disk_space`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']] external: The offers whose external (the service's `external`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.str, 'QueryTextArgs', 'QueryTextArgsDict']] geolocation: The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] host_id: The offers whose host_id (the service's `host_id`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] inet_down_mbps: The offers whose inet_down_mbps (the service's `inet_down`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] inet_up_mbps: The offers whose inet_up_mbps (the service's `inet_up`) is this value or meets these conditions.
         :param pulumi.Input[_builtins.int] limit: At most this many offers.
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] machine_id: The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
-        :param pulumi.Input[Sequence[pulumi.Input[Sequence[Any]]]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] reliability: The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs']] static_ip: The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs']] storage_cost_per_gb_month: The offers whose storageCostPerGbMonth (the service's `storage_cost`) is this value or meets these conditions.
-        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs']] verified: The offers whose verified (the service's `verified`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] machine_id: The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
+        :param pulumi.Input[Sequence[pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] reliability: The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']] static_ip: The offers whose static_ip (the service's `static_ip`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']] storage_cost_per_gb_month: The offers whose storage_cost_per_gb_month (the service's `storage_cost`) is this value or meets these conditions.
+        :param pulumi.Input[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']] verified: The offers whose verified (the service's `verified`) is this value or meets these conditions.
         """
         if cluster_id is not None:
             pulumi.set(__self__, "cluster_id", cluster_id)
@@ -3213,110 +3213,110 @@ class VolumeOfferQueryArgs:
 
     @_builtins.property
     @pulumi.getter(name="clusterId")
-    def cluster_id(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def cluster_id(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+        The offers whose cluster_id (the service's `cluster_id`) is this value or meets these conditions.
         """
         return pulumi.get(self, "cluster_id")
 
     @cluster_id.setter
-    def cluster_id(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def cluster_id(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "cluster_id", value)
 
     @_builtins.property
     @pulumi.getter(name="cudaMaxGood")
-    def cuda_max_good(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def cuda_max_good(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose cudaMaxGood (the service's `cuda_vers`) is this value or meets these conditions.
+        The offers whose cuda_max_good (the service's `cuda_vers`) is this value or meets these conditions.
         """
         return pulumi.get(self, "cuda_max_good")
 
     @cuda_max_good.setter
-    def cuda_max_good(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def cuda_max_good(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "cuda_max_good", value)
 
     @_builtins.property
     @pulumi.getter(name="diskBwMbps")
-    def disk_bw_mbps(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def disk_bw_mbps(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose diskBwMbps (the service's `disk_bw`) is this value or meets these conditions.
+        The offers whose disk_bw_mbps (the service's `disk_bw`) is this value or meets these conditions.
         """
         return pulumi.get(self, "disk_bw_mbps")
 
     @disk_bw_mbps.setter
-    def disk_bw_mbps(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def disk_bw_mbps(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "disk_bw_mbps", value)
 
     @_builtins.property
     @pulumi.getter(name="diskSpaceGb")
-    def disk_space_gb(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def disk_space_gb(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+        The offers whose disk_space_gb (the service's `disk_space`) is this value or meets these conditions.
         """
         return pulumi.get(self, "disk_space_gb")
 
     @disk_space_gb.setter
-    def disk_space_gb(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def disk_space_gb(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "disk_space_gb", value)
 
     @_builtins.property
     @pulumi.getter
-    def external(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]:
+    def external(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]:
         """
         The offers whose external (the service's `external`) is this value or meets these conditions.
         """
         return pulumi.get(self, "external")
 
     @external.setter
-    def external(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]):
+    def external(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]):
         pulumi.set(self, "external", value)
 
     @_builtins.property
     @pulumi.getter
-    def geolocation(self) -> pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs']]]:
+    def geolocation(self) -> pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs', 'QueryTextArgsDict']]]:
         """
         The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
         """
         return pulumi.get(self, "geolocation")
 
     @geolocation.setter
-    def geolocation(self, value: pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs']]]):
+    def geolocation(self, value: pulumi.Input[Optional[Union[_builtins.str, 'QueryTextArgs', 'QueryTextArgsDict']]]):
         pulumi.set(self, "geolocation", value)
 
     @_builtins.property
     @pulumi.getter(name="hostId")
-    def host_id(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def host_id(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+        The offers whose host_id (the service's `host_id`) is this value or meets these conditions.
         """
         return pulumi.get(self, "host_id")
 
     @host_id.setter
-    def host_id(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def host_id(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "host_id", value)
 
     @_builtins.property
     @pulumi.getter(name="inetDownMbps")
-    def inet_down_mbps(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def inet_down_mbps(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+        The offers whose inet_down_mbps (the service's `inet_down`) is this value or meets these conditions.
         """
         return pulumi.get(self, "inet_down_mbps")
 
     @inet_down_mbps.setter
-    def inet_down_mbps(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def inet_down_mbps(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "inet_down_mbps", value)
 
     @_builtins.property
     @pulumi.getter(name="inetUpMbps")
-    def inet_up_mbps(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def inet_up_mbps(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        The offers whose inet_up_mbps (the service's `inet_up`) is this value or meets these conditions.
         """
         return pulumi.get(self, "inet_up_mbps")
 
     @inet_up_mbps.setter
-    def inet_up_mbps(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def inet_up_mbps(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "inet_up_mbps", value)
 
     @_builtins.property
@@ -3333,74 +3333,74 @@ class VolumeOfferQueryArgs:
 
     @_builtins.property
     @pulumi.getter(name="machineId")
-    def machine_id(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def machine_id(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+        The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
         """
         return pulumi.get(self, "machine_id")
 
     @machine_id.setter
-    def machine_id(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def machine_id(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "machine_id", value)
 
     @_builtins.property
     @pulumi.getter
-    def order(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]]:
+    def order(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]]:
         """
         Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
         """
         return pulumi.get(self, "order")
 
     @order.setter
-    def order(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[Any]]]]]):
+    def order(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]]):
         pulumi.set(self, "order", value)
 
     @_builtins.property
     @pulumi.getter
-    def reliability(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def reliability(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
         The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
         """
         return pulumi.get(self, "reliability")
 
     @reliability.setter
-    def reliability(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def reliability(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "reliability", value)
 
     @_builtins.property
     @pulumi.getter(name="staticIp")
-    def static_ip(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]:
+    def static_ip(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]:
         """
-        The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+        The offers whose static_ip (the service's `static_ip`) is this value or meets these conditions.
         """
         return pulumi.get(self, "static_ip")
 
     @static_ip.setter
-    def static_ip(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]):
+    def static_ip(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]):
         pulumi.set(self, "static_ip", value)
 
     @_builtins.property
     @pulumi.getter(name="storageCostPerGbMonth")
-    def storage_cost_per_gb_month(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]:
+    def storage_cost_per_gb_month(self) -> pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]:
         """
-        The offers whose storageCostPerGbMonth (the service's `storage_cost`) is this value or meets these conditions.
+        The offers whose storage_cost_per_gb_month (the service's `storage_cost`) is this value or meets these conditions.
         """
         return pulumi.get(self, "storage_cost_per_gb_month")
 
     @storage_cost_per_gb_month.setter
-    def storage_cost_per_gb_month(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs']]]):
+    def storage_cost_per_gb_month(self, value: pulumi.Input[Optional[Union[_builtins.float, 'QueryNumberArgs', 'QueryNumberArgsDict']]]):
         pulumi.set(self, "storage_cost_per_gb_month", value)
 
     @_builtins.property
     @pulumi.getter
-    def verified(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]:
+    def verified(self) -> pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]:
         """
         The offers whose verified (the service's `verified`) is this value or meets these conditions.
         """
         return pulumi.get(self, "verified")
 
     @verified.setter
-    def verified(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs']]]):
+    def verified(self, value: pulumi.Input[Optional[Union[_builtins.bool, 'QueryBooleanArgs', 'QueryBooleanArgsDict']]]):
         pulumi.set(self, "verified", value)
 
 

@@ -149,7 +149,7 @@ class ApiKey(pulumi.CustomResource):
     @pulumi.getter(name="apiKeyId")
     def api_key_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The service's id of the key (getCurrentUser's `keyId` when it is in use).
+        The service's id of the key (get_current_user's `key_id` when it is in use).
         """
         return pulumi.get(self, "api_key_id")
 

@@ -21,7 +21,7 @@ __all__ = [
 def cancel_rsync_copy(dst_id: Optional[Union[_builtins.int, _builtins.str]] = None,
                       opts: Optional[pulumi.InvokeOptions] = None) -> Awaitable[None]:
     """
-    Cancels the rsync copy running into instance dstId. During a preview it checks its argument and sends nothing.
+    Cancels the rsync copy running into instance dst_id. During a preview it checks its argument and sends nothing.
 
     :param Union[_builtins.int, _builtins.str] dst_id: Required. The id of the instance the copy runs into: a positive whole number, or its digits.
     """

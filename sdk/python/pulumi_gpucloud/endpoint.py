@@ -30,7 +30,7 @@ class EndpointArgs:
         The set of arguments for constructing a Endpoint resource.
 
         :param pulumi.Input[_builtins.float] cold_mult: Inactive (cold) capacity as a multiple of the active capacity target; 0 or more, default 2.5. Changes in place.
-        :param pulumi.Input[_builtins.int] cold_workers: Workers (GPU instances, billed) kept loaded but inactive when there is no load; a whole number, 0 or more, at most maxWorkers; default 5. Changes in place.
+        :param pulumi.Input[_builtins.int] cold_workers: Workers (GPU instances, billed) kept loaded but inactive when there is no load; a whole number, 0 or more, at most max_workers; default 5. Changes in place.
         :param pulumi.Input[_builtins.float] delete_timeout_seconds: How long delete waits until every worker instance of the endpoint is gone from the account, in seconds: at most 3600, default 600. Only this provider's own setting: changing it changes nothing on the service.
         :param pulumi.Input[_builtins.str] endpoint_name: Required. The endpoint's name (1-256 characters): what clients route requests to. Changes in place.
         :param pulumi.Input[_builtins.int] max_workers: The most workers the endpoint may have, active and inactive; a whole number, default 20. Changes in place.
@@ -80,7 +80,7 @@ class EndpointArgs:
     @pulumi.getter(name="coldWorkers")
     def cold_workers(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        Workers (GPU instances, billed) kept loaded but inactive when there is no load; a whole number, 0 or more, at most maxWorkers; default 5. Changes in place.
+        Workers (GPU instances, billed) kept loaded but inactive when there is no load; a whole number, 0 or more, at most max_workers; default 5. Changes in place.
         """
         return pulumi.get(self, "cold_workers")
 
@@ -164,12 +164,12 @@ class Endpoint(pulumi.CustomResource):
                  target_util: pulumi.Input[Optional[_builtins.float]] = None,
                  __props__=None):
         """
-        A serverless endpoint: the scaling rules its worker groups share, and what a client calls it with: `routeUrl`, `endpointName` and `apiKey` (a secret).
+        A serverless endpoint: the scaling rules its worker groups share, and what a client calls it with: `route_url`, `endpoint_name` and `api_key` (a secret).
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.float] cold_mult: Inactive (cold) capacity as a multiple of the active capacity target; 0 or more, default 2.5. Changes in place.
-        :param pulumi.Input[_builtins.int] cold_workers: Workers (GPU instances, billed) kept loaded but inactive when there is no load; a whole number, 0 or more, at most maxWorkers; default 5. Changes in place.
+        :param pulumi.Input[_builtins.int] cold_workers: Workers (GPU instances, billed) kept loaded but inactive when there is no load; a whole number, 0 or more, at most max_workers; default 5. Changes in place.
         :param pulumi.Input[_builtins.float] delete_timeout_seconds: How long delete waits until every worker instance of the endpoint is gone from the account, in seconds: at most 3600, default 600. Only this provider's own setting: changing it changes nothing on the service.
         :param pulumi.Input[_builtins.str] endpoint_name: Required. The endpoint's name (1-256 characters): what clients route requests to. Changes in place.
         :param pulumi.Input[_builtins.int] max_workers: The most workers the endpoint may have, active and inactive; a whole number, default 20. Changes in place.
@@ -183,7 +183,7 @@ class Endpoint(pulumi.CustomResource):
                  args: Optional[EndpointArgs] = None,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        A serverless endpoint: the scaling rules its worker groups share, and what a client calls it with: `routeUrl`, `endpointName` and `apiKey` (a secret).
+        A serverless endpoint: the scaling rules its worker groups share, and what a client calls it with: `route_url`, `endpoint_name` and `api_key` (a secret).
 
         :param str resource_name: The name of the resource.
         :param EndpointArgs args: The arguments to use to populate this resource's properties.
@@ -294,7 +294,7 @@ class Endpoint(pulumi.CustomResource):
     @pulumi.getter(name="coldWorkers")
     def cold_workers(self) -> pulumi.Output[_builtins.int]:
         """
-        Workers (GPU instances, billed) kept loaded but inactive when there is no load; a whole number, 0 or more, at most maxWorkers; default 5. Changes in place.
+        Workers (GPU instances, billed) kept loaded but inactive when there is no load; a whole number, 0 or more, at most max_workers; default 5. Changes in place.
         """
         return pulumi.get(self, "cold_workers")
 
@@ -310,7 +310,7 @@ class Endpoint(pulumi.CustomResource):
     @pulumi.getter(name="endpointId")
     def endpoint_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The service's id of the endpoint: what a worker group's `endpointId` names.
+        The service's id of the endpoint: what a worker group's `endpoint_id` names.
         """
         return pulumi.get(self, "endpoint_id")
 
@@ -342,7 +342,7 @@ class Endpoint(pulumi.CustomResource):
     @pulumi.getter(name="routeUrl")
     def route_url(self) -> pulumi.Output[_builtins.str]:
         """
-        Where a client sends the endpoint's route call: POST `{"endpoint": endpointName, "cost": <estimate>}` here with `Authorization: Bearer <apiKey>`, and it answers a worker's `url` (or a `status` to ask again on). Made from `gpucloud:serverlessUrl`, else `gpucloud:baseUrl`.
+        Where a client sends the endpoint's route call: POST `{"endpoint": endpoint_name, "cost": <estimate>}` here with `Authorization: Bearer <api_key>`, and it answers a worker's `url` (or a `status` to ask again on). Made from `gpucloud:serverlessUrl`, else `gpucloud:baseUrl`.
         """
         return pulumi.get(self, "route_url")
 

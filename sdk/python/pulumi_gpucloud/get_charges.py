@@ -91,14 +91,14 @@ def get_charges(instance_ids: Optional[Sequence[_builtins.int]] = None,
                 volume_ids: Optional[Sequence[_builtins.int]] = None,
                 opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetChargesResult:
     """
-    What the account was billed on a range of UTC days, per contract (an instance or a volume), with its charges by type (GPU time, storage, bandwidth) and the total. instanceIds (an Instance's instanceId, a NodeGroup's nodes' instanceIds), volumeIds, types and labels keep only those contracts.
+    What the account was billed on a range of UTC days, per contract (an instance or a volume), with its charges by type (GPU time, storage, bandwidth) and the total. instance_ids (an Instance's instance_id, a NodeGroup's nodes' instance_ids), volume_ids, types and labels keep only those contracts.
 
-    :param Sequence[_builtins.int] instance_ids: Only these instances' charges: an Instance's `instanceId`, a NodeGroup's nodes'.
+    :param Sequence[_builtins.int] instance_ids: Only these instances' charges: an Instance's `instance_id`, a NodeGroup's nodes'.
     :param Sequence[_builtins.str] labels: Only contracts whose label is one of these.
     :param _builtins.str since: Required. The first day counted: a date (`2026-01-31`), or an ISO 8601 time with its zone, whose UTC day counts.
     :param Sequence[_builtins.str] types: Only contracts of these types: `instance`, `volume`, `serverless` (workers).
     :param _builtins.str until: The last day counted, written as `since`; absent: today (UTC).
-    :param Sequence[_builtins.int] volume_ids: Only these volumes' charges: a Volume's or a NetworkVolume's `volumeId`.
+    :param Sequence[_builtins.int] volume_ids: Only these volumes' charges: a Volume's or a NetworkVolume's `volume_id`.
     """
     __args__ = dict()
     __args__['instanceIds'] = instance_ids
@@ -123,14 +123,14 @@ def get_charges_output(instance_ids: pulumi.Input[Optional[Optional[Sequence[_bu
                        volume_ids: pulumi.Input[Optional[Optional[Sequence[_builtins.int]]]] = None,
                        opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetChargesResult]:
     """
-    What the account was billed on a range of UTC days, per contract (an instance or a volume), with its charges by type (GPU time, storage, bandwidth) and the total. instanceIds (an Instance's instanceId, a NodeGroup's nodes' instanceIds), volumeIds, types and labels keep only those contracts.
+    What the account was billed on a range of UTC days, per contract (an instance or a volume), with its charges by type (GPU time, storage, bandwidth) and the total. instance_ids (an Instance's instance_id, a NodeGroup's nodes' instance_ids), volume_ids, types and labels keep only those contracts.
 
-    :param Sequence[_builtins.int] instance_ids: Only these instances' charges: an Instance's `instanceId`, a NodeGroup's nodes'.
+    :param Sequence[_builtins.int] instance_ids: Only these instances' charges: an Instance's `instance_id`, a NodeGroup's nodes'.
     :param Sequence[_builtins.str] labels: Only contracts whose label is one of these.
     :param _builtins.str since: Required. The first day counted: a date (`2026-01-31`), or an ISO 8601 time with its zone, whose UTC day counts.
     :param Sequence[_builtins.str] types: Only contracts of these types: `instance`, `volume`, `serverless` (workers).
     :param _builtins.str until: The last day counted, written as `since`; absent: today (UTC).
-    :param Sequence[_builtins.int] volume_ids: Only these volumes' charges: a Volume's or a NetworkVolume's `volumeId`.
+    :param Sequence[_builtins.int] volume_ids: Only these volumes' charges: a Volume's or a NetworkVolume's `volume_id`.
     """
     __args__ = dict()
     __args__['instanceIds'] = instance_ids

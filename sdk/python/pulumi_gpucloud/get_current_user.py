@@ -87,7 +87,7 @@ class GetCurrentUserResult:
     @pulumi.getter(name="keyId")
     def key_id(self) -> Optional[_builtins.int]:
         """
-        The id of the API key in use (an ApiKey's `apiKeyId`), never the key itself; absent when the service does not say.
+        The id of the API key in use (an ApiKey's `api_key_id`), never the key itself; absent when the service does not say.
         """
         return pulumi.get(self, "key_id")
 

@@ -52,7 +52,7 @@ def get_instances(query: Optional[Mapping[str, Any]] = None,
     """
     The account's instances, or those matching query, as summaries: never an instance's environment or onstart script, nor any credential.
 
-    :param Mapping[str, Any] query: The query: the list's fields (instanceId, label, actualStatus, intendedStatus, gpuName, machineId, hostId, image, geolocation, diskGb, templateHashId), each a plain value (meaning eq) or an operator object (eq, neq, gt, gte, lt, lte, in, notin); selectFilters for other columns in the list's own names; orderBy, a list of [field, asc or desc] pairs. Absent: every instance of the account.
+    :param Mapping[str, Any] query: The query: the list's fields (instance_id, label, actual_status, intended_status, gpu_name, machine_id, host_id, image, geolocation, disk_gb, template_hash_id), each a plain value (meaning eq) or an operator object (eq, neq, gt, gte, lt, lte, in, notin); selectFilters for other columns in the list's own names; orderBy, a list of [field, asc or desc] pairs. Absent: every instance of the account.
     """
     __args__ = dict()
     __args__['query'] = query
@@ -66,7 +66,7 @@ def get_instances_output(query: pulumi.Input[Optional[Optional[Mapping[str, Any]
     """
     The account's instances, or those matching query, as summaries: never an instance's environment or onstart script, nor any credential.
 
-    :param Mapping[str, Any] query: The query: the list's fields (instanceId, label, actualStatus, intendedStatus, gpuName, machineId, hostId, image, geolocation, diskGb, templateHashId), each a plain value (meaning eq) or an operator object (eq, neq, gt, gte, lt, lte, in, notin); selectFilters for other columns in the list's own names; orderBy, a list of [field, asc or desc] pairs. Absent: every instance of the account.
+    :param Mapping[str, Any] query: The query: the list's fields (instance_id, label, actual_status, intended_status, gpu_name, machine_id, host_id, image, geolocation, disk_gb, template_hash_id), each a plain value (meaning eq) or an operator object (eq, neq, gt, gte, lt, lte, in, notin); selectFilters for other columns in the list's own names; orderBy, a list of [field, asc or desc] pairs. Absent: every instance of the account.
     """
     __args__ = dict()
     __args__['query'] = query

@@ -52,7 +52,7 @@ def get_templates(query: Optional[Mapping[str, Any]] = None,
     """
     Templates matching query: the account's own and others' public ones. Summaries never carry a registry password.
 
-    :param Mapping[str, Any] query: The query: template search fields (creatorId, name, image, tag, hashId, templateId, recommended, useSsh, sshDirect, jupyterDirect, countCreated, createdAt, recentCreateDate, diskGb, defaultTag, dockerLoginRepo), each a plain value (meaning eq) or an operator object (eq, neq, lt, lte, gt, gte, in, notin), and orderBy, the field to sort by.
+    :param Mapping[str, Any] query: The query: template search fields (creator_id, name, image, tag, hash_id, template_id, recommended, use_ssh, ssh_direct, jupyter_direct, count_created, created_at, recent_create_date, disk_gb, defaultTag, docker_login_repo), each a plain value (meaning eq) or an operator object (eq, neq, lt, lte, gt, gte, in, notin), and orderBy, the field to sort by.
     """
     __args__ = dict()
     __args__['query'] = query
@@ -66,7 +66,7 @@ def get_templates_output(query: pulumi.Input[Optional[Optional[Mapping[str, Any]
     """
     Templates matching query: the account's own and others' public ones. Summaries never carry a registry password.
 
-    :param Mapping[str, Any] query: The query: template search fields (creatorId, name, image, tag, hashId, templateId, recommended, useSsh, sshDirect, jupyterDirect, countCreated, createdAt, recentCreateDate, diskGb, defaultTag, dockerLoginRepo), each a plain value (meaning eq) or an operator object (eq, neq, lt, lte, gt, gte, in, notin), and orderBy, the field to sort by.
+    :param Mapping[str, Any] query: The query: template search fields (creator_id, name, image, tag, hash_id, template_id, recommended, use_ssh, ssh_direct, jupyter_direct, count_created, created_at, recent_create_date, disk_gb, defaultTag, docker_login_repo), each a plain value (meaning eq) or an operator object (eq, neq, lt, lte, gt, gte, in, notin), and orderBy, the field to sort by.
     """
     __args__ = dict()
     __args__['query'] = query

@@ -57,36 +57,36 @@ class InstanceArgs:
         The set of arguments for constructing a Instance resource.
 
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] args: Arguments passed to the image's entrypoint, e.g. `["--model", "Qwen/Qwen3-8B"]`: for `runtype: args`, which runs the image's own entrypoint instead of an SSH or Jupyter launch (and so no onstart). Changing them rebuilds the container in place, as changing `image` does.
-        :param pulumi.Input[_builtins.int] ask_id: The instance ask (offer) to rent, e.g. one getOffers found. Give this, `askIds` or `offerQuery`. Changing it replaces the instance.
+        :param pulumi.Input[_builtins.int] ask_id: The instance ask (offer) to rent, e.g. one get_offers found. Give this, `ask_ids` or `offer_query`. Changing it replaces the instance.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ask_ids: Asks to try in order, one per attempt (cycling when attempts outnumber asks). Changing the list replaces the instance only when it no longer holds the ask rented.
         :param pulumi.Input[_builtins.float] create_timeout_seconds: How long create may take in all, attempts included, in seconds; default 1200. Changes in place (only this provider's setting).
-        :param pulumi.Input[_builtins.float] disk_gb: Disk size in gigabytes, at least 8. Required unless `templateHashId` is given (the template's recommended disk size then applies). Changing it replaces the instance.
+        :param pulumi.Input[_builtins.float] disk_gb: Disk size in gigabytes, at least 8. Required unless `template_hash_id` is given (the template's recommended disk size then applies). Changing it replaces the instance.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of the instance: names of letters, digits and `_`. Changing them rebuilds the container in place, as changing `image` does.
         :param pulumi.Input[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]] expose_ports: Container ports to open: a number (TCP) or `"<port>/udp"`, sent as the service's `-p <port>:<port>` docker options (its docker-environment guide: each maps to a random external port). `ports` and `urls` then say where each answers. A template's ports apply as well. Changing them replaces the instance.
-        :param pulumi.Input['IdleShutdownArgs'] idle_shutdown: Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
-        :param pulumi.Input[_builtins.str] image: The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
+        :param pulumi.Input['IdleShutdownArgs'] idle_shutdown: Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `max_lifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+        :param pulumi.Input[_builtins.str] image: The container or VM image, e.g. `pytorch/pytorch`. Required unless `template_hash_id` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
         :param pulumi.Input[_builtins.str] label: A label, at most 1024 characters. Changes in place.
         :param pulumi.Input[_builtins.int] max_attempts: Instances to try before giving up, 1 to 10; default 3. Changes in place (only this provider's setting).
-        :param pulumi.Input[_builtins.float] max_bid_dollars_per_hour: The highest bid `onOutbid: raise` may set, in dollars per hour; at least `price`. Changes in place.
-        :param pulumi.Input[_builtins.float] max_dollars_per_hour: With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
-        :param pulumi.Input[_builtins.str] max_lifetime: The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
-        :param pulumi.Input['InstanceNetworkVolumeArgs'] network_volume: A network volume to mount at create: its id (a NetworkVolume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
+        :param pulumi.Input[_builtins.float] max_bid_dollars_per_hour: The highest bid `on_outbid: raise` may set, in dollars per hour; at least `price`. Changes in place.
+        :param pulumi.Input[_builtins.float] max_dollars_per_hour: With offer_query: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
+        :param pulumi.Input[_builtins.str] max_lifetime: The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`on_expiry`) at `expires_at`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expires_at` rents a new one.
+        :param pulumi.Input['InstanceNetworkVolumeArgs'] network_volume: A network volume to mount at create: its id (a NetworkVolume's `volume_id`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offer_query the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
         :param pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']] offer_query: Rent the best offer matching this query instead of a fixed ask: an OfferQuery (a value or conditions per field, e.g. an RTX 4090 with at least 24 GB of GPU RAM and a reliability of at least 0.98) or the official client's query string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
-        :param pulumi.Input[_builtins.str] on_expiry: What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
-        :param pulumi.Input[_builtins.str] on_outbid: What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits for it to run again; `replace` (with `offerQuery`) rents another instance by the query, within the stack's cap, then destroys the paused one so that its disk bills no more: a network volume moves to the replacement; a local volume only when its machine has a free matching offer, else the instance stays paused and up says why. Changes in place.
-        :param pulumi.Input[_builtins.str] onstart: A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
-        :param pulumi.Input[_builtins.str] overlay: An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
+        :param pulumi.Input[_builtins.str] on_expiry: What happens at `expires_at` (with `max_lifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `max_lifetime` is set.
+        :param pulumi.Input[_builtins.str] on_outbid: What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `max_bid_dollars_per_hour` and no further, and waits for it to run again; `replace` (with `offer_query`) rents another instance by the query, within the stack's cap, then destroys the paused one so that its disk bills no more: a network volume moves to the replacement; a local volume only when its machine has a free matching offer, else the instance stays paused and up says why. Changes in place.
+        :param pulumi.Input[_builtins.str] onstart: A script run at start (with `max_lifetime` or `idle_shutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
+        :param pulumi.Input[_builtins.str] overlay: An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`local_ip`) and reaches the other members on every port. The overlay is on a physical cluster: with offer_query the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
-        :param pulumi.Input[_builtins.float] prepay_dollars: Dollars of the account's credit to prepay into the instance once it runs, which makes it a reserved instance: the service discounts its price by how many months the deposit covers (by default 20% for 1 month, 30% for 3, 40% for 6, up to the host's maximum; the preview prices it so, and `dollarsPerHour` records the service's discounted price). On-demand only (not with `price`); the account's credit must hold it. A higher amount prepays the difference in place (the service recalculates the discount over the whole deposit left); a lower one, or none, changes nothing: a deposit is never withdrawn (destroying the instance refunds only the deposit left less the discount received, per the service). A replacement is prepaid anew.
-        :param pulumi.Input[_builtins.float] price: A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
-        :param pulumi.Input['ReadinessArgs'] readiness: A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+        :param pulumi.Input[_builtins.float] prepay_dollars: Dollars of the account's credit to prepay into the instance once it runs, which makes it a reserved instance: the service discounts its price by how many months the deposit covers (by default 20% for 1 month, 30% for 3, 40% for 6, up to the host's maximum; the preview prices it so, and `dollars_per_hour` records the service's discounted price). On-demand only (not with `price`); the account's credit must hold it. A higher amount prepays the difference in place (the service recalculates the discount over the whole deposit left); a lower one, or none, changes nothing: a deposit is never withdrawn (destroying the instance refunds only the deposit left less the discount received, per the service). A replacement is prepaid anew.
+        :param pulumi.Input[_builtins.float] price: A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actual_status` stopped, `outbid_by_dollars_per_hour`); the next up raises the bid to this price when it is above the winning one, and otherwise does what `on_outbid` says.
+        :param pulumi.Input['ReadinessArgs'] readiness: A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstart_line` (a line the onstart prints), with `initial_delay_seconds`, `interval_seconds` and `timeout_seconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
         :param pulumi.Input[_builtins.str] recycle_trigger: Any value; a new one recycles the container in place (the service's recycle: created anew from a fresh pull of the same image tag, on its machine; what it wrote outside a volume is lost). Setting it the first time recycles nothing.
         :param pulumi.Input[_builtins.str] restart_trigger: Any value; a new one restarts the container in place (the service's reboot: stopped and started on its machine, its disk kept, its GPU priority kept) and runs its onstart again. Setting it the first time restarts nothing.
         :param pulumi.Input[_builtins.str] runtype: How the instance is launched: `ssh` (the default; from a template, the template's), `jupyter`, `args` or `vm`. A VM needs an SSH key on the account. Changing it replaces the instance.
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ssh_key_ids: Account SSH keys to attach once the instance runs: SshKey `sshKeyId`s. Added or removed in place. A VM that lists one passes preview before the key exists.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ssh_key_ids: Account SSH keys to attach once the instance runs: SshKey `ssh_key_id`s. Added or removed in place. A VM that lists one passes preview before the key exists.
         :param pulumi.Input[_builtins.str] state: `running` (the default) or `stopped`: a stopped instance keeps its disk (still billed) and releases its GPUs. Changing it stops or starts the instance in place.
-        :param pulumi.Input[_builtins.str] template_hash_id: A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Changing it rebuilds the container in place from the template, as changing `image` does.
-        :param pulumi.Input['InstanceVolumeArgs'] volume: An existing volume to link: its id (a Volume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
+        :param pulumi.Input[_builtins.str] template_hash_id: A template to launch from (a Template's `hash_id`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Changing it rebuilds the container in place from the template, as changing `image` does.
+        :param pulumi.Input['InstanceVolumeArgs'] volume: An existing volume to link: its id (a Volume's `volume_id`) and the absolute path to mount it at (e.g. `/data`). A volume lives on one machine: with offer_query the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
         """
         if args is not None:
             pulumi.set(__self__, "args", args)
@@ -175,7 +175,7 @@ class InstanceArgs:
     @pulumi.getter(name="askId")
     def ask_id(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        The instance ask (offer) to rent, e.g. one getOffers found. Give this, `askIds` or `offerQuery`. Changing it replaces the instance.
+        The instance ask (offer) to rent, e.g. one get_offers found. Give this, `ask_ids` or `offer_query`. Changing it replaces the instance.
         """
         return pulumi.get(self, "ask_id")
 
@@ -211,7 +211,7 @@ class InstanceArgs:
     @pulumi.getter(name="diskGb")
     def disk_gb(self) -> pulumi.Input[Optional[_builtins.float]]:
         """
-        Disk size in gigabytes, at least 8. Required unless `templateHashId` is given (the template's recommended disk size then applies). Changing it replaces the instance.
+        Disk size in gigabytes, at least 8. Required unless `template_hash_id` is given (the template's recommended disk size then applies). Changing it replaces the instance.
         """
         return pulumi.get(self, "disk_gb")
 
@@ -247,7 +247,7 @@ class InstanceArgs:
     @pulumi.getter(name="idleShutdown")
     def idle_shutdown(self) -> pulumi.Input[Optional['IdleShutdownArgs']]:
         """
-        Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+        Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `max_lifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
         """
         return pulumi.get(self, "idle_shutdown")
 
@@ -259,7 +259,7 @@ class InstanceArgs:
     @pulumi.getter
     def image(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
+        The container or VM image, e.g. `pytorch/pytorch`. Required unless `template_hash_id` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
         """
         return pulumi.get(self, "image")
 
@@ -295,7 +295,7 @@ class InstanceArgs:
     @pulumi.getter(name="maxBidDollarsPerHour")
     def max_bid_dollars_per_hour(self) -> pulumi.Input[Optional[_builtins.float]]:
         """
-        The highest bid `onOutbid: raise` may set, in dollars per hour; at least `price`. Changes in place.
+        The highest bid `on_outbid: raise` may set, in dollars per hour; at least `price`. Changes in place.
         """
         return pulumi.get(self, "max_bid_dollars_per_hour")
 
@@ -307,7 +307,7 @@ class InstanceArgs:
     @pulumi.getter(name="maxDollarsPerHour")
     def max_dollars_per_hour(self) -> pulumi.Input[Optional[_builtins.float]]:
         """
-        With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
+        With offer_query: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
         """
         return pulumi.get(self, "max_dollars_per_hour")
 
@@ -319,7 +319,7 @@ class InstanceArgs:
     @pulumi.getter(name="maxLifetime")
     def max_lifetime(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
+        The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`on_expiry`) at `expires_at`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expires_at` rents a new one.
         """
         return pulumi.get(self, "max_lifetime")
 
@@ -331,7 +331,7 @@ class InstanceArgs:
     @pulumi.getter(name="networkVolume")
     def network_volume(self) -> pulumi.Input[Optional['InstanceNetworkVolumeArgs']]:
         """
-        A network volume to mount at create: its id (a NetworkVolume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
+        A network volume to mount at create: its id (a NetworkVolume's `volume_id`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offer_query the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
         """
         return pulumi.get(self, "network_volume")
 
@@ -355,7 +355,7 @@ class InstanceArgs:
     @pulumi.getter(name="onExpiry")
     def on_expiry(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
+        What happens at `expires_at` (with `max_lifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `max_lifetime` is set.
         """
         return pulumi.get(self, "on_expiry")
 
@@ -367,7 +367,7 @@ class InstanceArgs:
     @pulumi.getter(name="onOutbid")
     def on_outbid(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits for it to run again; `replace` (with `offerQuery`) rents another instance by the query, within the stack's cap, then destroys the paused one so that its disk bills no more: a network volume moves to the replacement; a local volume only when its machine has a free matching offer, else the instance stays paused and up says why. Changes in place.
+        What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `max_bid_dollars_per_hour` and no further, and waits for it to run again; `replace` (with `offer_query`) rents another instance by the query, within the stack's cap, then destroys the paused one so that its disk bills no more: a network volume moves to the replacement; a local volume only when its machine has a free matching offer, else the instance stays paused and up says why. Changes in place.
         """
         return pulumi.get(self, "on_outbid")
 
@@ -379,7 +379,7 @@ class InstanceArgs:
     @pulumi.getter
     def onstart(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
+        A script run at start (with `max_lifetime` or `idle_shutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
         """
         return pulumi.get(self, "onstart")
 
@@ -391,7 +391,7 @@ class InstanceArgs:
     @pulumi.getter
     def overlay(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
+        An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`local_ip`) and reaches the other members on every port. The overlay is on a physical cluster: with offer_query the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
         """
         return pulumi.get(self, "overlay")
 
@@ -415,7 +415,7 @@ class InstanceArgs:
     @pulumi.getter(name="prepayDollars")
     def prepay_dollars(self) -> pulumi.Input[Optional[_builtins.float]]:
         """
-        Dollars of the account's credit to prepay into the instance once it runs, which makes it a reserved instance: the service discounts its price by how many months the deposit covers (by default 20% for 1 month, 30% for 3, 40% for 6, up to the host's maximum; the preview prices it so, and `dollarsPerHour` records the service's discounted price). On-demand only (not with `price`); the account's credit must hold it. A higher amount prepays the difference in place (the service recalculates the discount over the whole deposit left); a lower one, or none, changes nothing: a deposit is never withdrawn (destroying the instance refunds only the deposit left less the discount received, per the service). A replacement is prepaid anew.
+        Dollars of the account's credit to prepay into the instance once it runs, which makes it a reserved instance: the service discounts its price by how many months the deposit covers (by default 20% for 1 month, 30% for 3, 40% for 6, up to the host's maximum; the preview prices it so, and `dollars_per_hour` records the service's discounted price). On-demand only (not with `price`); the account's credit must hold it. A higher amount prepays the difference in place (the service recalculates the discount over the whole deposit left); a lower one, or none, changes nothing: a deposit is never withdrawn (destroying the instance refunds only the deposit left less the discount received, per the service). A replacement is prepaid anew.
         """
         return pulumi.get(self, "prepay_dollars")
 
@@ -427,7 +427,7 @@ class InstanceArgs:
     @pulumi.getter
     def price(self) -> pulumi.Input[Optional[_builtins.float]]:
         """
-        A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
+        A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actual_status` stopped, `outbid_by_dollars_per_hour`); the next up raises the bid to this price when it is above the winning one, and otherwise does what `on_outbid` says.
         """
         return pulumi.get(self, "price")
 
@@ -439,7 +439,7 @@ class InstanceArgs:
     @pulumi.getter
     def readiness(self) -> pulumi.Input[Optional['ReadinessArgs']]:
         """
-        A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+        A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstart_line` (a line the onstart prints), with `initial_delay_seconds`, `interval_seconds` and `timeout_seconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
         """
         return pulumi.get(self, "readiness")
 
@@ -487,7 +487,7 @@ class InstanceArgs:
     @pulumi.getter(name="sshKeyIds")
     def ssh_key_ids(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]]:
         """
-        Account SSH keys to attach once the instance runs: SshKey `sshKeyId`s. Added or removed in place. A VM that lists one passes preview before the key exists.
+        Account SSH keys to attach once the instance runs: SshKey `ssh_key_id`s. Added or removed in place. A VM that lists one passes preview before the key exists.
         """
         return pulumi.get(self, "ssh_key_ids")
 
@@ -511,7 +511,7 @@ class InstanceArgs:
     @pulumi.getter(name="templateHashId")
     def template_hash_id(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Changing it rebuilds the container in place from the template, as changing `image` does.
+        A template to launch from (a Template's `hash_id`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Changing it rebuilds the container in place from the template, as changing `image` does.
         """
         return pulumi.get(self, "template_hash_id")
 
@@ -523,7 +523,7 @@ class InstanceArgs:
     @pulumi.getter
     def volume(self) -> pulumi.Input[Optional['InstanceVolumeArgs']]:
         """
-        An existing volume to link: its id (a Volume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
+        An existing volume to link: its id (a Volume's `volume_id`) and the absolute path to mount it at (e.g. `/data`). A volume lives on one machine: with offer_query the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
         """
         return pulumi.get(self, "volume")
 
@@ -571,41 +571,41 @@ class Instance(pulumi.CustomResource):
                  volume: pulumi.Input[Optional[Union['InstanceVolumeArgs', 'InstanceVolumeArgsDict']]] = None,
                  __props__=None):
         """
-        A GPU instance rented from an ask (askId, askIds) or the best offer matching offerQuery. Create waits until it is running; an instance that reaches a dead end is destroyed and another is tried, up to maxAttempts. A failed create leaves nothing running.
+        A GPU instance rented from an ask (ask_id, ask_ids) or the best offer matching offer_query. Create waits until it is running; an instance that reaches a dead end is destroyed and another is tried, up to max_attempts. A failed create leaves nothing running.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] args: Arguments passed to the image's entrypoint, e.g. `["--model", "Qwen/Qwen3-8B"]`: for `runtype: args`, which runs the image's own entrypoint instead of an SSH or Jupyter launch (and so no onstart). Changing them rebuilds the container in place, as changing `image` does.
-        :param pulumi.Input[_builtins.int] ask_id: The instance ask (offer) to rent, e.g. one getOffers found. Give this, `askIds` or `offerQuery`. Changing it replaces the instance.
+        :param pulumi.Input[_builtins.int] ask_id: The instance ask (offer) to rent, e.g. one get_offers found. Give this, `ask_ids` or `offer_query`. Changing it replaces the instance.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ask_ids: Asks to try in order, one per attempt (cycling when attempts outnumber asks). Changing the list replaces the instance only when it no longer holds the ask rented.
         :param pulumi.Input[_builtins.float] create_timeout_seconds: How long create may take in all, attempts included, in seconds; default 1200. Changes in place (only this provider's setting).
-        :param pulumi.Input[_builtins.float] disk_gb: Disk size in gigabytes, at least 8. Required unless `templateHashId` is given (the template's recommended disk size then applies). Changing it replaces the instance.
+        :param pulumi.Input[_builtins.float] disk_gb: Disk size in gigabytes, at least 8. Required unless `template_hash_id` is given (the template's recommended disk size then applies). Changing it replaces the instance.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of the instance: names of letters, digits and `_`. Changing them rebuilds the container in place, as changing `image` does.
         :param pulumi.Input[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]] expose_ports: Container ports to open: a number (TCP) or `"<port>/udp"`, sent as the service's `-p <port>:<port>` docker options (its docker-environment guide: each maps to a random external port). `ports` and `urls` then say where each answers. A template's ports apply as well. Changing them replaces the instance.
-        :param pulumi.Input[Union['IdleShutdownArgs', 'IdleShutdownArgsDict']] idle_shutdown: Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
-        :param pulumi.Input[_builtins.str] image: The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
+        :param pulumi.Input[Union['IdleShutdownArgs', 'IdleShutdownArgsDict']] idle_shutdown: Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `max_lifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+        :param pulumi.Input[_builtins.str] image: The container or VM image, e.g. `pytorch/pytorch`. Required unless `template_hash_id` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
         :param pulumi.Input[_builtins.str] label: A label, at most 1024 characters. Changes in place.
         :param pulumi.Input[_builtins.int] max_attempts: Instances to try before giving up, 1 to 10; default 3. Changes in place (only this provider's setting).
-        :param pulumi.Input[_builtins.float] max_bid_dollars_per_hour: The highest bid `onOutbid: raise` may set, in dollars per hour; at least `price`. Changes in place.
-        :param pulumi.Input[_builtins.float] max_dollars_per_hour: With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
-        :param pulumi.Input[_builtins.str] max_lifetime: The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
-        :param pulumi.Input[Union['InstanceNetworkVolumeArgs', 'InstanceNetworkVolumeArgsDict']] network_volume: A network volume to mount at create: its id (a NetworkVolume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
+        :param pulumi.Input[_builtins.float] max_bid_dollars_per_hour: The highest bid `on_outbid: raise` may set, in dollars per hour; at least `price`. Changes in place.
+        :param pulumi.Input[_builtins.float] max_dollars_per_hour: With offer_query: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
+        :param pulumi.Input[_builtins.str] max_lifetime: The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`on_expiry`) at `expires_at`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expires_at` rents a new one.
+        :param pulumi.Input[Union['InstanceNetworkVolumeArgs', 'InstanceNetworkVolumeArgsDict']] network_volume: A network volume to mount at create: its id (a NetworkVolume's `volume_id`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offer_query the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
         :param pulumi.Input[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]] offer_query: Rent the best offer matching this query instead of a fixed ask: an OfferQuery (a value or conditions per field, e.g. an RTX 4090 with at least 24 GB of GPU RAM and a reliability of at least 0.98) or the official client's query string (`"gpu_name=RTX_4090 num_gpus=1"`). Each attempt searches afresh (cheapest first unless `order` says otherwise), checks each offer against the query and rents the first that matches; an offer gone at rent time or a dead-end boot moves on to the next. Changing the query replaces the instance only when its offer no longer matches.
-        :param pulumi.Input[_builtins.str] on_expiry: What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
-        :param pulumi.Input[_builtins.str] on_outbid: What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits for it to run again; `replace` (with `offerQuery`) rents another instance by the query, within the stack's cap, then destroys the paused one so that its disk bills no more: a network volume moves to the replacement; a local volume only when its machine has a free matching offer, else the instance stays paused and up says why. Changes in place.
-        :param pulumi.Input[_builtins.str] onstart: A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
-        :param pulumi.Input[_builtins.str] overlay: An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
+        :param pulumi.Input[_builtins.str] on_expiry: What happens at `expires_at` (with `max_lifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `max_lifetime` is set.
+        :param pulumi.Input[_builtins.str] on_outbid: What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `max_bid_dollars_per_hour` and no further, and waits for it to run again; `replace` (with `offer_query`) rents another instance by the query, within the stack's cap, then destroys the paused one so that its disk bills no more: a network volume moves to the replacement; a local volume only when its machine has a free matching offer, else the instance stays paused and up says why. Changes in place.
+        :param pulumi.Input[_builtins.str] onstart: A script run at start (with `max_lifetime` or `idle_shutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
+        :param pulumi.Input[_builtins.str] overlay: An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`local_ip`) and reaches the other members on every port. The overlay is on a physical cluster: with offer_query the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
-        :param pulumi.Input[_builtins.float] prepay_dollars: Dollars of the account's credit to prepay into the instance once it runs, which makes it a reserved instance: the service discounts its price by how many months the deposit covers (by default 20% for 1 month, 30% for 3, 40% for 6, up to the host's maximum; the preview prices it so, and `dollarsPerHour` records the service's discounted price). On-demand only (not with `price`); the account's credit must hold it. A higher amount prepays the difference in place (the service recalculates the discount over the whole deposit left); a lower one, or none, changes nothing: a deposit is never withdrawn (destroying the instance refunds only the deposit left less the discount received, per the service). A replacement is prepaid anew.
-        :param pulumi.Input[_builtins.float] price: A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
-        :param pulumi.Input[Union['ReadinessArgs', 'ReadinessArgsDict']] readiness: A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+        :param pulumi.Input[_builtins.float] prepay_dollars: Dollars of the account's credit to prepay into the instance once it runs, which makes it a reserved instance: the service discounts its price by how many months the deposit covers (by default 20% for 1 month, 30% for 3, 40% for 6, up to the host's maximum; the preview prices it so, and `dollars_per_hour` records the service's discounted price). On-demand only (not with `price`); the account's credit must hold it. A higher amount prepays the difference in place (the service recalculates the discount over the whole deposit left); a lower one, or none, changes nothing: a deposit is never withdrawn (destroying the instance refunds only the deposit left less the discount received, per the service). A replacement is prepaid anew.
+        :param pulumi.Input[_builtins.float] price: A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actual_status` stopped, `outbid_by_dollars_per_hour`); the next up raises the bid to this price when it is above the winning one, and otherwise does what `on_outbid` says.
+        :param pulumi.Input[Union['ReadinessArgs', 'ReadinessArgsDict']] readiness: A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstart_line` (a line the onstart prints), with `initial_delay_seconds`, `interval_seconds` and `timeout_seconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
         :param pulumi.Input[_builtins.str] recycle_trigger: Any value; a new one recycles the container in place (the service's recycle: created anew from a fresh pull of the same image tag, on its machine; what it wrote outside a volume is lost). Setting it the first time recycles nothing.
         :param pulumi.Input[_builtins.str] restart_trigger: Any value; a new one restarts the container in place (the service's reboot: stopped and started on its machine, its disk kept, its GPU priority kept) and runs its onstart again. Setting it the first time restarts nothing.
         :param pulumi.Input[_builtins.str] runtype: How the instance is launched: `ssh` (the default; from a template, the template's), `jupyter`, `args` or `vm`. A VM needs an SSH key on the account. Changing it replaces the instance.
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ssh_key_ids: Account SSH keys to attach once the instance runs: SshKey `sshKeyId`s. Added or removed in place. A VM that lists one passes preview before the key exists.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ssh_key_ids: Account SSH keys to attach once the instance runs: SshKey `ssh_key_id`s. Added or removed in place. A VM that lists one passes preview before the key exists.
         :param pulumi.Input[_builtins.str] state: `running` (the default) or `stopped`: a stopped instance keeps its disk (still billed) and releases its GPUs. Changing it stops or starts the instance in place.
-        :param pulumi.Input[_builtins.str] template_hash_id: A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Changing it rebuilds the container in place from the template, as changing `image` does.
-        :param pulumi.Input[Union['InstanceVolumeArgs', 'InstanceVolumeArgsDict']] volume: An existing volume to link: its id (a Volume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
+        :param pulumi.Input[_builtins.str] template_hash_id: A template to launch from (a Template's `hash_id`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Changing it rebuilds the container in place from the template, as changing `image` does.
+        :param pulumi.Input[Union['InstanceVolumeArgs', 'InstanceVolumeArgsDict']] volume: An existing volume to link: its id (a Volume's `volume_id`) and the absolute path to mount it at (e.g. `/data`). A volume lives on one machine: with offer_query the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
         """
         ...
     @overload
@@ -614,7 +614,7 @@ class Instance(pulumi.CustomResource):
                  args: Optional[InstanceArgs] = None,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        A GPU instance rented from an ask (askId, askIds) or the best offer matching offerQuery. Create waits until it is running; an instance that reaches a dead end is destroyed and another is tried, up to maxAttempts. A failed create leaves nothing running.
+        A GPU instance rented from an ask (ask_id, ask_ids) or the best offer matching offer_query. Create waits until it is running; an instance that reaches a dead end is destroyed and another is tried, up to max_attempts. A failed create leaves nothing running.
 
         :param str resource_name: The name of the resource.
         :param InstanceArgs args: The arguments to use to populate this resource's properties.
@@ -820,7 +820,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter(name="askId")
     def ask_id(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
-        The instance ask (offer) to rent, e.g. one getOffers found. Give this, `askIds` or `offerQuery`. Changing it replaces the instance.
+        The instance ask (offer) to rent, e.g. one get_offers found. Give this, `ask_ids` or `offer_query`. Changing it replaces the instance.
         """
         return pulumi.get(self, "ask_id")
 
@@ -852,7 +852,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter(name="diskGb")
     def disk_gb(self) -> pulumi.Output[Optional[_builtins.float]]:
         """
-        Disk size in gigabytes, at least 8. Required unless `templateHashId` is given (the template's recommended disk size then applies). Changing it replaces the instance.
+        Disk size in gigabytes, at least 8. Required unless `template_hash_id` is given (the template's recommended disk size then applies). Changing it replaces the instance.
         """
         return pulumi.get(self, "disk_gb")
 
@@ -876,7 +876,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter(name="expiresAt")
     def expires_at(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        With `maxLifetime`: when the instance expires, fixed at create (ISO 8601, UTC, e.g. `2026-01-01T08:00:00Z`). Its watchdog then stops or destroys it (`onExpiry`); the next up rents a new one. Absent otherwise.
+        With `max_lifetime`: when the instance expires, fixed at create (ISO 8601, UTC, e.g. `2026-01-01T08:00:00Z`). Its watchdog then stops or destroys it (`on_expiry`); the next up rents a new one. Absent otherwise.
         """
         return pulumi.get(self, "expires_at")
 
@@ -900,7 +900,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter(name="idleShutdown")
     def idle_shutdown(self) -> pulumi.Output[Optional['outputs.IdleShutdown']]:
         """
-        Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+        Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `max_lifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
         """
         return pulumi.get(self, "idle_shutdown")
 
@@ -908,7 +908,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter
     def image(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        The container or VM image, e.g. `pytorch/pytorch`. Required unless `templateHashId` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
+        The container or VM image, e.g. `pytorch/pytorch`. Required unless `template_hash_id` is given. Changing it rebuilds the container in place: the same instance, machine, GPUs and price, its volume still mounted; the container is created anew, so what it wrote outside a volume is lost. A VM's is replaced.
         """
         return pulumi.get(self, "image")
 
@@ -956,7 +956,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter(name="maxBidDollarsPerHour")
     def max_bid_dollars_per_hour(self) -> pulumi.Output[Optional[_builtins.float]]:
         """
-        The highest bid `onOutbid: raise` may set, in dollars per hour; at least `price`. Changes in place.
+        The highest bid `on_outbid: raise` may set, in dollars per hour; at least `price`. Changes in place.
         """
         return pulumi.get(self, "max_bid_dollars_per_hour")
 
@@ -964,7 +964,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter(name="maxDollarsPerHour")
     def max_dollars_per_hour(self) -> pulumi.Output[Optional[_builtins.float]]:
         """
-        With offerQuery: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
+        With offer_query: never rent an offer above this price, in dollars per hour. Changing it replaces the instance only when its offer is above the new cap.
         """
         return pulumi.get(self, "max_dollars_per_hour")
 
@@ -972,7 +972,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter(name="maxLifetime")
     def max_lifetime(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`onExpiry`) at `expiresAt`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expiresAt` rents a new one.
+        The longest the instance may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. Enforced on the instance itself, so that it holds when nobody runs Pulumi: a watchdog started before the onstart stops or destroys it (`on_expiry`) at `expires_at`, with the container's own key (a stop and start does not move the deadline). The watchdog adds about 810 characters to the onstart (905 to stop), and the base URL's length. Not for a VM or an `args` launch, which run no onstart. Changing the duration, adding or removing it replaces the instance (its onstart holds the deadline); the next up after `expires_at` rents a new one.
         """
         return pulumi.get(self, "max_lifetime")
 
@@ -980,7 +980,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter(name="networkVolume")
     def network_volume(self) -> pulumi.Output[Optional['outputs.InstanceNetworkVolume']]:
         """
-        A network volume to mount at create: its id (a NetworkVolume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
+        A network volume to mount at create: its id (a NetworkVolume's `volume_id`) and the absolute path to mount it at (e.g. `/data`). It is on a physical cluster: with offer_query the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Changing it replaces the instance.
         """
         return pulumi.get(self, "network_volume")
 
@@ -1004,7 +1004,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter(name="onExpiry")
     def on_expiry(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        What happens at `expiresAt` (with `maxLifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `maxLifetime` is set.
+        What happens at `expires_at` (with `max_lifetime`): `destroy` (the default), or `stop`: a stopped instance releases its GPUs but keeps its disk, which still bills, and is stopped again if started after the deadline. Changing it replaces the instance while `max_lifetime` is set.
         """
         return pulumi.get(self, "on_expiry")
 
@@ -1012,7 +1012,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter(name="onOutbid")
     def on_outbid(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `maxBidDollarsPerHour` and no further, and waits for it to run again; `replace` (with `offerQuery`) rents another instance by the query, within the stack's cap, then destroys the paused one so that its disk bills no more: a network volume moves to the replacement; a local volume only when its machine has a free matching offer, else the instance stays paused and up says why. Changes in place.
+        What the next up does about an instance a higher bid took (outbid; refresh finds it): `wait` (the default) leaves it paused, saying what its disk bills meanwhile, unless `price` itself is now above the winning bid; `raise` raises the bid just above the winning one (a tenth of a cent), up to `max_bid_dollars_per_hour` and no further, and waits for it to run again; `replace` (with `offer_query`) rents another instance by the query, within the stack's cap, then destroys the paused one so that its disk bills no more: a network volume moves to the replacement; a local volume only when its machine has a free matching offer, else the instance stays paused and up says why. Changes in place.
         """
         return pulumi.get(self, "on_outbid")
 
@@ -1020,7 +1020,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter
     def onstart(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A script run at start (with `maxLifetime` or `idleShutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
+        A script run at start (with `max_lifetime` or `idle_shutdown`, after their watchdog, as written). Over 4048 characters (the watchdog included) it is gzipped and base64-encoded into a short bootstrap command; one that does not fit even then fails at preview. Changing it rebuilds the container in place, as changing `image` does.
         """
         return pulumi.get(self, "onstart")
 
@@ -1036,7 +1036,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter
     def overlay(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
+        An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`local_ip`) and reaches the other members on every port. The overlay is on a physical cluster: with offer_query the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
         """
         return pulumi.get(self, "overlay")
 
@@ -1052,7 +1052,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter
     def ports(self) -> pulumi.Output[Optional[Mapping[str, 'outputs.InstancePort']]]:
         """
-        The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `exposePorts` (`-p 8000:8000`) or the template's docker options; the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
+        The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `expose_ports` (`-p 8000:8000`) or the template's docker options; the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
         """
         return pulumi.get(self, "ports")
 
@@ -1060,7 +1060,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter(name="prepaidDollars")
     def prepaid_dollars(self) -> pulumi.Output[Optional[_builtins.float]]:
         """
-        With `prepayDollars`: the dollars prepaid into this instance so far (the highest `prepayDollars` it has had). Absent before any prepay.
+        With `prepay_dollars`: the dollars prepaid into this instance so far (the highest `prepay_dollars` it has had). Absent before any prepay.
         """
         return pulumi.get(self, "prepaid_dollars")
 
@@ -1068,7 +1068,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter(name="prepayDollars")
     def prepay_dollars(self) -> pulumi.Output[Optional[_builtins.float]]:
         """
-        Dollars of the account's credit to prepay into the instance once it runs, which makes it a reserved instance: the service discounts its price by how many months the deposit covers (by default 20% for 1 month, 30% for 3, 40% for 6, up to the host's maximum; the preview prices it so, and `dollarsPerHour` records the service's discounted price). On-demand only (not with `price`); the account's credit must hold it. A higher amount prepays the difference in place (the service recalculates the discount over the whole deposit left); a lower one, or none, changes nothing: a deposit is never withdrawn (destroying the instance refunds only the deposit left less the discount received, per the service). A replacement is prepaid anew.
+        Dollars of the account's credit to prepay into the instance once it runs, which makes it a reserved instance: the service discounts its price by how many months the deposit covers (by default 20% for 1 month, 30% for 3, 40% for 6, up to the host's maximum; the preview prices it so, and `dollars_per_hour` records the service's discounted price). On-demand only (not with `price`); the account's credit must hold it. A higher amount prepays the difference in place (the service recalculates the discount over the whole deposit left); a lower one, or none, changes nothing: a deposit is never withdrawn (destroying the instance refunds only the deposit left less the discount received, per the service). A replacement is prepaid anew.
         """
         return pulumi.get(self, "prepay_dollars")
 
@@ -1076,7 +1076,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter
     def price(self) -> pulumi.Output[Optional[_builtins.float]]:
         """
-        A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actualStatus` stopped, `outbidByDollarsPerHour`); the next up raises the bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
+        A bid in dollars per hour, 0.001 to 32: an interruptible instance; on-demand when absent. A changed bid changes in place (the instance keeps its id); adding or removing it replaces the instance. When a higher bid takes the machine (outbid), refresh shows it (`actual_status` stopped, `outbid_by_dollars_per_hour`); the next up raises the bid to this price when it is above the winning one, and otherwise does what `on_outbid` says.
         """
         return pulumi.get(self, "price")
 
@@ -1092,7 +1092,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter
     def readiness(self) -> pulumi.Output[Optional['outputs.Readiness']]:
         """
-        A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+        A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstart_line` (a line the onstart prints), with `initial_delay_seconds`, `interval_seconds` and `timeout_seconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
         """
         return pulumi.get(self, "readiness")
 
@@ -1132,7 +1132,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter(name="sshKeyIds")
     def ssh_key_ids(self) -> pulumi.Output[Optional[Sequence[_builtins.int]]]:
         """
-        Account SSH keys to attach once the instance runs: SshKey `sshKeyId`s. Added or removed in place. A VM that lists one passes preview before the key exists.
+        Account SSH keys to attach once the instance runs: SshKey `ssh_key_id`s. Added or removed in place. A VM that lists one passes preview before the key exists.
         """
         return pulumi.get(self, "ssh_key_ids")
 
@@ -1164,7 +1164,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter(name="templateHashId")
     def template_hash_id(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A template to launch from (a Template's `hashId`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Changing it rebuilds the container in place from the template, as changing `image` does.
+        A template to launch from (a Template's `hash_id`, or any template's hash_id): its values (image and tag, onstart, runtype, environment, recommended disk) are the defaults, and this instance's own inputs override them (`env` is merged by name, the names given here winning). Changing it rebuilds the container in place from the template, as changing `image` does.
         """
         return pulumi.get(self, "template_hash_id")
 
@@ -1172,7 +1172,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter
     def urls(self) -> pulumi.Output[Optional[Mapping[str, _builtins.str]]]:
         """
-        For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u?.["8000"])`). Null while the instance does not run.
+        For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<public_ip>:<host_port>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u?.["8000"])`). Null while the instance does not run.
         """
         return pulumi.get(self, "urls")
 
@@ -1180,7 +1180,7 @@ class Instance(pulumi.CustomResource):
     @pulumi.getter
     def volume(self) -> pulumi.Output[Optional['outputs.InstanceVolume']]:
         """
-        An existing volume to link: its id (a Volume's `volumeId`) and the absolute path to mount it at (e.g. `/data`). A volume lives on one machine: with offerQuery the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
+        An existing volume to link: its id (a Volume's `volume_id`) and the absolute path to mount it at (e.g. `/data`). A volume lives on one machine: with offer_query the search is pinned to it; an explicit ask on another machine fails at preview. Changing it replaces the instance.
         """
         return pulumi.get(self, "volume")
 

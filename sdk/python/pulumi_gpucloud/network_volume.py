@@ -28,9 +28,9 @@ class NetworkVolumeArgs:
         """
         The set of arguments for constructing a NetworkVolume resource.
 
-        :param pulumi.Input[_builtins.int] ask_id: The network volume ask (offer) to take the volume from; its cluster is the volume's. Give this or `offerQuery`. Changing it replaces the volume.
+        :param pulumi.Input[_builtins.int] ask_id: The network volume ask (offer) to take the volume from; its cluster is the volume's. Give this or `offer_query`. Changing it replaces the volume.
         :param pulumi.Input[_builtins.str] name: A name for the volume (the service shows it as its label): letters, digits, `_` and `.`, at most 256 characters. Optional: instances mount it by its id. Changing it replaces the volume.
-        :param pulumi.Input[Union[_builtins.str, 'VolumeOfferQueryArgs']] offer_query: Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `sizeGb` (the query's `order` first, when it gives one), e.g. one whose clusterId is 101, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
+        :param pulumi.Input[Union[_builtins.str, 'VolumeOfferQueryArgs']] offer_query: Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `size_gb` (the query's `order` first, when it gives one), e.g. one whose cluster_id is 101, or the official client's query string; each answered offer is checked against the query. Give this or `ask_id`. Changing it replaces the volume only when the volume's offer no longer matches.
         :param pulumi.Input[_builtins.int] size_gb: Required. The volume's size in gigabytes, a whole number. Changing it replaces the volume.
         """
         if ask_id is not None:
@@ -46,7 +46,7 @@ class NetworkVolumeArgs:
     @pulumi.getter(name="askId")
     def ask_id(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        The network volume ask (offer) to take the volume from; its cluster is the volume's. Give this or `offerQuery`. Changing it replaces the volume.
+        The network volume ask (offer) to take the volume from; its cluster is the volume's. Give this or `offer_query`. Changing it replaces the volume.
         """
         return pulumi.get(self, "ask_id")
 
@@ -70,7 +70,7 @@ class NetworkVolumeArgs:
     @pulumi.getter(name="offerQuery")
     def offer_query(self) -> pulumi.Input[Optional[Union[_builtins.str, 'VolumeOfferQueryArgs']]]:
         """
-        Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `sizeGb` (the query's `order` first, when it gives one), e.g. one whose clusterId is 101, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
+        Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `size_gb` (the query's `order` first, when it gives one), e.g. one whose cluster_id is 101, or the official client's query string; each answered offer is checked against the query. Give this or `ask_id`. Changing it replaces the volume only when the volume's offer no longer matches.
         """
         return pulumi.get(self, "offer_query")
 
@@ -103,13 +103,13 @@ class NetworkVolume(pulumi.CustomResource):
                  size_gb: pulumi.Input[Optional[_builtins.int]] = None,
                  __props__=None):
         """
-        Storage on a physical cluster's network disk, taken from a network volume ask (askId) or the best offer matching offerQuery, which instances on machines of the cluster mount (Instance networkVolume), any number at once. Any change of ask, size or name replaces it. The service deletes no volume an instance mounts: the instances go first.
+        Storage on a physical cluster's network disk, taken from a network volume ask (ask_id) or the best offer matching offer_query, which instances on machines of the cluster mount (Instance network_volume), any number at once. Any change of ask, size or name replaces it. The service deletes no volume an instance mounts: the instances go first.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.int] ask_id: The network volume ask (offer) to take the volume from; its cluster is the volume's. Give this or `offerQuery`. Changing it replaces the volume.
+        :param pulumi.Input[_builtins.int] ask_id: The network volume ask (offer) to take the volume from; its cluster is the volume's. Give this or `offer_query`. Changing it replaces the volume.
         :param pulumi.Input[_builtins.str] name: A name for the volume (the service shows it as its label): letters, digits, `_` and `.`, at most 256 characters. Optional: instances mount it by its id. Changing it replaces the volume.
-        :param pulumi.Input[Union[_builtins.str, Union['VolumeOfferQueryArgs', 'VolumeOfferQueryArgsDict']]] offer_query: Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `sizeGb` (the query's `order` first, when it gives one), e.g. one whose clusterId is 101, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
+        :param pulumi.Input[Union[_builtins.str, Union['VolumeOfferQueryArgs', 'VolumeOfferQueryArgsDict']]] offer_query: Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `size_gb` (the query's `order` first, when it gives one), e.g. one whose cluster_id is 101, or the official client's query string; each answered offer is checked against the query. Give this or `ask_id`. Changing it replaces the volume only when the volume's offer no longer matches.
         :param pulumi.Input[_builtins.int] size_gb: Required. The volume's size in gigabytes, a whole number. Changing it replaces the volume.
         """
         ...
@@ -119,7 +119,7 @@ class NetworkVolume(pulumi.CustomResource):
                  args: Optional[NetworkVolumeArgs] = None,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        Storage on a physical cluster's network disk, taken from a network volume ask (askId) or the best offer matching offerQuery, which instances on machines of the cluster mount (Instance networkVolume), any number at once. Any change of ask, size or name replaces it. The service deletes no volume an instance mounts: the instances go first.
+        Storage on a physical cluster's network disk, taken from a network volume ask (ask_id) or the best offer matching offer_query, which instances on machines of the cluster mount (Instance network_volume), any number at once. Any change of ask, size or name replaces it. The service deletes no volume an instance mounts: the instances go first.
 
         :param str resource_name: The name of the resource.
         :param NetworkVolumeArgs args: The arguments to use to populate this resource's properties.
@@ -197,7 +197,7 @@ class NetworkVolume(pulumi.CustomResource):
     @pulumi.getter(name="askId")
     def ask_id(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
-        The network volume ask (offer) to take the volume from; its cluster is the volume's. Give this or `offerQuery`. Changing it replaces the volume.
+        The network volume ask (offer) to take the volume from; its cluster is the volume's. Give this or `offer_query`. Changing it replaces the volume.
         """
         return pulumi.get(self, "ask_id")
 
@@ -229,7 +229,7 @@ class NetworkVolume(pulumi.CustomResource):
     @pulumi.getter
     def offer(self) -> pulumi.Output[Optional[Mapping[str, Any]]]:
         """
-        The offer taken, as the search answered it (fields as getVolumeOffers gives them); only for a volume created by `offerQuery`.
+        The offer taken, as the search answered it (fields as get_volume_offers gives them); only for a volume created by `offer_query`.
         """
         return pulumi.get(self, "offer")
 
@@ -237,7 +237,7 @@ class NetworkVolume(pulumi.CustomResource):
     @pulumi.getter(name="offerAskId")
     def offer_ask_id(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
-        The ask the volume was taken from: `askId`, or the offer `offerQuery` found.
+        The ask the volume was taken from: `ask_id`, or the offer `offer_query` found.
         """
         return pulumi.get(self, "offer_ask_id")
 
@@ -245,7 +245,7 @@ class NetworkVolume(pulumi.CustomResource):
     @pulumi.getter(name="offerQuery")
     def offer_query(self) -> pulumi.Output[Optional[Any]]:
         """
-        Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `sizeGb` (the query's `order` first, when it gives one), e.g. one whose clusterId is 101, or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume's offer no longer matches.
+        Take the volume from the cheapest network volume offer matching this volume offer query (a VolumeOfferQuery) with room for `size_gb` (the query's `order` first, when it gives one), e.g. one whose cluster_id is 101, or the official client's query string; each answered offer is checked against the query. Give this or `ask_id`. Changing it replaces the volume only when the volume's offer no longer matches.
         """
         return pulumi.get(self, "offer_query")
 
@@ -261,7 +261,7 @@ class NetworkVolume(pulumi.CustomResource):
     @pulumi.getter(name="volumeId")
     def volume_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The volume's id: what an Instance's `networkVolume.volumeId` mounts.
+        The volume's id: what an Instance's `network_volume.volumeId` mounts.
         """
         return pulumi.get(self, "volume_id")
 

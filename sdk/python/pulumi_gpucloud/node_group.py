@@ -52,23 +52,23 @@ class NodeGroupArgs:
         :param pulumi.Input[_builtins.float] disk_gb: Required. Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them rebuilds every node's container in place, as changing `image` does.
         :param pulumi.Input[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]] expose_ports: Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
-        :param pulumi.Input['IdleShutdownArgs'] idle_shutdown: Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+        :param pulumi.Input['IdleShutdownArgs'] idle_shutdown: Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `max_lifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
         :param pulumi.Input[_builtins.str] image: Required. Each node's container image, e.g. `pytorch/pytorch`. Changing it rebuilds every node's container in place: the same instances, machines, overlay addresses and price, the network volume still mounted; each container is created anew, so what it wrote outside the network volume is lost.
         :param pulumi.Input[_builtins.str] label: Each node's label. Changes in place.
-        :param pulumi.Input[_builtins.float] max_bid_dollars_per_hour: The highest bid `onOutbid: raise` may set on a node, in dollars per hour; at least `price`. Changes in place.
+        :param pulumi.Input[_builtins.float] max_bid_dollars_per_hour: The highest bid `on_outbid: raise` may set on a node, in dollars per hour; at least `price`. Changes in place.
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
-        :param pulumi.Input[_builtins.str] max_lifetime: The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger nodeCount) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expiresAt` rents a new one.
+        :param pulumi.Input[_builtins.str] max_lifetime: The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expires_at`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`on_expiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger node_count) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expires_at` rents a new one.
         :param pulumi.Input['NodeGroupNetworkVolumeArgs'] network_volume: A network volume the group creates in its cluster and every node mounts: shared storage. Deleted with the group. Changing it replaces the group.
         :param pulumi.Input[_builtins.int] node_count: Required. How many nodes (instances), 1 to 64, all in one physical cluster. Changing it adds or removes the highest ranks in place when the cluster has room; otherwise the group is replaced (preview says which).
-        :param pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']] offer_query: Required. The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
-        :param pulumi.Input[_builtins.str] on_expiry: What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
-        :param pulumi.Input[_builtins.str] on_outbid: What the next up does about nodes a higher bid took (outbid; refresh finds them): `wait` (the default) leaves them paused, saying what their disks bill; `raise` raises each one's bid a tenth of a cent above the winning one, up to `maxBidDollarsPerHour`; `replace` destroys each outbid node and rents its rank again in the group's cluster, on its overlay (every rank anew when rank 0 is outbid, as for a rank 0 gone), within the stack's cap; when the cluster has no room, they stay paused and up says why. Changes in place.
+        :param pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']] offer_query: Required. The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `node_count` matching offers is chosen. Changing it replaces the group.
+        :param pulumi.Input[_builtins.str] on_expiry: What every node does at `expires_at` (with `max_lifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `max_lifetime` is set.
+        :param pulumi.Input[_builtins.str] on_outbid: What the next up does about nodes a higher bid took (outbid; refresh finds them): `wait` (the default) leaves them paused, saying what their disks bill; `raise` raises each one's bid a tenth of a cent above the winning one, up to `max_bid_dollars_per_hour`; `replace` destroys each outbid node and rents its rank again in the group's cluster, on its overlay (every rank anew when rank 0 is outbid, as for a rank 0 gone), within the stack's cap; when the cluster has no room, they stay paused and up says why. Changes in place.
         :param pulumi.Input[_builtins.str] onstart: A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it rebuilds every node's container in place, as changing `image` does.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
-        :param pulumi.Input[_builtins.float] price: A bid for each node, in dollars per hour: interruptible nodes; on-demand when absent. A changed bid changes in place on every node; adding or removing it replaces the group. When a higher bid takes a node's machine (outbid), refresh shows it (the node's `actualStatus` stopped, `outbidByDollarsPerHour`) and the group's job waits for it; the next up raises the node's bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
-        :param pulumi.Input['ReadinessArgs'] readiness: A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+        :param pulumi.Input[_builtins.float] price: A bid for each node, in dollars per hour: interruptible nodes; on-demand when absent. A changed bid changes in place on every node; adding or removing it replaces the group. When a higher bid takes a node's machine (outbid), refresh shows it (the node's `actual_status` stopped, `outbid_by_dollars_per_hour`) and the group's job waits for it; the next up raises the node's bid to this price when it is above the winning one, and otherwise does what `on_outbid` says.
+        :param pulumi.Input['ReadinessArgs'] readiness: A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstart_line` (a line the onstart prints), with `initial_delay_seconds`, `interval_seconds` and `timeout_seconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
         :param pulumi.Input[_builtins.str] runtype: `ssh` (the default), `jupyter` or `args`; a VM cannot join an overlay. Changing it replaces the group.
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ssh_key_ids: Account SSH keys (SshKey `sshKeyId`s) attached to every node once it runs.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ssh_key_ids: Account SSH keys (SshKey `ssh_key_id`s) attached to every node once it runs.
         """
         if args is not None:
             pulumi.set(__self__, "args", args)
@@ -183,7 +183,7 @@ class NodeGroupArgs:
     @pulumi.getter(name="idleShutdown")
     def idle_shutdown(self) -> pulumi.Input[Optional['IdleShutdownArgs']]:
         """
-        Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+        Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `max_lifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
         """
         return pulumi.get(self, "idle_shutdown")
 
@@ -219,7 +219,7 @@ class NodeGroupArgs:
     @pulumi.getter(name="maxBidDollarsPerHour")
     def max_bid_dollars_per_hour(self) -> pulumi.Input[Optional[_builtins.float]]:
         """
-        The highest bid `onOutbid: raise` may set on a node, in dollars per hour; at least `price`. Changes in place.
+        The highest bid `on_outbid: raise` may set on a node, in dollars per hour; at least `price`. Changes in place.
         """
         return pulumi.get(self, "max_bid_dollars_per_hour")
 
@@ -243,7 +243,7 @@ class NodeGroupArgs:
     @pulumi.getter(name="maxLifetime")
     def max_lifetime(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger nodeCount) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expiresAt` rents a new one.
+        The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expires_at`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`on_expiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger node_count) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expires_at` rents a new one.
         """
         return pulumi.get(self, "max_lifetime")
 
@@ -279,7 +279,7 @@ class NodeGroupArgs:
     @pulumi.getter(name="offerQuery")
     def offer_query(self) -> pulumi.Input[Optional[Union[_builtins.str, 'OfferQueryArgs']]]:
         """
-        Required. The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
+        Required. The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `node_count` matching offers is chosen. Changing it replaces the group.
         """
         return pulumi.get(self, "offer_query")
 
@@ -291,7 +291,7 @@ class NodeGroupArgs:
     @pulumi.getter(name="onExpiry")
     def on_expiry(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
+        What every node does at `expires_at` (with `max_lifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `max_lifetime` is set.
         """
         return pulumi.get(self, "on_expiry")
 
@@ -303,7 +303,7 @@ class NodeGroupArgs:
     @pulumi.getter(name="onOutbid")
     def on_outbid(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        What the next up does about nodes a higher bid took (outbid; refresh finds them): `wait` (the default) leaves them paused, saying what their disks bill; `raise` raises each one's bid a tenth of a cent above the winning one, up to `maxBidDollarsPerHour`; `replace` destroys each outbid node and rents its rank again in the group's cluster, on its overlay (every rank anew when rank 0 is outbid, as for a rank 0 gone), within the stack's cap; when the cluster has no room, they stay paused and up says why. Changes in place.
+        What the next up does about nodes a higher bid took (outbid; refresh finds them): `wait` (the default) leaves them paused, saying what their disks bill; `raise` raises each one's bid a tenth of a cent above the winning one, up to `max_bid_dollars_per_hour`; `replace` destroys each outbid node and rents its rank again in the group's cluster, on its overlay (every rank anew when rank 0 is outbid, as for a rank 0 gone), within the stack's cap; when the cluster has no room, they stay paused and up says why. Changes in place.
         """
         return pulumi.get(self, "on_outbid")
 
@@ -339,7 +339,7 @@ class NodeGroupArgs:
     @pulumi.getter
     def price(self) -> pulumi.Input[Optional[_builtins.float]]:
         """
-        A bid for each node, in dollars per hour: interruptible nodes; on-demand when absent. A changed bid changes in place on every node; adding or removing it replaces the group. When a higher bid takes a node's machine (outbid), refresh shows it (the node's `actualStatus` stopped, `outbidByDollarsPerHour`) and the group's job waits for it; the next up raises the node's bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
+        A bid for each node, in dollars per hour: interruptible nodes; on-demand when absent. A changed bid changes in place on every node; adding or removing it replaces the group. When a higher bid takes a node's machine (outbid), refresh shows it (the node's `actual_status` stopped, `outbid_by_dollars_per_hour`) and the group's job waits for it; the next up raises the node's bid to this price when it is above the winning one, and otherwise does what `on_outbid` says.
         """
         return pulumi.get(self, "price")
 
@@ -351,7 +351,7 @@ class NodeGroupArgs:
     @pulumi.getter
     def readiness(self) -> pulumi.Input[Optional['ReadinessArgs']]:
         """
-        A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+        A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstart_line` (a line the onstart prints), with `initial_delay_seconds`, `interval_seconds` and `timeout_seconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
         """
         return pulumi.get(self, "readiness")
 
@@ -375,7 +375,7 @@ class NodeGroupArgs:
     @pulumi.getter(name="sshKeyIds")
     def ssh_key_ids(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]]:
         """
-        Account SSH keys (SshKey `sshKeyId`s) attached to every node once it runs.
+        Account SSH keys (SshKey `ssh_key_id`s) attached to every node once it runs.
         """
         return pulumi.get(self, "ssh_key_ids")
 
@@ -414,7 +414,7 @@ class NodeGroup(pulumi.CustomResource):
                  ssh_key_ids: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None,
                  __props__=None):
         """
-        nodeCount GPU instances in one physical cluster, on one overlay network (a private LAN on all ports, for NCCL), with an optional network volume every node mounts: multi-node training as one resource. Each node has NODE_RANK, WORLD_SIZE and MASTER_ADDR (rank 0's overlay address) in its environment. Create chooses the cheapest cluster that holds the group and waits until every node runs, or takes the whole group apart.
+        node_count GPU instances in one physical cluster, on one overlay network (a private LAN on all ports, for NCCL), with an optional network volume every node mounts: multi-node training as one resource. Each node has NODE_RANK, WORLD_SIZE and MASTER_ADDR (rank 0's overlay address) in its environment. Create chooses the cheapest cluster that holds the group and waits until every node runs, or takes the whole group apart.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
@@ -423,23 +423,23 @@ class NodeGroup(pulumi.CustomResource):
         :param pulumi.Input[_builtins.float] disk_gb: Required. Each node's disk size in gigabytes, at least 8. Changing it replaces the group.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables of every node, beside NODE_RANK, WORLD_SIZE and MASTER_ADDR, which the group sets. Changing them rebuilds every node's container in place, as changing `image` does.
         :param pulumi.Input[Sequence[pulumi.Input[Union[_builtins.int, _builtins.str]]]] expose_ports: Container ports every node opens: a number (TCP) or `"<port>/udp"` (`-p <port>:<port>`); each node's `ports` and `urls` say where they answer. Changing them replaces the group.
-        :param pulumi.Input[Union['IdleShutdownArgs', 'IdleShutdownArgsDict']] idle_shutdown: Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+        :param pulumi.Input[Union['IdleShutdownArgs', 'IdleShutdownArgsDict']] idle_shutdown: Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `max_lifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
         :param pulumi.Input[_builtins.str] image: Required. Each node's container image, e.g. `pytorch/pytorch`. Changing it rebuilds every node's container in place: the same instances, machines, overlay addresses and price, the network volume still mounted; each container is created anew, so what it wrote outside the network volume is lost.
         :param pulumi.Input[_builtins.str] label: Each node's label. Changes in place.
-        :param pulumi.Input[_builtins.float] max_bid_dollars_per_hour: The highest bid `onOutbid: raise` may set on a node, in dollars per hour; at least `price`. Changes in place.
+        :param pulumi.Input[_builtins.float] max_bid_dollars_per_hour: The highest bid `on_outbid: raise` may set on a node, in dollars per hour; at least `price`. Changes in place.
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: Never rent a node above this price, in dollars per hour (each node, not the group). Changes in place: it applies to the nodes rented after.
-        :param pulumi.Input[_builtins.str] max_lifetime: The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger nodeCount) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expiresAt` rents a new one.
+        :param pulumi.Input[_builtins.str] max_lifetime: The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expires_at`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`on_expiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger node_count) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expires_at` rents a new one.
         :param pulumi.Input[Union['NodeGroupNetworkVolumeArgs', 'NodeGroupNetworkVolumeArgsDict']] network_volume: A network volume the group creates in its cluster and every node mounts: shared storage. Deleted with the group. Changing it replaces the group.
         :param pulumi.Input[_builtins.int] node_count: Required. How many nodes (instances), 1 to 64, all in one physical cluster. Changing it adds or removes the highest ranks in place when the cluster has room; otherwise the group is replaced (preview says which).
-        :param pulumi.Input[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]] offer_query: Required. The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
-        :param pulumi.Input[_builtins.str] on_expiry: What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
-        :param pulumi.Input[_builtins.str] on_outbid: What the next up does about nodes a higher bid took (outbid; refresh finds them): `wait` (the default) leaves them paused, saying what their disks bill; `raise` raises each one's bid a tenth of a cent above the winning one, up to `maxBidDollarsPerHour`; `replace` destroys each outbid node and rents its rank again in the group's cluster, on its overlay (every rank anew when rank 0 is outbid, as for a rank 0 gone), within the stack's cap; when the cluster has no room, they stay paused and up says why. Changes in place.
+        :param pulumi.Input[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]] offer_query: Required. The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `node_count` matching offers is chosen. Changing it replaces the group.
+        :param pulumi.Input[_builtins.str] on_expiry: What every node does at `expires_at` (with `max_lifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `max_lifetime` is set.
+        :param pulumi.Input[_builtins.str] on_outbid: What the next up does about nodes a higher bid took (outbid; refresh finds them): `wait` (the default) leaves them paused, saying what their disks bill; `raise` raises each one's bid a tenth of a cent above the winning one, up to `max_bid_dollars_per_hour`; `replace` destroys each outbid node and rents its rank again in the group's cluster, on its overlay (every rank anew when rank 0 is outbid, as for a rank 0 gone), within the stack's cap; when the cluster has no room, they stay paused and up says why. Changes in place.
         :param pulumi.Input[_builtins.str] onstart: A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it rebuilds every node's container in place, as changing `image` does.
         :param pulumi.Input[_builtins.float] poll_interval_seconds: Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads. Changes in place (only this provider's setting).
-        :param pulumi.Input[_builtins.float] price: A bid for each node, in dollars per hour: interruptible nodes; on-demand when absent. A changed bid changes in place on every node; adding or removing it replaces the group. When a higher bid takes a node's machine (outbid), refresh shows it (the node's `actualStatus` stopped, `outbidByDollarsPerHour`) and the group's job waits for it; the next up raises the node's bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
-        :param pulumi.Input[Union['ReadinessArgs', 'ReadinessArgsDict']] readiness: A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+        :param pulumi.Input[_builtins.float] price: A bid for each node, in dollars per hour: interruptible nodes; on-demand when absent. A changed bid changes in place on every node; adding or removing it replaces the group. When a higher bid takes a node's machine (outbid), refresh shows it (the node's `actual_status` stopped, `outbid_by_dollars_per_hour`) and the group's job waits for it; the next up raises the node's bid to this price when it is above the winning one, and otherwise does what `on_outbid` says.
+        :param pulumi.Input[Union['ReadinessArgs', 'ReadinessArgsDict']] readiness: A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstart_line` (a line the onstart prints), with `initial_delay_seconds`, `interval_seconds` and `timeout_seconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
         :param pulumi.Input[_builtins.str] runtype: `ssh` (the default), `jupyter` or `args`; a VM cannot join an overlay. Changing it replaces the group.
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ssh_key_ids: Account SSH keys (SshKey `sshKeyId`s) attached to every node once it runs.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ssh_key_ids: Account SSH keys (SshKey `ssh_key_id`s) attached to every node once it runs.
         """
         ...
     @overload
@@ -448,7 +448,7 @@ class NodeGroup(pulumi.CustomResource):
                  args: Optional[NodeGroupArgs] = None,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        nodeCount GPU instances in one physical cluster, on one overlay network (a private LAN on all ports, for NCCL), with an optional network volume every node mounts: multi-node training as one resource. Each node has NODE_RANK, WORLD_SIZE and MASTER_ADDR (rank 0's overlay address) in its environment. Create chooses the cheapest cluster that holds the group and waits until every node runs, or takes the whole group apart.
+        node_count GPU instances in one physical cluster, on one overlay network (a private LAN on all ports, for NCCL), with an optional network volume every node mounts: multi-node training as one resource. Each node has NODE_RANK, WORLD_SIZE and MASTER_ADDR (rank 0's overlay address) in its environment. Create chooses the cheapest cluster that holds the group and waits until every node runs, or takes the whole group apart.
 
         :param str resource_name: The name of the resource.
         :param NodeGroupArgs args: The arguments to use to populate this resource's properties.
@@ -623,7 +623,7 @@ class NodeGroup(pulumi.CustomResource):
     @pulumi.getter(name="dollarsPerHour")
     def dollars_per_hour(self) -> pulumi.Output[Optional[_builtins.float]]:
         """
-        What the group's nodes cost together, in dollars per hour: the sum of each node's `dollarsPerHour` as the service reports it (a node gone, or without a price, adds nothing); kept current by refresh. The group's network volume is not included.
+        What the group's nodes cost together, in dollars per hour: the sum of each node's `dollars_per_hour` as the service reports it (a node gone, or without a price, adds nothing); kept current by refresh. The group's network volume is not included.
         """
         return pulumi.get(self, "dollars_per_hour")
 
@@ -639,7 +639,7 @@ class NodeGroup(pulumi.CustomResource):
     @pulumi.getter(name="expiresAt")
     def expires_at(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        With `maxLifetime`: when the group expires, fixed at its create (ISO 8601, UTC, e.g. `2026-01-01T08:00:00Z`); every node's watchdog then stops or destroys it, and the next up rents a new group. Absent otherwise.
+        With `max_lifetime`: when the group expires, fixed at its create (ISO 8601, UTC, e.g. `2026-01-01T08:00:00Z`); every node's watchdog then stops or destroys it, and the next up rents a new group. Absent otherwise.
         """
         return pulumi.get(self, "expires_at")
 
@@ -655,7 +655,7 @@ class NodeGroup(pulumi.CustomResource):
     @pulumi.getter(name="idleShutdown")
     def idle_shutdown(self) -> pulumi.Output[Optional['outputs.IdleShutdown']]:
         """
-        Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+        Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `max_lifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
         """
         return pulumi.get(self, "idle_shutdown")
 
@@ -687,7 +687,7 @@ class NodeGroup(pulumi.CustomResource):
     @pulumi.getter(name="maxBidDollarsPerHour")
     def max_bid_dollars_per_hour(self) -> pulumi.Output[Optional[_builtins.float]]:
         """
-        The highest bid `onOutbid: raise` may set on a node, in dollars per hour; at least `price`. Changes in place.
+        The highest bid `on_outbid: raise` may set on a node, in dollars per hour; at least `price`. Changes in place.
         """
         return pulumi.get(self, "max_bid_dollars_per_hour")
 
@@ -703,7 +703,7 @@ class NodeGroup(pulumi.CustomResource):
     @pulumi.getter(name="maxLifetime")
     def max_lifetime(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expiresAt`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`onExpiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger nodeCount) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expiresAt` rents a new one.
+        The longest the group may live, counted from its create: a whole number and a unit, `s`, `m`, `h` or `d` (`"90m"`, `"8h"`, `"3d"`), at most `365d`. One deadline for the group (`expires_at`), enforced on every node itself by a watchdog in its onstart, so that it holds when nobody runs Pulumi: each node stops or destroys itself (`on_expiry`); the overlay and network volume stay until the next up or destroy. Nodes rented later (a larger node_count) share the deadline. Not for an `args` launch. Changing the duration, adding or removing it replaces the group; the next up after `expires_at` rents a new one.
         """
         return pulumi.get(self, "max_lifetime")
 
@@ -743,7 +743,7 @@ class NodeGroup(pulumi.CustomResource):
     @pulumi.getter(name="offerQuery")
     def offer_query(self) -> pulumi.Output[Any]:
         """
-        The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `nodeCount` matching offers is chosen. Changing it replaces the group.
+        The offers the nodes are rented from: an OfferQuery (e.g. offers of 8 H100 SXM GPUs) or the official client's query string. The cheapest physical cluster with `node_count` matching offers is chosen. Changing it replaces the group.
         """
         return pulumi.get(self, "offer_query")
 
@@ -751,7 +751,7 @@ class NodeGroup(pulumi.CustomResource):
     @pulumi.getter(name="onExpiry")
     def on_expiry(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        What every node does at `expiresAt` (with `maxLifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `maxLifetime` is set.
+        What every node does at `expires_at` (with `max_lifetime`): `destroy` (the default) or `stop`: a stopped node releases its GPUs but keeps its disk, which still bills. Changing it replaces the group while `max_lifetime` is set.
         """
         return pulumi.get(self, "on_expiry")
 
@@ -759,7 +759,7 @@ class NodeGroup(pulumi.CustomResource):
     @pulumi.getter(name="onOutbid")
     def on_outbid(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        What the next up does about nodes a higher bid took (outbid; refresh finds them): `wait` (the default) leaves them paused, saying what their disks bill; `raise` raises each one's bid a tenth of a cent above the winning one, up to `maxBidDollarsPerHour`; `replace` destroys each outbid node and rents its rank again in the group's cluster, on its overlay (every rank anew when rank 0 is outbid, as for a rank 0 gone), within the stack's cap; when the cluster has no room, they stay paused and up says why. Changes in place.
+        What the next up does about nodes a higher bid took (outbid; refresh finds them): `wait` (the default) leaves them paused, saying what their disks bill; `raise` raises each one's bid a tenth of a cent above the winning one, up to `max_bid_dollars_per_hour`; `replace` destroys each outbid node and rents its rank again in the group's cluster, on its overlay (every rank anew when rank 0 is outbid, as for a rank 0 gone), within the stack's cap; when the cluster has no room, they stay paused and up says why. Changes in place.
         """
         return pulumi.get(self, "on_outbid")
 
@@ -799,7 +799,7 @@ class NodeGroup(pulumi.CustomResource):
     @pulumi.getter
     def price(self) -> pulumi.Output[Optional[_builtins.float]]:
         """
-        A bid for each node, in dollars per hour: interruptible nodes; on-demand when absent. A changed bid changes in place on every node; adding or removing it replaces the group. When a higher bid takes a node's machine (outbid), refresh shows it (the node's `actualStatus` stopped, `outbidByDollarsPerHour`) and the group's job waits for it; the next up raises the node's bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
+        A bid for each node, in dollars per hour: interruptible nodes; on-demand when absent. A changed bid changes in place on every node; adding or removing it replaces the group. When a higher bid takes a node's machine (outbid), refresh shows it (the node's `actual_status` stopped, `outbid_by_dollars_per_hour`) and the group's job waits for it; the next up raises the node's bid to this price when it is above the winning one, and otherwise does what `on_outbid` says.
         """
         return pulumi.get(self, "price")
 
@@ -807,7 +807,7 @@ class NodeGroup(pulumi.CustomResource):
     @pulumi.getter
     def readiness(self) -> pulumi.Output[Optional['outputs.Readiness']]:
         """
-        A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+        A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstart_line` (a line the onstart prints), with `initial_delay_seconds`, `interval_seconds` and `timeout_seconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
         """
         return pulumi.get(self, "readiness")
 
@@ -823,7 +823,7 @@ class NodeGroup(pulumi.CustomResource):
     @pulumi.getter(name="sshKeyIds")
     def ssh_key_ids(self) -> pulumi.Output[Optional[Sequence[_builtins.int]]]:
         """
-        Account SSH keys (SshKey `sshKeyId`s) attached to every node once it runs.
+        Account SSH keys (SshKey `ssh_key_id`s) attached to every node once it runs.
         """
         return pulumi.get(self, "ssh_key_ids")
 

@@ -205,7 +205,7 @@ class ApiKeyPermissionsApi(dict):
 @pulumi.output_type
 class ChargeItem(dict):
     """
-    One charge type of a contract's charges (getCharges).
+    One charge type of a contract's charges (get_charges).
     """
     def __init__(__self__, *,
                  description: _builtins.str,
@@ -214,7 +214,7 @@ class ChargeItem(dict):
                  last_day: _builtins.str,
                  type: _builtins.str):
         """
-        One charge type of a contract's charges (getCharges).
+        One charge type of a contract's charges (get_charges).
 
         :param _builtins.str description: What was billed, as the service says: "2.000 hours at $0.498/hour".
         :param _builtins.float dollars: What it cost, in dollars, rounded to 3 decimals.
@@ -272,7 +272,7 @@ class ChargeItem(dict):
 @pulumi.output_type
 class ChargeSummary(dict):
     """
-    What one contract (an instance or a volume) was billed on a range of days (getCharges).
+    What one contract (an instance or a volume) was billed on a range of days (get_charges).
     """
     def __init__(__self__, *,
                  description: _builtins.str,
@@ -289,7 +289,7 @@ class ChargeSummary(dict):
                  volume_id: Optional[_builtins.int] = None,
                  worker_group_id: Optional[_builtins.int] = None):
         """
-        What one contract (an instance or a volume) was billed on a range of days (getCharges).
+        What one contract (an instance or a volume) was billed on a range of days (get_charges).
 
         :param _builtins.str description: The service's summary, e.g. `Instance 1000001 Charges - 2 days`.
         :param _builtins.float dollars: What the contract cost on the range's days, in dollars, rounded to 3 decimals.
@@ -433,15 +433,15 @@ class ChargeSummary(dict):
 @pulumi.output_type
 class IdleShutdown(dict):
     """
-    Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+    Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `max_lifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
     """
     def __init__(__self__, *,
                  after: _builtins.str,
                  action: Optional[_builtins.str] = None):
         """
-        Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `maxLifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
+        Stop or destroy the instance once it has been idle for `after`: every GPU under 5% utilization (as `nvidia-smi` reports it) and no SSH connection, at every look (every tenth of `after`, at most 30 s apart), for the whole period. Enforced on the instance itself by the watchdog that also enforces `max_lifetime`, so that it holds when nobody runs Pulumi. An image without a working `nvidia-smi` never counts as idle. Not for a VM or an `args` launch, which run no onstart. Changing it rebuilds the container in place (its onstart carries the rule): an Instance's, or every node's of a NodeGroup.
 
-        :param _builtins.str after: How long the instance must stay idle, without a break, before the action: a whole number and a unit, `s`, `m`, `h` or `d` (`"30m"`, `"2h"`), at most `365d` and at most `maxLifetime`. Counted from each start of the container.
+        :param _builtins.str after: How long the instance must stay idle, without a break, before the action: a whole number and a unit, `s`, `m`, `h` or `d` (`"30m"`, `"2h"`), at most `365d` and at most `max_lifetime`. Counted from each start of the container.
         :param _builtins.str action: `destroy` (the default) or `stop`. A stopped instance releases its GPUs but its disk still bills, and it may not start again: its GPUs may be rented by someone else meanwhile.
         """
         pulumi.set(__self__, "after", after)
@@ -452,7 +452,7 @@ class IdleShutdown(dict):
     @pulumi.getter
     def after(self) -> _builtins.str:
         """
-        How long the instance must stay idle, without a break, before the action: a whole number and a unit, `s`, `m`, `h` or `d` (`"30m"`, `"2h"`), at most `365d` and at most `maxLifetime`. Counted from each start of the container.
+        How long the instance must stay idle, without a break, before the action: a whole number and a unit, `s`, `m`, `h` or `d` (`"30m"`, `"2h"`), at most `365d` and at most `max_lifetime`. Counted from each start of the container.
         """
         return pulumi.get(self, "after")
 
@@ -580,7 +580,7 @@ class InstanceNetworkVolume(dict):
                  volume_id: _builtins.int):
         """
         :param _builtins.str mount_path: Where the volume is mounted in the instance: an absolute path, e.g. `/data`.
-        :param _builtins.int volume_id: The network volume to mount: a NetworkVolume's `volumeId`.
+        :param _builtins.int volume_id: The network volume to mount: a NetworkVolume's `volume_id`.
         """
         pulumi.set(__self__, "mount_path", mount_path)
         pulumi.set(__self__, "volume_id", volume_id)
@@ -597,7 +597,7 @@ class InstanceNetworkVolume(dict):
     @pulumi.getter(name="volumeId")
     def volume_id(self) -> _builtins.int:
         """
-        The network volume to mount: a NetworkVolume's `volumeId`.
+        The network volume to mount: a NetworkVolume's `volume_id`.
         """
         return pulumi.get(self, "volume_id")
 
@@ -605,7 +605,7 @@ class InstanceNetworkVolume(dict):
 @pulumi.output_type
 class InstanceOffer(dict):
     """
-    An instance offer (ask) as getOffers answers it; units are in the field names.
+    An instance offer (ask) as get_offers answers it; units are in the field names.
     """
     def __init__(__self__, *,
                  ask_id: _builtins.int,
@@ -640,9 +640,9 @@ class InstanceOffer(dict):
                  verified: Optional[_builtins.bool] = None,
                  volume_ask_id: Optional[_builtins.int] = None):
         """
-        An instance offer (ask) as getOffers answers it; units are in the field names.
+        An instance offer (ask) as get_offers answers it; units are in the field names.
 
-        :param _builtins.int ask_id: The offer's id (its ask): what an instance's `askId` rents.
+        :param _builtins.int ask_id: The offer's id (its ask): what an instance's `ask_id` rents.
         :param _builtins.float dollars_per_hour: The price in dollars per hour of the searched type: on-demand, or the minimum bid when the query's `type` is `interruptible`.
         :param _builtins.str gpu_name: The GPU model, e.g. "RTX 4090".
         :param _builtins.float gpu_ram_mb: Memory per GPU, in megabytes (MB, the API's unit).
@@ -652,7 +652,7 @@ class InstanceOffer(dict):
         :param _builtins.float compute_cap: The GPU's CUDA compute capability times 100, e.g. 860 for 8.6.
         :param _builtins.float cpu_cores: The number of CPU cores.
         :param _builtins.float cpu_ram_mb: CPU memory (RAM), in megabytes.
-        :param _builtins.float credit_discount_max: The most a prepay discounts an instance of this offer, 0 to 1 (the host's discount for the longest term: an Instance's `prepayDollars`).
+        :param _builtins.float credit_discount_max: The most a prepay discounts an instance of this offer, 0 to 1 (the host's discount for the longest term: an Instance's `prepay_dollars`).
         :param _builtins.float cuda_max_good: The newest CUDA version the machine's driver supports, e.g. 12.4.
         :param _builtins.bool datacenter: Whether the machine is hosted in a datacenter (the service's hosting type).
         :param _builtins.int direct_port_count: The number of ports open for direct connections.
@@ -735,7 +735,7 @@ class InstanceOffer(dict):
     @pulumi.getter(name="askId")
     def ask_id(self) -> _builtins.int:
         """
-        The offer's id (its ask): what an instance's `askId` rents.
+        The offer's id (its ask): what an instance's `ask_id` rents.
         """
         return pulumi.get(self, "ask_id")
 
@@ -815,7 +815,7 @@ class InstanceOffer(dict):
     @pulumi.getter(name="creditDiscountMax")
     def credit_discount_max(self) -> Optional[_builtins.float]:
         """
-        The most a prepay discounts an instance of this offer, 0 to 1 (the host's discount for the longest term: an Instance's `prepayDollars`).
+        The most a prepay discounts an instance of this offer, 0 to 1 (the host's discount for the longest term: an Instance's `prepay_dollars`).
         """
         return pulumi.get(self, "credit_discount_max")
 
@@ -1133,7 +1133,7 @@ class InstanceRentedOffer(dict):
 @pulumi.output_type
 class InstanceSummary(dict):
     """
-    An instance of the account as getInstances answers it: never its environment or onstart script, nor any credential.
+    An instance of the account as get_instances answers it: never its environment or onstart script, nor any credential.
     """
     def __init__(__self__, *,
                  instance_id: _builtins.int,
@@ -1156,7 +1156,7 @@ class InstanceSummary(dict):
                  status_message: Optional[_builtins.str] = None,
                  template_hash_id: Optional[_builtins.str] = None):
         """
-        An instance of the account as getInstances answers it: never its environment or onstart script, nor any credential.
+        An instance of the account as get_instances answers it: never its environment or onstart script, nor any credential.
 
         :param _builtins.int instance_id: The service's id of the instance.
         :param _builtins.str actual_status: What the instance is doing: `running`, `loading`, `stopped`, `exited`, ... (absent while it is provisioned).
@@ -1395,7 +1395,7 @@ class InstanceVolume(dict):
                  volume_id: _builtins.int):
         """
         :param _builtins.str mount_path: Where the volume is mounted in the instance: an absolute path, e.g. `/data`.
-        :param _builtins.int volume_id: The volume to link: a Volume's `volumeId`.
+        :param _builtins.int volume_id: The volume to link: a Volume's `volume_id`.
         """
         pulumi.set(__self__, "mount_path", mount_path)
         pulumi.set(__self__, "volume_id", volume_id)
@@ -1412,7 +1412,7 @@ class InstanceVolume(dict):
     @pulumi.getter(name="volumeId")
     def volume_id(self) -> _builtins.int:
         """
-        The volume to link: a Volume's `volumeId`.
+        The volume to link: a Volume's `volume_id`.
         """
         return pulumi.get(self, "volume_id")
 
@@ -1420,7 +1420,7 @@ class InstanceVolume(dict):
 @pulumi.output_type
 class InvoiceSummary(dict):
     """
-    A payment, transfer or payout of the account (getInvoices).
+    A payment, transfer or payout of the account (get_invoices).
     """
     def __init__(__self__, *,
                  created_at: _builtins.str,
@@ -1432,7 +1432,7 @@ class InvoiceSummary(dict):
                  service: Optional[_builtins.str] = None,
                  source: Optional[_builtins.str] = None):
         """
-        A payment, transfer or payout of the account (getInvoices).
+        A payment, transfer or payout of the account (get_invoices).
 
         :param _builtins.str created_at: When it was made, an ISO 8601 time (UTC).
         :param _builtins.str description: The service's description.
@@ -1631,18 +1631,18 @@ class NodeGroupNode(dict):
 
         :param _builtins.int ask_id: The ask (offer) the node was rented from.
         :param _builtins.int instance_id: The service's id of the node's instance.
-        :param _builtins.int rank: The node's rank, 0 to nodeCount - 1 (its NODE_RANK).
+        :param _builtins.int rank: The node's rank, 0 to node_count - 1 (its NODE_RANK).
         :param _builtins.str actual_status: What the node is doing, as the service last said (`running`, ...).
         :param _builtins.float dollars_per_hour: What the node costs, in dollars per hour, as the service reports its instance (`dph_total`: its GPUs and its disk); kept current by refresh.
-        :param _builtins.str expires_at: With the group's `maxLifetime`: when the node's watchdog stops or destroys it (ISO 8601, UTC), as its onstart says.
+        :param _builtins.str expires_at: With the group's `max_lifetime`: when the node's watchdog stops or destroys it (ISO 8601, UTC), as its onstart says.
         :param _builtins.str gpu_name: The node's GPU model, as the service shows the instance, e.g. "H100 SXM".
         :param _builtins.str local_ip: The node's address on the group's overlay network (rank 0's is MASTER_ADDR).
         :param _builtins.int machine_id: The machine the node runs on.
-        :param _builtins.float outbid_by_dollars_per_hour: Set while a higher bid holds the node's machine (outbid): the winning bid, in dollars per hour. The next up acts on it as the group's `onOutbid` says.
-        :param Mapping[str, 'InstancePort'] ports: The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `exposePorts` (`-p 8000:8000`) or the template's docker options; the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
+        :param _builtins.float outbid_by_dollars_per_hour: Set while a higher bid holds the node's machine (outbid): the winning bid, in dollars per hour. The next up acts on it as the group's `on_outbid` says.
+        :param Mapping[str, 'InstancePort'] ports: The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `expose_ports` (`-p 8000:8000`) or the template's docker options; the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
         :param _builtins.str ssh_host: The SSH host to reach the node.
         :param _builtins.int ssh_port: The SSH port to reach the node.
-        :param Mapping[str, _builtins.str] urls: For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u?.["8000"])`). Null while the instance does not run.
+        :param Mapping[str, _builtins.str] urls: For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<public_ip>:<host_port>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u?.["8000"])`). Null while the instance does not run.
         """
         pulumi.set(__self__, "ask_id", ask_id)
         pulumi.set(__self__, "instance_id", instance_id)
@@ -1690,7 +1690,7 @@ class NodeGroupNode(dict):
     @pulumi.getter
     def rank(self) -> _builtins.int:
         """
-        The node's rank, 0 to nodeCount - 1 (its NODE_RANK).
+        The node's rank, 0 to node_count - 1 (its NODE_RANK).
         """
         return pulumi.get(self, "rank")
 
@@ -1714,7 +1714,7 @@ class NodeGroupNode(dict):
     @pulumi.getter(name="expiresAt")
     def expires_at(self) -> Optional[_builtins.str]:
         """
-        With the group's `maxLifetime`: when the node's watchdog stops or destroys it (ISO 8601, UTC), as its onstart says.
+        With the group's `max_lifetime`: when the node's watchdog stops or destroys it (ISO 8601, UTC), as its onstart says.
         """
         return pulumi.get(self, "expires_at")
 
@@ -1746,7 +1746,7 @@ class NodeGroupNode(dict):
     @pulumi.getter(name="outbidByDollarsPerHour")
     def outbid_by_dollars_per_hour(self) -> Optional[_builtins.float]:
         """
-        Set while a higher bid holds the node's machine (outbid): the winning bid, in dollars per hour. The next up acts on it as the group's `onOutbid` says.
+        Set while a higher bid holds the node's machine (outbid): the winning bid, in dollars per hour. The next up acts on it as the group's `on_outbid` says.
         """
         return pulumi.get(self, "outbid_by_dollars_per_hour")
 
@@ -1754,7 +1754,7 @@ class NodeGroupNode(dict):
     @pulumi.getter
     def ports(self) -> Optional[Mapping[str, 'outputs.InstancePort']]:
         """
-        The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `exposePorts` (`-p 8000:8000`) or the template's docker options; the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
+        The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `expose_ports` (`-p 8000:8000`) or the template's docker options; the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
         """
         return pulumi.get(self, "ports")
 
@@ -1778,7 +1778,7 @@ class NodeGroupNode(dict):
     @pulumi.getter
     def urls(self) -> Optional[Mapping[str, _builtins.str]]:
         """
-        For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<publicIp>:<hostPort>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u?.["8000"])`). Null while the instance does not run.
+        For each mapped TCP port but SSH's, keyed by container port (`"8000"`): `http://<public_ip>:<host_port>`, the address a program exports for its server (e.g. `instance.urls.apply(u => u?.["8000"])`). Null while the instance does not run.
         """
         return pulumi.get(self, "urls")
 
@@ -1859,7 +1859,7 @@ class OfferQuery(dict):
                  limit: Optional[_builtins.int] = None,
                  machine_id: Optional[Any] = None,
                  num_gpus: Optional[Any] = None,
-                 order: Optional[Sequence[Sequence[Any]]] = None,
+                 order: Optional[Sequence[Sequence[_builtins.str]]] = None,
                  reliability: Optional[Any] = None,
                  rentable: Optional[Any] = None,
                  rented: Optional[Any] = None,
@@ -1869,32 +1869,32 @@ class OfferQuery(dict):
         """
         An instance offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
 
-        :param Union[_builtins.float, 'QueryNumber'] cluster_id: The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] compute_cap: The offers whose computeCap (the service's `compute_cap`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] cpu_cores: The offers whose cpuCores (the service's `cpu_cores`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] cpu_ram_gb: The offers whose cpuRamGb (the service's `cpu_ram`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] cuda_max_good: The offers whose cudaMaxGood (the service's `cuda_max_good`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] cluster_id: The offers whose cluster_id (the service's `cluster_id`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] compute_cap: The offers whose compute_cap (the service's `compute_cap`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] cpu_cores: The offers whose cpu_cores (the service's `cpu_cores`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] cpu_ram_gb: The offers whose cpu_ram_gb (the service's `cpu_ram`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] cuda_max_good: The offers whose cuda_max_good (the service's `cuda_max_good`) is this value or meets these conditions.
         :param Union[_builtins.bool, 'QueryBoolean'] datacenter: The offers whose datacenter (the service's `datacenter`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] direct_port_count: The offers whose directPortCount (the service's `direct_port_count`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] disk_space_gb: The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] direct_port_count: The offers whose direct_port_count (the service's `direct_port_count`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] disk_space_gb: The offers whose disk_space_gb (the service's `disk_space`) is this value or meets these conditions.
         :param Union[_builtins.float, 'QueryNumber'] dlperf: The offers whose dlperf (the service's `dlperf`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] dollars_per_hour: The offers whose dollarsPerHour (the service's `dph_total`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] dollars_per_hour: The offers whose dollars_per_hour (the service's `dph_total`) is this value or meets these conditions.
         :param Union[_builtins.bool, 'QueryBoolean'] external: The offers whose external (the service's `external`) is this value or meets these conditions.
         :param Union[_builtins.str, 'QueryText'] geolocation: The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
-        :param Union[_builtins.str, 'QueryText'] gpu_name: The offers whose gpuName (the service's `gpu_name`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] gpu_ram_gb: The offers whose gpuRamGb (the service's `gpu_ram`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] gpu_total_ram_gb: The offers whose gpuTotalRamGb (the service's `gpu_total_ram`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] host_id: The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] inet_down_mbps: The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] inet_up_mbps: The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        :param Union[_builtins.str, 'QueryText'] gpu_name: The offers whose gpu_name (the service's `gpu_name`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] gpu_ram_gb: The offers whose gpu_ram_gb (the service's `gpu_ram`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] gpu_total_ram_gb: The offers whose gpu_total_ram_gb (the service's `gpu_total_ram`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] host_id: The offers whose host_id (the service's `host_id`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] inet_down_mbps: The offers whose inet_down_mbps (the service's `inet_down`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] inet_up_mbps: The offers whose inet_up_mbps (the service's `inet_up`) is this value or meets these conditions.
         :param _builtins.int limit: At most this many offers.
-        :param Union[_builtins.float, 'QueryNumber'] machine_id: The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] num_gpus: The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
-        :param Sequence[Sequence[Any]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        :param Union[_builtins.float, 'QueryNumber'] machine_id: The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] num_gpus: The offers whose num_gpus (the service's `num_gpus`) is this value or meets these conditions.
+        :param Sequence[Sequence[_builtins.str]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
         :param Union[_builtins.float, 'QueryNumber'] reliability: The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
         :param Union[_builtins.bool, 'QueryBoolean'] rentable: The offers whose rentable (the service's `rentable`) is this value or meets these conditions.
         :param Union[_builtins.bool, 'QueryBoolean'] rented: The offers whose rented (the service's `rented`) is this value or meets these conditions.
-        :param Union[_builtins.bool, 'QueryBoolean'] static_ip: The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+        :param Union[_builtins.bool, 'QueryBoolean'] static_ip: The offers whose static_ip (the service's `static_ip`) is this value or meets these conditions.
         :param _builtins.str type: on-demand (the default) or interruptible (prices are then the minimum bids).
         :param Union[_builtins.bool, 'QueryBoolean'] verified: The offers whose verified (the service's `verified`) is this value or meets these conditions.
         """
@@ -1959,7 +1959,7 @@ class OfferQuery(dict):
     @pulumi.getter(name="clusterId")
     def cluster_id(self) -> Optional[Any]:
         """
-        The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+        The offers whose cluster_id (the service's `cluster_id`) is this value or meets these conditions.
         """
         return pulumi.get(self, "cluster_id")
 
@@ -1967,7 +1967,7 @@ class OfferQuery(dict):
     @pulumi.getter(name="computeCap")
     def compute_cap(self) -> Optional[Any]:
         """
-        The offers whose computeCap (the service's `compute_cap`) is this value or meets these conditions.
+        The offers whose compute_cap (the service's `compute_cap`) is this value or meets these conditions.
         """
         return pulumi.get(self, "compute_cap")
 
@@ -1975,7 +1975,7 @@ class OfferQuery(dict):
     @pulumi.getter(name="cpuCores")
     def cpu_cores(self) -> Optional[Any]:
         """
-        The offers whose cpuCores (the service's `cpu_cores`) is this value or meets these conditions.
+        The offers whose cpu_cores (the service's `cpu_cores`) is this value or meets these conditions.
         """
         return pulumi.get(self, "cpu_cores")
 
@@ -1983,7 +1983,7 @@ class OfferQuery(dict):
     @pulumi.getter(name="cpuRamGb")
     def cpu_ram_gb(self) -> Optional[Any]:
         """
-        The offers whose cpuRamGb (the service's `cpu_ram`) is this value or meets these conditions.
+        The offers whose cpu_ram_gb (the service's `cpu_ram`) is this value or meets these conditions.
         """
         return pulumi.get(self, "cpu_ram_gb")
 
@@ -1991,7 +1991,7 @@ class OfferQuery(dict):
     @pulumi.getter(name="cudaMaxGood")
     def cuda_max_good(self) -> Optional[Any]:
         """
-        The offers whose cudaMaxGood (the service's `cuda_max_good`) is this value or meets these conditions.
+        The offers whose cuda_max_good (the service's `cuda_max_good`) is this value or meets these conditions.
         """
         return pulumi.get(self, "cuda_max_good")
 
@@ -2007,7 +2007,7 @@ class OfferQuery(dict):
     @pulumi.getter(name="directPortCount")
     def direct_port_count(self) -> Optional[Any]:
         """
-        The offers whose directPortCount (the service's `direct_port_count`) is this value or meets these conditions.
+        The offers whose direct_port_count (the service's `direct_port_count`) is this value or meets these conditions.
         """
         return pulumi.get(self, "direct_port_count")
 
@@ -2015,7 +2015,7 @@ class OfferQuery(dict):
     @pulumi.getter(name="diskSpaceGb")
     def disk_space_gb(self) -> Optional[Any]:
         """
-        The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+        The offers whose disk_space_gb (the service's `disk_space`) is this value or meets these conditions.
         """
         return pulumi.get(self, "disk_space_gb")
 
@@ -2031,7 +2031,7 @@ class OfferQuery(dict):
     @pulumi.getter(name="dollarsPerHour")
     def dollars_per_hour(self) -> Optional[Any]:
         """
-        The offers whose dollarsPerHour (the service's `dph_total`) is this value or meets these conditions.
+        The offers whose dollars_per_hour (the service's `dph_total`) is this value or meets these conditions.
         """
         return pulumi.get(self, "dollars_per_hour")
 
@@ -2055,7 +2055,7 @@ class OfferQuery(dict):
     @pulumi.getter(name="gpuName")
     def gpu_name(self) -> Optional[Any]:
         """
-        The offers whose gpuName (the service's `gpu_name`) is this value or meets these conditions.
+        The offers whose gpu_name (the service's `gpu_name`) is this value or meets these conditions.
         """
         return pulumi.get(self, "gpu_name")
 
@@ -2063,7 +2063,7 @@ class OfferQuery(dict):
     @pulumi.getter(name="gpuRamGb")
     def gpu_ram_gb(self) -> Optional[Any]:
         """
-        The offers whose gpuRamGb (the service's `gpu_ram`) is this value or meets these conditions.
+        The offers whose gpu_ram_gb (the service's `gpu_ram`) is this value or meets these conditions.
         """
         return pulumi.get(self, "gpu_ram_gb")
 
@@ -2071,7 +2071,7 @@ class OfferQuery(dict):
     @pulumi.getter(name="gpuTotalRamGb")
     def gpu_total_ram_gb(self) -> Optional[Any]:
         """
-        The offers whose gpuTotalRamGb (the service's `gpu_total_ram`) is this value or meets these conditions.
+        The offers whose gpu_total_ram_gb (the service's `gpu_total_ram`) is this value or meets these conditions.
         """
         return pulumi.get(self, "gpu_total_ram_gb")
 
@@ -2079,7 +2079,7 @@ class OfferQuery(dict):
     @pulumi.getter(name="hostId")
     def host_id(self) -> Optional[Any]:
         """
-        The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+        The offers whose host_id (the service's `host_id`) is this value or meets these conditions.
         """
         return pulumi.get(self, "host_id")
 
@@ -2087,7 +2087,7 @@ class OfferQuery(dict):
     @pulumi.getter(name="inetDownMbps")
     def inet_down_mbps(self) -> Optional[Any]:
         """
-        The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+        The offers whose inet_down_mbps (the service's `inet_down`) is this value or meets these conditions.
         """
         return pulumi.get(self, "inet_down_mbps")
 
@@ -2095,7 +2095,7 @@ class OfferQuery(dict):
     @pulumi.getter(name="inetUpMbps")
     def inet_up_mbps(self) -> Optional[Any]:
         """
-        The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        The offers whose inet_up_mbps (the service's `inet_up`) is this value or meets these conditions.
         """
         return pulumi.get(self, "inet_up_mbps")
 
@@ -2111,7 +2111,7 @@ class OfferQuery(dict):
     @pulumi.getter(name="machineId")
     def machine_id(self) -> Optional[Any]:
         """
-        The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+        The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
         """
         return pulumi.get(self, "machine_id")
 
@@ -2119,13 +2119,13 @@ class OfferQuery(dict):
     @pulumi.getter(name="numGpus")
     def num_gpus(self) -> Optional[Any]:
         """
-        The offers whose numGpus (the service's `num_gpus`) is this value or meets these conditions.
+        The offers whose num_gpus (the service's `num_gpus`) is this value or meets these conditions.
         """
         return pulumi.get(self, "num_gpus")
 
     @_builtins.property
     @pulumi.getter
-    def order(self) -> Optional[Sequence[Sequence[Any]]]:
+    def order(self) -> Optional[Sequence[Sequence[_builtins.str]]]:
         """
         Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
         """
@@ -2159,7 +2159,7 @@ class OfferQuery(dict):
     @pulumi.getter(name="staticIp")
     def static_ip(self) -> Optional[Any]:
         """
-        The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+        The offers whose static_ip (the service's `static_ip`) is this value or meets these conditions.
         """
         return pulumi.get(self, "static_ip")
 
@@ -2462,7 +2462,7 @@ class QueryText(dict):
 @pulumi.output_type
 class Readiness(dict):
     """
-    A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+    A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstart_line` (a line the onstart prints), with `initial_delay_seconds`, `interval_seconds` and `timeout_seconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
     """
     @staticmethod
     def __key_warning(key: str):
@@ -2495,14 +2495,14 @@ class Readiness(dict):
                  tcp: Optional['outputs.ReadinessTcpCheck'] = None,
                  timeout_seconds: Optional[_builtins.float] = None):
         """
-        A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstartLine` (a line the onstart prints), with `initialDelaySeconds`, `intervalSeconds` and `timeoutSeconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
+        A check create waits for once the instance runs: one of `http` (a port, a path and the expected status), `tcp` (a port) or `onstart_line` (a line the onstart prints), with `initial_delay_seconds`, `interval_seconds` and `timeout_seconds`. Create returns only when it passes; an instance that does not pass in time is destroyed and another offer tried, as one that exits, and the last answer is in the error. Changes in place (it only applies to creates).
 
-        :param 'ReadinessHttpCheck' http: Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+        :param 'ReadinessHttpCheck' http: Ready when a GET of `http://<public_ip>:<host port>/<path>` answers the status.
         :param _builtins.float initial_delay_seconds: Seconds to wait after `running` before the first check; default 0.
         :param _builtins.float interval_seconds: Seconds between checks (one check each), 0.05 to 300; default 5.
         :param _builtins.str onstart_line: Ready when the instance's logs (what its onstart prints, as the service serves them) hold a line containing this text.
         :param 'ReadinessTcpCheck' tcp: Ready when a TCP connection to the port's public address is accepted.
-        :param _builtins.float timeout_seconds: How long checks may fail after the initial delay before the instance counts as one that will not run, in seconds; default 600. Create's own `createTimeoutSeconds` bounds it too.
+        :param _builtins.float timeout_seconds: How long checks may fail after the initial delay before the instance counts as one that will not run, in seconds; default 600. Create's own `create_timeout_seconds` bounds it too.
         """
         if http is not None:
             pulumi.set(__self__, "http", http)
@@ -2521,7 +2521,7 @@ class Readiness(dict):
     @pulumi.getter
     def http(self) -> Optional['outputs.ReadinessHttpCheck']:
         """
-        Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+        Ready when a GET of `http://<public_ip>:<host port>/<path>` answers the status.
         """
         return pulumi.get(self, "http")
 
@@ -2561,7 +2561,7 @@ class Readiness(dict):
     @pulumi.getter(name="timeoutSeconds")
     def timeout_seconds(self) -> Optional[_builtins.float]:
         """
-        How long checks may fail after the initial delay before the instance counts as one that will not run, in seconds; default 600. Create's own `createTimeoutSeconds` bounds it too.
+        How long checks may fail after the initial delay before the instance counts as one that will not run, in seconds; default 600. Create's own `create_timeout_seconds` bounds it too.
         """
         return pulumi.get(self, "timeout_seconds")
 
@@ -2569,7 +2569,7 @@ class Readiness(dict):
 @pulumi.output_type
 class ReadinessHttpCheck(dict):
     """
-    Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+    Ready when a GET of `http://<public_ip>:<host port>/<path>` answers the status.
     """
     @staticmethod
     def __key_warning(key: str):
@@ -2593,9 +2593,9 @@ class ReadinessHttpCheck(dict):
                  expect_status: Optional[_builtins.int] = None,
                  path: Optional[_builtins.str] = None):
         """
-        Ready when a GET of `http://<publicIp>:<host port>/<path>` answers the status.
+        Ready when a GET of `http://<public_ip>:<host port>/<path>` answers the status.
 
-        :param _builtins.int port: The container port to ask (opened by `exposePorts`, `-p` options or the template).
+        :param _builtins.int port: The container port to ask (opened by `expose_ports`, `-p` options or the template).
         :param _builtins.int expect_status: The status that means ready; default any 2xx.
         :param _builtins.str path: The path to GET, starting with `/`; default `/`.
         """
@@ -2609,7 +2609,7 @@ class ReadinessHttpCheck(dict):
     @pulumi.getter
     def port(self) -> _builtins.int:
         """
-        The container port to ask (opened by `exposePorts`, `-p` options or the template).
+        The container port to ask (opened by `expose_ports`, `-p` options or the template).
         """
         return pulumi.get(self, "port")
 
@@ -2696,7 +2696,7 @@ class TemplateDockerLogin(dict):
 @pulumi.output_type
 class TemplateSummary(dict):
     """
-    A template as getTemplates answers it (never a registry password); units are in the field names.
+    A template as get_templates answers it (never a registry password); units are in the field names.
     """
     def __init__(__self__, *,
                  env: Mapping[str, _builtins.str],
@@ -2723,7 +2723,7 @@ class TemplateSummary(dict):
                  tag: Optional[_builtins.str] = None,
                  use_ssh: Optional[_builtins.bool] = None):
         """
-        A template as getTemplates answers it (never a registry password); units are in the field names.
+        A template as get_templates answers it (never a registry password); units are in the field names.
 
         :param Mapping[str, _builtins.str] env: The environment variables of the template's env string, by name.
         :param Sequence[_builtins.str] ports: The port mappings of the template's env string, as `host:container[/udp]`.
@@ -2735,7 +2735,7 @@ class TemplateSummary(dict):
         :param _builtins.float disk_gb: The recommended disk size, in gigabytes.
         :param _builtins.str docker_login_repo: The private registry it pulls from, if any (never the registry's password).
         :param Mapping[str, Any] extra_filters: The template's default machine filters as the service stores them (the API's field names and units).
-        :param _builtins.str hash_id: The content hash instances launch from (an instance's `templateHashId`).
+        :param _builtins.str hash_id: The content hash instances launch from (an instance's `template_hash_id`).
         :param _builtins.str image: The Docker image path, e.g. `vllm/vllm-openai`.
         :param _builtins.bool jupyter_direct: Whether Jupyter connects directly, not via a proxy.
         :param _builtins.str name: The template's name.
@@ -2877,7 +2877,7 @@ class TemplateSummary(dict):
     @pulumi.getter(name="hashId")
     def hash_id(self) -> Optional[_builtins.str]:
         """
-        The content hash instances launch from (an instance's `templateHashId`).
+        The content hash instances launch from (an instance's `template_hash_id`).
         """
         return pulumi.get(self, "hash_id")
 
@@ -3003,8 +3003,8 @@ class VolumeForInstance(dict):
                  offer_query: Any,
                  max_dollars_per_hour: Optional[_builtins.float] = None):
         """
-        :param Union[_builtins.str, 'OfferQuery'] offer_query: The offer query of the instance that will link the volume (its `offerQuery`).
-        :param _builtins.float max_dollars_per_hour: The instance's price cap (its `maxDollarsPerHour`), in dollars per hour.
+        :param Union[_builtins.str, 'OfferQuery'] offer_query: The offer query of the instance that will link the volume (its `offer_query`).
+        :param _builtins.float max_dollars_per_hour: The instance's price cap (its `max_dollars_per_hour`), in dollars per hour.
         """
         pulumi.set(__self__, "offer_query", offer_query)
         if max_dollars_per_hour is not None:
@@ -3014,7 +3014,7 @@ class VolumeForInstance(dict):
     @pulumi.getter(name="offerQuery")
     def offer_query(self) -> Any:
         """
-        The offer query of the instance that will link the volume (its `offerQuery`).
+        The offer query of the instance that will link the volume (its `offer_query`).
         """
         return pulumi.get(self, "offer_query")
 
@@ -3022,7 +3022,7 @@ class VolumeForInstance(dict):
     @pulumi.getter(name="maxDollarsPerHour")
     def max_dollars_per_hour(self) -> Optional[_builtins.float]:
         """
-        The instance's price cap (its `maxDollarsPerHour`), in dollars per hour.
+        The instance's price cap (its `max_dollars_per_hour`), in dollars per hour.
         """
         return pulumi.get(self, "max_dollars_per_hour")
 
@@ -3030,7 +3030,7 @@ class VolumeForInstance(dict):
 @pulumi.output_type
 class VolumeOffer(dict):
     """
-    A volume offer (ask) as getVolumeOffers answers it; units are in the field names.
+    A volume offer (ask) as get_volume_offers answers it; units are in the field names.
     """
     def __init__(__self__, *,
                  ask_id: _builtins.int,
@@ -3051,9 +3051,9 @@ class VolumeOffer(dict):
                  storage_cost_per_gb_month: Optional[_builtins.float] = None,
                  verified: Optional[_builtins.bool] = None):
         """
-        A volume offer (ask) as getVolumeOffers answers it; units are in the field names.
+        A volume offer (ask) as get_volume_offers answers it; units are in the field names.
 
-        :param _builtins.int ask_id: The offer's id (its ask): what a volume's `askId` accepts.
+        :param _builtins.int ask_id: The offer's id (its ask): what a volume's `ask_id` accepts.
         :param _builtins.float disk_space_gb: The most this offer rents out, in gigabytes.
         :param _builtins.int cluster_id: The physical cluster the machine is in (machines of one cluster share a fast local network, overlays and network volumes); null when it is in none.
         :param _builtins.float cuda_max_good: The newest CUDA version the machine's driver supports, e.g. 12.4.
@@ -3108,7 +3108,7 @@ class VolumeOffer(dict):
     @pulumi.getter(name="askId")
     def ask_id(self) -> _builtins.int:
         """
-        The offer's id (its ask): what a volume's `askId` accepts.
+        The offer's id (its ask): what a volume's `ask_id` accepts.
         """
         return pulumi.get(self, "ask_id")
 
@@ -3293,7 +3293,7 @@ class VolumeOfferQuery(dict):
                  inet_up_mbps: Optional[Any] = None,
                  limit: Optional[_builtins.int] = None,
                  machine_id: Optional[Any] = None,
-                 order: Optional[Sequence[Sequence[Any]]] = None,
+                 order: Optional[Sequence[Sequence[_builtins.str]]] = None,
                  reliability: Optional[Any] = None,
                  static_ip: Optional[Any] = None,
                  storage_cost_per_gb_month: Optional[Any] = None,
@@ -3301,21 +3301,21 @@ class VolumeOfferQuery(dict):
         """
         An volume offer query: each field a value (meaning eq) or conditions on it, all to hold (docs/guides/renting.md, "The query").
 
-        :param Union[_builtins.float, 'QueryNumber'] cluster_id: The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] cuda_max_good: The offers whose cudaMaxGood (the service's `cuda_vers`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] disk_bw_mbps: The offers whose diskBwMbps (the service's `disk_bw`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] disk_space_gb: The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] cluster_id: The offers whose cluster_id (the service's `cluster_id`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] cuda_max_good: The offers whose cuda_max_good (the service's `cuda_vers`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] disk_bw_mbps: The offers whose disk_bw_mbps (the service's `disk_bw`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] disk_space_gb: The offers whose disk_space_gb (the service's `disk_space`) is this value or meets these conditions.
         :param Union[_builtins.bool, 'QueryBoolean'] external: The offers whose external (the service's `external`) is this value or meets these conditions.
         :param Union[_builtins.str, 'QueryText'] geolocation: The offers whose geolocation (the service's `geolocation`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] host_id: The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] inet_down_mbps: The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] inet_up_mbps: The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] host_id: The offers whose host_id (the service's `host_id`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] inet_down_mbps: The offers whose inet_down_mbps (the service's `inet_down`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] inet_up_mbps: The offers whose inet_up_mbps (the service's `inet_up`) is this value or meets these conditions.
         :param _builtins.int limit: At most this many offers.
-        :param Union[_builtins.float, 'QueryNumber'] machine_id: The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
-        :param Sequence[Sequence[Any]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
+        :param Union[_builtins.float, 'QueryNumber'] machine_id: The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
+        :param Sequence[Sequence[_builtins.str]] order: Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
         :param Union[_builtins.float, 'QueryNumber'] reliability: The offers whose reliability (the service's `reliability`) is this value or meets these conditions.
-        :param Union[_builtins.bool, 'QueryBoolean'] static_ip: The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
-        :param Union[_builtins.float, 'QueryNumber'] storage_cost_per_gb_month: The offers whose storageCostPerGbMonth (the service's `storage_cost`) is this value or meets these conditions.
+        :param Union[_builtins.bool, 'QueryBoolean'] static_ip: The offers whose static_ip (the service's `static_ip`) is this value or meets these conditions.
+        :param Union[_builtins.float, 'QueryNumber'] storage_cost_per_gb_month: The offers whose storage_cost_per_gb_month (the service's `storage_cost`) is this value or meets these conditions.
         :param Union[_builtins.bool, 'QueryBoolean'] verified: The offers whose verified (the service's `verified`) is this value or meets these conditions.
         """
         if cluster_id is not None:
@@ -3355,7 +3355,7 @@ class VolumeOfferQuery(dict):
     @pulumi.getter(name="clusterId")
     def cluster_id(self) -> Optional[Any]:
         """
-        The offers whose clusterId (the service's `cluster_id`) is this value or meets these conditions.
+        The offers whose cluster_id (the service's `cluster_id`) is this value or meets these conditions.
         """
         return pulumi.get(self, "cluster_id")
 
@@ -3363,7 +3363,7 @@ class VolumeOfferQuery(dict):
     @pulumi.getter(name="cudaMaxGood")
     def cuda_max_good(self) -> Optional[Any]:
         """
-        The offers whose cudaMaxGood (the service's `cuda_vers`) is this value or meets these conditions.
+        The offers whose cuda_max_good (the service's `cuda_vers`) is this value or meets these conditions.
         """
         return pulumi.get(self, "cuda_max_good")
 
@@ -3371,7 +3371,7 @@ class VolumeOfferQuery(dict):
     @pulumi.getter(name="diskBwMbps")
     def disk_bw_mbps(self) -> Optional[Any]:
         """
-        The offers whose diskBwMbps (the service's `disk_bw`) is this value or meets these conditions.
+        The offers whose disk_bw_mbps (the service's `disk_bw`) is this value or meets these conditions.
         """
         return pulumi.get(self, "disk_bw_mbps")
 
@@ -3379,7 +3379,7 @@ class VolumeOfferQuery(dict):
     @pulumi.getter(name="diskSpaceGb")
     def disk_space_gb(self) -> Optional[Any]:
         """
-        The offers whose diskSpaceGb (the service's `disk_space`) is this value or meets these conditions.
+        The offers whose disk_space_gb (the service's `disk_space`) is this value or meets these conditions.
         """
         return pulumi.get(self, "disk_space_gb")
 
@@ -3403,7 +3403,7 @@ class VolumeOfferQuery(dict):
     @pulumi.getter(name="hostId")
     def host_id(self) -> Optional[Any]:
         """
-        The offers whose hostId (the service's `host_id`) is this value or meets these conditions.
+        The offers whose host_id (the service's `host_id`) is this value or meets these conditions.
         """
         return pulumi.get(self, "host_id")
 
@@ -3411,7 +3411,7 @@ class VolumeOfferQuery(dict):
     @pulumi.getter(name="inetDownMbps")
     def inet_down_mbps(self) -> Optional[Any]:
         """
-        The offers whose inetDownMbps (the service's `inet_down`) is this value or meets these conditions.
+        The offers whose inet_down_mbps (the service's `inet_down`) is this value or meets these conditions.
         """
         return pulumi.get(self, "inet_down_mbps")
 
@@ -3419,7 +3419,7 @@ class VolumeOfferQuery(dict):
     @pulumi.getter(name="inetUpMbps")
     def inet_up_mbps(self) -> Optional[Any]:
         """
-        The offers whose inetUpMbps (the service's `inet_up`) is this value or meets these conditions.
+        The offers whose inet_up_mbps (the service's `inet_up`) is this value or meets these conditions.
         """
         return pulumi.get(self, "inet_up_mbps")
 
@@ -3435,13 +3435,13 @@ class VolumeOfferQuery(dict):
     @pulumi.getter(name="machineId")
     def machine_id(self) -> Optional[Any]:
         """
-        The offers whose machineId (the service's `machine_id`) is this value or meets these conditions.
+        The offers whose machine_id (the service's `machine_id`) is this value or meets these conditions.
         """
         return pulumi.get(self, "machine_id")
 
     @_builtins.property
     @pulumi.getter
-    def order(self) -> Optional[Sequence[Sequence[Any]]]:
+    def order(self) -> Optional[Sequence[Sequence[_builtins.str]]]:
         """
         Sort keys, first first: a list of [field, direction] pairs, direction asc or desc (cheapest first when absent).
         """
@@ -3459,7 +3459,7 @@ class VolumeOfferQuery(dict):
     @pulumi.getter(name="staticIp")
     def static_ip(self) -> Optional[Any]:
         """
-        The offers whose staticIp (the service's `static_ip`) is this value or meets these conditions.
+        The offers whose static_ip (the service's `static_ip`) is this value or meets these conditions.
         """
         return pulumi.get(self, "static_ip")
 
@@ -3467,7 +3467,7 @@ class VolumeOfferQuery(dict):
     @pulumi.getter(name="storageCostPerGbMonth")
     def storage_cost_per_gb_month(self) -> Optional[Any]:
         """
-        The offers whose storageCostPerGbMonth (the service's `storage_cost`) is this value or meets these conditions.
+        The offers whose storage_cost_per_gb_month (the service's `storage_cost`) is this value or meets these conditions.
         """
         return pulumi.get(self, "storage_cost_per_gb_month")
 

@@ -24,7 +24,7 @@ class OverlayArgs:
         """
         The set of arguments for constructing a Overlay resource.
 
-        :param pulumi.Input[_builtins.int] cluster_id: Required. The physical cluster the overlay is on: an offer's `clusterId` (getOffers with a query whose clusterId is not null, the condition neq null, lists the offers in clusters). Only instances on machines of this cluster can join. Changing it replaces the overlay.
+        :param pulumi.Input[_builtins.int] cluster_id: Required. The physical cluster the overlay is on: an offer's `cluster_id` (get_offers with a query whose cluster_id is not null, the condition neq null, lists the offers in clusters). Only instances on machines of this cluster can join. Changing it replaces the overlay.
         :param pulumi.Input[_builtins.str] name: The overlay's name, unique on the account (on every cluster): lowercase letters, digits and `-`, at most 64 characters. Default: the resource's name, lowercased and reduced to those characters, with a random suffix (kept from then on), so that stacks of the same names on one account never collide. Changing it replaces the overlay.
         """
         if cluster_id is not None:
@@ -36,7 +36,7 @@ class OverlayArgs:
     @pulumi.getter(name="clusterId")
     def cluster_id(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        Required. The physical cluster the overlay is on: an offer's `clusterId` (getOffers with a query whose clusterId is not null, the condition neq null, lists the offers in clusters). Only instances on machines of this cluster can join. Changing it replaces the overlay.
+        Required. The physical cluster the overlay is on: an offer's `cluster_id` (get_offers with a query whose cluster_id is not null, the condition neq null, lists the offers in clusters). Only instances on machines of this cluster can join. Changing it replaces the overlay.
         """
         return pulumi.get(self, "cluster_id")
 
@@ -71,7 +71,7 @@ class Overlay(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.int] cluster_id: Required. The physical cluster the overlay is on: an offer's `clusterId` (getOffers with a query whose clusterId is not null, the condition neq null, lists the offers in clusters). Only instances on machines of this cluster can join. Changing it replaces the overlay.
+        :param pulumi.Input[_builtins.int] cluster_id: Required. The physical cluster the overlay is on: an offer's `cluster_id` (get_offers with a query whose cluster_id is not null, the condition neq null, lists the offers in clusters). Only instances on machines of this cluster can join. Changing it replaces the overlay.
         :param pulumi.Input[_builtins.str] name: The overlay's name, unique on the account (on every cluster): lowercase letters, digits and `-`, at most 64 characters. Default: the resource's name, lowercased and reduced to those characters, with a random suffix (kept from then on), so that stacks of the same names on one account never collide. Changing it replaces the overlay.
         """
         ...
@@ -147,7 +147,7 @@ class Overlay(pulumi.CustomResource):
     @pulumi.getter(name="clusterId")
     def cluster_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The physical cluster the overlay is on: an offer's `clusterId` (getOffers with a query whose clusterId is not null, the condition neq null, lists the offers in clusters). Only instances on machines of this cluster can join. Changing it replaces the overlay.
+        The physical cluster the overlay is on: an offer's `cluster_id` (get_offers with a query whose cluster_id is not null, the condition neq null, lists the offers in clusters). Only instances on machines of this cluster can join. Changing it replaces the overlay.
         """
         return pulumi.get(self, "cluster_id")
 
@@ -179,7 +179,7 @@ class Overlay(pulumi.CustomResource):
     @pulumi.getter
     def subnet(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        The overlay's private subnet, e.g. `10.100.0.0/24`: each member's overlay address (Instance `localIp`) is in it.
+        The overlay's private subnet, e.g. `10.100.0.0/24`: each member's overlay address (Instance `local_ip`) is in it.
         """
         return pulumi.get(self, "subnet")
 

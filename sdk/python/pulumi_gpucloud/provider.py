@@ -29,7 +29,7 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.str] api_key: The API key (a secret). Falls back to the GPUCLOUD_API_KEY environment variable.
         :param pulumi.Input[_builtins.str] base_url: The service's address, without /api/v0 (the local emulator prints its own). Falls back to the GPUCLOUD_BASE_URL environment variable.
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: The stack's spending cap, in dollars per hour: a plan whose expected total exceeds it fails at preview, and a rent that would take the stack over it is never sent. Falls back to the GPUCLOUD_MAX_DOLLARS_PER_HOUR environment variable; unset, there is no cap.
-        :param pulumi.Input[_builtins.str] serverless_url: Where the service answers serverless route calls (POST /route/), when not at baseUrl (the service's API description gives `route` a server of its own; the local emulator answers both). An Endpoint's `routeUrl` is made from it. Falls back to the GPUCLOUD_SERVERLESS_URL environment variable, then to baseUrl.
+        :param pulumi.Input[_builtins.str] serverless_url: Where the service answers serverless route calls (POST /route/), when not at base_url (the service's API description gives `route` a server of its own; the local emulator answers both). An Endpoint's `route_url` is made from it. Falls back to the GPUCLOUD_SERVERLESS_URL environment variable, then to base_url.
         """
         if api_key is not None:
             pulumi.set(__self__, "api_key", api_key)
@@ -80,7 +80,7 @@ class ProviderArgs:
     @pulumi.getter(name="serverlessUrl")
     def serverless_url(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Where the service answers serverless route calls (POST /route/), when not at baseUrl (the service's API description gives `route` a server of its own; the local emulator answers both). An Endpoint's `routeUrl` is made from it. Falls back to the GPUCLOUD_SERVERLESS_URL environment variable, then to baseUrl.
+        Where the service answers serverless route calls (POST /route/), when not at base_url (the service's API description gives `route` a server of its own; the local emulator answers both). An Endpoint's `route_url` is made from it. Falls back to the GPUCLOUD_SERVERLESS_URL environment variable, then to base_url.
         """
         return pulumi.get(self, "serverless_url")
 
@@ -108,7 +108,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.str] api_key: The API key (a secret). Falls back to the GPUCLOUD_API_KEY environment variable.
         :param pulumi.Input[_builtins.str] base_url: The service's address, without /api/v0 (the local emulator prints its own). Falls back to the GPUCLOUD_BASE_URL environment variable.
         :param pulumi.Input[_builtins.float] max_dollars_per_hour: The stack's spending cap, in dollars per hour: a plan whose expected total exceeds it fails at preview, and a rent that would take the stack over it is never sent. Falls back to the GPUCLOUD_MAX_DOLLARS_PER_HOUR environment variable; unset, there is no cap.
-        :param pulumi.Input[_builtins.str] serverless_url: Where the service answers serverless route calls (POST /route/), when not at baseUrl (the service's API description gives `route` a server of its own; the local emulator answers both). An Endpoint's `routeUrl` is made from it. Falls back to the GPUCLOUD_SERVERLESS_URL environment variable, then to baseUrl.
+        :param pulumi.Input[_builtins.str] serverless_url: Where the service answers serverless route calls (POST /route/), when not at base_url (the service's API description gives `route` a server of its own; the local emulator answers both). An Endpoint's `route_url` is made from it. Falls back to the GPUCLOUD_SERVERLESS_URL environment variable, then to base_url.
         """
         ...
     @overload
@@ -179,7 +179,7 @@ class Provider(pulumi.ProviderResource):
     @pulumi.getter(name="serverlessUrl")
     def serverless_url(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Where the service answers serverless route calls (POST /route/), when not at baseUrl (the service's API description gives `route` a server of its own; the local emulator answers both). An Endpoint's `routeUrl` is made from it. Falls back to the GPUCLOUD_SERVERLESS_URL environment variable, then to baseUrl.
+        Where the service answers serverless route calls (POST /route/), when not at base_url (the service's API description gives `route` a server of its own; the local emulator answers both). An Endpoint's `route_url` is made from it. Falls back to the GPUCLOUD_SERVERLESS_URL environment variable, then to base_url.
         """
         return pulumi.get(self, "serverless_url")
 

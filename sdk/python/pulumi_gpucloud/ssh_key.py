@@ -50,7 +50,7 @@ class SshKey(pulumi.CustomResource):
                  public_key: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
-        An SSH public key of the account; its sshKeyId is what Instance.sshKeyIds lists.
+        An SSH public key of the account; its ssh_key_id is what Instance.sshKeyIds lists.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
@@ -63,7 +63,7 @@ class SshKey(pulumi.CustomResource):
                  args: Optional[SshKeyArgs] = None,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        An SSH public key of the account; its sshKeyId is what Instance.sshKeyIds lists.
+        An SSH public key of the account; its ssh_key_id is what Instance.sshKeyIds lists.
 
         :param str resource_name: The name of the resource.
         :param SshKeyArgs args: The arguments to use to populate this resource's properties.
@@ -140,7 +140,7 @@ class SshKey(pulumi.CustomResource):
     @pulumi.getter(name="sshKeyId")
     def ssh_key_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The service's id of the key: what an instance's `sshKeyIds` lists.
+        The service's id of the key: what an instance's `ssh_key_ids` lists.
         """
         return pulumi.get(self, "ssh_key_id")
 

@@ -57,7 +57,7 @@ class TemplateArgs:
         :param pulumi.Input[_builtins.bool] private: Whether the template is private: not publicly searchable; default true.
         :param pulumi.Input[_builtins.str] readme: Longer documentation of the template.
         :param pulumi.Input[_builtins.str] runtype: How instances are launched: `ssh`, `jupyter` or `args` (the default).
-        :param Any search_filters: Default machine filters of instances launched from the template, in an instance's offerQuery form (e.g. a CUDA version of at least 12.6 and at least 24 GB of GPU RAM, or the official client's query string) without order, limit or type.
+        :param Any search_filters: Default machine filters of instances launched from the template, in an instance's offer_query form (e.g. a CUDA version of at least 12.6 and at least 24 GB of GPU RAM, or the official client's query string) without order, limit or type.
         :param pulumi.Input[_builtins.bool] ssh_direct: Whether instances take SSH connections directly, not via the service's proxy.
         :param pulumi.Input[_builtins.str] tag: The image tag; default `latest`.
         :param pulumi.Input[_builtins.bool] use_jupyter_lab: Whether Jupyter starts JupyterLab rather than the classic notebook.
@@ -300,7 +300,7 @@ class TemplateArgs:
     @pulumi.getter(name="searchFilters")
     def search_filters(self) -> Optional[Any]:
         """
-        Default machine filters of instances launched from the template, in an instance's offerQuery form (e.g. a CUDA version of at least 12.6 and at least 24 GB of GPU RAM, or the official client's query string) without order, limit or type.
+        Default machine filters of instances launched from the template, in an instance's offer_query form (e.g. a CUDA version of at least 12.6 and at least 24 GB of GPU RAM, or the official client's query string) without order, limit or type.
         """
         return pulumi.get(self, "search_filters")
 
@@ -384,7 +384,7 @@ class Template(pulumi.CustomResource):
                  use_ssh: pulumi.Input[Optional[_builtins.bool]] = None,
                  __props__=None):
         """
-        A template of the account: the image, launch settings and defaults instances, endpoints and worker groups are launched from (hashId). Every change is an edit in place: templateId stays, and hashId changes with the content.
+        A template of the account: the image, launch settings and defaults instances, endpoints and worker groups are launched from (hash_id). Every change is an edit in place: template_id stays, and hash_id changes with the content.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
@@ -402,7 +402,7 @@ class Template(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] private: Whether the template is private: not publicly searchable; default true.
         :param pulumi.Input[_builtins.str] readme: Longer documentation of the template.
         :param pulumi.Input[_builtins.str] runtype: How instances are launched: `ssh`, `jupyter` or `args` (the default).
-        :param Any search_filters: Default machine filters of instances launched from the template, in an instance's offerQuery form (e.g. a CUDA version of at least 12.6 and at least 24 GB of GPU RAM, or the official client's query string) without order, limit or type.
+        :param Any search_filters: Default machine filters of instances launched from the template, in an instance's offer_query form (e.g. a CUDA version of at least 12.6 and at least 24 GB of GPU RAM, or the official client's query string) without order, limit or type.
         :param pulumi.Input[_builtins.bool] ssh_direct: Whether instances take SSH connections directly, not via the service's proxy.
         :param pulumi.Input[_builtins.str] tag: The image tag; default `latest`.
         :param pulumi.Input[_builtins.bool] use_jupyter_lab: Whether Jupyter starts JupyterLab rather than the classic notebook.
@@ -415,7 +415,7 @@ class Template(pulumi.CustomResource):
                  args: Optional[TemplateArgs] = None,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        A template of the account: the image, launch settings and defaults instances, endpoints and worker groups are launched from (hashId). Every change is an edit in place: templateId stays, and hashId changes with the content.
+        A template of the account: the image, launch settings and defaults instances, endpoints and worker groups are launched from (hash_id). Every change is an edit in place: template_id stays, and hash_id changes with the content.
 
         :param str resource_name: The name of the resource.
         :param TemplateArgs args: The arguments to use to populate this resource's properties.
@@ -598,7 +598,7 @@ class Template(pulumi.CustomResource):
     @pulumi.getter(name="hashId")
     def hash_id(self) -> pulumi.Output[_builtins.str]:
         """
-        The content hash instances launch from (an instance's `templateHashId`); every edit changes it.
+        The content hash instances launch from (an instance's `template_hash_id`); every edit changes it.
         """
         return pulumi.get(self, "hash_id")
 
@@ -678,7 +678,7 @@ class Template(pulumi.CustomResource):
     @pulumi.getter(name="searchFilters")
     def search_filters(self) -> pulumi.Output[Optional[Any]]:
         """
-        Default machine filters of instances launched from the template, in an instance's offerQuery form (e.g. a CUDA version of at least 12.6 and at least 24 GB of GPU RAM, or the official client's query string) without order, limit or type.
+        Default machine filters of instances launched from the template, in an instance's offer_query form (e.g. a CUDA version of at least 12.6 and at least 24 GB of GPU RAM, or the official client's query string) without order, limit or type.
         """
         return pulumi.get(self, "search_filters")
 

@@ -28,10 +28,10 @@ class VolumeArgs:
         """
         The set of arguments for constructing a Volume resource.
 
-        :param pulumi.Input[_builtins.int] ask_id: The volume ask (offer) to accept, e.g. one getVolumeOffers found. Give this or `volumeOfferQuery`. Changing it replaces the volume.
-        :param pulumi.Input['VolumeForInstanceArgs'] for_instance: Place the volume where the instance that links it can be rented: give that instance's `offerQuery` and `maxDollarsPerHour`. With `volumeOfferQuery`, the volume goes to the machine whose cheapest matching instance offer under the cap is cheapest; with `askId`, preview fails when the ask's machine has no such offer. Changing it changes nothing on the service (the volume is never moved for it).
+        :param pulumi.Input[_builtins.int] ask_id: The volume ask (offer) to accept, e.g. one get_volume_offers found. Give this or `volume_offer_query`. Changing it replaces the volume.
+        :param pulumi.Input['VolumeForInstanceArgs'] for_instance: Place the volume where the instance that links it can be rented: give that instance's `offer_query` and `max_dollars_per_hour`. With `volume_offer_query`, the volume goes to the machine whose cheapest matching instance offer under the cap is cheapest; with `ask_id`, preview fails when the ask's machine has no such offer. Changing it changes nothing on the service (the volume is never moved for it).
         :param pulumi.Input[_builtins.int] size_gb: The volume's size in gigabytes, a whole number; default 15. Changing it replaces the volume.
-        :param pulumi.Input[Union[_builtins.str, 'VolumeOfferQueryArgs']] volume_offer_query: Accept the cheapest volume offer matching this query and offering at least `sizeGb`: a VolumeOfferQuery (e.g. offers in the US with a reliability of at least 0.99) or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
+        :param pulumi.Input[Union[_builtins.str, 'VolumeOfferQueryArgs']] volume_offer_query: Accept the cheapest volume offer matching this query and offering at least `size_gb`: a VolumeOfferQuery (e.g. offers in the US with a reliability of at least 0.99) or the official client's query string; each answered offer is checked against the query. Give this or `ask_id`. Changing it replaces the volume only when the volume no longer matches.
         """
         if ask_id is not None:
             pulumi.set(__self__, "ask_id", ask_id)
@@ -48,7 +48,7 @@ class VolumeArgs:
     @pulumi.getter(name="askId")
     def ask_id(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        The volume ask (offer) to accept, e.g. one getVolumeOffers found. Give this or `volumeOfferQuery`. Changing it replaces the volume.
+        The volume ask (offer) to accept, e.g. one get_volume_offers found. Give this or `volume_offer_query`. Changing it replaces the volume.
         """
         return pulumi.get(self, "ask_id")
 
@@ -60,7 +60,7 @@ class VolumeArgs:
     @pulumi.getter(name="forInstance")
     def for_instance(self) -> pulumi.Input[Optional['VolumeForInstanceArgs']]:
         """
-        Place the volume where the instance that links it can be rented: give that instance's `offerQuery` and `maxDollarsPerHour`. With `volumeOfferQuery`, the volume goes to the machine whose cheapest matching instance offer under the cap is cheapest; with `askId`, preview fails when the ask's machine has no such offer. Changing it changes nothing on the service (the volume is never moved for it).
+        Place the volume where the instance that links it can be rented: give that instance's `offer_query` and `max_dollars_per_hour`. With `volume_offer_query`, the volume goes to the machine whose cheapest matching instance offer under the cap is cheapest; with `ask_id`, preview fails when the ask's machine has no such offer. Changing it changes nothing on the service (the volume is never moved for it).
         """
         return pulumi.get(self, "for_instance")
 
@@ -84,7 +84,7 @@ class VolumeArgs:
     @pulumi.getter(name="volumeOfferQuery")
     def volume_offer_query(self) -> pulumi.Input[Optional[Union[_builtins.str, 'VolumeOfferQueryArgs']]]:
         """
-        Accept the cheapest volume offer matching this query and offering at least `sizeGb`: a VolumeOfferQuery (e.g. offers in the US with a reliability of at least 0.99) or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
+        Accept the cheapest volume offer matching this query and offering at least `size_gb`: a VolumeOfferQuery (e.g. offers in the US with a reliability of at least 0.99) or the official client's query string; each answered offer is checked against the query. Give this or `ask_id`. Changing it replaces the volume only when the volume no longer matches.
         """
         return pulumi.get(self, "volume_offer_query")
 
@@ -105,14 +105,14 @@ class Volume(pulumi.CustomResource):
                  volume_offer_query: pulumi.Input[Optional[Union[_builtins.str, Union['VolumeOfferQueryArgs', 'VolumeOfferQueryArgsDict']]]] = None,
                  __props__=None):
         """
-        A disk volume, created by accepting a volume ask (askId) or the best offer matching volumeOfferQuery. Any change of ask or size replaces it.
+        A disk volume, created by accepting a volume ask (ask_id) or the best offer matching volume_offer_query. Any change of ask or size replaces it.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.int] ask_id: The volume ask (offer) to accept, e.g. one getVolumeOffers found. Give this or `volumeOfferQuery`. Changing it replaces the volume.
-        :param pulumi.Input[Union['VolumeForInstanceArgs', 'VolumeForInstanceArgsDict']] for_instance: Place the volume where the instance that links it can be rented: give that instance's `offerQuery` and `maxDollarsPerHour`. With `volumeOfferQuery`, the volume goes to the machine whose cheapest matching instance offer under the cap is cheapest; with `askId`, preview fails when the ask's machine has no such offer. Changing it changes nothing on the service (the volume is never moved for it).
+        :param pulumi.Input[_builtins.int] ask_id: The volume ask (offer) to accept, e.g. one get_volume_offers found. Give this or `volume_offer_query`. Changing it replaces the volume.
+        :param pulumi.Input[Union['VolumeForInstanceArgs', 'VolumeForInstanceArgsDict']] for_instance: Place the volume where the instance that links it can be rented: give that instance's `offer_query` and `max_dollars_per_hour`. With `volume_offer_query`, the volume goes to the machine whose cheapest matching instance offer under the cap is cheapest; with `ask_id`, preview fails when the ask's machine has no such offer. Changing it changes nothing on the service (the volume is never moved for it).
         :param pulumi.Input[_builtins.int] size_gb: The volume's size in gigabytes, a whole number; default 15. Changing it replaces the volume.
-        :param pulumi.Input[Union[_builtins.str, Union['VolumeOfferQueryArgs', 'VolumeOfferQueryArgsDict']]] volume_offer_query: Accept the cheapest volume offer matching this query and offering at least `sizeGb`: a VolumeOfferQuery (e.g. offers in the US with a reliability of at least 0.99) or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
+        :param pulumi.Input[Union[_builtins.str, Union['VolumeOfferQueryArgs', 'VolumeOfferQueryArgsDict']]] volume_offer_query: Accept the cheapest volume offer matching this query and offering at least `size_gb`: a VolumeOfferQuery (e.g. offers in the US with a reliability of at least 0.99) or the official client's query string; each answered offer is checked against the query. Give this or `ask_id`. Changing it replaces the volume only when the volume no longer matches.
         """
         ...
     @overload
@@ -121,7 +121,7 @@ class Volume(pulumi.CustomResource):
                  args: Optional[VolumeArgs] = None,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        A disk volume, created by accepting a volume ask (askId) or the best offer matching volumeOfferQuery. Any change of ask or size replaces it.
+        A disk volume, created by accepting a volume ask (ask_id) or the best offer matching volume_offer_query. Any change of ask or size replaces it.
 
         :param str resource_name: The name of the resource.
         :param VolumeArgs args: The arguments to use to populate this resource's properties.
@@ -201,7 +201,7 @@ class Volume(pulumi.CustomResource):
     @pulumi.getter(name="askId")
     def ask_id(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
-        The volume ask (offer) to accept, e.g. one getVolumeOffers found. Give this or `volumeOfferQuery`. Changing it replaces the volume.
+        The volume ask (offer) to accept, e.g. one get_volume_offers found. Give this or `volume_offer_query`. Changing it replaces the volume.
         """
         return pulumi.get(self, "ask_id")
 
@@ -217,7 +217,7 @@ class Volume(pulumi.CustomResource):
     @pulumi.getter(name="forInstance")
     def for_instance(self) -> pulumi.Output[Optional['outputs.VolumeForInstance']]:
         """
-        Place the volume where the instance that links it can be rented: give that instance's `offerQuery` and `maxDollarsPerHour`. With `volumeOfferQuery`, the volume goes to the machine whose cheapest matching instance offer under the cap is cheapest; with `askId`, preview fails when the ask's machine has no such offer. Changing it changes nothing on the service (the volume is never moved for it).
+        Place the volume where the instance that links it can be rented: give that instance's `offer_query` and `max_dollars_per_hour`. With `volume_offer_query`, the volume goes to the machine whose cheapest matching instance offer under the cap is cheapest; with `ask_id`, preview fails when the ask's machine has no such offer. Changing it changes nothing on the service (the volume is never moved for it).
         """
         return pulumi.get(self, "for_instance")
 
@@ -233,7 +233,7 @@ class Volume(pulumi.CustomResource):
     @pulumi.getter
     def offer(self) -> pulumi.Output[Optional[Mapping[str, Any]]]:
         """
-        The offer accepted, as the search answered it (fields as getVolumeOffers gives them); only for a volume created by `volumeOfferQuery`.
+        The offer accepted, as the search answered it (fields as get_volume_offers gives them); only for a volume created by `volume_offer_query`.
         """
         return pulumi.get(self, "offer")
 
@@ -241,7 +241,7 @@ class Volume(pulumi.CustomResource):
     @pulumi.getter(name="offerAskId")
     def offer_ask_id(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
-        The ask accepted: `askId`, or the offer `volumeOfferQuery` found.
+        The ask accepted: `ask_id`, or the offer `volume_offer_query` found.
         """
         return pulumi.get(self, "offer_ask_id")
 
@@ -273,7 +273,7 @@ class Volume(pulumi.CustomResource):
     @pulumi.getter(name="volumeOfferQuery")
     def volume_offer_query(self) -> pulumi.Output[Optional[Any]]:
         """
-        Accept the cheapest volume offer matching this query and offering at least `sizeGb`: a VolumeOfferQuery (e.g. offers in the US with a reliability of at least 0.99) or the official client's query string; each answered offer is checked against the query. Give this or `askId`. Changing it replaces the volume only when the volume no longer matches.
+        Accept the cheapest volume offer matching this query and offering at least `size_gb`: a VolumeOfferQuery (e.g. offers in the US with a reliability of at least 0.99) or the official client's query string; each answered offer is checked against the query. Give this or `ask_id`. Changing it replaces the volume only when the volume no longer matches.
         """
         return pulumi.get(self, "volume_offer_query")
 

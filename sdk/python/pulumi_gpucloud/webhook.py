@@ -28,7 +28,7 @@ class WebhookArgs:
 
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] event_types: Required. The notification types to deliver, at least one: the service's keys `<context>:<slug>` with context `client` or `host`, e.g. `client:low_credit` (GET /api/v0/notification-types/ lists them). Changes in place.
         :param pulumi.Input[_builtins.str] name: A display name, at most 120 characters, no control characters. Changes in place.
-        :param pulumi.Input[_builtins.str] secret_rotation: Any value. Changing it rotates the signing secret in place: `webhookSecret` then holds the new secret, and deliveries are signed with it. Unchanged, the secret is kept.
+        :param pulumi.Input[_builtins.str] secret_rotation: Any value. Changing it rotates the signing secret in place: `webhook_secret` then holds the new secret, and deliveries are signed with it. Unchanged, the secret is kept.
         :param pulumi.Input[_builtins.str] url: Required. Where events are delivered: an https:// URL, at most 2048 characters. Changes in place.
         """
         if event_types is not None:
@@ -68,7 +68,7 @@ class WebhookArgs:
     @pulumi.getter(name="secretRotation")
     def secret_rotation(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Any value. Changing it rotates the signing secret in place: `webhookSecret` then holds the new secret, and deliveries are signed with it. Unchanged, the secret is kept.
+        Any value. Changing it rotates the signing secret in place: `webhook_secret` then holds the new secret, and deliveries are signed with it. Unchanged, the secret is kept.
         """
         return pulumi.get(self, "secret_rotation")
 
@@ -101,13 +101,13 @@ class Webhook(pulumi.CustomResource):
                  url: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
-        A webhook of the account: the service POSTs the subscribed notification events to url, signed with webhookSecret. Every change updates it in place.
+        A webhook of the account: the service POSTs the subscribed notification events to url, signed with webhook_secret. Every change updates it in place.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] event_types: Required. The notification types to deliver, at least one: the service's keys `<context>:<slug>` with context `client` or `host`, e.g. `client:low_credit` (GET /api/v0/notification-types/ lists them). Changes in place.
         :param pulumi.Input[_builtins.str] name: A display name, at most 120 characters, no control characters. Changes in place.
-        :param pulumi.Input[_builtins.str] secret_rotation: Any value. Changing it rotates the signing secret in place: `webhookSecret` then holds the new secret, and deliveries are signed with it. Unchanged, the secret is kept.
+        :param pulumi.Input[_builtins.str] secret_rotation: Any value. Changing it rotates the signing secret in place: `webhook_secret` then holds the new secret, and deliveries are signed with it. Unchanged, the secret is kept.
         :param pulumi.Input[_builtins.str] url: Required. Where events are delivered: an https:// URL, at most 2048 characters. Changes in place.
         """
         ...
@@ -117,7 +117,7 @@ class Webhook(pulumi.CustomResource):
                  args: Optional[WebhookArgs] = None,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        A webhook of the account: the service POSTs the subscribed notification events to url, signed with webhookSecret. Every change updates it in place.
+        A webhook of the account: the service POSTs the subscribed notification events to url, signed with webhook_secret. Every change updates it in place.
 
         :param str resource_name: The name of the resource.
         :param WebhookArgs args: The arguments to use to populate this resource's properties.
@@ -205,7 +205,7 @@ class Webhook(pulumi.CustomResource):
     @pulumi.getter(name="secretRotation")
     def secret_rotation(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Any value. Changing it rotates the signing secret in place: `webhookSecret` then holds the new secret, and deliveries are signed with it. Unchanged, the secret is kept.
+        Any value. Changing it rotates the signing secret in place: `webhook_secret` then holds the new secret, and deliveries are signed with it. Unchanged, the secret is kept.
         """
         return pulumi.get(self, "secret_rotation")
 
@@ -229,7 +229,7 @@ class Webhook(pulumi.CustomResource):
     @pulumi.getter(name="webhookSecret")
     def webhook_secret(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        The secret that signs deliveries (a Pulumi secret), returned by the service only at creation and rotation. Absent for a webhook brought in by `pulumi import` until a new `secretRotation` rotates it.
+        The secret that signs deliveries (a Pulumi secret), returned by the service only at creation and rotation. Absent for a webhook brought in by `pulumi import` until a new `secret_rotation` rotates it.
         """
         return pulumi.get(self, "webhook_secret")
 

@@ -38,17 +38,17 @@ class WorkerGroupArgs:
         The set of arguments for constructing a WorkerGroup resource.
 
         :param pulumi.Input[_builtins.float] cold_mult: Inactive (cold) capacity as a multiple of the active capacity target; 0 or more, default 3. Changes in place.
-        :param pulumi.Input[_builtins.int] cold_workers: Workers (GPU instances, billed) kept cold; a whole number, 0 or more, at most maxWorkers. The service's default when absent. Changing it replaces the group.
+        :param pulumi.Input[_builtins.int] cold_workers: Workers (GPU instances, billed) kept cold; a whole number, 0 or more, at most max_workers. The service's default when absent. Changing it replaces the group.
         :param pulumi.Input[_builtins.float] delete_timeout_seconds: How long delete waits until every worker instance of the group is gone from the account, in seconds: at most 3600, default 600. Only this provider's own setting: changing it changes nothing on the service.
-        :param pulumi.Input[_builtins.int] endpoint_id: Required. The endpoint the group's workers serve: an Endpoint's `endpointId`. Changes in place.
-        :param pulumi.Input[_builtins.int] gpu_ram_gb: The GPU memory the workload needs, in gigabytes (an estimate for the service's engine; offerQuery picks the machines); default 24. Changes in place.
+        :param pulumi.Input[_builtins.int] endpoint_id: Required. The endpoint the group's workers serve: an Endpoint's `endpoint_id`. Changes in place.
+        :param pulumi.Input[_builtins.int] gpu_ram_gb: The GPU memory the workload needs, in gigabytes (an estimate for the service's engine; offer_query picks the machines); default 24. Changes in place.
         :param pulumi.Input[_builtins.str] launch_args: Extra instance-creation arguments applied to every worker, command-line style (`--env VAR=value`); recorded as a Pulumi secret. Changes in place.
         :param pulumi.Input[_builtins.int] max_workers: The most workers of the group; a whole number. The service's default when absent. Changing it replaces the group.
         :param pulumi.Input[_builtins.float] min_load: The floor load the group keeps capacity for, in perf units per second (tokens per second for LLMs); 0 or more, default 1. Changes in place.
-        :param pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']] offer_query: The offers workers are rented from, in an instance's offerQuery form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
+        :param pulumi.Input[Union[_builtins.str, 'OfferQueryArgs']] offer_query: The offers workers are rented from, in an instance's offer_query form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
         :param pulumi.Input[_builtins.float] target_util: Target capacity utilization of the group: the anticipated load over the active capacity, more than 0 and at most 1 (0.9 keeps 11% headroom); default 0.9. Changes in place.
-        :param pulumi.Input[_builtins.str] template_hash_id: The workers' template by its hash (a Template's `hashId`); give this or `templateId`. Changes in place.
-        :param pulumi.Input[_builtins.int] template_id: The workers' template by its numeric id (a Template's `templateId`); give this or `templateHashId`. Changes in place.
+        :param pulumi.Input[_builtins.str] template_hash_id: The workers' template by its hash (a Template's `hash_id`); give this or `template_id`. Changes in place.
+        :param pulumi.Input[_builtins.int] template_id: The workers' template by its numeric id (a Template's `template_id`); give this or `template_hash_id`. Changes in place.
         :param pulumi.Input[_builtins.int] test_workers: Workers the service rents to measure performance; a whole number, default 3. Changes in place.
         """
         if cold_mult is None:
@@ -106,7 +106,7 @@ class WorkerGroupArgs:
     @pulumi.getter(name="coldWorkers")
     def cold_workers(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        Workers (GPU instances, billed) kept cold; a whole number, 0 or more, at most maxWorkers. The service's default when absent. Changing it replaces the group.
+        Workers (GPU instances, billed) kept cold; a whole number, 0 or more, at most max_workers. The service's default when absent. Changing it replaces the group.
         """
         return pulumi.get(self, "cold_workers")
 
@@ -130,7 +130,7 @@ class WorkerGroupArgs:
     @pulumi.getter(name="endpointId")
     def endpoint_id(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        Required. The endpoint the group's workers serve: an Endpoint's `endpointId`. Changes in place.
+        Required. The endpoint the group's workers serve: an Endpoint's `endpoint_id`. Changes in place.
         """
         return pulumi.get(self, "endpoint_id")
 
@@ -142,7 +142,7 @@ class WorkerGroupArgs:
     @pulumi.getter(name="gpuRamGb")
     def gpu_ram_gb(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        The GPU memory the workload needs, in gigabytes (an estimate for the service's engine; offerQuery picks the machines); default 24. Changes in place.
+        The GPU memory the workload needs, in gigabytes (an estimate for the service's engine; offer_query picks the machines); default 24. Changes in place.
         """
         return pulumi.get(self, "gpu_ram_gb")
 
@@ -190,7 +190,7 @@ class WorkerGroupArgs:
     @pulumi.getter(name="offerQuery")
     def offer_query(self) -> pulumi.Input[Optional[Union[_builtins.str, 'OfferQueryArgs']]]:
         """
-        The offers workers are rented from, in an instance's offerQuery form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
+        The offers workers are rented from, in an instance's offer_query form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
         """
         return pulumi.get(self, "offer_query")
 
@@ -214,7 +214,7 @@ class WorkerGroupArgs:
     @pulumi.getter(name="templateHashId")
     def template_hash_id(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The workers' template by its hash (a Template's `hashId`); give this or `templateId`. Changes in place.
+        The workers' template by its hash (a Template's `hash_id`); give this or `template_id`. Changes in place.
         """
         return pulumi.get(self, "template_hash_id")
 
@@ -226,7 +226,7 @@ class WorkerGroupArgs:
     @pulumi.getter(name="templateId")
     def template_id(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        The workers' template by its numeric id (a Template's `templateId`); give this or `templateHashId`. Changes in place.
+        The workers' template by its numeric id (a Template's `template_id`); give this or `template_hash_id`. Changes in place.
         """
         return pulumi.get(self, "template_id")
 
@@ -273,17 +273,17 @@ class WorkerGroup(pulumi.CustomResource):
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.float] cold_mult: Inactive (cold) capacity as a multiple of the active capacity target; 0 or more, default 3. Changes in place.
-        :param pulumi.Input[_builtins.int] cold_workers: Workers (GPU instances, billed) kept cold; a whole number, 0 or more, at most maxWorkers. The service's default when absent. Changing it replaces the group.
+        :param pulumi.Input[_builtins.int] cold_workers: Workers (GPU instances, billed) kept cold; a whole number, 0 or more, at most max_workers. The service's default when absent. Changing it replaces the group.
         :param pulumi.Input[_builtins.float] delete_timeout_seconds: How long delete waits until every worker instance of the group is gone from the account, in seconds: at most 3600, default 600. Only this provider's own setting: changing it changes nothing on the service.
-        :param pulumi.Input[_builtins.int] endpoint_id: Required. The endpoint the group's workers serve: an Endpoint's `endpointId`. Changes in place.
-        :param pulumi.Input[_builtins.int] gpu_ram_gb: The GPU memory the workload needs, in gigabytes (an estimate for the service's engine; offerQuery picks the machines); default 24. Changes in place.
+        :param pulumi.Input[_builtins.int] endpoint_id: Required. The endpoint the group's workers serve: an Endpoint's `endpoint_id`. Changes in place.
+        :param pulumi.Input[_builtins.int] gpu_ram_gb: The GPU memory the workload needs, in gigabytes (an estimate for the service's engine; offer_query picks the machines); default 24. Changes in place.
         :param pulumi.Input[_builtins.str] launch_args: Extra instance-creation arguments applied to every worker, command-line style (`--env VAR=value`); recorded as a Pulumi secret. Changes in place.
         :param pulumi.Input[_builtins.int] max_workers: The most workers of the group; a whole number. The service's default when absent. Changing it replaces the group.
         :param pulumi.Input[_builtins.float] min_load: The floor load the group keeps capacity for, in perf units per second (tokens per second for LLMs); 0 or more, default 1. Changes in place.
-        :param pulumi.Input[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]] offer_query: The offers workers are rented from, in an instance's offerQuery form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
+        :param pulumi.Input[Union[_builtins.str, Union['OfferQueryArgs', 'OfferQueryArgsDict']]] offer_query: The offers workers are rented from, in an instance's offer_query form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
         :param pulumi.Input[_builtins.float] target_util: Target capacity utilization of the group: the anticipated load over the active capacity, more than 0 and at most 1 (0.9 keeps 11% headroom); default 0.9. Changes in place.
-        :param pulumi.Input[_builtins.str] template_hash_id: The workers' template by its hash (a Template's `hashId`); give this or `templateId`. Changes in place.
-        :param pulumi.Input[_builtins.int] template_id: The workers' template by its numeric id (a Template's `templateId`); give this or `templateHashId`. Changes in place.
+        :param pulumi.Input[_builtins.str] template_hash_id: The workers' template by its hash (a Template's `hash_id`); give this or `template_id`. Changes in place.
+        :param pulumi.Input[_builtins.int] template_id: The workers' template by its numeric id (a Template's `template_id`); give this or `template_hash_id`. Changes in place.
         :param pulumi.Input[_builtins.int] test_workers: Workers the service rents to measure performance; a whole number, default 3. Changes in place.
         """
         ...
@@ -412,7 +412,7 @@ class WorkerGroup(pulumi.CustomResource):
     @pulumi.getter(name="coldWorkers")
     def cold_workers(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
-        Workers (GPU instances, billed) kept cold; a whole number, 0 or more, at most maxWorkers. The service's default when absent. Changing it replaces the group.
+        Workers (GPU instances, billed) kept cold; a whole number, 0 or more, at most max_workers. The service's default when absent. Changing it replaces the group.
         """
         return pulumi.get(self, "cold_workers")
 
@@ -428,7 +428,7 @@ class WorkerGroup(pulumi.CustomResource):
     @pulumi.getter(name="endpointId")
     def endpoint_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The endpoint the group's workers serve: an Endpoint's `endpointId`. Changes in place.
+        The endpoint the group's workers serve: an Endpoint's `endpoint_id`. Changes in place.
         """
         return pulumi.get(self, "endpoint_id")
 
@@ -436,7 +436,7 @@ class WorkerGroup(pulumi.CustomResource):
     @pulumi.getter(name="gpuRamGb")
     def gpu_ram_gb(self) -> pulumi.Output[_builtins.int]:
         """
-        The GPU memory the workload needs, in gigabytes (an estimate for the service's engine; offerQuery picks the machines); default 24. Changes in place.
+        The GPU memory the workload needs, in gigabytes (an estimate for the service's engine; offer_query picks the machines); default 24. Changes in place.
         """
         return pulumi.get(self, "gpu_ram_gb")
 
@@ -468,7 +468,7 @@ class WorkerGroup(pulumi.CustomResource):
     @pulumi.getter(name="offerQuery")
     def offer_query(self) -> pulumi.Output[Optional[Any]]:
         """
-        The offers workers are rented from, in an instance's offerQuery form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
+        The offers workers are rented from, in an instance's offer_query form: an OfferQuery (e.g. an RTX 4090 with at least 24 GB of GPU RAM) or the official client's string (`"gpu_name=RTX_4090 num_gpus=1"`). Sent as the service's `search_params`; the default market filters (verified, rentable, not rented) apply unless the query says otherwise. Changes in place.
         """
         return pulumi.get(self, "offer_query")
 
@@ -492,7 +492,7 @@ class WorkerGroup(pulumi.CustomResource):
     @pulumi.getter(name="templateHashId")
     def template_hash_id(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        The workers' template by its hash (a Template's `hashId`); give this or `templateId`. Changes in place.
+        The workers' template by its hash (a Template's `hash_id`); give this or `template_id`. Changes in place.
         """
         return pulumi.get(self, "template_hash_id")
 
@@ -500,7 +500,7 @@ class WorkerGroup(pulumi.CustomResource):
     @pulumi.getter(name="templateId")
     def template_id(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
-        The workers' template by its numeric id (a Template's `templateId`); give this or `templateHashId`. Changes in place.
+        The workers' template by its numeric id (a Template's `template_id`); give this or `template_hash_id`. Changes in place.
         """
         return pulumi.get(self, "template_id")
 

@@ -44,7 +44,7 @@ class _ExportableConfig(types.ModuleType):
     @_builtins.property
     def serverless_url(self) -> Optional[str]:
         """
-        Where the service answers serverless route calls (POST /route/), when not at baseUrl (the service's API description gives `route` a server of its own; the local emulator answers both). An Endpoint's `routeUrl` is made from it. Falls back to the GPUCLOUD_SERVERLESS_URL environment variable, then to baseUrl.
+        Where the service answers serverless route calls (POST /route/), when not at base_url (the service's API description gives `route` a server of its own; the local emulator answers both). An Endpoint's `route_url` is made from it. Falls back to the GPUCLOUD_SERVERLESS_URL environment variable, then to base_url.
         """
         return __config__.get('serverlessUrl')
 
