@@ -1,6 +1,8 @@
 // Type-checked by `npm test` (tsc -p tsconfig.json): what the resource classes' types accept and
 // refuse, as their users meet them. Each @ts-expect-error fails the check when its line compiles.
+import type { z } from "zod";
 import * as gpucloud from "../../provider";
+import type { instanceInputsSchema } from "../../provider/renting/instance-inputs";
 
 const instance = new gpucloud.Instance("a", {
   offerQuery: { gpuRamGb: { gte: 24 } },
@@ -39,3 +41,20 @@ export const groupImage: gpucloud.NodeGroup["image"] = group.image;
 const volume = new gpucloud.Volume("v", { volumeOfferQuery: { reliability: { gte: 0.98 } } });
 export const volumeQuery = volume.volumeOfferQuery;
 export const volumeSize: gpucloud.Volume["sizeGb"] = volume.sizeGb;
+
+// Every input a program may give an Instance is in the class's arguments, which are written by
+// hand for their either-or choices (they once missed onOutbid and prepayDollars).
+type InstanceClassArgs = NonNullable<ConstructorParameters<typeof gpucloud.Instance>[1]>;
+type InstanceKeys = InstanceClassArgs extends infer U
+  ? U extends unknown
+    ? keyof U
+    : never
+  : never;
+type MissingInstanceInputs = Exclude<
+  keyof z.input<typeof instanceInputsSchema>,
+  // Hidden: the class fills them in (replaceOnChanges from the resource option).
+  InstanceKeys | "owner" | "stackToken" | "replaceOnChanges"
+>;
+export const everyInstanceInput: [MissingInstanceInputs] extends [never]
+  ? true
+  : MissingInstanceInputs = true;

@@ -125,9 +125,33 @@ export interface InstanceSettings {
    * replaces the instance. When a higher bid takes the machine (outbid), `pulumi refresh` shows
    * it (`actualStatus` stopped, `statusMessage`, `outbidByDollarsPerHour`); the next `up` raises
    * the bid to this price and waits until the instance runs again when this price is above the
-   * winning one, and otherwise fails saying so, never destroying the instance.
+   * winning one, and otherwise does what `onOutbid` says.
    */
   price?: pulumi.Input<number>;
+  /**
+   * What the next `up` does about an instance a higher bid took (outbid): `wait` (default) leaves
+   * it paused, saying what its disk bills; `raise` bids a tenth of a cent above the winning bid,
+   * up to `maxBidDollarsPerHour`; `replace` (with `offerQuery`) rents another by the query within
+   * the stack's cap, then destroys the paused one. Changes in place.
+   */
+  onOutbid?: pulumi.Input<"wait" | "raise" | "replace">;
+  /** The highest bid `onOutbid: "raise"` may set, $/hour; at least `price`. Changes in place. */
+  maxBidDollarsPerHour?: pulumi.Input<number>;
+  /**
+   * Prepay this much credit into the on-demand instance once it runs (a reserved instance), for
+   * the service's discount by the months it covers; a higher amount prepays the difference in
+   * place, a lower one refunds nothing.
+   */
+  prepayDollars?: pulumi.Input<number>;
+  /**
+   * With runtype `args`: the arguments the image's entrypoint gets. Changing them rebuilds the
+   * container in place.
+   */
+  args?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Any value: a changed value reboots the container in place (its disk kept). */
+  restartTrigger?: pulumi.Input<string>;
+  /** Any value: a changed value recycles the container (a fresh pull of the same image). */
+  recycleTrigger?: pulumi.Input<string>;
   /** How long create may take in all, attempts included (default 1200 s). */
   createTimeoutSeconds?: pulumi.Input<number>;
   /** Instances to try before giving up (default 3). */
