@@ -50,7 +50,7 @@ export function outbidBy(instance: InstanceWire, bid: number | undefined): numbe
 }
 
 /** One line: which instance, its bid, the winning price, and the fix. */
-export function outbidMessage(
+function outbidMessage(
   name: string,
   instanceId: number,
   bid: number | undefined,

@@ -2,6 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { GpuCloudError, type Instance as InstanceWire } from "../client";
 import { dollars } from "../pricing/formulas";
 import type { Run } from "../run/run";
+import { atServicePrecision } from "../shared/price-precision";
 import { fieldFailure } from "../shared/validation";
 import { InstanceLeftBehindError } from "./errors";
 import { resourceNameOf } from "./identity";
@@ -125,7 +126,7 @@ function prepaidOutputs(
   const price = discountedTotal(shown);
   const next: InstanceOutputs = { ...outs, prepaidDollars: prepaid };
   if (price !== null) {
-    next.dollarsPerHour = Math.round(price * 1e6) / 1e6;
+    next.dollarsPerHour = atServicePrecision(price);
     // The stack's cap counts what the instance costs now: its discounted price.
     run.budget.repriced(instanceKey(outs.instanceId), next.dollarsPerHour);
   }

@@ -30,7 +30,7 @@ export function outbidActs(
 }
 
 /** The line an outbid instance left paused gets: what holds it, what it bills, the way out. */
-export function outbidWaitNote(
+function outbidWaitNote(
   instance: InstanceWire,
   news: Pick<InstanceInputs, "price" | "onOutbid" | "maxBidDollarsPerHour">,
   winning: number,

@@ -1,5 +1,6 @@
 import { outbidBy, raiseBidAndResume, winningBid } from "../../renting/outbid";
 import type { Run } from "../../run/run";
+import { atServicePrecision } from "../../shared/price-precision";
 import { clusterOffers } from "./cluster-choice";
 import type { GroupNode, NodeGroupInputs, NodeGroupOutputs } from "./inputs";
 
@@ -79,7 +80,7 @@ function fateNote(
         fate.wait.map(({ winning }) => `$${winning}/h`).join(", ") +
         " holds their machines) and stay paused" +
         (noRoom ? " (onOutbid replace: the cluster has no free offer to rent them again)" : "") +
-        `, their data kept and their disks billing $${Math.round(bills * 1e4) / 1e4}/h; the ` +
+        `, their data kept and their disks billing $${atServicePrecision(bills)}/h; the ` +
         "group's job waits for them. Raise price above the winning bid, or set onOutbid: " +
         "raise with a higher maxBidDollarsPerHour, or replace",
     );
@@ -141,7 +142,7 @@ export async function applyBids(
     const after: GroupNode = {
       ...node,
       actualStatus: resumed.actual_status ?? null,
-      dollarsPerHour: resumed.dph_total ?? null,
+      dollarsPerHour: atServicePrecision(resumed.dph_total ?? null),
     };
     delete after.outbidByDollarsPerHour;
     nodes = nodes.map((n) => (n.instanceId === node.instanceId ? after : n));
