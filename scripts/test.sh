@@ -9,13 +9,21 @@ tsc -p tsconfig.build.json
 eslint .
 prettier --check . >/dev/null || { prettier --check .; exit 1; }
 tsc -p tsconfig.json --noEmit
+echo "test: build, lint and type checks took ${SECONDS}s"
 results="$(mktemp)"
 trap 'rm -f "$results"' EXIT
 status=0
 jest --json --outputFile="$results" "$@" || status=$?
-# One closing line in the plain form CI reads, whatever the reporter printed above.
+# The slowest files (the budget in docs/maintainers/testing.md), then one closing line in the
+# plain form CI reads, whatever the reporter printed above.
 node -e '
   const r = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
+  const root = process.cwd() + "/";
+  const files = r.testResults
+    .map((t) => ({ name: t.name.replace(root, ""), seconds: (t.endTime - t.startTime) / 1000 }))
+    .sort((a, b) => b.seconds - a.seconds);
+  console.log("slowest files:");
+  for (const f of files.slice(0, 20)) console.log(`  ${f.seconds.toFixed(1).padStart(6)} s  ${f.name}`);
   console.log(`jest: ${r.numPassedTests} passed, ${r.numFailedTests} failed`);
 ' "$results" 2>/dev/null || echo "jest: 0 passed, 1 failed"
 exit "$status"

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { cp, mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -13,6 +13,7 @@ import {
 import { z } from "zod";
 import { activated, type PythonProgram, pythonEnv, setUpPythonMain } from "./python-stack";
 import { setUpTypeScript, type TypeScriptProgram } from "./typescript-stack";
+import { readCheckpoint, withResultsFromTheRun } from "./stack-results";
 import { type GoProgram, setUpYamlText, withoutPlugins, type YamlProgram } from "./yaml-stack";
 
 const execFileAsync = promisify(execFile);
@@ -124,6 +125,7 @@ export async function withStack<T>(
       { stackName, workDir },
       { envVars: cliEnv, pulumiCommand: await pulumiCommand() },
     );
+    withResultsFromTheRun(stack, backendDir, cli);
     if (options.config) await stack.setAllConfig(options.config);
     const output: string[] = [];
     const testStack: TestStack = {
@@ -146,25 +148,14 @@ export async function withStack<T>(
   }
 }
 
-const checkpointSchema = z.object({
-  checkpoint: z.object({
-    latest: z.looseObject({ resources: z.array(z.unknown()).nullish() }).nullish(),
-  }),
-});
-
 /**
  * Whether the stack's state holds any resource, read from the file backend's checkpoint rather
  * than through `pulumi stack export` (a CLI call); undefined when the backend holds no checkpoint
  * of that name or several (a test that made other stacks in it).
  */
 async function holdsResources(backendDir: string, stackName: string): Promise<boolean | undefined> {
-  const stacksDir = path.join(backendDir, ".pulumi", "stacks");
-  const files = await readdir(stacksDir, { recursive: true }).catch(() => []);
-  const checkpoints = files.filter((file) => path.basename(file) === `${stackName}.json`);
-  if (checkpoints.length !== 1) return undefined;
-  const text = await readFile(path.join(stacksDir, checkpoints[0] ?? ""), "utf8");
-  const { checkpoint } = checkpointSchema.parse(JSON.parse(text));
-  return (checkpoint.latest?.resources ?? []).length > 0;
+  const checkpoint = await readCheckpoint(backendDir, stackName);
+  return checkpoint && (checkpoint.latest?.resources ?? []).length > 0;
 }
 
 const deploymentSchema = z.looseObject({ resources: z.array(z.unknown()).optional() });
