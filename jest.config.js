@@ -21,6 +21,7 @@ const releaseChecks = process.env.GPUCLOUD_RELEASE_DIR
 
 /** @type {import('jest').Config} */
 module.exports = {
+  testSequencer: "<rootDir>/test/support/sequencer.js",
   // End-to-end files each drive the real Pulumi CLI, whose processes wait on each other: three
   // at a time keep a 2-core machine busy (the whole run took 825 s of Jest with 3, 965 s with 2).
   maxWorkers: process.env.JEST_MAX_WORKERS ?? 3,

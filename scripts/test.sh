@@ -10,8 +10,8 @@ eslint .
 prettier --check . >/dev/null || { prettier --check .; exit 1; }
 tsc -p tsconfig.json --noEmit
 echo "test: build, lint and type checks took ${SECONDS}s"
-results="$(mktemp)"
-trap 'rm -f "$results"' EXIT
+# Kept for `npm run test:durations` (test/support/sequencer.js).
+results=".test-results.json"
 status=0
 jest --json --outputFile="$results" "$@" || status=$?
 # The slowest files (the budget in docs/maintainers/testing.md), then one closing line in the
