@@ -79,6 +79,11 @@ describe("NodeGroup", () => {
       networkVolume: { sizeGb: 100, mountPath: "/data" },
     });
     const group = outs as NodeGroupOutputs;
+    // Each node recorded as the status round that saw it running showed it: no show by id.
+    const shows = (await emulator.requests()).filter(
+      (r) => r.method === "GET" && /^\/api\/v0\/instances\/\d+\/?(\?|$)/.test(r.path),
+    );
+    expect(shows).toEqual([]);
     const rented = (await emulator.state()).instances.sort((a, b) => a.id - b.id);
     // Rank 0's rent answered first (the lowest id), the others' after it, before it ran.
     expect(rented[0]?.id).toBe(group.nodes[0]?.instanceId);
@@ -123,7 +128,11 @@ describe("NodeGroup", () => {
     expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
   });
 
-  it("fails at create, renting nothing, when no cluster holds the group, naming the largest that matched", async () => {
+  it("fails check on nodeCount 0, naming the field; fails at create, renting nothing, when no cluster holds the group, naming the largest that matched", async () => {
+    const { failures } = await checked({ ...base, nodeCount: 0 });
+    expect((failures ?? []).map((failure) => failure.reason)).toEqual([
+      expect.stringMatching(/^nodeCount: must be at least 1/),
+    ]);
     await expect(create({ ...base, nodeCount: 16 })).rejects.toThrow(
       /no physical cluster has 16 offers matching offerQuery; the largest that matched is cluster 102 with 9/,
     );
@@ -163,7 +172,9 @@ describe("NodeGroup", () => {
     } finally {
       await emulator.clearFaults();
     }
-    expect(progress.join("\n")).toMatch(/renting ranks 0, 1, 2 at once with MASTER_ADDR \S+ \(the overlay's first host\), rank 0 first/);
+    expect(progress.join("\n")).toMatch(
+      /renting ranks 0, 1, 2 at once with MASTER_ADDR \S+ \(the overlay's first host\), rank 0 first/,
+    );
     expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
 
     // Rank 0's first instance dead-ends; its replacement, from the same cluster, joins after the

@@ -202,7 +202,10 @@ describe("overlay networks (/api/v0/overlay/)", () => {
     const first = await rentedId(IN_CLUSTER, { env: { "-n net": "1" } });
     // Given when the create is answered: the emulator's state holds it while the boot goes on.
     const joined = (await emulator.state()).instances.find((i) => i.id === first);
-    expect(joined?.overlay).toEqual({ overlayId: expect.any(Number) as unknown, address: "10.100.0.1" });
+    expect(joined?.overlay).toEqual({
+      overlayId: expect.any(Number) as unknown,
+      address: "10.100.0.1",
+    });
     await createOverlay({ cluster_id: 7, name: "skipping" });
     await emulator.setFaults({ overlayAddressSkipped: { next: 1 } });
     const skipped = await rentedId(IN_CLUSTER, { env: { "-n skipping": "1" } });

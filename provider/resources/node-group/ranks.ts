@@ -3,7 +3,11 @@ import { addressIn, firstHostOf } from "../../shared/addresses";
 import { rentUntilRunning } from "../../renting/create";
 import { InstanceLeftBehindError } from "../../renting/errors";
 import { groupVariable, nodeOwnerOf } from "../../renting/group-ownership";
-import { instanceInputsSchema, type InstanceInputs } from "../../renting/instance-inputs";
+import {
+  instanceInputsSchema,
+  type InstanceInputs,
+  type InstanceOutputs,
+} from "../../renting/instance-inputs";
 import { expiresAtShownBy } from "../../renting/lifetime";
 import { portsShownBy } from "../../renting/ports";
 import { attachAfterRunning } from "../../renting/ssh-keys";
@@ -164,9 +168,43 @@ export async function rentNode(
     throw error;
   }
   const askId = created.outs.offer?.askId ?? created.outs.attempts.at(-1)?.askId ?? 0;
-  const node = await recordedNode(build, rank, Number(created.id), askId);
+  const node =
+    nodeShownByBoot(build, rank, created.outs, askId) ??
+    (await recordedNode(build, rank, Number(created.id), askId));
   build.nodes.set(rank, node);
   return node;
+}
+
+/**
+ * The node as the status read that saw it running showed it, with no request of its own: the
+ * group's nodes run at about the same time, and a show each would cost W requests of a limited
+ * endpoint after the boot. Undefined when that read did not show what a node records (its
+ * overlay address first among its local addresses, its machine): it is then read afresh.
+ */
+function nodeShownByBoot(
+  build: GroupBuild,
+  rank: number,
+  outs: InstanceOutputs,
+  askId: number,
+): GroupNode | undefined {
+  const localIp = addressIn(outs.localIp, build.overlay.internal_subnet);
+  const machineId = outs.offer?.machineId;
+  if (localIp === undefined || machineId === undefined || machineId === null) return undefined;
+  return {
+    rank,
+    instanceId: outs.instanceId,
+    askId,
+    machineId,
+    sshHost: outs.sshHost,
+    sshPort: outs.sshPort,
+    ports: outs.ports ?? null,
+    urls: outs.urls ?? null,
+    localIp,
+    actualStatus: outs.actualStatus,
+    gpuName: outs.offer?.gpuName ?? null,
+    dollarsPerHour: outs.dollarsPerHour ?? null,
+    ...(outs.expiresAt === undefined ? {} : { expiresAt: outs.expiresAt }),
+  };
 }
 
 /**
