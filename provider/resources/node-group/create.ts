@@ -1,4 +1,3 @@
-import type { Overlay, SshKey } from "../../client";
 import { lateRentsMs } from "../../renting/create";
 import { newGroupName, nodeOwnerOf } from "../../renting/group-ownership";
 import { resourceNameOf } from "../../renting/identity";
@@ -6,20 +5,16 @@ import { expiryAtCreate } from "../../renting/lifetime";
 import { releaseOffers } from "../../renting/offer-choice";
 import { handOver } from "../../renting/rent";
 import { sshKeysBeforeRenting } from "../../renting/ssh-keys";
-import { type Expiry, expiresAtOf } from "../../shared/expiry-watchdog";
+import { expiresAtOf } from "../../shared/expiry-watchdog";
 import { recoverLostCreate } from "../../shared/lost-create";
 import { recordAfterCancelMs } from "../../run/cancellation";
 import type { Reservation } from "../../run/budget";
 import type { Run } from "../../run/run";
 import { stackInstancesRunning } from "../../renting/spend";
 import { offersToRent } from "../../pricing/choice";
+import type { GroupBuild } from "./build";
 import { chooseCluster, NoClusterError } from "./cluster-choice";
-import {
-  type GroupNode,
-  groupDollarsPerHour,
-  type NodeGroupInputs,
-  type NodeGroupOutputs,
-} from "./inputs";
+import { groupDollarsPerHour, type NodeGroupInputs, type NodeGroupOutputs } from "./inputs";
 import { settleGroupLeftovers } from "./leftovers";
 import { rentGroupRanks } from "./ranks";
 import { awaitNodesReady } from "./readiness";
@@ -42,33 +37,6 @@ export class GroupLeftBehindError extends Error {
   ) {
     super(message);
   }
-}
-
-/** What one create (or one resize) works with and has made so far. */
-export interface GroupBuild {
-  /** The run the create belongs to: its client, its cancellation, what its creates share. */
-  readonly run: Run;
-  readonly inputs: NodeGroupInputs;
-  readonly name: string;
-  readonly progress: (message: string) => void;
-  readonly clusterId: number;
-  readonly overlay: Overlay;
-  readonly networkVolumeId: number | null;
-  /** Rented and not handed over yet: taken apart if the create fails or the engine goes away. */
-  readonly unrecorded: Set<number>;
-  /** Offers this create chose, which other creates of the run leave to it until it ends. */
-  readonly claimed: Set<number>;
-  readonly nodes: Map<number, GroupNode>;
-  /** The account's SSH keys every node gets once it runs (sshKeyIds), looked up once. */
-  readonly sshKeys: readonly SshKey[];
-  readonly deadlineMs: number;
-  /** The group's one expiry (maxLifetime), fixed at its create; every node rented gets it. */
-  readonly expiry: Expiry | undefined;
-  /**
-   * The group's hold on the stack's cap (run/budget.ts), for every node at once, reserved
-   * before anything is made: each node's rent spends it first. Undefined without a cap.
-   */
-  readonly budgetHold?: Reservation | undefined;
 }
 
 /** Every instance the build has rented: its nodes, and those not placed at a rank yet. */

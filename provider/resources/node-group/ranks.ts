@@ -14,7 +14,7 @@ import { attachAfterRunning } from "../../renting/ssh-keys";
 import { expiresAtOf } from "../../shared/expiry-watchdog";
 import { atServicePrecision } from "../../shared/price-precision";
 import { clusterQueryOf } from "./cluster-choice";
-import type { GroupBuild } from "./create";
+import type { GroupBuild } from "./build";
 import type { GroupNode } from "./inputs";
 
 // Renting a group's ranks in one boot. Every node's MASTER_ADDR is rank 0's overlay address,

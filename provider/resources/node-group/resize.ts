@@ -7,7 +7,8 @@ import { releaseOffers } from "../../renting/offer-choice";
 import { sshKeysBeforeRenting, updateSshKeys } from "../../renting/ssh-keys";
 import type { Run } from "../../run/run";
 import { clusterOffers } from "./cluster-choice";
-import { type GroupBuild, handOverGroup, holdNodes, rentedNodeIds } from "./create";
+import type { GroupBuild } from "./build";
+import { handOverGroup, holdNodes, rentedNodeIds } from "./create";
 import { isBroken, ranksToRent, rebuildFieldsChanged } from "./diff";
 import {
   type GroupNode,
