@@ -31,6 +31,12 @@ export const FaultsSchema = z.object({
    * they stay running on the account and the deletion reports them in `failed_workers`.
    */
   workerReleaseFails: z.object({ next: z.int().nonnegative() }).optional(),
+  /**
+   * The next N instances that join an overlay (by a create's `-n`, or a join) skip its lowest
+   * free address and get the one after: the service's guide shows an overlay's first instance
+   * on the subnet's first host, and promises no order beyond that example.
+   */
+  overlayAddressSkipped: z.object({ next: z.int().nonnegative() }).optional(),
 });
 export type Faults = z.infer<typeof FaultsSchema>;
 
@@ -80,6 +86,14 @@ export class FaultInjector {
     if (rule === undefined || rule.next <= 0) return false;
     rule.next -= 1;
     return true;
+  }
+
+  /** How many free addresses this overlay join skips: 1 while the fault lasts (counts one down). */
+  takeOverlayAddressSkip(): number {
+    const rule = this.config.overlayAddressSkipped;
+    if (rule === undefined || rule.next <= 0) return 0;
+    rule.next -= 1;
+    return 1;
   }
 
   /** Whether this worker's release fails (counts one down). */

@@ -57,6 +57,8 @@ export function placementOf(
     env: Readonly<Record<string, string>>;
     volumeInfo: { volume_id: number; mount_path: string } | undefined;
   },
+  /** Free overlay addresses the join skips (a fault, control/faults.ts), asked only on a join. */
+  addressSkip: () => number = () => 0,
 ): Placement {
   const directives = envDirectives(request.env);
   // The service's volume guide: volumes are for docker instances only, never for VMs.
@@ -83,6 +85,6 @@ export function placementOf(
   return {
     volume,
     mounts,
-    overlay: { overlayId: overlay.id, address: freeAddress(state, overlay) },
+    overlay: { overlayId: overlay.id, address: freeAddress(state, overlay, addressSkip()) },
   };
 }

@@ -192,11 +192,12 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: EmulatorContex
       }
       // The template's flags parsed into the dict, the request's keys winning.
       const env = { ...base?.env, ...input.env };
-      const placement = placementOf(store.state, ask, {
-        runtype,
-        env,
-        volumeInfo: input.volume_info ?? undefined,
-      });
+      const placement = placementOf(
+        store.state,
+        ask,
+        { runtype, env, volumeInfo: input.volume_info ?? undefined },
+        () => ctx.faults.takeOverlayAddressSkip(),
+      );
       const instance = store.mutate((state) => {
         const nowMs = clock.nowMs();
         if (template) noteLaunch(template, nowMs);

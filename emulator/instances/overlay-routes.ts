@@ -47,7 +47,7 @@ function describeOverlay(overlay: Overlay, state: State) {
 }
 
 export function registerOverlayRoutes(app: FastifyInstance, ctx: EmulatorContext): void {
-  const { store } = ctx;
+  const { store, faults } = ctx;
   // The service's scope list: reading overlays is user_read, changing them user_write.
   const read = { category: "user_read" } as const;
   const write = { category: "user_write" } as const;
@@ -106,7 +106,7 @@ export function registerOverlayRoutes(app: FastifyInstance, ctx: EmulatorContext
     const address =
       instance.overlay?.overlayId === overlay.id
         ? instance.overlay.address
-        : freeAddress(state, overlay);
+        : freeAddress(state, overlay, faults.takeOverlayAddressSkip());
     store.mutate(() => (instance.overlay = { overlayId: overlay.id, address }));
     return { success: true, msg: `Instance ${String(id)} joined overlay ${name} at ${address}.` };
   });

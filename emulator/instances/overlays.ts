@@ -51,13 +51,19 @@ export function checkCanJoin(
   }
 }
 
-/** The lowest free address of an overlay (checked before any change, so a full one changes nothing). */
-export function freeAddress(state: State, overlay: Overlay): string {
+/**
+ * The lowest free address of an overlay, or with `skip` the one that many free addresses above
+ * it (a fault, control/faults.ts); checked before any change, so a full one changes nothing.
+ */
+export function freeAddress(state: State, overlay: Overlay, skip = 0): string {
   const taken = new Set(members(state, overlay.id).map((m) => m.overlay?.address));
   const prefix = overlay.subnet.replace(/\.0\/24$/, ".");
+  let skipped = 0;
   for (let host = 1; host <= 254; host++) {
     const address = `${prefix}${String(host)}`;
-    if (!taken.has(address)) return address;
+    if (taken.has(address)) continue;
+    if (skipped === skip) return address;
+    skipped += 1;
   }
   throw invalidArgs(`overlay ${overlay.name} is full (254 instances)`);
 }

@@ -44,6 +44,14 @@ export interface RentScope {
    * first rent: each node's rent spends it first. Undefined for an Instance, or without a cap.
    */
   readonly budgetHold?: Reservation | undefined;
+  /**
+   * A node of a group whose rank joins the overlay after rank 0: resolves once rank 0's rent
+   * is answered (or `stop` fires), so that each rent of this create is sent after it, and the
+   * first member's address is rank 0's (node-group/ranks.ts). Undefined: rents go at once.
+   */
+  readonly beforeRent?: (() => Promise<void>) | undefined;
+  /** Told each instance this create rents, once the service answered its rent. */
+  readonly afterRent?: ((instanceId: number) => void) | undefined;
 }
 
 /** What one create knows and has done so far, across its attempts. */
@@ -228,6 +236,16 @@ export async function rentForAttempt(
 ): Promise<number | undefined> {
   const { run } = create;
   const askId = askOf(source);
+  if (create.beforeRent !== undefined && !("adopt" in source)) {
+    await create.beforeRent();
+    // Stopped while it waited (a sibling failed, or the engine cancelled): nothing is sent.
+    if (create.stop.aborted) {
+      throw new Error(
+        `${create.name}: stopped before its rent was sent; nothing this create rented is left ` +
+          `running.`,
+      );
+    }
+  }
   // The stack's cap, before anything is sent: a refusal (OverBudgetError) ends the create
   // here, with nothing rented; it is no dead end to retry with another offer.
   const held =
@@ -287,6 +305,7 @@ export async function rentForAttempt(
   create.unrecorded.add(instanceId);
   run.renting.rememberRented(instanceId);
   create.adoptee = undefined;
+  create.afterRent?.(instanceId);
   return instanceId;
 }
 

@@ -71,12 +71,26 @@ describe("NodeGroup", () => {
     };
   };
 
-  it("creates 4 nodes in one cluster on one overlay, with ranks, MASTER_ADDR and a network volume; delete leaves nothing", async () => {
+  it("creates 4 nodes in one cluster on one overlay in one boot, with ranks, MASTER_ADDR and a network volume; delete leaves nothing", async () => {
+    // Rank 0 (the first rent) boots for 3 s: every rank is rented before it runs.
+    await emulator.queueBoots([{ status: "running", afterSeconds: 3 }]);
     const { id, outs } = await create({
       ...base,
       networkVolume: { sizeGb: 100, mountPath: "/data" },
     });
     const group = outs as NodeGroupOutputs;
+    // Each node recorded as the status round that saw it running showed it: no show by id.
+    const shows = (await emulator.requests()).filter(
+      (r) => r.method === "GET" && /^\/api\/v0\/instances\/\d+\/?(\?|$)/.test(r.path),
+    );
+    expect(shows).toEqual([]);
+    const rented = (await emulator.state()).instances.sort((a, b) => a.id - b.id);
+    // Rank 0's rent answered first (the lowest id), the others' after it, before it ran.
+    expect(rented[0]?.id).toBe(group.nodes[0]?.instanceId);
+    const rentedAtMs = rented.map((node) => Number(node["createdAtMs"]));
+    for (const atMs of rentedAtMs) expect(atMs).toBeLessThan((rentedAtMs[0] ?? 0) + 3000);
+    // Every node's MASTER_ADDR is the subnet's first host, which rank 0 holds.
+    expect(group.masterAddr).toBe(`${group.subnet?.replace(/\.0\/24$/, "") ?? ""}.1`);
     expect(group.clusterId).toBe(102);
     expect(id).toBe(group.overlayName);
     expect(group.nodes.map((node) => node.rank)).toEqual([0, 1, 2, 3]);
@@ -114,7 +128,11 @@ describe("NodeGroup", () => {
     expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
   });
 
-  it("fails at create, renting nothing, when no cluster holds the group, naming the largest that matched", async () => {
+  it("fails check on nodeCount 0, naming the field; fails at create, renting nothing, when no cluster holds the group, naming the largest that matched", async () => {
+    const { failures } = await checked({ ...base, nodeCount: 0 });
+    expect((failures ?? []).map((failure) => failure.reason)).toEqual([
+      expect.stringMatching(/^nodeCount: must be at least 1/),
+    ]);
     await expect(create({ ...base, nodeCount: 16 })).rejects.toThrow(
       /no physical cluster has 16 offers matching offerQuery; the largest that matched is cluster 102 with 9/,
     );
@@ -140,6 +158,37 @@ describe("NodeGroup", () => {
       /every one of 3 attempts ended without a running instance[\s\S]*The group was taken apart/,
     );
     expect(progress.some((line) => /rank [12] failed; stopping ranks [12]$/.test(line))).toBe(true);
+    expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
+  });
+
+  it("fails whole when rank 0 does not get the overlay's first host, every node's MASTER_ADDR; rank 0 replaced after a dead end still gets it", async () => {
+    // The service promises no address order: here rank 0 (the first to join) gets the second.
+    await emulator.setFaults({ overlayAddressSkipped: { next: 1 } });
+    const progress: string[] = [];
+    try {
+      await expect(withProgress(progress, () => create({ ...base, nodeCount: 3 }))).rejects.toThrow(
+        /rank 0 \(instance \d+\) got overlay address 10\.\d+\.0\.2, not 10\.\d+\.0\.1, the overlay's first host that every rank was rented with as MASTER_ADDR[\s\S]*The group was taken apart/,
+      );
+    } finally {
+      await emulator.clearFaults();
+    }
+    expect(progress.join("\n")).toMatch(
+      /renting ranks 0, 1, 2 at once with MASTER_ADDR \S+ \(the overlay's first host\), rank 0 first/,
+    );
+    expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
+
+    // Rank 0's first instance dead-ends; its replacement, from the same cluster, joins after the
+    // others and gets the address its predecessor freed.
+    await emulator.queueBoots([{ status: "exited", afterSeconds: 1 }]);
+    const { id, outs } = await create({ ...base, nodeCount: 3 });
+    const group = outs as NodeGroupOutputs;
+    expect(group.nodes.map((node) => node.rank)).toEqual([0, 1, 2]);
+    expect(group.masterAddr).toBe(group.nodes[0]?.localIp);
+    expect(group.masterAddr).toMatch(/\.1$/);
+    for (const node of group.nodes) {
+      expect(environmentOf(await shown(node.instanceId))["MASTER_ADDR"]).toBe(group.masterAddr);
+    }
+    await groupProvider.delete?.(providers.run, id, group);
     expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
   });
 

@@ -164,43 +164,21 @@ describe("NodeGroup (real Pulumi CLI)", () => {
     );
   });
 
-  it("nodeCount 0 fails at preview naming the field; a group larger than any cluster fails at up, leaving nothing", async () => {
-    await withStack(
-      { program: group("trainers", 0), config: emulatorConfig(emulator) },
-      async (stack) => {
-        const printed: string[] = [];
-        await expect(
-          stack.stack.preview({ onOutput: (text) => printed.push(text) }),
-        ).rejects.toThrow();
-        expect(printed.join("")).toMatch(/nodeCount: must be at least 1/);
-
-        await stack.setProgram(group("trainers", 16));
-        const failed: string[] = [];
-        await expect(stack.stack.up({ onOutput: (text) => failed.push(text) })).rejects.toThrow();
-        expect(failed.join("")).toMatch(
-          /no physical cluster has 16 offers matching offerQuery; the largest that matched is cluster 102 with 9/,
-        );
-        expect(await account(emulator)).toEqual(nothing);
-        expect(await emulator.writes()).toEqual([]);
-      },
-    );
-  });
-
-  it("killed while its nodes boot: the killed run's provider takes the group apart; killed with its providers, the next destroy or up does", async () => {
+  it("killed while its nodes boot: the killed run's provider takes the group apart; killed with its providers, the next destroy or up does; a killed resize leaves the group as it was", async () => {
     await withStack(
       {
         program: group("trainers", 3, `networkVolume: { sizeGb: 100, mountPath: "/data" },`),
         config: emulatorConfig(emulator),
       },
       async (stack) => {
-        // Rank 0 of each of the three killed runs boots for ten minutes: only the kill ends them
-        // (the other ranks are rented once rank 0 runs).
+        // Every node of each of the three killed runs boots for ten minutes: only the kill ends
+        // them (the three ranks are rented at once, each run's three taking three of these).
         const longBoot = { status: "running", afterSeconds: 600 } as const;
-        await emulator.queueBoots([longBoot, longBoot, longBoot]);
+        await emulator.queueBoots(Array.from({ length: 9 }, () => longBoot));
         const cli = startCli(stack, ["up", "--yes", "--skip-preview"]);
         await eventually(
-          "rank 0 rented",
-          async () => (await emulator.state()).instances.length >= 1,
+          "every rank rented",
+          async () => (await emulator.state()).instances.length >= 3,
         );
         const providers = descendantsOf(cli.pid).filter((pid) =>
           commandOf(pid).includes("dynamic-provider"),
@@ -217,8 +195,8 @@ describe("NodeGroup (real Pulumi CLI)", () => {
         const killEverything = async () => {
           const run = startCli(stack, ["up", "--yes", "--skip-preview"]);
           await eventually(
-            "rank 0 rented again",
-            async () => (await emulator.state()).instances.length >= 1,
+            "every rank rented again",
+            async () => (await emulator.state()).instances.length >= 3,
           );
           const tree = descendantsOf(run.pid);
           process.kill(-run.pid, "SIGKILL");
@@ -249,43 +227,36 @@ describe("NodeGroup (real Pulumi CLI)", () => {
         expect(now.networkVolumes).toEqual([up.outputs["networkVolumeId"]?.value]);
         expect(left.networkVolumes).not.toEqual(now.networkVolumes);
 
-        await stack.stack.destroy({ onOutput: onOutput(stack) });
-        expect(await account(emulator)).toEqual(nothing);
-      },
-    );
-  });
-
-  it("a resize killed while its new rank boots: the killed run's provider destroys it; the next up adds it", async () => {
-    await withStack(
-      { program: group("trainers", 2), config: emulatorConfig(emulator) },
-      async (stack) => {
-        const up = await stack.stack.up({ onOutput: onOutput(stack) });
-        const before = nodesSchema.parse(up.outputs["nodes"]?.value).map((n) => n.instanceId);
-        await stack.setProgram(group("trainers", 3));
-        await emulator.queueBoots([{ status: "running", afterSeconds: 600 }]);
-        const cli = startCli(stack, ["up", "--yes", "--skip-preview"]);
-        await eventually(
-          "rank 2 rented",
-          async () => (await emulator.state()).instances.length >= 3,
+        // A resize killed while its new rank boots: the killed run's provider destroys it; the
+        // next up adds it.
+        const before = nodes.map((node) => node.instanceId);
+        await stack.setProgram(
+          group("trainers", 4, `networkVolume: { sizeGb: 100, mountPath: "/data" },`),
         );
-        const providers = descendantsOf(cli.pid).filter((pid) =>
+        await emulator.queueBoots([longBoot]);
+        const resizing = startCli(stack, ["up", "--yes", "--skip-preview"]);
+        await eventually(
+          "rank 3 rented",
+          async () => (await emulator.state()).instances.length >= 4,
+        );
+        const resizers = descendantsOf(resizing.pid).filter((pid) =>
           commandOf(pid).includes("dynamic-provider"),
         );
-        process.kill(-cli.pid, "SIGKILL");
-        await cli.exited;
+        process.kill(-resizing.pid, "SIGKILL");
+        await resizing.exited;
         await releaseLock(stack);
-        await eventually("the killed run's providers to exit", () =>
-          providers.every((pid) => !isAlive(pid)),
+        await eventually("the killed resize's providers to exit", () =>
+          resizers.every((pid) => !isAlive(pid)),
         );
         // The group as it was: nothing the killed resize rented is left billing.
         expect((await account(emulator)).instances.sort()).toEqual(before.sort());
-
         const resized = await stack.stack.up({ onOutput: onOutput(stack) });
-        const nodes = nodesSchema.parse(resized.outputs["nodes"]?.value);
-        expect(nodes.map((node) => node.rank)).toEqual([0, 1, 2]);
+        const grown = nodesSchema.parse(resized.outputs["nodes"]?.value);
+        expect(grown.map((node) => node.rank)).toEqual([0, 1, 2, 3]);
         expect((await account(emulator)).instances.sort()).toEqual(
-          nodes.map((node) => node.instanceId).sort(),
+          grown.map((node) => node.instanceId).sort(),
         );
+
         await stack.stack.destroy({ onOutput: onOutput(stack) });
         expect(await account(emulator)).toEqual(nothing);
       },
@@ -306,6 +277,7 @@ describe("NodeGroup (real Pulumi CLI)", () => {
         const { code, tookMs, output, rentsAfter } = await interruptUpWhileBooting(
           { workDir, cliEnv },
           emulator,
+          2,
         );
         expect(code).not.toBe(0);
         expect(output).toMatch(/taken apart/);
@@ -316,13 +288,17 @@ describe("NodeGroup (real Pulumi CLI)", () => {
     );
   }, 180_000);
 
-  it("Ctrl-C in TypeScript while rank 0 boots: no other rank is rented, the group is taken apart", async () => {
-    // Rank 0 runs 8 s after its rent: without the Ctrl-C, ranks 1 and 2 would be rented then.
+  it("Ctrl-C in TypeScript while the nodes boot: nothing more is rented, the group is taken apart", async () => {
+    // Rank 0 runs 8 s after its rent, the others at once: the Ctrl-C comes while it boots.
     await emulator.queueBoots([{ status: "running", afterSeconds: 8 }]);
     await withStack(
       { program: group("trainers", 3), config: emulatorConfig(emulator) },
       async (stack) => {
-        const { code, tookMs, output, rentsAfter } = await interruptUpWhileBooting(stack, emulator);
+        const { code, tookMs, output, rentsAfter } = await interruptUpWhileBooting(
+          stack,
+          emulator,
+          3,
+        );
         expect(code).not.toBe(0);
         // Said on the screen at the moment of the Ctrl-C.
         expect(output).toMatch(/gpucloud: Ctrl-C: nothing more is rented/);

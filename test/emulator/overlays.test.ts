@@ -197,6 +197,24 @@ describe("overlay networks (/api/v0/overlay/)", () => {
     expect((await localAddresses(b))?.[0]).toBe("10.100.0.2");
   });
 
+  it("gives the first instance whose create joins the subnet's first host before it boots; the fault overlayAddressSkipped gives the next free one", async () => {
+    await createOverlay({ cluster_id: 7, name: "net" });
+    const first = await rentedId(IN_CLUSTER, { env: { "-n net": "1" } });
+    // Given when the create is answered: the emulator's state holds it while the boot goes on.
+    const joined = (await emulator.state()).instances.find((i) => i.id === first);
+    expect(joined?.overlay).toEqual({
+      overlayId: expect.any(Number) as unknown,
+      address: "10.100.0.1",
+    });
+    await createOverlay({ cluster_id: 7, name: "skipping" });
+    await emulator.setFaults({ overlayAddressSkipped: { next: 1 } });
+    const skipped = await rentedId(IN_CLUSTER, { env: { "-n skipping": "1" } });
+    const next = await rentedId(IN_CLUSTER, { env: { "-n skipping": "1" } });
+    expect((await localAddresses(skipped))?.[0]).toBe("10.101.0.2");
+    expect((await localAddresses(next))?.[0]).toBe("10.101.0.1");
+    await emulator.clearFaults();
+  });
+
   it("deletes an overlay by id or by name, taking its members off it; they keep running", async () => {
     await createOverlay({ cluster_id: 7, name: "net" });
     await createOverlay({ cluster_id: 7, name: "other" });

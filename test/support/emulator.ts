@@ -87,6 +87,7 @@ export interface Faults {
   seed?: number;
   searchIgnoresFilter?: { field: string };
   offerTakenAfterSearch?: { next: number };
+  overlayAddressSkipped?: { next: number };
 }
 
 export type Method = "GET" | "POST" | "PUT" | "DELETE" | "PATCH";

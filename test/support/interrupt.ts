@@ -112,16 +112,17 @@ export interface InterruptedUp {
 /**
  * `pulumi up` of a program declaring one Instance (or a NodeGroup), interrupted as a terminal's
  * Ctrl-C does it (SIGINT to the foreground process group: the CLI, not its plugins) once the
- * emulator holds the first rented instance, while it boots.
+ * emulator holds the `rents` instances it rents at once (a group's nodes), while they boot.
  */
 export async function interruptUpWhileBooting(
   stack: Pick<TestStack, "workDir" | "cliEnv">,
   emulator: Pick<TestEmulator, "state" | "requests">,
+  rents = 1,
 ): Promise<InterruptedUp> {
   const cli = startCli(stack, ["up", "--yes", "--skip-preview"]);
   await eventually(
-    "the instance rented",
-    async () => (await emulator.state()).instances.length === 1,
+    rents === 1 ? "the instance rented" : `${String(rents)} instances rented`,
+    async () => (await emulator.state()).instances.length >= rents,
   );
   const [rented] = (await emulator.state()).instances;
   const before = await emulator.requests();

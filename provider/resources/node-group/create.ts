@@ -1,39 +1,31 @@
-import { type Overlay, overlayJoinEnv, type SshKey, volumeMountEnv } from "../../client";
-import { addressIn, firstHostOf } from "../../shared/addresses";
-import { lateRentsMs, rentUntilRunning } from "../../renting/create";
-import { InstanceLeftBehindError } from "../../renting/errors";
-import { groupVariable, newGroupName, nodeOwnerOf } from "../../renting/group-ownership";
+import { lateRentsMs } from "../../renting/create";
+import { newGroupName, nodeOwnerOf } from "../../renting/group-ownership";
 import { resourceNameOf } from "../../renting/identity";
-import { instanceInputsSchema, type InstanceInputs } from "../../renting/instance-inputs";
-import { expiresAtShownBy, expiryAtCreate } from "../../renting/lifetime";
+import { expiryAtCreate } from "../../renting/lifetime";
 import { releaseOffers } from "../../renting/offer-choice";
-import { portsShownBy } from "../../renting/ports";
 import { handOver } from "../../renting/rent";
-import { attachAfterRunning, sshKeysBeforeRenting } from "../../renting/ssh-keys";
-import { type Expiry, expiresAtOf } from "../../shared/expiry-watchdog";
+import { sshKeysBeforeRenting } from "../../renting/ssh-keys";
+import { expiresAtOf } from "../../shared/expiry-watchdog";
 import { recoverLostCreate } from "../../shared/lost-create";
 import { recordAfterCancelMs } from "../../run/cancellation";
 import type { Reservation } from "../../run/budget";
 import type { Run } from "../../run/run";
 import { stackInstancesRunning } from "../../renting/spend";
 import { offersToRent } from "../../pricing/choice";
-import { atServicePrecision } from "../../shared/price-precision";
-import { chooseCluster, clusterQueryOf, NoClusterError } from "./cluster-choice";
-import {
-  type GroupNode,
-  groupDollarsPerHour,
-  type NodeGroupInputs,
-  type NodeGroupOutputs,
-} from "./inputs";
+import type { GroupBuild } from "./build";
+import { chooseCluster, NoClusterError } from "./cluster-choice";
+import { groupDollarsPerHour, type NodeGroupInputs, type NodeGroupOutputs } from "./inputs";
 import { settleGroupLeftovers } from "./leftovers";
+import { rentGroupRanks } from "./ranks";
 import { awaitNodesReady } from "./readiness";
 import { tearDown } from "./teardown";
 
 // Creating a node group: leftovers of interrupted runs removed, the cheapest cluster that holds
-// the group chosen, its overlay (and network volume) made, rank 0 rented and running, then
-// every other rank at once, each node rented as an Instance is (the renting engine's steps,
-// by the group's query pinned to the cluster); the whole group handed over at once. All
-// running or none: a create that cannot finish takes apart everything it made.
+// the group chosen, its overlay (and network volume) made, every rank rented in one boot (rank
+// 0's rent answered first, so that it joins the overlay first: ranks.ts), each node rented as an
+// Instance is (the renting engine's steps, by the group's query pinned to the cluster); the
+// whole group handed over at once. All running or none: a create that cannot finish takes
+// apart everything it made.
 
 /** A group create that left parts it could not remove: recorded with init errors by this id. */
 export class GroupLeftBehindError extends Error {
@@ -45,212 +37,6 @@ export class GroupLeftBehindError extends Error {
   ) {
     super(message);
   }
-}
-
-/** What one create (or one resize) works with and has made so far. */
-export interface GroupBuild {
-  /** The run the create belongs to: its client, its cancellation, what its creates share. */
-  readonly run: Run;
-  readonly inputs: NodeGroupInputs;
-  readonly name: string;
-  readonly progress: (message: string) => void;
-  readonly clusterId: number;
-  readonly overlay: Overlay;
-  readonly networkVolumeId: number | null;
-  /** Rented and not handed over yet: taken apart if the create fails or the engine goes away. */
-  readonly unrecorded: Set<number>;
-  /** Offers this create chose, which other creates of the run leave to it until it ends. */
-  readonly claimed: Set<number>;
-  readonly nodes: Map<number, GroupNode>;
-  /** The account's SSH keys every node gets once it runs (sshKeyIds), looked up once. */
-  readonly sshKeys: readonly SshKey[];
-  readonly deadlineMs: number;
-  /** The group's one expiry (maxLifetime), fixed at its create; every node rented gets it. */
-  readonly expiry: Expiry | undefined;
-  /**
-   * The group's hold on the stack's cap (run/budget.ts), for every node at once, reserved
-   * before anything is made: each node's rent spends it first. Undefined without a cap.
-   */
-  readonly budgetHold?: Reservation | undefined;
-}
-
-/** What a node is rented with: the group's inputs, its rank and the group's network. */
-export function nodeInputsOf(build: GroupBuild, rank: number, masterAddr: string): InstanceInputs {
-  const { inputs } = build;
-  // Parsed for the instance's defaults; the schema takes variable names only, so the entries
-  // that join the overlay and mount the volume are added after.
-  const node = instanceInputsSchema.parse({
-    offerQuery: clusterQueryOf(inputs.offerQuery, build.clusterId),
-    maxDollarsPerHour: inputs.maxDollarsPerHour,
-    price: inputs.price,
-    image: inputs.image,
-    diskGb: inputs.diskGb,
-    onstart: inputs.onstart,
-    args: inputs.args,
-    maxLifetime: inputs.maxLifetime,
-    onExpiry: inputs.onExpiry,
-    idleShutdown: inputs.idleShutdown,
-    label: inputs.label,
-    runtype: inputs.runtype ?? "ssh",
-    pollIntervalSeconds: inputs.pollIntervalSeconds,
-    exposePorts: inputs.exposePorts,
-    // No node waits for its own check: the group waits for all at once (readiness.ts).
-    readiness: undefined,
-    createTimeoutSeconds: Math.max(1, (build.deadlineMs - Date.now()) / 1000),
-    owner: inputs.owner === undefined ? undefined : nodeOwnerOf(inputs.owner, rank),
-    stackToken: inputs.stackToken,
-    sshKeyIds: inputs.sshKeyIds,
-    env: {
-      ...inputs.env,
-      NODE_RANK: String(rank),
-      WORLD_SIZE: String(inputs.nodeCount),
-      MASTER_ADDR: masterAddr,
-      ...(inputs.owner === undefined ? {} : { [groupVariable]: inputs.owner }),
-    },
-  });
-  const mountPath = inputs.networkVolume?.mountPath;
-  return {
-    ...node,
-    env: {
-      ...node.env,
-      ...overlayJoinEnv(build.overlay.name),
-      ...(build.networkVolumeId === null || mountPath === undefined
-        ? {}
-        : volumeMountEnv(build.networkVolumeId, mountPath)),
-    },
-  };
-}
-
-/** The node as the group records it, from the running instance. */
-export async function recordedNode(
-  build: GroupBuild,
-  rank: number,
-  instanceId: number,
-  askId: number,
-): Promise<GroupNode> {
-  // Read afresh: a shared list read may be older than the boot the node just finished.
-  const shown = await build.run.client.instances.show(instanceId);
-  const expiresAt =
-    build.expiry === undefined ? undefined : (expiresAtShownBy(shown) ?? expiresAtOf(build.expiry));
-  return {
-    rank,
-    instanceId,
-    askId,
-    machineId: shown?.machine_id ?? null,
-    sshHost: shown?.ssh_host ?? null,
-    sshPort: shown?.ssh_port ?? null,
-    ...portsShownBy(shown),
-    localIp: addressIn(shown?.local_ipaddrs, build.overlay.internal_subnet) ?? null,
-    actualStatus: shown?.actual_status ?? null,
-    gpuName: shown?.gpu_name ?? null,
-    dollarsPerHour: atServicePrecision(shown?.dph_total ?? null),
-    ...(expiresAt === undefined ? {} : { expiresAt }),
-  };
-}
-
-/**
- * Rents the node of `rank` in the cluster and waits until it runs, as an Instance by query:
- * an offer gone or a node at a dead end moves on to another offer of the same cluster. The node
- * is in `build.nodes` (and still unrecorded) when this returns.
- */
-export async function rentNode(
-  build: GroupBuild,
-  rank: number,
-  masterAddr: string,
-  /** Stops the node's rent and boot: the engine's Cancel unless the group adds its own. */
-  stop: AbortSignal = build.run.cancellation.signal,
-): Promise<GroupNode> {
-  const nodeInputs = nodeInputsOf(build, rank, masterAddr);
-  let created: Awaited<ReturnType<typeof rentUntilRunning>>;
-  try {
-    const rented = await rentUntilRunning(build.run, nodeInputs, {
-      unrecorded: build.unrecorded,
-      claimed: build.claimed,
-      stop,
-      expiry: build.expiry,
-      budgetHold: build.budgetHold,
-    });
-    // Keys are attached before the hand-over, as an Instance's are.
-    created = await attachAfterRunning(build.run.client, rented, build.sshKeys);
-  } catch (error) {
-    // A node the rent could not destroy is the group's to take apart with the rest.
-    if (error instanceof InstanceLeftBehindError) build.unrecorded.add(Number(error.id));
-    throw error;
-  }
-  const askId = created.outs.offer?.askId ?? created.outs.attempts.at(-1)?.askId ?? 0;
-  const node = await recordedNode(build, rank, Number(created.id), askId);
-  build.nodes.set(rank, node);
-  return node;
-}
-
-/**
- * Rank 0 first: the others' MASTER_ADDR is its overlay address, which shows once it runs. An
- * instance's environment is fixed at its rent, so rank 0 itself is rented with the address an
- * overlay's first member gets (the subnet's first host); when the service gives it another,
- * rank 0 is rented again with the loopback address, which reaches the same master from rank 0,
- * so that no node ever holds a wrong MASTER_ADDR.
- */
-export async function rentRankZero(
-  build: GroupBuild,
-): Promise<{ node: GroupNode; masterAddr: string }> {
-  const expected = firstHostOf(build.overlay.internal_subnet);
-  const node = await rentNode(build, 0, expected ?? "127.0.0.1");
-  if (node.localIp === null) {
-    throw new Error(`rank 0 (instance ${node.instanceId}) runs but shows no overlay address`);
-  }
-  if (expected === undefined || node.localIp === expected) {
-    return { node, masterAddr: node.localIp };
-  }
-  build.progress(
-    `rank 0 got overlay address ${node.localIp}, not ${expected}; renting it again with ` +
-      `MASTER_ADDR 127.0.0.1 (its own loopback)`,
-  );
-  const left = await tearDown(
-    build.run,
-    { nodeIds: [node.instanceId], overlayIds: [], networkVolumeIds: [] },
-    build.inputs.pollIntervalSeconds,
-  );
-  // Still unrecorded when it could not be destroyed: the failed create takes it apart again.
-  if (left.length > 0) throw new Error(`rank 0 could not be rented again: ${left.join("; ")}`);
-  build.unrecorded.delete(node.instanceId);
-  build.nodes.delete(0);
-  const again = await rentNode(build, 0, "127.0.0.1");
-  if (again.localIp === null) {
-    throw new Error(`rank 0 (instance ${again.instanceId}) runs but shows no overlay address`);
-  }
-  return { node: again, masterAddr: again.localIp };
-}
-
-/**
- * Rents the ranks given, at once. The first rank that fails stops the others (no new attempt;
- * a node still booting is destroyed), since the group cannot be whole: their instances would
- * only bill until the group is taken apart. That first failure is thrown once every rank has
- * ended, so that every instance rented is known to the caller.
- */
-export async function rentRanks(
-  build: GroupBuild,
-  ranks: readonly number[],
-  masterAddr: string,
-): Promise<void> {
-  const siblingFailed = new AbortController();
-  const stop = AbortSignal.any([build.run.cancellation.signal, siblingFailed.signal]);
-  let firstFailure: { rank: number; reason: unknown } | undefined;
-  await Promise.allSettled(
-    ranks.map((rank) =>
-      rentNode(build, rank, masterAddr, stop).catch((reason: unknown) => {
-        if (firstFailure !== undefined) return;
-        firstFailure = { rank, reason };
-        // After the engine's Cancel every rank is stopping already.
-        if (stop.aborted) return;
-        const others = ranks.filter((other) => other !== rank && !build.nodes.has(other));
-        if (others.length > 0) {
-          build.progress(`rank ${rank} failed; stopping ranks ${others.join(", ")}`);
-        }
-        siblingFailed.abort();
-      }),
-    ),
-  );
-  if (firstFailure !== undefined) throw firstFailure.reason;
 }
 
 /** Every instance the build has rented: its nodes, and those not placed at a rank yet. */
@@ -419,12 +205,10 @@ export async function createGroup(
           networkVolumeId = await createGroupVolume(build, inputs.networkVolume.sizeGb);
           build = { ...build, networkVolumeId };
         }
-        const { masterAddr } = await rentRankZero(build);
-        progress(`rank 0 runs at ${masterAddr}; renting ranks 1 to ${inputs.nodeCount - 1}`);
-        await rentRanks(
+        const masterAddr = await rentGroupRanks(
           build,
-          Array.from({ length: inputs.nodeCount - 1 }, (_, index) => index + 1),
-          masterAddr,
+          Array.from({ length: inputs.nodeCount }, (_, rank) => rank),
+          null,
         );
         await awaitNodesReady(build, [...build.nodes.keys()]);
         await handOverGroup(build);

@@ -1,6 +1,7 @@
 import { rebuildContainerFrom } from "../../renting/container-rebuild";
 import { untilStatus } from "../../renting/power";
-import { type GroupBuild, nodeInputsOf, recordedNode } from "./create";
+import type { GroupBuild } from "./build";
+import { nodeInputsOf, recordedNode } from "./ranks";
 import type { GroupNode } from "./inputs";
 import { awaitNodesReady } from "./readiness";
 

@@ -7,14 +7,8 @@ import { releaseOffers } from "../../renting/offer-choice";
 import { sshKeysBeforeRenting, updateSshKeys } from "../../renting/ssh-keys";
 import type { Run } from "../../run/run";
 import { clusterOffers } from "./cluster-choice";
-import {
-  type GroupBuild,
-  handOverGroup,
-  holdNodes,
-  rentedNodeIds,
-  rentRankZero,
-  rentRanks,
-} from "./create";
+import type { GroupBuild } from "./build";
+import { handOverGroup, holdNodes, rentedNodeIds } from "./create";
 import { isBroken, ranksToRent, rebuildFieldsChanged } from "./diff";
 import {
   type GroupNode,
@@ -23,6 +17,7 @@ import {
   type NodeGroupOutputs,
 } from "./inputs";
 import { applyBids, groupOutbidFate } from "./bids";
+import { rentGroupRanks } from "./ranks";
 import { awaitNodesReady } from "./readiness";
 import { groupRebuildNote, rebuildNodes } from "./rebuild";
 
@@ -30,7 +25,8 @@ import { groupRebuildNote, rebuildNodes } from "./rebuild";
 // count destroyed, the containers of the nodes that stay rebuilt when what they run changed
 // (rebuild.ts), and the ranks missing (a larger count, or nodes refresh found gone or at a
 // dead end) rented in the group's cluster, on its overlay. Without rank 0, whose address is
-// every node's MASTER_ADDR, every rank is rented anew, on the same overlay and volume.
+// every node's MASTER_ADDR, every rank is rented anew, on the same overlay and volume, in one
+// boot as at create (ranks.ts).
 
 /**
  * Nodes of this group that a killed or failed resize rented and never handed over: they carry
@@ -146,13 +142,7 @@ async function rentInto(
   try {
     return await build.run.engineWatch.whileWatched(destroyRented, async () => {
       build.progress(`renting ranks ${ranks.join(", ")} in cluster ${build.clusterId}`);
-      let master = masterAddr;
-      if (master === null) master = (await rentRankZero(build)).masterAddr;
-      await rentRanks(
-        build,
-        ranks.filter((rank) => rank !== 0 || masterAddr !== null),
-        master,
-      );
+      const master = await rentGroupRanks(build, ranks, masterAddr);
       await awaitNodesReady(build, [...build.nodes.keys()]);
       await handOverGroup(build);
       return { added: [...build.nodes.values()], masterAddr: master };
