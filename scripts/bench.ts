@@ -503,7 +503,7 @@ async function measureFleet(): Promise<FleetMeasure> {
 function timelineText(timeline: FleetTimeline): string {
   const at = (seconds: number) => `${seconds.toFixed(1)} s`;
   return (
-    `rents ${at(timeline.firstRent)} to ${at(timeline.lastRent)}, ` +
+    `first request ${at(timeline.firstRequest)}, rents ${at(timeline.firstRent)} to ${at(timeline.lastRent)}, ` +
     `hand-overs ${at(timeline.firstHandOver)} to ${at(timeline.lastHandOver)} after the up started`
   );
 }

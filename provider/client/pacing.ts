@@ -31,7 +31,8 @@ export class EndpointPacer {
 
   /**
    * Waits for this endpoint's turn (at once while it is unpaced) and returns when the turn was
-   * given, to hand back to {@link throttled} should the request be refused.
+   * asked for (at the spacing of that moment), to hand back to {@link throttled} should the
+   * request be refused; the caller counts the wait from it.
    */
   async turn(endpoint: string, signal?: AbortSignal): Promise<number> {
     for (;;) {
@@ -52,9 +53,8 @@ export class EndpointPacer {
         if (shortMs <= 0) break;
         await sleep(shortMs, signal);
       }
-      const givenAtMs = Date.now();
-      paced.givenAtMs = givenAtMs;
-      return givenAtMs;
+      paced.givenAtMs = Date.now();
+      return now;
     }
   }
 

@@ -53,6 +53,8 @@ export function fleetRequests(requests: readonly LoggedRequest[]): FleetRequests
 
 /** When a fleet's `up` reached each milestone, seconds after it started (the emulator's log). */
 export interface FleetTimeline {
+  /** The first request to the service (the engine has started the program and the provider). */
+  readonly firstRequest: number;
   readonly firstRent: number;
   readonly lastRent: number;
   readonly firstHandOver: number;
@@ -71,6 +73,7 @@ export function fleetTimeline(
   const rents = answered("create");
   const handOvers = answered("handOver");
   return {
+    firstRequest: Math.min(...requests.map((request) => (request.atMs - startedAtMs) / 1000)),
     firstRent: Math.min(...rents),
     lastRent: Math.max(...rents),
     firstHandOver: Math.min(...handOvers),

@@ -114,7 +114,12 @@ describe("EndpointPacer", () => {
     const pacer = new EndpointPacer(() => 0);
     const search = "POST /api/v0/bundles/";
     pacer.throttled(search, Date.now());
-    const given = Promise.all([0, 1, 2, 3].map(() => pacer.turn(search)));
+    const given = Promise.all(
+      [0, 1, 2, 3].map(async () => {
+        await pacer.turn(search);
+        return Date.now();
+      }),
+    );
     // The process is busy from 100 to 700 ms: turns due at 250 and 500 ms come due together.
     setTimeout(() => {
       const until = Date.now() + 600;
