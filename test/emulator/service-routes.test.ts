@@ -33,7 +33,7 @@ describe("what the service documents", () => {
     expect(log.requests.filter((entry) => entry.undocumented)).toEqual([
       {
         seq: 1,
-        atMs: expect.any(Number),
+        atMs: expect.any(Number) as number,
         method: "POST",
         path: create,
         status: 405,
@@ -49,7 +49,7 @@ describe("what the service documents", () => {
     expect(log.requests).toEqual([
       {
         seq: 1,
-        atMs: expect.any(Number),
+        atMs: expect.any(Number) as number,
         method: "POST",
         path: create,
         status: 200,
