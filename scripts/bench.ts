@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --sizes 10,50] [-- --repeat R] [-- --out DIR]`: how our resources compare
+ * `npm run bench [-- --quick] [-- --fleet] [-- --sizes 10,50] [-- --repeat R] [-- --out DIR]`: how our resources compare
  * with the engine's own floor (no-op dynamic resources) at N = 10, 50 and 200, for pulumi up,
  * refresh and destroy: wall time, API requests, state bytes per resource and the
  * dynamic-provider process's peak memory; and, once per run, the API requests each Instance
@@ -39,6 +39,8 @@ import {
   fleetProgram,
   fleetRequests,
   fleetSize,
+  fleetTimeline,
+  type FleetTimeline,
 } from "../test/support/fleet";
 import { lineChart, type Series } from "./bench/chart";
 
@@ -100,6 +102,8 @@ interface StackMeasure {
 const { values: flags } = parseArgs({
   options: {
     quick: { type: "boolean", default: false },
+    // The fleet alone (printed, nothing written): for work on pacing and the hand-over.
+    fleet: { type: "boolean", default: false },
     sizes: { type: "string" },
     repeat: { type: "string" },
     out: { type: "string" },
@@ -430,6 +434,8 @@ interface FleetMeasure {
   readonly answeredByKind: Record<InstanceRequestKind, number>;
   readonly refusedByKind: Record<InstanceRequestKind, number>;
   readonly statusReadsPerInstance: number;
+  /** Seconds after the up started: rents, hand-overs (the emulator's log). */
+  readonly timeline: FleetTimeline;
   readonly destroyRequests: { answered: number; refused: number };
 }
 
@@ -449,9 +455,11 @@ async function measureFleet(): Promise<FleetMeasure> {
       async ({ stack, output }) => {
         const onOutput = (text: string) => output.push(text);
         let started = performance.now();
+        const startedAtMs = Date.now();
         await stack.up({ onOutput, parallel: fleetParallel });
         const upSeconds = (performance.now() - started) / 1000;
-        const up = fleetRequests(await emulator.requests());
+        const upRequests = await emulator.requests();
+        const up = fleetRequests(upRequests);
         const running = (await emulator.state()).instances.length;
         if (running !== fleetSize) throw new Error(`fleet: ${running} of ${fleetSize} instances`);
         await emulator.clearRequests();
@@ -472,6 +480,7 @@ async function measureFleet(): Promise<FleetMeasure> {
           answeredByKind: up.answeredByKind,
           refusedByKind: up.refusedByKind,
           statusReadsPerInstance: up.statusReads.answered / fleetSize,
+          timeline: fleetTimeline(upRequests, startedAtMs),
           destroyRequests: {
             answered: sum(destroyed.answeredByKind),
             refused: sum(destroyed.refusedByKind),
@@ -480,7 +489,8 @@ async function measureFleet(): Promise<FleetMeasure> {
         log(
           `fleet N=${fleetSize} up ${upSeconds.toFixed(1)} s (boot ${measure.bootSeconds} s), ` +
             `status reads ${measure.statusReadsPerInstance.toFixed(2)} per instance, ` +
-            `429s ${sum(up.refusedByKind)}; destroy ${destroySeconds.toFixed(1)} s`,
+            `429s ${sum(up.refusedByKind)}; destroy ${destroySeconds.toFixed(1)} s; ` +
+            timelineText(measure.timeline),
         );
         return measure;
       },
@@ -488,6 +498,14 @@ async function measureFleet(): Promise<FleetMeasure> {
   } finally {
     await emulator.close();
   }
+}
+
+function timelineText(timeline: FleetTimeline): string {
+  const at = (seconds: number) => `${seconds.toFixed(1)} s`;
+  return (
+    `first request ${at(timeline.firstRequest)}, rents ${at(timeline.firstRent)} to ${at(timeline.lastRent)}, ` +
+    `hand-overs ${at(timeline.firstHandOver)} to ${at(timeline.lastHandOver)} after the up started`
+  );
 }
 
 function fleetTable(fleet: FleetMeasure): string {
@@ -797,6 +815,12 @@ function chart(stacks: StackMeasure[]): string {
 // ---- Main ---------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
+  if (flags.fleet) {
+    log(`a fleet: N=${fleetSize}, --parallel ${fleetParallel}, documented rate limits, one run`);
+    const fleet = await measureFleet();
+    process.stdout.write(`\n${fleetTable(fleet)}\n\n`);
+    return;
+  }
   const started = performance.now();
   const { stdout: pulumiVersion } = await execFileAsync("pulumi", ["version"]);
   const environment = {
@@ -907,7 +931,7 @@ async function main(): Promise<void> {
       `documented\`), boots of ${fleet.bootSeconds} s in wall-clock time and a generated market; one ` +
       `run. Up until all run: ${fleet.upSeconds.toFixed(1)} s (boot + ` +
       `${(fleet.upSeconds - fleet.bootSeconds).toFixed(1)} s); status reads ` +
-      `${fleet.statusReadsPerInstance.toFixed(2)} per instance. Destroy: ` +
+      `${fleet.statusReadsPerInstance.toFixed(2)} per instance; ${timelineText(fleet.timeline)}. Destroy: ` +
       `${fleet.destroySeconds.toFixed(1)} s, ${fleet.destroyRequests.answered} requests answered, ` +
       `${fleet.destroyRequests.refused} refused.`,
     "",

@@ -6,6 +6,8 @@ const MAX_ENTRIES = 10_000;
 /** Method and path only: bodies and headers carry secrets and keys. */
 export interface RequestLogEntry {
   seq: number;
+  /** When the request arrived, ms since the epoch (the bench's timelines). */
+  atMs: number;
   method: string;
   path: string;
   /** null while in flight; 0 when the connection was dropped. */
@@ -31,7 +33,13 @@ export class RequestLog {
   start(method: string, path: string, request?: object): RequestLogEntry {
     // The older official client puts the key on every URL (`?api_key=`): never log it.
     const logged = path.replace(/([?&]api_key=)[^&]*/g, "$1REDACTED");
-    const entry: RequestLogEntry = { seq: this.nextSeq++, method, path: logged, status: null };
+    const entry: RequestLogEntry = {
+      seq: this.nextSeq++,
+      atMs: Date.now(),
+      method,
+      path: logged,
+      status: null,
+    };
     this.entries.push(entry);
     if (this.entries.length > MAX_ENTRIES) this.entries.shift();
     if (request !== undefined) this.byRequest.set(request, entry);

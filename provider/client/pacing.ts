@@ -1,38 +1,60 @@
-import { setTimeout as sleep } from "node:timers/promises";
+import { setTimeout as sleepFor } from "node:timers/promises";
+
+import { documentedThreshold } from "./documented-limits";
 
 /**
- * Spaces the requests to an endpoint once the service has refused one with 429. The service
- * limits each endpoint per key to a minimum interval that it sends no header for (no
- * Retry-After): the client learns it. A refusal that names the endpoint's threshold
- * (`endpoint threshold=T`, read as T requests a second, as the emulator reads it) sets the
- * endpoint's floor, 10% over 1/T s, which it keeps for the client's life. A refusal that does
- * not doubles the spacing (from 250 ms, at most 5 s; once for the requests that were waiting or
- * in flight together). Each answered request shortens the spacing by a fifth, down to the floor,
- * so that refusals that are not the endpoint's limit (another client on the key, a passing
- * overload) do not pace it for long. Requests to a paced endpoint take turns, each at least the
- * spacing after the one before.
+ * Spaces the requests to each endpoint under the service's rate limits. The service limits each
+ * endpoint per key to a minimum interval and refuses with 429 without a header to say when to
+ * come back (no Retry-After). Until it first refuses a request of this client, every endpoint is
+ * unpaced: a service or emulator that limits nothing costs nothing. From the first refusal on
+ * (any endpoint: the service enforces its limits on this key), every endpoint with a documented
+ * threshold (documented-limits.ts; T requests a second) is paced at it from its next request,
+ * one request every {@link intervalAt}(T), before any refusal of its own; a refusal that names
+ * the threshold (`endpoint threshold=T`) sets it too. Those intervals are floors, kept for the
+ * client's life. Beyond that, a refusal that names no threshold doubles the spacing (from
+ * 250 ms, at most 5 s; once for the requests that were waiting or in flight together), and
+ * each answered request shortens it by a fifth, down to the floor, so that refusals that are not
+ * the endpoint's limit (another client on the key, a passing overload) do not pace it for long.
+ * Requests to a paced endpoint take turns, each given at least the spacing after the one given
+ * before (measured when given, so that a late timer does not bunch the next turns).
  */
 export class EndpointPacer {
   private readonly endpoints = new Map<string, Paced>();
+  /** The service has refused a request of this client: it enforces its limits here. */
+  private limited = false;
 
-  constructor(private readonly random: () => number = Math.random) {}
+  constructor(
+    private readonly random: () => number = Math.random,
+    /** Each endpoint's documented threshold, requests a second. */
+    private readonly thresholdOf: (endpoint: string) => number | undefined = documentedThreshold,
+  ) {}
 
   /**
    * Waits for this endpoint's turn (at once while it is unpaced) and returns when the turn was
-   * given, to hand back to {@link throttled} should the request be refused.
+   * asked for (at the spacing of that moment), to hand back to {@link throttled} should the
+   * request be refused; the caller counts the wait from it.
    */
   async turn(endpoint: string, signal?: AbortSignal): Promise<number> {
     for (;;) {
-      const paced = this.endpoints.get(endpoint);
+      const paced = this.pacedOf(endpoint);
       const now = Date.now();
       if (paced === undefined || paced.spacingMs === 0) return now;
-      const atMs = Math.max(now, paced.nextAtMs);
+      const atMs = Math.max(now, paced.nextAtMs, paced.givenAtMs + paced.spacingMs);
       // A little jitter, so that processes sharing a key do not fall into step.
-      paced.nextAtMs = atMs + paced.spacingMs * (1 + this.random() * 0.1);
-      if (atMs > now) await sleep(atMs - now, undefined, { signal });
+      paced.nextAtMs = atMs + paced.spacingMs * (1 + this.random() * jitter);
+      if (atMs > now) await sleep(atMs - now, signal);
       // A turn given at the spacing of its moment; should the spacing have grown meanwhile,
       // the turn is taken again at the new one rather than sent into a refusal.
-      if (paced.grewAtMs <= now) return now;
+      if (paced.grewAtMs > now) continue;
+      // Timers fire late on a busy machine: the turn keeps its distance from the one given
+      // last, whenever that was given, rather than from when it was due.
+      for (;;) {
+        const shortMs = paced.givenAtMs + paced.spacingMs - Date.now();
+        if (shortMs <= 0) break;
+        await sleep(shortMs, signal);
+      }
+      paced.givenAtMs = Date.now();
+      return now;
     }
   }
 
@@ -42,21 +64,21 @@ export class EndpointPacer {
    * paced by the old spacing: their refusals do not grow it again.
    */
   throttled(endpoint: string, turnAtMs: number, thresholdPerSecond?: number): void {
-    const paced = this.endpoints.get(endpoint) ?? {
-      spacingMs: 0,
-      floorMs: 0,
-      nextAtMs: 0,
-      grewAtMs: 0,
-    };
+    // Sent unpaced: the first refusal of the endpoint, or of the client.
+    const first = (this.endpoints.get(endpoint)?.spacingMs ?? 0) === 0;
+    this.limited = true;
+    const paced = this.pacedOf(endpoint) ?? unpaced();
     const now = Date.now();
-    const told = thresholdPerSecond === undefined ? 0 : (1000 / thresholdPerSecond) * 1.1;
-    const grows = paced.spacingMs === 0 || turnAtMs >= paced.grewAtMs;
-    const spacingMs = Math.min(
-      maxSpacingMs,
-      Math.max(told, grows ? Math.max(minSpacingMs, paced.spacingMs * 2) : paced.spacingMs),
-    );
-    paced.floorMs = Math.min(maxSpacingMs, Math.max(paced.floorMs, told));
-    if (spacingMs > paced.spacingMs) {
+    const told = thresholdPerSecond === undefined ? 0 : intervalAt(thresholdPerSecond);
+    const floorMs = Math.min(maxSpacingMs, Math.max(paced.floorMs, told));
+    const grown = first
+      ? minSpacingMs
+      : turnAtMs >= paced.grewAtMs
+        ? paced.spacingMs * 2
+        : paced.spacingMs;
+    const spacingMs = Math.min(maxSpacingMs, Math.max(floorMs, grown));
+    paced.floorMs = floorMs;
+    if (spacingMs > paced.spacingMs || first) {
       paced.spacingMs = spacingMs;
       paced.grewAtMs = now;
       // Turns given at the old spacing are taken again (see turn): the queue starts afresh.
@@ -75,19 +97,55 @@ export class EndpointPacer {
 
   /** The current spacing of an endpoint, in ms (0: unpaced). */
   spacingMs(endpoint: string): number {
-    return this.endpoints.get(endpoint)?.spacingMs ?? 0;
+    return this.pacedOf(endpoint)?.spacingMs ?? 0;
+  }
+
+  /**
+   * An endpoint's pacing; once the service has refused this client, an endpoint with a
+   * documented threshold starts paced at it.
+   */
+  private pacedOf(endpoint: string): Paced | undefined {
+    const known = this.endpoints.get(endpoint);
+    if (known !== undefined || !this.limited) return known;
+    const threshold = this.thresholdOf(endpoint);
+    if (threshold === undefined) return undefined;
+    const floorMs = Math.min(maxSpacingMs, intervalAt(threshold));
+    const paced = { ...unpaced(), spacingMs: floorMs, floorMs };
+    this.endpoints.set(endpoint, paced);
+    return paced;
   }
 }
 
 interface Paced {
   spacingMs: number;
-  /** The least spacing, from a threshold the service named. */
+  /** The least spacing, from a threshold documented or named by a refusal. */
   floorMs: number;
+  /** When the next turn is due (the last one reserved, plus the spacing and jitter). */
   nextAtMs: number;
+  /** When the last turn was given. */
+  givenAtMs: number;
   /** When the spacing last grew. */
   grewAtMs: number;
 }
 
+const unpaced = (): Paced => ({
+  spacingMs: 0,
+  floorMs: 0,
+  nextAtMs: 0,
+  givenAtMs: Number.NEGATIVE_INFINITY,
+  grewAtMs: 0,
+});
+
+/**
+ * The interval kept at a threshold of T requests a second: 1/T s and 2% more, for the
+ * difference between when a request leaves and when the service counts it.
+ */
+export function intervalAt(thresholdPerSecond: number): number {
+  return (1000 / thresholdPerSecond) * 1.02;
+}
+
+/** Up to 2% more than the spacing at random: little, since the spacing is the fleet's pace. */
+const jitter = 0.02;
 const minSpacingMs = 250;
 const maxSpacingMs = 5_000;
 /**
@@ -96,6 +154,10 @@ const maxSpacingMs = 5_000;
  * endpoint's limit (another client on the key, a passing overload) do not pace it for long.
  */
 const answeredFactor = 0.8;
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return sleepFor(ms, undefined, { signal });
+}
 
 /** The endpoint a request goes to: its method and path, ids replaced (`GET /api/v0/instances/:id/`). */
 export function endpointOf(method: string, path: string): string {

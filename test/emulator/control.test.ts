@@ -21,9 +21,27 @@ describe("test controls", () => {
     const logged = await control("GET", "/_emulator/requests");
     expect(logged.body).toEqual({
       requests: [
-        { seq: 1, method: "POST", path: "/api/v0/secrets/", status: 200 },
-        { seq: 2, method: "GET", path: "/api/v0/volumes/?owner=me&type=all_volume", status: 200 },
-        { seq: 3, method: "GET", path: "/api/v0/secrets/", status: 401 },
+        {
+          seq: 1,
+          atMs: expect.any(Number) as number,
+          method: "POST",
+          path: "/api/v0/secrets/",
+          status: 200,
+        },
+        {
+          seq: 2,
+          atMs: expect.any(Number) as number,
+          method: "GET",
+          path: "/api/v0/volumes/?owner=me&type=all_volume",
+          status: 200,
+        },
+        {
+          seq: 3,
+          atMs: expect.any(Number) as number,
+          method: "GET",
+          path: "/api/v0/secrets/",
+          status: 401,
+        },
       ],
       undocumented: 0,
     });

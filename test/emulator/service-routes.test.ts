@@ -31,7 +31,14 @@ describe("what the service documents", () => {
     const log = await requestLog(emulator);
     expect(log.undocumented).toBe(1);
     expect(log.requests.filter((entry) => entry.undocumented)).toEqual([
-      { seq: 1, method: "POST", path: create, status: 405, undocumented: true },
+      {
+        seq: 1,
+        atMs: expect.any(Number) as number,
+        method: "POST",
+        path: create,
+        status: 405,
+        undocumented: true,
+      },
     ]);
   });
 
@@ -40,7 +47,14 @@ describe("what the service documents", () => {
     expect((await emulator.call("POST", create, body)).body).toMatchObject({ success: true });
     const log = await requestLog(emulator);
     expect(log.requests).toEqual([
-      { seq: 1, method: "POST", path: create, status: 200, undocumented: true },
+      {
+        seq: 1,
+        atMs: expect.any(Number) as number,
+        method: "POST",
+        path: create,
+        status: 200,
+        undocumented: true,
+      },
     ]);
     // Clearing the log keeps the count since start.
     await emulator.control("DELETE", "/_emulator/requests");

@@ -6,6 +6,7 @@ const requestLogSchema = z.object({
   requests: z.array(
     z.object({
       seq: z.number(),
+      atMs: z.number(),
       method: z.string(),
       path: z.string(),
       status: z.number().nullable(),

@@ -1,5 +1,5 @@
 import type { LoggedRequest } from "./emulator";
-import { countInstanceRequests, type InstanceRequestKind } from "./scale";
+import { countInstanceRequests, instanceRequestKind, type InstanceRequestKind } from "./scale";
 
 /** A fleet as a batch job rents one: this many single-GPU workers by one query. */
 export const fleetSize = 40;
@@ -48,5 +48,35 @@ export function fleetRequests(requests: readonly LoggedRequest[]): FleetRequests
     refusedByKind,
     rents: { answered: answeredByKind.create, refused: refusedByKind.create },
     statusReads: { answered: answeredByKind.statusRead, refused: refusedByKind.statusRead },
+  };
+}
+
+/** When a fleet's `up` reached each milestone, seconds after it started (the emulator's log). */
+export interface FleetTimeline {
+  /** The first request to the service (the engine has started the program and the provider). */
+  readonly firstRequest: number;
+  readonly firstRent: number;
+  readonly lastRent: number;
+  readonly firstHandOver: number;
+  readonly lastHandOver: number;
+}
+
+/** The fleet's milestones in the request log of its `up`, which started at `startedAtMs`. */
+export function fleetTimeline(
+  requests: readonly LoggedRequest[],
+  startedAtMs: number,
+): FleetTimeline {
+  const answered = (kind: InstanceRequestKind) =>
+    requests
+      .filter((request) => request.status !== 429 && instanceRequestKind(request) === kind)
+      .map((request) => (request.atMs - startedAtMs) / 1000);
+  const rents = answered("create");
+  const handOvers = answered("handOver");
+  return {
+    firstRequest: Math.min(...requests.map((request) => (request.atMs - startedAtMs) / 1000)),
+    firstRent: Math.min(...rents),
+    lastRent: Math.max(...rents),
+    firstHandOver: Math.min(...handOvers),
+    lastHandOver: Math.max(...handOvers),
   };
 }

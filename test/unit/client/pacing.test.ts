@@ -11,7 +11,8 @@ describe("EndpointPacer", () => {
 
   it("leaves an endpoint unpaced until a 429, then doubles its spacing up to 5 s", () => {
     const pacer = new EndpointPacer();
-    const list = "GET /api/v1/instances/";
+    // Offer search: no threshold documented, so only its refusals pace it.
+    const list = "POST /api/v0/bundles/";
     expect(pacer.spacingMs(list)).toBe(0);
     const spacings = [];
     for (let n = 0; n < 8; n++) {
@@ -19,13 +20,13 @@ describe("EndpointPacer", () => {
       spacings.push(pacer.spacingMs(list));
     }
     expect(spacings).toEqual([250, 500, 1000, 2000, 4000, 5000, 5000, 5000]);
-    // Another endpoint is not paced by it.
-    expect(pacer.spacingMs("GET /api/v0/secrets/")).toBe(0);
+    // Another endpoint without a documented threshold is not paced by it.
+    expect(pacer.spacingMs("GET /api/v0/webhooks/")).toBe(0);
   });
 
   it("grows once for the refusals of requests that were in flight together", () => {
     const pacer = new EndpointPacer();
-    const list = "GET /api/v1/instances/";
+    const list = "POST /api/v0/bundles/";
     const sentAt = Date.now() - 10;
     for (let n = 0; n < 11; n++) pacer.throttled(list, sentAt);
     expect(pacer.spacingMs(list)).toBe(250);
@@ -34,23 +35,51 @@ describe("EndpointPacer", () => {
     expect(pacer.spacingMs(list)).toBe(500);
   });
 
-  it("keeps to a threshold the service names, 10% over its interval, for good", () => {
-    const pacer = new EndpointPacer();
+  it("keeps to a threshold the service names, 2% over its interval, for good", () => {
+    // An endpoint the table does not know, to see the threshold of the refusal alone.
+    const pacer = new EndpointPacer(Math.random, () => undefined);
     const relabel = "PUT /api/v0/instances/:id/";
     pacer.throttled(relabel, Date.now(), 1.0);
-    expect(pacer.spacingMs(relabel)).toBeCloseTo(1100, 5);
+    expect(pacer.spacingMs(relabel)).toBeCloseTo(1020, 5);
     for (let n = 0; n < 20; n++) pacer.answered(relabel);
-    expect(pacer.spacingMs(relabel)).toBeCloseTo(1100, 5);
-    // A refusal without the threshold still doubles it; answers bring it back to the floor.
+    expect(pacer.spacingMs(relabel)).toBeCloseTo(1020, 5);
+    // A refusal at that pace still doubles it; answers bring it back to the floor.
     pacer.throttled(relabel, Date.now() + 1);
-    expect(pacer.spacingMs(relabel)).toBeCloseTo(2200, 5);
+    expect(pacer.spacingMs(relabel)).toBeCloseTo(2040, 5);
     for (let n = 0; n < 20; n++) pacer.answered(relabel);
-    expect(pacer.spacingMs(relabel)).toBeCloseTo(1100, 5);
+    expect(pacer.spacingMs(relabel)).toBeCloseTo(1020, 5);
+  });
+
+  it("paces every documented endpoint at its threshold once the service refuses any request", () => {
+    const pacer = new EndpointPacer();
+    const relabel = "PUT /api/v0/instances/:id/";
+    const rent = "PUT /api/v0/asks/:id/";
+    // A service that has refused nothing is not paced: an unlimited one costs no time.
+    expect(pacer.spacingMs(relabel)).toBe(0);
+    expect(pacer.spacingMs(rent)).toBe(0);
+    pacer.throttled("GET /api/v1/instances/", Date.now(), 1.0);
+    // From then on, each from its first request, before a refusal of its own.
+    expect(pacer.spacingMs(relabel)).toBeCloseTo(1020, 5);
+    expect(pacer.spacingMs(rent)).toBeCloseTo(1020 / 4.5, 5);
+    // The documented pace is a floor: answers do not shorten it.
+    for (let n = 0; n < 20; n++) pacer.answered(relabel);
+    expect(pacer.spacingMs(relabel)).toBeCloseTo(1020, 5);
+    // An endpoint without a documented threshold stays unpaced until its own refusals.
+    expect(pacer.spacingMs("POST /api/v0/bundles/")).toBe(0);
+  });
+
+  it("gives the first refusal of a documented endpoint its threshold's pace, not a doubling of it", () => {
+    const pacer = new EndpointPacer();
+    const list = "GET /api/v1/instances/";
+    const sentAt = Date.now() - 10;
+    // Twelve lists sent at once, unpaced: eleven refusals, one pace.
+    for (let n = 0; n < 11; n++) pacer.throttled(list, sentAt, 1.0);
+    expect(pacer.spacingMs(list)).toBeCloseTo(1020, 5);
   });
 
   it("shortens the spacing as requests are answered, back to unpaced", () => {
     const pacer = new EndpointPacer();
-    const list = "GET /api/v1/instances/";
+    const list = "POST /api/v0/bundles/";
     pacer.throttled(list, Date.now());
     pacer.answered(list);
     expect(pacer.spacingMs(list)).toBeCloseTo(200, 5);
@@ -66,7 +95,7 @@ describe("EndpointPacer", () => {
 
   it("has requests to a paced endpoint take turns, a spacing apart", async () => {
     const pacer = new EndpointPacer(() => 0);
-    const list = "GET /api/v1/instances/";
+    const list = "POST /api/v0/bundles/";
     pacer.throttled(list, Date.now());
     const started = Date.now();
     const turns: number[] = [];
@@ -79,5 +108,26 @@ describe("EndpointPacer", () => {
     // The first turn waits out the refusal's spacing too.
     expect(turns[0]).toBeGreaterThanOrEqual(240);
     expect(turns[2]).toBeGreaterThanOrEqual(740);
+  });
+
+  it("keeps turns a spacing apart when they are given, though a busy loop made them late", async () => {
+    const pacer = new EndpointPacer(() => 0);
+    const search = "POST /api/v0/bundles/";
+    pacer.throttled(search, Date.now());
+    const given = Promise.all(
+      [0, 1, 2, 3].map(async () => {
+        await pacer.turn(search);
+        return Date.now();
+      }),
+    );
+    // The process is busy from 100 to 700 ms: turns due at 250 and 500 ms come due together.
+    setTimeout(() => {
+      const until = Date.now() + 600;
+      while (Date.now() < until);
+    }, 100);
+    const turns = (await given).sort((a, b) => a - b);
+    for (let n = 1; n < turns.length; n++) {
+      expect((turns[n] ?? 0) - (turns[n - 1] ?? 0)).toBeGreaterThanOrEqual(250);
+    }
   });
 });
