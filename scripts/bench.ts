@@ -103,6 +103,7 @@ const { values: flags } = parseArgs({
     sizes: { type: "string" },
     repeat: { type: "string" },
     out: { type: "string" },
+    "stacks-only": { type: "boolean", default: false },
   },
   strict: true,
 });
@@ -794,6 +795,39 @@ function chart(stacks: StackMeasure[]): string {
   return lineChart("pulumi-gpucloud: wall time against stack size", series);
 }
 
+function byQuerySection(byQuery: ByQueryMeasure): string[] {
+  return [
+    "## Instances by query",
+    "",
+    `\`pulumi up\` of ${byQuery.instances} instances rented by one \`offerQuery\` (one GPU model, ` +
+      `single GPU), against an emulator of its own with a generated market (seed ` +
+      `${byQuery.marketSeed}; renting exclusive); instances run on their first poll. ` +
+      `${byQuery.resources} resources (with the stack and its instance sweeper) in ` +
+      `${byQuery.seconds.toFixed(2)} s, one run; ${byQuery.createsRefused} creates refused.`,
+    "",
+    byQueryTable(byQuery),
+    "",
+  ];
+}
+
+function fleetSection(fleet: FleetMeasure): string[] {
+  return [
+    "## A fleet under the service's limits",
+    "",
+    `\`pulumi up --parallel ${fleet.parallel}\` of ${fleet.instances} single-GPU workers rented by one ` +
+      `\`offerQuery\`, against an emulator with the documented rate limits (\`--rate-limits ` +
+      `documented\`), boots of ${fleet.bootSeconds} s in wall-clock time and a generated market; one ` +
+      `run. Up until all run: ${fleet.upSeconds.toFixed(1)} s (boot + ` +
+      `${(fleet.upSeconds - fleet.bootSeconds).toFixed(1)} s); status reads ` +
+      `${fleet.statusReadsPerInstance.toFixed(2)} per instance. Destroy: ` +
+      `${fleet.destroySeconds.toFixed(1)} s, ${fleet.destroyRequests.answered} requests answered, ` +
+      `${fleet.destroyRequests.refused} refused.`,
+    "",
+    fleetTable(fleet),
+    "",
+  ];
+}
+
 // ---- Main ---------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
@@ -840,22 +874,25 @@ async function main(): Promise<void> {
     }
     // Its own emulator: the market's offers beside the main one's hand-written asks would
     // change nothing there, but exclusive renting would (the mix rents each seeded ask often).
-    log(`instances by query: N=${byQueryInstances}, one run, market seed ${marketSeed}`);
-    const market = await startTestEmulator({ bootPolls: 0, market: { seed: marketSeed } });
-    try {
-      byQuery = await measureByQuery(market);
-    } finally {
-      await market.close();
+    if (!flags["stacks-only"]) {
+      log(`instances by query: N=${byQueryInstances}, one run, market seed ${marketSeed}`);
+      const market = await startTestEmulator({ bootPolls: 0, market: { seed: marketSeed } });
+      try {
+        byQuery = await measureByQuery(market);
+      } finally {
+        await market.close();
+      }
+      log(`a fleet: N=${fleetSize}, --parallel ${fleetParallel}, documented rate limits, one run`);
+      fleet = await measureFleet();
     }
-    log(`a fleet: N=${fleetSize}, --parallel ${fleetParallel}, documented rate limits, one run`);
-    fleet = await measureFleet();
   } finally {
     await emulator.close();
     await rm(tmp, { recursive: true, force: true });
   }
   const totalSeconds = (performance.now() - started) / 1000;
-  if (byQuery === undefined) throw new Error("instances by query were not measured");
-  if (fleet === undefined) throw new Error("the fleet was not measured");
+  if (!flags["stacks-only"] && (byQuery === undefined || fleet === undefined)) {
+    throw new Error("instances by query or the fleet were not measured");
+  }
   const stacks = sizes.flatMap((n) =>
     kinds.map((kind) =>
       summarize(samples.filter((sample) => sample.kind === kind && sample.n === n)),
@@ -890,29 +927,8 @@ async function main(): Promise<void> {
     "",
     typeTable(stacks),
     "",
-    "## Instances by query",
-    "",
-    `\`pulumi up\` of ${byQuery.instances} instances rented by one \`offerQuery\` (one GPU model, ` +
-      `single GPU), against an emulator of its own with a generated market (seed ` +
-      `${byQuery.marketSeed}; renting exclusive); instances run on their first poll. ` +
-      `${byQuery.resources} resources (with the stack and its instance sweeper) in ` +
-      `${byQuery.seconds.toFixed(2)} s, one run; ${byQuery.createsRefused} creates refused.`,
-    "",
-    byQueryTable(byQuery),
-    "",
-    "## A fleet under the service's limits",
-    "",
-    `\`pulumi up --parallel ${fleet.parallel}\` of ${fleet.instances} single-GPU workers rented by one ` +
-      `\`offerQuery\`, against an emulator with the documented rate limits (\`--rate-limits ` +
-      `documented\`), boots of ${fleet.bootSeconds} s in wall-clock time and a generated market; one ` +
-      `run. Up until all run: ${fleet.upSeconds.toFixed(1)} s (boot + ` +
-      `${(fleet.upSeconds - fleet.bootSeconds).toFixed(1)} s); status reads ` +
-      `${fleet.statusReadsPerInstance.toFixed(2)} per instance. Destroy: ` +
-      `${fleet.destroySeconds.toFixed(1)} s, ${fleet.destroyRequests.answered} requests answered, ` +
-      `${fleet.destroyRequests.refused} refused.`,
-    "",
-    fleetTable(fleet),
-    "",
+    ...(byQuery === undefined ? [] : byQuerySection(byQuery)),
+    ...(fleet === undefined ? [] : fleetSection(fleet)),
     "![wall time against N](bench.svg)",
     "",
     `Total bench time ${totalSeconds.toFixed(0)} s.`,
@@ -939,7 +955,16 @@ async function main(): Promise<void> {
   );
   await writeFile(path.join(outDir, "bench.svg"), chart(stacks));
   process.stdout.write(
-    `\n${table}\n\n${timeTable(stacks)}\n\n${stateTable(stacks)}\n\n${typeTable(stacks)}\n\n${byQueryTable(byQuery)}\n\n${fleetTable(fleet)}\n\n`,
+    [
+      "",
+      table,
+      timeTable(stacks),
+      stateTable(stacks),
+      typeTable(stacks),
+      ...(byQuery === undefined ? [] : [byQueryTable(byQuery)]),
+      ...(fleet === undefined ? [] : [fleetTable(fleet)]),
+      "",
+    ].join("\n\n"),
   );
   log(
     `wrote ${path.relative(process.cwd(), outDir) || "."}/bench.{md,json,svg} in ${totalSeconds.toFixed(0)} s`,
