@@ -49,8 +49,8 @@ const execFileAsync = promisify(execFile);
  * shapes (our classes and their properties, no-op providers: what the engine and the SDK charge
  * for those properties, so that ours over shapes is our provider's own cost).
  */
-const kinds = ["floor", "shapes", "ours"] as const;
-type Kind = (typeof kinds)[number];
+const allKinds = ["floor", "shapes", "every", "ours"] as const;
+type Kind = (typeof allKinds)[number];
 const steps = ["up", "refresh", "destroy"] as const;
 type StepName = (typeof steps)[number];
 
@@ -59,6 +59,12 @@ interface StepMeasure {
   readonly n: number;
   readonly step: StepName;
   readonly seconds: number;
+  /**
+   * CPU seconds of the step: the processes it started (the CLI, its plugins, the program) and the
+   * bench's own process (the in-process emulator). Less moved by other work on a shared machine
+   * than the wall time.
+   */
+  readonly cpuSeconds: number;
   /** Requests the emulator logged during the step. */
   readonly requests: number;
   /** Peak RSS of the dynamic-provider process(es) of the step, in KB. */
@@ -104,6 +110,7 @@ const { values: flags } = parseArgs({
     repeat: { type: "string" },
     out: { type: "string" },
     "stacks-only": { type: "boolean", default: false },
+    attribute: { type: "boolean", default: false },
   },
   strict: true,
 });
@@ -121,6 +128,12 @@ const repeat = flags.repeat === undefined ? (flags.quick ? 1 : 3) : Number(flags
 if (!Number.isInteger(repeat) || repeat < 1) {
   throw new Error(`--repeat: ${flags.repeat ?? ""} is not a positive integer`);
 }
+/**
+ * The stacks of each size. With `--attribute`, also `every`: the shapes stack with every output
+ * name registered, inputs left out included (as the classes did before they registered only the
+ * inputs given and what the service reports): what those names cost.
+ */
+const kinds: readonly Kind[] = allKinds.filter((kind) => kind !== "every" || flags.attribute);
 const outDir = path.resolve(flags.out ?? path.join(repoRoot, "bench-results"));
 const recorder = path.join(repoRoot, "scripts", "bench", "rss-recorder.cjs");
 
@@ -165,6 +178,28 @@ async function stepRss(file: string): Promise<RssLine[]> {
 
 const peak = (lines: RssLine[]): number | undefined =>
   lines.length === 0 ? undefined : Math.max(...lines.map((line) => line.maxRssKb));
+
+// ---- CPU time ------------------------------------------------------------------------------
+
+/** Clock ticks a second of /proc's times (USER_HZ: 100 on Linux). */
+const ticksPerSecond = 100;
+
+/**
+ * CPU seconds used so far by this process and by its children that have ended (each with the
+ * descendants it waited for: a step's CLI, language host, program and plugins), from
+ * /proc/self/stat's utime, stime, cutime and cstime; where there is no /proc, this process's alone.
+ */
+async function cpuSecondsSoFar(): Promise<number> {
+  const own = process.cpuUsage();
+  const ownSeconds = (own.user + own.system) / 1e6;
+  const stat = await readFile("/proc/self/stat", "utf8").catch(() => undefined);
+  if (stat === undefined) return ownSeconds;
+  // The fields after the command's closing parenthesis start at field 3 (state); cutime and
+  // cstime are fields 16 and 17.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const children = Number(fields[13]) + Number(fields[14]);
+  return Number.isFinite(children) ? ownSeconds + children / ticksPerSecond : ownSeconds;
+}
 
 // ---- State size ---------------------------------------------------------------------------
 
@@ -238,8 +273,8 @@ async function measureStack(
   const program =
     mix === undefined
       ? noopProgram(n)
-      : kind === "shapes"
-        ? shapesProgram(mix, { pollIntervalSeconds: 0.05 })
+      : kind === "shapes" || kind === "every"
+        ? shapesProgram(mix, { pollIntervalSeconds: 0.05 }, { everyOutput: kind === "every" })
         : mixedProgram(mix, { pollIntervalSeconds: 0.05 });
   return withStack(
     {
@@ -262,12 +297,14 @@ async function measureStack(
         await writeFile(rssLog, "");
         await emulator.clearRequests();
         const started = performance.now();
+        const cpuBefore = await cpuSecondsSoFar();
         const result = await (step === "up"
           ? stack.up({ onOutput })
           : step === "refresh"
             ? stack.refresh({ onOutput })
             : stack.destroy({ onOutput }));
         const seconds = (performance.now() - started) / 1000;
+        const cpuSeconds = (await cpuSecondsSoFar()) - cpuBefore;
         const requests = (await emulator.requests()).length;
         const rss = await stepRss(rssLog);
         const resourceChanges = result.summary.resourceChanges ?? {};
@@ -283,6 +320,7 @@ async function measureStack(
           n,
           step,
           seconds,
+          cpuSeconds,
           requests,
           providerPeakRssKb: peak(providers),
           providerProcesses: providers.length,
@@ -290,7 +328,8 @@ async function measureStack(
           resourceChanges,
         });
         log(
-          `${kind.padEnd(6)} N=${String(n).padEnd(3)} ${step.padEnd(7)} ${seconds.toFixed(2)} s, ` +
+          `${kind.padEnd(6)} N=${String(n).padEnd(3)} ${step.padEnd(7)} ${seconds.toFixed(2)} s ` +
+            `(CPU ${cpuSeconds.toFixed(2)} s), ` +
             `${requests} requests, provider peak RSS ${mb(peak(providers))} MB`,
         );
         if (step === "up") {
@@ -534,6 +573,7 @@ function summarize(samples: StackMeasure[]): StackMeasure {
       return {
         ...stepOf(first, step),
         seconds: median(seconds),
+        cpuSeconds: median(runs.map((run) => run.cpuSeconds)),
         requests: median(runs.map((run) => run.requests)),
         providerPeakRssKb: medianOf(runs.map((run) => run.providerPeakRssKb)),
         providerProcesses: Math.max(...runs.map((run) => run.providerProcesses)),
@@ -583,6 +623,8 @@ interface Ratios {
   readonly n: number;
   readonly step: StepName;
   readonly time: number | undefined;
+  /** CPU seconds, ours / floor. */
+  readonly cpu: number | undefined;
   readonly providerPeakRss: number | undefined;
   /** Mean state entry bytes of a resource (compact JSON), ours / floor; the same for every step. */
   readonly stateEntryBytes: number | undefined;
@@ -592,6 +634,8 @@ interface Ratios {
   readonly shapesTime: number | undefined;
   /** Time of ours / our resources' shapes: our provider's own share. */
   readonly timeOverShapes: number | undefined;
+  /** With `--attribute`: time of the shapes registering every output name / floor. */
+  readonly everyOutputTime?: number | undefined;
 }
 
 function ratiosOf(stacks: StackMeasure[]): Ratios[] {
@@ -607,11 +651,15 @@ function ratiosOf(stacks: StackMeasure[]): Ratios[] {
         n,
         step,
         time: ratio(o.seconds, f.seconds),
+        cpu: ratio(o.cpuSeconds, f.cpuSeconds),
         providerPeakRss: ratio(o.providerPeakRssKb, f.providerPeakRssKb),
         stateEntryBytes: ratio(ours.state.dynamicEntryBytes, floor.state.dynamicEntryBytes),
         stateFileBytes: ratio(ours.state.stateFileBytes, floor.state.stateFileBytes),
         shapesTime: ratio(sh.seconds, f.seconds),
         timeOverShapes: ratio(o.seconds, sh.seconds),
+        ...(kinds.includes("every")
+          ? { everyOutputTime: ratio(stepOf(find(stacks, "every", n), step).seconds, f.seconds) }
+          : {}),
       };
     });
   });
@@ -632,6 +680,8 @@ function mainTable(stacks: StackMeasure[]): string {
         o.seconds.toFixed(2),
         f.seconds.toFixed(2),
         showRatio(ratios?.time),
+        `${o.cpuSeconds.toFixed(2)} / ${f.cpuSeconds.toFixed(2)}`,
+        showRatio(ratios?.cpu),
         String(o.requests),
         step === "up" ? `${ours.state.dynamicEntryBytes} / ${floor.state.dynamicEntryBytes}` : "",
         step === "up" ? showRatio(ratios?.stateEntryBytes) : "",
@@ -647,6 +697,8 @@ function mainTable(stacks: StackMeasure[]): string {
       "ours s",
       "floor s",
       "time ratio",
+      "CPU s (ours / floor)",
+      "CPU ratio",
       "API requests",
       "state bytes/resource (ours / floor)",
       "state ratio",
@@ -659,21 +711,28 @@ function mainTable(stacks: StackMeasure[]): string {
 
 /** Where each step's time goes: the engine, its SDK's handling of our properties, our provider. */
 function timeTable(stacks: StackMeasure[]): string {
+  const attributed = kinds.includes("every");
   const rows: string[][] = [];
   const allRatios = ratiosOf(stacks);
   for (const n of sizes) {
     for (const step of steps) {
       const seconds = (kind: Kind) => stepOf(find(stacks, kind, n), step).seconds.toFixed(2);
+      const cpu = (kind: Kind) => stepOf(find(stacks, kind, n), step).cpuSeconds;
       const ratios = allRatios.find((r) => r.n === n && r.step === step);
       rows.push([
         step,
         String(n),
         seconds("floor"),
         seconds("shapes"),
+        ...(attributed ? [seconds("every")] : []),
         seconds("ours"),
         showRatio(ratios?.shapesTime),
+        ...(attributed ? [showRatio(ratios?.everyOutputTime)] : []),
         showRatio(ratios?.timeOverShapes),
         showRatio(ratios?.time),
+        showRatio(ratio(cpu("shapes"), cpu("floor"))),
+        ...(attributed ? [showRatio(ratio(cpu("every"), cpu("floor")))] : []),
+        showRatio(ratio(cpu("ours"), cpu("shapes"))),
       ]);
     }
   }
@@ -683,10 +742,15 @@ function timeTable(stacks: StackMeasure[]): string {
       "N",
       "floor s",
       "shapes s",
+      ...(attributed ? ["every s"] : []),
       "ours s",
       "shapes / floor (engine and SDK)",
+      ...(attributed ? ["every / floor (every output name registered)"] : []),
       "ours / shapes (our provider)",
       "ours / floor",
+      "CPU: shapes / floor",
+      ...(attributed ? ["CPU: every / floor"] : []),
+      "CPU: ours / shapes",
     ],
     rows,
   );
@@ -910,12 +974,16 @@ async function main(): Promise<void> {
     `Wall time is the Automation API call (CLI start, program, plugins, engine, state writes)${repeat > 1 ? `, median of ${repeat} runs` : ""}.`,
     "API requests: the emulator's log for the step. State bytes/resource: the mean size of one dynamic resource's entry in the state (compact JSON, as the file backend writes it), after up; state ratio: ours / floor.",
     "Peak RSS: maxRSS of the dynamic-provider plugin process, recorded at its exit; memory ratio: ours / floor.",
+    "CPU: the CPU seconds of the step's processes (the CLI, its plugins, the program) and the bench's own (the in-process emulator); less moved than the wall time by other work on a shared machine.",
     "",
     table,
     "",
     "## Where the time goes",
     "",
-    "Shapes over the floor is what the engine and the SDK charge for our resources' properties (their number and size); ours over shapes is our provider's own work: its start in each `pulumi` process (loading zod, undici and the package), its checks and its API requests.",
+    "Shapes over the floor is what the engine and the SDK charge for our resources' properties (their number and size); ours over shapes is our provider's own work: its start in each `pulumi` process (loading zod, undici and the package), its checks and its API requests." +
+      (kinds.includes("every")
+        ? " Every: the shapes stack with every output name of an Instance and a Volume registered, the inputs left out included (as the classes did before they registered only the inputs given and what the service reports): every over shapes is what those names cost."
+        : ""),
     "",
     timeTable(stacks),
     "",
