@@ -101,12 +101,12 @@ function providerFor(names) {
   }
   return providers.get(key);
 }
-${options.everyOutput ? everyOutputNames : "const everyOutput = {};"}
+${options.everyOutput ? everyOutputNames : "const everyOutput = () => ({});"}
 // Before the package's classes extend it.
 const DynamicResource = pulumi.dynamic.Resource;
 pulumi.dynamic.Resource = class extends DynamicResource {
   constructor(_provider, name, props, opts, module, type) {
-    const every = Object.fromEntries((everyOutput[type] ?? []).map((field) => [field, undefined]));
+    const every = Object.fromEntries((everyOutput()[type] ?? []).map((field) => [field, undefined]));
     const registered = { ...every, ...props };
     super(providerFor(Object.keys(registered)), name, registered, opts, module, type);
   }
@@ -124,13 +124,21 @@ export interface ShapesOptions {
   readonly everyOutput?: boolean;
 }
 
-/** The shapes program's table of every output name of the resources that register fewer. */
-const everyOutputNames = `const everyOutput = {
-  Instance: Object.keys(
-    require("pulumi-gpucloud/provider/renting/instance-inputs").instanceOutputsSchema.shape,
-  ).filter((field) => !["owner", "stackToken", "replaceOnChanges"].includes(field)),
-  Volume: Object.keys(require("pulumi-gpucloud/provider/resources/volume").volumeOutputsSchema.shape),
-};`;
+/**
+ * The shapes program's table of every output name of the resources that register fewer: read
+ * when the first resource is declared, once the classes extend the no-op resource (the volume's
+ * module declares its class).
+ */
+const everyOutputNames = `let everyOutputTable;
+const everyOutput = () =>
+  (everyOutputTable ??= {
+    Instance: Object.keys(
+      require("pulumi-gpucloud/provider/renting/instance-inputs").instanceOutputsSchema.shape,
+    ).filter((field) => !["owner", "stackToken", "replaceOnChanges"].includes(field)),
+    Volume: Object.keys(
+      require("pulumi-gpucloud/provider/resources/volume").volumeOutputsSchema.shape,
+    ),
+  });`;
 
 function mixDeclarations(mix: Mix, instance: InstanceOptions): string {
   const instanceArgs = JSON.stringify({ pollIntervalSeconds: 0.05, ...instance });
