@@ -51,8 +51,8 @@ const execFileAsync = promisify(execFile);
  * shapes (our classes and their properties, no-op providers: what the engine and the SDK charge
  * for those properties, so that ours over shapes is our provider's own cost).
  */
-const kinds = ["floor", "shapes", "ours"] as const;
-type Kind = (typeof kinds)[number];
+const allKinds = ["floor", "shapes", "every", "ours"] as const;
+type Kind = (typeof allKinds)[number];
 const steps = ["up", "refresh", "destroy"] as const;
 type StepName = (typeof steps)[number];
 
@@ -61,6 +61,12 @@ interface StepMeasure {
   readonly n: number;
   readonly step: StepName;
   readonly seconds: number;
+  /**
+   * CPU seconds of the step: the processes it started (the CLI, its plugins, the program) and the
+   * bench's own process (the in-process emulator). Less moved by other work on a shared machine
+   * than the wall time.
+   */
+  readonly cpuSeconds: number;
   /** Requests the emulator logged during the step. */
   readonly requests: number;
   /** Peak RSS of the dynamic-provider process(es) of the step, in KB. */
@@ -107,6 +113,8 @@ const { values: flags } = parseArgs({
     sizes: { type: "string" },
     repeat: { type: "string" },
     out: { type: "string" },
+    "stacks-only": { type: "boolean", default: false },
+    attribute: { type: "boolean", default: false },
   },
   strict: true,
 });
@@ -124,6 +132,12 @@ const repeat = flags.repeat === undefined ? (flags.quick ? 1 : 3) : Number(flags
 if (!Number.isInteger(repeat) || repeat < 1) {
   throw new Error(`--repeat: ${flags.repeat ?? ""} is not a positive integer`);
 }
+/**
+ * The stacks of each size. With `--attribute`, also `every`: the shapes stack with every output
+ * name registered, inputs left out included (as the classes did before they registered only the
+ * inputs given and what the service reports): what those names cost.
+ */
+const kinds: readonly Kind[] = allKinds.filter((kind) => kind !== "every" || flags.attribute);
 const outDir = path.resolve(flags.out ?? path.join(repoRoot, "bench-results"));
 const recorder = path.join(repoRoot, "scripts", "bench", "rss-recorder.cjs");
 
@@ -168,6 +182,28 @@ async function stepRss(file: string): Promise<RssLine[]> {
 
 const peak = (lines: RssLine[]): number | undefined =>
   lines.length === 0 ? undefined : Math.max(...lines.map((line) => line.maxRssKb));
+
+// ---- CPU time ------------------------------------------------------------------------------
+
+/** Clock ticks a second of /proc's times (USER_HZ: 100 on Linux). */
+const ticksPerSecond = 100;
+
+/**
+ * CPU seconds used so far by this process and by its children that have ended (each with the
+ * descendants it waited for: a step's CLI, language host, program and plugins), from
+ * /proc/self/stat's utime, stime, cutime and cstime; where there is no /proc, this process's alone.
+ */
+async function cpuSecondsSoFar(): Promise<number> {
+  const own = process.cpuUsage();
+  const ownSeconds = (own.user + own.system) / 1e6;
+  const stat = await readFile("/proc/self/stat", "utf8").catch(() => undefined);
+  if (stat === undefined) return ownSeconds;
+  // The fields after the command's closing parenthesis start at field 3 (state); cutime and
+  // cstime are fields 16 and 17.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const children = Number(fields[13]) + Number(fields[14]);
+  return Number.isFinite(children) ? ownSeconds + children / ticksPerSecond : ownSeconds;
+}
 
 // ---- State size ---------------------------------------------------------------------------
 
@@ -241,8 +277,8 @@ async function measureStack(
   const program =
     mix === undefined
       ? noopProgram(n)
-      : kind === "shapes"
-        ? shapesProgram(mix, { pollIntervalSeconds: 0.05 })
+      : kind === "shapes" || kind === "every"
+        ? shapesProgram(mix, { pollIntervalSeconds: 0.05 }, { everyOutput: kind === "every" })
         : mixedProgram(mix, { pollIntervalSeconds: 0.05 });
   return withStack(
     {
@@ -265,12 +301,14 @@ async function measureStack(
         await writeFile(rssLog, "");
         await emulator.clearRequests();
         const started = performance.now();
+        const cpuBefore = await cpuSecondsSoFar();
         const result = await (step === "up"
           ? stack.up({ onOutput })
           : step === "refresh"
             ? stack.refresh({ onOutput })
             : stack.destroy({ onOutput }));
         const seconds = (performance.now() - started) / 1000;
+        const cpuSeconds = (await cpuSecondsSoFar()) - cpuBefore;
         const requests = (await emulator.requests()).length;
         const rss = await stepRss(rssLog);
         const resourceChanges = result.summary.resourceChanges ?? {};
@@ -286,6 +324,7 @@ async function measureStack(
           n,
           step,
           seconds,
+          cpuSeconds,
           requests,
           providerPeakRssKb: peak(providers),
           providerProcesses: providers.length,
@@ -293,7 +332,8 @@ async function measureStack(
           resourceChanges,
         });
         log(
-          `${kind.padEnd(6)} N=${String(n).padEnd(3)} ${step.padEnd(7)} ${seconds.toFixed(2)} s, ` +
+          `${kind.padEnd(6)} N=${String(n).padEnd(3)} ${step.padEnd(7)} ${seconds.toFixed(2)} s ` +
+            `(CPU ${cpuSeconds.toFixed(2)} s), ` +
             `${requests} requests, provider peak RSS ${mb(peak(providers))} MB`,
         );
         if (step === "up") {
@@ -551,6 +591,7 @@ function summarize(samples: StackMeasure[]): StackMeasure {
       return {
         ...stepOf(first, step),
         seconds: median(seconds),
+        cpuSeconds: median(runs.map((run) => run.cpuSeconds)),
         requests: median(runs.map((run) => run.requests)),
         providerPeakRssKb: medianOf(runs.map((run) => run.providerPeakRssKb)),
         providerProcesses: Math.max(...runs.map((run) => run.providerProcesses)),
@@ -600,6 +641,8 @@ interface Ratios {
   readonly n: number;
   readonly step: StepName;
   readonly time: number | undefined;
+  /** CPU seconds, ours / floor. */
+  readonly cpu: number | undefined;
   readonly providerPeakRss: number | undefined;
   /** Mean state entry bytes of a resource (compact JSON), ours / floor; the same for every step. */
   readonly stateEntryBytes: number | undefined;
@@ -609,6 +652,8 @@ interface Ratios {
   readonly shapesTime: number | undefined;
   /** Time of ours / our resources' shapes: our provider's own share. */
   readonly timeOverShapes: number | undefined;
+  /** With `--attribute`: time of the shapes registering every output name / floor. */
+  readonly everyOutputTime?: number | undefined;
 }
 
 function ratiosOf(stacks: StackMeasure[]): Ratios[] {
@@ -624,11 +669,15 @@ function ratiosOf(stacks: StackMeasure[]): Ratios[] {
         n,
         step,
         time: ratio(o.seconds, f.seconds),
+        cpu: ratio(o.cpuSeconds, f.cpuSeconds),
         providerPeakRss: ratio(o.providerPeakRssKb, f.providerPeakRssKb),
         stateEntryBytes: ratio(ours.state.dynamicEntryBytes, floor.state.dynamicEntryBytes),
         stateFileBytes: ratio(ours.state.stateFileBytes, floor.state.stateFileBytes),
         shapesTime: ratio(sh.seconds, f.seconds),
         timeOverShapes: ratio(o.seconds, sh.seconds),
+        ...(kinds.includes("every")
+          ? { everyOutputTime: ratio(stepOf(find(stacks, "every", n), step).seconds, f.seconds) }
+          : {}),
       };
     });
   });
@@ -649,6 +698,8 @@ function mainTable(stacks: StackMeasure[]): string {
         o.seconds.toFixed(2),
         f.seconds.toFixed(2),
         showRatio(ratios?.time),
+        `${o.cpuSeconds.toFixed(2)} / ${f.cpuSeconds.toFixed(2)}`,
+        showRatio(ratios?.cpu),
         String(o.requests),
         step === "up" ? `${ours.state.dynamicEntryBytes} / ${floor.state.dynamicEntryBytes}` : "",
         step === "up" ? showRatio(ratios?.stateEntryBytes) : "",
@@ -664,6 +715,8 @@ function mainTable(stacks: StackMeasure[]): string {
       "ours s",
       "floor s",
       "time ratio",
+      "CPU s (ours / floor)",
+      "CPU ratio",
       "API requests",
       "state bytes/resource (ours / floor)",
       "state ratio",
@@ -676,21 +729,28 @@ function mainTable(stacks: StackMeasure[]): string {
 
 /** Where each step's time goes: the engine, its SDK's handling of our properties, our provider. */
 function timeTable(stacks: StackMeasure[]): string {
+  const attributed = kinds.includes("every");
   const rows: string[][] = [];
   const allRatios = ratiosOf(stacks);
   for (const n of sizes) {
     for (const step of steps) {
       const seconds = (kind: Kind) => stepOf(find(stacks, kind, n), step).seconds.toFixed(2);
+      const cpu = (kind: Kind) => stepOf(find(stacks, kind, n), step).cpuSeconds;
       const ratios = allRatios.find((r) => r.n === n && r.step === step);
       rows.push([
         step,
         String(n),
         seconds("floor"),
         seconds("shapes"),
+        ...(attributed ? [seconds("every")] : []),
         seconds("ours"),
         showRatio(ratios?.shapesTime),
+        ...(attributed ? [showRatio(ratios?.everyOutputTime)] : []),
         showRatio(ratios?.timeOverShapes),
         showRatio(ratios?.time),
+        showRatio(ratio(cpu("shapes"), cpu("floor"))),
+        ...(attributed ? [showRatio(ratio(cpu("every"), cpu("floor")))] : []),
+        showRatio(ratio(cpu("ours"), cpu("shapes"))),
       ]);
     }
   }
@@ -700,10 +760,15 @@ function timeTable(stacks: StackMeasure[]): string {
       "N",
       "floor s",
       "shapes s",
+      ...(attributed ? ["every s"] : []),
       "ours s",
       "shapes / floor (engine and SDK)",
+      ...(attributed ? ["every / floor (every output name registered)"] : []),
       "ours / shapes (our provider)",
       "ours / floor",
+      "CPU: shapes / floor",
+      ...(attributed ? ["CPU: every / floor"] : []),
+      "CPU: ours / shapes",
     ],
     rows,
   );
@@ -812,6 +877,39 @@ function chart(stacks: StackMeasure[]): string {
   return lineChart("pulumi-gpucloud: wall time against stack size", series);
 }
 
+function byQuerySection(byQuery: ByQueryMeasure): string[] {
+  return [
+    "## Instances by query",
+    "",
+    `\`pulumi up\` of ${byQuery.instances} instances rented by one \`offerQuery\` (one GPU model, ` +
+      `single GPU), against an emulator of its own with a generated market (seed ` +
+      `${byQuery.marketSeed}; renting exclusive); instances run on their first poll. ` +
+      `${byQuery.resources} resources (with the stack and its instance sweeper) in ` +
+      `${byQuery.seconds.toFixed(2)} s, one run; ${byQuery.createsRefused} creates refused.`,
+    "",
+    byQueryTable(byQuery),
+    "",
+  ];
+}
+
+function fleetSection(fleet: FleetMeasure): string[] {
+  return [
+    "## A fleet under the service's limits",
+    "",
+    `\`pulumi up --parallel ${fleet.parallel}\` of ${fleet.instances} single-GPU workers rented by one ` +
+      `\`offerQuery\`, against an emulator with the documented rate limits (\`--rate-limits ` +
+      `documented\`), boots of ${fleet.bootSeconds} s in wall-clock time and a generated market; one ` +
+      `run. Up until all run: ${fleet.upSeconds.toFixed(1)} s (boot + ` +
+      `${(fleet.upSeconds - fleet.bootSeconds).toFixed(1)} s); status reads ` +
+      `${fleet.statusReadsPerInstance.toFixed(2)} per instance; ${timelineText(fleet.timeline)}. Destroy: ` +
+      `${fleet.destroySeconds.toFixed(1)} s, ${fleet.destroyRequests.answered} requests answered, ` +
+      `${fleet.destroyRequests.refused} refused.`,
+    "",
+    fleetTable(fleet),
+    "",
+  ];
+}
+
 // ---- Main ---------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
@@ -864,22 +962,25 @@ async function main(): Promise<void> {
     }
     // Its own emulator: the market's offers beside the main one's hand-written asks would
     // change nothing there, but exclusive renting would (the mix rents each seeded ask often).
-    log(`instances by query: N=${byQueryInstances}, one run, market seed ${marketSeed}`);
-    const market = await startTestEmulator({ bootPolls: 0, market: { seed: marketSeed } });
-    try {
-      byQuery = await measureByQuery(market);
-    } finally {
-      await market.close();
+    if (!flags["stacks-only"]) {
+      log(`instances by query: N=${byQueryInstances}, one run, market seed ${marketSeed}`);
+      const market = await startTestEmulator({ bootPolls: 0, market: { seed: marketSeed } });
+      try {
+        byQuery = await measureByQuery(market);
+      } finally {
+        await market.close();
+      }
+      log(`a fleet: N=${fleetSize}, --parallel ${fleetParallel}, documented rate limits, one run`);
+      fleet = await measureFleet();
     }
-    log(`a fleet: N=${fleetSize}, --parallel ${fleetParallel}, documented rate limits, one run`);
-    fleet = await measureFleet();
   } finally {
     await emulator.close();
     await rm(tmp, { recursive: true, force: true });
   }
   const totalSeconds = (performance.now() - started) / 1000;
-  if (byQuery === undefined) throw new Error("instances by query were not measured");
-  if (fleet === undefined) throw new Error("the fleet was not measured");
+  if (!flags["stacks-only"] && (byQuery === undefined || fleet === undefined)) {
+    throw new Error("instances by query or the fleet were not measured");
+  }
   const stacks = sizes.flatMap((n) =>
     kinds.map((kind) =>
       summarize(samples.filter((sample) => sample.kind === kind && sample.n === n)),
@@ -897,12 +998,16 @@ async function main(): Promise<void> {
     `Wall time is the Automation API call (CLI start, program, plugins, engine, state writes)${repeat > 1 ? `, median of ${repeat} runs` : ""}.`,
     "API requests: the emulator's log for the step. State bytes/resource: the mean size of one dynamic resource's entry in the state (compact JSON, as the file backend writes it), after up; state ratio: ours / floor.",
     "Peak RSS: maxRSS of the dynamic-provider plugin process, recorded at its exit; memory ratio: ours / floor.",
+    "CPU: the CPU seconds of the step's processes (the CLI, its plugins, the program) and the bench's own (the in-process emulator); less moved than the wall time by other work on a shared machine.",
     "",
     table,
     "",
     "## Where the time goes",
     "",
-    "Shapes over the floor is what the engine and the SDK charge for our resources' properties (their number and size); ours over shapes is our provider's own work: its start in each `pulumi` process (loading zod, undici and the package), its checks and its API requests.",
+    "Shapes over the floor is what the engine and the SDK charge for our resources' properties (their number and size); ours over shapes is our provider's own work: its start in each `pulumi` process (loading zod, undici and the package), its checks and its API requests." +
+      (kinds.includes("every")
+        ? " Every: the shapes stack with every output name of an Instance and a Volume registered, the inputs left out included (as the classes did before they registered only the inputs given and what the service reports): every over shapes is what those names cost."
+        : ""),
     "",
     timeTable(stacks),
     "",
@@ -914,29 +1019,8 @@ async function main(): Promise<void> {
     "",
     typeTable(stacks),
     "",
-    "## Instances by query",
-    "",
-    `\`pulumi up\` of ${byQuery.instances} instances rented by one \`offerQuery\` (one GPU model, ` +
-      `single GPU), against an emulator of its own with a generated market (seed ` +
-      `${byQuery.marketSeed}; renting exclusive); instances run on their first poll. ` +
-      `${byQuery.resources} resources (with the stack and its instance sweeper) in ` +
-      `${byQuery.seconds.toFixed(2)} s, one run; ${byQuery.createsRefused} creates refused.`,
-    "",
-    byQueryTable(byQuery),
-    "",
-    "## A fleet under the service's limits",
-    "",
-    `\`pulumi up --parallel ${fleet.parallel}\` of ${fleet.instances} single-GPU workers rented by one ` +
-      `\`offerQuery\`, against an emulator with the documented rate limits (\`--rate-limits ` +
-      `documented\`), boots of ${fleet.bootSeconds} s in wall-clock time and a generated market; one ` +
-      `run. Up until all run: ${fleet.upSeconds.toFixed(1)} s (boot + ` +
-      `${(fleet.upSeconds - fleet.bootSeconds).toFixed(1)} s); status reads ` +
-      `${fleet.statusReadsPerInstance.toFixed(2)} per instance; ${timelineText(fleet.timeline)}. Destroy: ` +
-      `${fleet.destroySeconds.toFixed(1)} s, ${fleet.destroyRequests.answered} requests answered, ` +
-      `${fleet.destroyRequests.refused} refused.`,
-    "",
-    fleetTable(fleet),
-    "",
+    ...(byQuery === undefined ? [] : byQuerySection(byQuery)),
+    ...(fleet === undefined ? [] : fleetSection(fleet)),
     "![wall time against N](bench.svg)",
     "",
     `Total bench time ${totalSeconds.toFixed(0)} s.`,
@@ -963,7 +1047,16 @@ async function main(): Promise<void> {
   );
   await writeFile(path.join(outDir, "bench.svg"), chart(stacks));
   process.stdout.write(
-    `\n${table}\n\n${timeTable(stacks)}\n\n${stateTable(stacks)}\n\n${typeTable(stacks)}\n\n${byQueryTable(byQuery)}\n\n${fleetTable(fleet)}\n\n`,
+    [
+      "",
+      table,
+      timeTable(stacks),
+      stateTable(stacks),
+      typeTable(stacks),
+      ...(byQuery === undefined ? [] : [byQueryTable(byQuery)]),
+      ...(fleet === undefined ? [] : [fleetTable(fleet)]),
+      "",
+    ].join("\n\n"),
   );
   log(
     `wrote ${path.relative(process.cwd(), outDir) || "."}/bench.{md,json,svg} in ${totalSeconds.toFixed(0)} s`,

@@ -24,7 +24,7 @@ import { recoverLostCreate } from "../shared/lost-create";
 import { theLostVolume } from "../shared/lost-volume";
 import { checkInputs, containsUnknown, fieldFailure } from "../shared/validation";
 import { withExample } from "../shared/reference-examples";
-import { everyOutput, type OutputsOf } from "../shared/class-outputs";
+import { appliedDefaults, type OutputsOf, reportedOutputs } from "../shared/class-outputs";
 import { volumeDollarsPerHour, volumeDollarsPerHourField } from "../shared/volume-price";
 import { forInstanceSchema, placeWithInstance } from "../renting/volume-placement";
 
@@ -409,25 +409,29 @@ export class Volume extends pulumi.dynamic.Resource {
     super(
       providerShim("pulumi-gpucloud/provider/resources/volume"),
       name,
-      // Every output is named here, or the resource would not expose it.
       {
-        ...everyOutput(volumeOutputsSchema),
         // Keys the resource does not have too: check names them (shared/unknown-inputs.ts).
         ...args,
-        askId: args.askId,
-        volumeOfferQuery: args.volumeOfferQuery,
+        // Every reported output is named here, or the resource would not expose it; the inputs
+        // left out are outputs made when first read (appliedDefaults, below).
+        ...reportedOutputs(volumeReportedOutputs),
+        // As the service shows it, kept current by refresh.
         sizeGb: args.sizeGb,
-        forInstance: args.forInstance,
-        volumeName: undefined,
-        volumeId: undefined,
-        offerAskId: undefined,
-        machineId: undefined,
-        offer: undefined,
-        dollarsPerHour: undefined,
       },
       opts,
       "gpucloud",
       "Volume",
     );
+    appliedDefaults(this, volumeInputsSchema, args, { except: ["sizeGb"] });
   }
 }
+
+/** What the service reports of a volume, kept current by refresh: the outputs besides its inputs. */
+const volumeReportedOutputs = [
+  "volumeName",
+  "volumeId",
+  "offerAskId",
+  "machineId",
+  "offer",
+  "dollarsPerHour",
+] as const;

@@ -3,8 +3,12 @@ import { providerShim } from "../../shim";
 import { ownerOf } from "../../renting/identity";
 import { stackSweeper, withSweeper } from "../../renting/stack-sweeper";
 import type { InstanceOffer, InstanceOfferQuery } from "../../client";
-import { type InstanceOutputs, instanceOutputsSchema } from "../../renting/instance-inputs";
-import { everyOutput, type OutputsOf } from "../../shared/class-outputs";
+import {
+  instanceClassInputs,
+  type InstanceOutputs,
+  instanceInputsSchema,
+} from "../../renting/instance-inputs";
+import { appliedDefaults, type OutputsOf, reportedOutputs } from "../../shared/class-outputs";
 import type { InstanceAttempt } from "./inputs";
 import type { z } from "zod";
 import type { idleShutdownSchema } from "../../renting/idle-shutdown-inputs";
@@ -201,7 +205,35 @@ export type RentedOffer = KnownFields<NonNullable<InstanceOutputs["offer"]>> &
 /** The fields a type names, without its index signature (so that a misspelled one is an error). */
 type KnownFields<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
 
-/** Every input is also an output, holding the value as applied (`instance.diskGb`). */
+/**
+ * The outputs the Instance class registers besides the inputs given and the inputs a refresh may
+ * change (`label`, `state`; `sshKeyIds` only ever drops keys that were given): what the service
+ * reports, kept current by refresh.
+ */
+const instanceReportedOutputs = [
+  "instanceId",
+  "actualStatus",
+  "intendedStatus",
+  "sshHost",
+  "sshPort",
+  "publicIp",
+  "gpuRamMb",
+  "statusMessage",
+  "localIp",
+  "dollarsPerHour",
+  "ports",
+  "urls",
+  "attempts",
+  "outbidByDollarsPerHour",
+  "prepaidDollars",
+  "expiresAt",
+  "offer",
+] as const;
+
+/**
+ * Every input is also an output, holding the value as applied (`instance.diskGb`); an input the
+ * program leaves out holds the default check applies.
+ */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- typed outputs, set by the engine
 export interface Instance extends OutputsOf<
   Omit<InstanceOutputs, "owner" | "stackToken" | "replaceOnChanges" | "offer">
@@ -262,33 +294,27 @@ export class Instance extends pulumi.dynamic.Resource {
       providerShim("pulumi-gpucloud/provider/resources/instance"),
       name,
       {
-        ...everyOutput(instanceOutputsSchema),
         ...args,
+        // What the service reports, and the inputs a refresh may change; the other inputs left
+        // out are outputs made when first read (appliedDefaults, below).
+        ...reportedOutputs(instanceReportedOutputs),
         label: args.label,
+        state: args.state,
         owner: ownerOf(pulumi.getProject(), pulumi.getStack(), name),
         // The engine cannot apply the option to a dynamic provider's in-place changes: the
         // provider's diff does (diff.ts). Only when given, so that other states stay as they are.
         ...(opts?.replaceOnChanges?.length ? { replaceOnChanges: opts.replaceOnChanges } : {}),
         stackToken: sweeper.stackToken,
-        instanceId: undefined,
-        actualStatus: undefined,
-        sshHost: undefined,
-        sshPort: undefined,
-        publicIp: undefined,
-        gpuRamMb: undefined,
-        statusMessage: undefined,
-        localIp: undefined,
-        outbidByDollarsPerHour: undefined,
-        intendedStatus: undefined,
-        attempts: undefined,
-        offer: undefined,
-        dollarsPerHour: undefined,
-        expiresAt: undefined,
       },
       // The sweeper exists before any instance is rented and outlives every one (see it).
       { ...opts, dependsOn: withSweeper(opts?.dependsOn, sweeper) },
       "gpucloud",
       "Instance",
     );
+    appliedDefaults(this, instanceInputsSchema, args, {
+      except: [...instanceClassInputs, "label", "state"],
+      // Check's runtype without a template (a template's own applies otherwise).
+      applied: { runtype: args.templateHashId === undefined ? "ssh" : undefined },
+    });
   }
 }
