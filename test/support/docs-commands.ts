@@ -107,6 +107,11 @@ async function openScratch(): Promise<Scratch> {
     PIP_NO_INDEX: "1",
     PIP_FIND_LINKS: await wheelhouse(),
     PIP_DISABLE_PIP_VERSION_CHECK: "1",
+    // Go's build cache keys a package built without -trimpath by its folder, and the clone's
+    // sdk/go is in a new one each time: each Go block (README's workspace, policy.md's) compiled
+    // it anew, about 40 s of CPU. With -trimpath the key is the module and its content, so it is
+    // compiled once (setup compiles Pulumi's Go SDK so too); only the debug info's paths differ.
+    GOFLAGS: [process.env["GOFLAGS"], "-trimpath"].filter(Boolean).join(" "),
   };
   return {
     clone,
