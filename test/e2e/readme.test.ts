@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import ts from "typescript";
 import {
@@ -11,34 +13,44 @@ import {
 import { useEmulator } from "../support/use-emulator";
 import { withStack } from "../support/pulumi-stack";
 import { emulatorConfig } from "../support/programs";
-import { type PageProgram, typescriptProgram, withUniqueNames } from "../support/reference-pages";
+import {
+  type PageProgram,
+  pythonProgram,
+  typescriptProgram,
+  withUniqueNames,
+} from "../support/reference-pages";
+import { nativePluginDir } from "../support/yaml-stack";
 
 // Every TypeScript and Python example of the README and the guides (docs/guides/) is a whole
 // Pulumi program: each one is deployed against the emulator, then destroyed, as a reader would
-// run it, leaving nothing on the account (the TypeScript ones a few to a stack, see batchesOf).
+// run it, leaving nothing on the account (a few to a stack, see batchesOf).
 // The TypeScript ones are type-checked against the package first. The emulator lists its default
 // generated market (what `gpucloud-emulator` lists with no flags), with physical clusters for the
 // multi-node examples.
 const repoRoot = path.resolve(__dirname, "..", "..");
 const blocks = documentationFiles().flatMap((file) => codeBlocksIn(file));
 const examples = blocks.filter((block) => block.language === "ts");
-const batches = batchesOf(examples);
+const batches = batchesOf(examples, "ts");
 // A block marked `file=<path>` is a copy of that file, not a program (test/unit/doc-files.test.ts).
 const pythonExamples = blocks.filter(
   (block) => block.language === "python" && !block.words.some((word) => word.startsWith("file=")),
 );
+const pythonBatches = batchesOf(pythonExamples, "python");
 // Served ports: the guides' readiness examples wait for the stand-in app behind each port.
 const market = { market: { seed: 1 }, servePorts: true };
 
 /**
  * What an example claims on the account that another may claim too: a secret's key (the service
- * holds one per key), a template (the same content is refused twice), an ask named by its id.
+ * holds one per key), a template (the same content is refused twice), an ask named by its id. In
+ * TypeScript (`key: "HF_TOKEN"`, `askIds: [31001]`) and Python (`key="HF_TOKEN"`, `ask_id=31001`).
  */
 function claimsOf(source: string): string[] {
   return [
-    ...[...source.matchAll(/\bkey: "(\w+)"/g)].map(([, key = ""]) => `secret ${key.toUpperCase()}`),
-    ...(/new gpucloud\.Template\(/.test(source) ? ["a template"] : []),
-    ...[...source.matchAll(/\baskIds?: \[?([\d, ]+)/g)].flatMap(([, ids = ""]) =>
+    ...[...source.matchAll(/\bkey(?:: |=)"(\w+)"/g)].map(
+      ([, key = ""]) => `secret ${key.toUpperCase()}`,
+    ),
+    ...(/\bgpucloud\.Template\(/.test(source) ? ["a template"] : []),
+    ...[...source.matchAll(/\bask_?[iI]ds?(?:: |=)\[?([\d, ]+)/g)].flatMap(([, ids = ""]) =>
       ids
         .split(/[, ]+/)
         .filter(Boolean)
@@ -49,14 +61,19 @@ function claimsOf(source: string): string[] {
 
 /**
  * The examples in as few programs as share no claim, each example in a scope of its own with its
- * resources' names prefixed by its own (as the reference pages' examples run: reference-pages.ts):
- * a stack costs the CLI's start, config, up, destroy and teardown, whatever it holds.
+ * resources' names prefixed by its own (as the reference pages' examples run: reference-pages.ts;
+ * a Python example is a module of its own that the program imports): a stack costs the CLI's
+ * start, config, up, destroy and teardown, whatever it holds.
  */
-function batchesOf(blocks: readonly CodeBlock[]): PageProgram[][] {
+function batchesOf(blocks: readonly CodeBlock[], language: "ts" | "python"): PageProgram[][] {
   const batches: { claimed: Set<string>; examples: PageProgram[] }[] = [];
   blocks.forEach((block, index) => {
     const page = `example${String(index + 1)}`;
-    const example = { page, where: whereIs(block), ...withUniqueNames(page, block.source, "ts") };
+    const example = {
+      page,
+      where: whereIs(block),
+      ...withUniqueNames(page, block.source, language),
+    };
     const claims = claimsOf(block.source);
     let batch = batches.find(({ claimed }) => claims.every((claim) => !claimed.has(claim)));
     if (batch === undefined) {
@@ -68,10 +85,6 @@ function batchesOf(blocks: readonly CodeBlock[]): PageProgram[][] {
   });
   return batches.map(({ examples: batch }) => batch);
 }
-
-/** The first declaration or export of a program, to tell the examples apart in the report. */
-const titleOf = (source: string): string =>
-  source.split("\n").find((line) => /^(const|export|[a-z_]+ = )/.test(line)) ?? "";
 
 describe("the TypeScript examples of the README and the guides", () => {
   const { emulator } = useEmulator({ per: "file", ...market });
@@ -151,13 +164,24 @@ describe("the Python examples of the README and the guides", () => {
     ).toBeGreaterThanOrEqual(1);
   });
 
-  it.each(pythonExamples.map((block) => [whereIs(block), titleOf(block.source), block.source]))(
-    "%s (%s) deploys and is destroyed",
-    async (_where, _title, source) => {
+  it.each(
+    pythonBatches.map((batch) => [batch.map(({ where }) => where).join(", "), batch] as const),
+  )("%s deploy together and are destroyed", async (_where, batch) => {
+    const dir = await mkdtemp(path.join(tmpdir(), "gpucloud-readme-python-"));
+    try {
+      const files = {
+        ...pythonProgram(batch),
+        "Pulumi.yaml":
+          "name: readme-python\nruntime: python\n" +
+          `plugins:\n  providers:\n    - name: gpucloud\n      path: ${nativePluginDir}\n`,
+      };
+      for (const [file, text] of Object.entries(files)) {
+        await writeFile(path.join(dir, file), text);
+      }
       await withStack(
         {
           language: "python",
-          program: { main: source, project: "readme-python" },
+          program: { dir },
           config: {
             ...emulatorConfig(emulator),
             "readme-python:hfToken": { value: "hf_example", secret: true },
@@ -170,6 +194,8 @@ describe("the Python examples of the README and the guides", () => {
           expect(await leftOnAccount(emulator)).toEqual({});
         },
       );
-    },
-  );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -8,7 +8,7 @@ import { outsideClient } from "./programs";
 
 // The user-facing documentation (README.md and docs/guides/) and its fenced code blocks, for the
 // tests that run them: test/e2e/readme.test.ts (every ```ts and ```python block is a whole
-// program) and test/e2e/docs-commands.test.ts (every ```sh test block runs).
+// program) and test/e2e/docs-commands-*.test.ts (every ```sh test block runs).
 
 /** README.md and every Markdown file of docs/guides/, relative to the repository, in order. */
 export function documentationFiles(): string[] {

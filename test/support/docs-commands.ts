@@ -5,40 +5,33 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { promisify } from "node:util";
-import {
-  type CodeBlock,
-  codeBlocksIn,
-  documentationFiles,
-  isTestedShell,
-  leftOnAccount,
-  whereIs,
-} from "../support/doc-blocks";
-import { repoRoot } from "../support/repo-root";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { isAlive } from "../support/interrupt";
-import { tarballFromSetup } from "../support/packages";
-import { wheelhouse } from "../support/python-stack";
-import { withoutPlugins } from "../support/yaml-stack";
+import { type CodeBlock, codeBlocksIn, isTestedShell, leftOnAccount, whereIs } from "./doc-blocks";
+import { repoRoot } from "./repo-root";
+import { startTestEmulator, type TestEmulator } from "./emulator";
+import { isAlive } from "./interrupt";
+import { tarballFromSetup } from "./packages";
+import { wheelhouse } from "./python-stack";
+import { withoutPlugins } from "./yaml-stack";
 
 const execFileAsync = promisify(execFile);
 
-// Every command the documentation shows runs. Each block of README.md and docs/guides/*.md
-// marked ```sh test runs, in the order of its file, with `bash -eo pipefail`, in a scratch
-// "clone" of the repository per file: copies of examples/ and sdk/, links to node_modules/ and to
-// the run's standalone tarballs in dist/packages/ (test/support/e2e-global-setup.ts makes them).
-// Each block starts in the clone's root, in a fresh shell. The environment is a user's with a
-// local emulator: GPUCLOUD_BASE_URL and GPUCLOUD_API_KEY of an emulator of the file's own (its
-// default generated market), a file backend, a PULUMI_HOME of the file's own (plugin installs do
-// not reach the machine's), the toolchain's PATH without any `pulumi-resource-gpucloud` on it
-// (a user's PATH does not hold node_modules/.bin), and pip pointed at the wheelhouse so that
-// `pip install -r requirements.txt` works offline. A block that fails fails the test with its
-// file, line and output; a block must leave no process running; at the end of each file the
-// emulator must hold nothing and the clone's `git status` must be clean. A failure's report traces each command with its line in the file.
+// Every command the documentation shows runs (the test files test/e2e/docs-commands-*.test.ts,
+// each a group of documentation files: test/support/doc-command-groups.ts). Each block of
+// README.md and docs/guides/*.md marked ```sh test runs, in the order of its file, with
+// `bash -eo pipefail`, in a scratch "clone" of the repository per file: copies of examples/ and
+// sdk/, links to node_modules/ and to the run's standalone tarballs in dist/packages/
+// (test/support/e2e-global-setup.ts makes them). Each block starts in the clone's root, in a
+// fresh shell. The environment is a user's with a local emulator: GPUCLOUD_BASE_URL and
+// GPUCLOUD_API_KEY of an emulator of the file's own (its default generated market), a file
+// backend, a PULUMI_HOME of the file's own (plugin installs do not reach the machine's), the
+// toolchain's PATH without any `pulumi-resource-gpucloud` on it (a user's PATH does not hold
+// node_modules/.bin), and pip pointed at the wheelhouse so that `pip install -r
+// requirements.txt` works offline. A block that fails fails the test with its file, line and
+// output; a block must leave no process running; at the end of each file the emulator must hold
+// nothing and the clone's `git status` must be clean. A failure's report traces each command
+// with its line in the file.
 
 const blockTimeoutMs = 300_000;
-const files = documentationFiles()
-  .map((file) => ({ file, blocks: codeBlocksIn(file) }))
-  .filter(({ blocks }) => blocks.some(isTestedShell));
 
 /** The repository's files under `dirs` as a fresh clone has them (tracked, or new and not ignored). */
 async function cloneFiles(dirs: readonly string[]): Promise<string[]> {
@@ -114,6 +107,11 @@ async function openScratch(): Promise<Scratch> {
     PIP_NO_INDEX: "1",
     PIP_FIND_LINKS: await wheelhouse(),
     PIP_DISABLE_PIP_VERSION_CHECK: "1",
+    // Go's build cache keys a package built without -trimpath by its folder, and the clone's
+    // sdk/go is in a new one each time: each Go block (README's workspace, policy.md's) compiled
+    // it anew, about 40 s of CPU. With -trimpath the key is the module and its content, so it is
+    // compiled once (setup compiles Pulumi's Go SDK so too); only the debug info's paths differ.
+    GOFLAGS: [process.env["GOFLAGS"], "-trimpath"].filter(Boolean).join(" "),
   };
   return {
     clone,
@@ -221,32 +219,12 @@ function reportOf(block: CodeBlock, run: BlockRun): string {
   );
 }
 
-describe("the documentation's commands", () => {
-  const all = files.flatMap(({ blocks }) => blocks);
-  const tested = all.filter(isTestedShell).map((block) => block.source);
-
-  it("marks its runnable commands as tested, and covers what users run first", () => {
-    // A language other than sh with `test` would be silently skipped.
-    expect(
-      all.filter((block) => block.words.includes("test") && !isTestedShell(block)).map(whereIs),
-    ).toEqual([]);
-    const covered = (text: string) => tested.some((source) => source.includes(text));
-    expect(
-      [
-        "cd examples/gpu-workspace",
-        "cd examples/python-workspace",
-        "cd examples/go-workspace",
-        "cd examples/yaml-workspace",
-        "pulumi package get-schema ./node_modules/.bin/pulumi-resource-gpucloud",
-        "pulumi plugin install resource gpucloud 0.1.0 --file dist/packages/",
-        "pulumi import gpucloud:index:Instance",
-        "gpucloud-emulator --port 0",
-        "cd examples/multi-node",
-      ].filter((text) => !covered(text)),
-    ).toEqual([]);
-  });
-
-  describe.each(files.map(({ file, blocks }) => [file, blocks.filter(isTestedShell)] as const))(
+/**
+ * The tested blocks of each of `files` (README.md, docs/guides/x.md), each file's in a describe
+ * of its own with a scratch clone and an emulator of its own, one file after another.
+ */
+export function describeDocCommands(files: readonly string[]): void {
+  describe.each(files.map((file) => [file, codeBlocksIn(file).filter(isTestedShell)] as const))(
     "%s",
     (_file, blocks) => {
       let scratch: Scratch | undefined;
@@ -287,4 +265,4 @@ describe("the documentation's commands", () => {
       });
     },
   );
-});
+}

@@ -1,0 +1,7 @@
+import { docFilesOf } from "../support/doc-command-groups";
+import { describeDocCommands } from "../support/docs-commands";
+
+// docs/guides/importing.md's and troubleshooting.md's ```sh test blocks, run as
+// test/support/docs-commands.ts says: one of the groups of test/support/doc-command-groups.ts,
+// a test file each, which Jest runs side by side.
+describeDocCommands(docFilesOf("importing"));
