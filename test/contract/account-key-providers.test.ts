@@ -5,6 +5,8 @@ import {
   type InstanceOutputs,
 } from "../../provider/resources/instance";
 import { InstanceLeftBehindError } from "../../provider/renting/errors";
+import { newStackToken } from "../../provider/renting/identity";
+import { instanceInputsSchema } from "../../provider/resources/instance/inputs";
 import { attachAfterRunning } from "../../provider/renting/ssh-keys";
 import { implementation as sshKeyProvider } from "../../provider/resources/ssh-key";
 import { useEmulator } from "../support/use-emulator";
@@ -18,9 +20,9 @@ const rsa =
 // on demand (a create whose reply is lost, an attach that fails on a running instance) and what
 // each method does with the account's keys. What the engine adds (preview with a key unknown,
 // refresh and up restoring outside changes, secrets never printed) is test/e2e/account-keys.
-/** A create's outputs, which these providers always return. */
-function outsOf<T>(created: { outs?: T }): T {
-  if (created.outs === undefined) throw new Error("create returned no outputs");
+/** A create's or update's outputs, which these providers always return. */
+function outsOf<T>(created: { outs?: T } | undefined): T {
+  if (created?.outs === undefined) throw new Error("no outputs returned");
   return created.outs;
 }
 
@@ -142,6 +144,33 @@ describe("account key providers against the emulator", () => {
     const secondKey = new GpuCloudClient({ baseUrl: emulator.url, apiKey: String(secondOuts.key) });
     await expect(secondKey.instances.list()).resolves.toBeDefined();
     await apiKeyProvider.delete(providers.run, second.id, secondOuts);
+  });
+
+  it("Instance: a key removed from sshKeyIds is detached in place, and read then sees no drift", async () => {
+    const key = outsOf(await sshKeyProvider.create(providers.run, { publicKey: ed25519 }));
+    const inputs = instanceInputsSchema.parse({
+      askId: 31001,
+      image: "img",
+      diskGb: 10,
+      pollIntervalSeconds: 0.05,
+      owner: "p/s/gpu",
+      stackToken: newStackToken(),
+    });
+    const created = await instanceProvider.create(providers.run, {
+      ...inputs,
+      sshKeyIds: [key.sshKeyId],
+    });
+    const instanceId = outsOf(created).instanceId;
+    expect((await client.sshKeys.onInstance(instanceId)).map((k) => k.id)).toEqual([key.sshKeyId]);
+    const detached = outsOf(
+      await instanceProvider.update?.(providers.run, created.id, outsOf(created), inputs),
+    );
+    expect(await client.sshKeys.onInstance(instanceId)).toEqual([]);
+    // Found as recorded: no inputs returned, so refresh records no change.
+    const read = await instanceProvider.read(providers.run, created.id, detached);
+    expect(read.inputs).toBeUndefined();
+    await client.instances.destroy(instanceId);
+    await sshKeyProvider.delete(providers.run, String(key.sshKeyId), key);
   });
 
   it("Instance: listing a key the account lacks fails before anything is rented", async () => {
