@@ -2,6 +2,7 @@ import { GpuCloudClient } from "../../provider/client";
 import { implementation as instanceProvider } from "../../provider/resources/instance";
 import { implementation as secretProvider } from "../../provider/resources/secret";
 import { implementation as volumeProvider } from "../../provider/resources/volume";
+import { implementation as webhookProvider } from "../../provider/resources/webhook";
 import { unknownValue } from "../../provider/shared/validation";
 import { useEmulator } from "../support/use-emulator";
 
@@ -40,6 +41,63 @@ describe("resource providers against the emulator", () => {
     expect(await emulator.secrets()).toEqual({ DB_URL: "v-2" });
     await secretProvider.delete?.(providers.run, "DB_URL", { key: "DB_URL", value: "v-2" });
     expect(await secretProvider.read(providers.run, "DB_URL", recorded)).toEqual({});
+  });
+
+  it("Secret: takes over its own secret when the create's reply is lost, sending the create once", async () => {
+    await emulator.clearRequests();
+    await emulator.setFaults({ drops: { next: 1, afterHandling: true, methods: ["POST"] } });
+    try {
+      const created = await secretProvider.create(providers.run, {
+        key: "LOST_TOKEN",
+        value: "v-1",
+      });
+      expect(created).toEqual({ id: "LOST_TOKEN", outs: { key: "LOST_TOKEN", value: "v-1" } });
+    } finally {
+      await emulator.clearFaults();
+    }
+    expect((await emulator.secrets())["LOST_TOKEN"]).toBe("v-1");
+    const posts = (await emulator.requests()).filter((entry) => entry.method === "POST");
+    expect(posts).toEqual([expect.objectContaining({ status: 0 })]);
+    await secretProvider.delete(providers.run, "LOST_TOKEN", { key: "LOST_TOKEN", value: "v-1" });
+  });
+
+  it("Secret: refuses a key the account already has, sending no create", async () => {
+    await providers.client.secrets.create("THEIR_TOKEN", "theirs");
+    await emulator.clearRequests();
+    await expect(
+      secretProvider.create(providers.run, { key: "THEIR_TOKEN", value: "ours" }),
+    ).rejects.toThrow(/secret THEIR_TOKEN already exists in the account/);
+    expect((await emulator.secrets())["THEIR_TOKEN"]).toBe("theirs");
+    expect(await emulator.writes()).toEqual([]);
+    await providers.client.secrets.delete("THEIR_TOKEN");
+  });
+
+  it("Webhook: a removed name is cleared on the service, and read and diff then see no change", async () => {
+    const named = {
+      url: "https://hooks.example.com/gpu",
+      eventTypes: ["client:low_credit"],
+      name: "alerts",
+    };
+    const created = await webhookProvider.create(providers.run, named);
+    if (created.outs === undefined) throw new Error("create returned no outputs");
+    const { name: _name, ...unnamed } = named;
+    const updated = await webhookProvider.update?.(
+      providers.run,
+      created.id,
+      created.outs,
+      unnamed,
+    );
+    const outs = updated?.outs;
+    if (outs === undefined) throw new Error("update returned no outputs");
+    expect((await emulator.state()).webhooks[0]?.name).toBeNull();
+    const read = await webhookProvider.read(providers.run, created.id, outs);
+    expect(read.props).toEqual(outs);
+    expect(
+      await webhookProvider.diff(providers.run, created.id, read.props ?? outs, unnamed),
+    ).toMatchObject({
+      changes: false,
+    });
+    await webhookProvider.delete(providers.run, created.id, outs);
   });
 
   it("Volume: takes the volume a lost reply created, accepting the ask once", async () => {

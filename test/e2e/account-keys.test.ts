@@ -5,13 +5,7 @@ import { GpuCloudClient, GpuCloudError } from "../../provider/client";
 import { repoRoot } from "../support/repo-root";
 import type { TestEmulator } from "../support/emulator";
 import { withStack } from "../support/pulumi-stack";
-import {
-  dynamicResources,
-  emulatorConfig,
-  expectNoLeak,
-  outsideClient,
-  program,
-} from "../support/programs";
+import { dynamicResources, emulatorConfig, expectNoLeak, outsideClient } from "../support/programs";
 import { useEmulator } from "../support/use-emulator";
 
 // Keys generated with ssh-keygen; the fingerprint is the one `ssh-keygen -lf` printed.
@@ -24,38 +18,13 @@ const ecdsaFingerprint = "SHA256:G0aSOB1K9lAkZf3rW0QVZw2JgiuzaPwyVsr43dn8dvE";
 const rsa =
   "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAAAgQCpQkFjaEeRPx9dzHHuRV0M+4hLEyfGYtrHxz1NpMu3HLR4A3oMq53AbS38I8Lvglx4xzKrokYmIK2H5M84UuLCDHHCfdJwrSue4+wAvX3IMjmm6ktjhYIZfZ9lrFkE6llx6brTJRdaxq7DFSAPsCLCwAsD/rqiZBjHkYV5uWxwOw==";
 
+// The VM rents another ask than the example's instance (31001).
 const instanceArgs = {
-  askId: 31001,
+  askId: 31003,
   image: "ubuntu-22.04-vm",
   diskGb: 20,
   pollIntervalSeconds: 0.05,
 };
-
-const sshKeyProgram = (publicKey: string) =>
-  program(`
-const key = new gpucloud.SshKey("laptop", { publicKey: ${JSON.stringify(publicKey)} });
-exports.sshKeyId = key.sshKeyId;
-exports.fingerprint = key.fingerprint;
-`);
-
-const apiKeyProgram = (args: Record<string, unknown>) =>
-  program(`
-const reader = new gpucloud.ApiKey("reader", ${JSON.stringify(args)});
-exports.apiKeyId = reader.apiKeyId;
-exports.key = reader.key;
-`);
-
-/** A VM and, unless `withKey` is false, an SshKey of the same program that it lists. */
-const vmProgram = (options: { withKey: boolean; sshKeyIds?: number[] }) =>
-  program(`
-const key = ${options.withKey ? `new gpucloud.SshKey("laptop", { publicKey: ${JSON.stringify(ed25519)} })` : "undefined"};
-const vm = new gpucloud.Instance("vm", {
-  ...${JSON.stringify({ ...instanceArgs, runtype: "vm" })},
-  ${options.sshKeyIds ? `sshKeyIds: ${JSON.stringify(options.sshKeyIds)},` : options.withKey ? "sshKeyIds: [key.sshKeyId]," : ""}
-});
-exports.instanceId = vm.instanceId;
-exports.sshKeyId = key ? key.sshKeyId : undefined;
-`);
 
 /** The status of a call made with `key`: 200 when it succeeds, else the service's status. */
 async function statusWith(
@@ -80,239 +49,149 @@ const detaches = (requests: { method: string; path: string }[]) =>
     (r) => r.method === "DELETE" && /^\/api\/v0\/instances\/\d+\/ssh\/\d+\/$/.test(r.path),
   );
 
+// One stack for what the engine adds to the account keys: the scoped-key example as users copy
+// it, plus a VM listing the example's SshKey and an ApiKey named by its resource. What each
+// provider's check, read, diff and CRUD do is proven by calling them directly:
+// test/contract/account-key-providers.test.ts (a key the account lacks, outside changes, a
+// replaced scope), test/unit/account-keys.test.ts (fingerprints, diff rules).
 describe("SshKey and ApiKey under the real Pulumi CLI", () => {
   const { emulator } = useEmulator({ per: "test", bootPolls: 1 });
 
-  it("SshKey: creates, refreshes unchanged, updates in place, restores outside changes and destroys", async () => {
-    await withStack(
-      { program: sshKeyProgram(ed25519), config: emulatorConfig(emulator) },
-      async ({ stack, setProgram, output }) => {
-        const onOutput = (text: string) => output.push(text);
-        const up = await stack.up({ onOutput });
-        expect(up.summary.resourceChanges).toEqual({ create: 2 });
-        expect(up.outputs["fingerprint"]?.value).toBe(ed25519Fingerprint);
-        const [created] = (await emulator.state()).sshKeys;
-        expect(created?.publicKey).toBe(ed25519);
-        expect(up.outputs["sshKeyId"]?.value).toBe(created?.id);
-        const id = created?.id ?? 0;
-
-        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 2 });
-        expect((await stack.up({ onOutput })).summary.resourceChanges).toEqual({ same: 2 });
-
-        // A new key changes in place: same id, new fingerprint.
-        await setProgram(sshKeyProgram(ecdsa));
-        const update = await stack.up({ onOutput });
-        expect(update.summary.resourceChanges).toEqual({ same: 1, update: 1 });
-        expect(update.outputs["fingerprint"]?.value).toBe(ecdsaFingerprint);
-        expect((await emulator.state()).sshKeys).toEqual([{ id, publicKey: ecdsa }]);
-
-        // Changed outside Pulumi: refresh records it, up puts the declared key back in place.
-        await outsideClient(emulator).sshKeys.update(id, rsa);
-        const drift = await stack.refresh({ onOutput });
-        expect(drift.summary.resourceChanges).toEqual({ same: 1, update: 1 });
-        expect((await stack.up({ onOutput })).summary.resourceChanges).toEqual({
-          same: 1,
-          update: 1,
-        });
-        expect((await emulator.state()).sshKeys).toEqual([{ id, publicKey: ecdsa }]);
-
-        // Deleted outside Pulumi: refresh drops it, up registers it again.
-        await outsideClient(emulator).sshKeys.delete(id);
-        const gone = await stack.refresh({ onOutput });
-        expect(gone.summary.resourceChanges).toEqual({ same: 1, delete: 1 });
-        const again = await stack.up({ onOutput });
-        expect(again.summary.resourceChanges).toEqual({ same: 1, create: 1 });
-        expect((await emulator.state()).sshKeys).toEqual([
-          { id: Number(again.outputs["sshKeyId"]?.value), publicKey: ecdsa },
-        ]);
-
-        await stack.destroy({ onOutput });
-        expect((await emulator.state()).sshKeys).toEqual([]);
-      },
-    );
-  });
-
-  it("ApiKey: a scoped key works with exactly its scope; replaces, restores, revokes, never printed", async () => {
-    const scope = { permissions: { api: { instance_read: {} } } };
-    await withStack(
-      { program: apiKeyProgram(scope), config: emulatorConfig(emulator) },
-      async ({ stack, setProgram, exportState, output }) => {
-        const onOutput = (text: string) => output.push(text);
-        const up = await stack.up({ onOutput });
-        expect(up.summary.resourceChanges).toEqual({ create: 2 });
-        expect(up.outputs["key"]?.secret).toBe(true);
-        const firstKey = String(up.outputs["key"]?.value);
-        const firstId = Number(up.outputs["apiKeyId"]?.value);
-        const listed = await outsideClient(emulator).apiKeys.list();
-        expect(listed.find((key) => key.id === firstId)).toMatchObject({
-          name: "reader", // the resource's name, by default
-          rights: JSON.stringify(scope.permissions),
-        });
-
-        // Exactly its scope: instances can be read, not written; other categories are closed.
-        expect(await statusWith(emulator, firstKey, (c) => c.instances.list())).toBe(200);
-        expect(await statusWith(emulator, firstKey, (c) => c.instances.relabel(1, "x"))).toBe(403);
-        expect(await statusWith(emulator, firstKey, (c) => c.secrets.list())).toBe(403);
-
-        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 2 });
-        expect((await stack.up({ onOutput })).summary.resourceChanges).toEqual({ same: 2 });
-
-        // A wider scope replaces the key: a new key that can write, the old one revoked.
-        await setProgram(
-          apiKeyProgram({ permissions: { api: { instance_read: {}, instance_write: {} } } }),
-        );
-        const replaced = await stack.up({ onOutput });
-        expect(replaced.summary.resourceChanges).toEqual({ same: 1, replace: 1 });
-        const secondKey = String(replaced.outputs["key"]?.value);
-        expect(secondKey).not.toBe(firstKey);
-        expect(await statusWith(emulator, firstKey, (c) => c.instances.list())).toBe(401);
-        // Past the scope check now: the service looks for the instance (there is none).
-        expect(await statusWith(emulator, secondKey, (c) => c.instances.relabel(1, "x"))).toBe(404);
-
-        // Revoked outside Pulumi: refresh drops it, up creates a new key.
-        await outsideClient(emulator).apiKeys.delete(Number(replaced.outputs["apiKeyId"]?.value));
-        const gone = await stack.refresh({ onOutput });
-        expect(gone.summary.resourceChanges).toEqual({ same: 1, delete: 1 });
-        const restored = await stack.up({ onOutput });
-        expect(restored.summary.resourceChanges).toEqual({ same: 1, create: 1 });
-        const thirdKey = String(restored.outputs["key"]?.value);
-        expect(await statusWith(emulator, thirdKey, (c) => c.instances.list())).toBe(200);
-
-        // The keys are in state only encrypted, and never in what the CLI printed.
-        expect(JSON.stringify(dynamicResources(await exportState(true)))).toContain(thirdKey);
-        expectNoLeak(
-          [await exportState(false), ...output],
-          [firstKey, secondKey, thirdKey, emulator.apiKey],
-        );
-
-        await stack.destroy({ onOutput });
-        expect(await statusWith(emulator, thirdKey, (c) => c.instances.list())).toBe(401);
-        expect((await outsideClient(emulator).apiKeys.list()).map((key) => key.id)).toEqual([1]);
-      },
-    );
-  });
-
-  it("a VM with an SshKey of the same program passes preview, gets the key, and detaches it in place", async () => {
-    await withStack(
-      { program: vmProgram({ withKey: true }), config: emulatorConfig(emulator) },
-      async ({ stack, preview, setProgram, output }) => {
-        const onOutput = (text: string) => output.push(text);
-        // The account has no key: only the declared SshKey lets the VM through.
-        expect((await outsideClient(emulator).users.current()).hasSshKey).toBe(false);
-        await preview();
-        expect(await emulator.writes()).toEqual([]);
-
-        const up = await stack.up({ onOutput });
-        expect(up.summary.resourceChanges).toEqual({ create: 4 });
-        const instanceId = Number(up.outputs["instanceId"]?.value);
-        const keyId = Number(up.outputs["sshKeyId"]?.value);
-        const client = outsideClient(emulator);
-        expect((await client.sshKeys.onInstance(instanceId)).map((key) => key.id)).toEqual([keyId]);
-        const writes = await emulator.writes();
-        // The key is registered before the VM is rented, and attached once it runs, before
-        // the VM is handed over (relabelled).
-        expect(writes.map((w) => `${w.method} ${w.path}`)).toEqual([
-          "POST /api/v0/ssh/",
-          "PUT /api/v0/asks/31001/",
-          `POST /api/v0/instances/${instanceId}/ssh/`,
-          `PUT /api/v0/instances/${instanceId}/`,
-        ]);
-
-        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 4 });
-
-        // Detached outside Pulumi: refresh sees it, up attaches it again, in place.
-        await client.sshKeys.detach(instanceId, keyId);
-        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({
-          same: 3,
-          update: 1,
-        });
-        await emulator.clearRequests();
-        const reattached = await stack.up({ onOutput });
-        expect(reattached.summary.resourceChanges).toEqual({ same: 3, update: 1 });
-        expect(attaches(await emulator.writes())).toHaveLength(1);
-        expect((await client.sshKeys.onInstance(instanceId)).map((key) => key.id)).toEqual([keyId]);
-
-        // Removed from the list: detached in place, the VM (and the account key) stay.
-        await emulator.clearRequests();
-        await setProgram(
-          program(`
-const key = new gpucloud.SshKey("laptop", { publicKey: ${JSON.stringify(ed25519)} });
-const vm = new gpucloud.Instance("vm", ${JSON.stringify({ ...instanceArgs, runtype: "vm" })});
-exports.instanceId = vm.instanceId;
-exports.sshKeyId = key.sshKeyId;
-`),
-        );
-        const detached = await stack.up({ onOutput });
-        expect(detached.summary.resourceChanges).toEqual({ same: 3, update: 1 });
-        expect(detached.outputs["instanceId"]?.value).toBe(instanceId);
-        expect(detaches(await emulator.writes())).toHaveLength(1);
-        expect(await client.sshKeys.onInstance(instanceId)).toEqual([]);
-        expect((await emulator.state()).sshKeys.map((key) => key.id)).toEqual([keyId]);
-        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 4 });
-
-        await stack.destroy({ onOutput });
-        const state = await emulator.state();
-        expect([state.instances, state.sshKeys]).toEqual([[], []]);
-      },
-    );
-  });
-
-  it("a VM listing a key the account lacks fails at create, renting nothing", async () => {
-    await withStack(
-      {
-        program: vmProgram({ withKey: false, sshKeyIds: [999] }),
-        config: emulatorConfig(emulator),
-      },
-      async ({ stack, preview }) => {
-        await preview();
-        await expect(stack.up()).rejects.toThrow(
-          /sshKeyIds: 999 is not an SSH key of the account \(it has none\)\. Nothing was rented\./,
-        );
-        expect(await emulator.writes()).toEqual([]);
-        expect((await emulator.state()).instances).toEqual([]);
-      },
-    );
-  });
-
-  it("the scoped-key example: the instance gets an instance_read key as a secret", async () => {
-    const source = ts.transpileModule(
+  it("the scoped-key example with a VM: preview with the key unknown, up, drift restored, in-place changes, a replaced scope, no leak, destroy revokes", async () => {
+    const example = ts.transpileModule(
       readFileSync(path.join(repoRoot, "examples", "scoped-key", "index.ts"), "utf8"),
       { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } },
     ).outputText;
+    const readScope = { api: { instance_read: {} } };
+    // The example's SshKey (laptop) on a VM too, and an ApiKey whose name is its resource's.
+    const withVm = (options: {
+      vmKeys: boolean;
+      plainScope: Record<string, unknown>;
+    }) => `${example}
+const plain = new gpucloud.ApiKey("reader", { permissions: ${JSON.stringify({ api: options.plainScope })} });
+const vm = new gpucloud.Instance("vm", {
+  ...${JSON.stringify({ ...instanceArgs, runtype: "vm" })},
+  ${options.vmKeys ? "sshKeyIds: [laptop.sshKeyId]," : ""}
+});
+exports.vmId = vm.instanceId;
+exports.sshKeyId = laptop.sshKeyId;
+exports.plainKeyId = plain.apiKeyId;
+exports.plainKey = plain.key;
+`;
     await withStack(
       {
-        program: source,
+        program: withVm({ vmKeys: true, plainScope: readScope.api }),
         projectName: "scoped-key",
         config: {
           ...emulatorConfig(emulator),
           "scoped-key:sshPublicKey": { value: ed25519 },
         },
       },
-      async ({ stack, exportState, output }) => {
+      async ({ stack, preview, setProgram, exportState, output }) => {
         const onOutput = (text: string) => output.push(text);
+        const client = outsideClient(emulator);
+        // The account has no key: only the declared SshKey, unknown at preview, lets the VM through.
+        expect((await client.users.current()).hasSshKey).toBe(false);
+        await preview();
+        expect(await emulator.writes()).toEqual([]);
+
         const up = await stack.up({ onOutput });
-        expect(up.summary.resourceChanges).toEqual({ create: 5 });
+        expect(up.summary.resourceChanges).toEqual({ create: 7 });
         expect(up.outputs["readerKey"]?.secret).toBe(true);
+        expect(up.outputs["plainKey"]?.secret).toBe(true);
         expect(up.outputs["sshKeyFingerprint"]?.value).toBe(ed25519Fingerprint);
-        const key = String(up.outputs["readerKey"]?.value);
-        const instanceId = Number(up.outputs["instanceId"]?.value);
+        const readerKey = String(up.outputs["readerKey"]?.value);
+        const firstPlainKey = String(up.outputs["plainKey"]?.value);
+        const monitorId = Number(up.outputs["instanceId"]?.value);
+        const vmId = Number(up.outputs["vmId"]?.value);
+        const keyId = Number(up.outputs["sshKeyId"]?.value);
+        expect((await emulator.state()).sshKeys).toEqual([{ id: keyId, publicKey: ed25519 }]);
+        expect((await client.apiKeys.list()).find((key) => key.name === "reader")).toMatchObject({
+          id: Number(up.outputs["plainKeyId"]?.value), // named by its resource, by default
+          rights: JSON.stringify(readScope),
+        });
 
-        // The instance was given the key; with it, a read succeeds and a write gets 403.
-        const [instance] = (await emulator.state()).instances;
-        expect(instance?.["env"]).toMatchObject({ GPUCLOUD_API_KEY: key });
-        expect(await statusWith(emulator, key, (c) => c.instances.show(instanceId))).toBe(200);
+        // The monitor was given the scoped key; with it, reads succeed and writes get 403.
+        const monitor = (await emulator.state()).instances.find((i) => i.id === monitorId);
+        expect(monitor?.["env"]).toMatchObject({ GPUCLOUD_API_KEY: readerKey });
+        expect(await statusWith(emulator, readerKey, (c) => c.instances.show(monitorId))).toBe(200);
         expect(
-          await statusWith(emulator, key, (c) => c.instances.relabel(instanceId, "taken over")),
+          await statusWith(emulator, readerKey, (c) => c.instances.relabel(monitorId, "taken")),
         ).toBe(403);
-        expect((await emulator.state()).instances[0]?.label).toBe("monitor");
+        expect(await statusWith(emulator, readerKey, (c) => c.secrets.list())).toBe(403);
+        expect((await emulator.state()).instances.find((i) => i.id === monitorId)?.label).toBe(
+          "monitor",
+        );
+        for (const id of [monitorId, vmId]) {
+          expect((await client.sshKeys.onInstance(id)).map((key) => key.id)).toEqual([keyId]);
+        }
+        // The key is registered before the VM is rented, and attached once it runs, before the
+        // VM is handed over (relabelled).
+        const vmWrites = (await emulator.writes())
+          .map((w) => `${w.method} ${w.path}`)
+          .filter((w) => /\/ssh\/$|asks\/31003\/|instances\/(\d+)\//.test(w))
+          .filter((w) => !w.includes(`instances/${monitorId}/`));
+        expect(vmWrites).toEqual([
+          "POST /api/v0/ssh/",
+          "PUT /api/v0/asks/31003/",
+          `POST /api/v0/instances/${vmId}/ssh/`,
+          `PUT /api/v0/instances/${vmId}/`,
+        ]);
 
-        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 5 });
-        expectNoLeak([await exportState(false), ...output], [key, emulator.apiKey]);
+        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 7 });
+
+        // Changed outside Pulumi: the key's text, the VM's key detached, the plain key revoked.
+        // One refresh records all three; up restores them in place and creates a new key.
+        await client.sshKeys.update(keyId, rsa);
+        await client.sshKeys.detach(vmId, keyId);
+        await client.apiKeys.delete(Number(up.outputs["plainKeyId"]?.value));
+        const drift = await stack.refresh({ onOutput });
+        expect(drift.summary.resourceChanges).toEqual({ same: 4, update: 2, delete: 1 });
+        await emulator.clearRequests();
+        const restored = await stack.up({ onOutput });
+        expect(restored.summary.resourceChanges).toEqual({ same: 4, update: 2, create: 1 });
+        expect(attaches(await emulator.writes())).toHaveLength(1);
+        expect((await emulator.state()).sshKeys).toEqual([{ id: keyId, publicKey: ed25519 }]);
+        expect((await client.sshKeys.onInstance(vmId)).map((key) => key.id)).toEqual([keyId]);
+        const secondPlainKey = String(restored.outputs["plainKey"]?.value);
+        expect(await statusWith(emulator, secondPlainKey, (c) => c.instances.list())).toBe(200);
+
+        // A new public key updates in place (same id, new fingerprint); the VM's list emptied
+        // detaches in place (the VM and the key stay); a wider scope replaces the plain key.
+        await stack.setConfig("scoped-key:sshPublicKey", { value: ecdsa });
+        await setProgram(
+          withVm({ vmKeys: false, plainScope: { instance_read: {}, instance_write: {} } }),
+        );
+        await emulator.clearRequests();
+        const changed = await stack.up({ onOutput });
+        expect(changed.summary.resourceChanges).toEqual({ same: 4, update: 2, replace: 1 });
+        expect(changed.outputs["sshKeyFingerprint"]?.value).toBe(ecdsaFingerprint);
+        expect((await emulator.state()).sshKeys).toEqual([{ id: keyId, publicKey: ecdsa }]);
+        expect(changed.outputs["vmId"]?.value).toBe(vmId);
+        expect(detaches(await emulator.writes())).toHaveLength(1);
+        expect(await client.sshKeys.onInstance(vmId)).toEqual([]);
+        const thirdPlainKey = String(changed.outputs["plainKey"]?.value);
+        expect(thirdPlainKey).not.toBe(secondPlainKey);
+        expect(await statusWith(emulator, secondPlainKey, (c) => c.instances.list())).toBe(401);
+        // Past the scope check now: the service looks for the instance (there is none).
+        expect(await statusWith(emulator, thirdPlainKey, (c) => c.instances.relabel(1, "x"))).toBe(
+          404,
+        );
+
+        // The keys are in state only encrypted, and never in what the CLI printed.
+        expect(JSON.stringify(dynamicResources(await exportState(true)))).toContain(readerKey);
+        expectNoLeak(
+          [await exportState(false), ...output],
+          [readerKey, firstPlainKey, secondPlainKey, thirdPlainKey, emulator.apiKey],
+        );
 
         await stack.destroy({ onOutput });
-        expect(await statusWith(emulator, key, (c) => c.instances.list())).toBe(401);
+        for (const key of [readerKey, thirdPlainKey]) {
+          expect(await statusWith(emulator, key, (c) => c.instances.list())).toBe(401);
+        }
         const state = await emulator.state();
         expect([state.instances, state.sshKeys]).toEqual([[], []]);
+        expect((await client.apiKeys.list()).map((key) => key.id)).toEqual([1]);
       },
     );
   });
