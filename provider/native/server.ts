@@ -186,8 +186,15 @@ export class GpuCloudProviderService {
   }
 
   /** Runs `work` as the work on the resource `urn` (whose row its progress lines go to). */
-  private onResource<T>(urn: string, work: () => Promise<T>): Promise<T> {
-    return this.current.run({ urn }, work);
+  private async onResource<T>(urn: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await this.current.run({ urn }, work);
+    } finally {
+      // The lines the work made reach the engine before its answer: sent one at a time, the
+      // last ones could otherwise arrive after the engine ended the step and be lost (a
+      // refresh naming three leftovers showed two).
+      await this.lines?.flushed();
+    }
   }
 
   /** Each gRPC method, as grpc-js calls it. */

@@ -129,7 +129,9 @@ export const pluginImplementation: ResourceImplementation<SweeperInputs, Sweeper
   async read(run, id, props) {
     if (props?.stackToken !== undefined) {
       for (const instance of await leftoversOf(run, props.stackToken)) {
-        run.progress(
+        // A notice, not a status: a status is replaced by the next, and the display may show
+        // only the last of several leftovers named at once.
+        run.notice(
           `instance ${instance.id} (${ownerOfInstance(instance) ?? ""}) was left by an ` +
             `interrupted create of this stack and no resource records it: the next up adopts ` +
             `or destroys it, and pulumi destroy destroys it`,

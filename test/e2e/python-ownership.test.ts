@@ -167,13 +167,14 @@ trainers = gpucloud.NodeGroup(
         config: emulatorConfig(emulator),
       },
       async (stack) => {
-        // The Instance and the group's rank 0 boot for ten minutes: only the kill ends them.
+        // The Instance and the group's two ranks (rented at once) boot for ten minutes: only the
+        // kill ends them.
         const longBoot = { status: "running", afterSeconds: 600 } as const;
-        await emulator.queueBoots([longBoot, longBoot]);
+        await emulator.queueBoots([longBoot, longBoot, longBoot]);
         const cli = startCli(stack, ["up", "--yes", "--skip-preview"]);
-        await eventually("the instance and rank 0 rented", async () => {
+        await eventually("the instance and both ranks rented", async () => {
           const now = await account();
-          return now.instances.length === 2 && now.networkVolumes.length === 1;
+          return now.instances.length === 3 && now.networkVolumes.length === 1;
         });
         // A cancelled CI job whose runner kills every process of the job, the plugin included.
         const tree = descendantsOf(cli.pid);
