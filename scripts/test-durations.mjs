@@ -12,5 +12,14 @@ const seconds = results.testResults
     Math.max(1, Math.round((file.endTime - file.startTime) / 1000)),
   ])
   .sort((a, b) => b[1] - a[1]);
+// Results from another checkout (a fresh clone's CI run) would name files outside this one, which
+// the sequencer never finds: it then orders every file by a guess.
+const outside = seconds.filter(([file]) => file.startsWith(".."));
+if (outside.length > 0) {
+  console.error(
+    `test-durations: ${outside.length} files lie outside ${root} (first: ${outside[0][0]}): run it in the checkout whose npm test wrote .test-results.json`,
+  );
+  process.exit(1);
+}
 writeFileSync("test/durations.json", `${JSON.stringify(Object.fromEntries(seconds), null, 2)}\n`);
 console.log(`test/durations.json: ${seconds.length} files`);
