@@ -1,17 +1,14 @@
 #!/usr/bin/env bash
-# `npm test`: build, then the static checks (format, lint, types) beside the unit, contract and
-# end-to-end tests.
+# `npm test`: the static checks (format, lint, types) beside the build, then beside the unit,
+# contract and end-to-end tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/toolchain-env.sh
 echo "node $(node --version), $(pulumi version 2>/dev/null | sed 's/^/pulumi /')"
-# Built first: the examples and end-to-end programs use the package by name, from dist/.
-tsc -p tsconfig.build.json
-echo "test: built in ${SECONDS}s"
-
-# The static checks are single-threaded (about 160 s of one core): they run beside Jest, which
-# keeps the other core busy, rather than before it with a core idle. Prettier goes first, before
-# any test could write a file in the tree; what they print is shown after Jest's report.
+# The static checks are single-threaded (about 160 s of one core): they run beside the build and
+# Jest, which keep the other core busy, rather than before them with a core idle (they need no
+# build: tsconfig.json maps the package's name to its sources). Prettier goes first, before any
+# test could write a file in the tree; what they print is shown after Jest's report.
 checks_log="$(mktemp)"
 trap 'rm -f "$checks_log"' EXIT
 (
@@ -23,6 +20,10 @@ trap 'rm -f "$checks_log"' EXIT
   exit "$failed"
 ) >"$checks_log" 2>&1 &
 checks=$!
+
+# Built before Jest: the examples and end-to-end programs use the package by name, from dist/.
+tsc -p tsconfig.build.json
+echo "test: built in ${SECONDS}s"
 
 # Kept for `npm run test:durations` (test/support/sequencer.js).
 results=".test-results.json"

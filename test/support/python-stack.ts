@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
-import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -79,11 +79,12 @@ async function makeVirtualEnv(dir: string): Promise<void> {
 let sharedEnvironment: Promise<string> | undefined;
 
 /**
- * The virtual environment the Python programs of this test worker run in, made on its first use:
- * the programs only read it, and making one for each program cost every Python stack of the
- * suite about 10 s. In the run's folder (GPUCLOUD_E2E_RUN_DIR, which the run's teardown removes),
- * one per worker, found again by each test file (Jest gives each its own modules); outside a Jest
- * run (the benchmarks), in a folder of the process's own.
+ * The virtual environment the Python programs of this run use, made on first use: the programs
+ * only read it, and making one (a venv with its pip, then Pulumi's SDK and the package) costs
+ * about 20 s of CPU, once per run rather than once per Python stack (or per test worker, as
+ * before). In the run's folder (GPUCLOUD_E2E_RUN_DIR, which the run's teardown removes), found
+ * again by each test file and worker (Jest gives each its own modules); outside a Jest run (the
+ * benchmarks), in a folder of the process's own.
  */
 export function sharedVirtualEnv(): Promise<string> {
   sharedEnvironment ??= (async () => {
@@ -96,20 +97,43 @@ export function sharedVirtualEnv(): Promise<string> {
       await makeVirtualEnv(dir);
       return dir;
     }
-    // A worker runs its test files one after another: no other makes this folder meanwhile.
-    const dir = path.join(runDir, `python-venv-${process.env["JEST_WORKER_ID"] ?? "1"}`);
-    const ready = path.join(dir, "made");
-    if (!existsSync(ready)) {
-      await rm(dir, { recursive: true, force: true });
-      await makeVirtualEnv(dir);
-      await writeFile(ready, "");
-    }
+    const dir = path.join(runDir, "python-venv");
+    await madeOnce(dir, () => makeVirtualEnv(dir));
     return dir;
   })();
   return sharedEnvironment;
 }
 
-/** A Python program, run by the Python language host of setup in the worker's virtual environment. */
+/**
+ * Runs `make` for `dir` in one worker of the run: the first to take the lock (a folder beside
+ * it, made atomically) makes it; the others wait until it is made, or take the lock over if the
+ * maker failed and let it go.
+ */
+async function madeOnce(dir: string, make: () => Promise<void>): Promise<void> {
+  const made = path.join(dir, "made");
+  const lock = `${dir}.lock`;
+  const deadline = Date.now() + 10 * 60_000;
+  while (!existsSync(made)) {
+    const locked = await mkdir(lock).then(
+      () => true,
+      () => false,
+    );
+    if (locked) {
+      try {
+        await rm(dir, { recursive: true, force: true });
+        await make();
+        await writeFile(made, "");
+      } finally {
+        await rm(lock, { recursive: true, force: true });
+      }
+      return;
+    }
+    if (Date.now() > deadline) throw new Error(`${dir}: not made within 10 minutes`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** A Python program, run by the Python language host of setup in the run's virtual environment. */
 export interface PythonProgram {
   readonly language: "python";
   /**
@@ -119,13 +143,13 @@ export interface PythonProgram {
   readonly program: { readonly main: string; readonly project: string } | { readonly dir: string };
   /**
    * A virtual environment of the test's own (one a wheel was installed into), activated instead
-   * of the worker's shared one.
+   * of the run's shared one.
    */
   readonly virtualEnv?: string;
 }
 
 /**
- * The environment a Python program's CLI runs with: the worker's shared virtual environment
+ * The environment a Python program's CLI runs with: the run's shared virtual environment
  * activated on `basePath`.
  */
 export async function pythonEnv(basePath: string): Promise<Record<string, string>> {
