@@ -71,8 +71,9 @@ describe("an Instance by offerQuery when the market moves", () => {
 
     const created = await instanceProvider.create(providers.run, inputs({ offerQuery: query }));
 
-    const offer = created.outs?.offer as { askId: number; reliability: number };
-    expect(offer.reliability).toBeGreaterThanOrEqual(0.99);
+    const offer = created.outs?.offer;
+    if (!offer) throw new Error("no offer recorded");
+    expect(offer["reliability"]).toBeGreaterThanOrEqual(0.99);
     const tried = creates(await emulator.requests());
     expect(tried.map((r) => r.path)).toEqual([`/api/v0/asks/${offer.askId}/`]);
     expect(providers.progress.join("\n")).toContain(`skipping ask ${cheapestAny?.askId}`);
