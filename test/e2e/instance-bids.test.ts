@@ -225,13 +225,19 @@ describe("Instance bids and templates under the real Pulumi CLI", () => {
         expect(resumed.outputs["instanceId"]?.value).toBe(id);
         expect(resumed.outputs["actualStatus"]?.value).toBe("running");
         expect(resumed.outputs["outbidByDollarsPerHour"]?.value).toBeUndefined();
-        // One bid change for gpu, and nothing else of it.
-        expect(
-          apiWrites(await emulator.requests()).filter((write) => write.includes(`/${id}/`)),
-        ).toEqual([`PUT /api/v0/instances/bid_price/${id}/`]);
-        expect(await bidOf(id)).toBe(0.6);
         const relaunched = resumed.outputs["servedId"]?.value as number;
         expect(relaunched).not.toBe(servedId);
+        // One bid change for gpu and nothing else of it; served's relaunch (its rent, its label
+        // handed over, the old one's destroy).
+        expect(sorted(apiWrites(await emulator.requests()))).toEqual(
+          sorted([
+            `PUT /api/v0/instances/bid_price/${id}/`,
+            "PUT /api/v0/asks/31001/",
+            `PUT /api/v0/instances/${relaunched}/`,
+            `DELETE /api/v0/instances/${servedId}/`,
+          ]),
+        );
+        expect(await bidOf(id)).toBe(0.6);
         expect(sorted((await instanceIds()).map(String))).toEqual(
           sorted([id, newSpare, relaunched].map(String)),
         );
