@@ -86,6 +86,20 @@ describe("Instance create against the emulator", () => {
     expect(diff.changes).toBe(false);
   });
 
+  it("creates an instance declared stopped: rented, then stopped, and recorded so", async () => {
+    const created = await instanceProvider.create(providers.run, inputs({ state: "stopped" }));
+    expect(created.outs).toMatchObject({
+      state: "stopped",
+      actualStatus: "stopped",
+      intendedStatus: "stopped",
+    });
+    const instances = (await emulator.state()).instances;
+    expect(instances).toEqual([
+      expect.objectContaining({ id: created.outs?.instanceId, intendedStatus: "stopped" }),
+    ]);
+    expect(await creates()).toHaveLength(1);
+  });
+
   it("finds the instance by its create token when the create's reply is lost, sending it once", async () => {
     // The service handles the create, then the connection drops before the reply.
     await emulator.setFaults({

@@ -106,14 +106,12 @@ describe("instances launched from a template", () => {
     const template = await templateCall(emulator, "POST", vllm);
     await emulator.clearRequests();
 
-    const created = await instanceProvider.create(
-      providers.run,
-      inputs({
-        templateHashId: template.hash_id,
-        env: { MODEL_ID: "org/model-b", HF_HOME: "/data/hf" },
-        label: "served",
-      }),
-    );
+    const declared = inputs({
+      templateHashId: template.hash_id,
+      env: { MODEL_ID: "org/model-b", HF_HOME: "/data/hf" },
+      label: "served",
+    });
+    const created = await instanceProvider.create(providers.run, declared);
 
     const [stored] = (await emulator.state()).instances;
     expect(stored).toMatchObject({
@@ -140,6 +138,8 @@ describe("instances launched from a template", () => {
     const read = await instanceProvider.read?.(providers.run, created.id, outs);
     expect(read?.inputs).toBeUndefined();
     expect(read?.props).toEqual(outs);
+    // Nor does the next diff against the same declaration find any change.
+    expect(diffInstance(outs, declared).changes).toBe(false);
   });
 
   it("rebuilds the container in place from an edited template's new hash: the same instance, the template's new onstart", async () => {

@@ -227,6 +227,8 @@ describe("Template provider against the emulator", () => {
       id: created.id,
       props: outs,
     });
+    // And the next up, comparing what is declared with what was recorded, changes nothing.
+    expect((await provider.diff?.(providers.run, created.id, outs, inputs))?.changes).toBe(false);
 
     // An edit in place: the PUT goes by the recorded hash; the new hash is recorded.
     await emulator.clearRequests();

@@ -5,11 +5,16 @@ import { withStack } from "../support/pulumi-stack";
 import { dynamicResources, emulatorConfig, program } from "../support/programs";
 import { useEmulator } from "../support/use-emulator";
 
-// Bids that change in place, an outbid instance seen by refresh and won back by the next up,
-// and an instance launched from a template, under the real Pulumi CLI.
+// Under the real Pulumi CLI, what the engine adds to bids and templates: refresh printing why an
+// instance is outbid and recording it, an up that leaves it paused saying why, a preview and an
+// up --refresh replacing one (onOutbid replace), a raised bid winning one back in place, and
+// an instance launched from a template rebuilt in place (preview saying so) or relaunched with
+// Pulumi's replaceOnChanges. One stack holds the three instances: each step acts on each. What
+// each method does on its own is test/contract/bids.test.ts and instance-templates.test.ts (a
+// raise of a running bid, no drift at refresh, the template's values at launch, the rebuild's
+// one write).
 
-const bidProgram = (price: number) =>
-  program(`
+const waiting = (price: number) => `
 const gpu = new gpucloud.Instance("gpu", {
   askId: 31001,
   image: "pytorch/pytorch:latest",
@@ -19,21 +24,34 @@ const gpu = new gpucloud.Instance("gpu", {
 });
 exports.instanceId = gpu.instanceId;
 exports.actualStatus = gpu.actualStatus;
-exports.statusMessage = gpu.statusMessage;
 exports.outbidByDollarsPerHour = gpu.outbidByDollarsPerHour;
-`);
+`;
 
-const templateProgram = (hashId: string, replaceOnChanges = false) =>
-  program(`
-const gpu = new gpucloud.Instance("served", {
+const replaced = `
+const spare = new gpucloud.Instance("spare", {
+  offerQuery: { gpuName: "RTX 4090" },
+  image: "pytorch/pytorch:latest",
+  diskGb: 20,
+  price: 0.2,
+  onOutbid: "replace",
+  pollIntervalSeconds: 0.05,
+});
+exports.spareId = spare.instanceId;
+exports.spareStatus = spare.actualStatus;
+`;
+
+const served = (hashId: string, replaceOnChanges = false) => `
+const served = new gpucloud.Instance("served", {
   askId: 31001,
   templateHashId: ${JSON.stringify(hashId)},
   env: { MODEL_ID: "org/model-b" },
   pollIntervalSeconds: 0.05,
 }${replaceOnChanges ? `, { replaceOnChanges: ["templateHashId"] }` : ""});
-exports.instanceId = gpu.instanceId;
-exports.actualStatus = gpu.actualStatus;
-`);
+exports.servedId = served.instanceId;
+`;
+
+const threeInstances = (price: number, hashId: string, replaceOnChanges = false) =>
+  program(waiting(price) + replaced + served(hashId, replaceOnChanges));
 
 /** The emulator's test control: a higher bid takes the instance's machine. */
 async function outbid(emulator: TestEmulator, instanceId: number, dollarsPerHour: number) {
@@ -79,130 +97,9 @@ describe("Instance bids and templates under the real Pulumi CLI", () => {
   const instanceIds = async () => (await emulator.state()).instances.map((i) => i.id);
   const bidOf = async (id: number) =>
     (await emulator.state()).instances.find((i) => i.id === id)?.["bidDollarsPerHour"];
+  const sorted = (values: string[]) => [...values].sort();
 
-  it("raises a bid in place, shows an outbid instance after refresh, and wins it back", async () => {
-    await withStack(
-      { program: bidProgram(0.2), config: emulatorConfig(emulator) },
-      async ({ stack, setProgram, exportState, output }) => {
-        const onOutput = (text: string) => output.push(text);
-        const up = await stack.up({ onOutput });
-        expect(up.summary.resourceChanges).toEqual({ create: 3 });
-        const id = up.outputs["instanceId"]?.value as number;
-        expect(await bidOf(id)).toBe(0.2);
-
-        // A bid raised: in place, the same instance, one bid change and nothing else.
-        await setProgram(bidProgram(0.3));
-        await emulator.clearRequests();
-        const raised = await stack.up({ onOutput });
-        expect(raised.summary.resourceChanges).toEqual({ same: 2, update: 1 });
-        expect(raised.outputs["instanceId"]?.value).toBe(id);
-        expect(apiWrites(await emulator.requests())).toEqual([
-          `PUT /api/v0/instances/bid_price/${id}/`,
-        ]);
-        expect(await bidOf(id)).toBe(0.3);
-
-        // Outbid: refresh shows it (status, the service's message, the winning price).
-        await outbid(emulator, id, 0.5);
-        const refreshSaid: string[] = [];
-        const refreshed = await stack.refresh({ onOutput: (text) => refreshSaid.push(text) });
-        // Nothing for the next up to do (onOutbid wait), so no drift; refresh says why.
-        expect(refreshed.summary.resourceChanges).toEqual({ same: 3 });
-        expect(refreshSaid.join("")).toContain(`gpu: instance ${id} is outbid: a bid of $0.5/h`);
-        // Refresh updates the resource's outputs (the stack's exports wait for the next up).
-        const seen = dynamicResources(await exportState(false)).find((resource) =>
-          resource.urn.endsWith("::gpu"),
-        )?.outputs;
-        expect(seen).toMatchObject({
-          instanceId: id,
-          actualStatus: "stopped",
-          intendedStatus: "running",
-          outbidByDollarsPerHour: 0.5,
-        });
-        expect(seen?.["statusMessage"]).toMatch(/outbid/i);
-
-        // The declared bid is below the winning one (onOutbid wait, the default): up leaves it
-        // paused, writes nothing, and says what holds it and what its disk bills meanwhile.
-        await emulator.clearRequests();
-        const said: string[] = [];
-        const waited = await stack.up({ onOutput: (text) => said.push(text) });
-        expect(waited.summary.resourceChanges).toEqual({ same: 3 });
-        expect(said.join("")).toMatch(
-          new RegExp(
-            String.raw`gpu: instance ${id} is outbid: a bid of \$0\.5/h holds its machine; it ` +
-              String.raw`stays paused \(onOutbid wait\), its data kept and its disk billing`,
-          ),
-        );
-        expect(apiWrites(await emulator.requests())).toEqual([]);
-        expect(await instanceIds()).toEqual([id]);
-
-        // A bid above the winning one: up raises it and waits until the instance runs again.
-        await setProgram(bidProgram(0.6));
-        await emulator.clearRequests();
-        const resumed = await stack.up({ onOutput });
-        expect(resumed.summary.resourceChanges).toEqual({ same: 2, update: 1 });
-        expect(resumed.outputs["instanceId"]?.value).toBe(id);
-        expect(resumed.outputs["actualStatus"]?.value).toBe("running");
-        expect(resumed.outputs["outbidByDollarsPerHour"]?.value).toBeUndefined();
-        expect(apiWrites(await emulator.requests())).toEqual([
-          `PUT /api/v0/instances/bid_price/${id}/`,
-        ]);
-        expect(await bidOf(id)).toBe(0.6);
-        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 3 });
-
-        await stack.destroy({ onOutput });
-        expect(await instanceIds()).toEqual([]);
-      },
-    );
-  });
-
-  it("replaces an outbid instance with onOutbid replace at the next up --refresh, leaving nothing billing for it", async () => {
-    const replaceProgram = program(`
-const gpu = new gpucloud.Instance("gpu", {
-  offerQuery: { gpuName: "RTX 4090" },
-  image: "pytorch/pytorch:latest",
-  diskGb: 20,
-  price: 0.2,
-  onOutbid: "replace",
-  pollIntervalSeconds: 0.05,
-});
-exports.instanceId = gpu.instanceId;
-exports.actualStatus = gpu.actualStatus;
-`);
-    await withStack(
-      { program: replaceProgram, config: emulatorConfig(emulator) },
-      async ({ stack, output }) => {
-        const onOutput = (text: string) => output.push(text);
-        const up = await stack.up({ onOutput });
-        const id = up.outputs["instanceId"]?.value as number;
-        await outbid(emulator, id, 0.5);
-
-        // The preview after a refresh names the replacement and why, and writes nothing.
-        await emulator.clearRequests();
-        const preview = await stack.preview({ refresh: true });
-        expect(preview.changeSummary).toMatchObject({ replace: 1 });
-        expect(preview.stdout).toContain(
-          `gpu: instance ${id} is outbid: a bid of $0.5/h holds its machine; it is replaced ` +
-            "(onOutbid replace): another instance is rented by offerQuery",
-        );
-        expect(apiWrites(await emulator.requests())).toEqual([]);
-
-        const replaced = await stack.up({ refresh: true, onOutput });
-        expect(replaced.summary.resourceChanges).toMatchObject({ replace: 1 });
-        const newId = replaced.outputs["instanceId"]?.value as number;
-        expect(newId).not.toBe(id);
-        expect(replaced.outputs["actualStatus"]?.value).toBe("running");
-        // The paused one is destroyed: only the replacement exists, and bills.
-        expect(await instanceIds()).toEqual([newId]);
-        expect(await bidOf(newId)).toBe(0.2);
-        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 3 });
-
-        await stack.destroy({ onOutput });
-        expect(await instanceIds()).toEqual([]);
-      },
-    );
-  });
-
-  it("launches from a template, refreshes with no changes, and rebuilds it in place when the template changes", async () => {
+  it("an outbid instance: refresh shows it, up leaves it paused, onOutbid replace replaces one at preview and up --refresh, a raised bid wins one back in place; a template's instance is rebuilt in place, or relaunched with replaceOnChanges", async () => {
     const template = {
       name: "vllm server",
       image: "vllm/vllm-openai",
@@ -217,15 +114,18 @@ exports.actualStatus = gpu.actualStatus;
     };
     const hash = await templateCall(emulator, "POST", template);
     await withStack(
-      { program: templateProgram(hash), config: emulatorConfig(emulator) },
-      async ({ stack, setProgram, output }) => {
+      { program: threeInstances(0.2, hash), config: emulatorConfig(emulator) },
+      async ({ stack, setProgram, exportState, output }) => {
         const onOutput = (text: string) => output.push(text);
         const up = await stack.up({ onOutput });
-        expect(up.summary.resourceChanges).toEqual({ create: 3 });
+        // The stack, the instance sweeper and the three instances.
+        expect(up.summary.resourceChanges).toEqual({ create: 5 });
         const id = up.outputs["instanceId"]?.value as number;
-        const [launched] = (await emulator.state()).instances;
+        const spareId = up.outputs["spareId"]?.value as number;
+        const servedId = up.outputs["servedId"]?.value as number;
+        expect(await bidOf(id)).toBe(0.2);
+        const launched = (await emulator.state()).instances.find((i) => i.id === servedId);
         expect(launched).toMatchObject({
-          id,
           image: "vllm/vllm-openai:v0.6.0",
           diskGb: 40,
           onstart: "vllm serve $MODEL_ID",
@@ -233,47 +133,117 @@ exports.actualStatus = gpu.actualStatus;
         });
         expect(launched?.["env"]).toMatchObject({ MODEL_ID: "org/model-b", MAX_TOKENS: "4096" });
 
-        // The template's values are what runs, not drift.
-        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 3 });
-        expect((await stack.preview()).changeSummary).toEqual({ same: 3 });
+        // Outbid: refresh shows it (status, the service's message, the winning price).
+        await outbid(emulator, id, 0.5);
+        await outbid(emulator, spareId, 0.5);
+        const refreshSaid: string[] = [];
+        const refreshed = await stack.refresh({ onOutput: (text) => refreshSaid.push(text) });
+        // gpu is no drift (onOutbid wait: nothing for the next up to do), nor is the template's
+        // instance (the template's values are what runs); the spare (onOutbid replace) is
+        // recorded changed, for the next up to replace. Refresh says why.
+        expect(refreshed.summary.resourceChanges).toEqual({ same: 4, update: 1 });
+        expect(refreshSaid.join("")).toContain(`gpu: instance ${id} is outbid: a bid of $0.5/h`);
+        // Refresh updates the resource's outputs (the stack's exports wait for the next up).
+        const seen = dynamicResources(await exportState(false)).find((resource) =>
+          resource.urn.endsWith("::gpu"),
+        )?.outputs;
+        expect(seen).toMatchObject({
+          instanceId: id,
+          actualStatus: "stopped",
+          intendedStatus: "running",
+          outbidByDollarsPerHour: 0.5,
+        });
+        expect(seen?.["statusMessage"]).toMatch(/outbid/i);
 
-        // An edited template has a new hash: the container is rebuilt on its machine from it,
-        // the same instance, and preview says so (its local disk is lost).
+        // An edited template has a new hash: the preview after a refresh says the container is
+        // rebuilt on its machine (its local disk lost), names the outbid one's replacement and
+        // why, and writes nothing.
         const edited = await templateCall(emulator, "PUT", {
           hash_id: hash,
           onstart: "vllm serve $MODEL_ID --max-model-len 8192",
         });
         expect(edited).not.toBe(hash);
-        await setProgram(templateProgram(edited));
-        const preview = await stack.preview();
-        expect(preview.changeSummary).toEqual({ same: 2, update: 1 });
+        await setProgram(threeInstances(0.2, edited));
+        await emulator.clearRequests();
+        const preview = await stack.preview({ refresh: true });
+        expect(preview.changeSummary).toEqual({ same: 3, update: 1, replace: 1 });
         expect(preview.stdout).toContain(
-          `instance ${String(id)} is updated in place: the container is rebuilt on its machine`,
+          `spare: instance ${spareId} is outbid: a bid of $0.5/h holds its machine; it is ` +
+            "replaced (onOutbid replace): another instance is rented by offerQuery",
+        );
+        expect(preview.stdout).toContain(
+          `instance ${String(servedId)} is updated in place: the container is rebuilt on its machine`,
         );
         expect(preview.stdout).toContain("its local disk is lost");
+        expect(apiWrites(await emulator.requests())).toEqual([]);
+
+        // up --refresh: the declared bid is below the winning one (onOutbid wait, the
+        // default): it leaves gpu paused, writes nothing for it, and says what holds it and
+        // what its disk bills meanwhile. The spare is replaced, the paused one destroyed: only
+        // the replacement bills. The template's instance is rebuilt: the same instance.
         await emulator.clearRequests();
-        const rebuilt = await stack.up({ onOutput });
-        expect(rebuilt.summary.resourceChanges).toEqual({ same: 2, update: 1 });
-        expect(rebuilt.outputs["instanceId"]?.value).toBe(id);
-        expect(apiWrites(await emulator.requests())).toEqual([
-          `PUT /api/v0/instances/update_template/${String(id)}/`,
-        ]);
-        expect(await instanceIds()).toEqual([id]);
-        expect((await emulator.state()).instances[0]).toMatchObject({
-          id,
+        const said: string[] = [];
+        const next = await stack.up({ refresh: true, onOutput: (text) => said.push(text) });
+        expect(next.summary.resourceChanges).toEqual({ same: 3, update: 1, replace: 1 });
+        expect(said.join("")).toMatch(
+          new RegExp(
+            String.raw`gpu: instance ${id} is outbid: a bid of \$0\.5/h holds its machine; it ` +
+              String.raw`stays paused \(onOutbid wait\), its data kept and its disk billing`,
+          ),
+        );
+        const newSpare = next.outputs["spareId"]?.value as number;
+        expect(newSpare).not.toBe(spareId);
+        expect(next.outputs["spareStatus"]?.value).toBe("running");
+        expect(next.outputs["servedId"]?.value).toBe(servedId);
+        // The replacement's rent (its create, then its label handed over), the paused one's
+        // destroy and the rebuild: nothing for gpu.
+        expect(sorted(apiWrites(await emulator.requests()))).toEqual(
+          sorted([
+            "PUT /api/v0/asks/31001/",
+            `PUT /api/v0/instances/${newSpare}/`,
+            `DELETE /api/v0/instances/${spareId}/`,
+            `PUT /api/v0/instances/update_template/${String(servedId)}/`,
+          ]),
+        );
+        expect(sorted((await instanceIds()).map(String))).toEqual(
+          sorted([id, servedId, newSpare].map(String)),
+        );
+        expect(await bidOf(newSpare)).toBe(0.2);
+        expect((await emulator.state()).instances.find((i) => i.id === servedId)).toMatchObject({
           offer: launched?.["offer"],
           onstart: "vllm serve $MODEL_ID --max-model-len 8192",
         });
 
-        // Pulumi's own replaceOnChanges relaunches on a template change, for those who want it.
+        // A bid above the winning one: up raises it in place and waits until the instance runs
+        // again. Pulumi's own replaceOnChanges relaunches on a template change, for those who
+        // want it.
         const again = await templateCall(emulator, "PUT", { hash_id: edited, tag: "v0.6.1" });
-        await setProgram(templateProgram(again, true));
-        const relaunched = await stack.up({ onOutput });
-        expect(relaunched.summary.resourceChanges).toEqual({ same: 2, replace: 1 });
-        const newId = relaunched.outputs["instanceId"]?.value as number;
-        expect(newId).not.toBe(id);
-        expect(await instanceIds()).toEqual([newId]);
-        expect((await emulator.state()).instances[0]?.["image"]).toBe("vllm/vllm-openai:v0.6.1");
+        await setProgram(threeInstances(0.6, again, true));
+        await emulator.clearRequests();
+        const resumed = await stack.up({ onOutput });
+        expect(resumed.summary.resourceChanges).toEqual({ same: 3, update: 1, replace: 1 });
+        expect(resumed.outputs["instanceId"]?.value).toBe(id);
+        expect(resumed.outputs["actualStatus"]?.value).toBe("running");
+        expect(resumed.outputs["outbidByDollarsPerHour"]?.value).toBeUndefined();
+        const relaunched = resumed.outputs["servedId"]?.value as number;
+        expect(relaunched).not.toBe(servedId);
+        // One bid change for gpu and nothing else of it; served's relaunch (its rent, its label
+        // handed over, the old one's destroy).
+        expect(sorted(apiWrites(await emulator.requests()))).toEqual(
+          sorted([
+            `PUT /api/v0/instances/bid_price/${id}/`,
+            "PUT /api/v0/asks/31001/",
+            `PUT /api/v0/instances/${relaunched}/`,
+            `DELETE /api/v0/instances/${servedId}/`,
+          ]),
+        );
+        expect(await bidOf(id)).toBe(0.6);
+        expect(sorted((await instanceIds()).map(String))).toEqual(
+          sorted([id, newSpare, relaunched].map(String)),
+        );
+        expect((await emulator.state()).instances.find((i) => i.id === relaunched)?.["image"]).toBe(
+          "vllm/vllm-openai:v0.6.1",
+        );
 
         await stack.destroy({ onOutput });
         expect(await instanceIds()).toEqual([]);

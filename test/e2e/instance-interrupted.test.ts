@@ -73,7 +73,7 @@ describe("Instance under interrupted runs (real Pulumi CLI)", () => {
     await releaseLock(stack);
   }
 
-  it("killed, then up: the killed run's provider cleans up and exits, and one instance runs", async () => {
+  it("killed, then up: the killed run's provider cleans up and exits, and one instance runs; stopped outside Pulumi, refresh and up start it again in place, and up stops it in place", async () => {
     await emulator.queueBoots([{ status: "running", afterSeconds: 600 }]);
     await withStack(
       { program: trainer("img-a"), config: emulatorConfig(emulator) },
@@ -89,6 +89,29 @@ describe("Instance under interrupted runs (real Pulumi CLI)", () => {
         const ids = await instanceIds();
         expect(ids).toEqual([up.outputs["instanceId"]?.value]);
         expect(up.outputs["actualStatus"]?.value).toBe("running");
+
+        // The instance, once up has run uninterrupted: stopped outside Pulumi, refresh shows
+        // it and up starts it again, in place; declared stopped, up stops it in place. (An
+        // instance created stopped: test/contract/instance-create.test.ts.)
+        const said: string[] = [];
+        const onOutput = (text: string) => said.push(text);
+        const [id] = ids;
+        await outsideClient(emulator).instances.setState(id ?? 0, "stopped");
+        const drift = await stack.stack.refresh({ onOutput });
+        expect(drift.summary.resourceChanges).toEqual({ same: 2, update: 1 });
+        const restored = await stack.stack.up({ onOutput });
+        expect(restored.summary.resourceChanges).toEqual({ same: 2, update: 1 });
+        expect(restored.outputs["actualStatus"]?.value).toBe("running");
+        expect(await instanceIds()).toEqual([id]);
+        await stack.setProgram(trainer("img-a", `state: "stopped",`));
+        const stopped = await stack.stack.up({ onOutput });
+        expect(stopped.summary.resourceChanges).toEqual({ same: 2, update: 1 });
+        expect(stopped.outputs["actualStatus"]?.value).toBe("stopped");
+        expect(stopped.outputs["intendedStatus"]?.value).toBe("stopped");
+        expect(await instanceIds()).toEqual([id]);
+        // The engine also sends Cancel when it closes each finished operation's providers:
+        // nothing in flight then, nothing said.
+        expect(said.join("")).not.toMatch(/Ctrl-C/);
 
         await stack.stack.destroy({ onOutput: (text) => stack.output.push(text) });
         expect(await instanceIds()).toEqual([]);
@@ -210,36 +233,6 @@ describe("Instance under interrupted runs (real Pulumi CLI)", () => {
           .filter((id) => id !== undefined);
         expect(recorded).toEqual([]);
         process.stderr.write(`typescript-cancel: Ctrl-C to the CLI's exit: ${tookMs} ms\n`);
-      },
-    );
-  });
-
-  it("stops and starts in place; stopped outside Pulumi, refresh and up start it again", async () => {
-    await withStack(
-      { program: trainer("img-a", `state: "stopped",`), config: emulatorConfig(emulator) },
-      async (stack) => {
-        const onOutput = (text: string) => stack.output.push(text);
-        const stopped = await stack.stack.up({ onOutput });
-        expect(stopped.outputs["actualStatus"]?.value).toBe("stopped");
-        expect(stopped.outputs["intendedStatus"]?.value).toBe("stopped");
-        const [id] = await instanceIds();
-
-        await stack.setProgram(trainer("img-a"));
-        const started = await stack.stack.up({ onOutput });
-        expect(started.summary.resourceChanges).toEqual({ same: 2, update: 1 });
-        expect(started.outputs["actualStatus"]?.value).toBe("running");
-        expect(await instanceIds()).toEqual([id]);
-
-        await outsideClient(emulator).instances.setState(id ?? 0, "stopped");
-        const drift = await stack.stack.refresh({ onOutput });
-        expect(drift.summary.resourceChanges).toEqual({ same: 2, update: 1 });
-        const restored = await stack.stack.up({ onOutput });
-        expect(restored.summary.resourceChanges).toEqual({ same: 2, update: 1 });
-        expect(restored.outputs["actualStatus"]?.value).toBe("running");
-        expect(await instanceIds()).toEqual([id]);
-        // The engine also sends Cancel when it closes each finished operation's providers:
-        // nothing in flight then, nothing said.
-        expect(stack.output.join("")).not.toMatch(/Ctrl-C/);
       },
     );
   });

@@ -106,55 +106,30 @@ describe("which instances are a stack's own (real Pulumi CLI)", () => {
     expect(await instanceIds()).toEqual([]);
   });
 
-  it("retainOnDelete: removed from the program, then the stack destroyed, the instance stays; a leftover of the stack does not", async () => {
+  it("retainOnDelete and pulumi state delete: a retained instance removed from the program, and a dropped one declared again, stay on the account through the stack's destroy; a leftover of the stack does not", async () => {
     const byHand: number[] = [];
     try {
       await withStack(
         {
-          program: program(instance("kept", "img-a", "{ retainOnDelete: true }")),
+          program: program(
+            instance("kept", "img-a", "{ retainOnDelete: true }") +
+              instance("dropped") +
+              instance("managed"),
+          ),
           config: emulatorConfig(emulator),
         },
         async (stack) => {
           const up = await stack.stack.up({ onOutput: onOutput(stack) });
           const kept = up.outputs["kept"]?.value as number;
           byHand.push(kept);
-          // What an interrupted create of this stack would have left, beside it.
+          const dropped = up.outputs["dropped"]?.value as number;
+          byHand.push(dropped);
+          // What an interrupted create of this stack would have left, beside them.
           const leftover = await rentLeftover(
             "gpucloud-e2e/test/gone",
             String(await stackTokenOf(stack)),
           );
           byHand.push(leftover);
-
-          // No Instance is declared any more: the engine drops the retained one (it never asks
-          // the provider) and deletes the stack's sweeper, which destroys the leftover only.
-          await stack.setProgram(
-            program(`new gpucloud.Secret("s", { key: "RETAIN_E2E", value: "v" });`),
-          );
-          const removed = await stack.stack.up({ onOutput: onOutput(stack) });
-          expect(removed.summary.resourceChanges).toMatchObject({ delete: 2, create: 1 });
-          expect(await instanceIds()).toEqual([kept]);
-
-          await stack.stack.destroy({ onOutput: onOutput(stack) });
-          expect(await instances()).toEqual([expect.objectContaining({ id: kept, label: "kept" })]);
-        },
-      );
-    } finally {
-      for (const id of byHand) await outsideClient(emulator).instances.destroy(id);
-    }
-  });
-
-  it("pulumi state delete, then the same resource declared again, then destroy: the dropped instance stays on the account", async () => {
-    const byHand: number[] = [];
-    try {
-      await withStack(
-        {
-          program: program(instance("dropped") + instance("managed")),
-          config: emulatorConfig(emulator),
-        },
-        async (stack) => {
-          const up = await stack.stack.up({ onOutput: onOutput(stack) });
-          const dropped = up.outputs["dropped"]?.value as number;
-          byHand.push(dropped);
           const urn = resourceNamed(await stack.exportState(false), "Instance", "dropped").urn;
           await promisify(execFile)(
             "pulumi",
@@ -165,18 +140,37 @@ describe("which instances are a stack's own (real Pulumi CLI)", () => {
             },
           );
 
-          // Still declared: the next up creates it again. The dropped instance has the same
-          // owner, spec and stack token, but it was handed over: a new one is rented.
+          // The retained one is no longer declared: the engine drops it (it never asks the
+          // provider). The dropped one is still declared: the next up creates it again. It has
+          // the same owner, spec and stack token, but it was handed over: a new one is rented.
+          await stack.setProgram(program(instance("dropped") + instance("managed")));
           const again = await stack.stack.up({ onOutput: onOutput(stack) });
-          expect(again.summary.resourceChanges).toEqual({ same: 3, create: 1 });
+          expect(again.summary.resourceChanges).toEqual({ same: 3, create: 1, delete: 1 });
           expect(again.outputs["dropped"]?.value).not.toBe(dropped);
           expect(stack.output.join("")).not.toMatch(/adopting|destroying instance/);
+          const byId = (ids: unknown[]) => [...ids].sort((a, b) => Number(a) - Number(b));
+          expect(byId(await instanceIds())).toEqual(
+            byId([
+              kept,
+              dropped,
+              up.outputs["managed"]?.value,
+              leftover,
+              again.outputs["dropped"]?.value,
+            ]),
+          );
 
+          // Destroy deletes what the state records, and the stack's sweeper with it, which
+          // destroys the leftover only.
           const destroyed = await stack.stack.destroy({ onOutput: onOutput(stack) });
           expect(destroyed.summary.resourceChanges).toEqual({ delete: 4 });
-          expect(await instances()).toEqual([
-            expect.objectContaining({ id: dropped, label: "dropped" }),
-          ]);
+          expect(
+            (await instances()).sort((a, b) => a.id - b.id).map(({ id, label }) => ({ id, label })),
+          ).toEqual(
+            [
+              { id: kept, label: "kept" },
+              { id: dropped, label: "dropped" },
+            ].sort((a, b) => a.id - b.id),
+          );
         },
       );
     } finally {

@@ -27,32 +27,40 @@ const statusLists = (requests: { method: string; path: string }[]) =>
       decodeURIComponent(r.path).includes('"id"'),
   );
 
-const oneInstance = (args: Record<string, unknown>) =>
-  program(`
-const gpu = new gpucloud.Instance("gpu", ${JSON.stringify({ ...common, ...args })});
-exports.offer = gpu.offer;
-exports.instanceId = gpu.instanceId;
-`);
-
+// What the engine adds to renting by query: instances of one query created side by side, an
+// instance whose volume is another resource's output (unknown at preview), and no drift after.
+// What a create or check does on its own when the market moves (an offer taken between search
+// and rent, a search ignoring a filter, a cap below every match, a malformed query, an explicit
+// ask on another machine than the volume) is test/contract/instance-by-query.test.ts.
 describe("renting by query under the real Pulumi CLI", () => {
   const { emulator } = useEmulator({ per: "test", market: { seed: 11 } });
 
-  it("two instances with one query rent two different offers, the cheapest matches; refresh and preview change nothing", async () => {
+  it("two instances with one query rent two different offers, the cheapest; a volume and an instance by query land on one machine; refresh and preview change nothing", async () => {
     const client = outsideClient(emulator);
     const matches = await client.searchOffers(QUERY);
-    await withStack(
-      {
-        program: program(`
+    const twoByQuery = `
 const query = ${JSON.stringify(QUERY)};
 const a = new gpucloud.Instance("a", { ...${JSON.stringify(common)}, offerQuery: query });
 const b = new gpucloud.Instance("b", { ...${JSON.stringify(common)}, offerQuery: query });
 exports.a = a.offer;
 exports.b = b.offer;
 exports.cheapest = gpucloud.getOffers({ ...query, limit: 3 }).apply((offers) => offers.map((o) => o.askId));
-`),
-        config: emulatorConfig(emulator),
-      },
-      async ({ stack, output }) => {
+`;
+    const withVolume = `
+const volume = new gpucloud.Volume("data", { volumeOfferQuery: { reliability: { gte: 0.98 } }, sizeGb: 50 });
+const gpu = new gpucloud.Instance("gpu", {
+  ...${JSON.stringify(common)},
+  offerQuery: { numGpus: { gte: 1 } },
+  volume: { volumeId: volume.volumeId, mountPath: "/data" },
+});
+exports.volumeMachine = volume.machineId;
+exports.volumeId = volume.volumeId;
+exports.offer = gpu.offer;
+exports.instanceId = gpu.instanceId;
+`;
+    await withStack(
+      { program: program(twoByQuery), config: emulatorConfig(emulator) },
+      async ({ stack, setProgram, output }) => {
         const onOutput = (text: string) => output.push(text);
         await emulator.clearRequests();
         const up = await stack.up({ onOutput });
@@ -81,149 +89,28 @@ exports.cheapest = gpucloud.getOffers({ ...query, limit: 3 }).apply((offers) => 
         expect(statusLists(requests).length).toBeGreaterThanOrEqual(2);
         expect(shows(requests)).toEqual([]);
 
-        // The stack, its instance sweeper and the two instances.
-        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 4 });
-        const preview = await stack.preview({ onOutput });
-        expect(preview.changeSummary).toEqual({ same: 4 });
-      },
-    );
-  });
-
-  it("an offer taken between search and rent moves to the next one: one create per offer tried", async () => {
-    const client = outsideClient(emulator);
-    // Two searches: the check's (the plan's price, provider/pricing), then the create's. Each
-    // loses its first answer to someone else: the create's first choice is then taken too.
-    const [taken, first, second] = await client.searchOffers(QUERY);
-    expect(taken).toBeDefined();
-    await emulator.setFaults({ offerTakenAfterSearch: { next: 2 } });
-    await withStack(
-      { program: oneInstance({ offerQuery: QUERY }), config: emulatorConfig(emulator) },
-      async ({ stack, output }) => {
-        await emulator.clearRequests();
-        const up = await stack.up({ onOutput: (text) => output.push(text) });
-        expect((up.outputs["offer"]?.value as { askId: number }).askId).toBe(second?.askId);
-        const tried = creates(await emulator.requests());
-        expect(tried.map((r) => r.path)).toEqual([
-          `/api/v0/asks/${first?.askId}/`,
-          `/api/v0/asks/${second?.askId}/`,
-        ]);
-        expect(tried.map((r) => r.status)).toEqual([404, 200]);
-      },
-    );
-  });
-
-  it("when the search ignores a filter, the offer that does not match is never rented", async () => {
-    const client = outsideClient(emulator);
-    const query = { gpuName: "RTX 4090", reliability: { gte: 0.99 } };
-    const unfiltered = await client.searchOffers({ gpuName: "RTX 4090" });
-    const cheapestAny = unfiltered[0];
-    // The market must make the point: the cheapest RTX 4090 is below the reliability asked for.
-    expect(cheapestAny?.reliability).toBeLessThan(0.99);
-    await emulator.setFaults({ searchIgnoresFilter: { field: "reliability" } });
-    await withStack(
-      { program: oneInstance({ offerQuery: query }), config: emulatorConfig(emulator) },
-      async ({ stack, output }) => {
-        await emulator.clearRequests();
-        const up = await stack.up({ onOutput: (text) => output.push(text) });
-        const offer = up.outputs["offer"]?.value as { askId: number; reliability: number };
-        expect(offer.reliability).toBeGreaterThanOrEqual(0.99);
-        const tried = creates(await emulator.requests());
-        expect(tried).toHaveLength(1);
-        expect(tried[0]?.path).toBe(`/api/v0/asks/${offer.askId}/`);
-        expect(output.join("")).toContain(`skipping ask ${cheapestAny?.askId}`);
-      },
-    );
-  });
-
-  it("maxDollarsPerHour below every match fails at create naming the cheapest price, renting nothing", async () => {
-    const [cheapest] = await outsideClient(emulator).searchOffers(QUERY);
-    await withStack(
-      {
-        program: oneInstance({ offerQuery: QUERY, maxDollarsPerHour: 0.01 }),
-        config: emulatorConfig(emulator),
-      },
-      async ({ stack, output }) => {
-        await emulator.clearRequests();
-        await expect(stack.up({ onOutput: (text) => output.push(text) })).rejects.toThrow(
-          `the cheapest match is $${cheapest?.dollarsPerHour}/h (ask ${cheapest?.askId}`,
+        // A volume by query, and an instance by query linking it (its volumeId unknown at
+        // preview): the instance lands on the volume's machine and lists the volume.
+        await setProgram(program(twoByQuery + withVolume));
+        const linked = await stack.up({ onOutput });
+        expect(linked.summary.resourceChanges).toEqual({ same: 4, create: 2 });
+        const volumeMachine = linked.outputs["volumeMachine"]?.value as number;
+        expect((linked.outputs["offer"]?.value as { machineId: number }).machineId).toBe(
+          volumeMachine,
         );
-        expect(creates(await emulator.requests())).toEqual([]);
-        expect((await emulator.state()).instances).toEqual([]);
-      },
-    );
-  });
-
-  it("a malformed query fails at preview naming the field, and sends nothing", async () => {
-    await withStack(
-      {
-        program: oneInstance({ offerQuery: { gpuName: "RTX 4090", numGpus: { gt: "two" } } }),
-        config: emulatorConfig(emulator),
-      },
-      async ({ stack, output }) => {
-        await emulator.clearRequests();
-        await expect(stack.preview({ onOutput: (text) => output.push(text) })).rejects.toThrow(
-          /offerQuery: numGpus\.gt: got "two"; expected a number/,
-        );
-        expect(await emulator.writes()).toEqual([]);
-        expect(searches(await emulator.requests())).toEqual([]);
-      },
-    );
-  });
-
-  it("a volume and an instance by query land on one machine, and the instance lists the volume", async () => {
-    await withStack(
-      {
-        program: program(`
-const volume = new gpucloud.Volume("data", { volumeOfferQuery: { reliability: { gte: 0.98 } }, sizeGb: 50 });
-const gpu = new gpucloud.Instance("gpu", {
-  ...${JSON.stringify(common)},
-  offerQuery: { numGpus: { gte: 1 } },
-  volume: { volumeId: volume.volumeId, mountPath: "/data" },
-});
-exports.volumeMachine = volume.machineId;
-exports.volumeId = volume.volumeId;
-exports.offer = gpu.offer;
-exports.instanceId = gpu.instanceId;
-`),
-        config: emulatorConfig(emulator),
-      },
-      async ({ stack, output }) => {
-        const onOutput = (text: string) => output.push(text);
-        const up = await stack.up({ onOutput });
-        const volumeMachine = up.outputs["volumeMachine"]?.value as number;
-        expect((up.outputs["offer"]?.value as { machineId: number }).machineId).toBe(volumeMachine);
-        const client = outsideClient(emulator);
-        const instance = await client.instances.show(up.outputs["instanceId"]?.value as number);
+        const instance = await client.instances.show(linked.outputs["instanceId"]?.value as number);
         expect(instance?.volume_info).toEqual([
           expect.objectContaining({
-            volume_id: up.outputs["volumeId"]?.value as number,
+            volume_id: linked.outputs["volumeId"]?.value as number,
             mount_path: "/data",
           }),
         ]);
         const [volume] = await client.volumes.list();
-        expect(volume?.instances).toEqual([up.outputs["instanceId"]?.value]);
-        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 4 });
-        expect((await stack.preview({ onOutput })).changeSummary).toEqual({ same: 4 });
-      },
-    );
-  });
+        expect(volume?.instances).toEqual([linked.outputs["instanceId"]?.value]);
 
-  it("an explicit ask on another machine than the volume fails at preview", async () => {
-    const client = outsideClient(emulator);
-    const { volumeId } = await client.volumes.acceptVolumeAsk(21001, 20);
-    await withStack(
-      {
-        program: oneInstance({ askId: 31002, volume: { volumeId, mountPath: "/data" } }),
-        config: emulatorConfig(emulator),
-      },
-      async ({ stack, output }) => {
-        await emulator.clearRequests();
-        await expect(stack.preview({ onOutput: (text) => output.push(text) })).rejects.toThrow(
-          `volume: V.${volumeId} is on machine 41207, but ask 31002 is on machine 38820`,
-        );
-        // Reads only: the volume list and a search (a POST that changes nothing).
-        const writes = await emulator.writes();
-        expect(writes.filter((r) => r.path !== "/api/v0/bundles/")).toEqual([]);
+        // The stack, its instance sweeper, the three instances and the volume.
+        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 6 });
+        expect((await stack.preview({ onOutput })).changeSummary).toEqual({ same: 6 });
       },
     );
   });

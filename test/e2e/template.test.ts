@@ -30,8 +30,8 @@ const declared = {
   dockerLogin: { repo: "ghcr.io", user: "ci", password },
 };
 
-const templateProgram = (fields: Record<string, unknown>, instance = false) =>
-  program(`
+/** A Template of these fields, and an Instance launched from its hash if asked, as program text. */
+const templateBody = (fields: Record<string, unknown>, instance = false) => `
 const tpl = new gpucloud.Template("tpl", ${JSON.stringify(fields)});
 exports.templateId = tpl.templateId;
 exports.hashId = tpl.hashId;
@@ -42,7 +42,9 @@ ${
 exports.instanceId = gpu.instanceId;`
     : ""
 }
-`);
+`;
+const templateProgram = (fields: Record<string, unknown>, instance = false) =>
+  program(templateBody(fields, instance));
 
 /** The account's own templates (not the seeded public ones). */
 async function ownTemplates(client: GpuCloudClient) {
@@ -61,10 +63,15 @@ async function backendFiles(workDir: string): Promise<string[]> {
   );
 }
 
+// What the engine adds to templates: the registry password a secret in the state and never
+// printed, an Instance launched from a Template's hash (an output of the same program), drift
+// seen by refresh and put back by up, the adoption refusal and the functions' queries as the
+// CLI prints them. What the Template's methods do on their own (read unchanged after a create or
+// an edit, no change at the next diff, the drift's inputs) is test/contract/templates.test.ts.
 describe("Template under the real Pulumi CLI", () => {
   const { emulator } = useEmulator({ per: "test", bootPolls: 2 });
 
-  it("creates, refreshes unchanged, edits in place (new hash, same id), launches an instance from it, and destroys", async () => {
+  it("creates, edits in place (new hash, same id), shows drift at refresh and puts it back while launching an instance from it, records a later edit in the instance in place, and destroys", async () => {
     await withStack(
       { program: templateProgram(declared), config: emulatorConfig(emulator) },
       async ({ stack, setProgram, exportState, output, workDir }) => {
@@ -85,11 +92,9 @@ describe("Template under the real Pulumi CLI", () => {
           recommended_disk_space: 40,
         });
 
-        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 2 });
-        expect((await stack.up({ onOutput })).summary.resourceChanges).toEqual({ same: 2 });
-
         // An edit in place: the numeric id stays, the hash in the outputs is the new one.
-        await setProgram(templateProgram({ ...declared, description: "inference v2", diskGb: 60 }));
+        const v2 = { ...declared, description: "inference v2", diskGb: 60 };
+        await setProgram(templateProgram(v2));
         const edit = await stack.up({ onOutput });
         expect(edit.summary.resourceChanges).toEqual({ same: 1, update: 1 });
         expect(edit.outputs["templateId"]?.value).toBe(templateId);
@@ -104,26 +109,21 @@ describe("Template under the real Pulumi CLI", () => {
             recommended_disk_space: 60,
           }),
         ]);
-        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 2 });
 
-        // Edited outside Pulumi: refresh shows the drift, up puts back what is declared.
+        // Edited outside Pulumi: refresh shows the drift, up puts back what is declared. The
+        // same up launches an instance from the template's hash (known once the template is
+        // put back): the template's image, tag and disk.
         await outside.templates.edit(editedHash, { desc: "by hand" });
         const drift = await stack.refresh({ onOutput });
         expect(drift.summary.resourceChanges).toEqual({ same: 1, update: 1 });
-        expect((await stack.up({ onOutput })).summary.resourceChanges).toEqual({
-          same: 1,
-          update: 1,
-        });
+        await setProgram(templateProgram(v2, true));
+        const launch = await stack.up({ onOutput });
+        // The template updated; the instance sweeper and the instance created.
+        expect(launch.summary.resourceChanges).toEqual({ same: 1, update: 1, create: 2 });
         const [restored] = await ownTemplates(outside);
         expect(restored).toMatchObject({ id: templateId, desc: "inference v2" });
-        expect((await stack.refresh({ onOutput })).summary.resourceChanges).toEqual({ same: 2 });
-
-        // An instance launched from the template's hash: the template's image, tag and disk.
-        await setProgram(
-          templateProgram({ ...declared, description: "inference v2", diskGb: 60 }, true),
-        );
-        const launch = await stack.up({ onOutput });
-        expect(launch.summary.resourceChanges).toMatchObject({ create: 2, same: 2 });
+        const restoredHash = launch.outputs["hashId"]?.value as string;
+        expect(restoredHash).toBe(restored?.hash_id);
         const [instance] = (await emulator.state()).instances;
         expect(instance).toMatchObject({
           id: launch.outputs["instanceId"]?.value as number,
@@ -134,15 +134,13 @@ describe("Template under the real Pulumi CLI", () => {
 
         // Editing the template later changes its hash: the instance records it in place and
         // is not relaunched.
-        await setProgram(
-          templateProgram({ ...declared, description: "inference v3", diskGb: 60 }, true),
-        );
+        await setProgram(templateProgram({ ...v2, description: "inference v3" }, true));
         const later = await stack.up({ onOutput });
         expect(later.summary.resourceChanges?.["create"]).toBeUndefined();
         expect(later.summary.resourceChanges?.["delete"]).toBeUndefined();
         expect(later.summary.resourceChanges?.["replace"]).toBeUndefined();
         expect(later.outputs["templateId"]?.value).toBe(templateId);
-        expect(later.outputs["hashId"]?.value).not.toBe(editedHash);
+        expect(later.outputs["hashId"]?.value).not.toBe(restoredHash);
         expect((await emulator.state()).instances.map((row) => row.id)).toEqual([instance?.id]);
 
         // The registry password: encrypted in the state, never printed, never in a state file.
@@ -161,15 +159,28 @@ describe("Template under the real Pulumi CLI", () => {
     );
   });
 
-  it("refuses to adopt a template the account already has with the same content", async () => {
+  it("refuses to adopt a template the account already has with the same content; getTemplates searches by a typed query, and fails on a field templates lack; env given as a secret stays one", async () => {
     const outside = outsideClient(emulator);
     const fields = { ...declared, description: "made by hand" };
     const { inputs, failures } = checkInputs(templateInputsSchema, fields, { type: "Template" });
     expect(failures).toEqual([]);
     const existing = await outside.templates.create(toWire(inputs));
+    const token = "hf_e2eSecretToken0099";
+    const queries = `
+const secretEnv = new gpucloud.Template("secret-env", {
+  name: "with token",
+  image: "vllm/vllm-openai",
+  env: pulumi.secret({ HF_TOKEN: "${token}" }),
+});
+exports.env = secretEnv.env;
+exports.popular = gpucloud.getTemplates({ useSsh: true, countCreated: { gt: 100 }, orderBy: "countCreated" });
+exports.mine = secretEnv.hashId
+  .apply((hashId) => gpucloud.getTemplates({ hashId }))
+  .apply((rows) => rows.map((row) => ({ ...row, env: Object.keys(row.env) })));
+`;
     await withStack(
       { program: templateProgram(fields), config: emulatorConfig(emulator) },
-      async ({ stack, setProgram, output }) => {
+      async ({ stack, setProgram, exportState, output, workDir }) => {
         const onOutput = (text: string) => output.push(text);
         const up = stack.up({ onOutput });
         await expect(up).rejects.toThrow(
@@ -185,39 +196,15 @@ describe("Template under the real Pulumi CLI", () => {
         ]);
         expectNoLeak(output, [password]);
 
-        // The fix the message gives: a field changed, and the stack has its own template.
-        await setProgram(templateProgram({ ...fields, description: "made by this stack" }));
+        // The fix the message gives: a field changed, and the stack has its own template. The
+        // same up runs the template queries, and a template whose env is a secret.
+        await setProgram(
+          program(templateBody({ ...fields, description: "made by this stack" }) + queries),
+        );
         const fixed = await stack.up({ onOutput });
         expect(fixed.outputs["templateId"]?.value).not.toBe(existing.id);
-        await stack.destroy({ onOutput });
-        expect((await ownTemplates(outside)).map((row) => row.id)).toEqual([existing.id]);
-      },
-    );
-  });
-
-  it("getTemplates searches by a typed query in the program; env given as a secret stays one", async () => {
-    const token = "hf_e2eSecretToken0099";
-    await withStack(
-      {
-        program: program(`
-const tpl = new gpucloud.Template("secret-env", {
-  name: "with token",
-  image: "vllm/vllm-openai",
-  env: pulumi.secret({ HF_TOKEN: "${token}" }),
-});
-exports.env = tpl.env;
-exports.popular = gpucloud.getTemplates({ useSsh: true, countCreated: { gt: 100 }, orderBy: "countCreated" });
-exports.mine = tpl.hashId
-  .apply((hashId) => gpucloud.getTemplates({ hashId }))
-  .apply((rows) => rows.map((row) => ({ ...row, env: Object.keys(row.env) })));
-`),
-        config: emulatorConfig(emulator),
-      },
-      async ({ stack, setProgram, exportState, output, workDir }) => {
-        const onOutput = (text: string) => output.push(text);
-        const up = await stack.up({ onOutput });
-        expect(up.outputs["env"]?.secret).toBe(true);
-        const popular = up.outputs["popular"]?.value as Record<string, unknown>[];
+        expect(fixed.outputs["env"]?.secret).toBe(true);
+        const popular = fixed.outputs["popular"]?.value as Record<string, unknown>[];
         expect(popular.length).toBeGreaterThan(0);
         expect(popular[0]).toMatchObject({
           templateId: expect.any(Number) as unknown,
@@ -225,12 +212,12 @@ exports.mine = tpl.hashId
           useSsh: true,
         });
         expect(popular.every((row) => (row["countCreated"] as number) > 100)).toBe(true);
-        const mine = up.outputs["mine"]?.value as Record<string, unknown>[];
+        const mine = fixed.outputs["mine"]?.value as Record<string, unknown>[];
         expect(mine).toEqual([expect.objectContaining({ name: "with token", env: ["HF_TOKEN"] })]);
         expect(JSON.stringify(mine)).not.toMatch(/docker_login_pass|password/i);
         expectNoLeak(
           [await exportState(false), ...output, ...(await backendFiles(workDir))],
-          [token],
+          [token, password],
         );
 
         await setProgram(program(`exports.bad = gpucloud.getTemplates({ gpuName: "RTX 4090" });`));
@@ -239,5 +226,7 @@ exports.mine = tpl.hashId
         );
       },
     );
+    // The stack's templates are destroyed with it; the one made by hand stays.
+    expect((await ownTemplates(outside)).map((row) => row.id)).toEqual([existing.id]);
   });
 });
