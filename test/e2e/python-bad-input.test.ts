@@ -32,11 +32,10 @@ interface Case {
     | { readonly getOffers: object };
   /**
    * The lines both must print, each from the field's name to the line's end (TypeScript's
-   * names): every failing field of one resource at once.
+   * names): every failing field of one resource at once. A line given with `python` is spelled
+   * out as Python's must read it.
    */
-  readonly says: RegExp | readonly RegExp[];
-  /** The line as Python's must read, where a case spells it out (a case of one line). */
-  readonly pythonSays?: string;
+  readonly says: readonly (RegExp | { readonly says: RegExp; readonly python: string })[];
   /**
    * A function's failure is an exception raised where the program calls it: Python reports it
    * with a traceback that ends at the program's line. A resource's is the engine's one line.
@@ -44,51 +43,48 @@ interface Case {
   readonly raises?: true;
 }
 
+// The engine stops a preview at the first resource whose check fails, but prints every failure
+// of that resource: a case is one resource with as many bad fields as it can hold.
 const cases: readonly Case[] = [
   {
-    what: "a wrong type",
-    python: `gpucloud.Secret("s", key=123, value="v")`,
-    typescript: { resource: "Secret", name: "s", args: { key: 123, value: "v" } },
-    says: /key: expected a string, received 123.*$/m,
+    what: "a wrong type and a missing required argument",
+    python: `gpucloud.Secret("s", key=123)`,
+    typescript: { resource: "Secret", name: "s", args: { key: 123 } },
+    says: [/key: expected a string, received 123.*$/m, /value: required: .*$/m],
   },
   {
     what: "a number given as a string",
     python: `gpucloud.Volume("data", ask_id=21001, size_gb="40")`,
     typescript: { resource: "Volume", name: "data", args: { askId: 21001, sizeGb: "40" } },
-    says: /sizeGb: expected a number, received a string holding a number.*$/m,
+    says: [/sizeGb: expected a number, received a string holding a number.*$/m],
   },
   {
-    what: "a missing required argument",
-    python: `gpucloud.Secret("s", key="TOKEN")`,
-    typescript: { resource: "Secret", name: "s", args: { key: "TOKEN" } },
-    says: /value: required: .*$/m,
-  },
-  {
-    what: "a missing required argument of an instance",
-    python: `gpucloud.Instance("gpu", ask_id=31001, disk_gb=20)`,
-    typescript: { resource: "Instance", name: "gpu", args: { askId: 31001, diskGb: 20 } },
-    says: /image: .*$/m,
-  },
-  {
-    what: "a disk below the minimum",
-    python: `gpucloud.Instance("gpu", ask_id=31001, image="pytorch/pytorch", disk_gb=-5)`,
+    what:
+      "an instance's missing required argument, a disk below the minimum, a lifetime that is " +
+      "no duration, and every failing field of a nested input, a misspelled one among them",
+    python: `gpucloud.Instance("gpu", ask_id=31001, disk_gb=-5, max_lifetime="forever", readiness={"http": {"port": 0, "path": "health"}, "initial_delay_seconds": -1, "interval_secs": 5})`,
     typescript: {
       resource: "Instance",
       name: "gpu",
-      args: { askId: 31001, image: "pytorch/pytorch", diskGb: -5 },
+      args: {
+        askId: 31001,
+        diskGb: -5,
+        maxLifetime: "forever",
+        readiness: { http: { port: 0, path: "health" }, initialDelaySeconds: -1, intervalSecs: 5 },
+      },
     },
-    says: /diskGb: must be at least 8 \(GB\); got -5$/m,
-    pythonSays: "disk_gb: must be at least 8 (GB); got -5",
-  },
-  {
-    what: "a lifetime that is no duration",
-    python: `gpucloud.Instance("gpu", ask_id=31001, image="pytorch/pytorch", disk_gb=20, max_lifetime="forever")`,
-    typescript: {
-      resource: "Instance",
-      name: "gpu",
-      args: { askId: 31001, image: "pytorch/pytorch", diskGb: 20, maxLifetime: "forever" },
-    },
-    says: /maxLifetime: must be a whole number followed by s, m, h or d.*$/m,
+    says: [
+      /image: .*$/m,
+      {
+        says: /diskGb: must be at least 8 \(GB\); got -5$/m,
+        python: "disk_gb: must be at least 8 (GB); got -5",
+      },
+      /maxLifetime: must be a whole number followed by s, m, h or d.*$/m,
+      /readiness\.http\.port: must be 1-65535; got 0.*$/m,
+      /readiness\.http\.path: must start with \/, e\.g\. \/health.*$/m,
+      /readiness\.initialDelaySeconds: must be 0 or more; got -1.*$/m,
+      /readiness\.intervalSecs: not a field of readiness; did you mean intervalSeconds\?$/m,
+    ],
   },
   {
     what: "an unknown query field",
@@ -98,50 +94,23 @@ const cases: readonly Case[] = [
       name: "gpu",
       args: { offerQuery: { gpuRam: { gte: 24 } }, image: "pytorch/pytorch", diskGb: 20 },
     },
-    says: /offerQuery: gpuRam: not a field of instance offer queries; did you mean gpuRamGb\? the fields are .*$/m,
-    pythonSays:
-      "offer_query: gpu_ram: not a field of instance offer queries; did you mean gpu_ram_gb? " +
-      "the fields are gpu_name, num_gpus, gpu_ram_gb,",
-  },
-  {
-    what: "every failing field of a nested input at once",
-    python: `gpucloud.Instance("gpu", ask_id=31001, image="pytorch/pytorch", disk_gb=20, readiness={"http": {"port": 0, "path": "health"}, "initial_delay_seconds": -1})`,
-    typescript: {
-      resource: "Instance",
-      name: "gpu",
-      args: {
-        askId: 31001,
-        image: "pytorch/pytorch",
-        diskGb: 20,
-        readiness: { http: { port: 0, path: "health" }, initialDelaySeconds: -1 },
-      },
-    },
     says: [
-      /readiness\.http\.port: must be 1-65535; got 0.*$/m,
-      /readiness\.http\.path: must start with \/, e\.g\. \/health.*$/m,
-      /readiness\.initialDelaySeconds: must be 0 or more; got -1.*$/m,
-    ],
-  },
-  {
-    what: "a misspelled field of a nested input",
-    python: `gpucloud.Instance("gpu", ask_id=31001, image="pytorch/pytorch", disk_gb=20, readiness={"onstart_line": "ready", "interval_secs": 5})`,
-    typescript: {
-      resource: "Instance",
-      name: "gpu",
-      args: {
-        askId: 31001,
-        image: "pytorch/pytorch",
-        diskGb: 20,
-        readiness: { onstartLine: "ready", intervalSecs: 5 },
+      {
+        says: /offerQuery: gpuRam: not a field of instance offer queries; did you mean gpuRamGb\? the fields are .*$/m,
+        // Cut at its end: Python's names are longer.
+        python:
+          "offer_query: gpu_ram: not a field of instance offer queries; did you mean gpu_ram_gb? " +
+          "the fields are gpu_name, num_gpus, gpu_ram_gb,",
       },
-    },
-    says: /readiness\.intervalSecs: not a field of readiness; did you mean intervalSeconds\?$/m,
+    ],
   },
   {
     what: "an unknown query field in a function",
     python: `gpucloud.get_offers(query={"gpuRam": {"gte": 24}})`,
     typescript: { getOffers: { gpuRam: { gte: 24 } } },
-    says: /gpuRam: not a field of instance offer queries; did you mean gpuRamGb\? the fields are .*$/m,
+    says: [
+      /gpuRam: not a field of instance offer queries; did you mean gpuRamGb\? the fields are .*$/m,
+    ],
     raises: true,
   },
 ];
@@ -212,14 +181,15 @@ describe("bad input from Python (real Pulumi CLI)", () => {
         config: emulatorConfig(emulator),
       },
       async ({ stack, workDir }) => {
-        for (const { what, python, typescript, says, pythonSays, raises } of cases) {
+        for (const { what, python, typescript, says, raises } of cases) {
           await writeFile(
             path.join(workDir, "__main__.py"),
             `import pulumi_gpucloud as gpucloud\n\n${python}\n`,
           );
           const { passed, output } = await failedPreview((onOutput) => stack.preview({ onOutput }));
           expect({ what, passed }).toEqual({ what, passed: false });
-          for (const line of [says].flat()) {
+          for (const said of says) {
+            const line = said instanceof RegExp ? said : said.says;
             const fromTs = line.exec(fromTypeScript.get(what) ?? "")?.[0];
             // A resource's failure names the fields in Python's spelling; a function's error is
             // the program's own call, as it wrote it.
@@ -229,7 +199,9 @@ describe("bad input from Python (real Pulumi CLI)", () => {
                 ? fromTs
                 : fromTs === undefined
                   ? undefined
-                  : (pythonSays ?? pythonSpelling(fromTs));
+                  : said instanceof RegExp
+                    ? pythonSpelling(fromTs)
+                    : said.python;
             const got = expected !== undefined && output.includes(expected) ? expected : output;
             // The TypeScript class said the line (else there is nothing to compare with).
             expect({ what, typescript, line, printed: expected !== undefined }).toEqual({
