@@ -207,6 +207,25 @@ describe.each([MODERN, LEGACY])("the official client, $name, against the emulato
     }),
   );
 
+  /**
+   * An offer of the market, read from the API rather than through the client, for a test whose
+   * subject is what follows: the client's searches are the first test's, and each client run
+   * costs a second or more of CPU.
+   */
+  const anOffer = async (
+    matches: (offer: { cluster_id: number | null; num_gpus: number }) => boolean,
+  ) => {
+    const { offers } = z
+      .object({
+        offers: z.array(
+          z.looseObject({ id: z.int(), cluster_id: z.int().nullable(), num_gpus: z.number() }),
+        ),
+      })
+      .parse((await emulator.call("POST", "/api/v0/bundles/", {})).body);
+    const offer = offers.find(matches);
+    if (!offer) throw new Error("no such offer in the market");
+    return offer;
+  };
   const createInstance = async (askId: number, env: string) =>
     CreatedSchema.parse(
       await json(
@@ -426,13 +445,16 @@ describe.each([MODERN, LEGACY])("the official client, $name, against the emulato
         const DAY = 86_400;
         const day = (Math.floor((await emulator.clock()).nowSeconds / DAY) + 1) * DAY;
         await emulator.clock({ frozen: true, nowSeconds: day + 3600 });
-        const [offer] = OffersSchema.parse(await json("search", "offers", "num_gpus=1"));
-        if (!offer) throw new Error("no offer");
+        const offer = await anOffer((found) => found.num_gpus === 1);
         const id = await createInstance(offer.id, "-e A=1");
         await pollUntilRunning(emulator.call, id);
         const prices = z
-          .looseObject({ dph_base: z.number(), storage_total_cost: z.number() })
-          .parse(await json("show", "instance", String(id)));
+          .object({
+            instances: z.looseObject({ dph_base: z.number(), storage_total_cost: z.number() }),
+          })
+          .parse(
+            (await emulator.call("GET", `/api/v0/instances/${String(id)}/?owner=me`)).body,
+          ).instances;
         await emulator.clock({ advanceSeconds: 2 * 3600 });
         expect((await vastai("destroy", "instance", String(id), "-y")).code).toBe(0);
         await emulator.addInvoice({ amountDollars: -25, createdAtSeconds: day + 60 });
@@ -471,8 +493,7 @@ describe.each([MODERN, LEGACY])("the official client, $name, against the emulato
   it(
     "updates an on-demand instance's container in place, reboots and recycles it: the same instance; then prepays it: the months and the discount it prints",
     async () => {
-      const [offer] = OffersSchema.parse(await json("search", "offers", "cluster_id=None"));
-      if (!offer) throw new Error("no offer");
+      const offer = await anOffer((found) => found.cluster_id === null);
       const id = await createInstance(offer.id, "-e MODEL=a");
       const updated = await vastai(
         ...["update", "instance", String(id), "--image", "vllm/vllm-openai:v0.6.1"],
