@@ -94,54 +94,7 @@ describe("Python programs (pulumi_gpucloud, real Pulumi CLI)", () => {
     );
   });
 
-  it("typed queries (OfferQueryArgs, snake_case dicts) find and rent what the camelCase dicts of before do", async () => {
-    const main = `import pulumi
-import pulumi_gpucloud as gpucloud
-
-gpus = ["RTX 4090", "RTX 3090"]
-# The camelCase dict programs wrote before the typed query (taken as ever; mypy wants the typed forms).
-camel = gpucloud.get_offers(query={"gpuName": {"in": gpus}, "gpuRamGb": {"gte": 24}})
-# A function takes the plain classes (OfferQuery), a resource the Args ones (OfferQueryArgs).
-typed = gpucloud.get_offers(
-    query=gpucloud.OfferQuery(gpu_name=gpucloud.QueryText(in_=gpus), gpu_ram_gb=gpucloud.QueryNumber(gte=24))
-)
-snake: gpucloud.OfferQueryDict = {"gpu_name": {"in_": gpus}, "gpu_ram_gb": {"gte": 24}}
-snaked = gpucloud.get_offers(query=snake)
-gpu = gpucloud.Instance(
-    "gpu",
-    offer_query=gpucloud.OfferQueryArgs(
-        gpu_name=gpucloud.QueryTextArgs(in_=gpus), gpu_ram_gb=gpucloud.QueryNumberArgs(gte=24)
-    ),
-    image="pytorch/pytorch",
-    disk_gb=20,
-)
-pulumi.export("camel", [offer.ask_id for offer in camel.offers])
-pulumi.export("typed", [offer.ask_id for offer in typed.offers])
-pulumi.export("snake", [offer.ask_id for offer in snaked.offers])
-pulumi.export("rented", gpu.offer.apply(lambda offer: offer.ask_id if offer else None))
-`;
-    await withStack(
-      {
-        language: "python",
-        program: { main, project: "python-typed-query-e2e" },
-        config: emulatorConfig(emulator),
-        stackName: "typed",
-      },
-      async ({ stack }) => {
-        const up = await stack.up();
-        const camel = up.outputs["camel"]?.value as number[];
-        expect(camel.length).toBeGreaterThan(1);
-        expect(up.outputs["typed"]?.value).toEqual(camel);
-        expect(up.outputs["snake"]?.value).toEqual(camel);
-        // The cheapest matching offer, as the camelCase search answered it.
-        expect(up.outputs["rented"]?.value).toBe(camel[0]);
-        await stack.destroy();
-        expect((await emulator.state()).instances).toEqual([]);
-      },
-    );
-  });
-
-  it("pulumi import of an instance made by hand: recorded without a write, the program's next up changes nothing", async () => {
+  it("pulumi import of an instance made by hand: recorded without a write, the program's next up changes nothing; then typed queries (OfferQueryArgs, snake_case dicts) find and rent what the camelCase dicts of before do", async () => {
     const instanceId = await outsideClient(emulator).instances.create(31001, {
       image: "pytorch/pytorch:latest",
       disk: 20,
@@ -153,6 +106,30 @@ import pulumi_gpucloud as gpucloud
 gpu = gpucloud.Instance("gpu", ask_id=31001, image="pytorch/pytorch:latest", disk_gb=20, label="by-hand")
 pulumi.export("instanceId", gpu.instance_id)
 `;
+    // Typed queries, added to the program once the import is proven.
+    const typedQueries = `
+gpus = ["RTX 4090", "RTX 3090"]
+# The camelCase dict programs wrote before the typed query (taken as ever; mypy wants the typed forms).
+camel = gpucloud.get_offers(query={"gpuName": {"in": gpus}, "gpuRamGb": {"gte": 24}})
+# A function takes the plain classes (OfferQuery), a resource the Args ones (OfferQueryArgs).
+typed = gpucloud.get_offers(
+    query=gpucloud.OfferQuery(gpu_name=gpucloud.QueryText(in_=gpus), gpu_ram_gb=gpucloud.QueryNumber(gte=24))
+)
+snake: gpucloud.OfferQueryDict = {"gpu_name": {"in_": gpus}, "gpu_ram_gb": {"gte": 24}}
+snaked = gpucloud.get_offers(query=snake)
+typed_gpu = gpucloud.Instance(
+    "typed",
+    offer_query=gpucloud.OfferQueryArgs(
+        gpu_name=gpucloud.QueryTextArgs(in_=gpus), gpu_ram_gb=gpucloud.QueryNumberArgs(gte=24)
+    ),
+    image="pytorch/pytorch",
+    disk_gb=20,
+)
+pulumi.export("camel", [offer.ask_id for offer in camel.offers])
+pulumi.export("typed", [offer.ask_id for offer in typed.offers])
+pulumi.export("snake", [offer.ask_id for offer in snaked.offers])
+pulumi.export("rented", typed_gpu.offer.apply(lambda offer: offer.ask_id if offer else None))
+`;
     await withStack(
       {
         language: "python",
@@ -160,7 +137,7 @@ pulumi.export("instanceId", gpu.instance_id)
         config: emulatorConfig(emulator),
         stackName: "imported",
       },
-      async ({ stack }) => {
+      async ({ stack, workDir }) => {
         const output: string[] = [];
         const onOutput = (line: string) => output.push(line);
         await emulator.clearRequests();
@@ -180,6 +157,18 @@ pulumi.export("instanceId", gpu.instance_id)
         expect(up.outputs["instanceId"]?.value).toBe(instanceId);
         expect(await emulator.writes()).toEqual([]);
         expect((await emulator.state()).instances.map((found) => found.id)).toEqual([instanceId]);
+
+        // The same stack's program, with the typed queries beside the imported instance: one
+        // more up instead of a stack of their own.
+        await writeFile(path.join(workDir, "__main__.py"), main + typedQueries);
+        const typed = await stack.up({ onOutput });
+        expect(typed.summary.resourceChanges).toEqual({ same: 3, create: 1 });
+        const camel = typed.outputs["camel"]?.value as number[];
+        expect(camel.length).toBeGreaterThan(1);
+        expect(typed.outputs["typed"]?.value).toEqual(camel);
+        expect(typed.outputs["snake"]?.value).toEqual(camel);
+        // The cheapest matching offer, as the camelCase search answered it.
+        expect(typed.outputs["rented"]?.value).toBe(camel[0]);
 
         await stack.destroy({ onOutput });
         expect((await emulator.state()).instances).toEqual([]);
