@@ -4,6 +4,7 @@ import type { Run } from "../run/run";
 import { isLeftoverOf, leftoversQuery, ownerOfInstance, specOf, specOfInstance } from "./identity";
 import { asksOf, type InstanceInputs } from "./instance-inputs";
 import { destroyAndConfirm } from "./destroy";
+import { isWitness } from "./group-witness";
 
 /** An instance an interrupted run rented for this resource, to be waited for and recorded. */
 export interface Adoptee {
@@ -64,6 +65,9 @@ export async function settleLeftovers(
   const isThisResources = (instance: InstanceWire) =>
     isLeftoverOf(instance, stackToken) &&
     ownerOfInstance(instance) === owner &&
+    // A group create's witness goes only after the nodes it proves: its group's cleanup
+    // removes it (node-group/leftovers.ts), never a create of one instance.
+    !isWitness(instance, stackToken) &&
     !run.renting.isRecorded(owner, instance.id);
   const listed = (await leftoversAtRunStart(run, stackToken)).filter(isThisResources);
   // The list may be minutes old (creates wait for what they depend on): decide on each

@@ -50,8 +50,19 @@ export interface RentScope {
    * first member's address is rank 0's (node-group/ranks.ts). Undefined: rents go at once.
    */
   readonly beforeRent?: (() => Promise<void>) | undefined;
-  /** Told each instance this create rents, once the service answered its rent. */
-  readonly afterRent?: ((instanceId: number) => void) | undefined;
+  /**
+   * Told each instance this create rents, once the service answered its rent and before its
+   * boot is awaited (a group's rank 0 lets the others rent; the others are handed over). A
+   * failure fails the create, its instance still unrecorded for the caller to destroy.
+   */
+  readonly afterRent?: ((instanceId: number) => void | Promise<void>) | undefined;
+  /**
+   * The instance is a group create's witness (group-witness.ts): it proves the other nodes
+   * leftovers while it carries the being-created label, so this create never destroys it nor
+   * rents another in its place. A boot that does not end running fails the create, leaving
+   * the instance unrecorded: the group destroys it after every other node.
+   */
+  readonly witness?: boolean | undefined;
 }
 
 /** What one create knows and has done so far, across its attempts. */
@@ -305,7 +316,7 @@ export async function rentForAttempt(
   create.unrecorded.add(instanceId);
   run.renting.rememberRented(instanceId);
   create.adoptee = undefined;
-  create.afterRent?.(instanceId);
+  await create.afterRent?.(instanceId);
   return instanceId;
 }
 

@@ -230,11 +230,14 @@ export async function endCancelledBoot(
 ): Promise<never> {
   const { instanceId } = attempt;
   const status = outs.actualStatus ?? "provisioning";
-  create.progress(`cancelled: destroying instance ${instanceId} (${status})`);
   attempt.lastStatus = status;
   attempt.error = "cancelled";
+  if (create.witness === true) leaveWitness(create, instanceId, "its boot was stopped");
+  create.progress(`cancelled: destroying instance ${instanceId} (${status})`);
   const destroyed = await destroyAfterCancel(create.run.client, instanceId);
-  create.unrecorded.delete(instanceId);
+  // One that may remain stays unrecorded until its caller records it: a cleanup meanwhile
+  // (the engine gone) still knows of it, and a group's witness waits for it.
+  if (destroyed) create.unrecorded.delete(instanceId);
   if (destroyed) {
     throw new Error(
       `${create.name}: cancelled: instance ${instanceId} destroyed; nothing is left running.\n` +
@@ -293,6 +296,9 @@ export async function discardFailedBoot(
   attempt.lastStatus =
     lastStatus ?? (outcome.kind === "gone" ? "gone" : (outs.actualStatus ?? "provisioning"));
   if (outs.statusMessage) attempt.statusMessage = outs.statusMessage;
+  if (create.witness === true) {
+    leaveWitness(create, instanceId, `it did not reach running (${attempt.lastStatus})`);
+  }
   if (outcome.kind === "gone") {
     create.unrecorded.delete(instanceId);
     return;
@@ -304,12 +310,29 @@ export async function discardFailedBoot(
   } catch (error) {
     attempt.error = error instanceof Error ? error.message : String(error);
   }
-  create.unrecorded.delete(instanceId);
-  if (destroyed) return;
+  // As at a cancelled boot: one that may remain stays unrecorded until its caller records it.
+  if (destroyed) {
+    create.unrecorded.delete(instanceId);
+    return;
+  }
   const why = attempt.lastStatus === "not ready" ? "was not ready" : "did not reach running";
   const message =
     `${create.name}: instance ${instanceId} ${why} and could not be destroyed; it is ` +
     `kept in the stack so that a later \`pulumi up\` or \`pulumi destroy\` deals with it.\n` +
     describeAttempts(create.attempts);
   throw new InstanceLeftBehindError(message, String(instanceId), outs, [message]);
+}
+
+/**
+ * A group create's witness whose boot did not end running (attempts.ts `witness`): neither
+ * destroyed nor replaced here, since destroying it first would leave the other nodes with
+ * nothing that proves them leftovers. The create fails; the instance stays unrecorded for the
+ * group, which destroys it after every other node. Always throws.
+ */
+function leaveWitness(create: InstanceCreate, instanceId: number, why: string): never {
+  throw new Error(
+    `${create.name}: instance ${instanceId}, the group create's witness, is not running: ${why}; ` +
+      `it is not replaced, the group is taken apart (the witness last).\n` +
+      describeAttempts(create.attempts),
+  );
 }

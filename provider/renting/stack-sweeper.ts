@@ -9,6 +9,7 @@ import { checkInputs } from "../shared/validation";
 import { lateRentsMs } from "./create";
 import { destroyAndConfirm } from "./destroy";
 import { partsAround } from "./group-ownership";
+import { inDestroyOrder, nodesWitnessedBy, unprovenNodeNote } from "./group-witness";
 import {
   isLeftoverOf,
   leftoversQuery,
@@ -128,7 +129,9 @@ export const pluginImplementation: ResourceImplementation<SweeperInputs, Sweeper
 
   async read(run, id, props) {
     if (props?.stackToken !== undefined) {
-      for (const instance of await leftoversOf(run, props.stackToken)) {
+      const { leftovers, unproven } = await leftoversOf(run, props.stackToken);
+      for (const instance of unproven) run.notice(unprovenNodeNote(instance));
+      for (const instance of leftovers) {
         // A notice, not a status: a status is replaced by the next, and the display may show
         // only the last of several leftovers named at once.
         run.notice(
@@ -164,30 +167,38 @@ export function sweeperWarning(
 }
 
 /**
- * This stack's leftovers: instances still labelled as being created by its token, that this
- * run neither recorded nor rented. A rent in flight lands first: its instance is this run's.
+ * This stack's leftovers: instances still labelled as being created by its token, and the
+ * nodes of unfinished group creates that the witnesses among them prove (group-witness.ts),
+ * that this run neither recorded nor rented; and the nodes no witness proves any more, to
+ * report. A rent in flight lands first: its instance is this run's.
  */
-async function leftoversOf(run: Run, stackToken: string): Promise<InstanceWire[]> {
+async function leftoversOf(
+  run: Run,
+  stackToken: string,
+): Promise<{ leftovers: InstanceWire[]; unproven: InstanceWire[] }> {
   await run.renting.rentsSettled(lateRentsMs);
-  return (await run.client.instances.list(leftoversQuery(stackToken))).filter(
-    (instance) =>
-      isLeftoverOf(instance, stackToken) &&
-      !run.renting.isRentedThisRun(instance.id) &&
-      !run.renting.isRecorded(ownerOfInstance(instance) ?? "", instance.id),
+  const notThisRuns = (instance: InstanceWire) =>
+    !run.renting.isRentedThisRun(instance.id) &&
+    !run.renting.isRecorded(ownerOfInstance(instance) ?? "", instance.id);
+  const labelled = (await run.client.instances.list(leftoversQuery(stackToken))).filter(
+    (instance) => isLeftoverOf(instance, stackToken) && notThisRuns(instance),
   );
+  const { siblings, unproven } = await nodesWitnessedBy(
+    run.client,
+    labelled,
+    stackToken,
+    notThisRuns,
+  );
+  return { leftovers: [...labelled, ...siblings], unproven };
 }
 
 /**
- * Destroys this stack's leftovers, and the overlays and network volumes that interrupted
- * NodeGroup creates made around them (group-ownership.ts).
+ * Destroys each leftover at once (their confirmations share the status rounds); returns one
+ * line for each that could not be confirmed gone.
  */
-async function sweepLeftovers(run: Run, stackToken: string): Promise<void> {
-  const client = run.client;
-  const left = await leftoversOf(run, stackToken);
-  const around = await partsAround(client, left, stackToken);
-  // At once: their confirmations share the status rounds.
-  const destroyed = await Promise.all(
-    left.map(async (instance) => {
+async function destroyLeftovers(run: Run, leftovers: readonly InstanceWire[]): Promise<string[]> {
+  const outcomes = await Promise.all(
+    leftovers.map(async (instance) => {
       run.progress(
         `destroying instance ${instance.id} (${ownerOfInstance(instance) ?? ""}), ` +
           `left by an interrupted create of this stack and recorded by no resource`,
@@ -201,7 +212,30 @@ async function sweepLeftovers(run: Run, stackToken: string): Promise<void> {
       }
     }),
   );
-  const kept = destroyed.filter((why) => why !== undefined);
+  return outcomes.filter((why) => why !== undefined);
+}
+
+/**
+ * Destroys this stack's leftovers, the witnesses of unfinished group creates only once every
+ * other leftover is gone (group-witness.ts), and then the overlays and network volumes that
+ * interrupted NodeGroup creates made around them (group-ownership.ts).
+ */
+async function sweepLeftovers(run: Run, stackToken: string): Promise<void> {
+  const client = run.client;
+  const { leftovers, unproven } = await leftoversOf(run, stackToken);
+  for (const instance of unproven) run.progress(unprovenNodeNote(instance));
+  const around = await partsAround(client, leftovers, stackToken);
+  const { first, witnesses } = inDestroyOrder(leftovers, stackToken);
+  const kept = await destroyLeftovers(run, first);
+  if (kept.length > 0) {
+    kept.push(
+      ...witnesses.map(
+        (witness) => `${witness.id} (kept as the proof of the others, until they are gone)`,
+      ),
+    );
+  } else {
+    kept.push(...(await destroyLeftovers(run, witnesses)));
+  }
   if (kept.length === 0) {
     for (const overlay of around.overlays) {
       run.progress(`deleting overlay ${overlay.name}, made by an interrupted create`);

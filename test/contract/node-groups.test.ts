@@ -1,5 +1,17 @@
-import { environmentOf, GpuCloudClient, type Instance } from "../../provider/client";
-import { creatingLabelOf, stackTokenVariable } from "../../provider/renting/identity";
+import {
+  environmentOf,
+  GpuCloudClient,
+  type Instance,
+  overlayJoinEnv,
+} from "../../provider/client";
+import { groupCreateVariable } from "../../provider/renting/group-witness";
+import {
+  creatingLabelOf,
+  ownerVariable,
+  stackTokenVariable,
+} from "../../provider/renting/identity";
+import { implementation as sweeperProvider } from "../../provider/resources/instance-sweeper";
+import { settleGroupLeftovers } from "../../provider/resources/node-group/leftovers";
 import {
   implementation as groupProvider,
   type NodeGroupInputs,
@@ -69,6 +81,25 @@ describe("NodeGroup", () => {
         .filter((volume) => volume.cluster_id !== null && volume.cluster_id !== undefined)
         .map((volume) => volume.id),
     };
+  };
+
+  /** The instance destroys the emulator saw, in order. */
+  const instanceDestroys = async () =>
+    (await emulator.requests()).flatMap((r) => {
+      const id = /^\/api\/v0\/instances\/(\d+)\/?$/.exec(r.path)?.[1];
+      return r.method === "DELETE" && id !== undefined ? [{ id: Number(id), seq: r.seq }] : [];
+    });
+  /** Every other instance's destroys were sent before the first destroy of any witness. */
+  const expectWitnessLast = (
+    destroys: readonly { id: number; seq: number }[],
+    witnesses: readonly number[],
+  ) => {
+    const ofWitnesses = destroys.filter((destroy) => witnesses.includes(destroy.id));
+    expect(ofWitnesses.length).toBeGreaterThan(0);
+    const firstOfWitnesses = Math.min(...ofWitnesses.map((destroy) => destroy.seq));
+    for (const destroy of destroys.filter((d) => !witnesses.includes(d.id))) {
+      expect(destroy.seq).toBeLessThan(firstOfWitnesses);
+    }
   };
 
   it("creates 4 nodes in one cluster on one overlay in one boot, with ranks, MASTER_ADDR and a network volume; delete leaves nothing", async () => {
@@ -161,7 +192,7 @@ describe("NodeGroup", () => {
     expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
   });
 
-  it("fails whole when rank 0 does not get the overlay's first host, every node's MASTER_ADDR; rank 0 replaced after a dead end still gets it", async () => {
+  it("fails whole when rank 0 does not get the overlay's first host, every node's MASTER_ADDR, and when rank 0, the create's witness, dead-ends (the witness destroyed last)", async () => {
     // The service promises no address order: here rank 0 (the first to join) gets the second.
     await emulator.setFaults({ overlayAddressSkipped: { next: 1 } });
     const progress: string[] = [];
@@ -177,18 +208,21 @@ describe("NodeGroup", () => {
     );
     expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
 
-    // Rank 0's first instance dead-ends; its replacement, from the same cluster, joins after the
-    // others and gets the address its predecessor freed.
+    // Rank 0's instance, the create's witness, dead-ends: it is not replaced (destroying it
+    // first would leave the others, handed over, with nothing proving them leftovers). The
+    // group fails whole, the other ranks destroyed before it.
     await emulator.queueBoots([{ status: "exited", afterSeconds: 1 }]);
-    const { id, outs } = await create({ ...base, nodeCount: 3 });
-    const group = outs as NodeGroupOutputs;
-    expect(group.nodes.map((node) => node.rank)).toEqual([0, 1, 2]);
-    expect(group.masterAddr).toBe(group.nodes[0]?.localIp);
-    expect(group.masterAddr).toMatch(/\.1$/);
-    for (const node of group.nodes) {
-      expect(environmentOf(await shown(node.instanceId))["MASTER_ADDR"]).toBe(group.masterAddr);
-    }
-    await groupProvider.delete?.(providers.run, id, group);
+    await emulator.clearRequests();
+    await expect(create({ ...base, nodeCount: 3 })).rejects.toThrow(
+      /instance (\d+), the group create's witness, is not running: it did not reach running \(exited\); it is not replaced[\s\S]*The group was taken apart/,
+    );
+    const rents = (await emulator.requests()).filter((r) => r.path.startsWith("/api/v0/asks/"));
+    expect(rents).toHaveLength(3);
+    // Rank 0's rent is answered first: the witness has the lowest id.
+    const destroys = await instanceDestroys();
+    const witness = Math.min(...destroys.map((destroy) => destroy.id));
+    expectWitnessLast(destroys, [witness]);
+    expect(new Set(destroys.map((destroy) => destroy.id)).size).toBe(3);
     expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
   });
 
@@ -459,4 +493,243 @@ describe("NodeGroup", () => {
     await client.instances.destroy(otherLeftover);
     await client.overlays.delete(otherOverlay.overlay_id);
   });
+
+  it("hands ranks 1 and up over while the group boots, and rank 0, the create's witness, after every node runs: one relabel each, every node marked by the create", async () => {
+    // Every node boots for 4 s from its rent.
+    const bootMs = 4_000;
+    await emulator.queueBoots(
+      Array.from(
+        { length: 4 },
+        () => ({ status: "running", afterSeconds: bootMs / 1000 }) as const,
+      ),
+    );
+    const { id, outs } = await create(base);
+    const group = outs as NodeGroupOutputs;
+    const rentedAtMs = new Map(
+      (await emulator.state()).instances.map((i) => [i.id, Number(i["createdAtMs"])]),
+    );
+    const relabels = (await emulator.requests()).flatMap((r) => {
+      const instanceId = /^\/api\/v0\/instances\/(\d+)\/?$/.exec(r.path)?.[1];
+      return r.method === "PUT" && r.status === 200 && instanceId !== undefined
+        ? [{ instanceId: Number(instanceId), atMs: r.atMs }]
+        : [];
+    });
+    expect(relabels.map((r) => r.instanceId).sort()).toEqual(
+      group.nodes.map((node) => node.instanceId).sort(),
+    );
+    const [witness, ...others] = group.nodes;
+    const rankZeroRuns = (rentedAtMs.get(witness?.instanceId ?? 0) ?? 0) + bootMs;
+    const lastRuns = Math.max(...rentedAtMs.values()) + bootMs;
+    for (const node of others) {
+      const relabel = relabels.find((r) => r.instanceId === node.instanceId);
+      expect(relabel?.atMs).toBeLessThan(rankZeroRuns);
+      expect(relabel?.atMs).toBeLessThan((rentedAtMs.get(node.instanceId) ?? 0) + bootMs);
+    }
+    const witnessRelabel = relabels.find((r) => r.instanceId === witness?.instanceId);
+    expect(witnessRelabel?.atMs).toBeGreaterThanOrEqual(lastRuns);
+    // One marker for the create, in every node's environment; not among the group's outputs.
+    const markers = new Set<string | undefined>();
+    for (const node of group.nodes) {
+      const instance = await shown(node.instanceId);
+      markers.add(environmentOf(instance)[groupCreateVariable]);
+      expect(instance.label ?? "").toBe("");
+    }
+    expect([...markers]).toEqual([expect.stringMatching(/^[\w-]{22}$/)]);
+    expect(JSON.stringify(group)).not.toContain(groupCreateVariable);
+    await groupProvider.delete?.(providers.run, id, group);
+    expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
+    // Four-second boots, and what a loaded machine adds.
+  }, 30_000);
+
+  /**
+   * Leaves on the account what group creates of `proj/dev/trainers` left, as a killed `up`
+   * leaves them: an unfinished create of this stack (its witness still being created, the other
+   * ranks handed over, on the group's overlay beside a network volume named alike), a kept
+   * group of this stack (its witness handed over too), an unfinished create of another stack of
+   * the same names and the same marker, and a node of this stack whose create's witness is gone.
+   */
+  const leaveGroupCreates = async (suffix: string) => {
+    const asks = async (clusterId: number, count: number) =>
+      (await client.offers.searchInstances({ clusterId })).offers
+        .slice(0, count)
+        .map((offer) => offer.askId);
+    const anywhere = (await client.offers.searchInstances({ gpuName: "RTX A6000" })).offers.map(
+      (offer) => offer.askId,
+    );
+    const other = { ...base, stackToken: "another-stack-token-0003" };
+    const node = (
+      askId: number,
+      of: { stackToken: string; rank: number; marker: string; label: string; overlay?: string },
+    ) =>
+      client.instances.create(askId, {
+        image: "pytorch/pytorch",
+        disk: 40,
+        label: of.label,
+        env: {
+          [stackTokenVariable]: of.stackToken,
+          [ownerVariable]: `proj/dev/trainers/node-${of.rank}`,
+          [groupVariable]: "proj/dev/trainers",
+          [groupCreateVariable]: of.marker,
+          NODE_RANK: String(of.rank),
+          ...(of.overlay === undefined ? {} : overlayJoinEnv(of.overlay)),
+        },
+      });
+    const creating = creatingLabelOf(stackToken);
+    const prefix = namePrefixOf(base) ?? "";
+    const overlay = await client.overlays.create(102, `${prefix}${suffix}1`);
+    const volumeOffer = (
+      await client.offers.searchNetworkVolumes({ clusterId: 102, diskSpaceGb: { gte: 10 } })
+    ).offers[0];
+    const volume = await client.volumes.createNetworkVolume(volumeOffer?.askId ?? 0, 10, {
+      name: overlay.name,
+    });
+    const [w, s1, s2] = await asks(102, 3);
+    const unfinished = {
+      witness: await node(w ?? 0, {
+        stackToken,
+        rank: 0,
+        marker: "m-unfinished",
+        label: creating,
+        overlay: overlay.name,
+      }),
+      siblings: [
+        await node(s1 ?? 0, {
+          stackToken,
+          rank: 1,
+          marker: "m-unfinished",
+          label: "",
+          overlay: overlay.name,
+        }),
+        await node(s2 ?? 0, {
+          stackToken,
+          rank: 2,
+          marker: "m-unfinished",
+          label: "team-a",
+          overlay: overlay.name,
+        }),
+      ],
+    };
+    const keptOverlay = await client.overlays.create(101, `${prefix}${suffix}2`);
+    const [k0, k1] = await asks(101, 2);
+    const kept = [
+      await node(k0 ?? 0, {
+        stackToken,
+        rank: 0,
+        marker: "m-kept",
+        label: "",
+        overlay: keptOverlay.name,
+      }),
+      await node(k1 ?? 0, {
+        stackToken,
+        rank: 1,
+        marker: "m-kept",
+        label: "",
+        overlay: keptOverlay.name,
+      }),
+    ];
+    const others = [
+      await node(anywhere[0] ?? 0, {
+        stackToken: other.stackToken,
+        rank: 0,
+        marker: "m-unfinished",
+        label: creatingLabelOf(other.stackToken),
+      }),
+      await node(anywhere[1] ?? 0, {
+        stackToken: other.stackToken,
+        rank: 1,
+        marker: "m-unfinished",
+        label: "",
+      }),
+    ];
+    const orphan = await node(anywhere[2] ?? 0, {
+      stackToken,
+      rank: 1,
+      marker: "m-orphaned",
+      label: "",
+    });
+    return { overlay, volume: volume.volumeId, unfinished, keptOverlay, kept, others, orphan };
+  };
+  type LeftGroups = Awaited<ReturnType<typeof leaveGroupCreates>>;
+
+  /** Only the unfinished create of this stack is gone, its witness destroyed last. */
+  const expectOnlyUnfinishedRemoved = async (left: LeftGroups, lines: readonly string[]) => {
+    const after = await everything();
+    const { witness, siblings } = left.unfinished;
+    for (const gone of [witness, ...siblings]) expect(after.instances).not.toContain(gone);
+    for (const kept of [...left.kept, ...left.others, left.orphan]) {
+      expect(after.instances).toContain(kept);
+    }
+    expect(after.overlays).not.toContain(left.overlay.name);
+    expect(after.overlays).toContain(left.keptOverlay.name);
+    expect(after.networkVolumes).not.toContain(left.volume);
+    expectWitnessLast(await instanceDestroys(), [witness]);
+    expect([...new Set((await instanceDestroys()).map((d) => d.id))].sort()).toEqual(
+      [witness, ...siblings].sort(),
+    );
+    // The node whose witness is gone is named, and left alone.
+    expect(lines.join("\n")).toContain(
+      `keeping instance ${left.orphan} (proj/dev/trainers/node-1): it carries this stack's ` +
+        `${groupCreateVariable} of a group create whose witness`,
+    );
+    for (const id of [...left.kept, ...left.others, left.orphan]) {
+      await client.instances.destroy(id);
+    }
+    await client.overlays.delete(left.keptOverlay.overlay_id);
+  };
+
+  it("a create killed after its other ranks were handed over: the next create of the group removes them, its witness last, and nothing of a kept group, another stack's, or a node whose witness is gone", async () => {
+    const left = await leaveGroupCreates("a");
+    await emulator.clearRequests();
+    const lines: string[] = [];
+    await withProgress(lines, () =>
+      settleGroupLeftovers(providers.run, base, (line) => lines.push(line)),
+    );
+    await expectOnlyUnfinishedRemoved(left, lines);
+  }, 30_000);
+
+  it("a create killed after its other ranks were handed over: the stack's sweeper removes them, its witness last, and nothing of a kept group, another stack's, or a node whose witness is gone", async () => {
+    const left = await leaveGroupCreates("b");
+    await emulator.clearRequests();
+    const lines: string[] = [];
+    await withProgress(lines, async () =>
+      sweeperProvider.delete?.(providers.run, "proj/dev/", {
+        ownerPrefix: "proj/dev/",
+        stackToken,
+      }),
+    );
+    await expectOnlyUnfinishedRemoved(left, lines);
+  }, 30_000);
+
+  it("a witness is kept while a node it proves could not be destroyed, and removed by the next try", async () => {
+    const left = await leaveGroupCreates("c");
+    const [stuck] = left.unfinished.siblings;
+    await emulator.clearRequests();
+    await emulator.setFaults({
+      serverErrors: {
+        status: 500,
+        methods: ["DELETE"],
+        paths: [`/api/v0/instances/${stuck}/`],
+        rate: 1,
+      },
+    });
+    const lines: string[] = [];
+    try {
+      await expect(
+        settleGroupLeftovers(providers.run, base, (line) => lines.push(line)),
+      ).rejects.toThrow(
+        new RegExp(
+          `instances ${left.unfinished.witness}: kept while instances ${stuck} remain, as the ` +
+            `proof that they are leftovers of an unfinished create`,
+        ),
+      );
+    } finally {
+      await emulator.clearFaults();
+    }
+    const between = await everything();
+    expect(between.instances).toEqual(expect.arrayContaining([left.unfinished.witness, stuck]));
+    expect(between.overlays).toContain(left.overlay.name);
+    expect((await instanceDestroys()).map((d) => d.id)).not.toContain(left.unfinished.witness);
+    await settleGroupLeftovers(providers.run, base, (line) => lines.push(line));
+    await expectOnlyUnfinishedRemoved(left, lines);
+  }, 30_000);
 });

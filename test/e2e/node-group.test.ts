@@ -93,6 +93,17 @@ async function account(emulator: TestEmulator) {
 }
 const nothing = { instances: [], overlays: [], networkVolumes: [] };
 
+/**
+ * Every rank of a 3-node create rented, ranks 1 and 2 handed over (their rents answered, they
+ * take the program's label while they boot) and rank 0, the create's witness, still labelled as
+ * being created: the moment a kill leaves the most to prove.
+ */
+async function handedOverButRankZero(emulator: TestEmulator): Promise<boolean> {
+  const instances = (await emulator.state()).instances;
+  const creating = instances.filter((i) => (i.label ?? "").startsWith("pulumi-gpucloud:creating:"));
+  return instances.length >= 3 && creating.length === 1;
+}
+
 describe("NodeGroup (real Pulumi CLI)", () => {
   let client!: GpuCloudClient;
   const { emulator } = useEmulator({ per: "test", bootPolls: 2, market: { seed: 1 } });
@@ -176,9 +187,8 @@ describe("NodeGroup (real Pulumi CLI)", () => {
         const longBoot = { status: "running", afterSeconds: 600 } as const;
         await emulator.queueBoots(Array.from({ length: 9 }, () => longBoot));
         const cli = startCli(stack, ["up", "--yes", "--skip-preview"]);
-        await eventually(
-          "every rank rented",
-          async () => (await emulator.state()).instances.length >= 3,
+        await eventually("every rank rented, all but rank 0 handed over", () =>
+          handedOverButRankZero(emulator),
         );
         const providers = descendantsOf(cli.pid).filter((pid) =>
           commandOf(pid).includes("dynamic-provider"),
@@ -194,9 +204,8 @@ describe("NodeGroup (real Pulumi CLI)", () => {
         // Killed with everything below it: nothing of the run cleans up.
         const killEverything = async () => {
           const run = startCli(stack, ["up", "--yes", "--skip-preview"]);
-          await eventually(
-            "every rank rented again",
-            async () => (await emulator.state()).instances.length >= 3,
+          await eventually("every rank rented again, all but rank 0 handed over", () =>
+            handedOverButRankZero(emulator),
           );
           const tree = descendantsOf(run.pid);
           process.kill(-run.pid, "SIGKILL");

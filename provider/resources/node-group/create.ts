@@ -1,5 +1,7 @@
 import { lateRentsMs } from "../../renting/create";
+import { destroyEachRented } from "../../renting/destroy";
 import { newGroupName, nodeOwnerOf } from "../../renting/group-ownership";
+import { newGroupCreateMarker } from "../../renting/group-witness";
 import { resourceNameOf } from "../../renting/identity";
 import { expiryAtCreate } from "../../renting/lifetime";
 import { releaseOffers } from "../../renting/offer-choice";
@@ -18,14 +20,17 @@ import { groupDollarsPerHour, type NodeGroupInputs, type NodeGroupOutputs } from
 import { settleGroupLeftovers } from "./leftovers";
 import { rentGroupRanks } from "./ranks";
 import { awaitNodesReady } from "./readiness";
-import { tearDown } from "./teardown";
+import { type GroupParts, tearDown } from "./teardown";
 
 // Creating a node group: leftovers of interrupted runs removed, the cheapest cluster that holds
 // the group chosen, its overlay (and network volume) made, every rank rented in one boot (rank
 // 0's rent answered first, so that it joins the overlay first: ranks.ts), each node rented as an
-// Instance is (the renting engine's steps, by the group's query pinned to the cluster); the
-// whole group handed over at once. All running or none: a create that cannot finish takes
-// apart everything it made.
+// Instance is (the renting engine's steps, by the group's query pinned to the cluster). The
+// hand-over goes with the boot: every node carries the create's marker, the other ranks are
+// handed over as their rents are answered, and rank 0, the create's witness, keeps the
+// being-created label until every node runs and is handed over last (renting/group-witness.ts).
+// All running or none: a create that cannot finish takes apart everything it made, the witness
+// last.
 
 /** A group create that left parts it could not remove: recorded with init errors by this id. */
 export class GroupLeftBehindError extends Error {
@@ -44,10 +49,13 @@ export function rentedNodeIds(build: GroupBuild): number[] {
   return [...new Set([...build.unrecorded, ...[...build.nodes.values()].map((n) => n.instanceId)])];
 }
 
-/** Every part the build has made, for taking apart. */
-function partsOf(build: GroupBuild) {
+/** Every part the build has made, for taking apart: its witness after every other node. */
+function partsOf(build: GroupBuild): GroupParts {
+  const witnessIds = build.witness?.instanceIds ?? new Set<number>();
+  const rented = rentedNodeIds(build);
   return {
-    nodeIds: rentedNodeIds(build),
+    nodeIds: rented.filter((id) => !witnessIds.has(id)),
+    witnessIds: rented.filter((id) => witnessIds.has(id)),
     overlayIds: [build.overlay.overlay_id],
     networkVolumeIds: build.networkVolumeId === null ? [] : [build.networkVolumeId],
   };
@@ -71,17 +79,20 @@ export function outputsOf(build: GroupBuild, masterAddr: string | null): NodeGro
 
 /**
  * Hands every node over to the engine (each takes the program's label, see renting/identity.ts),
- * all or none: a refused relabel fails the create, which then takes the group apart.
+ * all or none: a refused relabel fails the create, which then takes the group apart. In a
+ * create only the witness is left to relabel, one request after the boot (ranks.ts handed the
+ * others over at their rents); a resize relabels every node it added.
  */
 export async function handOverGroup(build: GroupBuild): Promise<void> {
   // After a cancellation the relabels are bounded (run/cancellation.ts): the run must end.
   const bound = build.run.cancellation.isCancelled
     ? AbortSignal.timeout(recordAfterCancelMs)
     : undefined;
+  const handedOver = build.witness?.handedOver ?? new Set<number>();
   await Promise.all(
-    [...build.nodes.values()].map((node) =>
-      handOver(build.run.client, node.instanceId, build.inputs, bound),
-    ),
+    [...build.nodes.values()]
+      .filter((node) => !handedOver.has(node.instanceId))
+      .map((node) => handOver(build.run.client, node.instanceId, build.inputs, bound)),
   );
   for (const node of build.nodes.values()) {
     build.unrecorded.delete(node.instanceId);
@@ -146,15 +157,16 @@ export async function createGroup(
     run.progress(`${name}: ${message}`);
   };
   let build: GroupBuild | undefined;
-  // Taken apart in full if the engine goes away meanwhile: nobody would record the group.
+  // Taken apart in full if the engine goes away meanwhile: nobody would record the group. The
+  // nodes rented so far go at once (they bill); a rent in flight when the engine went away
+  // lands after, and its node goes too; the witness goes last, once no node it proves may
+  // remain, then the overlay and the volume.
   const tearDownIfEngineGone = async () => {
     if (build === undefined) return;
     const first = partsOf(build);
-    await tearDown(run, first, inputs.pollIntervalSeconds);
-    // A rent in flight when the engine went away lands after: its node goes too.
+    await destroyEachRented(run, first.nodeIds, inputs.pollIntervalSeconds);
     await run.renting.rentsSettled(lateRentsMs);
-    const late = partsOf(build).nodeIds.filter((id) => !first.nodeIds.includes(id));
-    await tearDown(run, { nodeIds: late, overlayIds: [], networkVolumeIds: [] }, 0.5);
+    await tearDown(run, partsOf(build), inputs.pollIntervalSeconds);
   };
   const claimed = new Set<number>();
   let budgetHold: Reservation | undefined;
@@ -199,6 +211,16 @@ export async function createGroup(
         deadlineMs,
         expiry,
         budgetHold,
+        // Only a stack's own group can have a witness: nothing else proves a leftover.
+        ...(inputs.owner === undefined || inputs.stackToken === undefined
+          ? {}
+          : {
+              witness: {
+                marker: newGroupCreateMarker(),
+                instanceIds: new Set<number>(),
+                handedOver: new Set<number>(),
+              },
+            }),
       };
       try {
         if (inputs.networkVolume !== undefined) {

@@ -1,21 +1,66 @@
+import type { Instance as InstanceWire } from "../../client";
 import {
   hasGroupPrefix,
   isLeftoverNode,
   isLeftoverOverlay,
   isProvenLeftoverVolume,
 } from "../../renting/group-ownership";
-import { leftoversQuery } from "../../renting/identity";
+import { inDestroyOrder, nodesWitnessedBy, unprovenNodeNote } from "../../renting/group-witness";
+import { leftoversQuery, ownerOfInstance } from "../../renting/identity";
 import type { Run } from "../../run/run";
 import type { NodeGroupInputs } from "./inputs";
 import { tearDown } from "./teardown";
 
+/** This group's leftover nodes, in the order they may be destroyed (teardown.ts). */
+export interface LeftoverNodes {
+  /** Nodes an interrupted create or resize left, destroyed first. */
+  readonly nodeIds: number[];
+  /** The witnesses of unfinished creates, destroyed once every other node is gone. */
+  readonly witnessIds: number[];
+}
+
+/**
+ * The nodes this group's interrupted creates and resizes left: those still labelled as being
+ * created by this stack, and the nodes a witness among them proves its create's
+ * (renting/group-witness.ts), unless this run rented or records them. A node whose witness is
+ * gone is only reported. Costs the filtered list, and a list of the account after an
+ * interrupted create.
+ */
+export async function leftoverNodesOf(
+  run: Run,
+  inputs: NodeGroupInputs,
+  progress: (message: string) => void,
+): Promise<LeftoverNodes> {
+  const { stackToken } = inputs;
+  if (inputs.owner === undefined || stackToken === undefined)
+    return { nodeIds: [], witnessIds: [] };
+  const labelled = (await run.client.instances.list(leftoversQuery(stackToken))).filter(
+    (instance) => isLeftoverNode(instance, inputs),
+  );
+  const notThisRuns = (instance: InstanceWire) =>
+    !run.renting.isRentedThisRun(instance.id) &&
+    !run.renting.isRecorded(ownerOfInstance(instance) ?? "", instance.id);
+  const { siblings, unproven } = await nodesWitnessedBy(
+    run.client,
+    labelled,
+    stackToken,
+    notThisRuns,
+  );
+  for (const node of unproven) progress(unprovenNodeNote(node));
+  const { first, witnesses } = inDestroyOrder([...labelled, ...siblings], stackToken);
+  return {
+    nodeIds: first.map((instance) => instance.id),
+    witnessIds: witnesses.map((instance) => instance.id),
+  };
+}
+
 /**
  * Before a group is created, removes what this group's interrupted creates left (a killed
- * `pulumi up`): nodes still labelled as being created by this stack, the overlays that hold
- * only such nodes, and the network volumes of an overlay that holds at least one
- * (renting/group-ownership.ts says why that is the proof a volume needs). Nothing else is
- * touched: not another stack's parts, not a group that was handed over and then kept. Costs
- * three list requests.
+ * `pulumi up`): the nodes above (the witnesses last), the overlays that hold only such nodes,
+ * and the network volumes of an overlay that holds at least one (renting/group-ownership.ts
+ * says why that is the proof a volume needs). Nothing else is touched: not another stack's
+ * parts, not a group that was handed over and then kept. Costs three list requests (and the
+ * account's list after an interrupted create).
  */
 export async function settleGroupLeftovers(
   run: Run,
@@ -24,13 +69,10 @@ export async function settleGroupLeftovers(
 ): Promise<void> {
   const client = run.client;
   if (inputs.owner === undefined || inputs.stackToken === undefined) return;
-  const stackToken = inputs.stackToken;
-  const nodes = (await client.instances.list(leftoversQuery(stackToken))).filter((instance) =>
-    isLeftoverNode(instance, inputs),
-  );
-  const nodeIds = new Set(nodes.map((node) => node.id));
+  const { nodeIds, witnessIds } = await leftoverNodesOf(run, inputs, progress);
+  const leftoverIds = new Set([...nodeIds, ...witnessIds]);
   const overlays = (await client.overlays.list()).filter((overlay) =>
-    isLeftoverOverlay(overlay, inputs, nodeIds),
+    isLeftoverOverlay(overlay, inputs, leftoverIds),
   );
   const unfinished = new Set(
     overlays.filter((overlay) => (overlay.instances ?? []).length > 0).map((o) => o.name),
@@ -43,11 +85,11 @@ export async function settleGroupLeftovers(
         `nothing proves an interrupted run left it; delete it by hand if no one keeps it`,
     );
   }
-  if (nodes.length + overlays.length + volumes.length === 0) return;
+  if (leftoverIds.size + overlays.length + volumes.length === 0) return;
   progress(
     `removing what an interrupted run of this group left: ` +
       [
-        nodes.length > 0 ? `instances ${[...nodeIds].join(", ")}` : "",
+        leftoverIds.size > 0 ? `instances ${[...leftoverIds].join(", ")}` : "",
         overlays.length > 0 ? `overlays ${overlays.map((o) => o.name).join(", ")}` : "",
         volumes.length > 0 ? `network volumes ${volumes.map((v) => `V.${v.id}`).join(", ")}` : "",
       ]
@@ -57,7 +99,8 @@ export async function settleGroupLeftovers(
   const left = await tearDown(
     run,
     {
-      nodeIds: [...nodeIds],
+      nodeIds,
+      witnessIds,
       overlayIds: overlays.map((overlay) => overlay.overlay_id),
       networkVolumeIds: volumes.map((volume) => volume.id),
     },

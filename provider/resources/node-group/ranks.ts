@@ -1,8 +1,10 @@
 import { overlayJoinEnv, volumeMountEnv } from "../../client";
 import { addressIn, firstHostOf } from "../../shared/addresses";
+import type { RentScope } from "../../renting/attempts";
 import { rentUntilRunning } from "../../renting/create";
 import { InstanceLeftBehindError } from "../../renting/errors";
 import { groupVariable, nodeOwnerOf } from "../../renting/group-ownership";
+import { groupCreateVariable } from "../../renting/group-witness";
 import {
   instanceInputsSchema,
   type InstanceInputs,
@@ -10,6 +12,7 @@ import {
 } from "../../renting/instance-inputs";
 import { expiresAtShownBy } from "../../renting/lifetime";
 import { portsShownBy } from "../../renting/ports";
+import { handOver } from "../../renting/rent";
 import { attachAfterRunning } from "../../renting/ssh-keys";
 import { expiresAtOf } from "../../shared/expiry-watchdog";
 import { atServicePrecision } from "../../shared/price-precision";
@@ -24,6 +27,11 @@ import type { GroupNode } from "./inputs";
 // has answered rank 0's rent (the first to join), all with the subnet's first host as
 // MASTER_ADDR; then every node boots at once. Once all run, rank 0 is checked to hold that
 // address: if it does not, no node could reach its master, and the group fails whole.
+//
+// In a create, rank 0 is also the create's witness (renting/group-witness.ts): it keeps the
+// being-created label until every node runs, and is neither destroyed nor replaced while the
+// others may remain; every other rank is handed over as soon as its rent is answered, so that
+// the hand-over relabels (one a second, the service's limit) go during the boot.
 
 /** Rank 0's rent, which every other rank's rent waits for (see above). */
 interface RankZeroFirst {
@@ -89,6 +97,7 @@ export function nodeInputsOf(build: GroupBuild, rank: number, masterAddr: string
       WORLD_SIZE: String(inputs.nodeCount),
       MASTER_ADDR: masterAddr,
       ...(inputs.owner === undefined ? {} : { [groupVariable]: inputs.owner }),
+      ...(build.witness === undefined ? {} : { [groupCreateVariable]: build.witness.marker }),
     },
   });
   const mountPath = inputs.networkVolume?.mountPath;
@@ -132,6 +141,57 @@ export async function recordedNode(
 }
 
 /**
+ * A rank other than 0 of a create, handed over (its program's label) as soon as its rent is
+ * answered, while it boots: the witness, rented before it, proves it a leftover until the
+ * create ends. Stopped meanwhile (a rank failed, the engine's Cancel), or with no witness yet,
+ * it keeps the being-created label, which proves it a leftover by itself.
+ */
+async function handOverAtRent(
+  build: GroupBuild,
+  rank: number,
+  instanceId: number,
+  stop: AbortSignal,
+): Promise<void> {
+  const witness = build.witness;
+  if (witness === undefined || witness.instanceIds.size === 0 || stop.aborted) return;
+  try {
+    await handOver(build.run.client, instanceId, build.inputs, stop);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new Error(`rank ${rank}: instance ${instanceId} could not be relabelled (${why})`);
+  }
+  witness.handedOver.add(instanceId);
+}
+
+/**
+ * What a rank's rent does around the renting engine's steps: rank 0's answered rent lets the
+ * others' rents go (`first`) and, in a create, makes it the witness; the others wait for it and,
+ * in a create, are handed over at their rent.
+ */
+function rankSteps(
+  build: GroupBuild,
+  rank: number,
+  stop: AbortSignal,
+  first: RankZeroFirst | undefined,
+): Pick<RentScope, "beforeRent" | "afterRent" | "witness"> {
+  if (rank === 0) {
+    return {
+      afterRent: (instanceId) => {
+        build.witness?.instanceIds.add(instanceId);
+        first?.rented();
+      },
+      witness: build.witness !== undefined,
+    };
+  }
+  return {
+    ...(first === undefined ? {} : { beforeRent: () => first.rentedOrStopped(stop) }),
+    ...(build.witness === undefined
+      ? {}
+      : { afterRent: (instanceId: number) => handOverAtRent(build, rank, instanceId, stop) }),
+  };
+}
+
+/**
  * Rents the node of `rank` in the cluster and waits until it runs, as an Instance by query:
  * an offer gone or a node at a dead end moves on to another offer of the same cluster. The node
  * is in `build.nodes` (and still unrecorded) when this returns.
@@ -154,11 +214,7 @@ export async function rentNode(
       stop,
       expiry: build.expiry,
       budgetHold: build.budgetHold,
-      ...(first === undefined
-        ? {}
-        : rank === 0
-          ? { afterRent: first.rented }
-          : { beforeRent: () => first.rentedOrStopped(stop) }),
+      ...rankSteps(build, rank, stop, first),
     });
     // Keys are attached before the hand-over, as an Instance's are.
     created = await attachAfterRunning(build.run.client, rented, build.sshKeys);

@@ -1,7 +1,6 @@
 import { removeWithLateRents } from "../../renting/create";
 import { destroyEachRented } from "../../renting/destroy";
-import { isLeftoverNode } from "../../renting/group-ownership";
-import { leftoversQuery, resourceNameOf } from "../../renting/identity";
+import { resourceNameOf } from "../../renting/identity";
 import { recordedExpiry } from "../../renting/lifetime";
 import { releaseOffers } from "../../renting/offer-choice";
 import { sshKeysBeforeRenting, updateSshKeys } from "../../renting/ssh-keys";
@@ -18,8 +17,10 @@ import {
 } from "./inputs";
 import { applyBids, groupOutbidFate } from "./bids";
 import { rentGroupRanks } from "./ranks";
+import { leftoverNodesOf } from "./leftovers";
 import { awaitNodesReady } from "./readiness";
 import { groupRebuildNote, rebuildNodes } from "./rebuild";
+import { tearDown } from "./teardown";
 
 // An update of a group in place: its label and keys on every node, the ranks above a smaller
 // count destroyed, the containers of the nodes that stay rebuilt when what they run changed
@@ -29,29 +30,27 @@ import { groupRebuildNote, rebuildNodes } from "./rebuild";
 // boot as at create (ranks.ts).
 
 /**
- * Nodes of this group that a killed or failed resize rented and never handed over: they carry
- * the being-created label, and no state records them. Destroyed before anything is rented.
+ * Nodes of this group that a killed or failed resize (or create) rented and never handed over:
+ * they carry the being-created label, and no state records them; with a create's witness among
+ * them, the nodes it proves (leftovers.ts). Destroyed before anything is rented, the witnesses
+ * last.
  */
 async function removeResizeLeftovers(
   run: Run,
   inputs: NodeGroupInputs,
   progress: (m: string) => void,
 ) {
-  if (inputs.stackToken === undefined || inputs.owner === undefined) return;
-  const left = (await run.client.instances.list(leftoversQuery(inputs.stackToken))).filter(
-    (instance) => isLeftoverNode(instance, inputs),
-  );
-  if (left.length === 0) return;
-  progress(`destroying nodes ${left.map((i) => i.id).join(", ")}, left by an interrupted change`);
-  const kept = await destroyEachRented(
+  const { nodeIds, witnessIds } = await leftoverNodesOf(run, inputs, progress);
+  if (nodeIds.length + witnessIds.length === 0) return;
+  const ids = [...nodeIds, ...witnessIds];
+  progress(`destroying nodes ${ids.join(", ")}, left by an interrupted change`);
+  const kept = await tearDown(
     run,
-    left.map((instance) => instance.id),
+    { nodeIds, witnessIds, overlayIds: [], networkVolumeIds: [] },
     inputs.pollIntervalSeconds,
   );
   if (kept.length > 0) {
-    throw new Error(
-      `nodes ${kept.join(", ")} could not be confirmed destroyed; nothing was changed`,
-    );
+    throw new Error(`${kept.join("; ")}; nothing was changed`);
   }
 }
 
