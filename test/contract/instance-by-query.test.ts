@@ -1,7 +1,7 @@
 import { implementation as instanceProvider } from "../../provider/resources/instance";
 import { instanceInputsSchema } from "../../provider/resources/instance/inputs";
 import { newStackToken } from "../../provider/renting/identity";
-import { outsideClient } from "../support/programs";
+import { outsideClient, singleGpuQuery } from "../support/programs";
 import { useEmulator } from "../support/use-emulator";
 
 // What an Instance by offerQuery does on its own when the market moves under it, the provider's
@@ -11,13 +11,7 @@ import { useEmulator } from "../support/use-emulator";
 // query created side by side, a volume and an instance landing on one machine) is
 // test/e2e/market.test.ts.
 
-const QUERY = {
-  gpuName: { in: ["RTX 4090", "RTX 3090"] },
-  numGpus: 1,
-  gpuRamGb: { gte: 24 },
-  reliability: { gte: 0.98 },
-  geolocation: { notin: ["CN"] },
-};
+const QUERY = singleGpuQuery;
 
 const creates = <R extends { method: string; path: string }>(requests: R[]) =>
   requests.filter((r) => r.method === "PUT" && r.path.startsWith("/api/v0/asks/"));

@@ -1,14 +1,8 @@
 import { withStack } from "../support/pulumi-stack";
-import { emulatorConfig, outsideClient, program } from "../support/programs";
+import { emulatorConfig, outsideClient, program, singleGpuQuery } from "../support/programs";
 import { useEmulator } from "../support/use-emulator";
 
-const QUERY = {
-  gpuName: { in: ["RTX 4090", "RTX 3090"] },
-  numGpus: 1,
-  gpuRamGb: { gte: 24 },
-  reliability: { gte: 0.98 },
-  geolocation: { notin: ["CN"] },
-};
+const QUERY = singleGpuQuery;
 const common = { image: "pytorch/pytorch:latest", diskGb: 20, pollIntervalSeconds: 0.05 };
 
 const creates = <R extends { method: string; path: string }>(requests: R[]) =>

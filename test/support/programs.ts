@@ -65,3 +65,15 @@ export function dynamicResources(exported: string): ExportedResource[] {
     resource.type.startsWith("pulumi-nodejs:dynamic"),
   );
 }
+
+/**
+ * An offer query of one 24 GB+ RTX 4090 or 3090, reliable, outside CN: what the market tests
+ * rent by query (several offers of the generated markets match it).
+ */
+export const singleGpuQuery = {
+  gpuName: { in: ["RTX 4090", "RTX 3090"] },
+  numGpus: 1,
+  gpuRamGb: { gte: 24 },
+  reliability: { gte: 0.98 },
+  geolocation: { notin: ["CN"] },
+};
