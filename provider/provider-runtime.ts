@@ -116,18 +116,30 @@ export function dynamicProvider<Inputs, Outputs>(
 ): DynamicProvider<Inputs, Outputs> {
   const update = implementation.update?.bind(implementation);
   return {
-    check: (olds, news) => oneLine(implementation.check(dynamicRun(), olds, news)),
-    diff: (id, olds, news) => oneLine(implementation.diff(dynamicRun(), id, olds, news)),
-    create: (inputs) => writing((run) => implementation.create(run, inputs)),
-    read: (id, props) => implementation.read(dynamicRun(), id, props),
+    check: (olds, news) => answer(oneLine(implementation.check(dynamicRun(), olds, news))),
+    diff: (id, olds, news) => answer(oneLine(implementation.diff(dynamicRun(), id, olds, news))),
+    create: (inputs) => answer(writing((run) => implementation.create(run, inputs))),
+    read: (id, props) => answer(implementation.read(dynamicRun(), id, props)),
     ...(update === undefined
       ? {}
       : {
           update: (id: string, olds: Outputs, news: Inputs) =>
-            oneLine(writing((run) => update(run, id, olds, news))),
+            answer(oneLine(writing((run) => update(run, id, olds, news)))),
         }),
-    delete: (id, props) => oneLine(implementation.delete(dynamicRun(), id, props)),
+    delete: (id, props) => answer(oneLine(implementation.delete(dynamicRun(), id, props))),
   };
+}
+
+/**
+ * A method's answer, given once the lines it logged reached the engine (as the plugin's,
+ * provider/native/server.ts): a line still on its way when the step ends is lost.
+ */
+async function answer<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } finally {
+    await dynamicRun().linesAnswered();
+  }
 }
 
 /**

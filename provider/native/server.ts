@@ -105,15 +105,15 @@ export class GpuCloudProviderService {
       this.#run = new Run({
         engineAddress,
         progress: (message) => {
-          if (!this.progress(message)) logToEngine(message, engineAddress);
+          if (!this.progress(message)) void logToEngine(message, engineAddress);
         },
         notice: (message) => {
-          if (!this.progress(message, false)) logToEngine(message, engineAddress);
+          if (!this.progress(message, false)) void logToEngine(message, engineAddress);
         },
         stackStatus: (message) => {
           const urn = this.current.getStore()?.urn;
           if (urn === undefined || this.lines === undefined) {
-            logToEngine(message, engineAddress, { ephemeral: true });
+            void logToEngine(message, engineAddress, { ephemeral: true });
           } else this.line(stackUrnOf(urn), message, engineproto.LogSeverity.INFO, true);
         },
         currentResource: () => this.current.getStore()?.urn,
@@ -150,7 +150,7 @@ export class GpuCloudProviderService {
   /** A line on the row of `urn`; a warning shows in the engine's Diagnostics too. */
   private line(urn: string, message: string, severity: engineproto.LogSeverity, ephemeral = false) {
     if (this.lines === undefined) {
-      logToEngine(message, process.argv[2]);
+      void logToEngine(message, process.argv[2]);
       return;
     }
     const request = new engineproto.LogRequest();

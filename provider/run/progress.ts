@@ -10,8 +10,8 @@ export function logToEngine(
   message: string,
   engineAddress: string | undefined,
   options: { ephemeral?: boolean } = {},
-): void {
-  void import("@pulumi/pulumi")
+): Promise<void> {
+  return import("@pulumi/pulumi")
     .then(async (sdk) => {
       if (!sdk.runtime.hasEngine() && engineAddress && /^[\w.[\]:-]+:\d+$/.test(engineAddress)) {
         // The organization is not known to a provider process; it is not used for logging.
@@ -29,6 +29,36 @@ export function logToEngine(
     })
     .catch(() => undefined);
 }
+
+/**
+ * The engine's log lines a run has sent and the engine has not answered yet. A method's lines
+ * must reach the engine before its answer: the engine may end the step (and a refresh or
+ * preview its display) as soon as the last answer arrives, and a line still on its way is then
+ * lost (a refresh once showed the spare's outbid line and not gpu's). The wait is bounded, so
+ * that an engine that does not answer a line holds nothing up for long.
+ */
+export class LinesInFlight {
+  readonly #sending = new Set<Promise<void>>();
+
+  /** Counts `line` as in flight until it is answered (or failed). */
+  track(line: Promise<void>): void {
+    this.#sending.add(line);
+    void line.finally(() => this.#sending.delete(line));
+  }
+
+  /** Resolves once every line tracked so far was answered, or after `boundMs`. */
+  async answered(boundMs = lineBoundMs): Promise<void> {
+    if (this.#sending.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, boundMs);
+    });
+    await Promise.race([Promise.all(this.#sending), bound]);
+    clearTimeout(timer);
+  }
+}
+
+const lineBoundMs = 2000;
 
 /**
  * What was retried and why, at debug level, never a credential or a body. Best effort, like

@@ -12,7 +12,7 @@ import { Cancellation } from "./cancellation";
 import { EngineWatch, engineAddressOf } from "./engine-watch";
 import { MadeThisRun } from "./made-this-run";
 import { PlanLedger } from "./plan-ledger";
-import { logRetry, logToEngine } from "./progress";
+import { LinesInFlight, logRetry, logToEngine } from "./progress";
 import { RentingLedger } from "./renting-ledger";
 import { SharedReads } from "./shared-reads";
 
@@ -77,6 +77,8 @@ export class Run {
   readonly #notice: ((message: string) => void) | undefined;
   readonly #stackStatus: (message: string) => void;
   readonly #currentResource: (() => string | undefined) | undefined;
+  /** The lines sent to the engine's log by default (not a door's own). */
+  readonly #lines = new LinesInFlight();
 
   constructor(options: RunOptions = {}) {
     this.#config = options.config;
@@ -84,13 +86,13 @@ export class Run {
     this.#progress =
       options.progress ??
       ((message) => {
-        logToEngine(message, options.engineAddress);
+        this.#lines.track(logToEngine(message, options.engineAddress));
       });
     this.#notice = options.notice;
     this.#stackStatus =
       options.stackStatus ??
       ((message) => {
-        logToEngine(message, options.engineAddress, { ephemeral: true });
+        this.#lines.track(logToEngine(message, options.engineAddress, { ephemeral: true }));
       });
     this.#currentResource = options.currentResource;
     this.engineWatch = new EngineWatch(engineAddressOf(options.engineAddress), () => {
@@ -190,6 +192,14 @@ export class Run {
   /** The URN of the resource being worked on, where the door knows it (the plugin). */
   currentResource(): string | undefined {
     return this.#currentResource?.();
+  }
+
+  /**
+   * Resolves once the lines this run sent to the engine's log were answered (bounded): a door
+   * awaits it before it answers a method, so that no line arrives after its step ended.
+   */
+  linesAnswered(): Promise<void> {
+    return this.#lines.answered();
   }
 
   /** Closes the run's connections: for tests and plugins that want a clean exit. */

@@ -1,4 +1,5 @@
 import { OrderedLog } from "../../provider/native/ordered-log";
+import { LinesInFlight } from "../../provider/run/progress";
 
 // The plugin's lines for the engine's display go one at a time: the row's last status is the
 // last one made ("is running (attempt 1)" after the status round's "running", never before).
@@ -34,5 +35,32 @@ describe("the plugin's display lines", () => {
     lines.log("next");
     await lines.flushed();
     expect(sent).toEqual(["next"]);
+  });
+});
+
+// The dynamic door's lines go through the SDK's logger, each on its own; the door answers a
+// method once they were answered, so that none arrives after the engine ended the step.
+describe("the dynamic door's lines in flight", () => {
+  it("are waited for until answered, and no longer than the bound", async () => {
+    const lines = new LinesInFlight();
+    let answer: () => void = () => undefined;
+    lines.track(
+      new Promise<void>((resolve) => {
+        answer = resolve;
+      }),
+    );
+    let done = false;
+    const waited = lines.answered().then(() => {
+      done = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(done).toBe(false);
+    answer();
+    await waited;
+    expect(done).toBe(true);
+
+    // A line the engine never answers: the wait ends at its bound all the same.
+    lines.track(new Promise<void>(() => undefined));
+    await expect(lines.answered(50)).resolves.toBeUndefined();
   });
 });
