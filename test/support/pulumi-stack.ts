@@ -13,10 +13,13 @@ import {
 import { z } from "zod";
 import { activated, type PythonProgram, pythonEnv, setUpPythonMain } from "./python-stack";
 import { setUpTypeScript, type TypeScriptProgram } from "./typescript-stack";
+import { writeStackConfig } from "./stack-config";
 import { readCheckpoint, withResultsFromTheRun } from "./stack-results";
 import { type GoProgram, setUpYamlText, withoutPlugins, type YamlProgram } from "./yaml-stack";
 
 const execFileAsync = promisify(execFile);
+
+const passphrase = "gpucloud-e2e-passphrase";
 
 // The CLI as the Automation API finds it, once per test process: a workspace made without one
 // runs `pulumi version` first, a CLI call per stack that the tests need not pay for.
@@ -92,7 +95,7 @@ export async function withStack<T>(
     const programEnv = { ...options.env, ...env };
     const cliEnv = {
       PULUMI_BACKEND_URL: `file://${backendDir}`,
-      PULUMI_CONFIG_PASSPHRASE: "gpucloud-e2e-passphrase",
+      PULUMI_CONFIG_PASSPHRASE: passphrase,
       PULUMI_SKIP_UPDATE_CHECK: "true",
       ...programEnv,
       ...(pluginFiles.length > 0
@@ -121,12 +124,15 @@ export async function withStack<T>(
     }
 
     const stackName = options.stackName ?? "test";
+    const configWritten =
+      options.config !== undefined &&
+      (await writeStackConfig(workDir, stackName, options.config, passphrase));
     const stack = await LocalWorkspace.createStack(
       { stackName, workDir },
       { envVars: cliEnv, pulumiCommand: await pulumiCommand() },
     );
     withResultsFromTheRun(stack, backendDir, cli);
-    if (options.config) await stack.setAllConfig(options.config);
+    if (options.config && !configWritten) await stack.setAllConfig(options.config);
     const output: string[] = [];
     const testStack: TestStack = {
       stack,
