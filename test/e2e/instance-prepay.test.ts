@@ -30,7 +30,7 @@ describe("a prepaid (reserved) Instance under the real Pulumi CLI", () => {
   it("shows the discounted price at preview and after up, and prepays more in place", async () => {
     await emulator.control("PUT", "/_emulator/user", { credit: 1000 });
     await withStack(
-      { program: prepaidProgram(150), config: emulatorConfig(emulator) },
+      { program: prepaidProgram(150), config: emulatorConfig(emulator), teardown: "discard" },
       async ({ stack, setProgram, output }) => {
         const onOutput = (text: string) => output.push(text);
         const previewSaid: string[] = [];

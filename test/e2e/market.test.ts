@@ -53,7 +53,7 @@ exports.offer = gpu.offer;
 exports.instanceId = gpu.instanceId;
 `;
     await withStack(
-      { program: program(twoByQuery), config: emulatorConfig(emulator) },
+      { program: program(twoByQuery), config: emulatorConfig(emulator), teardown: "discard" },
       async ({ stack, setProgram, output }) => {
         const onOutput = (text: string) => output.push(text);
         await emulator.clearRequests();

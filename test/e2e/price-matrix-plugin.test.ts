@@ -30,6 +30,7 @@ describe("the price matrix: each preview figure is what up rents (the plugin, YA
         language: "yaml",
         program: { text: yamlMatrix(first, volumeId) },
         config: emulatorConfig(emulator),
+        teardown: "discard",
       },
       async (test) => {
         for (const [index, step] of matrixSteps.entries()) {

@@ -31,7 +31,11 @@ describe("the price matrix: each preview figure is what up rents (TypeScript, re
     const [first, ...changes] = matrixSteps;
     if (first === undefined) throw new Error("no steps");
     await withStack(
-      { program: typescriptMatrix(first, volumeId), config: emulatorConfig(emulator) },
+      {
+        program: typescriptMatrix(first, volumeId),
+        config: emulatorConfig(emulator),
+        teardown: "discard",
+      },
       async (test) => {
         const seen: string[] = [];
         let before = new Map<string, number>();

@@ -15,6 +15,7 @@ for (let n = 0; n < ${count}; n++) {
   new gpucloud.Secret("s" + n, { key: "KEY_" + n, value: "value-" + n });
 }`),
         config: emulatorConfig(emulator),
+        teardown: "discard",
       },
       async ({ stack }) => {
         await stack.up();

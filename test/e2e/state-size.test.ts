@@ -95,6 +95,7 @@ new gpucloud.Instance("instance", { askId: 31001, image: "img", diskGb: 10, poll
 new pulumi.dynamic.Resource({ async create(inputs) { return { id: "noop", outs: inputs }; } }, "noop", { value: "abc" });
 `),
         config: emulatorConfig(emulator),
+        teardown: "discard",
         // The benchmark's recorder: what each Node.js process of the step loaded.
         env: {
           NODE_OPTIONS: `--require ${JSON.stringify(recorder)}`,
@@ -151,32 +152,35 @@ new pulumi.dynamic.Resource({ async create(inputs) { return { id: "noop", outs: 
   it("of the benchmark's shapes stack: our classes, no-op providers by reference, no request", async () => {
     const mix = mixFor(5);
     await emulator.clearRequests();
-    await withStack({ program: shapesProgram(mix) }, async ({ stack, exportState }) => {
-      const up = await stack.up();
-      expect(up.summary.resourceChanges).toEqual({ create: 5 + stackOverhead(mix) });
-      const resources = dynamicResources(await exportState(false));
-      expect(resources.map((resource) => resource.type).sort()).toEqual(
-        [
-          "pulumi-nodejs:dynamic/gpucloud:Instance",
-          "pulumi-nodejs:dynamic/gpucloud:InstanceSweeper",
-          "pulumi-nodejs:dynamic/gpucloud:Secret",
-          "pulumi-nodejs:dynamic/gpucloud:Secret",
-          "pulumi-nodejs:dynamic/gpucloud:Volume",
-          "pulumi-nodejs:dynamic/gpucloud:Webhook",
-        ].sort(),
-      );
-      for (const resource of resources) {
-        const provider = String(resource.outputs?.["__provider"]);
-        expect(provider).toMatch(/require\("gpucloud-bench-shapes\/shape-\d+\.js"\)/);
-        expect(provider).not.toContain("pulumi-gpucloud");
-        expect(Buffer.byteLength(provider)).toBeLessThanOrEqual(providerBoundBytes);
-      }
-      // Every property the class registers is in the state, as the class declared it.
-      const instance = resources.find((r) => r.type.endsWith(":Instance"));
-      expect(Object.keys(instance?.outputs ?? {})).toEqual(
-        expect.arrayContaining(["instanceId", "sshHost", "attempts", "offer", "owner", "image"]),
-      );
-    });
+    await withStack(
+      { program: shapesProgram(mix), teardown: "discard" },
+      async ({ stack, exportState }) => {
+        const up = await stack.up();
+        expect(up.summary.resourceChanges).toEqual({ create: 5 + stackOverhead(mix) });
+        const resources = dynamicResources(await exportState(false));
+        expect(resources.map((resource) => resource.type).sort()).toEqual(
+          [
+            "pulumi-nodejs:dynamic/gpucloud:Instance",
+            "pulumi-nodejs:dynamic/gpucloud:InstanceSweeper",
+            "pulumi-nodejs:dynamic/gpucloud:Secret",
+            "pulumi-nodejs:dynamic/gpucloud:Secret",
+            "pulumi-nodejs:dynamic/gpucloud:Volume",
+            "pulumi-nodejs:dynamic/gpucloud:Webhook",
+          ].sort(),
+        );
+        for (const resource of resources) {
+          const provider = String(resource.outputs?.["__provider"]);
+          expect(provider).toMatch(/require\("gpucloud-bench-shapes\/shape-\d+\.js"\)/);
+          expect(provider).not.toContain("pulumi-gpucloud");
+          expect(Buffer.byteLength(provider)).toBeLessThanOrEqual(providerBoundBytes);
+        }
+        // Every property the class registers is in the state, as the class declared it.
+        const instance = resources.find((r) => r.type.endsWith(":Instance"));
+        expect(Object.keys(instance?.outputs ?? {})).toEqual(
+          expect.arrayContaining(["instanceId", "sshHost", "attempts", "offer", "owner", "image"]),
+        );
+      },
+    );
     expect(await emulator.requests()).toEqual([]);
   });
 });

@@ -123,7 +123,7 @@ describe("a volume and the instance that links it, under the real Pulumi CLI", (
         return "language" in chosen ? chosen.program.main : chosen.program;
       };
       await withStack(
-        { ...programOf(40), config: emulatorConfig(emulator) },
+        { ...programOf(40), config: emulatorConfig(emulator), teardown: "discard" },
         async ({ stack, setProgram, preview, output }) => {
           const onOutput = (text: string) => output.push(text);
           const first = outputsSchema.parse(

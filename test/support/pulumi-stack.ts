@@ -47,6 +47,13 @@ export interface CommonStackOptions {
    * not seen, nor those on PATH. Without it, the CLI uses the PULUMI_HOME it is given.
    */
   readonly pluginFiles?: readonly PluginFile[];
+  /**
+   * What the teardown does with what the state still holds: destroys it (the default), or, for
+   * a stack whose resources live only in an emulator the test closes afterwards (or in no
+   * service at all), drops it with the stack's directory: a destroy there proves nothing that the
+   * tests of destroy do not, and costs a CLI operation.
+   */
+  readonly teardown?: "destroy" | "discard";
 }
 
 /** The program, per language (TypeScript unless `language` says otherwise), and the stack's options. */
@@ -148,6 +155,7 @@ export async function withStack<T>(
         return (await cli(args)).stdout;
       },
     };
+    if (options.teardown === "discard") return await body(testStack);
     return await thenTearDown(() => body(testStack), stack, backendDir, output);
   } finally {
     await rm(workDir, { recursive: true, force: true });
