@@ -16,7 +16,7 @@ import { stackUrnOf, urnParts } from "./urns";
 import { Run } from "../run/run";
 import { failureField, oneLine } from "../shared/validation";
 import { functionOf } from "./functions";
-import { OrderedLog } from "./ordered-log";
+import { OrderedLog } from "../run/ordered-log";
 import { programSpelling, type Spelling, spelledField, spelledMessage } from "./program-language";
 import { type NativeResource, resourceOf } from "./resources";
 import { packageSchema, type PackageSpec, secretOutputs } from "./schema";

@@ -12,7 +12,7 @@ import { Cancellation } from "./cancellation";
 import { EngineWatch, engineAddressOf } from "./engine-watch";
 import { MadeThisRun } from "./made-this-run";
 import { PlanLedger } from "./plan-ledger";
-import { LinesInFlight, logRetry, logToEngine } from "./progress";
+import { EngineLines, logRetry } from "./progress";
 import { RentingLedger } from "./renting-ledger";
 import { SharedReads } from "./shared-reads";
 
@@ -77,22 +77,23 @@ export class Run {
   readonly #notice: ((message: string) => void) | undefined;
   readonly #stackStatus: (message: string) => void;
   readonly #currentResource: (() => string | undefined) | undefined;
-  /** The lines sent to the engine's log by default (not a door's own). */
-  readonly #lines = new LinesInFlight();
+  /** Where progress goes by default: the engine's log (not a door's own). */
+  readonly #engineLines: EngineLines;
 
   constructor(options: RunOptions = {}) {
     this.#config = options.config;
     this.#client = options.client;
+    this.#engineLines = new EngineLines(options.engineAddress);
     this.#progress =
       options.progress ??
       ((message) => {
-        this.#lines.track(logToEngine(message, options.engineAddress));
+        this.#engineLines.line(message);
       });
     this.#notice = options.notice;
     this.#stackStatus =
       options.stackStatus ??
       ((message) => {
-        this.#lines.track(logToEngine(message, options.engineAddress, { ephemeral: true }));
+        this.#engineLines.line(message, true);
       });
     this.#currentResource = options.currentResource;
     this.engineWatch = new EngineWatch(engineAddressOf(options.engineAddress), () => {
@@ -199,7 +200,7 @@ export class Run {
    * awaits it before it answers a method, so that no line arrives after its step ended.
    */
   linesAnswered(): Promise<void> {
-    return this.#lines.answered();
+    return this.#engineLines.answered();
   }
 
   /** Closes the run's connections: for tests and plugins that want a clean exit. */

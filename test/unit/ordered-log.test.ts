@@ -1,5 +1,5 @@
-import { OrderedLog } from "../../provider/native/ordered-log";
-import { LinesInFlight } from "../../provider/run/progress";
+import { OrderedLog } from "../../provider/run/ordered-log";
+import { EngineLines } from "../../provider/run/progress";
 
 // The plugin's lines for the engine's display go one at a time: the row's last status is the
 // last one made ("is running (attempt 1)" after the status round's "running", never before).
@@ -38,29 +38,34 @@ describe("the plugin's display lines", () => {
   });
 });
 
-// The dynamic door's lines go through the SDK's logger, each on its own; the door answers a
-// method once they were answered, so that none arrives after the engine ended the step.
-describe("the dynamic door's lines in flight", () => {
-  it("are waited for until answered, and no longer than the bound", async () => {
-    const lines = new LinesInFlight();
-    let answer: () => void = () => undefined;
-    lines.track(
-      new Promise<void>((resolve) => {
-        answer = resolve;
-      }),
-    );
+// The dynamic door's lines go one at a time, in order, and a method answers once they were
+// answered, so that none arrives after the engine ended the step.
+describe("the dynamic door's lines", () => {
+  it("go in order, and are waited for until answered, no longer than the bound", async () => {
+    const sent: string[] = [];
+    const pending: (() => void)[] = [];
+    const lines = new EngineLines(undefined, (line) => {
+      sent.push(line.message);
+      return new Promise<void>((resolve) => pending.push(resolve));
+    });
+    lines.line("instance 7: running", true);
+    lines.line("instance 7 is outbid");
     let done = false;
     const waited = lines.answered().then(() => {
       done = true;
     });
     await new Promise((resolve) => setImmediate(resolve));
+    expect(sent).toEqual(["instance 7: running"]);
+    pending.shift()?.();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent).toEqual(["instance 7: running", "instance 7 is outbid"]);
     expect(done).toBe(false);
-    answer();
+    pending.shift()?.();
     await waited;
     expect(done).toBe(true);
 
     // A line the engine never answers: the wait ends at its bound all the same.
-    lines.track(new Promise<void>(() => undefined));
+    lines.line("never answered");
     await expect(lines.answered(50)).resolves.toBeUndefined();
   });
 });
