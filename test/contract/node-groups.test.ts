@@ -105,10 +105,8 @@ describe("NodeGroup", () => {
   it("creates 4 nodes in one cluster on one overlay in one boot, with ranks, MASTER_ADDR and a network volume; delete leaves nothing", async () => {
     // Rank 0 (the first rent) boots for 3 s: every rank is rented before it runs.
     await emulator.queueBoots([{ status: "running", afterSeconds: 3 }]);
-    const { id, outs } = await create({
-      ...base,
-      networkVolume: { sizeGb: 100, mountPath: "/data" },
-    });
+    const inputs = { ...base, networkVolume: { sizeGb: 100, mountPath: "/data" } };
+    const { id, outs } = await create(inputs);
     const group = outs as NodeGroupOutputs;
     // Each node recorded as the status round that saw it running showed it: no show by id.
     const shows = (await emulator.requests()).filter(
@@ -151,9 +149,18 @@ describe("NodeGroup", () => {
     expect(state.instances).toHaveLength(4);
     expect(group.networkVolumeId).not.toBeNull();
 
-    // Refresh sees the same group.
+    // Refresh sees the same group, and the next preview of the same program no change.
     const read = await groupProvider.read(providers.run, id, group);
     expect(read.props?.nodes).toEqual(group.nodes);
+    const { inputs: sameInputs } = await checked(inputs);
+    expect(
+      await groupProvider.diff?.(
+        providers.run,
+        id,
+        read.props as NodeGroupOutputs,
+        sameInputs as NodeGroupInputs,
+      ),
+    ).toMatchObject({ changes: false });
 
     await groupProvider.delete?.(providers.run, id, group);
     expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
@@ -446,6 +453,34 @@ describe("NodeGroup", () => {
     expect(ids).not.toContain(rankTwo);
     expect(ids.sort()).toEqual(group.nodes.map((node) => node.instanceId).sort());
     await groupProvider.delete?.(providers.run, id, group);
+    expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
+  });
+
+  it("two stacks' groups of the same names (each its stack token): neither takes the other's nodes or overlay; one's delete and its stack's sweeper leave the other's as it was", async () => {
+    const first = await create({ ...base, nodeCount: 2 });
+    const firstGroup = first.outs as NodeGroupOutputs;
+    const second = await create({ ...base, nodeCount: 2, stackToken: "another-stack-token-0004" });
+    const secondGroup = second.outs as NodeGroupOutputs;
+    const firstNodes = firstGroup.nodes.map((node) => node.instanceId);
+    const secondNodes = secondGroup.nodes.map((node) => node.instanceId);
+    expect(firstNodes.filter((instanceId) => secondNodes.includes(instanceId))).toEqual([]);
+    expect(firstGroup.overlayName).not.toBe(secondGroup.overlayName);
+    expect((await everything()).instances.sort()).toEqual([...firstNodes, ...secondNodes].sort());
+
+    // The first stack's destroy: its group, then its sweeper.
+    await groupProvider.delete?.(providers.run, first.id, firstGroup);
+    await sweeperProvider.delete?.(providers.run, "proj/dev/", {
+      ownerPrefix: "proj/dev/",
+      stackToken,
+    });
+    const left = await everything();
+    expect(left.instances.sort()).toEqual(secondNodes.sort());
+    expect(left.overlays).toEqual([secondGroup.overlayName]);
+    // The second's refresh sees its group as it was.
+    expect((await groupProvider.read(providers.run, second.id, secondGroup)).props).toEqual(
+      secondGroup,
+    );
+    await groupProvider.delete?.(providers.run, second.id, secondGroup);
     expect(await everything()).toEqual({ instances: [], overlays: [], networkVolumes: [] });
   });
 

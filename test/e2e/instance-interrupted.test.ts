@@ -73,7 +73,7 @@ describe("Instance under interrupted runs (real Pulumi CLI)", () => {
     await releaseLock(stack);
   }
 
-  it("killed, then up: the killed run's provider cleans up and exits, and one instance runs; stopped outside Pulumi, refresh and up start it again in place, and up stops it in place", async () => {
+  it("killed, then up: the killed run's provider cleans up and exits, and one instance runs; a replacement killed in between ends with exactly one instance, of the new image; stopped outside Pulumi, refresh and up start it again in place, and up stops it in place", async () => {
     await emulator.queueBoots([{ status: "running", afterSeconds: 600 }]);
     await withStack(
       { program: trainer("img-a"), config: emulatorConfig(emulator) },
@@ -86,9 +86,21 @@ describe("Instance under interrupted runs (real Pulumi CLI)", () => {
         expect(await instanceIds()).toEqual([]);
 
         const up = await stack.stack.up({ onOutput: (text) => stack.output.push(text) });
-        const ids = await instanceIds();
-        expect(ids).toEqual([up.outputs["instanceId"]?.value]);
+        expect(await instanceIds()).toEqual([up.outputs["instanceId"]?.value]);
         expect(up.outputs["actualStatus"]?.value).toBe("running");
+        const [original] = await instanceIds();
+
+        // A replacement killed in between. Another ask, so that the new instance is created
+        // before the old one is destroyed.
+        await stack.setProgram(trainer("img-b", "", 31002));
+        await emulator.queueBoots([{ status: "running", afterSeconds: 10 }]);
+        await killEverything(stack, await upUntilRented(stack, 2));
+        const replaced = await stack.stack.up({ onOutput: (text) => stack.output.push(text) });
+        const ids = await instanceIds();
+        expect(ids).toHaveLength(1);
+        expect(ids).not.toContain(original);
+        expect(replaced.outputs["instanceId"]?.value).toBe(ids[0]);
+        expect(await imageOf(ids[0] ?? 0)).toBe("img-b");
 
         // The instance, once up has run uninterrupted: stopped outside Pulumi, refresh shows
         // it and up starts it again, in place; declared stopped, up stops it in place. (An
@@ -103,7 +115,7 @@ describe("Instance under interrupted runs (real Pulumi CLI)", () => {
         expect(restored.summary.resourceChanges).toEqual({ same: 2, update: 1 });
         expect(restored.outputs["actualStatus"]?.value).toBe("running");
         expect(await instanceIds()).toEqual([id]);
-        await stack.setProgram(trainer("img-a", `state: "stopped",`));
+        await stack.setProgram(trainer("img-b", `state: "stopped",`, 31002));
         const stopped = await stack.stack.up({ onOutput });
         expect(stopped.summary.resourceChanges).toEqual({ same: 2, update: 1 });
         expect(stopped.outputs["actualStatus"]?.value).toBe("stopped");
@@ -119,39 +131,61 @@ describe("Instance under interrupted runs (real Pulumi CLI)", () => {
     );
   });
 
-  it("killed with its providers, then destroy: the stack's instances are gone, no other", async () => {
+  it("Ctrl-C while an instance boots: it is destroyed at once, nothing is rented after, nothing recorded; then killed with its providers, destroy: the stack's instances are gone, no other", async () => {
     const outside = outsideClient(emulator);
-    const otherToken = "6fa459ea-ee8a-4ca4-894e-db77e160355e";
-    const others = [
-      await outside.instances.create(31001, {
-        image: "img",
-        disk: 10,
-        env: { [OWNER_VARIABLE]: "gpucloud-e2e/other-stack/trainer" },
-      }),
-      // A namesake stack's (same project, stack and resource names, another backend), both
-      // being created and handed over; and one rented before stack tokens existed.
-      await outside.instances.create(31001, {
-        image: "img",
-        disk: 10,
-        label: `pulumi-gpucloud:creating:${otherToken}`,
-        env: { [OWNER_VARIABLE]: "gpucloud-e2e/test/trainer", [STACK_VARIABLE]: otherToken },
-      }),
-      await outside.instances.create(31001, {
-        image: "img",
-        disk: 10,
-        env: { [OWNER_VARIABLE]: "gpucloud-e2e/test/trainer", [STACK_VARIABLE]: otherToken },
-      }),
-      await outside.instances.create(31001, {
-        image: "img",
-        disk: 10,
-        env: { [OWNER_VARIABLE]: "gpucloud-e2e/test/trainer" },
-      }),
-      await outside.instances.create(31001, { image: "img", disk: 10 }),
-    ];
-    await emulator.queueBoots([{ status: "running", afterSeconds: 600 }]);
+    const others: number[] = [];
+    // Without the Ctrl-C it would run 6 s after its rent, and be recorded.
+    await emulator.queueBoots([{ status: "running", afterSeconds: 6 }]);
     await withStack(
       { program: trainer("img-a"), config: emulatorConfig(emulator) },
       async (stack) => {
+        const { rentedId, code, tookMs, output, rentsAfter } = await interruptUpWhileBooting(
+          stack,
+          emulator,
+        );
+        expect(code).not.toBe(0);
+        expect(output).toMatch(/gpucloud: Ctrl-C: nothing more is rented/);
+        expect(output).toContain(
+          `trainer: cancelled: instance ${String(rentedId)} destroyed; nothing is left running`,
+        );
+        expect(rentsAfter).toEqual([]);
+        expect(tookMs).toBeLessThan(15_000);
+        expect(await instanceIds()).toEqual([]);
+        const recorded = dynamicResources(await stack.exportState(false))
+          .map((resource) => resource.outputs?.["instanceId"])
+          .filter((id) => id !== undefined);
+        expect(recorded).toEqual([]);
+        process.stderr.write(`typescript-cancel: Ctrl-C to the CLI's exit: ${tookMs} ms\n`);
+
+        // Then a run killed with its providers, beside instances that are not the stack's.
+        const otherToken = "6fa459ea-ee8a-4ca4-894e-db77e160355e";
+        others.push(
+          await outside.instances.create(31001, {
+            image: "img",
+            disk: 10,
+            env: { [OWNER_VARIABLE]: "gpucloud-e2e/other-stack/trainer" },
+          }),
+          // A namesake stack's (same project, stack and resource names, another backend), both
+          // being created and handed over; and one rented before stack tokens existed.
+          await outside.instances.create(31001, {
+            image: "img",
+            disk: 10,
+            label: `pulumi-gpucloud:creating:${otherToken}`,
+            env: { [OWNER_VARIABLE]: "gpucloud-e2e/test/trainer", [STACK_VARIABLE]: otherToken },
+          }),
+          await outside.instances.create(31001, {
+            image: "img",
+            disk: 10,
+            env: { [OWNER_VARIABLE]: "gpucloud-e2e/test/trainer", [STACK_VARIABLE]: otherToken },
+          }),
+          await outside.instances.create(31001, {
+            image: "img",
+            disk: 10,
+            env: { [OWNER_VARIABLE]: "gpucloud-e2e/test/trainer" },
+          }),
+          await outside.instances.create(31001, { image: "img", disk: 10 }),
+        );
+        await emulator.queueBoots([{ status: "running", afterSeconds: 600 }]);
         await killEverything(stack, await upUntilRented(stack, others.length + 1));
         expect(await instanceIds()).toHaveLength(others.length + 1);
 
@@ -184,55 +218,6 @@ describe("Instance under interrupted runs (real Pulumi CLI)", () => {
         expect(stack.output.join("")).toMatch(
           /trainer: adopting instance \d+, rented by an interrupted run/,
         );
-      },
-    );
-  });
-
-  it("a replacement killed in between ends with exactly one instance, of the new image", async () => {
-    await withStack(
-      { program: trainer("img-a"), config: emulatorConfig(emulator) },
-      async (stack) => {
-        await stack.stack.up({ onOutput: (text) => stack.output.push(text) });
-        const [original] = await instanceIds();
-
-        // Another ask, so that the new instance is created before the old one is destroyed.
-        await stack.setProgram(trainer("img-b", "", 31002));
-        await emulator.queueBoots([{ status: "running", afterSeconds: 10 }]);
-        await killEverything(stack, await upUntilRented(stack, 2));
-
-        const up = await stack.stack.up({ onOutput: (text) => stack.output.push(text) });
-        const ids = await instanceIds();
-        expect(ids).toHaveLength(1);
-        expect(ids).not.toContain(original);
-        expect(up.outputs["instanceId"]?.value).toBe(ids[0]);
-        expect(await imageOf(ids[0] ?? 0)).toBe("img-b");
-      },
-    );
-  });
-
-  it("Ctrl-C while an instance boots: it is destroyed at once, nothing is rented after, nothing recorded", async () => {
-    // Without the Ctrl-C it would run 6 s after its rent, and be recorded.
-    await emulator.queueBoots([{ status: "running", afterSeconds: 6 }]);
-    await withStack(
-      { program: trainer("img-a"), config: emulatorConfig(emulator) },
-      async (stack) => {
-        const { rentedId, code, tookMs, output, rentsAfter } = await interruptUpWhileBooting(
-          stack,
-          emulator,
-        );
-        expect(code).not.toBe(0);
-        expect(output).toMatch(/gpucloud: Ctrl-C: nothing more is rented/);
-        expect(output).toContain(
-          `trainer: cancelled: instance ${String(rentedId)} destroyed; nothing is left running`,
-        );
-        expect(rentsAfter).toEqual([]);
-        expect(tookMs).toBeLessThan(15_000);
-        expect(await instanceIds()).toEqual([]);
-        const recorded = dynamicResources(await stack.exportState(false))
-          .map((resource) => resource.outputs?.["instanceId"])
-          .filter((id) => id !== undefined);
-        expect(recorded).toEqual([]);
-        process.stderr.write(`typescript-cancel: Ctrl-C to the CLI's exit: ${tookMs} ms\n`);
       },
     );
   });

@@ -68,7 +68,7 @@ describe("which instances are a stack's own (real Pulumi CLI)", () => {
       env: { [OWNER]: owner, [STACK]: stackToken, [CREATE_TOKEN]: randomUUID() },
     });
 
-  it("two stacks of the same names in two backends, one account: neither adopts, replaces or destroys the other's instance", async () => {
+  it("two stacks of the same names in two backends, one account: neither adopts nor destroys the other's instance", async () => {
     const source = program(instance("trainer"));
     await withStack({ program: source, config: emulatorConfig(emulator) }, async (first) => {
       await withStack({ program: source, config: emulatorConfig(emulator) }, async (second) => {
@@ -87,12 +87,9 @@ describe("which instances are a stack's own (real Pulumi CLI)", () => {
         expect(secondEnv?.[STACK]).toBe(await stackTokenOf(second));
         expect(firstEnv?.[STACK]).not.toBe(secondEnv?.[STACK]);
 
-        // A replacement in the first stack rents anew and never touches the second's.
-        const urn = resourceNamed(await first.exportState(false), "Instance", "trainer").urn;
-        const replaced = await first.stack.up({ onOutput: onOutput(first), replace: [urn] });
-        expect(replaced.summary.resourceChanges).toMatchObject({ replace: 1 });
-        const replacement = replaced.outputs["trainer"]?.value as number;
-        expect(await instanceIds()).toEqual([secondId, replacement]);
+        // (A replacement in one of two such stacks, `up --replace`, rents anew and touches
+        // neither the other's instance nor its leftover: test/e2e/python-ownership.test.ts, the
+        // same engine path and provider code through the plugin.)
 
         // Destroying the first stack leaves the second's instance running, as it was.
         await first.stack.destroy({ onOutput: onOutput(first) });

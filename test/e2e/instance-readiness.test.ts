@@ -32,13 +32,21 @@ describe("readiness and ports (real Pulumi CLI)", () => {
   });
   const onOutput = (stack: TestStack) => (text: string) => stack.output.push(text);
 
-  it("TypeScript: up returns once the app answers, and the exported URL answers", async () => {
-    await emulator.queueApps([{ readyAfterSeconds: 4, notReadyStatus: 503 }]);
-    await withStack(
-      {
-        program: program(`
+  it("TypeScript: up returns once the app answers, and the exported URL answers; a 4-node group's once all four nodes' apps answer; an app that never answers fails up with the last answer, leaving nothing of it", async () => {
+    // The server's app turns ready 4 s after its instance runs; three nodes' at once, the
+    // fourth's 3 s after. The group depends on the server, so that the server's rent takes the
+    // first app of the queue and the nodes' the others.
+    const now = { readyAfterSeconds: 0 };
+    await emulator.queueApps([
+      { readyAfterSeconds: 4, notReadyStatus: 503 },
+      now,
+      now,
+      now,
+      { readyAfterSeconds: 3 },
+    ]);
+    const ready = `
 const server = new gpucloud.Instance("server", {
-  askId: 31001,
+  askId: 31003,
   image: "vllm/vllm-openai",
   diskGb: 20,
   pollIntervalSeconds: 0.1,
@@ -47,9 +55,19 @@ const server = new gpucloud.Instance("server", {
 });
 exports.url = server.urls.apply((urls) => urls && urls["8000"]);
 exports.ports = server.ports;
-`),
-        config: emulatorConfig(emulator),
-      },
+const trainers = new gpucloud.NodeGroup("trainers", {
+  nodeCount: 4,
+  offerQuery: { gpuName: "H100 SXM" },
+  image: "pytorch/pytorch",
+  diskGb: 40,
+  pollIntervalSeconds: 0.1,
+  exposePorts: [8000],
+  readiness: { http: { port: 8000 }, intervalSeconds: 0.2 },
+}, { dependsOn: [server] });
+exports.urls = trainers.nodes.apply((nodes) => nodes.map((node) => node.urls["8000"]));
+`;
+    await withStack(
+      { program: program(ready), config: emulatorConfig(emulator) },
       async (stack) => {
         const up = await stack.stack.up({ onOutput: onOutput(stack) });
         // The app turned ready 4 s after the instance ran: up waited for it.
@@ -63,19 +81,28 @@ exports.ports = server.ports;
         expect(up.outputs["ports"]?.value).toMatchObject({
           "8000/tcp": { publicIp: "127.0.0.1", hostPort: Number(new URL(url).port) },
         });
-      },
-    );
-  });
 
-  it("TypeScript: an app that never answers fails up with the last answer, leaving nothing", async () => {
-    await emulator.queueApps([
-      { readyAfterSeconds: null, notReadyStatus: 502 },
-      { readyAfterSeconds: null, notReadyStatus: 504 },
-    ]);
-    await withStack(
-      {
-        program: program(`
-new gpucloud.Instance("server", {
+        // One node's app turned ready 3 s after the others': up waited for all four. (The
+        // server's lines end in "/…": its path is left out.)
+        const urls = z.array(z.string()).parse(up.outputs["urls"]?.value);
+        expect(urls).toHaveLength(4);
+        expect(printed).toMatch(/waiting for http:\/\/127\.0\.0\.1:\d+\/, 503/);
+        // Each line twice: live, then among the diagnostics.
+        const nodesReady = printed.match(/is ready \(http:\/\/127\.0\.0\.1:\d+\/\)/g) ?? [];
+        expect(new Set(nodesReady).size).toBe(4);
+        for (const nodeUrl of urls) expect(await statusAt(nodeUrl)).toBe(200);
+        const running = (await emulator.state()).instances.map((instance) => instance.id);
+        expect(running).toHaveLength(5);
+
+        // An app that never answers, on either of its two offers: up fails with the last
+        // answers, and nothing of it is left.
+        await emulator.queueApps([
+          { readyAfterSeconds: null, notReadyStatus: 502 },
+          { readyAfterSeconds: null, notReadyStatus: 504 },
+        ]);
+        await stack.setProgram(
+          program(`${ready}
+new gpucloud.Instance("silent", {
   askIds: [31001, 31002],
   image: "vllm/vllm-openai",
   diskGb: 20,
@@ -85,17 +112,17 @@ new gpucloud.Instance("server", {
   readiness: { http: { port: 8000 }, intervalSeconds: 0.2, timeoutSeconds: 1 },
 });
 `),
-        config: emulatorConfig(emulator),
-      },
-      async (stack) => {
-        await expect(stack.stack.up({ onOutput: onOutput(stack) })).rejects.toThrow(
-          /server: no running instance: every one of 2 attempts/,
         );
-        const printed = stack.output.join("");
-        expect(printed).toContain("last status not ready");
-        expect(printed).toContain("the last check answered: 502");
-        expect(printed).toContain("the last check answered: 504");
-        expect((await emulator.state()).instances).toEqual([]);
+        const said: string[] = [];
+        await expect(stack.stack.up({ onOutput: (text) => said.push(text) })).rejects.toThrow(
+          /silent: no running instance: every one of 2 attempts/,
+        );
+        stack.output.push(...said);
+        const failed = said.join("");
+        expect(failed).toContain("last status not ready");
+        expect(failed).toContain("the last check answered: 502");
+        expect(failed).toContain("the last check answered: 504");
+        expect((await emulator.state()).instances.map((instance) => instance.id)).toEqual(running);
       },
     );
   });
@@ -138,40 +165,6 @@ pulumi.export("instance_id", server.instance_id)
         expect((await emulator.state()).instances.map((instance) => instance.id)).toEqual([
           up.outputs["instance_id"]?.value,
         ]);
-      },
-    );
-  });
-
-  it("a 4-node group returns once all four nodes' apps answer", async () => {
-    const now = { readyAfterSeconds: 0 };
-    await emulator.queueApps([now, now, now, { readyAfterSeconds: 3 }]);
-    await withStack(
-      {
-        program: program(`
-const trainers = new gpucloud.NodeGroup("trainers", {
-  nodeCount: 4,
-  offerQuery: { gpuName: "H100 SXM" },
-  image: "pytorch/pytorch",
-  diskGb: 40,
-  pollIntervalSeconds: 0.1,
-  exposePorts: [8000],
-  readiness: { http: { port: 8000 }, intervalSeconds: 0.2 },
-});
-exports.urls = trainers.nodes.apply((nodes) => nodes.map((node) => node.urls["8000"]));
-`),
-        config: emulatorConfig(emulator),
-      },
-      async (stack) => {
-        const up = await stack.stack.up({ onOutput: onOutput(stack) });
-        const urls = z.array(z.string()).parse(up.outputs["urls"]?.value);
-        expect(urls).toHaveLength(4);
-        // One node's app turned ready 3 s after the others': up waited for all four.
-        const printed = stack.output.join("");
-        expect(printed).toMatch(/waiting for http:\/\/127\.0\.0\.1:\d+\/, 503/);
-        // Each line twice: live, then among the diagnostics.
-        const ready = printed.match(/is ready \(http:\/\/127\.0\.0\.1:\d+\/\)/g) ?? [];
-        expect(new Set(ready).size).toBe(4);
-        for (const url of urls) expect(await statusAt(url)).toBe(200);
       },
     );
   });

@@ -112,7 +112,7 @@ describe("NodeGroup (real Pulumi CLI)", () => {
   });
   const onOutput = (stack: TestStack) => (text: string) => stack.output.push(text);
 
-  it("a 4-node group: one cluster, one overlay with distinct addresses, ranks 0-3, one network volume; refresh sees no change; destroy leaves nothing", async () => {
+  it("a 4-node group: one cluster, one overlay with distinct addresses, ranks 0-3, one network volume; refresh sees no change; a new image and env rebuild it in place, said by up; destroy leaves nothing", async () => {
     await withStack(
       {
         program: group("trainers", 4, `networkVolume: { sizeGb: 100, mountPath: "/data" },`),
@@ -143,21 +143,22 @@ describe("NodeGroup (real Pulumi CLI)", () => {
         const volumes = (await account(emulator)).networkVolumes;
         expect(volumes).toEqual([up.outputs["networkVolumeId"]?.value]);
 
+        // (That the next diff of the same program sees no change after a refresh is the
+        // provider's: test/contract/node-groups.test.ts.)
         const refresh = await stack.stack.refresh({ onOutput: onOutput(stack) });
         expect(refresh.summary.resourceChanges).toMatchObject({ same: 3 });
-        const preview = await stack.stack.preview({ onOutput: onOutput(stack) });
-        expect(preview.changeSummary).toEqual({ same: 3 });
 
-        // A new image and env: every node's container rebuilt on its machine, in place.
+        // A new image and env: every node's container rebuilt on its machine, in place. The
+        // diff's line is said at up as at preview (the diff runs in both).
         const volume = `networkVolume: { sizeGb: 100, mountPath: "/data" },`;
         await stack.setProgram(
           group("trainers", 4, `${volume} env: { MODEL: "b" },`, "vllm/vllm-openai:v0.6.1"),
         );
         const said: string[] = [];
-        const changing = await stack.stack.preview({ onOutput: (text) => said.push(text) });
-        expect(changing.changeSummary).toEqual({ same: 2, update: 1 });
+        const changed = await stack.stack.up({ onOutput: (text) => said.push(text) });
+        stack.output.push(...said);
+        expect(changed.summary.resourceChanges).toEqual({ same: 2, update: 1 });
         expect(said.join("")).toContain("the group's 4 nodes are updated in place (image, env");
-        const changed = await stack.stack.up({ onOutput: onOutput(stack) });
         // The same instances, ranks and overlay addresses; what runs in them is new.
         const placed = (list: z.infer<typeof nodesSchema>) =>
           list.map((node) => [node.rank, node.instanceId, node.localIp]);
@@ -175,17 +176,35 @@ describe("NodeGroup (real Pulumi CLI)", () => {
     );
   });
 
-  it("killed while its nodes boot: the killed run's provider takes the group apart; killed with its providers, the next destroy or up does; a killed resize leaves the group as it was", async () => {
+  it("interrupted while its nodes boot: Ctrl-C takes the group apart, renting nothing more; killed, the killed run's provider takes it apart; killed with its providers, the next up does; a killed resize leaves the group as it was", async () => {
     await withStack(
       {
         program: group("trainers", 3, `networkVolume: { sizeGb: 100, mountPath: "/data" },`),
         config: emulatorConfig(emulator),
       },
       async (stack) => {
-        // Every node of each of the three killed runs boots for ten minutes: only the kill ends
+        // Ctrl-C: rank 0 runs 8 s after its rent, the others at once: the Ctrl-C comes while it
+        // boots.
+        await emulator.queueBoots([{ status: "running", afterSeconds: 8 }]);
+        const { code, tookMs, output, rentsAfter } = await interruptUpWhileBooting(
+          stack,
+          emulator,
+          3,
+        );
+        expect(code).not.toBe(0);
+        // Said on the screen at the moment of the Ctrl-C.
+        expect(output).toMatch(/gpucloud: Ctrl-C: nothing more is rented/);
+        expect(output).toMatch(
+          /The group was taken apart: every node, the overlay \S+ and network volume V\.\d+ are gone/,
+        );
+        expect(rentsAfter).toEqual([]);
+        expect(tookMs).toBeLessThan(15_000);
+        expect(await account(emulator)).toEqual(nothing);
+
+        // Every node of each of the two killed runs boots for ten minutes: only the kill ends
         // them (the three ranks are rented at once, each run's three taking three of these).
         const longBoot = { status: "running", afterSeconds: 600 } as const;
-        await emulator.queueBoots(Array.from({ length: 9 }, () => longBoot));
+        await emulator.queueBoots(Array.from({ length: 6 }, () => longBoot));
         const cli = startCli(stack, ["up", "--yes", "--skip-preview"]);
         await eventually("every rank rented, all but rank 0 handed over", () =>
           handedOverButRankZero(emulator),
@@ -201,30 +220,23 @@ describe("NodeGroup (real Pulumi CLI)", () => {
         );
         expect(await account(emulator)).toEqual(nothing);
 
-        // Killed with everything below it: nothing of the run cleans up.
-        const killEverything = async () => {
-          const run = startCli(stack, ["up", "--yes", "--skip-preview"]);
-          await eventually("every rank rented again, all but rank 0 handed over", () =>
-            handedOverButRankZero(emulator),
-          );
-          const tree = descendantsOf(run.pid);
-          process.kill(-run.pid, "SIGKILL");
-          for (const pid of tree) if (isAlive(pid)) process.kill(pid, "SIGKILL");
-          await run.exited;
-          await releaseLock(stack);
-          const leftBehind = await account(emulator);
-          expect(leftBehind.instances.length).toBeGreaterThan(0);
-          expect(leftBehind.overlays).toHaveLength(1);
-          expect(leftBehind.networkVolumes).toHaveLength(1);
-          return leftBehind;
-        };
-        await killEverything();
-
-        // The next destroy removes what the killed run left (the stack's InstanceSweeper).
-        await stack.stack.destroy({ onOutput: onOutput(stack) });
-        expect(await account(emulator)).toEqual(nothing);
-
-        const left = await killEverything();
+        // Killed with everything below it: nothing of the run cleans up. (That the next destroy
+        // removes it, the stack's InstanceSweeper, is the engine path of
+        // instance-interrupted.test.ts's killed run and destroy, and the sweeper's work on a
+        // group's leftovers is test/contract/node-groups.test.ts's.)
+        const run = startCli(stack, ["up", "--yes", "--skip-preview"]);
+        await eventually("every rank rented again, all but rank 0 handed over", () =>
+          handedOverButRankZero(emulator),
+        );
+        const tree = descendantsOf(run.pid);
+        process.kill(-run.pid, "SIGKILL");
+        for (const pid of tree) if (isAlive(pid)) process.kill(pid, "SIGKILL");
+        await run.exited;
+        await releaseLock(stack);
+        const left = await account(emulator);
+        expect(left.instances.length).toBeGreaterThan(0);
+        expect(left.overlays).toHaveLength(1);
+        expect(left.networkVolumes).toHaveLength(1);
 
         // The next up removes what the killed run left, then makes the group.
         const up = await stack.stack.up({ onOutput: onOutput(stack) });
@@ -272,16 +284,16 @@ describe("NodeGroup (real Pulumi CLI)", () => {
     );
   });
 
-  it("Ctrl-C while the nodes boot: the group is taken apart and the run ends within 15 s", async () => {
+  it("YAML: Ctrl-C while the nodes boot takes the group apart and the run ends within 15 s; the next up makes it", async () => {
     await withStack(
       {
         language: "yaml",
         program: {
-          text: yamlGroup("node-group-cancel", 1),
+          text: yamlGroup("node-group-yaml", 1),
         },
         config: emulatorConfig(emulator),
       },
-      async ({ workDir, cliEnv }) => {
+      async ({ workDir, cliEnv, stack, setProgram }) => {
         await emulator.queueBoots([{ status: "running", afterSeconds: 600 }]);
         const { code, tookMs, output, rentsAfter } = await interruptUpWhileBooting(
           { workDir, cliEnv },
@@ -293,78 +305,18 @@ describe("NodeGroup (real Pulumi CLI)", () => {
         expect(rentsAfter).toEqual([]);
         expect(tookMs).toBeLessThan(15_000);
         expect(await account(emulator)).toEqual(nothing);
-      },
-    );
-  }, 180_000);
 
-  it("Ctrl-C in TypeScript while the nodes boot: nothing more is rented, the group is taken apart", async () => {
-    // Rank 0 runs 8 s after its rent, the others at once: the Ctrl-C comes while it boots.
-    await emulator.queueBoots([{ status: "running", afterSeconds: 8 }]);
-    await withStack(
-      { program: group("trainers", 3), config: emulatorConfig(emulator) },
-      async (stack) => {
-        const { code, tookMs, output, rentsAfter } = await interruptUpWhileBooting(
-          stack,
-          emulator,
-          3,
-        );
-        expect(code).not.toBe(0);
-        // Said on the screen at the moment of the Ctrl-C.
-        expect(output).toMatch(/gpucloud: Ctrl-C: nothing more is rented/);
-        expect(output).toMatch(/The group was taken apart: every node, the overlay \S+ are gone/);
-        expect(rentsAfter).toEqual([]);
-        expect(tookMs).toBeLessThan(15_000);
-        expect(await account(emulator)).toEqual(nothing);
-        await stack.stack.destroy({ onOutput: onOutput(stack) });
-        expect(await account(emulator)).toEqual(nothing);
-      },
-    );
-  }, 180_000);
-
-  it("two stacks of the same names on one account: neither touches the other's group", async () => {
-    const source = group("trainers", 2);
-    await withStack({ program: source, config: emulatorConfig(emulator) }, async (first) => {
-      await withStack({ program: source, config: emulatorConfig(emulator) }, async (second) => {
-        const firstUp = await first.stack.up({ onOutput: onOutput(first) });
-        const secondUp = await second.stack.up({ onOutput: onOutput(second) });
-        const firstNodes = nodesSchema
-          .parse(firstUp.outputs["nodes"]?.value)
-          .map((n) => n.instanceId);
-        const secondNodes = nodesSchema
-          .parse(secondUp.outputs["nodes"]?.value)
-          .map((n) => n.instanceId);
-        expect(firstNodes.filter((id) => secondNodes.includes(id))).toEqual([]);
-        expect(firstUp.outputs["overlayName"]?.value).not.toBe(
-          secondUp.outputs["overlayName"]?.value,
-        );
-
-        await first.stack.destroy({ onOutput: onOutput(first) });
-        const left = await account(emulator);
-        expect(left.instances.sort()).toEqual(secondNodes.sort());
-        expect(left.overlays).toEqual([secondUp.outputs["overlayName"]?.value]);
-        const refresh = await second.stack.refresh({ onOutput: onOutput(second) });
-        expect(refresh.summary.resourceChanges).toMatchObject({ same: 3 });
-      });
-    });
-    expect(await account(emulator)).toEqual(nothing);
-  });
-
-  it("YAML and Python programs declare the same type", async () => {
-    await withStack(
-      {
-        language: "yaml",
-        program: {
-          text: yamlGroup("node-group-yaml", 0.2),
-        },
-        config: emulatorConfig(emulator),
-      },
-      async ({ stack }) => {
+        // The YAML program declares the same type as TypeScript's and Python's.
+        await setProgram(yamlGroup("node-group-yaml", 0.2));
         const up = await stack.up();
         expect(nodesSchema.parse(up.outputs["nodes"]?.value)).toHaveLength(2);
         await stack.destroy();
         expect(await account(emulator)).toEqual(nothing);
       },
     );
+  });
+
+  it("Python: the same type through the plugin; a new image and env rebuild both nodes in place, said on the group's own row", async () => {
     await withStack(
       {
         language: "python",
@@ -381,15 +333,15 @@ describe("NodeGroup (real Pulumi CLI)", () => {
         expect(nodes).toHaveLength(2);
         expect(up.outputs["masterAddr"]?.value).toBe(nodes[0]?.local_ip);
 
-        // A new image and env rebuild both nodes in place, said on the group's own row.
+        // A new image and env rebuild both nodes in place, said on the group's own row (by the
+        // diff, which up runs as preview does).
         await setProgram(pythonGroup("vllm/vllm-openai:v0.6.1", "b"));
         const said: string[] = [];
-        const preview = await stack.preview({ onOutput: (text) => said.push(text) });
-        expect(preview.changeSummary).toEqual({ same: 2, update: 1 });
+        const changed = await stack.up({ onOutput: (text) => said.push(text) });
+        expect(changed.summary.resourceChanges).toEqual({ same: 2, update: 1 });
         expect(said.join("")).toMatch(
           /gpucloud:index:NodeGroup trainers .*the group's 2 nodes are updated in place/,
         );
-        const changed = await stack.up();
         const ids = (list: z.infer<typeof pythonNodes>) => list.map((node) => node.instance_id);
         expect(ids(pythonNodes.parse(changed.outputs["nodes"]?.value))).toEqual(ids(nodes));
         for (const instance of (await emulator.state()).instances) {

@@ -81,6 +81,9 @@ describe("maxLifetime and onExpiry at check", () => {
     expect(failure).toMatch(
       /^onstart: 3900 characters, \d+ with maxLifetime's watchdog \(\d+ more\), \d+ even when gzipped/,
     );
+    // Said in a line, echoing none of the onstart.
+    expect(failure).not.toContain(incompressible.slice(0, 40));
+    expect(failure).not.toContain("\n");
   });
 
   it("NodeGroup takes the same fields", () => {
