@@ -203,7 +203,7 @@ describe("Instance under interrupted runs (real Pulumi CLI)", () => {
       { status: "running", afterSeconds: 12 },
     ]);
     await withStack(
-      { program: trainer("img-a"), config: emulatorConfig(emulator) },
+      { program: trainer("img-a"), config: emulatorConfig(emulator), teardown: "discard" },
       async (stack) => {
         const cli = startCli(stack, ["up", "--yes", "--skip-preview"]);
         await eventually("the second attempt rented", async () =>

@@ -67,7 +67,7 @@ const trainers = new gpucloud.NodeGroup("trainers", {
 exports.urls = trainers.nodes.apply((nodes) => nodes.map((node) => node.urls["8000"]));
 `;
     await withStack(
-      { program: program(ready), config: emulatorConfig(emulator) },
+      { program: program(ready), config: emulatorConfig(emulator), teardown: "discard" },
       async (stack) => {
         const up = await stack.stack.up({ onOutput: onOutput(stack) });
         // The app turned ready 4 s after the instance ran: up waited for it.
@@ -151,6 +151,7 @@ pulumi.export("instance_id", server.instance_id)
         language: "python",
         program: { main, project: "python-readiness" },
         config: emulatorConfig(emulator),
+        teardown: "discard",
       },
       async (stack) => {
         const up = await stack.stack.up({ onOutput: onOutput(stack) });
