@@ -36,6 +36,13 @@ import tempfile
 import zipfile
 
 DEFAULT_PLATFORM_TAG = "manylinux_2_28_x86_64"
+# The executables deflated, as the release ships them. PLATFORM_WHEEL_STORED=1 stores them
+# instead: the same files with the same modes, for test/e2e/standalone-plugin.test.ts, which
+# makes a wheel each run (deflating 270 MB is about 10 s of CPU, and pip inflates it again); the
+# release's own wheel is installed by test/release/registries.test.ts.
+EXECUTABLE_COMPRESSION = (
+    zipfile.ZIP_STORED if os.environ.get("PLATFORM_WHEEL_STORED") == "1" else zipfile.ZIP_DEFLATED
+)
 # Under the environment's prefix: `venv/share/pulumi-gpucloud` on Linux, macOS and Windows.
 PLUGIN_DIR = "share/pulumi-gpucloud"
 
@@ -128,7 +135,7 @@ def main() -> None:
                 path = f"{places[name.removesuffix('.exe')]}/{name}"
                 info = zipfile.ZipInfo(path, date_time=(2026, 1, 1, 0, 0, 0))
                 info.external_attr = (0o100755 & 0xFFFF) << 16
-                info.compress_type = zipfile.ZIP_DEFLATED
+                info.compress_type = EXECUTABLE_COMPRESSION
                 wheel.writestr(info, data)
                 records.append(record_line(path, data))
             wheel_file = io.StringIO()

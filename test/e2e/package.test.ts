@@ -1,16 +1,16 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { copyFile, mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import { request } from "undici";
+import { z } from "zod";
+import { tarballFromSetup } from "../support/packages";
 import { withStack } from "../support/pulumi-stack";
 import { program } from "../support/programs";
+import { repoRoot } from "../support/repo-root";
 
 const execFileAsync = promisify(execFile);
-const repoRoot = path.resolve(__dirname, "..", "..");
 
 /** Starts the emulator through the installed package's `gpucloud-emulator` command. */
 function startInstalledEmulator(projectDir: string, apiKey: string) {
@@ -30,45 +30,23 @@ function startInstalledEmulator(projectDir: string, apiKey: string) {
   });
 }
 
-/**
- * A fresh clone of the working tree: the files git tracks (or would: new and not ignored), no
- * dist/, with the repository's node_modules linked in place of `npm ci`.
- */
-async function freshClone(into: string): Promise<string> {
-  const clone = path.join(into, "clone");
-  await mkdir(clone);
-  const { stdout } = await execFileAsync(
-    "git",
-    ["ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-    { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 },
-  );
-  const files = stdout
-    .split("\0")
-    .filter((file) => file !== "" && existsSync(path.join(repoRoot, file)));
-  for (const file of files) {
-    await mkdir(path.dirname(path.join(clone, file)), { recursive: true });
-    await copyFile(path.join(repoRoot, file), path.join(clone, file));
-  }
-  await symlink(path.join(repoRoot, "node_modules"), path.join(clone, "node_modules"));
-  return clone;
-}
+// The npm package as the run packed it (test/support/e2e-global-setup.ts: `npm pack` of what
+// `npm test` compiled first with `tsc -p tsconfig.build.json`; in CI, a fresh clone's build). It
+// was packed again here from a copy of the working tree, whose prepack compiled it once more:
+// about 25 s of CPU for the same compile. What that proved beyond the run's tarball, that
+// `npm pack` and an install from git (npm runs prepack for both) compile before packing, is the
+// prepack script below, which runs the same compile.
+const manifest = z
+  .object({ scripts: z.object({ build: z.string(), prepack: z.string() }) })
+  .parse(JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")));
 
-describe("the published package, packed from a fresh clone", () => {
-  let packDir: string;
-  let tarball: string;
-  beforeAll(async () => {
-    // Packed from a fresh clone, as `npm pack` or an install from git would: its prepack builds.
-    packDir = await mkdtemp(path.join(tmpdir(), "gpucloud-pack-"));
-    const clone = await freshClone(packDir);
-    const { stdout } = await execFileAsync(
-      "npm",
-      ["pack", "--pack-destination", packDir, "--loglevel=error"],
-      { cwd: clone, maxBuffer: 16 * 1024 * 1024 },
-    );
-    tarball = path.join(packDir, stdout.trim().split("\n").pop() ?? "");
-  });
-  afterAll(async () => {
-    await rm(packDir, { recursive: true, force: true });
+describe("the published package", () => {
+  const tarball = tarballFromSetup("GPUCLOUD_PACKED_TARBALL");
+
+  it("compiles before it is packed (prepack), as the build does", () => {
+    const compile = "tsc -p tsconfig.build.json";
+    expect(manifest.scripts.prepack).toBe(compile);
+    expect(manifest.scripts.build).toContain(`${compile} && `);
   });
 
   it("holds the compiled code, its types and the emulator's command, and no sources", async () => {
@@ -97,7 +75,7 @@ describe("the published package, packed from a fresh clone", () => {
     expect(listing).toMatch(/^-rwxr-xr-x .* package\/policy\/gpucloud-policy$/m);
   });
 
-  it("deploys and destroys from a fresh project that installed the tarball", async () => {
+  it("deploys, under its own policy pack, and destroys from a fresh project that installed the tarball", async () => {
     const apiKey = `pack-key-${String(Date.now())}`;
     await withStack(
       {
@@ -116,17 +94,17 @@ exports.volumeName = data.volumeName;
             "gpucloud:apiKey": { value: apiKey, secret: true },
             "gpucloud:baseUrl": { value: emulator.url },
           });
-          const up = await stack.up();
-          expect(up.summary.resourceChanges).toEqual({ create: 3 });
-          expect(up.outputs["key"]?.value).toBe("PACKED");
-          expect(up.outputs["volumeName"]?.value).toMatch(/^V\.\d+$/);
-          // The policy pack runs from the project's install, on its dependencies.
+          // The policy pack runs from the project's install, on its dependencies: in the up
+          // itself, which it passes (a preview of its own would cost one more operation).
           const pack = path.join(workDir, "node_modules", "pulumi-gpucloud", "policy");
           const output: string[] = [];
-          await stack.preview({
+          const up = await stack.up({
             policyPacks: [path.join(pack, "gpucloud-policy")],
             onOutput: (text) => output.push(text),
           });
+          expect(up.summary.resourceChanges).toEqual({ create: 3 });
+          expect(up.outputs["key"]?.value).toBe("PACKED");
+          expect(up.outputs["volumeName"]?.value).toMatch(/^V\.\d+$/);
           expect(output.join("")).toMatch(/✅ gpucloud-policy@v0\.1\.0/);
           const destroy = await stack.destroy();
           expect(destroy.summary.resourceChanges).toEqual({ delete: 3 });

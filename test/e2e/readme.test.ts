@@ -40,16 +40,18 @@ const pythonBatches = batchesOf(pythonExamples, "python");
 const market = { market: { seed: 1 }, servePorts: true };
 
 /**
- * What an example claims on the account that another may claim too: a secret's key (the service
- * holds one per key), a template (the same content is refused twice), an ask named by its id. In
- * TypeScript (`key: "HF_TOKEN"`, `askIds: [31001]`) and Python (`key="HF_TOKEN"`, `ask_id=31001`).
+ * What an example claims on the account that another may claim too: a template's content (the
+ * service refuses the same content twice; the name is part of it, so a template is claimed by its
+ * name, or as any template when the test cannot read one), an ask named by its id. In TypeScript
+ * (`askIds: [31001]`) and Python (`ask_id=31001`). A secret's key is claimed too (the service
+ * holds one per key), but a key another example of the stack holds is renamed instead
+ * (keyedApart).
  */
 function claimsOf(source: string): string[] {
   return [
-    ...[...source.matchAll(/\bkey(?:: |=)"(\w+)"/g)].map(
-      ([, key = ""]) => `secret ${key.toUpperCase()}`,
-    ),
-    ...(/\bgpucloud\.Template\(/.test(source) ? ["a template"] : []),
+    ...[
+      ...source.matchAll(/\bgpucloud\.Template\(\s*"[^"]*",\s*(\{\s*name(?:: |=)"([^"]+)")?/g),
+    ].map(([, , name]) => (name === undefined ? "a template" : `template ${name}`)),
     ...[...source.matchAll(/\bask_?[iI]ds?(?:: |=)\[?([\d, ]+)/g)].flatMap(([, ids = ""]) =>
       ids
         .split(/[, ]+/)
@@ -59,29 +61,48 @@ function claimsOf(source: string): string[] {
   ];
 }
 
+/** The secret keys an example declares: `key: "HF_TOKEN"` (TypeScript), `key="HF_TOKEN"` (Python). */
+function secretKeysOf(source: string): string[] {
+  return [...source.matchAll(/\bkey(?:: |=)"(\w+)"/g)].map(([, key = ""]) => key.toUpperCase());
+}
+
+/**
+ * The example with each secret key that `held` already holds (keys of the stack's other
+ * examples) prefixed by `page`'s: the README's and a guide's `HF_TOKEN` are two secrets of one
+ * stack, as two resources named alike are two (withUniqueNames). The key is the secret's name on
+ * the account; the example deploys the same secret under it.
+ */
+function keyedApart(page: string, source: string, held: ReadonlySet<string>): string {
+  return source.replace(/\bkey(: |=)"(\w+)"/g, (match: string, sign: string, key: string) =>
+    held.has(key.toUpperCase()) ? `key${sign}"${page.toUpperCase()}_${key}"` : match,
+  );
+}
+
 /**
  * The examples in as few programs as share no claim, each example in a scope of its own with its
  * resources' names prefixed by its own (as the reference pages' examples run: reference-pages.ts;
- * a Python example is a module of its own that the program imports): a stack costs the CLI's
- * start, config, up, destroy and teardown, whatever it holds.
+ * a Python example is a module of its own that the program imports) and a secret key another
+ * example of the program declares prefixed too (keyedApart): a stack costs the CLI's start,
+ * config, up, destroy and teardown, whatever it holds.
  */
 function batchesOf(blocks: readonly CodeBlock[], language: "ts" | "python"): PageProgram[][] {
-  const batches: { claimed: Set<string>; examples: PageProgram[] }[] = [];
+  const batches: { claimed: Set<string>; keys: Set<string>; examples: PageProgram[] }[] = [];
   blocks.forEach((block, index) => {
     const page = `example${String(index + 1)}`;
-    const example = {
-      page,
-      where: whereIs(block),
-      ...withUniqueNames(page, block.source, language),
-    };
     const claims = claimsOf(block.source);
     let batch = batches.find(({ claimed }) => claims.every((claim) => !claimed.has(claim)));
     if (batch === undefined) {
-      batch = { claimed: new Set(), examples: [] };
+      batch = { claimed: new Set(), keys: new Set(), examples: [] };
       batches.push(batch);
     }
+    const source = keyedApart(page, block.source, batch.keys);
     for (const claim of claims) batch.claimed.add(claim);
-    batch.examples.push(example);
+    for (const key of secretKeysOf(source)) batch.keys.add(key);
+    batch.examples.push({
+      page,
+      where: whereIs(block),
+      ...withUniqueNames(page, source, language),
+    });
   });
   return batches.map(({ examples: batch }) => batch);
 }

@@ -1,8 +1,11 @@
 import { existsSync } from "node:fs";
 
-/** A tarball test/support/e2e-global-setup.ts packed once for the run (plugin or emulator). */
+/**
+ * A tarball test/support/e2e-global-setup.ts packed once for the run (plugin, emulator, or the
+ * npm package).
+ */
 export function tarballFromSetup(
-  variable: "GPUCLOUD_PLUGIN_TARBALL" | "GPUCLOUD_EMULATOR_TARBALL",
+  variable: "GPUCLOUD_PLUGIN_TARBALL" | "GPUCLOUD_EMULATOR_TARBALL" | "GPUCLOUD_PACKED_TARBALL",
 ): string {
   const file = process.env[variable];
   if (file === undefined || file === "" || !existsSync(file)) {
