@@ -1,11 +1,11 @@
 import { execFile } from "node:child_process";
-import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { z } from "zod";
+import { cachedVirtualEnv, cacheRoot } from "../support/cached-venv";
 import { type TestEmulator, startTestEmulator } from "../support/emulator";
 import { API_KEY, createEndpoint, pollUntilRunning } from "./helpers";
 
@@ -35,43 +35,34 @@ interface Client {
 const MODERN: Client = { name: "vastai 1.9.1", lock: "vastai-1.9.1.txt" };
 const LEGACY: Client = { name: "vast.py (vastai 0.5.0)", lock: "vastai-0.5.0.txt" };
 
-function cacheRoot(): string {
-  const xdg = process.env["XDG_CACHE_HOME"] ?? path.join(os.homedir(), ".cache");
-  return process.env["GPUCLOUD_CACHE_DIR"] ?? path.join(xdg, "pulumi-gpucloud");
-}
-
-/**
- * A virtual environment holding exactly the lock's packages; made once per lock and Python
- * version. The wheelhouse of scripts/ensure-python-tools.sh is offered as a source when it
- * exists, the package index otherwise.
- */
-async function clientEnvironment(client: Client): Promise<string> {
+/** A virtual environment holding exactly the lock's packages, made once per machine. */
+function clientEnvironment(client: Client): Promise<string> {
   const lock = path.join(LOCKS, client.lock);
-  const { stdout: version } = await execFileAsync("python3", ["--version"]);
-  const key = createHash("sha256")
-    .update(fs.readFileSync(lock))
-    .update(version)
-    .digest("hex")
-    .slice(0, 16);
-  const dir = path.join(cacheRoot(), "official-clients", `${path.basename(lock, ".txt")}-${key}`);
-  const ready = path.join(dir, ".ready");
-  if (fs.existsSync(ready)) return dir;
-  fs.rmSync(dir, { recursive: true, force: true });
-  await execFileAsync("python3", ["-m", "venv", dir]);
-  const wheels = path.join(cacheRoot(), "python-wheels");
-  const findLinks = fs.existsSync(wheels) ? ["--find-links", wheels] : [];
-  try {
-    await execFileAsync(
-      path.join(dir, "bin", "pip"),
-      ["install", "--quiet", "--disable-pip-version-check", "--no-deps", ...findLinks, "-r", lock],
-      { maxBuffer: 16 * 1024 * 1024, timeout: 540_000 },
-    );
-  } catch (error) {
-    const { stderr } = error as { stderr?: string };
-    throw new Error(`installing ${client.name} failed:\n${stderr ?? String(error)}`);
-  }
-  fs.writeFileSync(ready, "");
-  return dir;
+  return cachedVirtualEnv(path.basename(lock, ".txt"), [lock], async (dir) => {
+    await execFileAsync("python3", ["-m", "venv", dir]);
+    // The wheelhouse of scripts/ensure-python-tools.sh is offered as a source when it exists,
+    // the package index otherwise.
+    const wheels = path.join(cacheRoot(), "python-wheels");
+    const findLinks = fs.existsSync(wheels) ? ["--find-links", wheels] : [];
+    try {
+      await execFileAsync(
+        path.join(dir, "bin", "pip"),
+        [
+          "install",
+          "--quiet",
+          "--disable-pip-version-check",
+          "--no-deps",
+          ...findLinks,
+          "-r",
+          lock,
+        ],
+        { maxBuffer: 16 * 1024 * 1024, timeout: 540_000 },
+      );
+    } catch (error) {
+      const { stderr } = error as { stderr?: string };
+      throw new Error(`installing ${client.name} failed:\n${stderr ?? String(error)}`);
+    }
+  });
 }
 
 interface Run {

@@ -16,8 +16,8 @@ const execFileAsync = promisify(execFile);
  * - makes the standalone plugin's and emulator's tarballs (scripts/package-plugin.mjs, `npm run
  *   package-plugin`; reused when nothing they are made from changed), whose paths reach the
  *   workers through GPUCLOUD_PLUGIN_TARBALL and GPUCLOUD_EMULATOR_TARBALL.
- * - makes a folder for what the run's tests share and the teardown removes (a test worker's
- *   Python virtual environment, test/support/python-stack.ts): GPUCLOUD_E2E_RUN_DIR.
+ * - makes a folder for what the run's tests share and the teardown removes (the compile cache
+ *   below): GPUCLOUD_E2E_RUN_DIR.
  * - gives every Node.js process the tests start (each program, dynamic provider and plugin of
  *   the hundreds of Pulumi operations) one compile cache in that folder, NODE_COMPILE_CACHE:
  *   loading @pulumi/pulumi and the package takes about 40% less time from the second process on

@@ -1,9 +1,8 @@
 import { execFile } from "node:child_process";
-import { existsSync, rmSync } from "node:fs";
-import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { cp, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { cachedVirtualEnv } from "./cached-venv";
 import { repoRoot } from "./repo-root";
 import { nativePluginDir } from "./yaml-stack";
 
@@ -79,58 +78,15 @@ async function makeVirtualEnv(dir: string): Promise<void> {
 let sharedEnvironment: Promise<string> | undefined;
 
 /**
- * The virtual environment the Python programs of this run use, made on first use: the programs
- * only read it, and making one (a venv with its pip, then Pulumi's SDK and the package) costs
- * about 20 s of CPU, once per run rather than once per Python stack (or per test worker, as
- * before). In the run's folder (GPUCLOUD_E2E_RUN_DIR, which the run's teardown removes), found
- * again by each test file and worker (Jest gives each its own modules); outside a Jest run (the
- * benchmarks), in a folder of the process's own.
+ * The virtual environment the Python programs use, made on first use: the programs only read
+ * it, and making one (a venv with its pip, then Pulumi's SDK and the package) costs about 20 s
+ * of CPU. Made once per machine for the lock and sdk/python as they are
+ * (test/support/cached-venv.ts), rather than once per run or per Python stack, and found again
+ * by each test file and worker (Jest gives each its own modules).
  */
 export function sharedVirtualEnv(): Promise<string> {
-  sharedEnvironment ??= (async () => {
-    const runDir = process.env["GPUCLOUD_E2E_RUN_DIR"];
-    if (runDir === undefined) {
-      const dir = await mkdtemp(path.join(tmpdir(), "gpucloud-python-venv-"));
-      process.once("exit", () => {
-        rmSync(dir, { recursive: true, force: true });
-      });
-      await makeVirtualEnv(dir);
-      return dir;
-    }
-    const dir = path.join(runDir, "python-venv");
-    await madeOnce(dir, () => makeVirtualEnv(dir));
-    return dir;
-  })();
+  sharedEnvironment ??= cachedVirtualEnv("e2e", [lockFile, pythonSdkDir], makeVirtualEnv);
   return sharedEnvironment;
-}
-
-/**
- * Runs `make` for `dir` in one worker of the run: the first to take the lock (a folder beside
- * it, made atomically) makes it; the others wait until it is made, or take the lock over if the
- * maker failed and let it go.
- */
-async function madeOnce(dir: string, make: () => Promise<void>): Promise<void> {
-  const made = path.join(dir, "made");
-  const lock = `${dir}.lock`;
-  const deadline = Date.now() + 10 * 60_000;
-  while (!existsSync(made)) {
-    const locked = await mkdir(lock).then(
-      () => true,
-      () => false,
-    );
-    if (locked) {
-      try {
-        await rm(dir, { recursive: true, force: true });
-        await make();
-        await writeFile(made, "");
-      } finally {
-        await rm(lock, { recursive: true, force: true });
-      }
-      return;
-    }
-    if (Date.now() > deadline) throw new Error(`${dir}: not made within 10 minutes`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
 }
 
 /** A Python program, run by the Python language host of setup in the run's virtual environment. */

@@ -4,7 +4,9 @@ import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { cachedVirtualEnv } from "../support/cached-venv";
 import { codeBlocksIn, documentationFiles } from "../support/doc-blocks";
+import { wheelhouse } from "../support/python-stack";
 import { repoRoot } from "../support/repo-root";
 
 const execFileAsync = promisify(execFile);
@@ -15,7 +17,7 @@ const execFileAsync = promisify(execFile);
 // template programs, and the forms of a query a newcomer writes (a condition as a dict inside
 // OfferQueryArgs, a class inside a dict). A wrong form fails, so the check is not vacuous.
 // mypy and what it needs are pinned in scripts/python/mypy.lock and installed into a virtual
-// environment of this test's own (about 20 s in all; pip's cache keeps the download).
+// environment of this test's own, made once per machine for the locks (about 25 s of CPU).
 
 /** The forms the docs and the issue name, each a way a program gives an offer query. */
 const forms = `import pulumi_gpucloud as gpucloud
@@ -72,25 +74,29 @@ describe("the Python the docs show, under mypy against sdk/python", () => {
   let python!: string;
   beforeAll(async () => {
     work = await mkdtemp(path.join(tmpdir(), "gpucloud-mypy-"));
-    const { stdout } = await execFileAsync("bash", [
-      path.join(repoRoot, "scripts", "ensure-python-tools.sh"),
-      "--wheelhouse",
-    ]);
-    const wheelhouse = stdout.trim().split("\n").pop() ?? "";
-    await execFileAsync("python3", ["-m", "venv", path.join(work, "venv")]);
-    python = path.join(work, "venv", "bin", "python");
     const lock = (name: string) => path.join(repoRoot, "scripts", "python", name);
-    const pip = ["-m", "pip", "install", "--quiet", "--disable-pip-version-check"];
-    await execFileAsync(python, [
-      ...pip,
-      "--no-index",
-      "--find-links",
-      wheelhouse,
-      "-c",
-      lock("requirements.lock"),
-      "pulumi",
-    ]);
-    await execFileAsync(python, [...pip, "--only-binary", ":all:", "-r", lock("mypy.lock")]);
+    // Made once per machine for these locks (test/support/cached-venv.ts), as the other
+    // toolchain caches are.
+    const venv = await cachedVirtualEnv(
+      "mypy",
+      [lock("requirements.lock"), lock("mypy.lock")],
+      async (dir) => {
+        await execFileAsync("python3", ["-m", "venv", dir]);
+        const pip = [path.join(dir, "bin", "python"), "-m", "pip", "install", "--quiet"];
+        const install = (args: string[]) =>
+          execFileAsync(pip[0] ?? "", [...pip.slice(1), "--disable-pip-version-check", ...args]);
+        await install([
+          "--no-index",
+          "--find-links",
+          await wheelhouse(),
+          "-c",
+          lock("requirements.lock"),
+          "pulumi",
+        ]);
+        await install(["--only-binary", ":all:", "-r", lock("mypy.lock")]);
+      },
+    );
+    python = path.join(venv, "bin", "python");
   }, 180_000);
   afterAll(async () => {
     await rm(work, { recursive: true, force: true });
