@@ -28,7 +28,8 @@ export async function cachedVirtualEnv(
 ): Promise<string> {
   const { stdout: python } = await execFileAsync("python3", ["--version"]);
   const hash = createHash("sha256").update(python);
-  for (const input of inputs) await hashInto(hash, input);
+  // Contents and names within each input, not where the checkout is: another clone finds it.
+  for (const input of inputs) await hashInto(hash, input, path.basename(input));
   const parent = path.join(cacheRoot(), "python-venvs");
   await mkdir(parent, { recursive: true });
   const dir = path.join(parent, `${name}-${hash.digest("hex").slice(0, 16)}`);
@@ -42,15 +43,21 @@ export async function cachedVirtualEnv(
   return dir;
 }
 
-async function hashInto(hash: ReturnType<typeof createHash>, file: string): Promise<void> {
+async function hashInto(
+  hash: ReturnType<typeof createHash>,
+  file: string,
+  name: string,
+): Promise<void> {
   if (!(await stat(file)).isDirectory()) {
-    hash.update(file).update(await readFile(file));
+    hash.update(name).update(await readFile(file));
     return;
   }
   const entries = (await readdir(file)).filter(
     (entry) => !/^(build|__pycache__|.*\.egg-info)$/.test(entry),
   );
-  for (const entry of entries.sort()) await hashInto(hash, path.join(file, entry));
+  for (const entry of entries.sort()) {
+    await hashInto(hash, path.join(file, entry), `${name}/${entry}`);
+  }
 }
 
 const unusedMs = 2 * 24 * 3600_000;
