@@ -1,4 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
+// The SDK's module itself, not its index: a provider process loads this file too, and the index
+// (with the Automation API) is no part of what it needs.
+import { CustomResource, type CustomResourceOptions } from "@pulumi/pulumi/resource";
 
 /**
  * A resource's real provider, as its module exports it. Unlike the SDK's type, `read` returns
@@ -12,46 +15,78 @@ export interface DynamicProvider<Inputs, Outputs> extends Omit<
 }
 
 /**
- * What Pulumi serializes into every resource's state (`__provider`, once in the inputs and once
- * in the outputs) is the provider object handed to `dynamic.Resource`. The SDK's closure
- * serializer writes an object that *is* a module's exports, from a package under
- * `node_modules`, as a `require` of that module by name: about 270 bytes, less than a no-op
- * provider's own code. So each resource type has an entry module, `provider/dynamic/<name>`,
- * whose exports are its provider, and the resource passes that module's exports to `super`:
- * the state then holds `require("pulumi-gpucloud/dynamic/<name>")` and nothing else. The
- * serializer names a module by the package's `exports` entry that matches its file most
- * narrowly: `./dynamic/*` (9 bytes shorter than `./provider/*`, in both copies of every
- * resource), which exists for that.
+ * What every resource class extends: a dynamic resource (type
+ * `pulumi-nodejs:dynamic/gpucloud:<type>`, served by the SDK's dynamic-provider process), whose
+ * provider, `__provider` in the state (once in the inputs and once in the outputs), is the
+ * module `entry` required by name and nothing else: `exports.handler = () =>
+ * require("pulumi-gpucloud/dynamic/<name>");`, about 70 bytes.
  *
- * A new resource type follows the pattern: its module `provider/resources/<name>` exports
- * `provider`, its class passes `providerShim("pulumi-gpucloud/provider/resources/<name>")` to
- * `super`, and `provider/dynamic/<name>.ts`, which `npm run gen-registry` writes, holds
- * `export = forwardingProvider("<name>")` (docs/maintainers/adding-a-resource.md).
- * test/unit/provider-entry.test.ts checks that every resource module has its entry.
+ * The SDK's `dynamic.Resource` would write it with its closure serializer instead: an inspector
+ * session and a parse of the provider's code in every program run (about 0.3 s of CPU for each
+ * `preview` and `up`), for a text that, for an object that is a module's exports, amounts to the
+ * same `require`. The dynamic-provider process reads `__provider` the same way whichever wrote
+ * it (`require-from-string`, then `handler()`), and the type, inputs and options are the
+ * `CustomResource`'s that `dynamic.Resource` registers.
  *
- * The entry's methods `require` the implementation by package name when called, so:
- * - the provider process loads only the resource's module, the client and their dependencies
- *   (never `provider/index`, the emulator or its server framework);
- * - should the package be loaded through a symlink (an `npm link`ed checkout), the serializer
- *   copies the entry by value instead, and that copy still works: it holds forwarding code and
- *   the module path, never the implementation or any configuration.
+ * Each resource type has an entry module, `provider/dynamic/<name>`, whose exports are its
+ * provider (`forwardingProvider`, below): the class passes
+ * `providerEntry("pulumi-gpucloud/provider/resources/<name>")`, which names it by the package's
+ * `exports` entry that matches its file most narrowly, `./dynamic/*` (9 bytes shorter than
+ * `./provider/*`, in both copies of every resource). `npm run gen-registry` writes the entry
+ * (docs/maintainers/adding-a-resource.md); test/unit/provider-entry.test.ts checks that every
+ * resource module has one. The provider process then loads only the resource's module, the
+ * client and their dependencies (never `provider/index`, the emulator or its server
+ * framework), and the state holds no code, configuration or dependency of ours.
  *
  * Every module path a state has named is part of the state's contract: stacks written by 0.1.0
- * hold a forwarding object that requires `pulumi-gpucloud/provider/resources/<name>` (and calls
- * its `provider`) and `pulumi-gpucloud/provider/provider-runtime` (and calls `configure`), and
- * stacks written before the `./dynamic/*` export hold `pulumi-gpucloud/provider/dynamic/<name>`.
+ * hold a forwarding object copied by value that requires
+ * `pulumi-gpucloud/provider/resources/<name>` (and calls its `provider`) and
+ * `pulumi-gpucloud/provider/provider-runtime` (and calls `configure`); stacks written before the
+ * `./dynamic/*` export hold the serializer's `require("pulumi-gpucloud/provider/dynamic/<name>")`,
+ * and those written before this class the serializer's `require("pulumi-gpucloud/dynamic/<name>")`.
  * Those modules must keep those exports, and the entries must keep their paths and both names.
  * A copy by value of the entries of the release before this one also calls the runtime's
  * `beforeCall` and passes `"at-first-call"` to its `configure` (and enables Node.js's compile
  * cache itself): the runtime keeps both, as no-ops.
  */
+export class DynamicResource extends CustomResource {
+  constructor(
+    entry: string,
+    name: string,
+    props: pulumi.Inputs,
+    opts: CustomResourceOptions | undefined,
+    type: string,
+  ) {
+    super(
+      `pulumi-nodejs:dynamic/gpucloud:${type}`,
+      name,
+      { ...props, __provider: providerSource(entry) },
+      opts,
+    );
+  }
+}
+
+/** What `__provider` holds: a module whose `handler` returns the provider `entry` exports. */
+export const providerSource = (entry: string): string =>
+  `exports.handler = () => require(${JSON.stringify(entry)});`;
+
+/**
+ * The entry module a resource class names for its implementation
+ * (`pulumi-gpucloud/provider/resources/<name>` → `pulumi-gpucloud/dynamic/<name>`), once it is
+ * sure the entry exists: a resource without one fails at construction, saying what to add.
+ */
+export function providerEntry(implementation: string): string {
+  providerShim(implementation);
+  return `pulumi-gpucloud/dynamic/${implementation.slice(implementation.lastIndexOf("/") + 1)}`;
+}
+
+/** The provider an entry module exports, as the provider process gets it (tests call it). */
 export function providerShim(implementation: string): pulumi.dynamic.ResourceProvider {
   const name = implementationPrefix.exec(implementation)?.[1];
   if (name === undefined) {
     throw new Error(`providerShim: ${implementation} is not ${implementationPrefix.source}`);
   }
   try {
-    // The entry's exports, as `require` caches them: the serializer recognises them by identity.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require(`./dynamic/${name}`) as pulumi.dynamic.ResourceProvider;
   } catch (error) {
@@ -71,14 +106,12 @@ const implementationPrefix = /^pulumi-gpucloud\/provider\/resources\/([a-z][a-z0
  * is ever part of the state.
  *
  * The entries change nothing of the process they run in (it is shared with the user's own
- * dynamic resources). (Comments inside the methods would be copied into the state along with a
- * copy by value: they live here.)
+ * dynamic resources).
  */
 export function forwardingProvider(name: string): pulumi.dynamic.ResourceProvider {
   const implementation = `pulumi-gpucloud/provider/resources/${name}`;
   const runtime = "pulumi-gpucloud/provider/provider-runtime";
-  // `require` is resolved in the provider process; this function captures nothing but the two
-  // module names, so that a copy by value (see above) stays small.
+  // `require` is resolved in the provider process, when a method is first called.
   /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call */
   return {
     async configure(request) {

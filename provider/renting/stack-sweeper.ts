@@ -4,7 +4,7 @@ import { deleteUnlessGone, type Instance as InstanceWire } from "../client";
 import type { Run } from "../run/run";
 import { readResult } from "../shared/read-result";
 import type { ResourceImplementation } from "../shared/resource-implementation";
-import { providerShim } from "../shim";
+import { DynamicResource, providerEntry } from "../shim";
 import { checkInputs } from "../shared/validation";
 import { lateRentsMs } from "./create";
 import { destroyAndConfirm } from "./destroy";
@@ -274,17 +274,16 @@ export function stackSweeper(): InstanceSweeper {
  * `pulumi destroy`, or when the program no longer declares any Instance), the instances that
  * this stack's interrupted creates left and no state records.
  */
-export class InstanceSweeper extends pulumi.dynamic.Resource {
+export class InstanceSweeper extends DynamicResource {
   declare readonly ownerPrefix: pulumi.Output<string>;
   declare readonly stackToken: pulumi.Output<string>;
 
   constructor(name: string, args: SweeperInputs, opts?: pulumi.CustomResourceOptions) {
     super(
-      providerShim("pulumi-gpucloud/provider/resources/instance-sweeper"),
+      providerEntry("pulumi-gpucloud/provider/resources/instance-sweeper"),
       name,
       { ownerPrefix: args.ownerPrefix, stackToken: undefined },
       opts,
-      "gpucloud",
       "InstanceSweeper",
     );
   }

@@ -6,7 +6,7 @@ import { describeResource, hasRecord } from "../shared/resource-descriptor";
 import type { ResourceImplementation } from "../shared/resource-implementation";
 import type { Run } from "../run/run";
 import { readResult } from "../shared/read-result";
-import { providerShim } from "../shim";
+import { DynamicResource, providerEntry } from "../shim";
 import { recoverLostCreate } from "../shared/lost-create";
 import { checkInputs } from "../shared/validation";
 import { withExample } from "../shared/reference-examples";
@@ -343,7 +343,7 @@ export interface ApiKeyArgs {
  * stored as a Pulumi secret and never printed. Delete revokes it. The provider itself always
  * uses the configured key (`gpucloud:apiKey`), never one it created.
  */
-export class ApiKey extends pulumi.dynamic.Resource {
+export class ApiKey extends DynamicResource {
   declare readonly name: pulumi.Output<string>;
   declare readonly permissions: pulumi.Output<ApiKeyPermissions>;
   /** The service's id of the key. */
@@ -353,7 +353,7 @@ export class ApiKey extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: ApiKeyArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      providerShim("pulumi-gpucloud/provider/resources/api-key"),
+      providerEntry("pulumi-gpucloud/provider/resources/api-key"),
       name,
       {
         // Keys the resource does not have too: check names them (shared/unknown-inputs.ts).
@@ -365,7 +365,6 @@ export class ApiKey extends pulumi.dynamic.Resource {
         key: undefined,
       },
       { ...opts, additionalSecretOutputs: ["key"] },
-      "gpucloud",
       "ApiKey",
     );
   }

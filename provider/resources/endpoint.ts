@@ -5,7 +5,7 @@ import { dynamicProvider } from "../provider-runtime";
 import { describeResource, hasRecord } from "../shared/resource-descriptor";
 import type { ResourceImplementation } from "../shared/resource-implementation";
 import { readResult } from "../shared/read-result";
-import { providerShim } from "../shim";
+import { DynamicResource, providerEntry } from "../shim";
 import { checkInputs, fieldFailure } from "../shared/validation";
 import { deleteNamingWorkers, releaseWorkers } from "../serverless/release";
 import {
@@ -261,7 +261,7 @@ export interface EndpointArgs {
  * with. Every change is made in place. Deleting it deletes its worker groups, and waits until
  * none of their worker instances is left on the account.
  */
-export class Endpoint extends pulumi.dynamic.Resource {
+export class Endpoint extends DynamicResource {
   declare readonly endpointName: pulumi.Output<string>;
   declare readonly minLoad: pulumi.Output<number>;
   declare readonly targetUtil: pulumi.Output<number>;
@@ -281,7 +281,7 @@ export class Endpoint extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: EndpointArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      providerShim("pulumi-gpucloud/provider/resources/endpoint"),
+      providerEntry("pulumi-gpucloud/provider/resources/endpoint"),
       name,
       // Every output is named here, or the resource would not expose it.
       {
@@ -299,7 +299,6 @@ export class Endpoint extends pulumi.dynamic.Resource {
         apiKey: undefined,
       },
       { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "apiKey"] },
-      "gpucloud",
       "Endpoint",
     );
   }

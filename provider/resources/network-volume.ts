@@ -18,7 +18,7 @@ import { describeResource, hasRecord } from "../shared/resource-descriptor";
 import type { ResourceImplementation } from "../shared/resource-implementation";
 import type { Run } from "../run/run";
 import { readResult } from "../shared/read-result";
-import { providerShim } from "../shim";
+import { DynamicResource, providerEntry } from "../shim";
 import { volumeOfferQueryInputSchema } from "../shared/input-fields";
 import { volumeDollarsPerHour, volumeDollarsPerHourField } from "../shared/volume-price";
 import { recoverLostCreate } from "../shared/lost-create";
@@ -445,7 +445,7 @@ export interface NetworkVolumeArgs {
  * at once. Any change of ask, size or name replaces it. The service does not delete a volume
  * that an instance mounts: the instances go first.
  */
-export class NetworkVolume extends pulumi.dynamic.Resource {
+export class NetworkVolume extends DynamicResource {
   declare readonly askId: pulumi.Output<number | undefined>;
   declare readonly sizeGb: pulumi.Output<number>;
   declare readonly name: pulumi.Output<string | undefined>;
@@ -461,7 +461,7 @@ export class NetworkVolume extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: NetworkVolumeArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      providerShim("pulumi-gpucloud/provider/resources/network-volume"),
+      providerEntry("pulumi-gpucloud/provider/resources/network-volume"),
       name,
       // Every output is named here, or the resource would not expose it.
       {
@@ -479,7 +479,6 @@ export class NetworkVolume extends pulumi.dynamic.Resource {
         dollarsPerHour: undefined,
       },
       opts,
-      "gpucloud",
       "NetworkVolume",
     );
   }

@@ -7,7 +7,7 @@ import { describeResource, hasRecord } from "../shared/resource-descriptor";
 import type { ResourceImplementation } from "../shared/resource-implementation";
 import type { Run } from "../run/run";
 import { readResult } from "../shared/read-result";
-import { providerShim } from "../shim";
+import { DynamicResource, providerEntry } from "../shim";
 import { overlayNameSchema } from "../shared/input-fields";
 import { recoverLostCreate } from "../shared/lost-create";
 import { checkInputs, containsUnknown, fieldFailure } from "../shared/validation";
@@ -356,7 +356,7 @@ export interface OverlayArgs {
  * join it (Instance `overlay: overlay.name`), e.g. for NCCL. Deleting it takes its members off
  * it; they keep running.
  */
-export class Overlay extends pulumi.dynamic.Resource {
+export class Overlay extends DynamicResource {
   declare readonly clusterId: pulumi.Output<number>;
   declare readonly name: pulumi.Output<string>;
   declare readonly overlayId: pulumi.Output<number>;
@@ -367,7 +367,7 @@ export class Overlay extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: OverlayArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      providerShim("pulumi-gpucloud/provider/resources/overlay"),
+      providerEntry("pulumi-gpucloud/provider/resources/overlay"),
       name,
       // Every output is named here, or the resource would not expose it.
       {
@@ -381,7 +381,6 @@ export class Overlay extends pulumi.dynamic.Resource {
         instanceIds: undefined,
       },
       opts,
-      "gpucloud",
       "Overlay",
     );
   }

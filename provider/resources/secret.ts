@@ -5,7 +5,7 @@ import { dynamicProvider } from "../provider-runtime";
 import { describeResource, hasRecord } from "../shared/resource-descriptor";
 import type { ResourceImplementation } from "../shared/resource-implementation";
 import { readResult } from "../shared/read-result";
-import { providerShim } from "../shim";
+import { DynamicResource, providerEntry } from "../shim";
 import { recoverLostCreate } from "../shared/lost-create";
 import { checkInputs } from "../shared/validation";
 import { withExample } from "../shared/reference-examples";
@@ -277,7 +277,7 @@ export interface SecretArgs {
  * An account environment-variable secret. The service returns values only masked, so refresh
  * detects a deleted key or an emptied value, not a value changed to another one.
  */
-export class Secret extends pulumi.dynamic.Resource {
+export class Secret extends DynamicResource {
   /** The key as the service stores it (upper-case). */
   declare readonly key: pulumi.Output<string>;
   /** The value as last applied (a Pulumi secret). */
@@ -285,12 +285,11 @@ export class Secret extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: SecretArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      providerShim("pulumi-gpucloud/provider/resources/secret"),
+      providerEntry("pulumi-gpucloud/provider/resources/secret"),
       name,
       // Keys the resource does not have too: check names them (shared/unknown-inputs.ts).
       { ...args, key: args.key, value: pulumi.secret(args.value) },
       { ...opts, additionalSecretOutputs: ["value"] },
-      "gpucloud",
       "Secret",
     );
   }

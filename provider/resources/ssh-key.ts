@@ -6,7 +6,7 @@ import { dynamicProvider } from "../provider-runtime";
 import { describeResource, hasRecord } from "../shared/resource-descriptor";
 import type { ResourceImplementation } from "../shared/resource-implementation";
 import { readResult } from "../shared/read-result";
-import { providerShim } from "../shim";
+import { DynamicResource, providerEntry } from "../shim";
 import { onlyOne, recoverLostCreate } from "../shared/lost-create";
 import { checkInputs } from "../shared/validation";
 import { withExample } from "../shared/reference-examples";
@@ -284,7 +284,7 @@ export interface SshKeyArgs {
  * make an instance depend on it (a VM needs a key before it is created). A new `publicKey`
  * updates it in place, keeping the id.
  */
-export class SshKey extends pulumi.dynamic.Resource {
+export class SshKey extends DynamicResource {
   declare readonly publicKey: pulumi.Output<string>;
   /** The service's id of the key. */
   declare readonly sshKeyId: pulumi.Output<number>;
@@ -293,12 +293,11 @@ export class SshKey extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: SshKeyArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      providerShim("pulumi-gpucloud/provider/resources/ssh-key"),
+      providerEntry("pulumi-gpucloud/provider/resources/ssh-key"),
       name,
       // Keys the resource does not have too: check names them (shared/unknown-inputs.ts).
       { ...args, publicKey: args.publicKey, sshKeyId: undefined, fingerprint: undefined },
       opts,
-      "gpucloud",
       "SshKey",
     );
   }

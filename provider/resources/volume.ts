@@ -18,7 +18,7 @@ import { describeResource, hasRecord } from "../shared/resource-descriptor";
 import type { ResourceImplementation } from "../shared/resource-implementation";
 import type { Run } from "../run/run";
 import { readResult } from "../shared/read-result";
-import { providerShim } from "../shim";
+import { DynamicResource, providerEntry } from "../shim";
 import { volumeOfferQueryInputSchema } from "../shared/input-fields";
 import { recoverLostCreate } from "../shared/lost-create";
 import { theLostVolume } from "../shared/lost-volume";
@@ -392,7 +392,7 @@ export interface Volume extends OutputsOf<VolumeOutputs> {}
 
 /** A disk volume, created by accepting a volume ask. Any change replaces it. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
-export class Volume extends pulumi.dynamic.Resource {
+export class Volume extends DynamicResource {
   declare readonly askId: pulumi.Output<number>;
   declare readonly sizeGb: pulumi.Output<number>;
   /** `V.<number>`. */
@@ -407,7 +407,7 @@ export class Volume extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: VolumeArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      providerShim("pulumi-gpucloud/provider/resources/volume"),
+      providerEntry("pulumi-gpucloud/provider/resources/volume"),
       name,
       {
         // Keys the resource does not have too: check names them (shared/unknown-inputs.ts).
@@ -419,7 +419,6 @@ export class Volume extends pulumi.dynamic.Resource {
         sizeGb: args.sizeGb,
       },
       opts,
-      "gpucloud",
       "Volume",
     );
     appliedDefaults(this, volumeInputsSchema, args, { except: ["sizeGb"] });

@@ -6,7 +6,7 @@ import { describeResource, hasRecord } from "../shared/resource-descriptor";
 import type { ResourceImplementation } from "../shared/resource-implementation";
 import type { Run } from "../run/run";
 import { readResult } from "../shared/read-result";
-import { providerShim } from "../shim";
+import { DynamicResource, providerEntry } from "../shim";
 import { checkInputs, containsUnknown, fieldFailure } from "../shared/validation";
 import { withExample } from "../shared/reference-examples";
 
@@ -332,7 +332,7 @@ export interface WebhookArgs {
  * A webhook of the account: the service POSTs the subscribed notification events to `url`,
  * signed with `webhookSecret` (`X-Vast-Signature-256`). Every change updates it in place.
  */
-export class Webhook extends pulumi.dynamic.Resource {
+export class Webhook extends DynamicResource {
   declare readonly url: pulumi.Output<string>;
   declare readonly eventTypes: pulumi.Output<string[]>;
   declare readonly name: pulumi.Output<string | undefined>;
@@ -344,7 +344,7 @@ export class Webhook extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: WebhookArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      providerShim("pulumi-gpucloud/provider/resources/webhook"),
+      providerEntry("pulumi-gpucloud/provider/resources/webhook"),
       name,
       // Every output is named here, or the resource would not expose it.
       {
@@ -358,7 +358,6 @@ export class Webhook extends pulumi.dynamic.Resource {
         webhookSecret: undefined,
       },
       { ...opts, additionalSecretOutputs: ["webhookSecret"] },
-      "gpucloud",
       "Webhook",
     );
   }

@@ -90,25 +90,26 @@ module.exports = (names) => ({
 });
 \`,
 );
-// The serializer writes a require of a module whose exports the provider is: one module each.
+// One module per shape, whose exports are its provider: __provider requires it by name, as ours.
 const providers = new Map();
 function providerFor(names) {
   const key = names.join(",");
   if (!providers.has(key)) {
-    const file = path.join(shapes, "shape-" + providers.size + ".js");
-    fs.writeFileSync(file, 'module.exports = require("./noop.js")(' + JSON.stringify(names) + ");\\n");
-    providers.set(key, require(file));
+    const file = "shape-" + providers.size + ".js";
+    fs.writeFileSync(path.join(shapes, file), 'module.exports = require("./noop.js")(' + JSON.stringify(names) + ");\\n");
+    providers.set(key, "gpucloud-bench-shapes/" + file);
   }
   return providers.get(key);
 }
 ${options.everyOutput ? everyOutputNames : "const everyOutput = () => ({});"}
 // Before the package's classes extend it.
-const DynamicResource = pulumi.dynamic.Resource;
-pulumi.dynamic.Resource = class extends DynamicResource {
-  constructor(_provider, name, props, opts, module, type) {
+const shim = require("pulumi-gpucloud/provider/shim");
+const DynamicResource = shim.DynamicResource;
+shim.DynamicResource = class extends DynamicResource {
+  constructor(_entry, name, props, opts, type) {
     const every = Object.fromEntries((everyOutput()[type] ?? []).map((field) => [field, undefined]));
     const registered = { ...every, ...props };
-    super(providerFor(Object.keys(registered)), name, registered, opts, module, type);
+    super(providerFor(Object.keys(registered)), name, registered, opts, type);
   }
 };
 ${mixDeclarations(mix, instance)}`;

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { providerShim } from "../../provider/shim";
+import { compileFunction } from "node:vm";
+import { providerEntry, providerShim, providerSource } from "../../provider/shim";
 
 // Every resource module (provider/resources/<name>.ts) has its provider entry module
 // (provider/dynamic/<name>.ts), the module that each resource's state names: see
@@ -30,6 +31,29 @@ describe("provider entry modules", () => {
     expect(Object.keys(shim).sort()).toEqual([...methods].sort());
   });
 
+  it.each(resourceNames)("%s: the class names the entry by its shorter name", (name) => {
+    expect(providerEntry(`pulumi-gpucloud/provider/resources/${name}`)).toBe(
+      `pulumi-gpucloud/dynamic/${name}`,
+    );
+  });
+
+  it("writes __provider as the SDK's dynamic-provider process reads it: handler() is the entry", () => {
+    const entry = { check: "the entry's exports" };
+    const required: string[] = [];
+    const exports: { handler?: () => unknown } = {};
+    // As require-from-string runs it: a module's body, given its exports and require.
+    const body = compileFunction(providerSource("pulumi-gpucloud/dynamic/secret"), [
+      "exports",
+      "require",
+    ]) as (exports: object, require: (id: string) => unknown) => void;
+    body(exports, (id) => {
+      required.push(id);
+      return entry;
+    });
+    expect(exports.handler?.()).toBe(entry);
+    expect(required).toEqual(["pulumi-gpucloud/dynamic/secret"]);
+  });
+
   it.each(resourceNames)("%s: the entry imports nothing but the shim", (name) => {
     // What it imports is loaded by every provider process, and copied into the state should
     // the package ever be serialized by value.
@@ -38,7 +62,7 @@ describe("provider entry modules", () => {
   });
 
   it("refuses a module path it cannot serve", () => {
-    expect(() => providerShim("pulumi-gpucloud/provider/resources/nothing-here")).toThrow(
+    expect(() => providerEntry("pulumi-gpucloud/provider/resources/nothing-here")).toThrow(
       /add provider\/dynamic\/nothing-here\.ts/,
     );
     expect(() => providerShim("./provider/resources/secret")).toThrow(/is not/);

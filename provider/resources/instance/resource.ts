@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { providerShim } from "../../shim";
+import { DynamicResource, providerEntry } from "../../shim";
 import { ownerOf } from "../../renting/identity";
 import { stackSweeper, withSweeper } from "../../renting/stack-sweeper";
 import type { InstanceOffer, InstanceOfferQuery } from "../../client";
@@ -245,7 +245,7 @@ export interface Instance extends OutputsOf<
  * `maxAttempts`. A failed create leaves nothing running.
  */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
-export class Instance extends pulumi.dynamic.Resource {
+export class Instance extends DynamicResource {
   declare readonly instanceId: pulumi.Output<number>;
   declare readonly actualStatus: pulumi.Output<string | null>;
   declare readonly sshHost: pulumi.Output<string | null>;
@@ -291,7 +291,7 @@ export class Instance extends pulumi.dynamic.Resource {
   constructor(name: string, args: InstanceArgs, opts?: pulumi.CustomResourceOptions) {
     const sweeper = stackSweeper();
     super(
-      providerShim("pulumi-gpucloud/provider/resources/instance"),
+      providerEntry("pulumi-gpucloud/provider/resources/instance"),
       name,
       {
         ...args,
@@ -308,7 +308,6 @@ export class Instance extends pulumi.dynamic.Resource {
       },
       // The sweeper exists before any instance is rented and outlives every one (see it).
       { ...opts, dependsOn: withSweeper(opts?.dependsOn, sweeper) },
-      "gpucloud",
       "Instance",
     );
     appliedDefaults(this, instanceInputsSchema, args, {

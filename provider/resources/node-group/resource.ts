@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
-import { providerShim } from "../../shim";
+import { DynamicResource, providerEntry } from "../../shim";
 import { ownerOf } from "../../renting/identity";
 import { stackSweeper, withSweeper } from "../../renting/stack-sweeper";
 import { everyOutput, type OutputsOf } from "../../shared/class-outputs";
@@ -26,7 +26,7 @@ export interface NodeGroup extends OutputsOf<Omit<NodeGroupOutputs, "owner" | "s
  * or takes the whole group apart. See docs/reference/NodeGroup.md for every input and output.
  */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
-export class NodeGroup extends pulumi.dynamic.Resource {
+export class NodeGroup extends DynamicResource {
   declare readonly clusterId: pulumi.Output<number>;
   declare readonly overlayName: pulumi.Output<string>;
   declare readonly overlayId: pulumi.Output<number>;
@@ -51,7 +51,7 @@ export class NodeGroup extends pulumi.dynamic.Resource {
   constructor(name: string, args: NodeGroupArgs, opts?: pulumi.CustomResourceOptions) {
     const sweeper = stackSweeper();
     super(
-      providerShim("pulumi-gpucloud/provider/resources/node-group"),
+      providerEntry("pulumi-gpucloud/provider/resources/node-group"),
       name,
       {
         ...everyOutput(nodeGroupOutputsSchema),
@@ -70,7 +70,6 @@ export class NodeGroup extends pulumi.dynamic.Resource {
       },
       // The sweeper exists before any node is rented and outlives every one (see it).
       { ...opts, dependsOn: withSweeper(opts?.dependsOn, sweeper) },
-      "gpucloud",
       "NodeGroup",
     );
   }

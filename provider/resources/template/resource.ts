@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { InstanceOfferQuery } from "../../client";
-import { providerShim } from "../../shim";
+import { DynamicResource, providerEntry } from "../../shim";
 
 export interface TemplateDockerLoginArgs {
   /** The registry, e.g. `docker.io` or `ghcr.io`. */
@@ -56,7 +56,7 @@ export interface TemplateArgs {
  * `hashId` changes with the content. A create the service answers with a template the account
  * already had (identical content) fails instead of adopting it.
  */
-export class Template extends pulumi.dynamic.Resource {
+export class Template extends DynamicResource {
   declare readonly name: pulumi.Output<string>;
   declare readonly image: pulumi.Output<string>;
   declare readonly tag: pulumi.Output<string>;
@@ -87,7 +87,7 @@ export class Template extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: TemplateArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      providerShim("pulumi-gpucloud/provider/resources/template"),
+      providerEntry("pulumi-gpucloud/provider/resources/template"),
       name,
       // Every output is named here, or the resource would not expose it.
       {
@@ -117,7 +117,6 @@ export class Template extends pulumi.dynamic.Resource {
         hashId: undefined,
       },
       { ...opts, additionalSecretOutputs: ["dockerLogin"] },
-      "gpucloud",
       "Template",
     );
   }

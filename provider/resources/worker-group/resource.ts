@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { InstanceOfferQuery } from "../../client";
-import { providerShim } from "../../shim";
+import { DynamicResource, providerEntry } from "../../shim";
 
 export interface WorkerGroupArgs {
   /** The endpoint the workers serve: an Endpoint's `endpointId`. Changes in place. */
@@ -50,7 +50,7 @@ export interface WorkerGroupArgs {
  * template, serving an endpoint. Changes in place, except `coldWorkers` and `maxWorkers`,
  * which replace it. Deleting it waits until none of its worker instances is left on the account.
  */
-export class WorkerGroup extends pulumi.dynamic.Resource {
+export class WorkerGroup extends DynamicResource {
   declare readonly endpointId: pulumi.Output<number>;
   declare readonly templateHashId: pulumi.Output<string | undefined>;
   declare readonly templateId: pulumi.Output<number | undefined>;
@@ -71,7 +71,7 @@ export class WorkerGroup extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: WorkerGroupArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      providerShim("pulumi-gpucloud/provider/resources/worker-group"),
+      providerEntry("pulumi-gpucloud/provider/resources/worker-group"),
       name,
       // Every output is named here, or the resource would not expose it.
       {
@@ -95,7 +95,6 @@ export class WorkerGroup extends pulumi.dynamic.Resource {
         searchQuery: undefined,
       },
       { ...opts, additionalSecretOutputs: ["launchArgs"] },
-      "gpucloud",
       "WorkerGroup",
     );
   }
