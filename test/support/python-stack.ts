@@ -39,7 +39,8 @@ export const activated = (dir: string, basePath: string): Record<string, string>
 /**
  * A new virtual environment in `dir` holding Pulumi's Python SDK (pinned) and pulumi_gpucloud
  * from sdk/python, installed from the wheelhouse without asking the package index, as
- * `pip install -r requirements.txt` does for a user.
+ * `pip install -r requirements.txt` does for a user; with the lock's pip, as the Python host
+ * upgrades it in a virtual environment it makes (it runs `pip list` at every operation).
  */
 async function makeVirtualEnv(dir: string): Promise<void> {
   const wheels = await wheelhouse();
@@ -64,6 +65,7 @@ async function makeVirtualEnv(dir: string): Promise<void> {
         wheels,
         "--constraint",
         lockFile,
+        "pip",
         "pulumi",
         sdkCopy,
       ],
