@@ -1,4 +1,8 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
+import { output } from "@pulumi/pulumi/output";
+import { RunError } from "@pulumi/pulumi/errors";
+import { getConfig } from "@pulumi/pulumi/runtime/config";
+import { isDryRun } from "@pulumi/pulumi/runtime/settings";
 import { z } from "zod";
 import {
   ConnectionPools,
@@ -40,13 +44,13 @@ const programService = once(
   async (): Promise<{ config: ProviderConfig; pools: ConnectionPools }> => {
     let config: ProviderConfig;
     try {
-      config = resolveConfig({ get: (key) => pulumi.runtime.getConfig(key) });
+      config = resolveConfig({ get: (key) => getConfig(key) });
     } catch (error) {
-      throw new pulumi.RunError(error instanceof Error ? error.message : String(error));
+      throw new RunError(error instanceof Error ? error.message : String(error));
     }
     const pools = new ConnectionPools();
     const problem = await verifyConfiguration(config, pools);
-    if (problem !== undefined) throw new pulumi.RunError(problem);
+    if (problem !== undefined) throw new RunError(problem);
     return { config, pools };
   },
 );
@@ -62,7 +66,7 @@ async function programClient(): Promise<GpuCloudClient> {
  * key material or an API key.
  */
 export function getCurrentUser(): pulumi.Output<CurrentUser> {
-  return pulumi.output(programClient().then((client) => client.users.current()));
+  return output(programClient().then((client) => client.users.current()));
 }
 
 /** An instance id, as a number or its digits. */
@@ -80,7 +84,7 @@ const dstIdSchema = z.union(
 export async function cancelRsyncCopy(dstId: string | number): Promise<void> {
   const checked = checkedDstId(dstId);
   const client = await programClient();
-  if (pulumi.runtime.isDryRun()) return;
+  if (isDryRun()) return;
   await client.commands.cancelRsyncCopy(checked);
 }
 
@@ -93,7 +97,7 @@ export function checkedDstId(dstId: unknown): string {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const why = issue ? describeIssue(issue, dstId) : "invalid";
-    throw new pulumi.RunError(`cancelRsyncCopy: dstId: ${why}`);
+    throw new RunError(`cancelRsyncCopy: dstId: ${why}`);
   }
   return String(parsed.data);
 }
@@ -106,14 +110,14 @@ export function checkedDstId(dstId: unknown): string {
  * match the query are left out.
  */
 export function getOffers(query: InstanceOfferQuery | string = {}): pulumi.Output<InstanceOffer[]> {
-  return pulumi.output(programClient().then((client) => client.searchOffers(query)));
+  return output(programClient().then((client) => client.searchOffers(query)));
 }
 
 /** Volume offers matching `query` (e.g. `{ diskSpaceGb: { gte: 100 }, geolocation: "US" }`). */
 export function getVolumeOffers(
   query: VolumeOfferQuery | string = {},
 ): pulumi.Output<VolumeOffer[]> {
-  return pulumi.output(programClient().then((client) => client.searchVolumeOffers(query)));
+  return output(programClient().then((client) => client.searchVolumeOffers(query)));
 }
 
 /**
@@ -125,7 +129,7 @@ export function getVolumeOffers(
  * field, and sends nothing. Summaries never carry a registry password.
  */
 export function getTemplates(query: TemplateQuery = {}): pulumi.Output<TemplateSummary[]> {
-  return pulumi.output(
+  return output(
     programClient().then(async (client) =>
       (await client.templates.find(query)).map(templateSummaryOf),
     ),
@@ -146,9 +150,9 @@ export function getInstances(query: InstanceQuery = {}): pulumi.Output<InstanceS
   try {
     listQuery = checkedInstanceQuery(query);
   } catch (error) {
-    return pulumi.output(Promise.reject(error as Error));
+    return output(Promise.reject(error as Error));
   }
-  return pulumi.output(
+  return output(
     programClient().then(async (client) =>
       (await client.instances.list(listQuery)).map(instanceSummaryOf),
     ),
@@ -185,7 +189,7 @@ function checked<S extends z.ZodType>(
         : undefined;
   }
   const why = issue ? describeIssue(issue, received) : "invalid";
-  throw new pulumi.RunError(`${fn}: ${field}: ${why}`);
+  throw new RunError(`${fn}: ${field}: ${why}`);
 }
 
 /** Each argument, and each item of a list, may be a value, a promise or another resource's output. */
@@ -214,7 +218,7 @@ export function checkedInvoicesRequest(args: unknown): z.output<typeof invoicesR
  * output. Bad arguments reject naming the field, and send nothing.
  */
 export function getCharges(args: InputsOf<ChargesRequest>): pulumi.Output<Charges> {
-  return pulumi.output(args).apply(async (resolved) => {
+  return output(args).apply(async (resolved) => {
     const request = checkedChargesRequest(resolved);
     const client = await programClient();
     return chargesOf(client.billing, request, Date.now());
@@ -226,7 +230,7 @@ export function getCharges(args: InputsOf<ChargesRequest>): pulumi.Output<Charge
  * newest first, optionally of some payment `services` only.
  */
 export function getInvoices(args: InputsOf<InvoicesRequest>): pulumi.Output<Invoices> {
-  return pulumi.output(args).apply(async (resolved) => {
+  return output(args).apply(async (resolved) => {
     const request = checkedInvoicesRequest(resolved);
     const client = await programClient();
     return invoicesOf(client.billing, request, Date.now());

@@ -1,4 +1,7 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
+import { getProject, getStack } from "@pulumi/pulumi/metadata";
+import { output } from "@pulumi/pulumi/output";
+import { Resource } from "@pulumi/pulumi/resource";
 import { z } from "zod";
 import { deleteUnlessGone, type Instance as InstanceWire } from "../client";
 import type { Run } from "../run/run";
@@ -260,7 +263,7 @@ const sweepers = new Map<string, InstanceSweeper>();
 
 /** The stack's one sweeper, created with the first Instance of the program. */
 export function stackSweeper(): InstanceSweeper {
-  const ownerPrefix = stackPrefixOf(pulumi.getProject(), pulumi.getStack());
+  const ownerPrefix = stackPrefixOf(getProject(), getStack());
   let sweeper = sweepers.get(ownerPrefix);
   if (!sweeper) {
     sweeper = new InstanceSweeper("gpucloud-instance-sweeper", { ownerPrefix });
@@ -295,9 +298,9 @@ type DependsOn = pulumi.CustomResourceOptions["dependsOn"];
 export function withSweeper(dependsOn: DependsOn, sweeper: InstanceSweeper): DependsOn {
   if (dependsOn === undefined) return [sweeper];
   if (Array.isArray(dependsOn)) return [...dependsOn, sweeper];
-  if (dependsOn instanceof pulumi.Resource) return [dependsOn, sweeper];
+  if (Resource.isInstance(dependsOn)) return [dependsOn, sweeper];
   // An Output or a promise of a resource or a list of them.
-  return pulumi
-    .output(dependsOn as pulumi.Input<pulumi.Resource | pulumi.Input<pulumi.Resource>[]>)
-    .apply((resolved) => [...(Array.isArray(resolved) ? resolved : [resolved]), sweeper]);
+  return output(dependsOn as pulumi.Input<pulumi.Resource | pulumi.Input<pulumi.Resource>[]>).apply(
+    (resolved) => [...(Array.isArray(resolved) ? resolved : [resolved]), sweeper],
+  );
 }

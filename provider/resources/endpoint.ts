@@ -1,4 +1,4 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { type Endpoint as EndpointWire, type EndpointFields, isEndpointGone } from "../client";
 import { dynamicProvider } from "../provider-runtime";

@@ -1,7 +1,7 @@
 import { offerReadsOf } from "../pricing/offer-reads";
 import { recordVolumeDiff, volumePlanFailures } from "../pricing/volume-plan";
 import { estimateVolume } from "../pricing/volume-price";
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import {
   compileVolumeOfferQuery,

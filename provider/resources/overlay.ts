@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, GpuCloudError, type Overlay as OverlayWire } from "../client";
 import { dynamicProvider } from "../provider-runtime";

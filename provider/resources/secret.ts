@@ -1,4 +1,5 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
+import { secret as secretOutput } from "@pulumi/pulumi/output";
 import { z } from "zod";
 import { deleteUnlessGone, GpuCloudError, type MaskedSecrets } from "../client";
 import { dynamicProvider } from "../provider-runtime";
@@ -288,7 +289,7 @@ export class Secret extends DynamicResource {
       providerEntry("pulumi-gpucloud/provider/resources/secret"),
       name,
       // Keys the resource does not have too: check names them (shared/unknown-inputs.ts).
-      { ...args, key: args.key, value: pulumi.secret(args.value) },
+      { ...args, key: args.key, value: secretOutput(args.value) },
       { ...opts, additionalSecretOutputs: ["value"] },
       "Secret",
     );

@@ -1,5 +1,5 @@
 import { createHash, generateKeyPairSync } from "node:crypto";
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, type SshKey as SshKeyWire } from "../client";
 import { dynamicProvider } from "../provider-runtime";

@@ -2,7 +2,7 @@ import { placementKey } from "../pricing/instance-price";
 import { recordVolumeDiff, volumePlanFailures } from "../pricing/volume-plan";
 import { type Placement, placeForInstance, volumeOffer, volumePrice } from "./volume/placement";
 import { volumeBadInputs, volumeRecorded } from "./volume/test-data";
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import {
   compileVolumeOfferQuery,

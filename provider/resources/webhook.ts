@@ -1,4 +1,4 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { deleteUnlessGone, type Webhook as WebhookWire, type WebhookFields } from "../client";
 import { dynamicProvider } from "../provider-runtime";

@@ -1,4 +1,5 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
+import { getProject, getStack } from "@pulumi/pulumi/metadata";
 import { DynamicResource, providerEntry } from "../../shim";
 import { ownerOf } from "../../renting/identity";
 import { stackSweeper, withSweeper } from "../../renting/stack-sweeper";
@@ -300,7 +301,7 @@ export class Instance extends DynamicResource {
         ...reportedOutputs(instanceReportedOutputs),
         label: args.label,
         state: args.state,
-        owner: ownerOf(pulumi.getProject(), pulumi.getStack(), name),
+        owner: ownerOf(getProject(), getStack(), name),
         // The engine cannot apply the option to a dynamic provider's in-place changes: the
         // provider's diff does (diff.ts). Only when given, so that other states stay as they are.
         ...(opts?.replaceOnChanges?.length ? { replaceOnChanges: opts.replaceOnChanges } : {}),

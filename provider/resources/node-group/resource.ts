@@ -1,4 +1,5 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
+import { getProject, getStack } from "@pulumi/pulumi/metadata";
 import type { z } from "zod";
 import { DynamicResource, providerEntry } from "../../shim";
 import { ownerOf } from "../../renting/identity";
@@ -56,7 +57,7 @@ export class NodeGroup extends DynamicResource {
       {
         ...everyOutput(nodeGroupOutputsSchema),
         ...args,
-        owner: ownerOf(pulumi.getProject(), pulumi.getStack(), name),
+        owner: ownerOf(getProject(), getStack(), name),
         stackToken: sweeper.stackToken,
         clusterId: undefined,
         overlayName: undefined,

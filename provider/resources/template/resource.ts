@@ -1,4 +1,5 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
+import { secret as secretOutput } from "@pulumi/pulumi/output";
 import type { InstanceOfferQuery } from "../../client";
 import { DynamicResource, providerEntry } from "../../shim";
 
@@ -112,7 +113,7 @@ export class Template extends DynamicResource {
         useJupyterLab: args.useJupyterLab,
         searchFilters: args.searchFilters,
         // A secret input too: the state's copy of the inputs is then encrypted as well.
-        dockerLogin: args.dockerLogin === undefined ? undefined : pulumi.secret(args.dockerLogin),
+        dockerLogin: args.dockerLogin === undefined ? undefined : secretOutput(args.dockerLogin),
         templateId: undefined,
         hashId: undefined,
       },

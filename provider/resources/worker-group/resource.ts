@@ -1,4 +1,5 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
+import { secret as secretOutput } from "@pulumi/pulumi/output";
 import type { InstanceOfferQuery } from "../../client";
 import { DynamicResource, providerEntry } from "../../shim";
 
@@ -82,7 +83,7 @@ export class WorkerGroup extends DynamicResource {
         templateId: args.templateId,
         offerQuery: args.offerQuery,
         // A secret input too: the state's copy of the inputs is then encrypted as well.
-        launchArgs: args.launchArgs === undefined ? undefined : pulumi.secret(args.launchArgs),
+        launchArgs: args.launchArgs === undefined ? undefined : secretOutput(args.launchArgs),
         minLoad: args.minLoad,
         targetUtil: args.targetUtil,
         coldMult: args.coldMult,
