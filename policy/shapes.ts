@@ -3,7 +3,7 @@ import { z } from "zod";
 // The GPU resources of a plan, as the analyzer sees them. A TypeScript program's resources are
 // dynamic ones typed `pulumi-nodejs:dynamic/gpucloud:<Kind>` (the classes name their module and
 // type); a plain `pulumi-nodejs:dynamic:Resource` is one of ours when its `__provider` input, the
-// serialized entry module, requires `pulumi-gpucloud/dynamic/<name>` (or, in older states,
+// provider's reference, requires `pulumi-gpucloud/dynamic/<name>` (or, in older states,
 // `pulumi-gpucloud/provider/dynamic/<name>` or `.../provider/resources/<name>`; see
 // provider/shim.ts). The plugin's resources (Python, Go, YAML) are typed `gpucloud:index:<Kind>`.
 // All carry the same camelCase properties.

@@ -1,11 +1,9 @@
 // Installs this package into the repository's own node_modules/pulumi-gpucloud from a packed
 // tarball (`npm pack`), as a real directory: the way a user's project holds it.
 //
-// Why not a link: Pulumi serializes each resource's provider into the state, and its closure
-// serializer writes a `require("pulumi-gpucloud/...")` only for modules whose real path is under
-// node_modules. Through a link to the checkout the real path is the checkout, and the provider
-// is copied into the state by value instead. The examples, the demo, the benchmark and the
-// end-to-end tests (whose temporary projects link to this copy) must run as users do.
+// Why not a link: the examples, the demo, the benchmark and the end-to-end tests (whose temporary
+// projects link to this copy) must run as users do, their modules resolved from node_modules as
+// in a user's project (each resource's state requires `pulumi-gpucloud/dynamic/<name>`).
 //
 // Like npm, it links each of the package's `bin` entries into node_modules/.bin (relative links
 // into the copy, e.g. .bin/pulumi-resource-gpucloud → ../pulumi-gpucloud/dist/bin/pulumi-

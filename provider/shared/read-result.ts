@@ -19,7 +19,7 @@ export function readResult<Inputs, Outputs extends object>(
     : { id, props: outs, inputs };
 }
 
-// The SDK hands `read` the recorded outputs with its serialized provider (`__provider`), and
+// The SDK hands `read` the recorded outputs with the provider's reference (`__provider`), and
 // adds that back to the answer itself: it is not an output of ours.
 function sameOutputs(recorded: object, outs: object): boolean {
   const { __provider: _recordedProvider, ...recordedOutputs } = recorded as Record<string, unknown>;

@@ -17,7 +17,7 @@ export interface ResourceInputs {
 }
 
 /**
- * Keys the dynamic door's host adds to every resource's inputs: the serialized provider (see
+ * Keys the dynamic door's host adds to every resource's inputs: the provider's reference (see
  * provider/shim.ts). The plugin's engine adds none.
  */
 const doorKeys: ReadonlySet<string> = new Set(["__provider"]);

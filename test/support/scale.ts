@@ -65,8 +65,8 @@ export function mixedProgram(mix: Mix, instance: InstanceOptions = {}): string {
  * work (its start, its checks, its requests). Nothing is sent to any API.
  *
  * Like ours, each provider is stored in the state as a `require` of a module under
- * `node_modules` (the program writes one module per set of property names), not copied by
- * value: otherwise its larger state alone would slow every step.
+ * `node_modules` (the program writes one module per set of property names), never code:
+ * otherwise its larger state alone would slow every step.
  */
 export function shapesProgram(
   mix: Mix,

@@ -42,8 +42,8 @@ export async function setUpTypeScript(
 }
 
 // The program resolves @pulumi/pulumi and this package as a user's project would, from its own
-// node_modules: a copy of the package as installed from its tarball (a real directory, so that
-// Pulumi serializes each provider as a `require` of the package, as it does for users), and
+// node_modules: a copy of the package as installed from its tarball (a real directory, as a
+// user's project holds it), and
 // links to the repository's copies of the package's dependencies and of @pulumi/pulumi.
 async function linkDependencies(workDir: string): Promise<void> {
   const modules = path.join(workDir, "node_modules");

@@ -28,8 +28,7 @@ describe("the package leaves the process as it found it", () => {
   const fromPackage = (calls: string[]) => calls.filter((stack) => stack.includes(ours));
   const flagCalls: string[] = [];
   const cacheCalls: string[] = [];
-  // Plain replacements, not Jest spies: the SDK serializes each provider by value here (the
-  // package is not under node_modules), and a spy's records are too deep to serialize.
+  // Plain replacements, not Jest spies (a spy's records would be kept for the whole file).
 
   const setFlagsFromString = v8.setFlagsFromString;
 

@@ -25,7 +25,7 @@ describe("provider entry modules", () => {
 
   it.each(resourceNames)("%s: the shim hands Pulumi the entry module's exports", (name) => {
     const shim = providerShim(`pulumi-gpucloud/provider/resources/${name}`);
-    // The same object `require` caches: the closure serializer recognises it by identity.
+    // The module a state's `__provider` requires, as the provider process loads it.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     expect(shim).toBe(require(`../../provider/dynamic/${name}`));
     expect(Object.keys(shim).sort()).toEqual([...methods].sort());
@@ -35,6 +35,36 @@ describe("provider entry modules", () => {
     expect(providerEntry(`pulumi-gpucloud/provider/resources/${name}`)).toBe(
       `pulumi-gpucloud/dynamic/${name}`,
     );
+  });
+
+  it("every class names its own module's entry, with its own type", () => {
+    // A class copied from another and left naming the other's entry would send its resources'
+    // calls to the other's implementation.
+    const classFiles = [
+      ...readdirSync(path.join(root, "provider", "resources"), { recursive: true }).map((file) =>
+        path.join("provider", "resources", String(file)),
+      ),
+      path.join("provider", "renting", "stack-sweeper.ts"),
+    ].filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts"));
+    const named = classFiles.flatMap((file) => {
+      const source = readFileSync(path.join(root, file), "utf8");
+      const call =
+        /providerEntry\("pulumi-gpucloud\/provider\/resources\/([a-z-]+)"\)[\s\S]*?"([A-Za-z]+)",\s*\)/s.exec(
+          source,
+        );
+      return call ? [{ file, entry: call[1], type: call[2] }] : [];
+    });
+    expect(named.map(({ entry }) => entry).sort()).toEqual([...resourceNames].sort());
+    for (const { file, entry, type } of named) {
+      const own = file.includes("stack-sweeper")
+        ? "instance-sweeper"
+        : file.split(path.sep)[2]?.replace(/\.ts$/, "");
+      expect({ file, entry }).toEqual({ file, entry: own });
+      expect({ file, type: type?.replace(/(?<=[a-z])(?=[A-Z])/g, "-").toLowerCase() }).toEqual({
+        file,
+        type: entry,
+      });
+    }
   });
 
   it("writes __provider as the SDK's dynamic-provider process reads it: handler() is the entry", () => {
@@ -55,8 +85,7 @@ describe("provider entry modules", () => {
   });
 
   it.each(resourceNames)("%s: the entry imports nothing but the shim", (name) => {
-    // What it imports is loaded by every provider process, and copied into the state should
-    // the package ever be serialized by value.
+    // What it imports is loaded by every provider process, before any resource's module.
     const source = readFileSync(path.join(root, "provider", "dynamic", `${name}.ts`), "utf8");
     expect([...source.matchAll(/from "([^"]+)"/g)].map((match) => match[1])).toEqual(["../shim"]);
   });
