@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { compileFunction } from "node:vm";
+import { execFileSync } from "node:child_process";
+import { z } from "zod";
 import { providerEntry, providerShim, providerSource } from "../../provider/shim";
 
 // Every resource module (provider/resources/<name>.ts) has its provider entry module
@@ -67,21 +68,52 @@ describe("provider entry modules", () => {
     }
   });
 
-  it("writes __provider as the SDK's dynamic-provider process reads it: handler() is the entry", () => {
-    const entry = { check: "the entry's exports" };
-    const required: string[] = [];
-    const exports: { handler?: () => unknown } = {};
-    // As require-from-string runs it: a module's body, given its exports and require.
-    const body = compileFunction(providerSource("pulumi-gpucloud/dynamic/secret"), [
-      "exports",
-      "require",
-    ]) as (exports: object, require: (id: string) => unknown) => void;
-    body(exports, (id) => {
-      required.push(id);
-      return entry;
+  it("every __provider a state may hold loads the entry through the SDK's require-from-string", () => {
+    // As the SDK's dynamic-provider process loads it (cmd/dynamic-provider: requireFromString,
+    // then handler()), in a project that installed the package (this repository's node_modules
+    // holds the installed copy: `npm run build`). Today's text, and the serializer's before it.
+    const serializerText = (entry: string) =>
+      `exports.handler = __f0;\nconst provider = require(${JSON.stringify(entry)});\n\n` +
+      "function __f0() {\n  return (function() {\n    with({ this: undefined, arguments: undefined }) {\n\n" +
+      "return () => provider;\n\n    }\n  }).apply(undefined, undefined).apply(this, arguments);\n}\n";
+    const texts = {
+      today: providerSource("pulumi-gpucloud/dynamic/secret"),
+      serializer: serializerText("pulumi-gpucloud/dynamic/secret"),
+      "serializer, before ./dynamic/*": serializerText("pulumi-gpucloud/provider/dynamic/secret"),
+    };
+    const installedEntry = path.join(
+      root,
+      "node_modules",
+      "pulumi-gpucloud",
+      "dist",
+      "provider",
+      "dynamic",
+      "secret.js",
+    );
+    const script = `
+      const requireFromString = require(require.resolve("require-from-string", {
+        paths: [require.resolve("@pulumi/pulumi/cmd/dynamic-provider")],
+      }));
+      const texts = JSON.parse(process.argv[1]);
+      // The installed copy's entry (by name, this checkout would resolve to itself).
+      const entry = require(${JSON.stringify(installedEntry)});
+      console.log(JSON.stringify(Object.fromEntries(Object.entries(texts).map(([form, text]) => {
+        const provider = requireFromString(text).handler();
+        return [form, provider === entry && typeof provider.create === "function"];
+      }))));`;
+    const loaded = z.record(z.string(), z.boolean()).parse(
+      JSON.parse(
+        execFileSync(process.execPath, ["-e", script, JSON.stringify(texts)], {
+          cwd: root,
+          encoding: "utf8",
+        }),
+      ),
+    );
+    expect(loaded).toEqual({
+      today: true,
+      serializer: true,
+      "serializer, before ./dynamic/*": true,
     });
-    expect(exports.handler?.()).toBe(entry);
-    expect(required).toEqual(["pulumi-gpucloud/dynamic/secret"]);
   });
 
   it.each(resourceNames)("%s: the entry imports nothing but the shim", (name) => {
