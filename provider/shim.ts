@@ -77,15 +77,12 @@ export const providerSource = (entry: string): string =>
  */
 export function providerEntry(implementation: string): string {
   providerShim(implementation);
-  return `pulumi-gpucloud/dynamic/${implementation.slice(implementation.lastIndexOf("/") + 1)}`;
+  return `pulumi-gpucloud/dynamic/${entryName(implementation)}`;
 }
 
 /** The provider an entry module exports, as the provider process gets it (tests call it). */
 export function providerShim(implementation: string): pulumi.dynamic.ResourceProvider {
-  const name = implementationPrefix.exec(implementation)?.[1];
-  if (name === undefined) {
-    throw new Error(`providerShim: ${implementation} is not ${implementationPrefix.source}`);
-  }
+  const name = entryName(implementation);
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require(`./dynamic/${name}`) as pulumi.dynamic.ResourceProvider;
@@ -98,6 +95,15 @@ export function providerShim(implementation: string): pulumi.dynamic.ResourcePro
 }
 
 const implementationPrefix = /^pulumi-gpucloud\/provider\/resources\/([a-z][a-z0-9-]*)$/;
+
+/** `<name>` of `pulumi-gpucloud/provider/resources/<name>`: its entry's name too. */
+function entryName(implementation: string): string {
+  const name = implementationPrefix.exec(implementation)?.[1];
+  if (name === undefined) {
+    throw new Error(`providerShim: ${implementation} is not ${implementationPrefix.source}`);
+  }
+  return name;
+}
 
 /**
  * The provider an entry module exports: each method requires the resource's module by package

@@ -80,7 +80,7 @@ async function removeUnused(parent: string, name: string, kept: string): Promise
  * failed and let it go, or left it (killed) more than ten minutes ago. A made `dir` holds the
  * file `made`.
  */
-export async function madeOnce(dir: string, make: () => Promise<void>): Promise<void> {
+async function madeOnce(dir: string, make: () => Promise<void>): Promise<void> {
   const made = path.join(dir, "made");
   const lock = `${dir}.lock`;
   const deadline = Date.now() + 10 * 60_000;

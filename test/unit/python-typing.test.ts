@@ -82,9 +82,11 @@ describe("the Python the docs show, under mypy against sdk/python", () => {
       [lock("requirements.lock"), lock("mypy.lock")],
       async (dir) => {
         await execFileAsync("python3", ["-m", "venv", dir]);
-        const pip = [path.join(dir, "bin", "python"), "-m", "pip", "install", "--quiet"];
         const install = (args: string[]) =>
-          execFileAsync(pip[0] ?? "", [...pip.slice(1), "--disable-pip-version-check", ...args]);
+          execFileAsync(path.join(dir, "bin", "python"), [
+            ...["-m", "pip", "install", "--quiet", "--disable-pip-version-check"],
+            ...args,
+          ]);
         await install([
           "--no-index",
           "--find-links",
