@@ -36,6 +36,28 @@ describe("StatusRounds", () => {
     expect(rows.filter((row) => row !== undefined)).toHaveLength(59);
   });
 
+  it("answers each page's waiters as its list arrives, before the round's next page", async () => {
+    let openSecondPage: () => void = () => undefined;
+    const secondPage = new Promise<void>((resolve) => (openSecondPage = resolve));
+    const lists: number[][] = [];
+    const rounds = new StatusRounds<Row>(
+      async (ids) => {
+        lists.push(ids);
+        if (lists.length === 2) await secondPage;
+        return ids.map((id) => ({ id, round: 1 }));
+      },
+      async () => undefined,
+    );
+    const ids = Array.from({ length: 30 }, (_, n) => n + 1);
+    const waits = ids.map((id) => rounds.next(id, 50));
+    // The first page's 25 are answered while the second page's list is still unanswered.
+    const firstPage = await Promise.all(waits.slice(0, 25));
+    expect(firstPage.map((row) => row?.id)).toEqual(ids.slice(0, 25));
+    expect(lists.map((page) => page.length)).toEqual([25, 5]);
+    openSecondPage();
+    expect((await Promise.all(waits.slice(25))).map((row) => row?.id)).toEqual(ids.slice(25));
+  });
+
   it("a show that takes long holds up its own waiter only, not the next rounds", async () => {
     let open: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (open = resolve));
