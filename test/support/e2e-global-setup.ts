@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { z } from "zod";
+import { type SecretsKeeper, startSecretsKeeper } from "./secrets-keeper";
 
 const execFileAsync = promisify(execFile);
 
@@ -22,12 +23,15 @@ const execFileAsync = promisify(execFile);
  *   the hundreds of Pulumi operations) one compile cache in that folder, NODE_COMPILE_CACHE:
  *   loading @pulumi/pulumi and the package takes about 40% less time from the second process on
  *   (420 to 255 ms, and 110 to 80 ms, on these machines). Unless the environment sets its own.
+ * - starts the stacks' secrets keeper (test/support/secrets-keeper.ts), which the teardown stops.
  */
 export default async function globalSetup(): Promise<void> {
   const root = path.resolve(__dirname, "..", "..");
   const runDir = await mkdtemp(path.join(tmpdir(), "gpucloud-e2e-run-"));
   process.env["GPUCLOUD_E2E_RUN_DIR"] = runDir;
   process.env["NODE_COMPILE_CACHE"] ??= path.join(runDir, "node-compile-cache");
+  (globalThis as { gpucloudSecretsKeeper?: SecretsKeeper }).gpucloudSecretsKeeper =
+    await startSecretsKeeper();
   const tarballDir = await mkdtemp(path.join(tmpdir(), "gpucloud-pack-"));
   const [installed, packaged] = await Promise.all([
     execFileAsync(

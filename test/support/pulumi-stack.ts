@@ -13,6 +13,7 @@ import {
 import { z } from "zod";
 import { activated, type PythonProgram, pythonEnv, setUpPythonMain } from "./python-stack";
 import { setUpTypeScript, type TypeScriptProgram } from "./typescript-stack";
+import { keeperEnv, keeperSecretsProvider, runKeeperUrl } from "./secrets-keeper";
 import { writeStackConfig } from "./stack-config";
 import { readCheckpoint, withResultsFromTheRun } from "./stack-results";
 import { type GoProgram, setUpYamlText, withoutPlugins, type YamlProgram } from "./yaml-stack";
@@ -76,7 +77,7 @@ export interface TestStack {
   exportState: (showSecrets?: boolean) => Promise<string>;
   /** What the CLI printed in this stack's previews and its teardown, for leak checks. */
   readonly output: string[];
-  /** The environment the CLI runs with (backend, passphrase), to run it directly. */
+  /** The environment the CLI runs with (backend, secrets provider), to run it directly. */
   readonly cliEnv: Readonly<Record<string, string>>;
   /** What installing `pluginFiles` printed (stdout and stderr); empty without them. */
   readonly setupOutput: string;
@@ -100,10 +101,13 @@ export async function withStack<T>(
     await mkdir(backendDir);
     const pluginFiles = options.pluginFiles ?? [];
     const programEnv = { ...options.env, ...env };
+    // The run's secrets keeper when there is one (secrets-keeper.ts), the passphrase otherwise.
+    const keeperUrl = runKeeperUrl();
     const cliEnv = {
       PULUMI_BACKEND_URL: `file://${backendDir}`,
       PULUMI_CONFIG_PASSPHRASE: passphrase,
       PULUMI_SKIP_UPDATE_CHECK: "true",
+      ...(keeperUrl === undefined ? {} : keeperEnv(keeperUrl)),
       ...programEnv,
       ...(pluginFiles.length > 0
         ? {
@@ -133,10 +137,19 @@ export async function withStack<T>(
     const stackName = options.stackName ?? "test";
     const configWritten =
       options.config !== undefined &&
-      (await writeStackConfig(workDir, stackName, options.config, passphrase));
+      (await writeStackConfig(
+        workDir,
+        stackName,
+        options.config,
+        keeperUrl === undefined ? { passphrase } : { keeperUrl },
+      ));
     const stack = await LocalWorkspace.createStack(
       { stackName, workDir },
-      { envVars: cliEnv, pulumiCommand: await pulumiCommand() },
+      {
+        envVars: cliEnv,
+        pulumiCommand: await pulumiCommand(),
+        ...(keeperUrl === undefined ? {} : { secretsProvider: keeperSecretsProvider }),
+      },
     );
     withResultsFromTheRun(stack, backendDir, cli);
     if (options.config && !configWritten) await stack.setAllConfig(options.config);

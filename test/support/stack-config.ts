@@ -3,16 +3,20 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { ConfigMap } from "@pulumi/pulumi/automation";
+import { keeperDataKey, keeperSecretsProvider } from "./secrets-keeper";
 
 const pbkdf2Async = promisify(pbkdf2);
 
 // A stack's configuration file, written before `pulumi stack init` as `pulumi config set-all`
-// would leave it: `stack init` keeps the file's salt, and the CLI call that sets the
+// would leave it: `stack init` keeps the file's secrets provider, and the CLI call that sets the
 // configuration (its start and its key derivation, about 0.6 s of CPU per stack) is not made.
-// The passphrase secrets provider's format: the key is PBKDF2-SHA256 of the passphrase and the
-// salt (1,000,000 rounds, 32 bytes); a value is `v1:<nonce>:<AES-256-GCM ciphertext and tag>`
-// (base64), and the salt line `v1:<salt>:` followed by the encryption of "pulumi", which the CLI
-// decrypts to check the passphrase. The key is derived once per test process.
+// A value is `v1:<nonce>:<AES-256-GCM ciphertext and tag>` (base64) with the stack's key, for
+// both secrets providers the tests use:
+// - the passphrase's: the key is PBKDF2-SHA256 of the passphrase and the salt (1,000,000 rounds,
+//   32 bytes), and the salt line `v1:<salt>:` followed by the encryption of "pulumi", which the
+//   CLI decrypts to check the passphrase. The key is derived once per test process.
+// - the run's secrets keeper (secrets-keeper.ts): a data key of the process's, and its
+//   encryption by the keeper beside the provider's URL.
 
 interface StackKey {
   readonly salt: Buffer;
@@ -42,28 +46,47 @@ function encrypted(key: Buffer, plaintext: string): string {
   return `v1:${nonce.toString("base64")}:${sealed.toString("base64")}`;
 }
 
+/** How a stack's secrets are encrypted. */
+export type StackSecrets =
+  | { readonly passphrase: string }
+  /** The run's secrets keeper at this URL (secrets-keeper.ts). */
+  | { readonly keeperUrl: string };
+
+/** The key secrets are encrypted with, and the lines that tell the CLI how to find it. */
+async function secretsHeader(secrets: StackSecrets): Promise<{ key: Buffer; header: string }> {
+  // JSON strings are YAML's double-quoted scalars.
+  if ("keeperUrl" in secrets) {
+    const { key, encrypted: encryptedKey } = await keeperDataKey(secrets.keeperUrl);
+    const header =
+      `secretsprovider: ${JSON.stringify(keeperSecretsProvider)}\n` +
+      `encryptedkey: ${JSON.stringify(Buffer.from(encryptedKey).toString("base64"))}\n`;
+    return { key, header };
+  }
+  const { salt, key } = await stackKey(secrets.passphrase);
+  const saltLine = `v1:${salt.toString("base64")}:${encrypted(key, "pulumi")}`;
+  return { key, header: `encryptionsalt: ${JSON.stringify(saltLine)}\n` };
+}
+
 /**
- * Writes `Pulumi.<stack>.yaml` in `workDir` holding `config`, secrets encrypted with
- * `passphrase`. False, writing nothing, when a key has no namespace (the CLI would add the
- * project's): the caller sets such configuration through the CLI.
+ * Writes `Pulumi.<stack>.yaml` in `workDir` holding `config`, secrets encrypted as `secrets`
+ * says. False, writing nothing, when a key has no namespace (the CLI would add the project's):
+ * the caller sets such configuration through the CLI.
  */
 export async function writeStackConfig(
   workDir: string,
   stackName: string,
   config: ConfigMap,
-  passphrase: string,
+  secrets: StackSecrets,
 ): Promise<boolean> {
   const entries = Object.entries(config);
   if (entries.some(([name]) => !name.includes(":"))) return false;
-  const { salt, key } = await stackKey(passphrase);
-  // JSON strings are YAML's double-quoted scalars.
+  const { key, header } = await secretsHeader(secrets);
   const lines = entries.map(([name, { value, secret }]) =>
     secret === true
       ? `  ${JSON.stringify(name)}:\n    secure: ${JSON.stringify(encrypted(key, value))}`
       : `  ${JSON.stringify(name)}: ${JSON.stringify(value)}`,
   );
-  const saltLine = `v1:${salt.toString("base64")}:${encrypted(key, "pulumi")}`;
-  const text = `encryptionsalt: ${JSON.stringify(saltLine)}\nconfig:\n${lines.join("\n")}\n`;
+  const text = `${header}config:\n${lines.join("\n")}\n`;
   await writeFile(path.join(workDir, `Pulumi.${stackName}.yaml`), text);
   return true;
 }
