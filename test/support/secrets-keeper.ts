@@ -137,3 +137,20 @@ async function encryptedDataKey(url: string): Promise<DataKey> {
     .parse(await response.json());
   return { key, encrypted: data.ciphertext };
 }
+
+/**
+ * A stack's data key, from the secrets provider's state a checkpoint records (`encryptedkey`:
+ * the base64 of the keeper's ciphertext), decrypted by the run's keeper.
+ */
+export async function keeperDecryptedKey(url: string, encryptedKey: string): Promise<Buffer> {
+  const response = await fetch(`${url}/v1/transit/decrypt/gpucloud-tests`, {
+    method: "PUT",
+    headers: { "x-vault-token": keeperToken, "content-type": "application/json" },
+    body: JSON.stringify({ ciphertext: Buffer.from(encryptedKey, "base64").toString("utf8") }),
+  });
+  if (!response.ok) throw new Error(`the secrets keeper answered ${response.status}`);
+  const { data } = z
+    .object({ data: z.object({ plaintext: z.string() }) })
+    .parse(await response.json());
+  return Buffer.from(data.plaintext, "base64");
+}

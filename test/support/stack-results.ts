@@ -8,19 +8,32 @@ import type {
   UpdateKind,
   UpdateSummary,
 } from "@pulumi/pulumi/automation";
+import { createDecipheriv } from "node:crypto";
 import { z } from "zod";
+import { keeperDecryptedKey, keeperSecretsProvider, runKeeperUrl } from "./secrets-keeper";
 
 // After every `up`, the Automation API reads the stack's outputs and its last update with three
 // more CLI calls (`stack output` twice, `stack history`: about 1.6 s of CPU, a third of a small
 // stack's `up`), and the summary with one more after every `refresh` and `destroy`. Across the
 // suite's hundreds of operations that is minutes of the 2-core machine. The tests take the
 // summary from the operation's own engine events and the outputs from the file backend's
-// checkpoint instead, asking the CLI only to decrypt outputs that hold a secret.
+// checkpoint instead. Secret outputs of a stack whose secrets the run's keeper holds
+// (secrets-keeper.ts) are decrypted here too; the CLI is asked (`stack output --show-secrets`)
+// only for other stacks' secrets and for outputs holding assets or resource references.
 
 const checkpointSchema = z.object({
   checkpoint: z.object({
     latest: z
       .looseObject({
+        secrets_providers: z
+          .object({
+            type: z.string(),
+            state: z.looseObject({
+              url: z.string().optional(),
+              encryptedkey: z.string().optional(),
+            }),
+          })
+          .nullish(),
         resources: z
           .array(
             z.looseObject({
@@ -123,8 +136,24 @@ export function withResultsFromTheRun(
         Object.entries(outputs).map(([key, value]) => [key, { value, secret: false }]),
       );
     }
-    const shown = await cli(["stack", "output", "--json", "--show-secrets", "--stack", stack.name]);
-    const values = z.record(z.string(), z.unknown()).parse(JSON.parse(shown.stdout));
+    const shown = await keeperDecrypted(checkpoint, outputs);
+    if (shown !== undefined) {
+      return Object.fromEntries(
+        Object.entries(shown).map(([key, value]) => [
+          key,
+          { value, secret: isSecret(outputs[key]) },
+        ]),
+      );
+    }
+    const output = await cli([
+      "stack",
+      "output",
+      "--json",
+      "--show-secrets",
+      "--stack",
+      stack.name,
+    ]);
+    const values = z.record(z.string(), z.unknown()).parse(JSON.parse(output.stdout));
     return Object.fromEntries(
       Object.entries(values).map(([key, value]) => [
         key,
@@ -132,4 +161,64 @@ export function withResultsFromTheRun(
       ]),
     );
   };
+}
+
+/**
+ * The outputs with their secrets decrypted, as `stack output --show-secrets` prints them, when
+ * the run's keeper holds the stack's data key and every special value is a secret; undefined
+ * otherwise (the CLI decrypts).
+ */
+async function keeperDecrypted(
+  checkpoint: Checkpoint,
+  outputs: Record<string, unknown>,
+): Promise<Record<string, unknown> | undefined> {
+  const provider = checkpoint?.latest?.secrets_providers;
+  const keeperUrl = runKeeperUrl();
+  const encryptedKey = provider?.state.encryptedkey;
+  if (
+    keeperUrl === undefined ||
+    provider?.type !== "cloud" ||
+    provider.state.url !== keeperSecretsProvider ||
+    encryptedKey === undefined
+  ) {
+    return undefined;
+  }
+  const key = await keeperDecryptedKey(keeperUrl, encryptedKey);
+  const shown = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(shown);
+    if (typeof value !== "object" || value === null) return value;
+    const record = value as Record<string, unknown>;
+    if (specialValueKey in record) {
+      const ciphertext = record["ciphertext"];
+      if (record[specialValueKey] !== secretValueSig || typeof ciphertext !== "string") {
+        throw new SpecialValueError();
+      }
+      return shown(JSON.parse(decrypted(key, ciphertext)));
+    }
+    return Object.fromEntries(Object.entries(record).map(([name, inner]) => [name, shown(inner)]));
+  };
+  try {
+    return Object.fromEntries(Object.entries(outputs).map(([name, value]) => [name, shown(value)]));
+  } catch (error) {
+    if (error instanceof SpecialValueError) return undefined;
+    throw error;
+  }
+}
+
+/** An asset, archive or resource reference among the outputs: the CLI shows those. */
+class SpecialValueError extends Error {}
+
+/** A secret's `v1:<nonce>:<AES-256-GCM ciphertext and tag>` (base64), decrypted with `key`. */
+function decrypted(key: Buffer, ciphertext: string): string {
+  const [version, nonce, sealed] = ciphertext.split(":");
+  if (version !== "v1" || nonce === undefined || sealed === undefined) {
+    throw new Error(`not a v1 secret: ${version ?? ""}`);
+  }
+  const raw = Buffer.from(sealed, "base64");
+  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(nonce, "base64"));
+  decipher.setAuthTag(raw.subarray(raw.length - 16));
+  return Buffer.concat([
+    decipher.update(raw.subarray(0, raw.length - 16)),
+    decipher.final(),
+  ]).toString("utf8");
 }
