@@ -126,8 +126,10 @@ describe("EndpointPacer", () => {
       while (Date.now() < until);
     }, 100);
     const turns = (await given).sort((a, b) => a - b);
+    // Each time is read as its caller resumes, which the clock may see a millisecond after the
+    // pacer gave the turn: a gap can read 1 ms short of the spacing the pacer kept.
     for (let n = 1; n < turns.length; n++) {
-      expect((turns[n] ?? 0) - (turns[n - 1] ?? 0)).toBeGreaterThanOrEqual(250);
+      expect((turns[n] ?? 0) - (turns[n - 1] ?? 0)).toBeGreaterThanOrEqual(249);
     }
   });
 });
