@@ -14,13 +14,17 @@ const formatHost = {
   getNewLine: () => ts.sys.newLine,
 };
 
-const config = ts.getParsedCommandLineOfConfigFile(configPath, { noEmit: true }, {
-  ...ts.sys,
-  onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-    process.stdout.write(ts.formatDiagnostics([diagnostic], formatHost));
-    process.exit(2);
+const config = ts.getParsedCommandLineOfConfigFile(
+  configPath,
+  { noEmit: true },
+  {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+      process.stdout.write(ts.formatDiagnostics([diagnostic], formatHost));
+      process.exit(2);
+    },
   },
-});
+);
 const program = ts.createProgram({
   rootNames: config.fileNames,
   options: config.options,
