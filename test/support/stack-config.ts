@@ -1,4 +1,4 @@
-import { createCipheriv, pbkdf2, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, pbkdf2, randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -44,6 +44,21 @@ function encrypted(key: Buffer, plaintext: string): string {
     cipher.getAuthTag(),
   ]);
   return `v1:${nonce.toString("base64")}:${sealed.toString("base64")}`;
+}
+
+/** A secret's `v1:<nonce>:<AES-256-GCM ciphertext and tag>` (base64), decrypted with `key`. */
+export function decrypted(key: Buffer, ciphertext: string): string {
+  const [version, nonce, sealed] = ciphertext.split(":");
+  if (version !== "v1" || nonce === undefined || sealed === undefined) {
+    throw new Error(`not a v1 secret: ${version ?? ""}`);
+  }
+  const raw = Buffer.from(sealed, "base64");
+  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(nonce, "base64"));
+  decipher.setAuthTag(raw.subarray(raw.length - 16));
+  return Buffer.concat([
+    decipher.update(raw.subarray(0, raw.length - 16)),
+    decipher.final(),
+  ]).toString("utf8");
 }
 
 /** How a stack's secrets are encrypted. */

@@ -8,9 +8,9 @@ import type {
   UpdateKind,
   UpdateSummary,
 } from "@pulumi/pulumi/automation";
-import { createDecipheriv } from "node:crypto";
 import { z } from "zod";
 import { keeperDecryptedKey, keeperSecretsProvider, runKeeperUrl } from "./secrets-keeper";
+import { decrypted } from "./stack-config";
 
 // After every `up`, the Automation API reads the stack's outputs and its last update with three
 // more CLI calls (`stack output` twice, `stack history`: about 1.6 s of CPU, a third of a small
@@ -207,18 +207,3 @@ async function keeperDecrypted(
 
 /** An asset, archive or resource reference among the outputs: the CLI shows those. */
 class SpecialValueError extends Error {}
-
-/** A secret's `v1:<nonce>:<AES-256-GCM ciphertext and tag>` (base64), decrypted with `key`. */
-function decrypted(key: Buffer, ciphertext: string): string {
-  const [version, nonce, sealed] = ciphertext.split(":");
-  if (version !== "v1" || nonce === undefined || sealed === undefined) {
-    throw new Error(`not a v1 secret: ${version ?? ""}`);
-  }
-  const raw = Buffer.from(sealed, "base64");
-  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(nonce, "base64"));
-  decipher.setAuthTag(raw.subarray(raw.length - 16));
-  return Buffer.concat([
-    decipher.update(raw.subarray(0, raw.length - 16)),
-    decipher.final(),
-  ]).toString("utf8");
-}
