@@ -88,7 +88,10 @@ export class StatusRounds<Row extends { id: number }> {
     const batch = this.waiting;
     this.waiting = [];
     try {
-      const ids = [...new Set(batch.map((waiter) => waiter.id))];
+      const waitersOf = new Map<number, Waiter<Row>[]>();
+      for (const waiter of batch)
+        waitersOf.set(waiter.id, [...(waitersOf.get(waiter.id) ?? []), waiter]);
+      const ids = [...waitersOf.keys()];
       for (let start = 0; start < ids.length; start += this.idsPerList) {
         const page = ids.slice(start, start + this.idsPerList);
         // A list that fails leaves its ids to their shows.
@@ -97,10 +100,12 @@ export class StatusRounds<Row extends { id: number }> {
         // Each page's waiters are answered as it arrives, not after the round's last page: the
         // pages of a round go a second apart under the list's rate limit, and an instance that
         // runs is handed over (a request paced at one a second too) a page sooner.
-        for (const waiter of batch.filter((waiting) => page.includes(waiting.id))) {
-          const row = listed.get(waiter.id);
-          if (row !== undefined) waiter.resolve(row);
-          else this.showOf(waiter.id).then(waiter.resolve, waiter.reject);
+        for (const id of page) {
+          const row = listed.get(id);
+          for (const waiter of waitersOf.get(id) ?? []) {
+            if (row !== undefined) waiter.resolve(row);
+            else this.showOf(id).then(waiter.resolve, waiter.reject);
+          }
         }
       }
     } finally {

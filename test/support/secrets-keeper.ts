@@ -1,7 +1,8 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
+import { openedSecret, sealedSecret } from "./secret-cipher";
 
 // The end-to-end stacks' secrets provider: Pulumi's own `hashivault://` provider (the CLI's
 // cloud secrets manager: a random data key per stack, kept in `Pulumi.<stack>.yaml` encrypted
@@ -31,7 +32,6 @@ export const keeperEnv = (url: string): Record<string, string> => ({
 });
 
 export interface SecretsKeeper {
-  readonly url: string;
   close(): Promise<void>;
 }
 
@@ -64,9 +64,9 @@ export async function startSecretsKeeper(): Promise<SecretsKeeper> {
         const body = transitBody.parse(JSON.parse(Buffer.concat(chunks).toString("utf8")));
         if (operation === "encrypt" && body.plaintext !== undefined) {
           const plaintext = Buffer.from(body.plaintext, "base64");
-          reply(200, { data: { ciphertext: `vault:v1:${sealed(runKey, plaintext)}` } });
-        } else if (operation === "decrypt" && body.ciphertext?.startsWith("vault:v1:")) {
-          const plaintext = opened(runKey, body.ciphertext.slice("vault:v1:".length));
+          reply(200, { data: { ciphertext: `vault:${sealedSecret(runKey, plaintext)}` } });
+        } else if (operation === "decrypt" && body.ciphertext?.startsWith("vault:")) {
+          const plaintext = openedSecret(runKey, body.ciphertext.slice("vault:".length));
           reply(200, { data: { plaintext: plaintext.toString("base64") } });
         } else {
           reply(404, { errors: [`no route ${request.method ?? ""} ${request.url ?? ""}`] });
@@ -80,7 +80,6 @@ export async function startSecretsKeeper(): Promise<SecretsKeeper> {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   process.env[keeperUrlVariable] = url;
   return {
-    url,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => {
@@ -90,20 +89,6 @@ export async function startSecretsKeeper(): Promise<SecretsKeeper> {
         server.closeAllConnections();
       }),
   };
-}
-
-function sealed(key: Buffer, plaintext: Buffer): string {
-  const nonce = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", key, nonce);
-  const body = Buffer.concat([cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
-  return Buffer.concat([nonce, body]).toString("base64");
-}
-
-function opened(key: Buffer, text: string): Buffer {
-  const raw = Buffer.from(text, "base64");
-  const decipher = createDecipheriv("aes-256-gcm", key, raw.subarray(0, 12));
-  decipher.setAuthTag(raw.subarray(raw.length - 16));
-  return Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]);
 }
 
 export interface DataKey {
@@ -126,16 +111,9 @@ export function keeperDataKey(url: string): Promise<DataKey> {
 
 async function encryptedDataKey(url: string): Promise<DataKey> {
   const key = randomBytes(32);
-  const response = await fetch(`${url}/v1/transit/encrypt/gpucloud-tests`, {
-    method: "PUT",
-    headers: { "x-vault-token": keeperToken, "content-type": "application/json" },
-    body: JSON.stringify({ plaintext: key.toString("base64") }),
-  });
-  if (!response.ok) throw new Error(`the secrets keeper answered ${response.status}`);
-  const { data } = z
-    .object({ data: z.object({ ciphertext: z.string() }) })
-    .parse(await response.json());
-  return { key, encrypted: data.ciphertext };
+  const { ciphertext } = await transit(url, "encrypt", { plaintext: key.toString("base64") });
+  if (ciphertext === undefined) throw new Error("the secrets keeper answered no ciphertext");
+  return { key, encrypted: ciphertext };
 }
 
 /**
@@ -143,14 +121,23 @@ async function encryptedDataKey(url: string): Promise<DataKey> {
  * the base64 of the keeper's ciphertext), decrypted by the run's keeper.
  */
 export async function keeperDecryptedKey(url: string, encryptedKey: string): Promise<Buffer> {
-  const response = await fetch(`${url}/v1/transit/decrypt/gpucloud-tests`, {
+  const ciphertext = Buffer.from(encryptedKey, "base64").toString("utf8");
+  const { plaintext } = await transit(url, "decrypt", { ciphertext });
+  if (plaintext === undefined) throw new Error("the secrets keeper answered no plaintext");
+  return Buffer.from(plaintext, "base64");
+}
+
+/** One request to the keeper's transit engine, as gocloud's keeper makes it. */
+async function transit(
+  url: string,
+  operation: "encrypt" | "decrypt",
+  body: z.input<typeof transitBody>,
+): Promise<z.output<typeof transitBody>> {
+  const response = await fetch(`${url}/v1/transit/${operation}/gpucloud-tests`, {
     method: "PUT",
     headers: { "x-vault-token": keeperToken, "content-type": "application/json" },
-    body: JSON.stringify({ ciphertext: Buffer.from(encryptedKey, "base64").toString("utf8") }),
+    body: JSON.stringify(body),
   });
   if (!response.ok) throw new Error(`the secrets keeper answered ${response.status}`);
-  const { data } = z
-    .object({ data: z.object({ plaintext: z.string() }) })
-    .parse(await response.json());
-  return Buffer.from(data.plaintext, "base64");
+  return z.object({ data: transitBody }).parse(await response.json()).data;
 }

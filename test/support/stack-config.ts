@@ -1,8 +1,9 @@
-import { createCipheriv, createDecipheriv, pbkdf2, randomBytes } from "node:crypto";
+import { pbkdf2, randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { ConfigMap } from "@pulumi/pulumi/automation";
+import { sealedSecret } from "./secret-cipher";
 import { keeperDataKey, keeperSecretsProvider } from "./secrets-keeper";
 
 const pbkdf2Async = promisify(pbkdf2);
@@ -10,8 +11,8 @@ const pbkdf2Async = promisify(pbkdf2);
 // A stack's configuration file, written before `pulumi stack init` as `pulumi config set-all`
 // would leave it: `stack init` keeps the file's secrets provider, and the CLI call that sets the
 // configuration (its start and its key derivation, about 0.6 s of CPU per stack) is not made.
-// A value is `v1:<nonce>:<AES-256-GCM ciphertext and tag>` (base64) with the stack's key, for
-// both secrets providers the tests use:
+// A value is sealed with the stack's key (secret-cipher.ts), for both secrets providers the tests
+// use:
 // - the passphrase's: the key is PBKDF2-SHA256 of the passphrase and the salt (1,000,000 rounds,
 //   32 bytes), and the salt line `v1:<salt>:` followed by the encryption of "pulumi", which the
 //   CLI decrypts to check the passphrase. The key is derived once per test process.
@@ -35,32 +36,6 @@ function stackKey(passphrase: string): Promise<StackKey> {
   return made;
 }
 
-function encrypted(key: Buffer, plaintext: string): string {
-  const nonce = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", key, nonce);
-  const sealed = Buffer.concat([
-    cipher.update(plaintext, "utf8"),
-    cipher.final(),
-    cipher.getAuthTag(),
-  ]);
-  return `v1:${nonce.toString("base64")}:${sealed.toString("base64")}`;
-}
-
-/** A secret's `v1:<nonce>:<AES-256-GCM ciphertext and tag>` (base64), decrypted with `key`. */
-export function decrypted(key: Buffer, ciphertext: string): string {
-  const [version, nonce, sealed] = ciphertext.split(":");
-  if (version !== "v1" || nonce === undefined || sealed === undefined) {
-    throw new Error(`not a v1 secret: ${version ?? ""}`);
-  }
-  const raw = Buffer.from(sealed, "base64");
-  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(nonce, "base64"));
-  decipher.setAuthTag(raw.subarray(raw.length - 16));
-  return Buffer.concat([
-    decipher.update(raw.subarray(0, raw.length - 16)),
-    decipher.final(),
-  ]).toString("utf8");
-}
-
 /** How a stack's secrets are encrypted. */
 export type StackSecrets =
   | { readonly passphrase: string }
@@ -78,7 +53,7 @@ async function secretsHeader(secrets: StackSecrets): Promise<{ key: Buffer; head
     return { key, header };
   }
   const { salt, key } = await stackKey(secrets.passphrase);
-  const saltLine = `v1:${salt.toString("base64")}:${encrypted(key, "pulumi")}`;
+  const saltLine = `v1:${salt.toString("base64")}:${sealedSecret(key, "pulumi")}`;
   return { key, header: `encryptionsalt: ${JSON.stringify(saltLine)}\n` };
 }
 
@@ -98,7 +73,7 @@ export async function writeStackConfig(
   const { key, header } = await secretsHeader(secrets);
   const lines = entries.map(([name, { value, secret }]) =>
     secret === true
-      ? `  ${JSON.stringify(name)}:\n    secure: ${JSON.stringify(encrypted(key, value))}`
+      ? `  ${JSON.stringify(name)}:\n    secure: ${JSON.stringify(sealedSecret(key, value))}`
       : `  ${JSON.stringify(name)}: ${JSON.stringify(value)}`,
   );
   const text = `${header}config:\n${lines.join("\n")}\n`;

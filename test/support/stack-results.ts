@@ -10,7 +10,7 @@ import type {
 } from "@pulumi/pulumi/automation";
 import { z } from "zod";
 import { keeperDecryptedKey, keeperSecretsProvider, runKeeperUrl } from "./secrets-keeper";
-import { decrypted } from "./stack-config";
+import { openedSecret } from "./secret-cipher";
 
 // After every `up`, the Automation API reads the stack's outputs and its last update with three
 // more CLI calls (`stack output` twice, `stack history`: about 1.6 s of CPU, a third of a small
@@ -193,7 +193,7 @@ async function keeperDecrypted(
       if (record[specialValueKey] !== secretValueSig || typeof ciphertext !== "string") {
         throw new SpecialValueError();
       }
-      return shown(JSON.parse(decrypted(key, ciphertext)));
+      return shown(JSON.parse(openedSecret(key, ciphertext).toString("utf8")));
     }
     return Object.fromEntries(Object.entries(record).map(([name, inner]) => [name, shown(inner)]));
   };
