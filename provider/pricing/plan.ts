@@ -28,12 +28,30 @@ export function planIdentity(
   inputs: object,
   at: "check" | "diff",
 ): { key: string; resource: string } {
-  const urn = run.currentResource();
-  if (urn !== undefined) return { key: urn, resource: urn };
-  const owner = (inputs as { owner?: unknown }).owner;
-  if (typeof owner === "string") return { key: `${type}:${owner}`, resource: owner };
+  const { base, resource, unique } = identityOf(run, type, inputs);
   // Two resources may have the same inputs: each has a key of its own.
-  return { key: run.plan.keyFor(`${type}:${stableJson(inputs)}`, at), resource: type };
+  return { key: unique ? base : run.plan.keyFor(base, at), resource };
+}
+
+/** The URN, the owner, or (unique to no resource) the checked inputs; and the name people see. */
+function identityOf(
+  run: Run,
+  type: string,
+  inputs: object,
+): { base: string; resource: string; unique: boolean } {
+  const urn = run.currentResource();
+  if (urn !== undefined) return { base: urn, resource: urn, unique: true };
+  const owner = (inputs as { owner?: unknown }).owner;
+  if (typeof owner === "string") return { base: `${type}:${owner}`, resource: owner, unique: true };
+  return { base: `${type}:${stableJson(inputs)}`, resource: type, unique: false };
+}
+
+/**
+ * At every check of a billable resource, new or existing, once its inputs are valid: its diff,
+ * if one follows, is the plan's (see recordAtDiff).
+ */
+export function recordCheck(run: Run, type: string, inputs: object): void {
+  run.plan.noteChecked(identityOf(run, type, inputs).base);
 }
 
 /** Sorted keys, without the dynamic door's own (`__provider`), which check's inputs lack. */
@@ -152,6 +170,7 @@ export async function recordAtCheck(
   estimate: Estimate,
   running?: StackRunning,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
+  recordCheck(run, type, inputs);
   const { key, resource } = planIdentity(run, type, inputs, "check");
   // The engine checks a replacement's new inputs once more before it creates it: the diff has
   // priced the replacement already.
@@ -192,16 +211,23 @@ export interface DiffPricing {
 }
 
 /**
- * At diff: the resource's price now, and after the change. Throws, over the cap, before
- * anything is sent.
+ * At diff: the resource's price now, and after the change (`pricing`, worked out only for the
+ * plan's diffs). Throws, over the cap, before anything is sent.
+ *
+ * The engine also diffs every resource a refresh reads, with the state's inputs as the new ones,
+ * to show what drifted; no check comes before (a refresh runs no program, and one that does,
+ * `up --refresh`, refreshes each resource before its check). A refresh is no plan: such a diff
+ * prices nothing, shows no line and holds no cap, which bounds what `up` rents.
  */
 export async function recordAtDiff(
   run: Run,
   type: string,
   news: object,
-  found: DiffPricing,
+  pricing: () => Promise<DiffPricing>,
   running?: StackRunning,
 ): Promise<void> {
+  if (!run.plan.wasChecked(identityOf(run, type, news).base)) return;
+  const found = await pricing();
   const { key, resource } = planIdentity(run, type, news, "diff");
   await readRunning(run, running);
   const changes = found.replaces || found.reprices;

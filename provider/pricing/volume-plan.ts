@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { Estimate } from "../run/plan-ledger";
 import type { Run } from "../run/run";
-import { recordAtCheck, recordAtDiff } from "./plan";
+import { recordAtCheck, recordAtDiff, recordCheck } from "./plan";
 import { recordedPrice } from "./recorded";
 import { estimateOrNone, notKnownAtPreview, unknownInputs } from "./unknowns";
 
@@ -18,14 +18,22 @@ export interface VolumePlanInputs {
 /** The inputs a volume's price rests on. */
 const pricedBy = ["askId", "sizeGb", "volumeOfferQuery", "offerQuery", "forInstance"];
 
-/** At a new volume's check, once the inputs are valid: its price, and the stack's cap. */
+/**
+ * At a volume's check, once the inputs are valid: a new volume's price, and the stack's cap (an
+ * existing one is priced at its diff).
+ */
 export async function volumePlanFailures(
   run: Run,
   type: "Volume" | "NetworkVolume",
+  olds: object,
   inputs: VolumePlanInputs,
   news: Record<string, unknown>,
   estimate: () => Promise<Estimate>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
+  if (Object.keys(olds).length > 0) {
+    recordCheck(run, type, inputs);
+    return [];
+  }
   const unknown = unknownInputs(news, pricedBy);
   const priced = unknown.length > 0 ? notKnownAtPreview(unknown) : await estimateOrNone(estimate);
   return recordAtCheck(run, type, inputs, priced);
@@ -40,21 +48,23 @@ export async function recordVolumeDiff(
   diff: pulumi.dynamic.DiffResult,
   estimate: () => Promise<Estimate>,
 ): Promise<void> {
-  const now = recordedPrice(type, olds);
-  const replaces = (diff.replaces?.length ?? 0) > 0;
-  const reprices = olds.sizeGb !== news.sizeGb;
-  const unknown = unknownInputs(news as Record<string, unknown>, pricedBy);
-  const after =
-    replaces || reprices || now.unrecorded === true
-      ? unknown.length > 0
-        ? notKnownAtPreview(unknown)
-        : await estimateOrNone(estimate)
-      : undefined;
-  await recordAtDiff(run, type, news, {
-    now,
-    replaces,
-    reprices,
-    after,
-    ...(diff.deleteBeforeReplace === true ? { deleteBeforeReplace: true } : {}),
+  await recordAtDiff(run, type, news, async () => {
+    const now = recordedPrice(type, olds);
+    const replaces = (diff.replaces?.length ?? 0) > 0;
+    const reprices = olds.sizeGb !== news.sizeGb;
+    const unknown = unknownInputs(news as Record<string, unknown>, pricedBy);
+    const after =
+      replaces || reprices || now.unrecorded === true
+        ? unknown.length > 0
+          ? notKnownAtPreview(unknown)
+          : await estimateOrNone(estimate)
+        : undefined;
+    return {
+      now,
+      replaces,
+      reprices,
+      after,
+      ...(diff.deleteBeforeReplace === true ? { deleteBeforeReplace: true } : {}),
+    };
   });
 }

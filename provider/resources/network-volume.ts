@@ -236,12 +236,14 @@ export const implementation: ResourceImplementation<NetworkVolumeInputs, Network
         );
       }
     }
-    // A new volume's price, held against the stack's cap (pricing/plan.ts).
-    if (failures.length === 0 && Object.keys(olds).length === 0) {
+    // A new volume's price, held against the stack's cap; an existing one's at its diff
+    // (pricing/plan.ts).
+    if (failures.length === 0) {
       failures.push(
         ...(await volumePlanFailures(
           run,
           "NetworkVolume",
+          olds,
           checked.inputs,
           news,
           networkVolumePrice(run, checked.inputs),

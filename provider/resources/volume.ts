@@ -202,12 +202,14 @@ export const implementation: ResourceImplementation<VolumeInputs, VolumeOutputs>
         run.plan.volumeMachines.set(key, machines);
       }
     }
-    // A new volume's price, held against the stack's cap (pricing/plan.ts).
-    if (failures.length === 0 && !existing) {
+    // A new volume's price, held against the stack's cap; an existing one's at its diff
+    // (pricing/plan.ts).
+    if (failures.length === 0) {
       failures.push(
         ...(await volumePlanFailures(
           run,
           "Volume",
+          olds,
           checked.inputs,
           news,
           volumePrice(run, checked.inputs, placement),

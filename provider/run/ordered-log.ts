@@ -3,24 +3,52 @@
  * unary gRPC call: sent together, they may reach the engine in any order, and a row's last
  * status was then not its latest ("instance 7: running" after "instance 7 is running (attempt
  * 1)"). A line is sent once the engine has answered the one before it (or failed to).
+ *
+ * A status (an ephemeral line, which the row's next status replaces) still waiting its turn when
+ * a newer status of the same row is made is not sent at all: the display would replace it at
+ * once, and a plan of 200 resources made one for each (the plan's running total) behind the
+ * lines that stay.
  */
 export class OrderedLog<Request> {
   #last: Promise<void> = Promise.resolve();
+  /** Lines made and not answered (or skipped) yet. */
+  #waiting = 0;
+  #made = 0;
+  /** Each row's latest status, by the order it was made in. */
+  readonly #latestStatus = new Map<string, number>();
 
   constructor(private readonly send: (request: Request, done: () => void) => void) {}
 
-  log(request: Request): void {
+  /** `statusOf`: the row whose status the line is, for an ephemeral line. */
+  log(request: Request, statusOf?: string): void {
+    const turn = ++this.#made;
+    if (statusOf !== undefined) this.#latestStatus.set(statusOf, turn);
+    this.#waiting += 1;
     this.#last = this.#last.then(
       () =>
         new Promise<void>((resolve) => {
+          const done = () => {
+            this.#waiting -= 1;
+            resolve();
+          };
+          if (statusOf !== undefined && this.#latestStatus.get(statusOf) !== turn) {
+            done();
+            return;
+          }
+          if (statusOf !== undefined) this.#latestStatus.delete(statusOf);
           try {
-            this.send(request, resolve);
+            this.send(request, done);
           } catch {
             // Progress is best effort: a line that cannot be sent must not hold up the next.
-            resolve();
+            done();
           }
         }),
     );
+  }
+
+  /** Whether every line made so far was answered. */
+  get answered(): boolean {
+    return this.#waiting === 0;
   }
 
   /** Resolves once every line made so far was answered: for tests and an orderly close. */

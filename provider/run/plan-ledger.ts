@@ -111,6 +111,8 @@ export class PlanLedger {
   readonly #items = new Map<string, PlanItem>();
   /** Keys a diff has recorded: a second resource with the same inputs takes the next key. */
   readonly #diffed = new Set<string>();
+  /** The identities of the billable resources checked this run (pricing/plan.ts). */
+  readonly #checked = new Set<string>();
   /**
    * Replacements whose new resource the engine has yet to check again (it checks a
    * replacement's new inputs once more, with no olds, before creating it).
@@ -153,6 +155,15 @@ export class PlanLedger {
       this.#diffed.add(key);
       return key;
     }
+  }
+
+  noteChecked(identity: string): void {
+    this.#checked.add(identity);
+  }
+
+  /** Whether a resource of this identity was checked this run: its diff is then the plan's. */
+  wasChecked(identity: string): boolean {
+    return this.#checked.has(identity);
   }
 
   record(item: PlanItem): void {

@@ -20,29 +20,25 @@ interface EngineLine {
  */
 export class EngineLines {
   readonly #lines: OrderedLog<EngineLine>;
-  /** Lines made and not answered yet: most methods make none, and wait for nothing. */
-  #unanswered = 0;
 
   constructor(
     engineAddress: string | undefined,
     send: (line: EngineLine, engineAddress: string | undefined) => Promise<void> = sendLine,
   ) {
     this.#lines = new OrderedLog((line, done) => {
-      void send(line, engineAddress).finally(() => {
-        this.#unanswered -= 1;
-        done();
-      });
+      void send(line, engineAddress).finally(done);
     });
   }
 
+  /** A line; an ephemeral one is the stack row's status, which the next replaces. */
   line(message: string, ephemeral = false): void {
-    this.#unanswered += 1;
-    this.#lines.log({ message, ephemeral });
+    this.#lines.log({ message, ephemeral }, ephemeral ? "stack" : undefined);
   }
 
   /** Resolves once every line made so far was answered, or after `boundMs`. */
   async answered(boundMs = 2000): Promise<void> {
-    if (this.#unanswered === 0) return;
+    // Most methods make no line, and wait for nothing.
+    if (this.#lines.answered) return;
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, boundMs);

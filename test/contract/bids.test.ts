@@ -290,6 +290,8 @@ describe("the Instance provider's bids", () => {
     const under = withCap(0.45);
     const over = withCap(2);
     try {
+      // A preview checks the resource before it diffs it (a diff without is a refresh's).
+      for (const run of [under, over]) await instanceProvider.check(run, refreshed, raise);
       // Paused, it bills its disk alone: the raise's 0.501 $/h is what the cap must hold.
       await expect(
         instanceProvider.diff?.(under, String(olds.instanceId), refreshed, raise),

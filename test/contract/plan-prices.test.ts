@@ -47,6 +47,15 @@ function runWithCap(emulator: TestEmulator, cap: number | undefined, lines: stri
 const instance = (name: string, askId: number, diskGb: number): InstanceInputs =>
   ({ askId, image: "pytorch/pytorch", diskGb, owner: `proj/dev/${name}` }) as InstanceInputs;
 
+/** The state of `inputs` rented at ask 31001 for $0.36/h, as instance 7. */
+const rentedAt36 = (inputs: InstanceInputs): InstanceOutputs =>
+  ({
+    ...inputs,
+    instanceId: 7,
+    attempts: [],
+    offer: { askId: 31001, gpuName: null, numGpus: 1, dollarsPerHour: 0.36, machineId: null },
+  }) as unknown as InstanceOutputs;
+
 describe("the plan's prices at preview", () => {
   const providers = useEmulator({ per: "file", bootPolls: 0, market: false });
   const { emulator } = providers;
@@ -152,19 +161,25 @@ describe("the plan's prices at preview", () => {
     runs.push(run);
     const inputs = instance("a", 31001, 40);
     await instanceProvider.check(run, inputs, inputs);
-    const olds = {
-      ...inputs,
-      instanceId: 7,
-      attempts: [],
-      offer: { askId: 31001, gpuName: null, numGpus: 1, dollarsPerHour: 0.36, machineId: null },
-    } as unknown as InstanceOutputs;
-    await expect(instanceProvider.diff(run, "7", olds, inputs)).rejects.toThrow(
+    await expect(instanceProvider.diff(run, "7", rentedAt36(inputs), inputs)).rejects.toThrow(
       /expected total is \$0\.36\/h, over the stack's cap of \$0\.30\/h/,
     );
     expect(run.plan.items()).toEqual([
       expect.objectContaining({ op: "same", dollarsPerHourNow: 0.36, dollarsPerHourAfter: 0.36 }),
     ]);
     expect(lines).toContain("Instance a: $0.36/h unchanged: the rented offer's $0.36/h");
+  });
+
+  it("prices nothing at a diff no check came before (a refresh's), over the cap or not", async () => {
+    const lines: string[] = [];
+    const run = runWithCap(emulator, 0.3, lines);
+    runs.push(run);
+    const inputs = instance("a", 31001, 40);
+    await emulator.clearRequests();
+    await instanceProvider.diff(run, "7", rentedAt36(inputs), inputs);
+    expect(run.plan.items()).toEqual([]);
+    expect(lines).toEqual([]);
+    expect(await emulator.requests()).toEqual([]);
   });
 
   it("prices a volume by its size and its ask's storage price", async () => {

@@ -11,8 +11,9 @@ const execFileAsync = promisify(execFile);
 
 // The stack's cap (gpucloud:maxDollarsPerHour) at preview, with the real CLI: a cap just under
 // the plan's total fails `pulumi up` in its preview with nothing sent, not even the volume
-// checked first; the cap the failure suggests lets the same `up` through. Through the plugin,
-// the same failure on the resource's own row, once.
+// checked first; the cap the failure suggests lets the same `up` through; a refresh under a cap
+// the stack is over still succeeds, pricing nothing. Through the plugin, the same failure on the
+// resource's own row, once.
 
 const layout = program(`
 const a100 = { gpuName: "A100 PCIE", numGpus: 1 };
@@ -57,6 +58,13 @@ describe("the stack's cap at preview (real CLI)", () => {
       const through = await cliUp(test);
       expect(through.failed).toBe(false);
       expect((await emulator.state()).instances).toHaveLength(3);
+      // A refresh is no plan (the engine diffs what it reads only to show what drifted): under
+      // a cap lowered below what the stack runs, it still reads the stack, and prices nothing.
+      await test.stack.setConfig("gpucloud:maxDollarsPerHour", { value: String(justUnder) });
+      const refreshOutput: string[] = [];
+      const refreshed = await test.stack.refresh({ onOutput: (text) => refreshOutput.push(text) });
+      expect(refreshed.summary.result).toBe("succeeded");
+      expect(refreshOutput.join("")).not.toMatch(/gpucloud: (plan|Instance|NodeGroup|Volume)\b/);
     });
   }, 300_000);
 

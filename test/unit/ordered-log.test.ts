@@ -24,6 +24,30 @@ describe("the plugin's display lines", () => {
     await lines.flushed();
   });
 
+  it("skip a row's status that a newer status of the row replaced before its turn", async () => {
+    const sent: string[] = [];
+    const pending: (() => void)[] = [];
+    const lines = new OrderedLog<string>((line, done) => {
+      sent.push(line);
+      pending.push(done);
+    });
+    lines.log("a: booting", "a");
+    await Promise.resolve();
+    expect(sent).toEqual(["a: booting"]);
+    lines.log("a: 10 s", "a");
+    lines.log("b: 10 s", "b");
+    lines.log("a is outbid");
+    lines.log("a: 20 s", "a");
+    expect(lines.answered).toBe(false);
+    while (!lines.answered) {
+      await new Promise((resolve) => setImmediate(resolve));
+      pending.shift()?.();
+    }
+    // The first was on its way when the row's next came; "a: 10 s" was replaced waiting.
+    expect(sent).toEqual(["a: booting", "b: 10 s", "a is outbid", "a: 20 s"]);
+    await lines.flushed();
+  });
+
   it("go on after a line that could not be sent", async () => {
     const sent: string[] = [];
     const lines = new OrderedLog<string>((line, done) => {

@@ -8,7 +8,7 @@ import {
   placementKey,
 } from "../../pricing/instance-price";
 import { offerReadsOf } from "../../pricing/offer-reads";
-import { recordAtCheck, recordAtDiff } from "../../pricing/plan";
+import { type DiffPricing, recordAtCheck, recordAtDiff, recordCheck } from "../../pricing/plan";
 import { recordedPrice } from "../../pricing/recorded";
 import { estimateOrNone, notKnownAtPreview, unknownInputs } from "../../pricing/unknowns";
 import { clusterPin, volumePin } from "../../renting/offer-choice";
@@ -138,7 +138,10 @@ export async function instancePlanFailures(
   inputs: InstanceInputs,
   news: Record<string, unknown>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
-  if (Object.keys(olds).length > 0) return [];
+  if (Object.keys(olds).length > 0) {
+    recordCheck(run, "Instance", inputs);
+    return [];
+  }
   const estimate = await estimateOrNone(() => instanceEstimate(run, inputs, news));
   const stack = containsUnknown(news["stackToken"]) ? undefined : inputs.stackToken;
   return recordAtCheck(run, "Instance", inputs, estimate, stackRunningOf(run, stack));
@@ -151,6 +154,21 @@ export async function recordInstanceDiff(
   news: InstanceInputs,
   diff: pulumi.dynamic.DiffResult,
 ): Promise<void> {
+  await recordAtDiff(
+    run,
+    "Instance",
+    news,
+    () => instanceDiffPricing(run, olds, news, diff),
+    stackRunningOf(run, news.stackToken ?? olds.stackToken),
+  );
+}
+
+async function instanceDiffPricing(
+  run: Run,
+  olds: InstanceOutputs,
+  news: InstanceInputs,
+  diff: pulumi.dynamic.DiffResult,
+): Promise<DiffPricing> {
   const now = recordedPrice("Instance", olds);
   const replaces = (diff.replaces?.length ?? 0) > 0;
   // Outbid and won back in place (bids.ts): it runs again at the bid that wins, up to the
@@ -183,18 +201,12 @@ export async function recordInstanceDiff(
     };
     after = await estimateOrNone(() => instanceEstimate(run, inPlace, newsRecord, heldAskId));
   }
-  await recordAtDiff(
-    run,
-    "Instance",
-    news,
-    {
-      now,
-      replaces,
-      reprices,
-      after,
-      instanceIds: [olds.instanceId],
-      ...(diff.deleteBeforeReplace === true ? { deleteBeforeReplace: true } : {}),
-    },
-    stackRunningOf(run, news.stackToken ?? olds.stackToken),
-  );
+  return {
+    now,
+    replaces,
+    reprices,
+    after,
+    instanceIds: [olds.instanceId],
+    ...(diff.deleteBeforeReplace === true ? { deleteBeforeReplace: true } : {}),
+  };
 }

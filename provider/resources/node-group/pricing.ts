@@ -9,7 +9,7 @@ import {
   offersByCluster,
 } from "../../pricing/group-price";
 import { offerReadsOf, withRentedAsks } from "../../pricing/offer-reads";
-import { recordAtCheck, recordAtDiff } from "../../pricing/plan";
+import { type DiffPricing, recordAtCheck, recordAtDiff, recordCheck } from "../../pricing/plan";
 import { recordedPrice } from "../../pricing/recorded";
 import { estimateOrNone, notKnownAtPreview, unknownInputs } from "../../pricing/unknowns";
 import { stackRunningOf } from "../../renting/spend";
@@ -96,7 +96,10 @@ export async function nodeGroupPlanFailures(
   inputs: NodeGroupInputs,
   news: Record<string, unknown>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
-  if (Object.keys(olds).length > 0) return [];
+  if (Object.keys(olds).length > 0) {
+    recordCheck(run, "NodeGroup", inputs);
+    return [];
+  }
   const unknown = unknownInputs(news, pricedBy);
   const estimate =
     unknown.length > 0
@@ -116,6 +119,22 @@ export async function recordNodeGroupDiff(
   diff: pulumi.dynamic.DiffResult,
   outbid?: GroupOutbidFate,
 ): Promise<void> {
+  await recordAtDiff(
+    run,
+    "NodeGroup",
+    news,
+    () => groupDiffPricing(run, olds, news, diff, outbid),
+    stackRunningOf(run, news.stackToken ?? olds.stackToken),
+  );
+}
+
+async function groupDiffPricing(
+  run: Run,
+  olds: NodeGroupOutputs,
+  news: NodeGroupInputs,
+  diff: pulumi.dynamic.DiffResult,
+  outbid: GroupOutbidFate | undefined,
+): Promise<DiffPricing> {
   const now = recordedPrice("NodeGroup", olds);
   const replaces = (diff.replaces?.length ?? 0) > 0;
   const reprices =
@@ -135,18 +154,12 @@ export async function recordNodeGroupDiff(
   } else if (reprices || now.unrecorded === true) {
     after = await estimateOrNone(() => resizedEstimate(run, olds, news, outbid));
   }
-  await recordAtDiff(
-    run,
-    "NodeGroup",
-    news,
-    {
-      now,
-      replaces,
-      reprices,
-      after,
-      instanceIds: olds.nodes.map((node) => node.instanceId),
-      ...(diff.deleteBeforeReplace === true ? { deleteBeforeReplace: true } : {}),
-    },
-    stackRunningOf(run, news.stackToken ?? olds.stackToken),
-  );
+  return {
+    now,
+    replaces,
+    reprices,
+    after,
+    instanceIds: olds.nodes.map((node) => node.instanceId),
+    ...(diff.deleteBeforeReplace === true ? { deleteBeforeReplace: true } : {}),
+  };
 }

@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { dollars, instanceDollarsPerHour } from "../../pricing/formulas";
 import { offerReadsOf } from "../../pricing/offer-reads";
-import { recordAtCheck, recordAtDiff } from "../../pricing/plan";
+import { recordAtCheck, recordAtDiff, recordCheck } from "../../pricing/plan";
 import { recordedPrice } from "../../pricing/recorded";
 import { estimateOrNone, notKnownAtPreview, unknownInputs } from "../../pricing/unknowns";
 import type { Estimate } from "../../run/plan-ledger";
@@ -62,7 +62,10 @@ export async function workerGroupPlanFailures(
   inputs: WorkerGroupInputs,
   news: Record<string, unknown>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
-  if (Object.keys(olds).length > 0) return [];
+  if (Object.keys(olds).length > 0) {
+    recordCheck(run, "WorkerGroup", inputs);
+    return [];
+  }
   return recordAtCheck(run, "WorkerGroup", inputs, await workersEstimate(run, inputs, news));
 }
 
@@ -77,10 +80,10 @@ export async function recordWorkerGroupDiff(
   const reprices =
     JSON.stringify(olds.offerQuery) !== JSON.stringify(news.offerQuery) ||
     olds.maxWorkers !== news.maxWorkers;
-  await recordAtDiff(run, "WorkerGroup", news, {
+  await recordAtDiff(run, "WorkerGroup", news, async () => ({
     now: recordedPrice("WorkerGroup", olds),
     replaces,
     reprices,
     after: replaces || reprices ? await workersEstimate(run, news, news) : undefined,
-  });
+  }));
 }
