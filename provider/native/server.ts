@@ -158,7 +158,7 @@ export class GpuCloudProviderService {
     request.setMessage(`gpucloud: ${message}`);
     request.setUrn(urn);
     request.setEphemeral(ephemeral);
-    this.lines.log(request, ephemeral ? urn : undefined);
+    this.lines.log(request);
   }
 
   private resource(type: string, urn: string): NativeResource {

@@ -4,10 +4,11 @@
  * status was then not its latest ("instance 7: running" after "instance 7 is running (attempt
  * 1)"). A line is sent once the engine has answered the one before it (or failed to).
  *
- * A status (an ephemeral line, which the row's next status replaces) still waiting its turn when
- * a newer status of the same row is made is not sent at all: the display would replace it at
- * once, and a plan of 200 resources made one for each (the plan's running total) behind the
- * lines that stay.
+ * A line made as its row's status (`statusOf`) still waiting its turn when a newer status of the
+ * same row is made is not sent at all: the dynamic door's running total of the plan, which the
+ * display replaces at once (a plan of 200 resources made one for each, behind the lines that
+ * stay). Not every ephemeral line is such a status: a non-interactive display (CI's log) prints
+ * each, and the plugin's say what a change does ("destroyed before its replacement is rented").
  */
 export class OrderedLog<Request> {
   #last: Promise<void> = Promise.resolve();
