@@ -28,30 +28,53 @@ export function planIdentity(
   inputs: object,
   at: "check" | "diff",
 ): { key: string; resource: string } {
-  const { base, resource, unique } = identityOf(run, type, inputs);
-  // Two resources may have the same inputs: each has a key of its own.
+  return keyOf(run, identityOf(run, type, inputs), at);
+}
+
+interface Identity {
+  /** The URN, `<type>:<owner>`, or `<type>:<the checked inputs>`. */
+  readonly base: string;
+  /** The name people see. */
+  readonly resource: string;
+  /** Whether one resource alone has `base` (two resources may have the same inputs). */
+  readonly unique: boolean;
+  /**
+   * What a check notes and a diff looks for (recordAtDiff): the resource itself where it has a
+   * name, else its type. A policy pack's remediation may change inputs after the check, so that
+   * a resource known by its inputs alone could not be found again by them; any check of its type
+   * tells a plan's diff from a refresh's, which follows no check at all.
+   */
+  readonly checked: string;
+}
+
+function identityOf(run: Run, type: string, inputs: object): Identity {
+  const urn = run.currentResource();
+  if (urn !== undefined) return { base: urn, resource: urn, unique: true, checked: urn };
+  const owner = (inputs as { owner?: unknown }).owner;
+  if (typeof owner === "string") {
+    const base = `${type}:${owner}`;
+    return { base, resource: owner, unique: true, checked: base };
+  }
+  return { base: `${type}:${stableJson(inputs)}`, resource: type, unique: false, checked: type };
+}
+
+function keyOf(
+  run: Run,
+  { base, resource, unique }: Identity,
+  at: "check" | "diff",
+): { key: string; resource: string } {
   return { key: unique ? base : run.plan.keyFor(base, at), resource };
 }
 
-/** The URN, the owner, or (unique to no resource) the checked inputs; and the name people see. */
-function identityOf(
-  run: Run,
-  type: string,
-  inputs: object,
-): { base: string; resource: string; unique: boolean } {
-  const urn = run.currentResource();
-  if (urn !== undefined) return { base: urn, resource: urn, unique: true };
-  const owner = (inputs as { owner?: unknown }).owner;
-  if (typeof owner === "string") return { base: `${type}:${owner}`, resource: owner, unique: true };
-  return { base: `${type}:${stableJson(inputs)}`, resource: type, unique: false };
-}
-
 /**
- * At every check of a billable resource, new or existing, once its inputs are valid: its diff,
- * if one follows, is the plan's (see recordAtDiff).
+ * At the check of an existing billable resource (`olds` given), once its inputs are valid: noted,
+ * so that its diff is the plan's (recordAtDiff), and true; it is priced at its diff. A new one's
+ * check is recordAtCheck.
  */
-export function recordCheck(run: Run, type: string, inputs: object): void {
-  run.plan.noteChecked(identityOf(run, type, inputs).base);
+export function checkedExisting(run: Run, type: string, olds: object, inputs: object): boolean {
+  if (Object.keys(olds).length === 0) return false;
+  run.plan.noteChecked(identityOf(run, type, inputs).checked);
+  return true;
 }
 
 /** Sorted keys, without the dynamic door's own (`__provider`), which check's inputs lack. */
@@ -170,8 +193,9 @@ export async function recordAtCheck(
   estimate: Estimate,
   running?: StackRunning,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
-  recordCheck(run, type, inputs);
-  const { key, resource } = planIdentity(run, type, inputs, "check");
+  const identity = identityOf(run, type, inputs);
+  run.plan.noteChecked(identity.checked);
+  const { key, resource } = keyOf(run, identity, "check");
   // The engine checks a replacement's new inputs once more before it creates it: the diff has
   // priced the replacement already.
   if (run.plan.takeRecheck(key)) return [];
@@ -215,9 +239,12 @@ export interface DiffPricing {
  * plan's diffs). Throws, over the cap, before anything is sent.
  *
  * The engine also diffs every resource a refresh reads, with the state's inputs as the new ones,
- * to show what drifted; no check comes before (a refresh runs no program, and one that does,
- * `up --refresh`, refreshes each resource before its check). A refresh is no plan: such a diff
- * prices nothing, shows no line and holds no cap, which bounds what `up` rents.
+ * to show what drifted, and a refresh checks nothing (`up --refresh` refreshes every resource, or
+ * with `--run-program` each one, before its check). A refresh is no plan: such a diff prices
+ * nothing, shows no line and holds no cap (the cap bounds what `up` rents, and a refresh rents
+ * nothing). With `--run-program`, the refresh of a resource known by its inputs alone may come
+ * after another of its type was checked: it is then priced as the plan's, and counted twice,
+ * which errs toward the cap, as before refreshes priced nothing.
  */
 export async function recordAtDiff(
   run: Run,
@@ -226,9 +253,10 @@ export async function recordAtDiff(
   pricing: () => Promise<DiffPricing>,
   running?: StackRunning,
 ): Promise<void> {
-  if (!run.plan.wasChecked(identityOf(run, type, news).base)) return;
+  const identity = identityOf(run, type, news);
+  if (!run.plan.wasChecked(identity.checked)) return;
   const found = await pricing();
-  const { key, resource } = planIdentity(run, type, news, "diff");
+  const { key, resource } = keyOf(run, identity, "diff");
   await readRunning(run, running);
   const changes = found.replaces || found.reprices;
   // A state that records no price (written before prices were), unchanged: today's offers

@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { Estimate } from "../run/plan-ledger";
 import type { Run } from "../run/run";
-import { recordAtCheck, recordAtDiff, recordCheck } from "./plan";
+import { checkedExisting, recordAtCheck, recordAtDiff } from "./plan";
 import { recordedPrice } from "./recorded";
 import { estimateOrNone, notKnownAtPreview, unknownInputs } from "./unknowns";
 
@@ -30,10 +30,7 @@ export async function volumePlanFailures(
   news: Record<string, unknown>,
   estimate: () => Promise<Estimate>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
-  if (Object.keys(olds).length > 0) {
-    recordCheck(run, type, inputs);
-    return [];
-  }
+  if (checkedExisting(run, type, olds, inputs)) return [];
   const unknown = unknownInputs(news, pricedBy);
   const priced = unknown.length > 0 ? notKnownAtPreview(unknown) : await estimateOrNone(estimate);
   return recordAtCheck(run, type, inputs, priced);

@@ -6,8 +6,8 @@
  *
  * A line made as its row's status (`statusOf`) still waiting its turn when a newer status of the
  * same row is made is not sent at all: the dynamic door's running total of the plan, which the
- * display replaces at once (a plan of 200 resources made one for each, behind the lines that
- * stay). Not every ephemeral line is such a status: a non-interactive display (CI's log) prints
+ * display replaces at once (a plan made one for each priced resource, 80 of 200 in the bench's
+ * stack, behind the lines that stay). Not every ephemeral line is such a status: a non-interactive display (CI's log) prints
  * each, and the plugin's say what a change does ("destroyed before its replacement is rented").
  */
 export class OrderedLog<Request> {
@@ -28,7 +28,11 @@ export class OrderedLog<Request> {
     this.#last = this.#last.then(
       () =>
         new Promise<void>((resolve) => {
+          let finished = false;
+          // Once, should `send` both call it and throw.
           const done = () => {
+            if (finished) return;
+            finished = true;
             this.#waiting -= 1;
             resolve();
           };
@@ -47,8 +51,8 @@ export class OrderedLog<Request> {
     );
   }
 
-  /** Whether every line made so far was answered. */
-  get answered(): boolean {
+  /** Whether every line made so far was answered (or skipped). */
+  get allAnswered(): boolean {
     return this.#waiting === 0;
   }
 

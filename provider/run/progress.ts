@@ -38,7 +38,7 @@ export class EngineLines {
   /** Resolves once every line made so far was answered, or after `boundMs`. */
   async answered(boundMs = 2000): Promise<void> {
     // Most methods make no line, and wait for nothing.
-    if (this.#lines.answered) return;
+    if (this.#lines.allAnswered) return;
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, boundMs);

@@ -196,6 +196,29 @@ describe("the plan's prices at preview", () => {
     expect(item?.basis).toBe("72 GB at $0.10/GB-month (ask 21001)");
   });
 
+  it("prices an existing volume (known by its inputs alone) at the diff after its check, and at a refresh's not at all", async () => {
+    const inputs = { askId: 21001, sizeGb: 72 } as VolumeInputs;
+    const olds = { ...inputs, volumeName: "V.5001", volumeId: 5001, dollarsPerHour: 0.01 };
+    const refreshed: string[] = [];
+    const refreshing = runWithCap(emulator, 0.001, refreshed);
+    const planned: string[] = [];
+    const planning = runWithCap(emulator, 0.001, planned);
+    runs.push(refreshing, planning);
+    await volumeProvider.diff(refreshing, "5001", olds, inputs);
+    expect(refreshing.plan.items()).toEqual([]);
+    expect(refreshed).toEqual([]);
+    const { failures, inputs: checkedInputs } = await volumeProvider.check(planning, olds, inputs);
+    expect(failures).toEqual([]);
+    if (checkedInputs === undefined) throw new Error("check returned no inputs");
+    await expect(volumeProvider.diff(planning, "5001", olds, checkedInputs)).rejects.toThrow(
+      /over the stack's cap of \$0\.001\/h/,
+    );
+    expect(planning.plan.items()).toEqual([
+      expect.objectContaining({ type: "Volume", op: "same", dollarsPerHourNow: 0.01 }),
+    ]);
+    expect(planned).toContain("Volume: $0.01/h unchanged: V.5001, 72 GB: as recorded");
+  });
+
   it("gives a worker group a range: none to maxWorkers on the cheapest matching offer, counted at $0", async () => {
     const run = runWithCap(emulator, undefined, []);
     runs.push(run);

@@ -12,8 +12,8 @@ const execFileAsync = promisify(execFile);
 // The stack's cap (gpucloud:maxDollarsPerHour) at preview, with the real CLI: a cap just under
 // the plan's total fails `pulumi up` in its preview with nothing sent, not even the volume
 // checked first; the cap the failure suggests lets the same `up` through; a refresh under a cap
-// the stack is over still succeeds, pricing nothing. Through the plugin, the same failure on the
-// resource's own row, once.
+// the stack is over still succeeds, pricing nothing, and a preview that refreshes first fails on
+// it. Through the plugin, the same failure on the resource's own row, once.
 
 const layout = program(`
 const a100 = { gpuName: "A100 PCIE", numGpus: 1 };
@@ -65,6 +65,10 @@ describe("the stack's cap at preview (real CLI)", () => {
       const refreshed = await test.stack.refresh({ onOutput: (text) => refreshOutput.push(text) });
       expect(refreshed.summary.result).toBe("succeeded");
       expect(refreshOutput.join("")).not.toMatch(/gpucloud: (plan|Instance|NodeGroup|Volume)\b/);
+      // A preview that refreshes first still holds the cap, once it checks the program.
+      await expect(test.stack.preview({ refresh: true })).rejects.toThrow(
+        /gpucloud:maxDollarsPerHour: the plan's expected total is \$\d+\.\d+\/h.*, over the stack's cap of \$\d+\.\d+\/h/,
+      );
     });
   }, 300_000);
 

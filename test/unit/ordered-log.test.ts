@@ -38,11 +38,12 @@ describe("the plugin's display lines", () => {
     lines.log("b: 10 s", "b");
     lines.log("a is outbid");
     lines.log("a: 20 s", "a");
-    expect(lines.answered).toBe(false);
-    while (!lines.answered) {
+    expect(lines.allAnswered).toBe(false);
+    for (let tick = 0; tick < 20 && !lines.allAnswered; tick++) {
       await new Promise((resolve) => setImmediate(resolve));
       pending.shift()?.();
     }
+    expect(lines.allAnswered).toBe(true);
     // The first was on its way when the row's next came; "a: 10 s" was replaced waiting.
     expect(sent).toEqual(["a: booting", "b: 10 s", "a is outbid", "a: 20 s"]);
     await lines.flushed();
@@ -54,11 +55,19 @@ describe("the plugin's display lines", () => {
       if (line === "bad") throw new Error("channel closed");
       sent.push(line);
       done();
+      if (line === "answered, then failed") throw new Error("channel closed");
     });
     lines.log("bad");
+    lines.log("answered, then failed");
     lines.log("next");
     await lines.flushed();
-    expect(sent).toEqual(["next"]);
+    expect(sent).toEqual(["answered, then failed", "next"]);
+    // Each line counted out once: the log is idle, not owed a line it never made.
+    expect(lines.allAnswered).toBe(true);
+    lines.log("later");
+    expect(lines.allAnswered).toBe(false);
+    await lines.flushed();
+    expect(lines.allAnswered).toBe(true);
   });
 });
 

@@ -8,7 +8,7 @@ import {
   placementKey,
 } from "../../pricing/instance-price";
 import { offerReadsOf } from "../../pricing/offer-reads";
-import { type DiffPricing, recordAtCheck, recordAtDiff, recordCheck } from "../../pricing/plan";
+import { checkedExisting, type DiffPricing, recordAtCheck, recordAtDiff } from "../../pricing/plan";
 import { recordedPrice } from "../../pricing/recorded";
 import { estimateOrNone, notKnownAtPreview, unknownInputs } from "../../pricing/unknowns";
 import { clusterPin, volumePin } from "../../renting/offer-choice";
@@ -138,10 +138,7 @@ export async function instancePlanFailures(
   inputs: InstanceInputs,
   news: Record<string, unknown>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
-  if (Object.keys(olds).length > 0) {
-    recordCheck(run, "Instance", inputs);
-    return [];
-  }
+  if (checkedExisting(run, "Instance", olds, inputs)) return [];
   const estimate = await estimateOrNone(() => instanceEstimate(run, inputs, news));
   const stack = containsUnknown(news["stackToken"]) ? undefined : inputs.stackToken;
   return recordAtCheck(run, "Instance", inputs, estimate, stackRunningOf(run, stack));

@@ -9,7 +9,7 @@ import {
   offersByCluster,
 } from "../../pricing/group-price";
 import { offerReadsOf, withRentedAsks } from "../../pricing/offer-reads";
-import { type DiffPricing, recordAtCheck, recordAtDiff, recordCheck } from "../../pricing/plan";
+import { checkedExisting, type DiffPricing, recordAtCheck, recordAtDiff } from "../../pricing/plan";
 import { recordedPrice } from "../../pricing/recorded";
 import { estimateOrNone, notKnownAtPreview, unknownInputs } from "../../pricing/unknowns";
 import { stackRunningOf } from "../../renting/spend";
@@ -96,10 +96,7 @@ export async function nodeGroupPlanFailures(
   inputs: NodeGroupInputs,
   news: Record<string, unknown>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
-  if (Object.keys(olds).length > 0) {
-    recordCheck(run, "NodeGroup", inputs);
-    return [];
-  }
+  if (checkedExisting(run, "NodeGroup", olds, inputs)) return [];
   const unknown = unknownInputs(news, pricedBy);
   const estimate =
     unknown.length > 0

@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { dollars, instanceDollarsPerHour } from "../../pricing/formulas";
 import { offerReadsOf } from "../../pricing/offer-reads";
-import { recordAtCheck, recordAtDiff, recordCheck } from "../../pricing/plan";
+import { checkedExisting, recordAtCheck, recordAtDiff } from "../../pricing/plan";
 import { recordedPrice } from "../../pricing/recorded";
 import { estimateOrNone, notKnownAtPreview, unknownInputs } from "../../pricing/unknowns";
 import type { Estimate } from "../../run/plan-ledger";
@@ -62,10 +62,7 @@ export async function workerGroupPlanFailures(
   inputs: WorkerGroupInputs,
   news: Record<string, unknown>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
-  if (Object.keys(olds).length > 0) {
-    recordCheck(run, "WorkerGroup", inputs);
-    return [];
-  }
+  if (checkedExisting(run, "WorkerGroup", olds, inputs)) return [];
   return recordAtCheck(run, "WorkerGroup", inputs, await workersEstimate(run, inputs, news));
 }
 
