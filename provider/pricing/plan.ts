@@ -16,54 +16,45 @@ import { resourceLine, totalLine } from "./plan-lines";
 // until `up` removes them). Resources the program declares after the one that fails are not
 // priced yet; the stack's existing instances are.
 
-/**
- * The ledger key and the name people see: the URN where the door knows it (the plugin);
- * otherwise the resource's name from its inputs (an Instance's or NodeGroup's owner), or, for
- * a resource whose inputs carry no name (TypeScript's volumes), its checked inputs: diff is
- * handed the inputs check returned, so check's record and diff's meet.
- */
-export function planIdentity(
-  run: Run,
-  type: string,
-  inputs: object,
-  at: "check" | "diff",
-): { key: string; resource: string } {
-  return keyOf(run, identityOf(run, type, inputs), at);
-}
-
 interface Identity {
   /** The URN, `<type>:<owner>`, or `<type>:<the checked inputs>`. */
   readonly base: string;
   /** The name people see. */
   readonly resource: string;
-  /** Whether one resource alone has `base` (two resources may have the same inputs). */
-  readonly unique: boolean;
   /**
-   * What a check notes and a diff looks for (recordAtDiff): the resource itself where it has a
-   * name, else its type. A policy pack's remediation may change inputs after the check, so that
-   * a resource known by its inputs alone could not be found again by them; any check of its type
-   * tells a plan's diff from a refresh's, which follows no check at all.
+   * What a check notes and a diff looks for (recordAtDiff): the resource itself (`base`) where
+   * it has a name, else its type. A policy pack's remediation may change inputs after the check,
+   * so that a resource known by its inputs alone could not be found again by them; any check of
+   * its type tells a plan's diff from a refresh's, which follows no check at all.
    */
   readonly checked: string;
 }
 
 function identityOf(run: Run, type: string, inputs: object): Identity {
   const urn = run.currentResource();
-  if (urn !== undefined) return { base: urn, resource: urn, unique: true, checked: urn };
+  if (urn !== undefined) return { base: urn, resource: urn, checked: urn };
   const owner = (inputs as { owner?: unknown }).owner;
   if (typeof owner === "string") {
     const base = `${type}:${owner}`;
-    return { base, resource: owner, unique: true, checked: base };
+    return { base, resource: owner, checked: base };
   }
-  return { base: `${type}:${stableJson(inputs)}`, resource: type, unique: false, checked: type };
+  return { base: `${type}:${stableJson(inputs)}`, resource: type, checked: type };
 }
 
+/**
+ * The ledger key and the name people see: the URN where the door knows it (the plugin);
+ * otherwise the resource's name from its inputs (an Instance's or NodeGroup's owner), or, for
+ * a resource whose inputs carry no name (TypeScript's volumes), its checked inputs: diff is
+ * handed the inputs check returned, so check's record and diff's meet. Two resources may have
+ * the same inputs: each of those has a key of its own.
+ */
 function keyOf(
   run: Run,
-  { base, resource, unique }: Identity,
+  { base, resource, checked }: Identity,
   at: "check" | "diff",
 ): { key: string; resource: string } {
-  return { key: unique ? base : run.plan.keyFor(base, at), resource };
+  const named = checked === base;
+  return { key: named ? base : run.plan.keyFor(base, at), resource };
 }
 
 /**

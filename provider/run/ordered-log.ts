@@ -7,8 +7,9 @@
  * A line made as its row's status (`statusOf`) still waiting its turn when a newer status of the
  * same row is made is not sent at all: the dynamic door's running total of the plan, which the
  * display replaces at once (a plan made one for each priced resource, 80 of 200 in the bench's
- * stack, behind the lines that stay). Not every ephemeral line is such a status: a non-interactive display (CI's log) prints
- * each, and the plugin's say what a change does ("destroyed before its replacement is rented").
+ * stack, behind the lines that stay). Not every ephemeral line is such a status: a
+ * non-interactive display (CI's log) prints each, and the plugin's say what a change does
+ * ("destroyed before its replacement is rented").
  */
 export class OrderedLog<Request> {
   #last: Promise<void> = Promise.resolve();
@@ -20,7 +21,7 @@ export class OrderedLog<Request> {
 
   constructor(private readonly send: (request: Request, done: () => void) => void) {}
 
-  /** `statusOf`: the row whose status the line is, for an ephemeral line. */
+  /** `statusOf`: the row whose status the line is, where a newer status makes it moot. */
   log(request: Request, statusOf?: string): void {
     const turn = ++this.#made;
     if (statusOf !== undefined) this.#latestStatus.set(statusOf, turn);

@@ -4,14 +4,20 @@ import { EngineLines } from "../../provider/run/progress";
 // The plugin's lines for the engine's display go one at a time: the row's last status is the
 // last one made ("is running (attempt 1)" after the status round's "running", never before).
 
+/** A log whose lines the test's engine holds until the test answers them (`pending`). */
+function heldByTheEngine() {
+  const sent: string[] = [];
+  const pending: (() => void)[] = [];
+  const lines = new OrderedLog<string>((line, done) => {
+    sent.push(line);
+    pending.push(done);
+  });
+  return { lines, sent, pending };
+}
+
 describe("the plugin's display lines", () => {
   it("are sent in order, each once the engine answered the one before", async () => {
-    const sent: string[] = [];
-    const pending: (() => void)[] = [];
-    const lines = new OrderedLog<string>((line, done) => {
-      sent.push(line);
-      pending.push(done);
-    });
+    const { lines, sent, pending } = heldByTheEngine();
     lines.log("instance 7: running");
     lines.log("instance 7 is running (attempt 1)");
     await Promise.resolve();
@@ -25,12 +31,7 @@ describe("the plugin's display lines", () => {
   });
 
   it("skip a row's status that a newer status of the row replaced before its turn", async () => {
-    const sent: string[] = [];
-    const pending: (() => void)[] = [];
-    const lines = new OrderedLog<string>((line, done) => {
-      sent.push(line);
-      pending.push(done);
-    });
+    const { lines, sent, pending } = heldByTheEngine();
     lines.log("a: booting", "a");
     await Promise.resolve();
     expect(sent).toEqual(["a: booting"]);
