@@ -40,8 +40,13 @@ export class EndpointPacer {
       const now = Date.now();
       if (paced === undefined || paced.spacingMs === 0) return now;
       const atMs = Math.max(now, paced.nextAtMs, paced.givenAtMs + paced.spacingMs);
-      // A little jitter, so that processes sharing a key do not fall into step.
-      paced.nextAtMs = atMs + paced.spacingMs * (1 + this.random() * jitter);
+      // Above the floor (a pace learnt from refusals), a little jitter, so that processes
+      // sharing a key and refused together do not retry in step. At the floor, the service's
+      // own pace, none: a lone process keeps it exactly (a fleet's hand-overs, one a second,
+      // are its `up`'s length), and processes sharing a key at it are refused anyway, which
+      // moves them above it.
+      const jittered = paced.spacingMs > paced.floorMs ? this.random() * jitter : 0;
+      paced.nextAtMs = atMs + paced.spacingMs * (1 + jittered);
       if (atMs > now) await sleep(atMs - now, signal);
       // A turn given at the spacing of its moment; should the spacing have grown meanwhile,
       // the turn is taken again at the new one rather than sent into a refusal.
@@ -120,7 +125,7 @@ interface Paced {
   spacingMs: number;
   /** The least spacing, from a threshold documented or named by a refusal. */
   floorMs: number;
-  /** When the next turn is due (the last one reserved, plus the spacing and jitter). */
+  /** When the next turn is due (the last one reserved, plus the spacing and any jitter). */
   nextAtMs: number;
   /** When the last turn was given. */
   givenAtMs: number;
@@ -144,7 +149,7 @@ export function intervalAt(thresholdPerSecond: number): number {
   return (1000 / thresholdPerSecond) * 1.02;
 }
 
-/** Up to 2% more than the spacing at random: little, since the spacing is the fleet's pace. */
+/** Up to 2% more than a spacing above the floor, at random. */
 const jitter = 0.02;
 const minSpacingMs = 250;
 const maxSpacingMs = 5_000;

@@ -110,6 +110,28 @@ describe("EndpointPacer", () => {
     expect(turns[2]).toBeGreaterThanOrEqual(740);
   });
 
+  it("adds jitter only to a spacing above the floor, never to the service's own pace", async () => {
+    const random = jest.fn(() => 1);
+    // Every endpoint documented at 3 a second: a floor of 340 ms.
+    const pacer = new EndpointPacer(random, () => 3);
+    const list = "GET /api/v1/instances/";
+    // A refusal elsewhere: the list is paced at its floor from its next request.
+    pacer.throttled("PUT /api/v0/asks/:id/", Date.now());
+    await pacer.turn(list);
+    await pacer.turn(list);
+    // A lone process keeps the floor exactly: its turns draw no jitter.
+    expect(random).not.toHaveBeenCalled();
+    // Refused at the floor (another process on the key): the doubled spacing is jittered, so
+    // that the two do not come back in step. The jitter is drawn as the turn is reserved.
+    pacer.throttled(list, Date.now() + 1);
+    expect(pacer.spacingMs(list)).toBeCloseTo(680, 5);
+    const abandoned = new AbortController();
+    const waiting = pacer.turn(list, abandoned.signal).catch(() => "abandoned");
+    expect(random).toHaveBeenCalledTimes(1);
+    abandoned.abort();
+    await expect(waiting).resolves.toBe("abandoned");
+  });
+
   it("keeps turns a spacing apart when they are given, though a busy loop made them late", async () => {
     const pacer = new EndpointPacer(() => 0);
     const search = "POST /api/v0/bundles/";
