@@ -45,8 +45,8 @@ export class EndpointPacer {
       // own pace, none: a lone process keeps it exactly (a fleet's hand-overs, one a second,
       // are its `up`'s length), and processes sharing a key at it are refused anyway, which
       // moves them above it.
-      const jittered = paced.spacingMs > paced.floorMs ? this.random() * jitter : 0;
-      paced.nextAtMs = atMs + paced.spacingMs * (1 + jittered);
+      const jitterFraction = paced.spacingMs > paced.floorMs ? this.random() * jitter : 0;
+      paced.nextAtMs = atMs + paced.spacingMs * (1 + jitterFraction);
       if (atMs > now) await sleep(atMs - now, signal);
       // A turn given at the spacing of its moment; should the spacing have grown meanwhile,
       // the turn is taken again at the new one rather than sent into a refusal.
