@@ -207,15 +207,17 @@ export async function recordAtCheck(
   return problem === undefined ? [] : [{ property: "", reason: problem }];
 }
 
-/** What diff found. */
+/** Whether the provider's diff replaces the resource. */
+export function replacesIn(diff: pulumi.dynamic.DiffResult): boolean {
+  return (diff.replaces?.length ?? 0) > 0;
+}
+
+/** What a resource's diff pricing found, besides what the provider's diff says. */
 export interface DiffPricing {
   /** The price recorded in the resource's state (pricing/recorded.ts). */
   readonly now: Estimate;
-  readonly replaces: boolean;
   /** An update in place that changes the price (stopping, starting, a new bid, a resize). */
   readonly reprices: boolean;
-  /** The replacement deletes first (the provider says so): the two never bill together. */
-  readonly deleteBeforeReplace?: boolean;
   /**
    * The price after the change, where it changes (or the state records none): the estimate of
    * the new inputs, as the update or the replacement would rent.
@@ -227,7 +229,9 @@ export interface DiffPricing {
 
 /**
  * At diff: the resource's price now, and after the change (`pricing`, worked out only for the
- * plan's diffs). Throws, over the cap, before anything is sent.
+ * plan's diffs); whether it is replaced, and deleted first (a replacement that deletes first
+ * never bills beside the old one), as the provider's `diff` says. Throws, over the cap, before
+ * anything is sent.
  *
  * The engine also diffs every resource a refresh reads, with the state's inputs as the new ones,
  * to show what drifted, and a refresh checks nothing (`up --refresh` refreshes every resource, or
@@ -241,6 +245,7 @@ export async function recordAtDiff(
   run: Run,
   type: string,
   news: object,
+  diff: pulumi.dynamic.DiffResult,
   pricing: () => Promise<DiffPricing>,
   running?: StackRunning,
 ): Promise<void> {
@@ -249,7 +254,8 @@ export async function recordAtDiff(
   const found = await pricing();
   const { key, resource } = keyOf(run, identity, "diff");
   await readRunning(run, running);
-  const changes = found.replaces || found.reprices;
+  const replaces = replacesIn(diff);
+  const changes = replaces || found.reprices;
   // A state that records no price (written before prices were), unchanged: today's offers
   // for the same inputs are the best figure for now as for after.
   const now =
@@ -264,12 +270,12 @@ export async function recordAtDiff(
     key,
     resource,
     type,
-    op: found.replaces ? "replace" : found.reprices ? "update" : "same",
+    op: replaces ? "replace" : found.reprices ? "update" : "same",
     dollarsPerHourNow: now.dollarsPerHour,
     dollarsPerHourAfter: after.dollarsPerHour,
     ...(changes ? estimateFields(after) : {}),
     basis: after.basis,
-    ...(found.replaces && found.deleteBeforeReplace !== true ? { bothWhileReplacing: true } : {}),
+    ...(replaces && diff.deleteBeforeReplace !== true ? { bothWhileReplacing: true } : {}),
     ...(found.instanceIds === undefined ? {} : { instanceIds: found.instanceIds }),
   };
   run.plan.record(item);

@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { Estimate } from "../run/plan-ledger";
 import type { Run } from "../run/run";
-import { checkedExisting, recordAtCheck, recordAtDiff } from "./plan";
+import { checkedExisting, recordAtCheck, recordAtDiff, replacesIn } from "./plan";
 import { recordedPrice } from "./recorded";
 import { estimateOrNone, notKnownAtPreview, unknownInputs } from "./unknowns";
 
@@ -45,9 +45,9 @@ export async function recordVolumeDiff(
   diff: pulumi.dynamic.DiffResult,
   estimate: () => Promise<Estimate>,
 ): Promise<void> {
-  await recordAtDiff(run, type, news, async () => {
+  await recordAtDiff(run, type, news, diff, async () => {
     const now = recordedPrice(type, olds);
-    const replaces = (diff.replaces?.length ?? 0) > 0;
+    const replaces = replacesIn(diff);
     const reprices = olds.sizeGb !== news.sizeGb;
     const unknown = unknownInputs(news as Record<string, unknown>, pricedBy);
     const after =
@@ -56,12 +56,6 @@ export async function recordVolumeDiff(
           ? notKnownAtPreview(unknown)
           : await estimateOrNone(estimate)
         : undefined;
-    return {
-      now,
-      replaces,
-      reprices,
-      after,
-      ...(diff.deleteBeforeReplace === true ? { deleteBeforeReplace: true } : {}),
-    };
+    return { now, reprices, after };
   });
 }

@@ -8,7 +8,13 @@ import {
   placementKey,
 } from "../../pricing/instance-price";
 import { offerReadsOf } from "../../pricing/offer-reads";
-import { checkedExisting, type DiffPricing, recordAtCheck, recordAtDiff } from "../../pricing/plan";
+import {
+  checkedExisting,
+  type DiffPricing,
+  recordAtCheck,
+  recordAtDiff,
+  replacesIn,
+} from "../../pricing/plan";
 import { recordedPrice } from "../../pricing/recorded";
 import { estimateOrNone, notKnownAtPreview, unknownInputs } from "../../pricing/unknowns";
 import { clusterPin, volumePin } from "../../renting/offer-choice";
@@ -155,6 +161,7 @@ export async function recordInstanceDiff(
     run,
     "Instance",
     news,
+    diff,
     () => instanceDiffPricing(run, olds, news, diff),
     stackRunningOf(run, news.stackToken ?? olds.stackToken),
   );
@@ -167,7 +174,7 @@ async function instanceDiffPricing(
   diff: pulumi.dynamic.DiffResult,
 ): Promise<DiffPricing> {
   const now = recordedPrice("Instance", olds);
-  const replaces = (diff.replaces?.length ?? 0) > 0;
+  const replaces = replacesIn(diff);
   // Outbid and won back in place (bids.ts): it runs again at the bid that wins, up to the
   // ceiling, which the cap must hold. A prepay raised: priced as if the whole deposit were left
   // (the service's discount after the deposit is what `dollarsPerHour` then records).
@@ -198,12 +205,5 @@ async function instanceDiffPricing(
     };
     after = await estimateOrNone(() => instanceEstimate(run, inPlace, newsRecord, heldAskId));
   }
-  return {
-    now,
-    replaces,
-    reprices,
-    after,
-    instanceIds: [olds.instanceId],
-    ...(diff.deleteBeforeReplace === true ? { deleteBeforeReplace: true } : {}),
-  };
+  return { now, reprices, after, instanceIds: [olds.instanceId] };
 }

@@ -9,7 +9,13 @@ import {
   offersByCluster,
 } from "../../pricing/group-price";
 import { offerReadsOf, withRentedAsks } from "../../pricing/offer-reads";
-import { checkedExisting, type DiffPricing, recordAtCheck, recordAtDiff } from "../../pricing/plan";
+import {
+  checkedExisting,
+  type DiffPricing,
+  recordAtCheck,
+  recordAtDiff,
+  replacesIn,
+} from "../../pricing/plan";
 import { recordedPrice } from "../../pricing/recorded";
 import { estimateOrNone, notKnownAtPreview, unknownInputs } from "../../pricing/unknowns";
 import { stackRunningOf } from "../../renting/spend";
@@ -120,6 +126,7 @@ export async function recordNodeGroupDiff(
     run,
     "NodeGroup",
     news,
+    diff,
     () => groupDiffPricing(run, olds, news, diff, outbid),
     stackRunningOf(run, news.stackToken ?? olds.stackToken),
   );
@@ -133,7 +140,7 @@ async function groupDiffPricing(
   outbid: GroupOutbidFate | undefined,
 ): Promise<DiffPricing> {
   const now = recordedPrice("NodeGroup", olds);
-  const replaces = (diff.replaces?.length ?? 0) > 0;
+  const replaces = replacesIn(diff);
   const reprices =
     news.nodeCount !== olds.nodeCount ||
     ranksToRent(olds, news.nodeCount).length > 0 ||
@@ -151,12 +158,5 @@ async function groupDiffPricing(
   } else if (reprices || now.unrecorded === true) {
     after = await estimateOrNone(() => resizedEstimate(run, olds, news, outbid));
   }
-  return {
-    now,
-    replaces,
-    reprices,
-    after,
-    instanceIds: olds.nodes.map((node) => node.instanceId),
-    ...(diff.deleteBeforeReplace === true ? { deleteBeforeReplace: true } : {}),
-  };
+  return { now, reprices, after, instanceIds: olds.nodes.map((node) => node.instanceId) };
 }

@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { dollars, instanceDollarsPerHour } from "../../pricing/formulas";
 import { offerReadsOf } from "../../pricing/offer-reads";
-import { checkedExisting, recordAtCheck, recordAtDiff } from "../../pricing/plan";
+import { checkedExisting, recordAtCheck, recordAtDiff, replacesIn } from "../../pricing/plan";
 import { recordedPrice } from "../../pricing/recorded";
 import { estimateOrNone, notKnownAtPreview, unknownInputs } from "../../pricing/unknowns";
 import type { Estimate } from "../../run/plan-ledger";
@@ -73,13 +73,12 @@ export async function recordWorkerGroupDiff(
   news: WorkerGroupInputs,
   diff: pulumi.dynamic.DiffResult,
 ): Promise<void> {
-  const replaces = (diff.replaces?.length ?? 0) > 0;
+  const replaces = replacesIn(diff);
   const reprices =
     JSON.stringify(olds.offerQuery) !== JSON.stringify(news.offerQuery) ||
     olds.maxWorkers !== news.maxWorkers;
-  await recordAtDiff(run, "WorkerGroup", news, async () => ({
+  await recordAtDiff(run, "WorkerGroup", news, diff, async () => ({
     now: recordedPrice("WorkerGroup", olds),
-    replaces,
     reprices,
     after: replaces || reprices ? await workersEstimate(run, news, news) : undefined,
   }));
