@@ -123,7 +123,8 @@ example="$root/examples/go-workspace"
 warm_dir="$CACHE_ROOT/go-warm"
 # Keyed by the Go release too (its VERSION file: cheaper than running `go env`).
 go_release="$(head -n 1 "$(dirname "$(readlink -f "$(command -v go)")")/../VERSION" 2>/dev/null || echo unknown)"
-warm_want="$(hash_of "$example/go.mod" "$example/go.sum")-$go_release"
+# "untidy": the stamp of caches warmed before the untidy module below.
+warm_want="$(hash_of "$example/go.mod" "$example/go.sum")-$go_release-untidy"
 if [ "$(cat "$warm_dir/.stamp" 2>/dev/null)" != "$warm_want" ]; then
   exec 7>"$CACHE_ROOT/.go-warm.lock"
   flock 7
@@ -151,6 +152,20 @@ GO
     # compiled packages are the ones a program's build finds in the build cache.
     step "go build of sdk/v3 for Go programs ($warm_dir)" \
       bash -c 'cd "$1" && GOFLAGS="${GOFLAGS:-} -mod=readonly" go build -o /dev/null .' _ "$warm_dir"
+    # A module that names only its direct requirements, as test/unit/go-typing.test.ts writes one
+    # and builds with -mod=mod and no proxy: resolving it reads the go.mod of every module of the
+    # unpruned graph (an old dependency's own requirements, golang.org/x/sys v0.6.0 for
+    # go-isatty), which the tidy build above never needs. Only those go.mod files are fetched.
+    mkdir -p "$warm_dir/untidy"
+    grep -E '^\s+github.com/(pulumi/pulumi/sdk/v3|blang/semver) ' "$example/go.mod" \
+      | sed 's# // indirect##' \
+      | { printf 'module gpucloud.local/go-warm-untidy\n\ngo %s\n\nrequire (\n' \
+            "$(sed -n 's/^go //p' "$example/go.mod")"; cat; printf ')\n'; } >"$warm_dir/untidy/go.mod"
+    cp "$example/go.sum" "$warm_dir/untidy/go.sum"
+    printf 'package main\n\nimport (\n\t_ "github.com/blang/semver"\n\t_ "github.com/pulumi/pulumi/sdk/v3/go/pulumi"\n)\n\nfunc main() {}\n' \
+      >"$warm_dir/untidy/main.go"
+    step "go list of an untidy module's graph ($warm_dir/untidy)" \
+      bash -c 'cd "$1" && GOFLAGS="${GOFLAGS:-} -mod=mod" go list -deps . >/dev/null' _ "$warm_dir/untidy"
     echo "$warm_want" >"$warm_dir/.stamp"
     say "fetched and compiled the Go SDK's dependencies in $(($(date +%s) - start))s"
   fi
