@@ -56,6 +56,7 @@ export function portsShownBy(instance: InstanceWire | undefined): {
   if (map === null || map === undefined || instance === undefined)
     return { ports: null, urls: null };
   const ports: Record<string, z.infer<typeof instancePortSchema>> = {};
+  const urls: Record<string, string> = {};
   for (const [key, bindings] of Object.entries(map)) {
     const binding = bindings[0];
     const hostPort = Number(binding?.HostPort);
@@ -63,26 +64,13 @@ export function portsShownBy(instance: InstanceWire | undefined): {
     const hostIp = binding.HostIp ?? "";
     const publicIp = bindsEveryAddress(hostIp) ? (instance.public_ipaddr ?? null) : hostIp;
     ports[key] = { publicIp, hostPort };
-  }
-  return { ports, urls: urlsOf(ports) ?? null };
-}
-
-/**
- * The `urls` output from the `ports` output: what the provider records, and what the TypeScript
- * class reads `urls` as (derived from `ports`, not registered: a name less for the SDK to resolve).
- */
-export function urlsOf(ports: InstancePorts | undefined): Record<string, string> | null | undefined {
-  // A state written before `ports` holds neither.
-  if (ports === null || ports === undefined) return ports;
-  const urls: Record<string, string> = {};
-  for (const [key, { publicIp, hostPort }] of Object.entries(ports)) {
     const [containerPort, protocol = "tcp"] = key.split("/");
     if (protocol === "tcp" && containerPort !== "22" && publicIp !== null) {
       const host = publicIp.includes(":") ? `[${publicIp}]` : publicIp;
       urls[containerPort ?? key] = `http://${host}:${String(hostPort)}`;
     }
   }
-  return urls;
+  return { ports, urls };
 }
 
 /** A container port to expose: a number (TCP) or `"<port>/udp"` (`"<port>/tcp"` also taken). */

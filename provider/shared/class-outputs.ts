@@ -51,58 +51,21 @@ export function appliedDefaults(
 ): void {
   const given = new Set([...Object.keys(args), ...(options.except ?? [])]);
   for (const [field, fieldSchema] of Object.entries(schema.shape)) {
-    if (given.has(field)) continue;
-    lazyOutput(resource, field, () =>
-      resource.urn.apply(() =>
-        options.applied !== undefined && field in options.applied
-          ? options.applied[field]
-          : fieldSchema.safeParse(undefined).data,
-      ),
-    );
+    // A transformation may have added the input to the properties the SDK registered: the
+    // engine's value then stands.
+    if (given.has(field) || Object.prototype.hasOwnProperty.call(resource, field)) continue;
+    let made: pulumi.Output<unknown> | undefined;
+    Object.defineProperty(resource, field, {
+      configurable: true,
+      enumerable: true,
+      get: () => {
+        made ??= resource.urn.apply(() =>
+          options.applied !== undefined && field in options.applied
+            ? options.applied[field]
+            : fieldSchema.safeParse(undefined).data,
+        );
+        return made;
+      },
+    });
   }
-}
-
-/**
- * Reported outputs that hold a value only when an input is given (`expiresAt` with
- * `maxLifetime`), each with its input: the names to register, those whose input `args` gives.
- * Pass the same pairs to {@link absentOutputs} once constructed for the others.
- */
-export function outputsWithTheirInputs(
-  args: object,
-  inputOf: Readonly<Record<string, string>>,
-): Record<string, undefined> {
-  return reportedOutputs(
-    Object.entries(inputOf)
-      .filter(([, input]) => input in args)
-      .map(([output]) => output),
-  );
-}
-
-/**
- * The outputs of `inputOf` whose input `args` leaves out, each made when first read: undefined,
- * as the state holds it (the provider records none without the input), derived from the URN so
- * that it carries the resource as a dependency. Not registering them saves four promises each.
- */
-export function absentOutputs(
-  resource: pulumi.CustomResource,
-  args: object,
-  inputOf: Readonly<Record<string, string>>,
-): void {
-  for (const [output, input] of Object.entries(inputOf)) {
-    if (!(input in args)) lazyOutput(resource, output, () => resource.urn.apply(() => undefined));
-  }
-}
-
-/** Defines `name` on `resource` as the output `make` returns, made once, when first read. */
-export function lazyOutput(
-  resource: pulumi.CustomResource,
-  name: string,
-  make: () => pulumi.Output<unknown>,
-): void {
-  let made: pulumi.Output<unknown> | undefined;
-  Object.defineProperty(resource, name, {
-    configurable: true,
-    enumerable: true,
-    get: () => (made ??= make()),
-  });
 }

@@ -8,24 +8,7 @@ import { Volume } from "../../provider/resources/volume";
 
 /** What a provider's create records besides its inputs, by resource name. */
 const recorded: Record<string, Record<string, unknown>> = {
-  i: {
-    instanceId: 1000001,
-    actualStatus: "running",
-    state: "running",
-    sshPort: 20001,
-    ports: {
-      "22/tcp": { publicIp: "203.0.113.7", hostPort: 20001 },
-      "8000/tcp": { publicIp: "203.0.113.7", hostPort: 20002 },
-      "5353/udp": { publicIp: "203.0.113.7", hostPort: 20003 },
-    },
-  },
-  b: {
-    instanceId: 1000003,
-    actualStatus: "stopped",
-    state: "running",
-    expiresAt: "2026-01-01T08:00:00Z",
-    outbidByDollarsPerHour: 0.5,
-  },
+  i: { instanceId: 1000001, actualStatus: "running", state: "running", sshPort: 20001 },
   t: { instanceId: 1000002, actualStatus: "running", state: "running" },
   v: { volumeName: "V.5001", volumeId: 5001, sizeGb: 20 },
 };
@@ -96,31 +79,18 @@ describe("an Instance's outputs", () => {
     expect(instance.maxAttempts).toBe(instance.maxAttempts);
   });
 
-  it("reads urls from the ports recorded, as the provider makes them, without registering them", async () => {
-    expect(registeredNames(instance)).toContain("ports");
-    expect(registeredNames(instance)).not.toContain("urls");
-    expect(await valueOf(instance.urls)).toEqual({ "8000": "http://203.0.113.7:20002" });
-    expect(await valueOf(fromTemplate.urls)).toBeUndefined();
-  });
-
-  it("registers expiresAt and outbidByDollarsPerHour only with maxLifetime and price", async () => {
-    expect(registeredNames(instance)).not.toEqual(
-      expect.arrayContaining(["expiresAt", "outbidByDollarsPerHour"]),
+  it("keeps the engine's value of an input a transformation added", async () => {
+    const transformed = new Instance(
+      "x",
+      { askId: 31001, image: "img", diskGb: 10 },
+      {
+        transformations: [
+          ({ props, opts }) => ({ props: { ...props, maxAttempts: 5 }, opts }),
+        ],
+      },
     );
-    expect(await valueOf(instance.expiresAt)).toBeUndefined();
-    expect(await valueOf(instance.outbidByDollarsPerHour)).toBeUndefined();
-    const bid = new Instance("b", {
-      askId: 31001,
-      image: "img",
-      diskGb: 10,
-      maxLifetime: "8h",
-      price: 0.4,
-    });
-    expect(registeredNames(bid)).toEqual(
-      expect.arrayContaining(["expiresAt", "outbidByDollarsPerHour"]),
-    );
-    expect(await valueOf(bid.expiresAt)).toBe("2026-01-01T08:00:00Z");
-    expect(await valueOf(bid.outbidByDollarsPerHour)).toBe(0.5);
+    expect(registeredNames(transformed)).toContain("maxAttempts");
+    expect(await valueOf(transformed.maxAttempts)).toBe(5);
   });
 });
 

@@ -9,15 +9,7 @@ import {
   type InstanceOutputs,
   instanceInputsSchema,
 } from "../../renting/instance-inputs";
-import {
-  absentOutputs,
-  appliedDefaults,
-  lazyOutput,
-  type OutputsOf,
-  outputsWithTheirInputs,
-  reportedOutputs,
-} from "../../shared/class-outputs";
-import { urlsOf } from "../../renting/ports";
+import { appliedDefaults, type OutputsOf, reportedOutputs } from "../../shared/class-outputs";
 import type { InstanceAttempt } from "./inputs";
 import type { z } from "zod";
 import type { idleShutdownSchema } from "../../renting/idle-shutdown-inputs";
@@ -217,8 +209,7 @@ type KnownFields<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
 /**
  * The outputs the Instance class registers besides the inputs given and the inputs a refresh may
  * change (`label`, `state`; `sshKeyIds` only ever drops keys that were given): what the service
- * reports, kept current by refresh. `urls` is read from `ports` (`urlsOf`, as the provider makes
- * it), and the outputs below only with their input.
+ * reports, kept current by refresh.
  */
 const instanceReportedOutputs = [
   "instanceId",
@@ -232,20 +223,13 @@ const instanceReportedOutputs = [
   "localIp",
   "dollarsPerHour",
   "ports",
+  "urls",
   "attempts",
+  "outbidByDollarsPerHour",
   "prepaidDollars",
+  "expiresAt",
   "offer",
 ] as const;
-
-/**
- * Reported outputs the provider records only with an input (`expiresAt` fixed by `maxLifetime`,
- * an outbid only of a bid: `price`; adding or removing either replaces the instance), each with
- * it: without it they are undefined, read as such, not registered.
- */
-const instanceOutputsWithTheirInputs = {
-  expiresAt: "maxLifetime",
-  outbidByDollarsPerHour: "price",
-} as const;
 
 /**
  * Every input is also an output, holding the value as applied (`instance.diskGb`); an input the
@@ -315,7 +299,6 @@ export class Instance extends DynamicResource {
         // What the service reports, and the inputs a refresh may change; the other inputs left
         // out are outputs made when first read (appliedDefaults, below).
         ...reportedOutputs(instanceReportedOutputs),
-        ...outputsWithTheirInputs(args, instanceOutputsWithTheirInputs),
         label: args.label,
         state: args.state,
         owner: ownerOf(getProject(), getStack(), name),
@@ -333,7 +316,5 @@ export class Instance extends DynamicResource {
       // Check's runtype without a template (a template's own applies otherwise).
       applied: { runtype: args.templateHashId === undefined ? "ssh" : undefined },
     });
-    absentOutputs(this, args, instanceOutputsWithTheirInputs);
-    lazyOutput(this, "urls", () => this.ports.apply(urlsOf));
   }
 }
