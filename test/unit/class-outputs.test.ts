@@ -84,9 +84,7 @@ describe("an Instance's outputs", () => {
       "x",
       { askId: 31001, image: "img", diskGb: 10 },
       {
-        transformations: [
-          ({ props, opts }) => ({ props: { ...props, maxAttempts: 5 }, opts }),
-        ],
+        transformations: [({ props, opts }) => ({ props: { ...props, maxAttempts: 5 }, opts })],
       },
     );
     expect(registeredNames(transformed)).toContain("maxAttempts");
