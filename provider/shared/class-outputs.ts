@@ -53,7 +53,7 @@ export function appliedDefaults(
   for (const [field, fieldSchema] of Object.entries(schema.shape)) {
     // A transformation may have added the input to the properties the SDK registered: the
     // engine's value then stands.
-    if (given.has(field) || Object.prototype.hasOwnProperty.call(resource, field)) continue;
+    if (given.has(field) || Object.hasOwn(resource, field)) continue;
     let made: pulumi.Output<unknown> | undefined;
     Object.defineProperty(resource, field, {
       configurable: true,

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os, { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -66,14 +66,25 @@ describe("the Go SDK's typed inputs", () => {
   let module!: string;
   beforeAll(async () => {
     module = await mkdtemp(path.join(tmpdir(), "gpucloud-go-typing-"));
+    // The Go release and SDK of examples/go-workspace, whose go.sum this module uses and whose
+    // graph setup fetched (scripts/ensure-go-tools.sh reads the same go.mod).
+    const exampleGoMod = await readFile(
+      path.join(repoRoot, "examples", "go-workspace", "go.mod"),
+      "utf8",
+    );
+    const goRelease = /^go (\S+)$/m.exec(exampleGoMod)?.[1];
+    const sdkVersion = /^\s+github\.com\/pulumi\/pulumi\/sdk\/v3 (\S+)/m.exec(exampleGoMod)?.[1];
+    if (goRelease === undefined || sdkVersion === undefined) {
+      throw new Error("examples/go-workspace/go.mod names no go release or pulumi sdk/v3");
+    }
     const goMod = [
       "module gotyping",
       "",
-      "go 1.25.11",
+      `go ${goRelease}`,
       "",
       "require (",
       "\tgithub.com/pulumi-gpucloud/pulumi-gpucloud/sdk/go v0.1.0",
-      "\tgithub.com/pulumi/pulumi/sdk/v3 v3.259.0",
+      `\tgithub.com/pulumi/pulumi/sdk/v3 ${sdkVersion}`,
       ")",
       "",
       `replace github.com/pulumi-gpucloud/pulumi-gpucloud/sdk/go => ${path.join(repoRoot, "sdk", "go")}`,
