@@ -354,6 +354,10 @@ export class Transport {
           ...(spec.body === undefined ? {} : { "content-type": "application/json" }),
         },
         body: spec.body === undefined ? null : JSON.stringify(spec.body),
+        // undici closes a connection after a DELETE that carries a body, in case the server left
+        // the body unread; the service reads its DELETE bodies (a secret's key, a volume's id),
+        // so the connection is kept: a new one per such delete is a TLS handshake each.
+        reset: false,
         signal,
       });
       status = response.statusCode;
