@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { ResourceImplementation } from "./shared/resource-implementation";
+import { bundledRuntime, type DynamicRuntime } from "./dynamic-runtime";
 import { isDynamicProviderHost, onEngineCancel } from "./run/engine-cancel";
 import { Run } from "./run/run";
 import type { DynamicProvider } from "./shim";
@@ -97,7 +98,22 @@ export function configure(
   request: pulumi.dynamic.ConfigureRequest,
   _collection?: "now" | "at-first-call",
 ): void {
-  dynamicRun().configure(request.config);
+  const bundle = bundleOfThisProcess();
+  if (bundle !== undefined) bundle.runtime.configure(request);
+  else dynamicRun().configure(request.config);
+}
+
+// Defined (true) in the bundle scripts/bundle-dynamic-runtime.mjs builds: it is the runtime.
+declare const GPUCLOUD_DYNAMIC_RUNTIME_BUNDLE: boolean | undefined;
+
+/**
+ * The bundled runtime this module copy hands its calls to (provider/dynamic-runtime.ts), where
+ * the package ships one. The entries of today's states call the bundle; entries that earlier
+ * releases copied into states require the modules by path, and one process keeps one run (one
+ * budget, ledger, pacing and pool): the bundle's.
+ */
+function bundleOfThisProcess(): DynamicRuntime | undefined {
+  return typeof GPUCLOUD_DYNAMIC_RUNTIME_BUNDLE === "boolean" ? undefined : bundledRuntime();
 }
 
 /**
@@ -113,9 +129,10 @@ export function beforeCall(_call: ProviderCall): void {}
  */
 export function dynamicProvider<Inputs, Outputs>(
   implementation: ResourceImplementation<Inputs, Outputs>,
+  entry: string,
 ): DynamicProvider<Inputs, Outputs> {
   const update = implementation.update?.bind(implementation);
-  return {
+  const own: DynamicProvider<Inputs, Outputs> = {
     check: (olds, news) => answer(oneLine(implementation.check(dynamicRun(), olds, news))),
     diff: (id, olds, news) => answer(oneLine(implementation.diff(dynamicRun(), id, olds, news))),
     create: (inputs) => answer(writing((run) => implementation.create(run, inputs))),
@@ -128,6 +145,9 @@ export function dynamicProvider<Inputs, Outputs>(
         }),
     delete: (id, props) => answer(oneLine(implementation.delete(dynamicRun(), id, props))),
   };
+  // The same resource's provider in the bundle, when there is one (`entry`: its name there).
+  const served = (): object => bundleOfThisProcess()?.resources[entry]?.provider ?? own;
+  return new Proxy(own, { get: (_, method): unknown => Reflect.get(served(), method) });
 }
 
 /**

@@ -2,6 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 // The SDK's module itself, not its index: a provider process loads this file too, and the index
 // (with the Automation API) is no part of what it needs.
 import { CustomResource, type CustomResourceOptions } from "@pulumi/pulumi/resource";
+import { bundledRuntime, type ResourceProviderLike } from "./dynamic-runtime";
 
 /**
  * A resource's real provider, as its module exports it. Unlike the SDK's type, `read` returns
@@ -106,10 +107,11 @@ function entryName(implementation: string): string {
 }
 
 /**
- * The provider an entry module exports: each method requires the resource's module by package
- * name in the provider process and calls its `provider`. `configure` hands the stack's
- * configuration to the process's one run (provider/provider-runtime.ts), so no configuration
- * is ever part of the state.
+ * The provider an entry module exports. Where the package ships the bundled runtime
+ * (provider/dynamic-runtime.ts), each method calls the resource's `provider` in it; elsewhere
+ * (the tests, from the sources) it requires the resource's module by package name and calls
+ * its `provider`. `configure` hands the stack's configuration to the process's one run
+ * (provider/provider-runtime.ts), so no configuration is ever part of the state.
  *
  * The entries change nothing of the process they run in (it is shared with the user's own
  * dynamic resources).
@@ -117,29 +119,33 @@ function entryName(implementation: string): string {
 export function forwardingProvider(name: string): pulumi.dynamic.ResourceProvider {
   const implementation = `pulumi-gpucloud/provider/resources/${name}`;
   const runtime = "pulumi-gpucloud/provider/provider-runtime";
-  // `require` is resolved in the provider process, when a method is first called.
+  // Resolved in the provider process, when a method is first called.
   /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call */
+  const resource = (): ResourceProviderLike =>
+    bundledRuntime()?.resources[name]?.provider ?? require(implementation).provider;
   return {
     async configure(request) {
-      require(runtime).configure(request);
+      const bundle = bundledRuntime();
+      if (bundle !== undefined) bundle.runtime.configure(request);
+      else require(runtime).configure(request);
     },
     async check(olds, news) {
-      return require(implementation).provider.check(olds, news);
+      return resource().check(olds, news);
     },
     async diff(id, olds, news) {
-      return require(implementation).provider.diff(id, olds, news);
+      return resource().diff(id, olds, news);
     },
     async create(inputs) {
-      return require(implementation).provider.create(inputs);
+      return resource().create(inputs);
     },
     async read(id, props) {
-      return require(implementation).provider.read(id, props);
+      return resource().read(id, props);
     },
     async update(id, olds, news) {
-      return require(implementation).provider.update(id, olds, news);
+      return resource().update(id, olds, news);
     },
     async delete(id, props) {
-      return require(implementation).provider.delete(id, props);
+      return resource().delete(id, props);
     },
   };
   /* eslint-enable */

@@ -33,6 +33,7 @@ import {
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { bundleDynamicRuntime } from "./bundle-dynamic-runtime.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const { values } = parseArgs({ options: { "tarball-dir": { type: "string" } }, strict: true });
@@ -42,8 +43,10 @@ mkdirSync(tarballDir, { recursive: true });
 if (!existsSync(path.join(root, "dist", "provider", "index.js"))) {
   throw new Error("dist/ is missing: run tsc -p tsconfig.build.json first");
 }
+// The bundled runtime the package ships beside dist/ (built from it, as prepack does).
+await bundleDynamicRuntime();
 const [packed] = JSON.parse(
-  // --ignore-scripts: the caller has just compiled; prepack would compile again.
+  // --ignore-scripts: the caller has just compiled and bundled; prepack would do both again.
   execFileSync(
     "npm",
     ["pack", "--json", "--loglevel=error", "--ignore-scripts", "--pack-destination", tarballDir],

@@ -192,7 +192,7 @@ export const implementation: ResourceImplementation<EndpointInputs, EndpointOutp
 };
 
 /** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
-export const provider = dynamicProvider(implementation);
+export const provider = dynamicProvider(implementation, "endpoint");
 
 /** Endpoint, as the registry lists it (provider/registry.ts). */
 export const descriptor = describeResource({

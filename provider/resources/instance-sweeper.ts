@@ -17,7 +17,7 @@ import {
 
 export { implementation, pluginImplementation };
 /** The dynamic door's provider, which every sweeper's state names (provider/shim.ts). */
-export const provider = dynamicProvider(implementation);
+export const provider = dynamicProvider(implementation, "instance-sweeper");
 
 /**
  * The stack's sweeper, as the registry lists it: the Python, Go and Node.js SDKs declare it with the

@@ -16,7 +16,7 @@ import { instanceBadInputs, instanceRecorded } from "./instance/test-data";
 
 export { implementation };
 /** The dynamic door's provider, which every instance's state names (provider/shim.ts). */
-export const provider = dynamicProvider(implementation);
+export const provider = dynamicProvider(implementation, "instance");
 
 /** Instance, as the registry lists it (provider/registry.ts). */
 export const descriptor = describeResource({

@@ -345,7 +345,7 @@ export const implementation: ResourceImplementation<NetworkVolumeInputs, Network
 };
 
 /** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
-export const provider = dynamicProvider(implementation);
+export const provider = dynamicProvider(implementation, "network-volume");
 
 /** NetworkVolume, as the registry lists it (provider/registry.ts). */
 export const descriptor = describeResource({

@@ -15,7 +15,7 @@ import { nodeGroupBadInputs, nodeGroupRecorded } from "./node-group/test-data";
 
 export { implementation };
 /** The dynamic door's provider, which every group's state names (provider/shim.ts). */
-export const provider = dynamicProvider(implementation);
+export const provider = dynamicProvider(implementation, "node-group");
 
 /** NodeGroup, as the registry lists it (provider/registry.ts). */
 export const descriptor = describeResource({

@@ -261,7 +261,7 @@ export const implementation: ResourceImplementation<OverlayInputs, OverlayOutput
 };
 
 /** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
-export const provider = dynamicProvider(implementation);
+export const provider = dynamicProvider(implementation, "overlay");
 
 /** Overlay, as the registry lists it (provider/registry.ts). */
 export const descriptor = describeResource({

@@ -180,7 +180,7 @@ export const implementation: ResourceImplementation<SecretInputs, SecretOutputs>
 };
 
 /** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
-export const provider = dynamicProvider(implementation);
+export const provider = dynamicProvider(implementation, "secret");
 
 /** Secret, as the registry lists it (provider/registry.ts). */
 export const descriptor = describeResource({

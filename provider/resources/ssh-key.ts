@@ -196,7 +196,7 @@ export const implementation: ResourceImplementation<SshKeyInputs, SshKeyOutputs>
 };
 
 /** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
-export const provider = dynamicProvider(implementation);
+export const provider = dynamicProvider(implementation, "ssh-key");
 
 /** SshKey, as the registry lists it (provider/registry.ts). */
 export const descriptor = describeResource({

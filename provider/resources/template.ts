@@ -10,7 +10,7 @@ import { templateInputsSchema, templateOutputsSchema } from "./template/inputs";
 
 export { implementation };
 /** The dynamic door's provider, which every template's state names (provider/shim.ts). */
-export const provider = dynamicProvider(implementation);
+export const provider = dynamicProvider(implementation, "template");
 
 /** Template, as the registry lists it (provider/registry.ts). */
 export const descriptor = describeResource({

@@ -298,7 +298,7 @@ export const implementation: ResourceImplementation<VolumeInputs, VolumeOutputs>
 };
 
 /** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
-export const provider = dynamicProvider(implementation);
+export const provider = dynamicProvider(implementation, "volume");
 
 /** Volume, as the registry lists it (provider/registry.ts). */
 export const descriptor = describeResource({

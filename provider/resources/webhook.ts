@@ -214,7 +214,7 @@ export const implementation: ResourceImplementation<WebhookInputs, WebhookOutput
 };
 
 /** The dynamic door's provider, which every state of this resource names (provider/shim.ts). */
-export const provider = dynamicProvider(implementation);
+export const provider = dynamicProvider(implementation, "webhook");
 
 /** Webhook, as the registry lists it (provider/registry.ts). */
 export const descriptor = describeResource({

@@ -11,7 +11,7 @@ import { searchQueryOf } from "./worker-group/diff";
 
 export { implementation };
 /** The dynamic door's provider, which every worker group's state names (provider/shim.ts). */
-export const provider = dynamicProvider(implementation);
+export const provider = dynamicProvider(implementation, "worker-group");
 
 /** WorkerGroup, as the registry lists it (provider/registry.ts). */
 export const descriptor = describeResource({

@@ -10,7 +10,10 @@ function failingWith(error: Error): ResourceImplementation<object, object> {
 
 describe("the dynamic door's failures", () => {
   it("print the message on one line, without a stack trace", async () => {
-    const provider = dynamicProvider(failingWith(new Error("gpucloud:apiKey is not set")));
+    const provider = dynamicProvider(
+      failingWith(new Error("gpucloud:apiKey is not set")),
+      "failing",
+    );
     const failed = await provider.delete?.("1", {}).then(
       () => undefined,
       (error: unknown) => error,
@@ -21,7 +24,7 @@ describe("the dynamic door's failures", () => {
   });
 
   it("keep a programming error's stack", async () => {
-    const provider = dynamicProvider(failingWith(new TypeError("x is undefined")));
+    const provider = dynamicProvider(failingWith(new TypeError("x is undefined")), "failing");
     const failed = (await provider.diff?.("1", {}, {}).catch((error: unknown) => error)) as Error;
     expect(failed.stack).toMatch(/^TypeError: x is undefined\n\s+at /);
   });

@@ -17,6 +17,9 @@ const allowed: Record<string, string> = {
   "provider/provider-runtime.ts thisProcessRun":
     "the dynamic door's one anchor: the engine calls a dynamic provider's methods with " +
     "nothing but their arguments, so the provider process's run is found here",
+  "provider/dynamic-runtime.ts processRuntime":
+    "the bundled runtime, loaded once by the first entry called, as `require` keeps a module: " +
+    "a second copy would hold a second run",
   "provider/renting/stack-sweeper.ts sweepers":
     "a TypeScript program constructs Instance and NodeGroup with no context, and every one of " +
     "a stack needs the stack's one InstanceSweeper: kept per program process, by stack",

@@ -12,8 +12,9 @@ import { Webhook } from "../../provider/resources/webhook";
 
 // A library does not tune the processes it runs in: the program (the user's process) and the
 // dynamic-provider process (shared with the user's own dynamic resources) are left as they
-// were found. No V8 flag, no garbage collection or `gc` global, no compile cache, no stack-trace
-// formatter swapped in, not even for a moment.
+// were found. No V8 flag, no garbage collection or `gc` global, no compile cache of the process
+// (the bundled runtime caches its own code only, through its own script:
+// provider/dynamic-runtime.ts), no stack-trace formatter swapped in, not even for a moment.
 
 type Formatter = NonNullable<ErrorConstructor["prepareStackTrace"]>;
 

@@ -1,0 +1,165 @@
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { Script } from "node:vm";
+import type * as pulumi from "@pulumi/pulumi";
+
+/**
+ * The dynamic provider process's code, as the package ships it: one file, `dynamic-runtime.bundle.js`
+ * beside this module (the run's anchor and every resource module, with zod;
+ * scripts/bundle-dynamic-runtime.mjs), compiled with V8's code cache of it.
+ *
+ * Every `pulumi` command starts a new provider process, which compiled our 250 modules and zod
+ * before its first answer: about 0.1 s of a 1 s `refresh`. With the code cache a process
+ * deserializes what an earlier one compiled instead. Only this file's code is cached, through
+ * its own `vm.Script`: the process's other modules (the SDK's, the user's own dynamic
+ * resources) load as they would without us, and no flag, hook or global changes (Node.js's
+ * compile cache would apply to the whole process). The cache lives beside the bundle, in a
+ * folder of the package, so it is as trusted as the code itself: where the package's folder is
+ * read-only, nothing is written and the bundle compiles as modules do.
+ */
+export interface DynamicRuntime {
+  readonly runtime: { readonly configure: (request: pulumi.dynamic.ConfigureRequest) => void };
+  readonly resources: Readonly<Record<string, { readonly provider: ResourceProviderLike }>>;
+}
+
+/**
+ * A resource module's `provider`, as the entries call it: every method they forward (a resource
+ * without `update` is never asked to update: its diff replaces).
+ */
+export type ResourceProviderLike = Required<
+  Pick<pulumi.dynamic.ResourceProvider, "check" | "diff" | "create" | "read" | "update" | "delete">
+>;
+
+/** What loading the bundle found, for the tests: the code cache's part in it. */
+export type CodeCacheUse = "none" | "used" | "rejected";
+
+export interface LoadedRuntime {
+  readonly runtime: DynamicRuntime;
+  readonly cache: CodeCacheUse;
+  readonly cacheFile: string;
+  /** Writes the code cache of what the process has compiled so far (at most once). */
+  readonly writeCache: () => void;
+}
+
+/**
+ * The bundle in `dir` with its code cache, or undefined where there is none (the modules, as
+ * the tests run them from the sources). A cache of other code (another version's, another
+ * Node.js's) is never used: its name holds the bundle's digest, Node.js's version and the
+ * architecture, and V8 rejects one made with other flags.
+ */
+export function loadDynamicRuntime(dir: string): LoadedRuntime | undefined {
+  const digest = bundleDigest(dir);
+  if (digest === undefined) return undefined;
+  const bundleFile = path.join(dir, digest.file);
+  const cacheFile = path.join(
+    dir,
+    "dynamic-runtime.cache",
+    `${digest.sha256.slice(0, 16)}-${process.version}-${process.arch}.bin`,
+  );
+  const cachedData = readOrUndefined(cacheFile);
+  const script = new Script(
+    `(function (exports, require, module, __filename, __dirname) {${readFileSync(bundleFile, "utf8")}\n})`,
+    { filename: bundleFile, ...(cachedData === undefined ? {} : { cachedData }) },
+  );
+  const module: { exports: unknown } = { exports: {} };
+  const wrapper: unknown = script.runInThisContext();
+  if (typeof wrapper !== "function") throw new Error(`${bundleFile} is not a module`);
+  wrapper.call(module.exports, module.exports, createRequire(bundleFile), module, bundleFile, dir);
+  let written = false;
+  return {
+    runtime: asDynamicRuntime(module.exports, bundleFile),
+    cache: cachedData === undefined ? "none" : script.cachedDataRejected ? "rejected" : "used",
+    cacheFile,
+    writeCache: () => {
+      if (written) return;
+      written = true;
+      writeAtomically(cacheFile, script.createCachedData());
+    },
+  };
+}
+
+let processRuntime: DynamicRuntime | null | undefined;
+
+/**
+ * This process's bundled runtime (loaded at the first call of an entry), or undefined where the
+ * package has none. Kept for the process, as `require` keeps a module.
+ */
+export function bundledRuntime(): DynamicRuntime | undefined {
+  if (processRuntime === undefined) {
+    const loaded = loadDynamicRuntime(__dirname);
+    // At once: a provider process may be stopped a few hundred milliseconds after it loaded
+    // (a `refresh`), and its modules' top-level code, compiled by now, is most of the cost.
+    if (loaded !== undefined && loaded.cache !== "used") loaded.writeCache();
+    processRuntime = loaded?.runtime ?? null;
+  }
+  return processRuntime ?? undefined;
+}
+
+/**
+ * Sets the runtime this process's entries and module copies hand their calls to (undefined:
+ * none, the modules serve). For the tests, which run from the sources, where there is no bundle.
+ */
+export function useRuntimeInThisProcess(runtime: DynamicRuntime | undefined): void {
+  processRuntime = runtime ?? null;
+}
+
+function bundleDigest(dir: string): { file: string; sha256: string } | undefined {
+  const text = readOrUndefined(path.join(dir, "dynamic-runtime.bundle.json"))?.toString("utf8");
+  if (text === undefined) return undefined;
+  const parsed: unknown = JSON.parse(text);
+  if (
+    typeof parsed === "object" &&
+    parsed !== null &&
+    "file" in parsed &&
+    "sha256" in parsed &&
+    typeof parsed.file === "string" &&
+    typeof parsed.sha256 === "string" &&
+    /^[0-9a-f]{64}$/.test(parsed.sha256)
+  ) {
+    return { file: path.basename(parsed.file), sha256: parsed.sha256 };
+  }
+  throw new Error(
+    `${path.join(dir, "dynamic-runtime.bundle.json")} does not name the bundle's digest`,
+  );
+}
+
+function readOrUndefined(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Written beside and renamed over, so a process reading it meets a whole cache or none; a
+ * folder it may not write (a read-only install) leaves the bundle uncached, silently.
+ */
+function writeAtomically(file: string, data: Buffer): void {
+  const partial = `${file}.${process.pid}.partial`;
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(partial, data);
+    renameSync(partial, file);
+  } catch {
+    try {
+      rmSync(partial, { force: true });
+    } catch {
+      // Nothing was written, or nothing can be removed: either way, no cache.
+    }
+  }
+}
+
+function asDynamicRuntime(exports: unknown, file: string): DynamicRuntime {
+  const fail = (): never => {
+    throw new Error(`${file} does not export the runtime and the resources' providers`);
+  };
+  if (typeof exports !== "object" || exports === null) return fail();
+  if (!("runtime" in exports) || !("resources" in exports)) return fail();
+  const { runtime, resources } = exports;
+  if (typeof runtime !== "object" || runtime === null || !("configure" in runtime)) return fail();
+  if (typeof runtime.configure !== "function") return fail();
+  if (typeof resources !== "object" || resources === null) return fail();
+  return exports as DynamicRuntime;
+}

@@ -1,0 +1,65 @@
+// The dynamic provider process's code as one file: dist/provider/dynamic-runtime.bundle.js (the run's
+// anchor and every resource module, with zod), and its SHA-256 in dynamic-runtime.bundle.json.
+// provider/dynamic-runtime.ts loads it with V8's code cache, so that a provider process
+// compiles our code once per machine rather than once per `pulumi` command.
+//
+// Built from dist/ (run after `tsc -p tsconfig.build.json`): by scripts/install-package.mjs
+// before it packs, and by `npm pack` (prepack). @pulumi/pulumi stays outside: the process's
+// SDK is the host's. undici too: the network stack is the one the user's tree resolves (an
+// override or a patched release applies), loaded at the first request as before.
+import { createHash } from "node:crypto";
+import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import esbuild from "esbuild";
+
+const root = path.resolve(import.meta.dirname, "..");
+const providerDir = path.join(root, "dist", "provider");
+
+/** The resource modules, by their sources' names (dist/ may hold a removed one's output). */
+function resourceNames() {
+  return readdirSync(path.join(root, "provider", "resources"))
+    .filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts"))
+    .map((file) => file.slice(0, -".ts".length))
+    .sort();
+}
+
+/** Writes the bundle and its digest; returns the bundle's path. */
+export async function bundleDynamicRuntime() {
+  const entry = [
+    `exports.runtime = require("./provider-runtime.js");`,
+    `exports.resources = {`,
+    ...resourceNames().map(
+      (name) => `  ${JSON.stringify(name)}: require("./resources/${name}.js"),`,
+    ),
+    `};`,
+  ].join("\n");
+  const result = await esbuild.build({
+    stdin: { contents: entry, resolveDir: providerDir, sourcefile: "dynamic-runtime-entry.js" },
+    bundle: true,
+    write: false,
+    platform: "node",
+    format: "cjs",
+    // The package's oldest Node.js (package.json's engines).
+    target: "node22",
+    external: ["@pulumi/pulumi", "@pulumi/pulumi/*", "undici", "undici/*"],
+    // The bundle is the runtime: its provider-runtime hands nothing on to a bundle.
+    define: { GPUCLOUD_DYNAMIC_RUNTIME_BUNDLE: "true" },
+    logLevel: "warning",
+  });
+  const [output] = result.outputFiles;
+  // A code cache a process made of an earlier bundle here is never packed with this one.
+  rmSync(path.join(providerDir, "dynamic-runtime.cache"), { recursive: true, force: true });
+  const file = path.join(providerDir, "dynamic-runtime.bundle.js");
+  writeFileSync(file, output.contents);
+  const sha256 = createHash("sha256").update(output.contents).digest("hex");
+  writeFileSync(
+    path.join(providerDir, "dynamic-runtime.bundle.json"),
+    `${JSON.stringify({ file: "dynamic-runtime.bundle.js", sha256 })}\n`,
+  );
+  return file;
+}
+
+if (process.argv[1] === import.meta.filename) {
+  const file = await bundleDynamicRuntime();
+  process.stdout.write(`[bundle-dynamic-runtime] ${path.relative(root, file)}\n`);
+}
