@@ -61,12 +61,18 @@ async function expectLeanProcesses(log: string): Promise<void> {
     expect(provider.gpucloudModules).not.toContain("dist/provider/index.js");
     // Nor of the provider process's, which the user's own dynamic resources share.
     expect(provider.compileCacheDir).toBeUndefined();
+    // The entries, then the bundled runtime (provider/dynamic-runtime.ts): no module of the
+    // resources, the client or zod is compiled in the process.
     expect(provider.gpucloudModules).toEqual(
       expect.arrayContaining([
         "dist/provider/dynamic/secret.js",
-        "dist/provider/resources/instance.js",
+        "dist/provider/dynamic-runtime.js",
       ]),
     );
+    expect(
+      provider.gpucloudModules.filter((file) => /^dist\/provider\/(resources|client)\//.test(file)),
+    ).toEqual([]);
+    expect(provider.packages).not.toContain("zod");
   }
 }
 
