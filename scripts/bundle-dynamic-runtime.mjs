@@ -42,6 +42,9 @@ export async function bundleDynamicRuntime() {
     // The package's oldest Node.js (package.json's engines).
     target: "node22",
     external: ["@pulumi/pulumi", "@pulumi/pulumi/*", "undici", "undici/*"],
+    // A script compiled by vm.Script has no loader for `import()`: the SDK's dynamic imports
+    // (provider/run/progress.ts) become requires of the same module.
+    supported: { "dynamic-import": false },
     // The bundle is the runtime: its provider-runtime hands nothing on to a bundle.
     define: { GPUCLOUD_DYNAMIC_RUNTIME_BUNDLE: "true" },
     logLevel: "warning",

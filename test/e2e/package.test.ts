@@ -43,10 +43,11 @@ const manifest = z
 describe("the published package", () => {
   const tarball = tarballFromSetup("GPUCLOUD_PACKED_TARBALL");
 
-  it("compiles before it is packed (prepack), as the build does", () => {
+  it("compiles and bundles before it is packed (prepack), as the build does", () => {
     const compile = "tsc -p tsconfig.build.json";
-    expect(manifest.scripts.prepack).toBe(compile);
-    expect(manifest.scripts.build).toContain(`${compile} && `);
+    // The build's install-package.mjs bundles before it packs.
+    expect(manifest.scripts.prepack).toBe(`${compile} && node scripts/bundle-dynamic-runtime.mjs`);
+    expect(manifest.scripts.build).toContain(`${compile} && node scripts/install-package.mjs`);
   });
 
   it("holds the compiled code, its types and the emulator's command, and no sources", async () => {
@@ -59,8 +60,12 @@ describe("the published package", () => {
         "package/dist/provider/resources/instance.d.ts",
         "package/dist/emulator/cli.js",
         "package/README.md",
+        // The dynamic provider process's code (provider/dynamic-runtime.ts), without a cache.
+        "package/dist/provider/dynamic-runtime.bundle.js",
+        "package/dist/provider/dynamic-runtime.bundle.json",
       ]),
     );
+    expect(files.filter((file) => file.includes("dynamic-runtime.cache"))).toEqual([]);
     expect(
       files.filter((file) => /\.test\.|^package\/(test|provider|emulator|scripts)\//.test(file)),
     ).toEqual([]);
