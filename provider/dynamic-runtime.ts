@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -44,22 +45,24 @@ export interface LoadedRuntime {
 
 /**
  * The bundle in `dir` with its code cache, or undefined where there is none (the modules, as
- * the tests run them from the sources). A cache of other code (another version's, another
- * Node.js's) is never used: its name holds the bundle's digest, Node.js's version and the
- * architecture, and V8 rejects one made with other flags.
+ * the tests run them from the sources). A cache of other code (another version's, an edited
+ * bundle, another Node.js's) is never used: its name holds the digest of the bundle's text as
+ * read (V8 itself checks only the text's length), Node.js's version and the architecture, and
+ * V8 rejects one made with other flags.
  */
 export function loadDynamicRuntime(dir: string): LoadedRuntime | undefined {
-  const digest = bundleDigest(dir);
-  if (digest === undefined) return undefined;
-  const bundleFile = path.join(dir, digest.file);
+  const bundleFile = path.join(dir, bundleName);
+  const source = readOrUndefined(bundleFile);
+  if (source === undefined) return undefined;
+  const digest = createHash("sha256").update(source).digest("hex");
   const cacheFile = path.join(
     dir,
     "dynamic-runtime.cache",
-    `${digest.sha256.slice(0, 16)}-${process.version}-${process.arch}.bin`,
+    `${digest.slice(0, 16)}-${process.version}-${process.arch}.bin`,
   );
   const cachedData = readOrUndefined(cacheFile);
   const script = new Script(
-    `(function (exports, require, module, __filename, __dirname) {${readFileSync(bundleFile, "utf8")}\n})`,
+    `(function (exports, require, module, __filename, __dirname) {${source.toString("utf8")}\n})`,
     { filename: bundleFile, ...(cachedData === undefined ? {} : { cachedData }) },
   );
   const module: { exports: unknown } = { exports: {} };
@@ -74,10 +77,16 @@ export function loadDynamicRuntime(dir: string): LoadedRuntime | undefined {
     writeCache: () => {
       if (written) return;
       written = true;
-      writeAtomically(cacheFile, script.createCachedData());
+      writeAtomically(cacheFile, () => script.createCachedData());
     },
   };
 }
+
+/** The bundle's file, beside this module (scripts/bundle-dynamic-runtime.mjs). */
+const bundleName = "dynamic-runtime.bundle.js";
+
+// Defined (true) in the bundle: it is the runtime, and loads none.
+declare const GPUCLOUD_DYNAMIC_RUNTIME_BUNDLE: boolean | undefined;
 
 let processRuntime: DynamicRuntime | null | undefined;
 
@@ -86,6 +95,7 @@ let processRuntime: DynamicRuntime | null | undefined;
  * package has none. Kept for the process, as `require` keeps a module.
  */
 export function bundledRuntime(): DynamicRuntime | undefined {
+  if (typeof GPUCLOUD_DYNAMIC_RUNTIME_BUNDLE === "boolean") return undefined;
   if (processRuntime === undefined) {
     const loaded = loadDynamicRuntime(__dirname);
     // At once: a provider process may be stopped a few hundred milliseconds after it loaded
@@ -97,31 +107,30 @@ export function bundledRuntime(): DynamicRuntime | undefined {
 }
 
 /**
+ * A resource in the bundle. A bundle without it is not this package's (built before the
+ * resource was added, or an entry misnamed): the modules' copy would hold a second run, so
+ * the call fails, saying what to rebuild.
+ */
+export function resourceIn(
+  runtime: DynamicRuntime,
+  name: string,
+): { readonly provider: ResourceProviderLike } {
+  const resource = runtime.resources[name];
+  if (resource === undefined) {
+    throw new Error(
+      `the package's bundled runtime has no resource "${name}": rebuild it ` +
+        "(node scripts/bundle-dynamic-runtime.mjs, or reinstall the package)",
+    );
+  }
+  return resource;
+}
+
+/**
  * Sets the runtime this process's entries and module copies hand their calls to (undefined:
  * none, the modules serve). For the tests, which run from the sources, where there is no bundle.
  */
 export function useRuntimeInThisProcess(runtime: DynamicRuntime | undefined): void {
   processRuntime = runtime ?? null;
-}
-
-function bundleDigest(dir: string): { file: string; sha256: string } | undefined {
-  const text = readOrUndefined(path.join(dir, "dynamic-runtime.bundle.json"))?.toString("utf8");
-  if (text === undefined) return undefined;
-  const parsed: unknown = JSON.parse(text);
-  if (
-    typeof parsed === "object" &&
-    parsed !== null &&
-    "file" in parsed &&
-    "sha256" in parsed &&
-    typeof parsed.file === "string" &&
-    typeof parsed.sha256 === "string" &&
-    /^[0-9a-f]{64}$/.test(parsed.sha256)
-  ) {
-    return { file: path.basename(parsed.file), sha256: parsed.sha256 };
-  }
-  throw new Error(
-    `${path.join(dir, "dynamic-runtime.bundle.json")} does not name the bundle's digest`,
-  );
 }
 
 function readOrUndefined(file: string): Buffer | undefined {
@@ -136,11 +145,11 @@ function readOrUndefined(file: string): Buffer | undefined {
  * Written beside and renamed over, so a process reading it meets a whole cache or none; a
  * folder it may not write (a read-only install) leaves the bundle uncached, silently.
  */
-function writeAtomically(file: string, data: Buffer): void {
+function writeAtomically(file: string, data: () => Buffer): void {
   const partial = `${file}.${process.pid}.partial`;
   try {
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(partial, data);
+    writeFileSync(partial, data());
     renameSync(partial, file);
   } catch {
     try {

@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { ResourceImplementation } from "./shared/resource-implementation";
-import { bundledRuntime, type DynamicRuntime } from "./dynamic-runtime";
+import { bundledRuntime, type DynamicRuntime, resourceIn } from "./dynamic-runtime";
 import { isDynamicProviderHost, onEngineCancel } from "./run/engine-cancel";
 import { Run } from "./run/run";
 import type { DynamicProvider } from "./shim";
@@ -103,18 +103,13 @@ export function configure(
   else dynamicRun().configure(request.config);
 }
 
-// Defined (true) in the bundle scripts/bundle-dynamic-runtime.mjs builds: it is the runtime.
-declare const GPUCLOUD_DYNAMIC_RUNTIME_BUNDLE: boolean | undefined;
-
 /**
  * The bundled runtime this module copy hands its calls to (provider/dynamic-runtime.ts), where
- * the package ships one. The entries of today's states call the bundle; entries that earlier
- * releases copied into states require the modules by path, and one process keeps one run (one
- * budget, ledger, pacing and pool): the bundle's.
+ * the package ships one; none inside the bundle itself. The entries of today's states call the
+ * bundle; entries that earlier releases copied into states require the modules by path, and one
+ * process keeps one run (one budget, ledger, pacing and pool): the bundle's.
  */
-function bundleOfThisProcess(): DynamicRuntime | undefined {
-  return typeof GPUCLOUD_DYNAMIC_RUNTIME_BUNDLE === "boolean" ? undefined : bundledRuntime();
-}
+const bundleOfThisProcess = (): DynamicRuntime | undefined => bundledRuntime();
 
 /**
  * Kept for the entries that earlier releases copied by value into states (provider/shim.ts):
@@ -146,7 +141,10 @@ export function dynamicProvider<Inputs, Outputs>(
     delete: (id, props) => answer(oneLine(implementation.delete(dynamicRun(), id, props))),
   };
   // The same resource's provider in the bundle, when there is one (`entry`: its name there).
-  const served = (): object => bundleOfThisProcess()?.resources[entry]?.provider ?? own;
+  const served = (): object => {
+    const bundle = bundleOfThisProcess();
+    return bundle === undefined ? own : resourceIn(bundle, entry).provider;
+  };
   return new Proxy(own, { get: (_, method): unknown => Reflect.get(served(), method) });
 }
 

@@ -2,7 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 // The SDK's module itself, not its index: a provider process loads this file too, and the index
 // (with the Automation API) is no part of what it needs.
 import { CustomResource, type CustomResourceOptions } from "@pulumi/pulumi/resource";
-import { bundledRuntime, type ResourceProviderLike } from "./dynamic-runtime";
+import { bundledRuntime, resourceIn, type ResourceProviderLike } from "./dynamic-runtime";
 
 /**
  * A resource's real provider, as its module exports it. Unlike the SDK's type, `read` returns
@@ -35,9 +35,11 @@ export interface DynamicProvider<Inputs, Outputs> extends Omit<
  * `exports` entry that matches its file most narrowly, `./dynamic/*` (9 bytes shorter than
  * `./provider/*`, in both copies of every resource). `npm run gen-registry` writes the entry
  * (docs/maintainers/adding-a-resource.md); test/unit/provider-entry.test.ts checks that every
- * resource module has one. The provider process then loads only the resource's module, the
- * client and their dependencies (never `provider/index`, the emulator or its server
- * framework), and the state holds no code, configuration or dependency of ours.
+ * resource module has one. The provider process then loads the entries and the bundled runtime
+ * (provider/dynamic-runtime.ts: every resource's module, the client and zod, compiled from its
+ * code cache; never `provider/index`, the emulator or its server framework), and the state
+ * holds no code, configuration or dependency of ours. A state written by 0.1.0 (below) makes
+ * the process load the modules too, whose copies hand their calls to the bundle.
  *
  * Every module path a state has named is part of the state's contract: stacks written by 0.1.0
  * hold a forwarding object copied by value that requires
@@ -121,8 +123,12 @@ export function forwardingProvider(name: string): pulumi.dynamic.ResourceProvide
   const runtime = "pulumi-gpucloud/provider/provider-runtime";
   // Resolved in the provider process, when a method is first called.
   /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call */
-  const resource = (): ResourceProviderLike =>
-    bundledRuntime()?.resources[name]?.provider ?? require(implementation).provider;
+  const resource = (): ResourceProviderLike => {
+    const bundle = bundledRuntime();
+    return bundle === undefined
+      ? require(implementation).provider
+      : resourceIn(bundle, name).provider;
+  };
   return {
     async configure(request) {
       const bundle = bundledRuntime();

@@ -1,5 +1,5 @@
-// The dynamic provider process's code as one file: dist/provider/dynamic-runtime.bundle.js (the run's
-// anchor and every resource module, with zod), and its SHA-256 in dynamic-runtime.bundle.json.
+// The dynamic provider process's code as one file: dist/provider/dynamic-runtime.bundle.js (the
+// run's anchor and every resource module, with zod).
 // provider/dynamic-runtime.ts loads it with V8's code cache, so that a provider process
 // compiles our code once per machine rather than once per `pulumi` command.
 //
@@ -7,7 +7,6 @@
 // before it packs, and by `npm pack` (prepack). @pulumi/pulumi stays outside: the process's
 // SDK is the host's. undici too: the network stack is the one the user's tree resolves (an
 // override or a patched release applies), loaded at the first request as before.
-import { createHash } from "node:crypto";
 import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import esbuild from "esbuild";
@@ -23,7 +22,7 @@ function resourceNames() {
     .sort();
 }
 
-/** Writes the bundle and its digest; returns the bundle's path. */
+/** Writes the bundle; returns its path. */
 export async function bundleDynamicRuntime() {
   const entry = [
     `exports.runtime = require("./provider-runtime.js");`,
@@ -54,11 +53,6 @@ export async function bundleDynamicRuntime() {
   rmSync(path.join(providerDir, "dynamic-runtime.cache"), { recursive: true, force: true });
   const file = path.join(providerDir, "dynamic-runtime.bundle.js");
   writeFileSync(file, output.contents);
-  const sha256 = createHash("sha256").update(output.contents).digest("hex");
-  writeFileSync(
-    path.join(providerDir, "dynamic-runtime.bundle.json"),
-    `${JSON.stringify({ file: "dynamic-runtime.bundle.js", sha256 })}\n`,
-  );
   return file;
 }
 

@@ -62,7 +62,6 @@ describe("the published package", () => {
         "package/README.md",
         // The dynamic provider process's code (provider/dynamic-runtime.ts), without a cache.
         "package/dist/provider/dynamic-runtime.bundle.js",
-        "package/dist/provider/dynamic-runtime.bundle.json",
       ]),
     );
     expect(files.filter((file) => file.includes("dynamic-runtime.cache"))).toEqual([]);

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -111,6 +111,18 @@ new pulumi.dynamic.Resource({ async create(inputs) { return { id: "noop", outs: 
       async ({ stack, exportState, workDir }) => {
         await stack.up();
         await expectLeanProcesses(path.join(logDir, "loaded.jsonl"));
+        // The provider process compiled the bundled runtime once and kept its code cache beside
+        // it, in the project's copy of the package (every later process reads it).
+        const cacheDir = path.join(workDir, "node_modules", "pulumi-gpucloud", "dist", "provider");
+        expect(await readdir(path.join(cacheDir, "dynamic-runtime.cache"))).toEqual(
+          expect.arrayContaining([
+            expect.stringMatching(
+              new RegExp(
+                `^[0-9a-f]{16}-${process.version.replace(/\./g, "\\.")}-${process.arch}\\.bin$`,
+              ),
+            ),
+          ]),
+        );
         const resources = dynamicResources(await exportState(false));
         // Four of ours, the stack's instance sweeper and the no-op floor.
         expect(resources).toHaveLength(6);

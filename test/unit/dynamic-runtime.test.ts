@@ -1,5 +1,4 @@
 import { execFile } from "node:child_process";
-import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -27,13 +26,7 @@ exports.resources = {
 `;
 
 function writeBundle(dir: string, answer: string): void {
-  const text = bundleText(answer);
-  writeFileSync(path.join(dir, "dynamic-runtime.bundle.js"), text);
-  const sha256 = createHash("sha256").update(text).digest("hex");
-  writeFileSync(
-    path.join(dir, "dynamic-runtime.bundle.json"),
-    JSON.stringify({ file: "dynamic-runtime.bundle.js", sha256 }),
-  );
+  writeFileSync(path.join(dir, "dynamic-runtime.bundle.js"), bundleText(answer));
 }
 
 const loaded = z.object({
@@ -100,7 +93,8 @@ describe("the bundled dynamic runtime", () => {
   it("never runs a cache of other code: another bundle's is not its own", async () => {
     writeBundle(dir, "first");
     await loadInProcess(dir, { writeCache: true });
-    // Same length, other code: V8 alone would take the cache (it checks the source's length).
+    // Same length, other code (an edited bundle): V8 alone would take the cache, as it checks
+    // only the source's length.
     writeBundle(dir, "later");
     expect(await loadInProcess(dir)).toEqual(
       expect.objectContaining({
@@ -135,19 +129,11 @@ describe("the bundled dynamic runtime", () => {
     expect(() => {
       loaded?.writeCache();
     }).not.toThrow();
-    expect(readdirSync(dir).sort()).toEqual([
-      "dynamic-runtime.bundle.js",
-      "dynamic-runtime.bundle.json",
-      "dynamic-runtime.cache",
-    ]);
+    expect(readdirSync(dir).sort()).toEqual(["dynamic-runtime.bundle.js", "dynamic-runtime.cache"]);
   });
 
   it("says which file is not a runtime", () => {
     writeFileSync(path.join(dir, "dynamic-runtime.bundle.js"), "exports.other = 1;");
-    writeFileSync(
-      path.join(dir, "dynamic-runtime.bundle.json"),
-      JSON.stringify({ file: "dynamic-runtime.bundle.js", sha256: "0".repeat(64) }),
-    );
     expect(() => loadDynamicRuntime(dir)).toThrow(
       `${path.join(dir, "dynamic-runtime.bundle.js")} does not export the runtime and the resources' providers`,
     );
@@ -195,6 +181,23 @@ describe("the module copies, where the package ships the bundle", () => {
     };
     expect(await provider.read?.("7")).toEqual({ id: `${name}:7` });
     expect(await provider.check?.({}, {})).toEqual({ inputs: { from: name } });
+  });
+
+  it("a bundle without the resource fails the call rather than make a second run", async () => {
+    useRuntimeInThisProcess({ runtime: bundle.runtime, resources: {} });
+    try {
+      const entry = providerShim("pulumi-gpucloud/provider/resources/secret");
+      await expect(entry.read?.("7", {})).rejects.toThrow(
+        `the package's bundled runtime has no resource "secret": rebuild it`,
+      );
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { provider } = require("../../provider/resources/secret") as {
+        provider: pulumi.dynamic.ResourceProvider;
+      };
+      expect(() => provider.read).toThrow(`has no resource "secret"`);
+    } finally {
+      useRuntimeInThisProcess(bundle);
+    }
   });
 
   it("configure goes to the bundle's run", () => {
