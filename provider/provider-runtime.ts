@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { ResourceImplementation } from "./shared/resource-implementation";
-import { bundledRuntime, type DynamicRuntime, resourceIn } from "./dynamic-runtime";
+import { bundledRuntime, resourceIn } from "./dynamic-runtime";
 import { isDynamicProviderHost, onEngineCancel } from "./run/engine-cancel";
 import { Run } from "./run/run";
 import type { DynamicProvider } from "./shim";
@@ -98,18 +98,13 @@ export function configure(
   request: pulumi.dynamic.ConfigureRequest,
   _collection?: "now" | "at-first-call",
 ): void {
-  const bundle = bundleOfThisProcess();
+  // Where the package ships the bundled runtime (provider/dynamic-runtime.ts), this module copy
+  // hands its calls to it: entries earlier releases copied into states require the modules by
+  // path, and one process keeps one run (one budget, ledger, pacing and pool), the bundle's.
+  const bundle = bundledRuntime();
   if (bundle !== undefined) bundle.runtime.configure(request);
   else dynamicRun().configure(request.config);
 }
-
-/**
- * The bundled runtime this module copy hands its calls to (provider/dynamic-runtime.ts), where
- * the package ships one; none inside the bundle itself. The entries of today's states call the
- * bundle; entries that earlier releases copied into states require the modules by path, and one
- * process keeps one run (one budget, ledger, pacing and pool): the bundle's.
- */
-const bundleOfThisProcess = (): DynamicRuntime | undefined => bundledRuntime();
 
 /**
  * Kept for the entries that earlier releases copied by value into states (provider/shim.ts):
@@ -142,7 +137,7 @@ export function dynamicProvider<Inputs, Outputs>(
   };
   // The same resource's provider in the bundle, when there is one (`entry`: its name there).
   const served = (): object => {
-    const bundle = bundleOfThisProcess();
+    const bundle = bundledRuntime();
     return bundle === undefined ? own : resourceIn(bundle, entry).provider;
   };
   return new Proxy(own, { get: (_, method): unknown => Reflect.get(served(), method) });

@@ -35,6 +35,10 @@ const loaded = z.object({
   cacheFiles: z.array(z.string()),
 });
 
+/** What a load of the bundle in `dir` answering `answer` reports, its cache's part `cache`. */
+const loadedAs = (cache: string, answer: string, dir: string): unknown =>
+  expect.objectContaining({ cache, props: { answer, dir: path.basename(dir) } });
+
 /** Loads the bundle in `dir` in a new Node.js process, as a provider process does (dist/). */
 async function loadInProcess(
   dir: string,
@@ -82,12 +86,7 @@ describe("the bundled dynamic runtime", () => {
       props: { answer: "first", dir: path.basename(dir) },
       cacheFiles: [expect.stringMatching(/^[0-9a-f]{16}-v[0-9.]+-[a-z0-9]+\.bin$/)],
     });
-    expect(await loadInProcess(dir)).toEqual(
-      expect.objectContaining({
-        cache: "used",
-        props: { answer: "first", dir: path.basename(dir) },
-      }),
-    );
+    expect(await loadInProcess(dir)).toEqual(loadedAs("used", "first", dir));
   });
 
   it("never runs a cache of other code: another bundle's is not its own", async () => {
@@ -96,12 +95,7 @@ describe("the bundled dynamic runtime", () => {
     // Same length, other code (an edited bundle): V8 alone would take the cache, as it checks
     // only the source's length.
     writeBundle(dir, "later");
-    expect(await loadInProcess(dir)).toEqual(
-      expect.objectContaining({
-        cache: "none",
-        props: { answer: "later", dir: path.basename(dir) },
-      }),
-    );
+    expect(await loadInProcess(dir)).toEqual(loadedAs("none", "later", dir));
   });
 
   it("takes a damaged cache for none, and writes it anew", async () => {
@@ -112,10 +106,7 @@ describe("the bundled dynamic runtime", () => {
       Buffer.alloc(64, 7),
     );
     expect(await loadInProcess(dir, { writeCache: true })).toEqual(
-      expect.objectContaining({
-        cache: "rejected",
-        props: { answer: "first", dir: path.basename(dir) },
-      }),
+      loadedAs("rejected", "first", dir),
     );
     expect((await loadInProcess(dir)).cache).toBe("used");
   });
