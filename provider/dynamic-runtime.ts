@@ -2,26 +2,29 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { cachedDataVersionTag } from "node:v8";
 import { Script } from "node:vm";
 import type * as pulumi from "@pulumi/pulumi";
 
 /**
- * The dynamic provider process's code, as the package ships it: one file, `dynamic-runtime.bundle.js`
- * beside this module (the run's anchor and every resource module, with zod;
+ * The package's code, as it ships it: one file, `dynamic-runtime.bundle.js` beside this module
+ * (the dynamic door's anchor, every resource module and the package's API, with zod;
  * scripts/bundle-dynamic-runtime.mjs), compiled with V8's code cache of it.
  *
- * Every `pulumi` command starts a new provider process, which compiled our 250 modules and zod
- * before its first answer: about 0.1 s of a 1 s `refresh`. With the code cache a process
- * deserializes what an earlier one compiled instead. Only this file's code is cached, through
- * its own `vm.Script`: the process's other modules (the SDK's, the user's own dynamic
- * resources) load as they would without us, and no flag, hook or global changes (Node.js's
- * compile cache would apply to the whole process). The cache lives beside the bundle, in a
- * folder of the package, so it is as trusted as the code itself: where the package's folder is
- * read-only, nothing is written and the bundle compiles as modules do.
+ * Every `pulumi` command starts a new provider process, and `preview` and `up` a new program,
+ * each of which compiled our 250 modules and zod before its first answer or resource: about
+ * 0.1 s of a 1 s `refresh`. With the code cache a process deserializes what an earlier one
+ * compiled instead. Only this file's code is cached, through its own `vm.Script`: the process's
+ * other modules (the SDK's, the user's own) load as they would without us, and no flag, hook or
+ * global changes (Node.js's compile cache would apply to the whole process). The cache lives
+ * beside the bundle, in a folder of the package, so it is as trusted as the code itself: where
+ * the package's folder is read-only, nothing is written and the bundle compiles as modules do.
  */
 export interface DynamicRuntime {
   readonly runtime: { readonly configure: (request: pulumi.dynamic.ConfigureRequest) => void };
   readonly resources: Readonly<Record<string, { readonly provider: ResourceProviderLike }>>;
+  /** The package's API (provider/index.ts), as the package's entry exports it to programs. */
+  readonly api: object;
 }
 
 /**
@@ -47,8 +50,11 @@ export interface LoadedRuntime {
  * The bundle in `dir` with its code cache, or undefined where there is none (the modules, as
  * the tests run them from the sources). A cache of other code (another version's, an edited
  * bundle, another Node.js's) is never used: its name holds the digest of the bundle's text as
- * read (V8 itself checks only the text's length), Node.js's version and the architecture, and
- * V8 rejects one made with other flags.
+ * read (V8 itself checks only the text's length), Node.js's version, the architecture and V8's
+ * tag of what a cache must match (its version, flags and CPU features). The tag keeps one cache
+ * for each kind of process: the SDK turns on a V8 flag in a program (for its closure
+ * serializer) but not in a provider process, and each rejects a cache the other made, so one
+ * shared file would be rewritten by every process in turn.
  */
 export function loadDynamicRuntime(dir: string): LoadedRuntime | undefined {
   const bundleFile = path.join(dir, bundleName);
@@ -58,7 +64,7 @@ export function loadDynamicRuntime(dir: string): LoadedRuntime | undefined {
   const cacheFile = path.join(
     dir,
     "dynamic-runtime.cache",
-    `${digest.slice(0, 16)}-${process.version}-${process.arch}.bin`,
+    `${digest.slice(0, 16)}-${process.version}-${process.arch}-${cachedDataVersionTag().toString(16)}.bin`,
   );
   const cachedData = readOrUndefined(cacheFile);
   const script = new Script(
@@ -88,22 +94,36 @@ const bundleName = "dynamic-runtime.bundle.js";
 // Defined (true) in the bundle: it is the runtime, and loads none.
 declare const GPUCLOUD_DYNAMIC_RUNTIME_BUNDLE: boolean | undefined;
 
+/** Whether this is the bundle's copy of the module (scripts/bundle-dynamic-runtime.mjs). */
+export const insideTheBundle = typeof GPUCLOUD_DYNAMIC_RUNTIME_BUNDLE === "boolean";
+
 let processRuntime: DynamicRuntime | null | undefined;
 
 /**
- * This process's bundled runtime (loaded at the first call of an entry), or undefined where the
- * package has none. Kept for the process, as `require` keeps a module.
+ * This process's bundled runtime (loaded by the package's entry in a program, at the first call
+ * of an entry in a provider process), or undefined where the package has none or this module
+ * runs in a context of its own. Kept for the process, as `require` keeps a module.
  */
 export function bundledRuntime(): DynamicRuntime | undefined {
-  if (typeof GPUCLOUD_DYNAMIC_RUNTIME_BUNDLE === "boolean") return undefined;
+  if (insideTheBundle) return undefined;
   if (processRuntime === undefined) {
-    const loaded = loadDynamicRuntime(__dirname);
+    const loaded = runsInMainContext() ? loadDynamicRuntime(__dirname) : undefined;
     // At once: a provider process may be stopped a few hundred milliseconds after it loaded
     // (a `refresh`), and its modules' top-level code, compiled by now, is most of the cost.
     if (loaded !== undefined && loaded.cache !== "used") loaded.writeCache();
     processRuntime = loaded?.runtime ?? null;
   }
   return processRuntime ?? undefined;
+}
+
+/**
+ * Whether this module runs in the process's main context, where the bundle's script runs. A
+ * Jest test's modules run in a context of their own, with their own registry of modules: the
+ * bundle there would extend another copy of the SDK than the one the test mocks
+ * (`pulumi.runtime.setMocks`), with another realm's objects, so the modules serve instead.
+ */
+export function runsInMainContext(): boolean {
+  return new Script("Object").runInThisContext() === Object;
 }
 
 /**
@@ -162,7 +182,7 @@ function writeAtomically(file: string, data: () => Buffer): void {
 
 function asDynamicRuntime(exports: unknown, file: string): DynamicRuntime {
   const fail = (): never => {
-    throw new Error(`${file} does not export the runtime and the resources' providers`);
+    throw new Error(`${file} does not export the runtime, the resources' providers and the API`);
   };
   if (typeof exports !== "object" || exports === null) return fail();
   if (!("runtime" in exports) || !("resources" in exports)) return fail();
@@ -170,5 +190,6 @@ function asDynamicRuntime(exports: unknown, file: string): DynamicRuntime {
   if (typeof runtime !== "object" || runtime === null || !("configure" in runtime)) return fail();
   if (typeof runtime.configure !== "function") return fail();
   if (typeof resources !== "object" || resources === null) return fail();
+  if (!("api" in exports) || typeof exports.api !== "object" || exports.api === null) return fail();
   return exports as DynamicRuntime;
 }

@@ -2,7 +2,12 @@ import type * as pulumi from "@pulumi/pulumi";
 // The SDK's module itself, not its index: a provider process loads this file too, and the index
 // (with the Automation API) is no part of what it needs.
 import { CustomResource, type CustomResourceOptions } from "@pulumi/pulumi/resource";
-import { bundledRuntime, resourceIn, type ResourceProviderLike } from "./dynamic-runtime";
+import {
+  bundledRuntime,
+  insideTheBundle,
+  resourceIn,
+  type ResourceProviderLike,
+} from "./dynamic-runtime";
 
 /**
  * A resource's real provider, as its module exports it. Unlike the SDK's type, `read` returns
@@ -36,8 +41,8 @@ export interface DynamicProvider<Inputs, Outputs> extends Omit<
  * `./provider/*`, in both copies of every resource). `npm run gen-registry` writes the entry
  * (docs/maintainers/adding-a-resource.md); test/unit/provider-entry.test.ts checks that every
  * resource module has one. The provider process then loads the entries and the bundled runtime
- * (provider/dynamic-runtime.ts: every resource's module, the client and zod, compiled from its
- * code cache; never `provider/index`, the emulator or its server framework), and the state
+ * (provider/dynamic-runtime.ts: every resource's module, the client, the package's API and zod,
+ * compiled from its code cache; never the emulator or its server framework), and the state
  * holds no code, configuration or dependency of ours. A state written by 0.1.0 (below) makes
  * the process load the modules too, whose copies hand their calls to the bundle.
  *
@@ -87,8 +92,12 @@ export function providerEntry(implementation: string): string {
 export function providerShim(implementation: string): pulumi.dynamic.ResourceProvider {
   const name = entryName(implementation);
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return require(`./dynamic/${name}`) as pulumi.dynamic.ResourceProvider;
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    // The bundle holds the entries as a table of their files, named with their extension.
+    return (
+      insideTheBundle ? require(`./dynamic/${name}.js`) : require(`./dynamic/${name}`)
+    ) as pulumi.dynamic.ResourceProvider;
+    /* eslint-enable @typescript-eslint/no-require-imports */
   } catch (error) {
     throw new Error(
       `no provider entry module for ${implementation}: add provider/dynamic/${name}.ts ` +

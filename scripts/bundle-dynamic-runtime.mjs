@@ -1,7 +1,7 @@
-// The dynamic provider process's code as one file: dist/provider/dynamic-runtime.bundle.js (the
-// run's anchor and every resource module, with zod).
-// provider/dynamic-runtime.ts loads it with V8's code cache, so that a provider process
-// compiles our code once per machine rather than once per `pulumi` command.
+// The package's code as one file: dist/provider/dynamic-runtime.bundle.js (the dynamic door's
+// anchor, every resource module and the package's API, with zod). provider/dynamic-runtime.ts
+// loads it with V8's code cache, so that a provider process or a program compiles our code once
+// per install rather than once per `pulumi` command (provider/package-entry.ts for programs).
 //
 // Built from dist/ (run after `tsc -p tsconfig.build.json`): by scripts/install-package.mjs
 // before it packs, and by `npm pack` (prepack). @pulumi/pulumi stays outside: the process's
@@ -31,6 +31,8 @@ export async function bundleDynamicRuntime() {
       (name) => `  ${JSON.stringify(name)}: require("./resources/${name}.js"),`,
     ),
     `};`,
+    // What the package's entry exports to a program (provider/package-entry.ts).
+    `exports.api = require("./index.js");`,
   ].join("\n");
   const result = await esbuild.build({
     stdin: { contents: entry, resolveDir: providerDir, sourcefile: "dynamic-runtime-entry.js" },

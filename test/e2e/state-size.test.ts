@@ -25,7 +25,7 @@ const recordedProcess = z.object({
 /**
  * The dynamic-provider process loads what the providers need and nothing else: not the
  * emulator, not its server framework, not the package's index (every resource and the client);
- * the program loads the resources' classes but not the HTTP library.
+ * the program loads the resources' classes, from the bundled runtime, but not the HTTP library.
  */
 async function expectLeanProcesses(log: string): Promise<void> {
   // The engine stops the provider as the step ends; its line may land just after.
@@ -51,6 +51,13 @@ async function expectLeanProcesses(log: string): Promise<void> {
     expect(program.packages).not.toContain("undici");
     // The program is the user's process: the package changes nothing of how it loads code.
     expect(program.compileCacheDir).toBeUndefined();
+    // The package's entry takes the API from the bundled runtime: no module of the classes,
+    // the client or zod is compiled in the program.
+    expect(program.gpucloudModules.sort()).toEqual([
+      "dist/provider/dynamic-runtime.js",
+      "dist/provider/package-entry.js",
+    ]);
+    expect(program.packages).not.toContain("zod");
   }
   expect(providers().length).toBeGreaterThan(0);
   for (const provider of providers()) {
@@ -118,7 +125,7 @@ new pulumi.dynamic.Resource({ async create(inputs) { return { id: "noop", outs: 
           expect.arrayContaining([
             expect.stringMatching(
               new RegExp(
-                `^[0-9a-f]{16}-${process.version.replace(/\./g, "\\.")}-${process.arch}\\.bin$`,
+                `^[0-9a-f]{16}-${process.version.replace(/\./g, "\\.")}-${process.arch}-[0-9a-f]+\\.bin$`,
               ),
             ),
           ]),

@@ -102,16 +102,23 @@ function providerFor(names) {
   return providers.get(key);
 }
 ${options.everyOutput ? everyOutputNames : "const everyOutput = () => ({});"}
-// Before the package's classes extend it.
-const shim = require("pulumi-gpucloud/provider/shim");
-const DynamicResource = shim.DynamicResource;
-shim.DynamicResource = class extends DynamicResource {
-  constructor(_entry, name, props, opts, type) {
-    const every = Object.fromEntries((everyOutput()[type] ?? []).map((field) => [field, undefined]));
-    const registered = { ...every, ...props };
-    super(providerFor(Object.keys(registered)), name, registered, opts, type);
-  }
-};
+// Each of our resources, as its class registers it, handed the no-op provider of its names
+// instead of its own: a transformation, so that the classes are the package's as a user's
+// program loads them (its bundled runtime).
+const ours = "pulumi-nodejs:dynamic/gpucloud:";
+pulumi.runtime.registerStackTransformation(({ type, props, opts }) => {
+  if (!type.startsWith(ours)) return undefined;
+  const { __provider, ...own } = props;
+  const every = Object.fromEntries(
+    (everyOutput()[type.slice(ours.length)] ?? []).map((field) => [field, undefined]),
+  );
+  const registered = { ...every, ...own };
+  const provider = providerFor(Object.keys(registered));
+  return {
+    props: { ...registered, __provider: "exports.handler = () => require(" + JSON.stringify(provider) + ");" },
+    opts,
+  };
+});
 ${mixDeclarations(mix, instance)}`;
 }
 
@@ -126,9 +133,8 @@ export interface ShapesOptions {
 }
 
 /**
- * The shapes program's table of every output name of the resources that register fewer: read
- * when the first resource is declared, once the classes extend the no-op resource (the volume's
- * module declares its class).
+ * The shapes program's table of every output name of the resources that register fewer, read
+ * when the first resource is declared.
  */
 const everyOutputNames = `let everyOutputTable;
 const everyOutput = () =>

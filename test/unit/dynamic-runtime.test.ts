@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -8,6 +8,7 @@ import { z } from "zod";
 import {
   type DynamicRuntime,
   loadDynamicRuntime,
+  runsInMainContext,
   useRuntimeInThisProcess,
 } from "../../provider/dynamic-runtime";
 import { configure } from "../../provider/provider-runtime";
@@ -16,13 +17,14 @@ import { repoRoot } from "../support/repo-root";
 
 const execFileAsync = promisify(execFile);
 
-// A bundle as scripts/bundle-dynamic-runtime.mjs writes one: CommonJS, with its digest beside.
+// A bundle as scripts/bundle-dynamic-runtime.mjs writes one: CommonJS.
 const bundleText = (answer: string) => `"use strict";
 const path = require("node:path");
 exports.runtime = { configure() {} };
 exports.resources = {
   secret: { provider: { read: async (id) => ({ id, props: { answer: ${JSON.stringify(answer)}, dir: path.basename(__dirname) } }) } },
 };
+exports.api = { answer: ${JSON.stringify(answer)} };
 `;
 
 function writeBundle(dir: string, answer: string): void {
@@ -42,7 +44,7 @@ const loadedAs = (cache: string, answer: string, dir: string): unknown =>
 /** Loads the bundle in `dir` in a new Node.js process, as a provider process does (dist/). */
 async function loadInProcess(
   dir: string,
-  options: { writeCache?: boolean } = {},
+  options: { writeCache?: boolean; nodeFlags?: readonly string[] } = {},
 ): Promise<z.infer<typeof loaded>> {
   const script = `
 const fs = require("node:fs");
@@ -58,7 +60,7 @@ runtime.runtime.resources.secret.provider.read("s1", {}).then(({ props }) => {
 `;
   const { stdout } = await execFileAsync(
     process.execPath,
-    ["-e", script, dir, options.writeCache ? "write" : ""],
+    [...(options.nodeFlags ?? []), "-e", script, dir, options.writeCache ? "write" : ""],
     { cwd: repoRoot },
   );
   return loaded.parse(JSON.parse(stdout));
@@ -84,7 +86,7 @@ describe("the bundled dynamic runtime", () => {
     expect(await loadInProcess(dir, { writeCache: true })).toEqual({
       cache: "none",
       props: { answer: "first", dir: path.basename(dir) },
-      cacheFiles: [expect.stringMatching(/^[0-9a-f]{16}-v[0-9.]+-[a-z0-9]+\.bin$/)],
+      cacheFiles: [expect.stringMatching(/^[0-9a-f]{16}-v[0-9.]+-[a-z0-9]+-[0-9a-f]+\.bin$/)],
     });
     expect(await loadInProcess(dir)).toEqual(loadedAs("used", "first", dir));
   });
@@ -96,6 +98,21 @@ describe("the bundled dynamic runtime", () => {
     // only the source's length.
     writeBundle(dir, "later");
     expect(await loadInProcess(dir)).toEqual(loadedAs("none", "later", dir));
+  });
+
+  // A program runs with a V8 flag the SDK turns on (for its closure serializer), a provider
+  // process without: each rejects the other's cache, so each keeps its own.
+  it("keeps a cache for each kind of process, rather than each rewriting the other's", async () => {
+    writeBundle(dir, "first");
+    const program = { nodeFlags: ["--allow-natives-syntax"] };
+    await loadInProcess(dir, { writeCache: true });
+    expect(await loadInProcess(dir, { ...program, writeCache: true })).toEqual(
+      loadedAs("none", "first", dir),
+    );
+    expect(await loadInProcess(dir)).toEqual(loadedAs("used", "first", dir));
+    const used = await loadInProcess(dir, program);
+    expect(used).toEqual(loadedAs("used", "first", dir));
+    expect(used.cacheFiles).toHaveLength(2);
   });
 
   it("takes a damaged cache for none, and writes it anew", async () => {
@@ -126,8 +143,40 @@ describe("the bundled dynamic runtime", () => {
   it("says which file is not a runtime", () => {
     writeFileSync(path.join(dir, "dynamic-runtime.bundle.js"), "exports.other = 1;");
     expect(() => loadDynamicRuntime(dir)).toThrow(
-      `${path.join(dir, "dynamic-runtime.bundle.js")} does not export the runtime and the resources' providers`,
+      `${path.join(dir, "dynamic-runtime.bundle.js")} does not export the runtime, the resources' providers and the API`,
     );
+  });
+});
+
+describe("the package's entry", () => {
+  let dir: string;
+  beforeEach(() => {
+    // The entry and the loader as built, beside a bundle and a modules' index of their own.
+    dir = mkdtempSync(path.join(tmpdir(), "gpucloud-package-entry-"));
+    for (const file of ["package-entry.js", "dynamic-runtime.js"]) {
+      copyFileSync(path.join(repoRoot, "dist", "provider", file), path.join(dir, file));
+    }
+    writeBundle(dir, "bundle");
+    writeFileSync(path.join(dir, "index.js"), `exports.answer = "modules";\n`);
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const inProcess = async (args: readonly string[]): Promise<string> =>
+    (await execFileAsync(process.execPath, [...args], { cwd: dir })).stdout.trim();
+
+  it("is the bundle's API in a program, by require and by import", async () => {
+    expect(await inProcess(["-p", `require("./package-entry.js").answer`])).toBe("bundle");
+    // Node.js names an ES module's imports from the entry's text: the modules' index's names.
+    const imported = `import { answer } from "./package-entry.js"; console.log(answer);`;
+    expect(await inProcess(["--input-type=module", "-e", imported])).toBe("bundle");
+  });
+
+  it("is the modules' API in a context of its own (a Jest test, whose SDK it mocks)", () => {
+    expect(runsInMainContext()).toBe(false);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    expect(require(path.join(dir, "package-entry.js"))).toEqual({ answer: "modules" });
   });
 });
 
@@ -137,6 +186,7 @@ describe("the module copies, where the package ships the bundle", () => {
     .map((file) => file.slice(0, -".ts".length));
   const configured: unknown[] = [];
   const bundle: DynamicRuntime = {
+    api: {},
     runtime: { configure: (request) => void configured.push(request.config) },
     resources: Object.fromEntries(
       names.map((name) => [
@@ -175,7 +225,7 @@ describe("the module copies, where the package ships the bundle", () => {
   });
 
   it("a bundle without the resource fails the call rather than make a second run", async () => {
-    useRuntimeInThisProcess({ runtime: bundle.runtime, resources: {} });
+    useRuntimeInThisProcess({ ...bundle, resources: {} });
     try {
       const entry = providerShim("pulumi-gpucloud/provider/resources/secret");
       await expect(entry.read?.("7", {})).rejects.toThrow(
