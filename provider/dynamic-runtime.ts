@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -23,7 +23,10 @@ import type * as pulumi from "@pulumi/pulumi";
 export interface DynamicRuntime {
   readonly runtime: { readonly configure: (request: pulumi.dynamic.ConfigureRequest) => void };
   readonly resources: Readonly<Record<string, { readonly provider: ResourceProviderLike }>>;
-  /** The package's API (provider/index.ts), as the package's entry exports it to programs. */
+  /**
+   * The package's API (provider/index.ts), as the package's entry exports it to programs; its
+   * modules run when it is first read.
+   */
   readonly api: object;
 }
 
@@ -66,7 +69,8 @@ export function loadDynamicRuntime(dir: string): LoadedRuntime | undefined {
     "dynamic-runtime.cache",
     `${digest.slice(0, 16)}-${process.version}-${process.arch}-${cachedDataVersionTag().toString(16)}.bin`,
   );
-  const cachedData = readOrUndefined(cacheFile);
+  const kept = readOrUndefined(cacheFile);
+  const cachedData = kept === undefined ? undefined : unsealed(kept);
   const script = new Script(
     `(function (exports, require, module, __filename, __dirname) {${source.toString("utf8")}\n})`,
     { filename: bundleFile, ...(cachedData === undefined ? {} : { cachedData }) },
@@ -78,12 +82,17 @@ export function loadDynamicRuntime(dir: string): LoadedRuntime | undefined {
   let written = false;
   return {
     runtime: asDynamicRuntime(module.exports, bundleFile),
-    cache: cachedData === undefined ? "none" : script.cachedDataRejected ? "rejected" : "used",
+    cache:
+      kept === undefined
+        ? "none"
+        : cachedData === undefined || script.cachedDataRejected
+          ? "rejected"
+          : "used",
     cacheFile,
     writeCache: () => {
       if (written) return;
       written = true;
-      writeAtomically(cacheFile, () => script.createCachedData());
+      writeAtomically(cacheFile, () => sealed(script.createCachedData()));
     },
   };
 }
@@ -166,10 +175,11 @@ function readOrUndefined(file: string): Buffer | undefined {
  * folder it may not write (a read-only install) leaves the bundle uncached, silently.
  */
 function writeAtomically(file: string, data: () => Buffer): void {
-  const partial = `${file}.${process.pid}.partial`;
+  // A name of its own: two threads of one process (a test runner's workers) may write at once.
+  const partial = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.partial`;
   try {
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(partial, data());
+    writeFileSync(partial, data(), { flag: "wx" });
     renameSync(partial, file);
   } catch {
     try {
@@ -179,6 +189,25 @@ function writeAtomically(file: string, data: () => Buffer): void {
     }
   }
 }
+
+/**
+ * The cache as kept: its SHA-256, then V8's data. V8 checks the data's length, version and
+ * flags, not its bytes: a damaged cache of the right length would run (and fail) as code.
+ */
+function sealed(data: Buffer): Buffer {
+  return Buffer.concat([createHash("sha256").update(data).digest(), data]);
+}
+
+/** V8's data of a kept cache, or undefined where its digest does not match (damaged). */
+function unsealed(kept: Buffer): Buffer | undefined {
+  const data = kept.subarray(digestBytes);
+  const digest = createHash("sha256").update(data).digest();
+  return kept.length > digestBytes && digest.equals(kept.subarray(0, digestBytes))
+    ? data
+    : undefined;
+}
+
+const digestBytes = 32;
 
 function asDynamicRuntime(exports: unknown, file: string): DynamicRuntime {
   const fail = (): never => {
@@ -190,6 +219,7 @@ function asDynamicRuntime(exports: unknown, file: string): DynamicRuntime {
   if (typeof runtime !== "object" || runtime === null || !("configure" in runtime)) return fail();
   if (typeof runtime.configure !== "function") return fail();
   if (typeof resources !== "object" || resources === null) return fail();
-  if (!("api" in exports) || typeof exports.api !== "object" || exports.api === null) return fail();
+  // The API is made when first read (a provider process never reads it).
+  if (!("api" in exports)) return fail();
   return exports as DynamicRuntime;
 }

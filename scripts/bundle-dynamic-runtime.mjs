@@ -31,8 +31,9 @@ export async function bundleDynamicRuntime() {
       (name) => `  ${JSON.stringify(name)}: require("./resources/${name}.js"),`,
     ),
     `};`,
-    // What the package's entry exports to a program (provider/package-entry.ts).
-    `exports.api = require("./index.js");`,
+    // What the package's entry exports to a program (provider/package-entry.ts), made when
+    // first read: a provider process never runs the index or the functions.
+    `Object.defineProperty(exports, "api", { enumerable: true, get: () => require("./index.js") });`,
   ].join("\n");
   const result = await esbuild.build({
     stdin: { contents: entry, resolveDir: providerDir, sourcefile: "dynamic-runtime-entry.js" },

@@ -30,6 +30,62 @@ function startInstalledEmulator(projectDir: string, apiKey: string) {
   });
 }
 
+/**
+ * What a program of the project gets from `pulumi-gpucloud`: the bundled runtime's API, whose
+ * classes Pulumi's mocks serve as the modules' did (one sweeper for the stack, outputs resolved,
+ * `instanceof` true); and, imported as an ES module, every name of the modules' index.
+ */
+async function expectEntryFromBundle(projectDir: string): Promise<void> {
+  const mocked = `
+const path = require("node:path");
+const pulumi = require("@pulumi/pulumi");
+const registered = [];
+(async () => {
+  await pulumi.runtime.setMocks({
+    newResource: (args) => {
+      registered.push(args.type);
+      return { id: args.name + "-id", state: { ...args.inputs, instanceId: 7 } };
+    },
+    call: () => ({}),
+  }, "project", "stack", false);
+  const gpucloud = require("pulumi-gpucloud");
+  const a = new gpucloud.Instance("a", { askId: 31001, image: "img", diskGb: 10 });
+  new gpucloud.Instance("b", { askId: 31002, image: "img", diskGb: 10 });
+  let instanceId;
+  a.instanceId.apply((id) => { instanceId = id; });
+  process.on("beforeExit", () => console.log(JSON.stringify({
+    instanceId,
+    isInstance: a instanceof gpucloud.Instance,
+    modules: Object.keys(require.cache).filter((file) => file.includes("pulumi-gpucloud")).map((file) => path.basename(file)),
+    registered: registered.sort(),
+  })));
+})();
+`;
+  const { stdout } = await execFileAsync(process.execPath, ["-e", mocked], { cwd: projectDir });
+  expect(JSON.parse(stdout)).toEqual({
+    instanceId: 7,
+    isInstance: true,
+    modules: ["package-entry.js", "dynamic-runtime.js"],
+    registered: [
+      "pulumi-nodejs:dynamic/gpucloud:Instance",
+      "pulumi-nodejs:dynamic/gpucloud:Instance",
+      "pulumi-nodejs:dynamic/gpucloud:InstanceSweeper",
+    ],
+  });
+  const imported = `
+import { createRequire } from "node:module";
+import * as entry from "pulumi-gpucloud";
+const index = createRequire(import.meta.url)("pulumi-gpucloud/provider/index");
+console.log(JSON.stringify(Object.keys(index).filter((name) => !(name in entry))));
+`;
+  const { stdout: missing } = await execFileAsync(
+    process.execPath,
+    ["--input-type=module", "-e", imported],
+    { cwd: projectDir },
+  );
+  expect(JSON.parse(missing)).toEqual([]);
+}
+
 // The npm package as the run packed it (test/support/e2e-global-setup.ts: `npm pack` of what
 // `npm test` compiled first with `tsc -p tsconfig.build.json`; in CI, a fresh clone's build). It
 // was packed again here from a copy of the working tree, whose prepack compiled it once more:
@@ -92,6 +148,7 @@ exports.volumeName = data.volumeName;
 `),
       },
       async ({ stack, workDir }) => {
+        await expectEntryFromBundle(workDir);
         const emulator = await startInstalledEmulator(workDir, apiKey);
         try {
           await stack.setAllConfig({
