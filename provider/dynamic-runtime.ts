@@ -82,12 +82,9 @@ export function loadDynamicRuntime(dir: string): LoadedRuntime | undefined {
   let written = false;
   return {
     runtime: asDynamicRuntime(module.exports, bundleFile),
+    // A kept cache that is damaged (cachedData undefined) or that V8 refuses is rejected alike.
     cache:
-      kept === undefined
-        ? "none"
-        : cachedData === undefined || script.cachedDataRejected
-          ? "rejected"
-          : "used",
+      kept === undefined ? "none" : cachedData && !script.cachedDataRejected ? "used" : "rejected",
     cacheFile,
     writeCache: () => {
       if (written) return;

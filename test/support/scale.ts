@@ -106,6 +106,7 @@ ${options.everyOutput ? everyOutputNames : "const everyOutput = () => ({});"}
 // instead of its own: a transformation, so that the classes are the package's as a user's
 // program loads them (its bundled runtime).
 const ours = "pulumi-nodejs:dynamic/gpucloud:";
+const { providerSource } = require("pulumi-gpucloud/provider/shim");
 pulumi.runtime.registerStackTransformation(({ type, props, opts }) => {
   if (!type.startsWith(ours)) return undefined;
   const { __provider, ...own } = props;
@@ -113,11 +114,7 @@ pulumi.runtime.registerStackTransformation(({ type, props, opts }) => {
     (everyOutput()[type.slice(ours.length)] ?? []).map((field) => [field, undefined]),
   );
   const registered = { ...every, ...own };
-  const provider = providerFor(Object.keys(registered));
-  return {
-    props: { ...registered, __provider: "exports.handler = () => require(" + JSON.stringify(provider) + ");" },
-    opts,
-  };
+  return { props: { ...registered, __provider: providerSource(providerFor(Object.keys(registered))) }, opts };
 });
 ${mixDeclarations(mix, instance)}`;
 }
