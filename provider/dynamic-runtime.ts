@@ -14,7 +14,11 @@ import type * as pulumi from "@pulumi/pulumi";
  * Every `pulumi` command starts a new provider process, and `preview` and `up` a new program,
  * each of which compiled our 250 modules and zod before its first answer or resource: about
  * 0.1 s of a 1 s `refresh`. With the code cache a process deserializes what an earlier one
- * compiled instead. Only this file's code is cached, through its own `vm.Script`: the process's
+ * compiled instead. The bundle runs a resource's module when the resource is first called, and
+ * V8 compiles a function when it first runs: a cache holds what its process had run, so it is
+ * written after the process ran something (a resource's method, the API), and again by a later
+ * process that runs something the cache was not made after (a `refresh` after an `up`: the
+ * resources' reads). Only this file's code is cached, through its own `vm.Script`: the process's
  * other modules (the SDK's, the user's own) load as they would without us, and no flag, hook or
  * global changes (Node.js's compile cache would apply to the whole process). The cache lives
  * beside the bundle, in a folder of the package, so it is as trusted as the code itself: where
@@ -45,8 +49,16 @@ export interface LoadedRuntime {
   readonly runtime: DynamicRuntime;
   readonly cache: CodeCacheUse;
   readonly cacheFile: string;
-  /** Writes the code cache of what the process has compiled so far (at most once). */
-  readonly writeCache: () => void;
+  /**
+   * What the process that wrote the used cache had run of the bundle (`secret.read`, `api`):
+   * what that cache holds compiled. Empty where no cache was used.
+   */
+  readonly cachedAfter: ReadonlySet<string>;
+  /**
+   * Writes the code cache of what the process has compiled so far, recording that it was made
+   * after running `ran` (which a later process reads as `cachedAfter`).
+   */
+  readonly writeCache: (ran: Iterable<string>) => void;
 }
 
 /**
@@ -70,26 +82,25 @@ export function loadDynamicRuntime(dir: string): LoadedRuntime | undefined {
     `${digest.slice(0, 16)}-${process.version}-${process.arch}-${cachedDataVersionTag().toString(16)}.bin`,
   );
   const kept = readOrUndefined(cacheFile);
-  const cachedData = kept === undefined ? undefined : unsealed(kept);
+  const cached = kept === undefined ? undefined : unsealed(kept);
   const script = new Script(
     `(function (exports, require, module, __filename, __dirname) {${source.toString("utf8")}\n})`,
-    { filename: bundleFile, ...(cachedData === undefined ? {} : { cachedData }) },
+    { filename: bundleFile, ...(cached === undefined ? {} : { cachedData: cached.data }) },
   );
   const module: { exports: unknown } = { exports: {} };
   const wrapper: unknown = script.runInThisContext();
   if (typeof wrapper !== "function") throw new Error(`${bundleFile} is not a module`);
   wrapper.call(module.exports, module.exports, createRequire(bundleFile), module, bundleFile, dir);
-  let written = false;
+  // A kept cache that is damaged (cached undefined) or that V8 refuses is rejected alike.
+  const cache =
+    kept === undefined ? "none" : cached && !script.cachedDataRejected ? "used" : "rejected";
   return {
     runtime: asDynamicRuntime(module.exports, bundleFile),
-    // A kept cache that is damaged (cachedData undefined) or that V8 refuses is rejected alike.
-    cache:
-      kept === undefined ? "none" : cachedData && !script.cachedDataRejected ? "used" : "rejected",
+    cache,
     cacheFile,
-    writeCache: () => {
-      if (written) return;
-      written = true;
-      writeAtomically(cacheFile, () => sealed(script.createCachedData()));
+    cachedAfter: new Set(cache === "used" ? cached?.ranBefore : []),
+    writeCache: (ran) => {
+      writeAtomically(cacheFile, () => sealed([...ran].sort(), script.createCachedData()));
     },
   };
 }
@@ -103,7 +114,24 @@ declare const GPUCLOUD_DYNAMIC_RUNTIME_BUNDLE: boolean | undefined;
 /** Whether this is the bundle's copy of the module (scripts/bundle-dynamic-runtime.mjs). */
 export const insideTheBundle = typeof GPUCLOUD_DYNAMIC_RUNTIME_BUNDLE === "boolean";
 
-let processRuntime: DynamicRuntime | null | undefined;
+/** The process's bundle, and what its code cache holds of it (the parts run before it). */
+interface ProcessRuntime {
+  readonly runtime: DynamicRuntime;
+  readonly loaded: LoadedRuntime | undefined;
+  /** Parts the used cache was made after, then those of the caches this process wrote. */
+  readonly cached: Set<string>;
+  /** Parts run since, which the write now due adds (it is due while any are here). */
+  readonly uncached: Set<string>;
+}
+
+let processRuntime: ProcessRuntime | null | undefined;
+
+const runtimeOfProcess = (runtime: DynamicRuntime, loaded?: LoadedRuntime): ProcessRuntime => ({
+  runtime,
+  loaded,
+  cached: new Set(loaded?.cachedAfter),
+  uncached: new Set(),
+});
 
 /**
  * This process's bundled runtime (loaded by the package's entry in a program, at the first call
@@ -114,13 +142,35 @@ export function bundledRuntime(): DynamicRuntime | undefined {
   if (insideTheBundle) return undefined;
   if (processRuntime === undefined) {
     const loaded = runsInMainContext() ? loadDynamicRuntime(__dirname) : undefined;
-    // At once: a provider process may be stopped a few hundred milliseconds after it loaded
-    // (a `refresh`), and its modules' top-level code, compiled by now, is most of the cost.
-    if (loaded !== undefined && loaded.cache !== "used") loaded.writeCache();
-    processRuntime = loaded?.runtime ?? null;
+    processRuntime = loaded === undefined ? null : runtimeOfProcess(loaded.runtime, loaded);
   }
-  return processRuntime ?? undefined;
+  return processRuntime?.runtime;
 }
+
+/**
+ * Notes that the process ran `part` of its bundle (`<resource>.<method>`, a call it answered;
+ * `api`, the package's API made). A part its cache was not made after has compiled code the
+ * cache lacks: the cache is written anew shortly after, with what every part run so far
+ * compiled (parts run within `cacheWriteDelayMs` share one write). Once the cache was made
+ * after every part a process runs, nothing is written.
+ */
+export function ranInBundle(part: string): void {
+  const current = processRuntime;
+  const loaded = current?.loaded;
+  if (!current || !loaded || current.cached.has(part) || current.uncached.has(part)) return;
+  current.uncached.add(part);
+  if (current.uncached.size > 1) return;
+  // A provider process is stopped soon after its last answer (a `refresh`, 20 ms after): the
+  // write comes early, and a process stopped before it leaves the next one to write.
+  setTimeout(() => {
+    for (const ran of current.uncached) current.cached.add(ran);
+    current.uncached.clear();
+    loaded.writeCache(current.cached);
+  }, cacheWriteDelayMs).unref();
+}
+
+/** How long after a part the process had not cached its cache is written (for the tests too). */
+export const cacheWriteDelayMs = 20;
 
 /**
  * Whether this module runs in the process's main context, where the bundle's script runs. A
@@ -156,7 +206,7 @@ export function resourceIn(
  * none, the modules serve). For the tests, which run from the sources, where there is no bundle.
  */
 export function useRuntimeInThisProcess(runtime: DynamicRuntime | undefined): void {
-  processRuntime = runtime ?? null;
+  processRuntime = runtime === undefined ? null : runtimeOfProcess(runtime);
 }
 
 function readOrUndefined(file: string): Buffer | undefined {
@@ -188,20 +238,39 @@ function writeAtomically(file: string, data: () => Buffer): void {
 }
 
 /**
- * The cache as kept: its SHA-256, then V8's data. V8 checks the data's length, version and
- * flags, not its bytes: a damaged cache of the right length would run (and fail) as code.
+ * The cache as kept: its SHA-256, then the length of the list of parts run before it was made
+ * (4 bytes), that list (JSON), then V8's data. V8 checks the data's length, version and flags,
+ * not its bytes: a damaged cache of the right length would run (and fail) as code.
  */
-function sealed(data: Buffer): Buffer {
-  return Buffer.concat([createHash("sha256").update(data).digest(), data]);
+function sealed(ranBefore: readonly string[], data: Buffer): Buffer {
+  const list = Buffer.from(JSON.stringify(ranBefore));
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(list.length);
+  const content = Buffer.concat([length, list, data]);
+  return Buffer.concat([createHash("sha256").update(content).digest(), content]);
 }
 
-/** V8's data of a kept cache, or undefined where its digest does not match (damaged). */
-function unsealed(kept: Buffer): Buffer | undefined {
-  const data = kept.subarray(digestBytes);
-  const digest = createHash("sha256").update(data).digest();
-  return kept.length > digestBytes && digest.equals(kept.subarray(0, digestBytes))
-    ? data
-    : undefined;
+/** A kept cache's parts and V8's data, or undefined where it is damaged. */
+function unsealed(kept: Buffer): { ranBefore: string[]; data: Buffer } | undefined {
+  const content = kept.subarray(digestBytes);
+  const digest = createHash("sha256").update(content).digest();
+  if (content.length < 4 || !digest.equals(kept.subarray(0, digestBytes))) return undefined;
+  const listEnd = 4 + content.readUInt32LE(0);
+  const ranBefore = partsIn(content.subarray(4, listEnd));
+  const data = content.subarray(listEnd);
+  return ranBefore !== undefined && data.length > 0 ? { ranBefore, data } : undefined;
+}
+
+// By hand, not with zod: this module loads in every program, which compiles nothing else of ours.
+function partsIn(list: Buffer): string[] | undefined {
+  try {
+    const parsed: unknown = JSON.parse(list.toString("utf8"));
+    if (!Array.isArray(parsed)) return undefined;
+    const parts: unknown[] = parsed;
+    return parts.every((part): part is string => typeof part === "string") ? parts : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const digestBytes = 32;

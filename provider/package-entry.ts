@@ -2,11 +2,13 @@
 // it has. Where the package ships its bundled runtime and the program runs in the process's
 // main context, the bundle's copy of it, compiled from its code cache (provider/dynamic-runtime.ts);
 // else (the sources, a Jest test's own context) the modules'.
-import { bundledRuntime } from "./dynamic-runtime";
+import { bundledRuntime, ranInBundle } from "./dynamic-runtime";
 
 const bundle = bundledRuntime();
 if (bundle !== undefined) {
   module.exports = bundle.api;
+  // The classes' modules ran, and the program's declarations follow: the cache keeps both.
+  ranInBundle("api");
 } else {
   // Last, as Node.js reads the names an ES module may import from the last assignment to
   // `module.exports` (a `require` of the modules' index: its names are the bundle's).

@@ -4,6 +4,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { CustomResource, type CustomResourceOptions } from "@pulumi/pulumi/resource";
 import {
   bundledRuntime,
+  ranInBundle,
   insideTheBundle,
   resourceIn,
   type ResourceProviderLike,
@@ -138,6 +139,14 @@ export function forwardingProvider(name: string): pulumi.dynamic.ResourceProvide
       ? require(implementation).provider
       : resourceIn(bundle, name).provider;
   };
+  // A call answered: its code is compiled, for the bundle's code cache to keep.
+  const call = async <T>(method: string, work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } finally {
+      ranInBundle(`${name}.${method}`);
+    }
+  };
   return {
     async configure(request) {
       const bundle = bundledRuntime();
@@ -145,22 +154,22 @@ export function forwardingProvider(name: string): pulumi.dynamic.ResourceProvide
       else require(runtime).configure(request);
     },
     async check(olds, news) {
-      return resource().check(olds, news);
+      return call("check", () => resource().check(olds, news));
     },
     async diff(id, olds, news) {
-      return resource().diff(id, olds, news);
+      return call("diff", () => resource().diff(id, olds, news));
     },
     async create(inputs) {
-      return resource().create(inputs);
+      return call("create", () => resource().create(inputs));
     },
     async read(id, props) {
-      return resource().read(id, props);
+      return call("read", () => resource().read(id, props));
     },
     async update(id, olds, news) {
-      return resource().update(id, olds, news);
+      return call("update", () => resource().update(id, olds, news));
     },
     async delete(id, props) {
-      return resource().delete(id, props);
+      return call("delete", () => resource().delete(id, props));
     },
   };
   /* eslint-enable */

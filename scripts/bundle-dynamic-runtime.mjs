@@ -1,13 +1,16 @@
 // The package's code as one file: dist/provider/dynamic-runtime.bundle.js (the dynamic door's
-// anchor, every resource module and the package's API, with zod). provider/dynamic-runtime.ts
-// loads it with V8's code cache, so that a provider process or a program compiles our code once
-// per install rather than once per `pulumi` command (provider/package-entry.ts for programs).
+// anchor, every resource module and the package's API, with zod and the part of undici the
+// client uses). provider/dynamic-runtime.ts loads it with V8's code cache, so that a provider
+// process or a program compiles our code once per install rather than once per `pulumi`
+// command (provider/package-entry.ts for programs). A resource's module runs when the resource
+// is first called: a process runs only what it serves.
 //
 // Built from dist/ (run after `tsc -p tsconfig.build.json`): by scripts/install-package.mjs
 // before it packs, and by `npm pack` (prepack). @pulumi/pulumi stays outside: the process's
-// SDK is the host's. undici too: the network stack is the one the user's tree resolves (an
-// override or a patched release applies), loaded at the first request as before.
-import { readdirSync, rmSync, writeFileSync } from "node:fs";
+// SDK is the host's. undici's files are bundled as the version package.json pins; where the
+// user's tree resolves another undici (an override), that one is loaded instead.
+import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import esbuild from "esbuild";
 
@@ -22,13 +25,47 @@ function resourceNames() {
     .sort();
 }
 
+/**
+ * undici's files the client requires (provider/client/transport.ts): each is bundled, and
+ * chosen at run time where the user's tree resolves the same undici; another version's (an
+ * override with a fix) is required from the tree instead. undici's index, the client's fallback
+ * for another layout, is always the tree's.
+ */
+export function undiciAsResolved() {
+  const requireHere = createRequire(path.join(root, "package.json"));
+  const bundledVersion = JSON.parse(
+    readFileSync(requireHere.resolve("undici/package.json"), "utf8"),
+  ).version;
+  return {
+    name: "undici-as-resolved",
+    setup(build) {
+      build.onResolve({ filter: /^undici(\/|$)/ }, (args) =>
+        args.path === "undici" || args.namespace === "undici-as-resolved"
+          ? { path: args.path, external: true }
+          : { path: args.path, namespace: "undici-as-resolved" },
+      );
+      build.onLoad({ filter: /.*/, namespace: "undici-as-resolved" }, (args) => ({
+        resolveDir: root,
+        contents: [
+          `let resolved;`,
+          `try { resolved = require("undici/package.json").version; } catch {}`,
+          `module.exports = resolved === undefined || resolved === ${JSON.stringify(bundledVersion)}`,
+          `  ? require(${JSON.stringify(requireHere.resolve(args.path))})`,
+          `  : require(${JSON.stringify(args.path)});`,
+        ].join("\n"),
+      }));
+    },
+  };
+}
+
 /** Writes the bundle; returns its path. */
 export async function bundleDynamicRuntime() {
   const entry = [
     `exports.runtime = require("./provider-runtime.js");`,
+    // Each resource's module when first called (the entries, provider/shim.ts).
     `exports.resources = {`,
     ...resourceNames().map(
-      (name) => `  ${JSON.stringify(name)}: require("./resources/${name}.js"),`,
+      (name) => `  get ${JSON.stringify(name)}() { return require("./resources/${name}.js"); },`,
     ),
     `};`,
     // What the package's entry exports to a program (provider/package-entry.ts), made when
@@ -43,7 +80,8 @@ export async function bundleDynamicRuntime() {
     format: "cjs",
     // The package's oldest Node.js (package.json's engines).
     target: "node22",
-    external: ["@pulumi/pulumi", "@pulumi/pulumi/*", "undici", "undici/*"],
+    external: ["@pulumi/pulumi", "@pulumi/pulumi/*"],
+    plugins: [undiciAsResolved()],
     // A script compiled by vm.Script has no loader for `import()`: the SDK's dynamic imports
     // (provider/run/progress.ts) become requires of the same module.
     supported: { "dynamic-import": false },

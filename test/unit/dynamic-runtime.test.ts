@@ -1,10 +1,12 @@
 import { execFile } from "node:child_process";
 import {
   copyFileSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -40,6 +42,7 @@ function writeBundle(dir: string, answer: string): void {
 
 const loaded = z.object({
   cache: z.enum(["none", "used", "rejected"]),
+  cachedAfter: z.array(z.string()),
   props: z.unknown(),
   cacheFiles: z.array(z.string()),
 });
@@ -59,10 +62,10 @@ const { loadDynamicRuntime } = require("./dist/provider/dynamic-runtime.js");
 const [dir, write] = process.argv.slice(1);
 const runtime = loadDynamicRuntime(dir);
 runtime.runtime.resources.secret.provider.read("s1", {}).then(({ props }) => {
-  if (write === "write") runtime.writeCache();
+  if (write === "write") runtime.writeCache(["secret.read"]);
   let cacheFiles = [];
   try { cacheFiles = fs.readdirSync(dir + "/dynamic-runtime.cache"); } catch {}
-  console.log(JSON.stringify({ cache: runtime.cache, props, cacheFiles }));
+  console.log(JSON.stringify({ cache: runtime.cache, cachedAfter: [...runtime.cachedAfter], props, cacheFiles }));
 });
 `;
   const { stdout } = await execFileAsync(
@@ -92,6 +95,7 @@ describe("the bundled dynamic runtime", () => {
     writeBundle(dir, "first");
     expect(await loadInProcess(dir, { writeCache: true })).toEqual({
       cache: "none",
+      cachedAfter: [],
       props: { answer: "first", dir: path.basename(dir) },
       cacheFiles: [expect.stringMatching(/^[0-9a-f]{16}-v[0-9.]+-[a-z0-9]+-[0-9a-f]+\.bin$/)],
     });
@@ -141,6 +145,58 @@ describe("the bundled dynamic runtime", () => {
     expect((await loadInProcess(dir)).cache).toBe("used");
   });
 
+  // What a `refresh` compiles (the reads) after an `up` wrote the cache is cached too.
+  it("is cached after the parts a process ran, and again after a part it had not", async () => {
+    writeBundle(dir, "first");
+    copyFileSync(
+      path.join(repoRoot, "dist", "provider", "dynamic-runtime.js"),
+      path.join(dir, "dynamic-runtime.js"),
+    );
+    // The file's inode: a cache written anew is renamed over the old one.
+    const cacheFile = async (): Promise<number | undefined> => {
+      const [file] = (await loadInProcess(dir)).cacheFiles;
+      return file === undefined
+        ? undefined
+        : statSync(path.join(dir, "dynamic-runtime.cache", file)).ino;
+    };
+    // As the package's entries load it: the bundle beside the module.
+    const runParts = (...parts: string[]) =>
+      execFileAsync(
+        process.execPath,
+        [
+          "-e",
+          `const runtime = require(process.argv[1]);
+runtime.bundledRuntime();
+for (const part of process.argv.slice(2)) runtime.ranInBundle(part);
+// After the write that is due: timers of one delay run in the order they were set.
+setTimeout(() => {}, runtime.cacheWriteDelayMs);`,
+          path.join(dir, "dynamic-runtime.js"),
+          ...parts,
+        ],
+        { cwd: repoRoot },
+      );
+
+    // Loaded, nothing run: nothing worth a cache.
+    await runParts();
+    expect(await cacheFile()).toBeUndefined();
+    await runParts("secret.create");
+    expect(await loadInProcess(dir)).toMatchObject({
+      cache: "used",
+      cachedAfter: ["secret.create"],
+    });
+    const afterCreate = await cacheFile();
+    // Only parts the cache was made after: the same cache.
+    await runParts("secret.create");
+    expect(await cacheFile()).toEqual(afterCreate);
+    // A part it was not: written anew, after both.
+    await runParts("secret.read", "secret.create");
+    expect(await loadInProcess(dir)).toMatchObject({
+      cache: "used",
+      cachedAfter: ["secret.create", "secret.read"],
+    });
+    expect(await cacheFile()).not.toEqual(afterCreate);
+  });
+
   it("writes nothing, and fails nothing, where it may not write", () => {
     writeBundle(dir, "first");
     // A file where the cache's folder would be: no folder can be made there.
@@ -148,7 +204,7 @@ describe("the bundled dynamic runtime", () => {
     const loaded = loadDynamicRuntime(dir);
     expect(loaded?.cache).toBe("none");
     expect(() => {
-      loaded?.writeCache();
+      loaded?.writeCache([]);
     }).not.toThrow();
     expect(readdirSync(dir).sort()).toEqual(["dynamic-runtime.bundle.js", "dynamic-runtime.cache"]);
   });
@@ -260,5 +316,58 @@ describe("the module copies, where the package ships the bundle", () => {
     } as unknown as pulumi.dynamic.ConfigureRequest;
     configure(request);
     expect(configured).toEqual([request.config]);
+  });
+});
+
+// The bundle carries undici's files at the version package.json pins; a user's override of
+// undici (a release with a fix) must still be the one that runs.
+describe("the bundle's undici", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "gpucloud-bundle-undici-"));
+  });
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** What the bundled client's `require` of undici's pool gives where the tree has `version`. */
+  async function poolWhereTreeHas(version: string): Promise<string> {
+    const tree = path.join(dir, version, "node_modules", "undici");
+    mkdirSync(path.join(tree, "lib", "dispatcher"), { recursive: true });
+    writeFileSync(path.join(tree, "package.json"), JSON.stringify({ name: "undici", version }));
+    writeFileSync(
+      path.join(tree, "lib", "dispatcher", "pool.js"),
+      `module.exports = "the tree's";`,
+    );
+    const bundle = path.join(dir, version, "bundle.js");
+    const build = `
+import esbuild from "esbuild";
+import { undiciAsResolved } from "./scripts/bundle-dynamic-runtime.mjs";
+await esbuild.build({
+  stdin: { contents: 'module.exports = require("undici/lib/dispatcher/pool.js");', resolveDir: process.cwd() },
+  bundle: true, platform: "node", format: "cjs", outfile: process.argv[1], logLevel: "error",
+  plugins: [undiciAsResolved()],
+});`;
+    await execFileAsync(process.execPath, ["--input-type=module", "-e", build, bundle], {
+      cwd: repoRoot,
+    });
+    const { stdout } = await execFileAsync(process.execPath, [
+      "-p",
+      `const pool = require(process.argv[1]); typeof pool === "function" ? "bundled " + pool.name : pool`,
+      bundle,
+    ]);
+    return stdout.trim();
+  }
+
+  it("is the bundled one where the tree resolves the version it pins", async () => {
+    const pinned = z
+      .object({ dependencies: z.object({ undici: z.string() }) })
+      .parse(JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")))
+      .dependencies.undici;
+    expect(await poolWhereTreeHas(pinned)).toBe("bundled Pool");
+  });
+
+  it("is the tree's where the tree resolves another version (an override)", async () => {
+    expect(await poolWhereTreeHas("99.0.0")).toBe("the tree's");
   });
 });
