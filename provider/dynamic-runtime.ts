@@ -1,5 +1,15 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { cachedDataVersionTag } from "node:v8";
@@ -56,9 +66,12 @@ export interface LoadedRuntime {
   readonly cachedAfter: ReadonlySet<string>;
   /**
    * Writes the code cache of what the process has compiled so far, recording that it was made
-   * after running `ran` (which a later process reads as `cachedAfter`).
+   * after running `ran` (which a later process reads as `cachedAfter`); returns whether it
+   * wrote. Never a cache smaller than the one used or last written: V8 drops the compiled code
+   * of functions a process has not run for a while, so a busy process's later cache may hold
+   * less than the one it loaded, and the parts it records would then be claimed for nothing.
    */
-  readonly writeCache: (ran: Iterable<string>) => void;
+  readonly writeCache: (ran: Iterable<string>) => boolean;
 }
 
 /**
@@ -94,14 +107,19 @@ export function loadDynamicRuntime(dir: string): LoadedRuntime | undefined {
   // A kept cache that is damaged (cached undefined) or that V8 refuses is rejected alike.
   const cache =
     kept === undefined ? "none" : cached && !script.cachedDataRejected ? "used" : "rejected";
+  let largestBytes = cache === "used" ? (cached?.data.length ?? 0) : 0;
   return {
     runtime: asDynamicRuntime(module.exports, bundleFile),
     cache,
     cacheFile,
     cachedAfter: new Set(cache === "used" ? cached?.ranBefore : []),
-    writeCache: (ran) => {
-      writeAtomically(cacheFile, () => sealed([...ran].sort(), script.createCachedData()));
-    },
+    writeCache: (ran) =>
+      writeAtomically(cacheFile, () => {
+        const data = script.createCachedData();
+        if (data.length < largestBytes) return undefined;
+        largestBytes = data.length;
+        return sealed([...ran].sort(), data);
+      }),
   };
 }
 
@@ -122,6 +140,8 @@ interface ProcessRuntime {
   readonly cached: Set<string>;
   /** Parts run since, which the write now due adds (it is due while any are here). */
   readonly uncached: Set<string>;
+  /** `first`: none tried yet; `over`: one was not written (smaller, or no folder to write). */
+  writes: "first" | "later" | "over";
 }
 
 let processRuntime: ProcessRuntime | null | undefined;
@@ -131,6 +151,7 @@ const runtimeOfProcess = (runtime: DynamicRuntime, loaded?: LoadedRuntime): Proc
   loaded,
   cached: new Set(loaded?.cachedAfter),
   uncached: new Set(),
+  writes: "first",
 });
 
 /**
@@ -150,23 +171,38 @@ export function bundledRuntime(): DynamicRuntime | undefined {
 /**
  * Notes that the process ran `part` of its bundle (`<resource>.<method>`, a call it answered;
  * `api`, the package's API made). A part its cache was not made after has compiled code the
- * cache lacks: the cache is written anew shortly after, with what every part run so far
- * compiled (parts run within `cacheWriteDelayMs` share one write). Once the cache was made
- * after every part a process runs, nothing is written.
+ * cache lacks: the cache is written anew, with what every part run so far compiled. The
+ * process's first such write comes at once, before its answer; later ones shortly after
+ * (parts run within `cacheWriteDelayMs` share one write). Once the cache was made after every
+ * part a process runs, nothing is written.
  */
 export function ranInBundle(part: string): void {
   const current = processRuntime;
   const loaded = current?.loaded;
-  if (!current || !loaded || current.cached.has(part) || current.uncached.has(part)) return;
+  if (!current || !loaded || current.writes === "over") return;
+  if (current.cached.has(part) || current.uncached.has(part)) return;
   current.uncached.add(part);
-  if (current.uncached.size > 1) return;
-  // A provider process is stopped soon after its last answer (a `refresh`, 20 ms after): the
-  // write comes early, and a process stopped before it leaves the next one to write.
-  setTimeout(() => {
-    for (const ran of current.uncached) current.cached.add(ran);
+  const write = () => {
+    if (current.writes === "over") return;
+    const parts = new Set([...current.cached, ...current.uncached]);
     current.uncached.clear();
-    loaded.writeCache(current.cached);
-  }, cacheWriteDelayMs).unref();
+    if (!loaded.writeCache(parts)) {
+      current.writes = "over";
+      return;
+    }
+    current.writes = "later";
+    for (const written of parts) current.cached.add(written);
+  };
+  // At once the first time: a process may be stopped as soon as its only answer arrives (a
+  // `refresh` of one resource), and each like it would compile the same code again.
+  if (current.writes === "first") {
+    write();
+    return;
+  }
+  if (current.uncached.size > 1) return;
+  // Later parts come in bursts (a refresh's reads of each kind): one write each, early, as a
+  // provider process is stopped soon after its last answer (a `refresh`, 20 ms after).
+  setTimeout(write, cacheWriteDelayMs).unref();
 }
 
 /** How long after a part the process had not cached its cache is written (for the tests too). */
@@ -219,23 +255,63 @@ function readOrUndefined(file: string): Buffer | undefined {
 
 /**
  * Written beside and renamed over, so a process reading it meets a whole cache or none; a
- * folder it may not write (a read-only install) leaves the bundle uncached, silently.
+ * folder it may not write (a read-only install) leaves the bundle uncached, silently. `data`
+ * is made only once the file could be opened (V8's serializing is about 10 ms), and may
+ * decline (undefined). Returns whether the file was written.
  */
-function writeAtomically(file: string, data: () => Buffer): void {
+function writeAtomically(file: string, data: () => Buffer | undefined): boolean {
   // A name of its own: two threads of one process (a test runner's workers) may write at once.
   const partial = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.partial`;
+  let descriptor: number;
   try {
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(partial, data(), { flag: "wx" });
-    renameSync(partial, file);
+    descriptor = openSync(partial, "wx");
   } catch {
+    return false;
+  }
+  let written = false;
+  try {
+    const bytes = data();
+    if (bytes !== undefined) {
+      writeFileSync(descriptor, bytes);
+      closeSync(descriptor);
+      descriptor = -1;
+      renameSync(partial, file);
+      written = true;
+    }
+  } catch {
+    // Nothing written: no cache, as where the folder is read-only.
+  } finally {
     try {
-      rmSync(partial, { force: true });
+      if (descriptor !== -1) closeSync(descriptor);
+      if (!written) rmSync(partial, { force: true });
     } catch {
-      // Nothing was written, or nothing can be removed: either way, no cache.
+      // Nothing can be removed: a later write removes it once it is old.
     }
   }
+  if (written) removeLeftPartials(path.dirname(file));
+  return written;
 }
+
+/**
+ * What processes stopped in the middle of a write left (the engine stops a provider process
+ * soon after its last answer): a write takes milliseconds, so a partial file a minute old is no
+ * process's any more. Each is the size of a cache (about 1.4 MB).
+ */
+function removeLeftPartials(folder: string): void {
+  const now = Date.now();
+  try {
+    for (const name of readdirSync(folder)) {
+      if (!name.endsWith(".partial")) continue;
+      const file = path.join(folder, name);
+      if (now - statSync(file).mtimeMs > leftPartialAgeMs) rmSync(file, { force: true });
+    }
+  } catch {
+    // Another process removed it first, or the folder cannot be read: left for the next write.
+  }
+}
+
+const leftPartialAgeMs = 60_000;
 
 /**
  * The cache as kept: its SHA-256, then the length of the list of parts run before it was made

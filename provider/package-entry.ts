@@ -7,7 +7,7 @@ import { bundledRuntime, ranInBundle } from "./dynamic-runtime";
 const bundle = bundledRuntime();
 if (bundle !== undefined) {
   module.exports = bundle.api;
-  // The classes' modules ran, and the program's declarations follow: the cache keeps both.
+  // The classes' modules ran: the cache keeps them (and whatever else ran by its write).
   ranInBundle("api");
 } else {
   // Last, as Node.js reads the names an ES module may import from the last assignment to

@@ -139,13 +139,12 @@ export function forwardingProvider(name: string): pulumi.dynamic.ResourceProvide
       ? require(implementation).provider
       : resourceIn(bundle, name).provider;
   };
-  // A call answered: its code is compiled, for the bundle's code cache to keep.
+  // A call answered: its code is compiled, for the bundle's code cache to keep. Not a failed
+  // one, which may have run none of what succeeding runs.
   const call = async <T>(method: string, work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } finally {
-      ranInBundle(`${name}.${method}`);
-    }
+    const answer = await work();
+    ranInBundle(`${name}.${method}`);
+    return answer;
   };
   return {
     async configure(request) {

@@ -27,9 +27,11 @@ function resourceNames() {
 
 /**
  * undici's files the client requires (provider/client/transport.ts): each is bundled, and
- * chosen at run time where the user's tree resolves the same undici; another version's (an
- * override with a fix) is required from the tree instead. undici's index, the client's fallback
- * for another layout, is always the tree's.
+ * chosen at run time where the user's tree resolves the same version of undici, or none. The
+ * tree's are required where it resolves another version (an override with a fix), or an undici
+ * that does not say its version (a later layout). A patch to undici's files at the pinned
+ * version (patch-package) does not apply, as to the package's own. undici's index, the client's
+ * fallback for another layout, is always the tree's.
  */
 export function undiciAsResolved() {
   const requireHere = createRequire(path.join(root, "package.json"));
@@ -48,8 +50,9 @@ export function undiciAsResolved() {
         resolveDir: root,
         contents: [
           `let resolved;`,
-          `try { resolved = require("undici/package.json").version; } catch {}`,
-          `module.exports = resolved === undefined || resolved === ${JSON.stringify(bundledVersion)}`,
+          `try { resolved = require("undici/package.json").version; }`,
+          `catch (error) { resolved = error && error.code === "MODULE_NOT_FOUND" ? null : "unknown"; }`,
+          `module.exports = resolved === null || resolved === ${JSON.stringify(bundledVersion)}`,
           `  ? require(${JSON.stringify(requireHere.resolve(args.path))})`,
           `  : require(${JSON.stringify(args.path)});`,
         ].join("\n"),

@@ -7,6 +7,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -159,42 +160,91 @@ describe("the bundled dynamic runtime", () => {
         ? undefined
         : statSync(path.join(dir, "dynamic-runtime.cache", file)).ino;
     };
-    // As the package's entries load it: the bundle beside the module.
-    const runParts = (...parts: string[]) =>
+    // As the package's entries load it: the bundle beside the module. `stop`: the process
+    // ends at once after its parts (as the engine may stop a provider after its last answer),
+    // else after the write that is due (timers of one delay run in the order they were set).
+    const runParts = (stop: "at once" | "later", ...parts: string[]) =>
       execFileAsync(
         process.execPath,
         [
           "-e",
           `const runtime = require(process.argv[1]);
 runtime.bundledRuntime();
-for (const part of process.argv.slice(2)) runtime.ranInBundle(part);
-// After the write that is due: timers of one delay run in the order they were set.
+for (const part of process.argv.slice(3)) runtime.ranInBundle(part);
+if (process.argv[2] === "at once") process.exit(0);
 setTimeout(() => {}, runtime.cacheWriteDelayMs);`,
           path.join(dir, "dynamic-runtime.js"),
+          stop,
           ...parts,
         ],
         { cwd: repoRoot },
       );
 
     // Loaded, nothing run: nothing worth a cache.
-    await runParts();
+    await runParts("later");
     expect(await cacheFile()).toBeUndefined();
-    await runParts("secret.create");
+    // The first cache is written before the answer: a process stopped right after it leaves one.
+    await runParts("at once", "secret.create");
     expect(await loadInProcess(dir)).toMatchObject({
       cache: "used",
       cachedAfter: ["secret.create"],
     });
     const afterCreate = await cacheFile();
     // Only parts the cache was made after: the same cache.
-    await runParts("secret.create");
+    await runParts("later", "secret.create");
     expect(await cacheFile()).toEqual(afterCreate);
     // A part it was not: written anew, after both.
-    await runParts("secret.read", "secret.create");
+    await runParts("later", "secret.read", "secret.create");
     expect(await loadInProcess(dir)).toMatchObject({
       cache: "used",
       cachedAfter: ["secret.create", "secret.read"],
     });
     expect(await cacheFile()).not.toEqual(afterCreate);
+  });
+
+  // V8 drops the compiled code of functions a process has not run for a while (made to at once
+  // here): a later cache of a busy process may hold less than the one it loaded.
+  it("never replaces its cache with a smaller one, nor records parts for it", async () => {
+    writeBundle(dir, "first");
+    copyFileSync(
+      path.join(repoRoot, "dist", "provider", "dynamic-runtime.js"),
+      path.join(dir, "dynamic-runtime.js"),
+    );
+    const read = `const runtime = require(process.argv[1]);
+runtime.bundledRuntime().resources.secret.provider.read("s1").then(() => {`;
+    const run = (script: string) =>
+      execFileAsync(process.execPath, ["-e", script, path.join(dir, "dynamic-runtime.js")], {
+        cwd: repoRoot,
+      });
+    await run(`${read} runtime.ranInBundle("secret.read"); });`);
+    await run(`${read}
+  const v8 = require("node:v8");
+  v8.setFlagsFromString("--stress-flush-code");
+  v8.setFlagsFromString("--expose-gc");
+  const gc = require("node:vm").runInNewContext("gc");
+  for (let i = 0; i < 20; i++) gc();
+  runtime.ranInBundle("secret.create");
+});`);
+    expect(await loadInProcess(dir)).toMatchObject({ cache: "used", cachedAfter: ["secret.read"] });
+  });
+
+  // The engine may stop a provider process in the middle of a write.
+  it("removes what a process stopped while writing left, once it is a minute old", async () => {
+    writeBundle(dir, "first");
+    const cacheDir = path.join(dir, "dynamic-runtime.cache");
+    mkdirSync(cacheDir);
+    const left = path.join(cacheDir, "some-cache.bin.4242.a1b2c3.partial");
+    const writing = path.join(cacheDir, "some-cache.bin.4343.d4e5f6.partial");
+    writeFileSync(left, "left");
+    writeFileSync(writing, "another process's write, under way");
+    const minutesAgo = new Date(Date.now() - 5 * 60_000);
+    utimesSync(left, minutesAgo, minutesAgo);
+    const { cacheFiles } = await loadInProcess(dir, { writeCache: true });
+    // Sorted: the cache's name begins with a hex digest.
+    expect([...cacheFiles].sort()).toEqual([
+      expect.stringMatching(/^[0-9a-f]{16}-.*\.bin$/),
+      "some-cache.bin.4343.d4e5f6.partial",
+    ]);
   });
 
   it("writes nothing, and fails nothing, where it may not write", () => {
@@ -237,6 +287,8 @@ describe("the package's entry", () => {
 
   it("is the bundle's API in a program, by require and by import", async () => {
     expect(await inProcess(["-p", `require("./package-entry.js").answer`])).toBe("bundle");
+    // The program's cache, once the API was made.
+    expect(await loadInProcess(dir)).toMatchObject({ cache: "used", cachedAfter: ["api"] });
     // Node.js names an ES module's imports from the entry's text: the modules' index's names.
     const imported = `import { answer } from "./package-entry.js"; console.log(answer);`;
     expect(await inProcess(["--input-type=module", "-e", imported])).toBe("bundle");
@@ -246,6 +298,47 @@ describe("the package's entry", () => {
     expect(runsInMainContext()).toBe(false);
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     expect(require(path.join(dir, "package-entry.js"))).toEqual({ answer: "modules" });
+  });
+});
+
+describe("the entries, where the package ships the bundle", () => {
+  let dir: string;
+  beforeEach(() => {
+    // The entry of secrets, the shim and the loader as built, beside a bundle of their own.
+    dir = mkdtempSync(path.join(tmpdir(), "gpucloud-entries-"));
+    mkdirSync(path.join(dir, "dynamic"));
+    for (const file of ["shim.js", "dynamic-runtime.js", path.join("dynamic", "secret.js")]) {
+      copyFileSync(path.join(repoRoot, "dist", "provider", file), path.join(dir, file));
+    }
+    writeFileSync(
+      path.join(dir, "dynamic-runtime.bundle.js"),
+      `exports.runtime = { configure() {} };
+exports.resources = { secret: { provider: {
+  read: async (id) => ({ id, props: {} }),
+  create: async () => { throw new Error("refused"); },
+} } };
+exports.api = {};
+`,
+    );
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  // What a failed call ran may be none of what succeeding runs.
+  it("have the cache made after the calls they answered, not those that failed", async () => {
+    const calls = `
+const entry = require(process.argv[1]);
+entry.create({}).then(() => { throw new Error("created"); }, () => entry.read("s1", {}));`;
+    await execFileAsync(process.execPath, ["-e", calls, path.join(dir, "dynamic", "secret.js")], {
+      cwd: dir,
+      // The shim's SDK, from the repository's modules.
+      env: { ...process.env, NODE_PATH: path.join(repoRoot, "node_modules") },
+    });
+    expect(await loadInProcess(dir)).toMatchObject({
+      cache: "used",
+      cachedAfter: ["secret.read"],
+    });
   });
 });
 
@@ -330,16 +423,23 @@ describe("the bundle's undici", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** What the bundled client's `require` of undici's pool gives where the tree has `version`. */
-  async function poolWhereTreeHas(version: string): Promise<string> {
-    const tree = path.join(dir, version, "node_modules", "undici");
+  /**
+   * What the bundled client's `require` of undici's pool gives where the tree's undici has this
+   * manifest (none: no undici in the tree).
+   */
+  async function poolWhereTreeHas(name: string, manifest?: object): Promise<string> {
+    const tree = path.join(dir, name, "node_modules", "undici");
     mkdirSync(path.join(tree, "lib", "dispatcher"), { recursive: true });
-    writeFileSync(path.join(tree, "package.json"), JSON.stringify({ name: "undici", version }));
-    writeFileSync(
-      path.join(tree, "lib", "dispatcher", "pool.js"),
-      `module.exports = "the tree's";`,
-    );
-    const bundle = path.join(dir, version, "bundle.js");
+    if (manifest === undefined) {
+      rmSync(tree, { recursive: true });
+    } else {
+      writeFileSync(path.join(tree, "package.json"), JSON.stringify(manifest));
+      writeFileSync(
+        path.join(tree, "lib", "dispatcher", "pool.js"),
+        `module.exports = "the tree's";`,
+      );
+    }
+    const bundle = path.join(dir, name, "bundle.js");
     const build = `
 import esbuild from "esbuild";
 import { undiciAsResolved } from "./scripts/bundle-dynamic-runtime.mjs";
@@ -364,10 +464,22 @@ await esbuild.build({
       .object({ dependencies: z.object({ undici: z.string() }) })
       .parse(JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")))
       .dependencies.undici;
-    expect(await poolWhereTreeHas(pinned)).toBe("bundled Pool");
+    expect(await poolWhereTreeHas("pinned", { name: "undici", version: pinned })).toBe(
+      "bundled Pool",
+    );
+    expect(await poolWhereTreeHas("none")).toBe("bundled Pool");
   });
 
   it("is the tree's where the tree resolves another version (an override)", async () => {
-    expect(await poolWhereTreeHas("99.0.0")).toBe("the tree's");
+    expect(await poolWhereTreeHas("other", { name: "undici", version: "99.0.0" })).toBe(
+      "the tree's",
+    );
+    // One whose exports do not say its version: not known to be the same.
+    const silent = {
+      name: "undici",
+      version: "99.0.0",
+      exports: { "./lib/dispatcher/pool.js": "./lib/dispatcher/pool.js" },
+    };
+    expect(await poolWhereTreeHas("silent", silent)).toBe("the tree's");
   });
 });

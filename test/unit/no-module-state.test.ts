@@ -19,7 +19,8 @@ const allowed: Record<string, string> = {
     "nothing but their arguments, so the provider process's run is found here",
   "provider/dynamic-runtime.ts processRuntime":
     "the bundled runtime, loaded once by the first entry called, as `require` keeps a module: " +
-    "a second copy would hold a second run",
+    "a second copy would hold a second run; with it, what the process's code cache holds of " +
+    "it (the parts run before it was written), which only the process's own calls add to",
   "provider/renting/stack-sweeper.ts sweepers":
     "a TypeScript program constructs Instance and NodeGroup with no context, and every one of " +
     "a stack needs the stack's one InstanceSweeper: kept per program process, by stack",
