@@ -19,6 +19,12 @@ export interface TypeScriptProgram {
    * npm, as a user's project would.
    */
   readonly install?: { readonly tarball: string };
+  /**
+   * The repository's installed copy of the package itself, linked rather than copied: what the
+   * stack's processes write beside it (the bundled runtime's code cache) every later stack's
+   * copy holds. For the benchmark's warm-up, whose later stacks measure warm processes.
+   */
+  readonly sharesInstalledPackage?: boolean;
 }
 
 /** Writes the project into `workDir`; returns how to rewrite its program. */
@@ -27,7 +33,7 @@ export async function setUpTypeScript(
   options: TypeScriptProgram,
 ): Promise<(source: string) => Promise<void>> {
   if (options.install) await installTarball(workDir, options.install.tarball);
-  else await linkDependencies(workDir);
+  else await linkDependencies(workDir, options.sharesInstalledPackage === true);
   const projectName = options.projectName ?? "gpucloud-e2e";
   await writeFile(path.join(workDir, "Pulumi.yaml"), `name: ${projectName}\nruntime: nodejs\n`);
   if (!options.install) {
@@ -45,7 +51,7 @@ export async function setUpTypeScript(
 // node_modules: a copy of the package as installed from its tarball (a real directory, as a
 // user's project holds it), and
 // links to the repository's copies of the package's dependencies and of @pulumi/pulumi.
-async function linkDependencies(workDir: string): Promise<void> {
+async function linkDependencies(workDir: string, sharesInstalled: boolean): Promise<void> {
   const modules = path.join(workDir, "node_modules");
   const installed = path.join(repoRoot, "node_modules", "pulumi-gpucloud");
   const stat = await lstat(installed).catch(() => undefined);
@@ -56,7 +62,8 @@ async function linkDependencies(workDir: string): Promise<void> {
     );
   }
   await mkdir(modules);
-  await cp(installed, path.join(modules, "pulumi-gpucloud"), { recursive: true });
+  if (sharesInstalled) await symlink(installed, path.join(modules, "pulumi-gpucloud"));
+  else await cp(installed, path.join(modules, "pulumi-gpucloud"), { recursive: true });
   const manifest = z
     .object({ dependencies: z.record(z.string(), z.string()).optional() })
     .parse(JSON.parse(await readFile(path.join(installed, "package.json"), "utf8")));
