@@ -116,6 +116,9 @@ export function loadDynamicRuntime(dir: string): LoadedRuntime | undefined {
     writeCache: (ran) =>
       writeAtomically(cacheFile, () => {
         const data = script.createCachedData();
+        // By size, a heuristic: a larger cache may still lack some code of the parts it
+        // inherits, which later processes then compile (slower, never wrong: V8 compiles what
+        // a cache lacks).
         if (data.length < largestBytes) return undefined;
         largestBytes = data.length;
         return sealed([...ran].sort(), data);
@@ -274,23 +277,38 @@ function writeAtomically(file: string, data: () => Buffer | undefined): boolean 
     const bytes = data();
     if (bytes !== undefined) {
       writeFileSync(descriptor, bytes);
-      closeSync(descriptor);
+      // Closed once, even should closing fail: the number may be another file's by then.
+      const closing = descriptor;
       descriptor = -1;
+      closeSync(closing);
       renameSync(partial, file);
       written = true;
     }
   } catch {
     // Nothing written: no cache, as where the folder is read-only.
   } finally {
-    try {
-      if (descriptor !== -1) closeSync(descriptor);
-      if (!written) rmSync(partial, { force: true });
-    } catch {
-      // Nothing can be removed: a later write removes it once it is old.
+    if (descriptor !== -1) {
+      ignoringFailure(() => {
+        closeSync(descriptor);
+      });
+    }
+    // What cannot be removed, a later write removes once it is old.
+    if (!written) {
+      ignoringFailure(() => {
+        rmSync(partial, { force: true });
+      });
     }
   }
   if (written) removeLeftPartials(path.dirname(file));
   return written;
+}
+
+function ignoringFailure(step: () => void): void {
+  try {
+    step();
+  } catch {
+    // Best effort: the cache is an optimization.
+  }
 }
 
 /**
@@ -300,14 +318,16 @@ function writeAtomically(file: string, data: () => Buffer | undefined): boolean 
  */
 function removeLeftPartials(folder: string): void {
   const now = Date.now();
-  try {
-    for (const name of readdirSync(folder)) {
-      if (!name.endsWith(".partial")) continue;
-      const file = path.join(folder, name);
+  let names: string[] = [];
+  ignoringFailure(() => {
+    names = readdirSync(folder);
+  });
+  for (const name of names.filter((each) => each.endsWith(".partial"))) {
+    const file = path.join(folder, name);
+    // Another process may remove it first: each is left to the next write on its own.
+    ignoringFailure(() => {
       if (now - statSync(file).mtimeMs > leftPartialAgeMs) rmSync(file, { force: true });
-    }
-  } catch {
-    // Another process removed it first, or the folder cannot be read: left for the next write.
+    });
   }
 }
 

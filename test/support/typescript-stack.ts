@@ -22,7 +22,8 @@ export interface TypeScriptProgram {
   /**
    * The repository's installed copy of the package itself, linked rather than copied: what the
    * stack's processes write beside it (the bundled runtime's code cache) every later stack's
-   * copy holds. For the benchmark's warm-up, whose later stacks measure warm processes.
+   * copy holds. For the benchmark's warm-up, whose later stacks measure warm processes. Not
+   * with `install`, which installs a tarball of its own.
    */
   readonly sharesInstalledPackage?: boolean;
 }
@@ -63,7 +64,13 @@ async function linkDependencies(workDir: string, sharesInstalled: boolean): Prom
   }
   await mkdir(modules);
   if (sharesInstalled) await symlink(installed, path.join(modules, "pulumi-gpucloud"));
-  else await cp(installed, path.join(modules, "pulumi-gpucloud"), { recursive: true });
+  else {
+    await cp(installed, path.join(modules, "pulumi-gpucloud"), {
+      recursive: true,
+      // A partial cache file a stopped process left: a copy would make it new, never removed.
+      filter: (source) => !source.endsWith(".partial"),
+    });
+  }
   const manifest = z
     .object({ dependencies: z.record(z.string(), z.string()).optional() })
     .parse(JSON.parse(await readFile(path.join(installed, "package.json"), "utf8")));

@@ -200,6 +200,17 @@ setTimeout(() => {}, runtime.cacheWriteDelayMs);`,
       cachedAfter: ["secret.create", "secret.read"],
     });
     expect(await cacheFile()).not.toEqual(afterCreate);
+    // Several it was not: the first written at once, the others together, shortly after.
+    const secretParts = ["secret.check", "secret.create", "secret.delete", "secret.diff"];
+    await runParts("later", "secret.delete", "secret.check", "secret.diff");
+    expect((await loadInProcess(dir)).cachedAfter).toEqual([...secretParts, "secret.read"]);
+    // Stopped at once: only the first was written.
+    await runParts("at once", "volume.read", "volume.create");
+    expect((await loadInProcess(dir)).cachedAfter).toEqual([
+      ...secretParts,
+      "secret.read",
+      "volume.read",
+    ]);
   });
 
   // V8 drops the compiled code of functions a process has not run for a while (made to at once
