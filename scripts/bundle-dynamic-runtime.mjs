@@ -1,14 +1,15 @@
 // The package's code as one file: dist/provider/dynamic-runtime.bundle.js (the dynamic door's
 // anchor, every resource module and the package's API, with zod and the part of undici the
 // client uses). provider/dynamic-runtime.ts loads it with V8's code cache, so that a provider
-// process or a program compiles our code once per install rather than once per `pulumi`
-// command (provider/package-entry.ts for programs). A resource's module runs when the resource
-// is first called: a process runs only what it serves.
+// process or a program compiles our code in the first commands after an install rather than in
+// every `pulumi` command (provider/package-entry.ts for programs). A resource's module runs when
+// the resource is first called: a process runs only what it serves.
 //
 // Built from dist/ (run after `tsc -p tsconfig.build.json`): by scripts/install-package.mjs
 // before it packs, and by `npm pack` (prepack). @pulumi/pulumi stays outside: the process's
 // SDK is the host's. undici's files are bundled as the version package.json pins; where the
-// user's tree resolves another undici (an override), that one is loaded instead.
+// user's tree resolves another undici (an override), that one is loaded instead
+// (`undiciAsResolved`).
 import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -41,6 +42,11 @@ export function undiciAsResolved() {
   return {
     name: "undici-as-resolved",
     setup(build) {
+      // The choice, made once for the three files: whether the bundled ones serve.
+      build.onResolve({ filter: /^undici-as-resolved:bundled$/ }, (args) => ({
+        path: args.path,
+        namespace: "undici-as-resolved",
+      }));
       build.onResolve({ filter: /^undici(\/|$)/ }, (args) =>
         args.path === "undici" || args.namespace === "undici-as-resolved"
           ? { path: args.path, external: true }
@@ -48,14 +54,19 @@ export function undiciAsResolved() {
       );
       build.onLoad({ filter: /.*/, namespace: "undici-as-resolved" }, (args) => ({
         resolveDir: root,
-        contents: [
-          `let resolved;`,
-          `try { resolved = require("undici/package.json").version; }`,
-          `catch (error) { resolved = error && error.code === "MODULE_NOT_FOUND" ? null : "unknown"; }`,
-          `module.exports = resolved === null || resolved === ${JSON.stringify(bundledVersion)}`,
-          `  ? require(${JSON.stringify(requireHere.resolve(args.path))})`,
-          `  : require(${JSON.stringify(args.path)});`,
-        ].join("\n"),
+        contents:
+          args.path === "undici-as-resolved:bundled"
+            ? [
+                `let resolved;`,
+                `try { resolved = require("undici/package.json").version; }`,
+                `catch (error) { resolved = error && error.code === "MODULE_NOT_FOUND" ? null : "unknown"; }`,
+                `module.exports = resolved === null || resolved === ${JSON.stringify(bundledVersion)};`,
+              ].join("\n")
+            : [
+                `module.exports = require("undici-as-resolved:bundled")`,
+                `  ? require(${JSON.stringify(requireHere.resolve(args.path))})`,
+                `  : require(${JSON.stringify(args.path)});`,
+              ].join("\n"),
       }));
     },
   };
