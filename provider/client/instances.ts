@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { deleteUnlessGone } from "./errors";
+import { deleteUnlessGone, GpuCloudError } from "./errors";
 import { type Instance, instanceSchema } from "./instance-rows";
 import { instanceOfferWireSchema } from "./offer-schemas";
 import { SharedList } from "./shared-list";
@@ -104,6 +104,20 @@ function listParams(query: InstanceListQuery): Record<string, string> {
 
 const byId = (instances: Instance[]) => new Map(instances.map((i) => [i.id, i]));
 
+/**
+ * A list's failure that a show by id may not meet (the list refused as a request): undefined.
+ * The service not answering (no connection, 5xx, 429 past the retries) is thrown.
+ */
+function unlessUnavailable(error: unknown): undefined {
+  if (
+    error instanceof GpuCloudError &&
+    (error.status === undefined || error.status === 429 || error.status >= 500)
+  ) {
+    throw error;
+  }
+  return undefined;
+}
+
 export class InstancesApi {
   // A refresh reads every instance of a stack at about the same moment: those reads share the
   // head of the account's list (see showAmongMany). Any write here ends the sharing (SharedList).
@@ -167,14 +181,16 @@ export class InstancesApi {
    * id. A read of a listed instance waits for at most two requests in a row, as one that shows
    * by id after the first page does. A stack's refresh then sends one request in an account of
    * up to 25 instances, two up to 50, and beyond, one for each of its instances not on the
-   * first page, and one more. A list that fails leaves each read to show its instance by id,
-   * which reports its own failure.
+   * first page, and one more. A list the service refused as a request (a 4xx other than 429)
+   * leaves each read to show its instance by id, which reports its own failure. One it did not
+   * answer (no connection, 5xx, or 429 until the retries were spent) fails the read with it:
+   * a show would wait through the same retries, for each instance in turn (SharedList).
    */
   async showAmongMany(instanceId: number): Promise<Instance | undefined> {
-    const head = await this.listHead.read().catch(() => undefined);
+    const head = await this.listHead.read().catch(unlessUnavailable);
     const listed =
       head?.firstPage.get(instanceId) ??
-      (await head?.secondPage()?.catch(() => undefined))?.get(instanceId);
+      (await head?.secondPage()?.catch(unlessUnavailable))?.get(instanceId);
     return listed ?? this.show(instanceId);
   }
 

@@ -1,11 +1,15 @@
 /**
  * A list read shared by its readers. A refresh reads every resource of a kind, one at a time,
  * over a few hundred milliseconds: those reads share one list request instead of sending one
- * each. A result answers reads for `maxAgeMs` after its request started; a write through
- * {@link SharedList.write} ends that, so a caller always sees its own writes.
+ * each. A result answers reads for `maxAgeMs` after its request started; a failure (the
+ * transport's retries spent), for `maxAgeMs` after it came, so that the reads the engine sends
+ * next fail with it at once: each new list would wait through the same retries again, and a
+ * refresh of N resources in an outage would take N / `--parallel` rounds of them (about 20 s
+ * each). A write through {@link SharedList.write} ends either, so a caller always sees its own
+ * writes.
  */
 export class SharedList<T> {
-  private shared: { startedAt: number; list: Promise<T> } | undefined;
+  private shared: SharedRead<T> | undefined;
 
   constructor(
     private readonly fetchList: (signal?: AbortSignal) => Promise<T>,
@@ -16,16 +20,16 @@ export class SharedList<T> {
     const now = Date.now();
     // A read with a signal neither joins nor is shared: one caller's cancellation must not
     // cancel another caller's list.
-    if (!signal && this.shared && now - this.shared.startedAt <= this.maxAgeMs) {
-      return this.shared.list;
+    const shared = this.shared;
+    if (!signal && shared && now - (shared.failedAt ?? shared.startedAt) <= this.maxAgeMs) {
+      return shared.list;
     }
     const list = this.fetchList(signal);
     if (signal) return list;
-    const shared = { startedAt: now, list };
-    this.shared = shared;
-    // A failed list is not shared with later readers.
+    const started: SharedRead<T> = { startedAt: now, list };
+    this.shared = started;
     list.catch(() => {
-      if (this.shared === shared) this.shared = undefined;
+      started.failedAt = Date.now();
     });
     return list;
   }
@@ -39,4 +43,11 @@ export class SharedList<T> {
       this.shared = undefined;
     }
   }
+}
+
+/** A list sent, and when it failed, once it has. */
+interface SharedRead<T> {
+  readonly startedAt: number;
+  failedAt?: number;
+  readonly list: Promise<T>;
 }

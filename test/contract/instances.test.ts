@@ -1,6 +1,7 @@
 import { deadEndStatuses, type GpuCloudClient } from "../../provider/client";
+import { clientFor, fastRetryPolicy } from "../support/clients";
 import { useEmulator } from "../support/use-emulator";
-import { failureOf, requestsTo, summary } from "./harness";
+import { failureOf, requestsTo, sendJson, startFakeServer, summary } from "./harness";
 
 const ASK = 31001; // a seeded ask: RTX 4090, 24564 MB
 const basic = { image: "pytorch/pytorch:latest", disk: 16 };
@@ -127,14 +128,45 @@ describe("instances", () => {
     expect(showsById(requests)).toBe(30);
   });
 
-  it("shows by id when the list fails", async () => {
-    const [id] = await createInstances(1);
+  it("fails the reads with the list's error while the service does not answer it, showing none by id", async () => {
+    const created = await createInstances(3);
     await h.emulator.setFaults({
       serverErrors: { rate: 1, methods: ["GET"], paths: ["/api/v1/instances"] },
     });
 
-    expect((await h.client.instances.showAmongMany(id ?? 0))?.id).toBe(id);
-    expect(showsById(await h.emulator.requests())).toBe(1);
+    const together = await Promise.all(
+      created.map((id) => failureOf(h.client.instances.showAmongMany(id))),
+    );
+    // The engine's next reads come just after: they meet the same failure, sending nothing.
+    const after = await failureOf(h.client.instances.showAmongMany(created[0] ?? 0));
+
+    for (const error of [...together, after]) expect(error.status).toBe(503);
+    const requests = await h.emulator.requests();
+    expect(requestsTo(requests, "GET", "/api/v1/instances/")).toHaveLength(
+      fastRetryPolicy.maxAttempts,
+    );
+    expect(showsById(requests)).toBe(0);
+  });
+
+  it("shows by id when the service refuses the list as a request", async () => {
+    const [id] = await createInstances(1);
+    const shown = await h.emulator.call("GET", `/api/v0/instances/${String(id)}/?owner=me`);
+    expect(shown.status).toBe(200);
+    const server = await startFakeServer((request, _body, response) => {
+      if (request.url?.startsWith("/api/v1/instances/")) {
+        sendJson(response, 400, { success: false, error: "invalid_request", msg: "no list" });
+      } else sendJson(response, 200, shown.body);
+    });
+    try {
+      const client = clientFor(server.url, h.emulator.apiKey);
+
+      expect((await client.instances.showAmongMany(id ?? 0))?.id).toBe(id);
+      expect(server.received.filter((line) => line.startsWith("GET /api/v0/instances/"))).toEqual([
+        `GET /api/v0/instances/${String(id)}/?owner=me`,
+      ]);
+    } finally {
+      await server.close();
+    }
   });
 
   it.each([
