@@ -2,6 +2,7 @@ import { z } from "zod";
 import { deleteUnlessGone, GpuCloudError } from "./errors";
 import { type Instance, instanceSchema } from "./instance-rows";
 import { instanceOfferWireSchema } from "./offer-schemas";
+import { isRetriedStatus } from "./retry";
 import { SharedList } from "./shared-list";
 import {
   changeBidBodySchema,
@@ -105,13 +106,14 @@ function listParams(query: InstanceListQuery): Record<string, string> {
 const byId = (instances: Instance[]) => new Map(instances.map((i) => [i.id, i]));
 
 /**
- * A list's failure that a show by id may not meet (the list refused as a request): undefined.
- * The service not answering (no connection, 5xx, 429 past the retries) is thrown.
+ * A list's failure that a show by id may not meet (the list refused or failed as a request):
+ * undefined. The service not answering, after the transport's retries (no answer, or a status
+ * it retries: 429, 502, 503, 504), is thrown: a show would wait through the same retries.
  */
 function unlessUnavailable(error: unknown): undefined {
   if (
     error instanceof GpuCloudError &&
-    (error.status === undefined || error.status === 429 || error.status >= 500)
+    (error.network !== undefined || (error.status !== undefined && isRetriedStatus(error.status)))
   ) {
     throw error;
   }
@@ -181,10 +183,10 @@ export class InstancesApi {
    * id. A read of a listed instance waits for at most two requests in a row, as one that shows
    * by id after the first page does. A stack's refresh then sends one request in an account of
    * up to 25 instances, two up to 50, and beyond, one for each of its instances not on the
-   * first page, and one more. A list the service refused as a request (a 4xx other than 429)
+   * first page, and one more. A list the service refused or failed as a request (a 4xx, a 500)
    * leaves each read to show its instance by id, which reports its own failure. One it did not
-   * answer (no connection, 5xx, or 429 until the retries were spent) fails the read with it:
-   * a show would wait through the same retries, for each instance in turn (SharedList).
+   * answer once the transport's retries were spent (no answer, 429, 502, 503, 504) fails the
+   * read with it: a show would wait through the same retries, for each instance in turn.
    */
   async showAmongMany(instanceId: number): Promise<Instance | undefined> {
     const head = await this.listHead.read().catch(unlessUnavailable);

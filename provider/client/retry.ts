@@ -60,6 +60,9 @@ export type AttemptFailure =
 
 const retryableStatuses: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
+/** Whether a read answered `status` is retried: the service did not serve it, for now. */
+export const isRetriedStatus = (status: number): boolean => retryableStatuses.has(status);
+
 /**
  * Whether the failure may be retried. A request that creates something is retried only when
  * it certainly did not reach the server (a 429 refusal, or no connection), so that a flaky

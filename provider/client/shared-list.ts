@@ -1,11 +1,11 @@
 /**
  * A list read shared by its readers. A refresh reads every resource of a kind, one at a time,
  * over a few hundred milliseconds: those reads share one list request instead of sending one
- * each. A result answers reads for `maxAgeMs` after its request started; a failure (the
- * transport's retries spent), for `maxAgeMs` after it came, so that the reads the engine sends
- * next fail with it at once: each new list would wait through the same retries again, and a
- * refresh of N resources in an outage would take N / `--parallel` rounds of them (about 20 s
- * each). A write through {@link SharedList.write} ends either, so a caller always sees its own
+ * each. A list answers every read that comes while it is in flight (its retries included); its
+ * result, the reads of `maxAgeMs` after its request started; its failure, those of `maxAgeMs`
+ * after the failure came. So in an outage the reads of a refresh wait through one list's
+ * retries, not one round of them for each batch of `--parallel` reads (about 25 s each). A
+ * write through {@link SharedList.write} ends the sharing, so a caller always sees its own
  * writes.
  */
 export class SharedList<T> {
@@ -20,17 +20,19 @@ export class SharedList<T> {
     const now = Date.now();
     // A read with a signal neither joins nor is shared: one caller's cancellation must not
     // cancel another caller's list.
-    const shared = this.shared;
-    if (!signal && shared && now - (shared.failedAt ?? shared.startedAt) <= this.maxAgeMs) {
-      return shared.list;
-    }
+    if (!signal && this.shared && this.answers(this.shared, now)) return this.shared.list;
     const list = this.fetchList(signal);
     if (signal) return list;
-    const started: SharedRead<T> = { startedAt: now, list };
+    const started: SharedRead<T> = { startedAt: now, list, outcome: "in flight" };
     this.shared = started;
-    list.catch(() => {
-      started.failedAt = Date.now();
-    });
+    list.then(
+      () => {
+        started.outcome = "listed";
+      },
+      () => {
+        started.outcome = { failedAt: Date.now() };
+      },
+    );
     return list;
   }
 
@@ -43,11 +45,17 @@ export class SharedList<T> {
       this.shared = undefined;
     }
   }
+
+  private answers(read: SharedRead<T>, now: number): boolean {
+    if (read.outcome === "in flight") return true;
+    const from = read.outcome === "listed" ? read.startedAt : read.outcome.failedAt;
+    return now - from <= this.maxAgeMs;
+  }
 }
 
-/** A list sent, and when it failed, once it has. */
+/** A list sent, and how it has ended so far. */
 interface SharedRead<T> {
   readonly startedAt: number;
-  failedAt?: number;
   readonly list: Promise<T>;
+  outcome: "in flight" | "listed" | { readonly failedAt: number };
 }

@@ -148,6 +148,46 @@ describe("instances", () => {
     expect(showsById(requests)).toBe(0);
   });
 
+  it("fails the read with the second page's error while the service does not answer it", async () => {
+    const created = await createInstances(30);
+    expect((await h.client.instances.showAmongMany(created[0] ?? 0))?.id).toBe(created[0]);
+    await h.emulator.setFaults({
+      serverErrors: { rate: 1, methods: ["GET"], paths: ["/api/v1/instances"] },
+    });
+
+    const error = await failureOf(h.client.instances.showAmongMany(created[29] ?? 0));
+
+    expect(error).toMatchObject({ status: 503, endpoint: "GET /api/v1/instances/" });
+    const requests = await h.emulator.requests();
+    const refused = requests.filter((request) => request.status === 503);
+    expect(refused).toHaveLength(fastRetryPolicy.maxAttempts);
+    // The second page's, after the first page the reads share.
+    for (const request of refused) expect(request.path).toContain("after_token=");
+    expect(showsById(requests)).toBe(0);
+  });
+
+  it("fails the read with the list's error when nothing answers, trying no show", async () => {
+    const server = await startFakeServer(() => undefined);
+    const { url } = server;
+    await server.close();
+
+    const error = await failureOf(clientFor(url, "any-key").instances.showAmongMany(1));
+
+    expect(error).toMatchObject({ network: "not-connected", endpoint: "GET /api/v1/instances/" });
+  });
+
+  it("shows by id when the service answers the list with 500, which it does not retry", async () => {
+    const [id] = await createInstances(1);
+    await h.emulator.setFaults({
+      serverErrors: { rate: 1, status: 500, methods: ["GET"], paths: ["/api/v1/instances"] },
+    });
+
+    expect((await h.client.instances.showAmongMany(id ?? 0))?.id).toBe(id);
+    const requests = await h.emulator.requests();
+    expect(requestsTo(requests, "GET", "/api/v1/instances/")).toHaveLength(1);
+    expect(showsById(requests)).toBe(1);
+  });
+
   it("shows by id when the service refuses the list as a request", async () => {
     const [id] = await createInstances(1);
     const shown = await h.emulator.call("GET", `/api/v0/instances/${String(id)}/?owner=me`);

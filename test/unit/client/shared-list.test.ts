@@ -57,6 +57,17 @@ describe("SharedList", () => {
     expect(fetches()).toBe(2);
   });
 
+  it("answers every read that comes while it is in flight, however long its retries take", async () => {
+    const { list, fetches, settle } = listOf<string>();
+    const first = list.read();
+    jest.advanceTimersByTime(25_000);
+    const joined = list.read();
+
+    expect(fetches()).toBe(1);
+    await settle({ value: "listed" });
+    expect(await Promise.all([first, joined])).toEqual(["listed", "listed"]);
+  });
+
   it("answers the reads that come within 2 s after a failure with it, however long it took", async () => {
     const { list, fetches, readFailed, secondFetchAnswers } = listOf<string>();
     // The transport's retries take far longer than the list's 2 s.
@@ -80,12 +91,19 @@ describe("SharedList", () => {
   });
 
   it("neither shares a failure with a read that has a signal, nor its own", async () => {
-    const { list, fetches, readFailed, secondFetchAnswers } = listOf<string>();
+    const { list, fetches, settle, readFailed, secondFetchAnswers } = listOf<string>();
     await readFailed();
 
     await secondFetchAnswers(list.read(new AbortController().signal), "listed");
     // The shared failure is still the one later readers meet.
     await expect(list.read()).rejects.toBe(outage);
     expect(fetches()).toBe(2);
+
+    const withSignal = list.read(new AbortController().signal);
+    await settle({ error: new Error("cancelled") });
+    await expect(withSignal).rejects.toThrow("cancelled");
+    jest.advanceTimersByTime(2_001);
+    void list.read();
+    expect(fetches()).toBe(4);
   });
 });
