@@ -1,11 +1,14 @@
 /**
  * Status reads shared by every instance one process waits on (boots, stops and starts,
- * destroys). A round lists the instances waited on at once (the list filtered by id, 25 ids a
- * request: the service's page, which also keeps each request's address short) and shows by id
- * only those the list does not hold (gone, or not listed yet): ⌈W/25⌉ requests for W
- * instances, where each polling its own would send W; each page's waiters are answered as it
- * arrives. Rounds come at a steady interval, the shortest any waiter asks for, and only while
- * someone waits. A show can take long (retried under the service's rate limits): it holds up
+ * destroys). A round lists up to 25 of the instances waited on at once (the list filtered by
+ * id: the service's page, which also keeps each request's address short) and shows by id only
+ * those the list does not hold (gone, or not listed yet): one request a round where each
+ * instance polling its own would send one each. Rounds come at a steady interval, the shortest
+ * any waiter asks for, and only while someone waits. With more than 25 instances waited on, a
+ * round lists 25 (`roundPage`) and the others wait for a later one: a process sends at most
+ * one status list an interval, a third of the list's documented one a second at the default
+ * 3 s, however large the fleet (two pages a round took two thirds, spent mostly on boots with
+ * minutes to go). A show can take long (retried under the service's rate limits): it holds up
  * its own waiters only, never the next round.
  */
 export class StatusRounds<Row extends { id: number }> {
@@ -14,6 +17,8 @@ export class StatusRounds<Row extends { id: number }> {
   private timerAtMs = Number.POSITIVE_INFINITY;
   private inRound = false;
   private lastRoundAtMs = Number.NEGATIVE_INFINITY;
+  /** When each id still waited on was first waited on: the older go first in a full round. */
+  private readonly waitedOnSinceMs = new Map<number, number>();
   /** Shows in flight, one per id, shared by the rounds that need it. */
   private readonly shows = new Map<number, Promise<Row | undefined>>();
 
@@ -50,6 +55,7 @@ export class StatusRounds<Row extends { id: number }> {
       const waiter: Waiter<Row> = {
         id,
         intervalMs,
+        joinedAtMs: Date.now(),
         resolve: (row) => {
           signal?.removeEventListener("abort", onAbort);
           resolve(row);
@@ -60,6 +66,7 @@ export class StatusRounds<Row extends { id: number }> {
         },
       };
       signal?.addEventListener("abort", onAbort, { once: true });
+      if (!this.waitedOnSinceMs.has(id)) this.waitedOnSinceMs.set(id, waiter.joinedAtMs);
       this.waiting.push(waiter);
       this.schedule();
     });
@@ -85,28 +92,23 @@ export class StatusRounds<Row extends { id: number }> {
   private async round(): Promise<void> {
     this.inRound = true;
     this.lastRoundAtMs = Date.now();
-    const batch = this.waiting;
-    this.waiting = [];
+    // A watch waits again as soon as it is answered, long before the next round: an id no one
+    // waits for now is no longer watched, and a later watch of it starts afresh.
+    const waitedOn = new Set(this.waiting.map((waiter) => waiter.id));
+    for (const id of this.waitedOnSinceMs.keys()) {
+      if (!waitedOn.has(id)) this.waitedOnSinceMs.delete(id);
+    }
+    const page = roundPage(this.waiting, this.waitedOnSinceMs, this.lastRoundAtMs, this.idsPerList);
+    const batch = this.waiting.filter((waiter) => page.has(waiter.id));
+    this.waiting = this.waiting.filter((waiter) => !page.has(waiter.id));
     try {
-      const waitersOf = new Map<number, Waiter<Row>[]>();
-      for (const waiter of batch)
-        waitersOf.set(waiter.id, [...(waitersOf.get(waiter.id) ?? []), waiter]);
-      const ids = [...waitersOf.keys()];
-      for (let start = 0; start < ids.length; start += this.idsPerList) {
-        const page = ids.slice(start, start + this.idsPerList);
-        // A list that fails leaves its ids to their shows.
-        const rows = await this.listByIds(page).catch(() => []);
-        const listed = new Map(rows.map((row) => [row.id, row]));
-        // Each page's waiters are answered as it arrives, not after the round's last page: the
-        // pages of a round go a second apart under the list's rate limit, and an instance that
-        // runs is handed over (a request paced at one a second too) a page sooner.
-        for (const id of page) {
-          const row = listed.get(id);
-          for (const waiter of waitersOf.get(id) ?? []) {
-            if (row !== undefined) waiter.resolve(row);
-            else this.showOf(id).then(waiter.resolve, waiter.reject);
-          }
-        }
+      // A list that fails leaves its ids to their shows.
+      const rows = await this.listByIds([...page]).catch(() => []);
+      const listed = new Map(rows.map((row) => [row.id, row]));
+      for (const waiter of batch) {
+        const row = listed.get(waiter.id);
+        if (row !== undefined) waiter.resolve(row);
+        else this.showOf(waiter.id).then(waiter.resolve, waiter.reject);
       }
     } finally {
       this.inRound = false;
@@ -124,9 +126,41 @@ export class StatusRounds<Row extends { id: number }> {
   }
 }
 
+/** A waiter not read for this many of its intervals goes first in a full round. */
+const overdueAfterIntervals = 3;
+
+/**
+ * The ids a round lists, at most `size`. When more are waited on: first those not read for
+ * three intervals, longest unread first (so none is left unread for long), then those waited on
+ * longest: the instances rented first, which boot first, so a fleet's first instances are seen
+ * running by the first round after they run.
+ */
+export function roundPage(
+  waiting: readonly Pick<Waiter<unknown>, "id" | "intervalMs" | "joinedAtMs">[],
+  waitedOnSinceMs: ReadonlyMap<number, number>,
+  nowMs: number,
+  size: number,
+): Set<number> {
+  const overdueAtMs = new Map<number, number>();
+  for (const { id, joinedAtMs, intervalMs } of waiting) {
+    const atMs = joinedAtMs + overdueAfterIntervals * intervalMs;
+    overdueAtMs.set(id, Math.min(overdueAtMs.get(id) ?? atMs, atMs));
+  }
+  if (overdueAtMs.size <= size) return new Set(overdueAtMs.keys());
+  const ranked = [...overdueAtMs].map(([id, atMs]) =>
+    atMs <= nowMs
+      ? { id, overdue: 1, key: atMs }
+      : { id, overdue: 0, key: waitedOnSinceMs.get(id) ?? nowMs },
+  );
+  ranked.sort((a, b) => b.overdue - a.overdue || a.key - b.key);
+  return new Set(ranked.slice(0, size).map(({ id }) => id));
+}
+
 interface Waiter<Row> {
   readonly id: number;
   readonly intervalMs: number;
+  /** When it started waiting: when its id was last read, for a watch that waits again. */
+  readonly joinedAtMs: number;
   readonly resolve: (row: Row | undefined) => void;
   readonly reject: (error: unknown) => void;
 }

@@ -3,8 +3,8 @@ import { destroyAndConfirm } from "../../provider/renting/destroy";
 import { Run } from "../../provider/run/run";
 import { useEmulator } from "../support/use-emulator";
 
-// Instances waited on in one process share their status reads: one list request a round (a
-// page per 25), not a show per instance.
+// Instances waited on in one process share their status reads: one list request a round (up to
+// 25 of them, those waiting longest), not a show per instance.
 describe("shared status rounds", () => {
   const h = useEmulator({ per: "test", bootPolls: 3 });
   /** A run that is never cancelled: these waits end by the instances alone. */
@@ -26,7 +26,7 @@ describe("shared status rounds", () => {
     };
   };
 
-  it("30 booting instances are read by a list a round, two pages each, and no show", async () => {
+  it("30 booting instances are read by one list of up to 25 a round, and no show", async () => {
     const ids = await rent(30);
     await h.emulator.clearRequests();
 
@@ -39,11 +39,15 @@ describe("shared status rounds", () => {
     expect(outcomes.map((outcome) => outcome.kind)).toEqual(ids.map(() => "running"));
     const { lists, shows } = await statusReads();
     expect(shows).toEqual([]);
-    // Three polls to boot (every list that holds an instance is a poll of it): three or four
-    // rounds of two pages, however many instances wait.
-    expect(lists.length).toBeGreaterThanOrEqual(6);
-    expect(lists.length).toBeLessThanOrEqual(8);
-    expect(lists.length / ids.length).toBeLessThan(0.3);
+    // Three polls to boot (every list that holds an instance is a poll of it): 90 reads, four
+    // or five lists of at most 25 ids (two pages a round took six to eight).
+    const listedIds = lists.map((r) => {
+      const filter = new URL(r.path, h.emulator.url).searchParams.get("select_filters");
+      return (JSON.parse(filter ?? "null") as { id: { in: number[] } }).id.in.length;
+    });
+    expect(Math.max(...listedIds)).toBe(25);
+    expect(lists.length).toBeGreaterThanOrEqual(4);
+    expect(lists.length).toBeLessThanOrEqual(5);
   });
 
   it("an instance the list does not hold is shown by id: gone is told apart", async () => {

@@ -168,7 +168,9 @@ export interface InstanceSettings {
   state?: pulumi.Input<"running" | "stopped">;
   /**
    * Seconds between status reads while the instance boots, stops, starts or is destroyed
-   * (default 3). The instances a run waits on share their reads: one list request a round.
+   * (default 3). The instances a run waits on share their reads: one list request a round for
+   * up to 25 of them; with more, a round reads those unread for three rounds first, then those
+   * waited on longest.
    */
   pollIntervalSeconds?: pulumi.Input<number>;
   /**

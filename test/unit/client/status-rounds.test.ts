@@ -1,4 +1,4 @@
-import { StatusRounds } from "../../../provider/client/status-rounds";
+import { roundPage, StatusRounds } from "../../../provider/client/status-rounds";
 
 interface Row {
   id: number;
@@ -26,36 +26,39 @@ function fakeRounds(listed: (id: number) => boolean, gate: Promise<void> = Promi
 }
 
 describe("StatusRounds", () => {
-  it("reads every waiter of a round with a list of 25 ids a request, and shows only the unlisted", async () => {
+  it("reads 25 waiters a round by one list, and shows only the unlisted", async () => {
     const { rounds, lists, shows } = fakeRounds((id) => id !== 7);
-    const ids = Array.from({ length: 60 }, (_, n) => n + 1);
+    const ids = Array.from({ length: 25 }, (_, n) => n + 1);
     const rows = await Promise.all(ids.map((id) => rounds.next(id, 50)));
-    expect(lists.map((chunk) => chunk.length)).toEqual([25, 25, 10]);
+    expect(lists).toEqual([ids]);
     expect(shows).toEqual([7]);
     expect(rows[6]).toBeUndefined();
-    expect(rows.filter((row) => row !== undefined)).toHaveLength(59);
+    expect(rows.filter((row) => row !== undefined)).toHaveLength(24);
   });
 
-  it("answers each page's waiters as its list arrives, before the round's next page", async () => {
-    let openSecondPage: () => void = () => undefined;
-    const secondPage = new Promise<void>((resolve) => (openSecondPage = resolve));
-    const lists: number[][] = [];
-    const rounds = new StatusRounds<Row>(
-      async (ids) => {
-        lists.push(ids);
-        if (lists.length === 2) await secondPage;
-        return ids.map((id) => ({ id, round: 1 }));
-      },
-      async () => undefined,
-    );
+  it("with more than 25 waiting, sends one list of 25 a round; the others wait for the next", async () => {
+    const { rounds, lists } = fakeRounds(() => true);
     const ids = Array.from({ length: 30 }, (_, n) => n + 1);
-    const waits = ids.map((id) => rounds.next(id, 50));
-    // The first page's 25 are answered while the second page's list is still unanswered.
-    const firstPage = await Promise.all(waits.slice(0, 25));
-    expect(firstPage.map((row) => row?.id)).toEqual(ids.slice(0, 25));
-    expect(lists.map((page) => page.length)).toEqual([25, 5]);
-    openSecondPage();
-    expect((await Promise.all(waits.slice(25))).map((row) => row?.id)).toEqual(ids.slice(25));
+    // Each waiter waits again once answered, as a boot does until its instance runs.
+    const waitTwice = async (id: number) => {
+      const first = await rounds.next(id, 50);
+      const second = await rounds.next(id, 50);
+      return [first?.round, second?.round];
+    };
+    const answered = await Promise.all(ids.map(waitTwice));
+    // One list a round: 1-25, then the 5 left over and 1-20 (waited on as long), then the rest.
+    expect(lists.map((page) => page.length)).toEqual([25, 25, 10]);
+    expect(lists[1]).toEqual([26, 27, 28, 29, 30, ...ids.slice(0, 20)]);
+    expect(answered.slice(0, 20)).toEqual(ids.slice(0, 20).map(() => [1, 2]));
+    expect(answered.slice(20, 25)).toEqual(ids.slice(20, 25).map(() => [1, 3]));
+    expect(answered.slice(25)).toEqual(ids.slice(25).map(() => [2, 3]));
+  });
+
+  it("waiters of one id are read once a round and all answered", async () => {
+    const { rounds, lists } = fakeRounds(() => true);
+    const rows = await Promise.all([rounds.next(3, 50), rounds.next(3, 50), rounds.next(4, 50)]);
+    expect(lists).toEqual([[3, 4]]);
+    expect(rows.map((row) => row?.id)).toEqual([3, 3, 4]);
   });
 
   it("a show that takes long holds up its own waiter only, not the next rounds", async () => {
@@ -81,5 +84,39 @@ describe("StatusRounds", () => {
     const row = await rounds.next(2, 20);
     expect(row?.round).toBe(2);
     expect((await patient)?.round).toBe(2);
+  });
+});
+
+describe("roundPage", () => {
+  const interval = 1_000;
+  const waiter = (id: number, joinedAtMs: number) => ({ id, intervalMs: interval, joinedAtMs });
+
+  it("takes every id when they fit one list", () => {
+    const waiting = [waiter(1, 0), waiter(2, 0), waiter(1, 0)];
+    expect(roundPage(waiting, new Map(), 0, 2)).toEqual(new Set([1, 2]));
+  });
+
+  it("takes the ids waited on longest: the instances rented first, which boot first", () => {
+    // 4 was rented first but answered last round (it joined again at 5 s); 1 is the newest.
+    const waiting = [waiter(1, 4_000), waiter(2, 4_000), waiter(3, 4_000), waiter(4, 5_000)];
+    const since = new Map([
+      [1, 3_000],
+      [2, 2_000],
+      [3, 1_000],
+      [4, 0],
+    ]);
+    expect(roundPage(waiting, since, 6_000, 2)).toEqual(new Set([4, 3]));
+  });
+
+  it("takes first the ids not read for three intervals, longest unread first", () => {
+    const waiting = [waiter(1, 9_000), waiter(2, 9_000), waiter(3, 2_000), waiter(4, 1_000)];
+    const since = new Map([
+      [1, 0],
+      [2, 0],
+      [3, 2_000],
+      [4, 1_000],
+    ]);
+    // 3 and 4 were last read 8 and 9 s ago: both overdue, though rented after 1 and 2.
+    expect([...roundPage(waiting, since, 10_000, 3)]).toEqual([4, 3, 1]);
   });
 });
