@@ -197,11 +197,12 @@ export class InstancesApi {
   }
 
   /**
-   * The instance as the next shared status round finds it, or undefined when it does not
-   * exist: for callers that wait on an instance (a boot, a stop, a destroy). Every instance
-   * waited on through this client is read by one list request a round (a page per 25), at a
-   * steady `intervalMs` (the shortest any waiter asks for); only one the list does not hold is
-   * shown by id. The first round comes at once. A waiter whose `signal` fires leaves the
+   * The instance as the next shared status round that reads it finds it, or undefined when it
+   * does not exist: for callers that wait on an instance (a boot, a stop, a destroy). The
+   * instances waited on through this client are read by one list request a round (up to 25 of
+   * them, status-rounds.ts says which when more wait), at a steady `intervalMs` (the shortest
+   * any waiter asks for); only one the list does not hold is shown by id. The first round
+   * comes at once. A waiter whose `signal` fires leaves the
    * rounds (rejected with the signal's reason): no round reads for it any more.
    */
   nextStatus(

@@ -4,12 +4,11 @@
  * id: the service's page, which also keeps each request's address short) and shows by id only
  * those the list does not hold (gone, or not listed yet): one request a round where each
  * instance polling its own would send one each. Rounds come at a steady interval, the shortest
- * any waiter asks for, and only while someone waits. With more than 25 instances waited on, a
- * round lists 25 (`roundPage`) and the others wait for a later one: a process sends at most
- * one status list an interval, a third of the list's documented one a second at the default
- * 3 s, however large the fleet (two pages a round took two thirds, spent mostly on boots with
- * minutes to go). A show can take long (retried under the service's rate limits): it holds up
- * its own waiters only, never the next round.
+ * any waiter asks for, and only while someone waits. With more than 25 waited on, a round lists
+ * the 25 `roundPage` picks and the others wait for a later round: one list a round however
+ * large the fleet (two pages a round spent two thirds of the list's documented one a second at
+ * the default 3 s, mostly on boots with minutes to go). A show can take long (retried under the
+ * service's rate limits): it holds up its own waiters only, never the next round.
  */
 export class StatusRounds<Row extends { id: number }> {
   private waiting: Waiter<Row>[] = [];
@@ -17,8 +16,12 @@ export class StatusRounds<Row extends { id: number }> {
   private timerAtMs = Number.POSITIVE_INFINITY;
   private inRound = false;
   private lastRoundAtMs = Number.NEGATIVE_INFINITY;
-  /** When each id still waited on was first waited on: the older go first in a full round. */
-  private readonly waitedOnSinceMs = new Map<number, number>();
+  /** Rounds made so far: the number of the last. */
+  private rounds = 0;
+  /** Ids waited on so far, counted: each watch's place in the order of arrival. */
+  private arrivals = 0;
+  /** The watch of each id waited on, dropped at the first round after no one waits for it. */
+  private readonly watches = new Map<number, Watch>();
   /** Shows in flight, one per id, shared by the rounds that need it. */
   private readonly shows = new Map<number, Promise<Row | undefined>>();
 
@@ -31,8 +34,10 @@ export class StatusRounds<Row extends { id: number }> {
   ) {}
 
   /**
-   * The row as the next round finds it (undefined: it does not exist). The first round comes
-   * at once; later ones `intervalMs` after the one before. When `signal` fires first, the
+   * The row as the next round that reads it finds it (undefined: it does not exist): the next
+   * round for an id never read (unless more than 25 such wait), a later one when more than 25
+   * ids wait (`roundPage`). The first round comes at once; later ones `intervalMs` after the one
+   * before. When `signal` fires first, the
    * waiter leaves (rejected with the signal's reason), and a round no one waits for is not made.
    */
   next(id: number, intervalMs: number, signal?: AbortSignal): Promise<Row | undefined> {
@@ -55,7 +60,6 @@ export class StatusRounds<Row extends { id: number }> {
       const waiter: Waiter<Row> = {
         id,
         intervalMs,
-        joinedAtMs: Date.now(),
         resolve: (row) => {
           signal?.removeEventListener("abort", onAbort);
           resolve(row);
@@ -66,7 +70,7 @@ export class StatusRounds<Row extends { id: number }> {
         },
       };
       signal?.addEventListener("abort", onAbort, { once: true });
-      if (!this.waitedOnSinceMs.has(id)) this.waitedOnSinceMs.set(id, waiter.joinedAtMs);
+      if (!this.watches.has(id)) this.watches.set(id, { arrival: this.arrivals++ });
       this.waiting.push(waiter);
       this.schedule();
     });
@@ -92,13 +96,13 @@ export class StatusRounds<Row extends { id: number }> {
   private async round(): Promise<void> {
     this.inRound = true;
     this.lastRoundAtMs = Date.now();
-    // A watch waits again as soon as it is answered, long before the next round: an id no one
-    // waits for now is no longer watched, and a later watch of it starts afresh.
-    const waitedOn = new Set(this.waiting.map((waiter) => waiter.id));
-    for (const id of this.waitedOnSinceMs.keys()) {
-      if (!waitedOn.has(id)) this.waitedOnSinceMs.delete(id);
+    this.rounds += 1;
+    this.forgetEndedWatches();
+    const page = roundPage(this.waiting, this.watches, this.rounds, this.idsPerList);
+    for (const id of page) {
+      const watch = this.watches.get(id);
+      if (watch !== undefined) this.watches.set(id, { ...watch, lastRound: this.rounds });
     }
-    const page = roundPage(this.waiting, this.waitedOnSinceMs, this.lastRoundAtMs, this.idsPerList);
     const batch = this.waiting.filter((waiter) => page.has(waiter.id));
     this.waiting = this.waiting.filter((waiter) => !page.has(waiter.id));
     try {
@@ -116,6 +120,19 @@ export class StatusRounds<Row extends { id: number }> {
     }
   }
 
+  /**
+   * A watch waits again as soon as its answer arrives (a list's in microtasks, long before the
+   * next round; a show's when it ends): an id no one waits for, with no show in flight, is no
+   * longer watched. One watched again after a round without it (a readiness check between its
+   * probes) starts afresh, as never read.
+   */
+  private forgetEndedWatches(): void {
+    const waitedOn = new Set(this.waiting.map((waiter) => waiter.id));
+    for (const id of this.watches.keys()) {
+      if (!waitedOn.has(id) && !this.shows.has(id)) this.watches.delete(id);
+    }
+  }
+
   private showOf(id: number): Promise<Row | undefined> {
     let show = this.shows.get(id);
     if (show === undefined) {
@@ -126,41 +143,45 @@ export class StatusRounds<Row extends { id: number }> {
   }
 }
 
-/** A waiter not read for this many of its intervals goes first in a full round. */
-const overdueAfterIntervals = 3;
+/** A watch of an id: when it came, and the last round that read it (none yet: absent). */
+export interface Watch {
+  readonly arrival: number;
+  readonly lastRound?: number;
+}
+
+/** A watch left out of this many rounds in a row goes before those waited on longest. */
+const roundsLeftOut = 3;
 
 /**
- * The ids a round lists, at most `size`. When more are waited on: first those not read for
- * three intervals, longest unread first (so none is left unread for long), then those waited on
- * longest: the instances rented first, which boot first, so a fleet's first instances are seen
- * running by the first round after they run.
+ * The ids round number `round` lists, at most `size`. When more are waited on: first those
+ * never read (a destroy's confirmation, a readiness check's status), in order of arrival; then
+ * those left out of the last three rounds, read longest ago first, so that each is read at least
+ * every fourth round while no more than `size` are due at once; then those waited on longest:
+ * the instances rented first, which boot first, so the rounds find a fleet's first to run
+ * sooner than taking the waiters in turn would (by a round, 3 s, in the bench's fleet).
  */
 export function roundPage(
-  waiting: readonly Pick<Waiter<unknown>, "id" | "intervalMs" | "joinedAtMs">[],
-  waitedOnSinceMs: ReadonlyMap<number, number>,
-  nowMs: number,
+  waiting: readonly Pick<Waiter<unknown>, "id">[],
+  watches: ReadonlyMap<number, Watch>,
+  round: number,
   size: number,
 ): Set<number> {
-  const overdueAtMs = new Map<number, number>();
-  for (const { id, joinedAtMs, intervalMs } of waiting) {
-    const atMs = joinedAtMs + overdueAfterIntervals * intervalMs;
-    overdueAtMs.set(id, Math.min(overdueAtMs.get(id) ?? atMs, atMs));
-  }
-  if (overdueAtMs.size <= size) return new Set(overdueAtMs.keys());
-  const ranked = [...overdueAtMs].map(([id, atMs]) =>
-    atMs <= nowMs
-      ? { id, overdue: 1, key: atMs }
-      : { id, overdue: 0, key: waitedOnSinceMs.get(id) ?? nowMs },
-  );
-  ranked.sort((a, b) => b.overdue - a.overdue || a.key - b.key);
+  const ids = new Set(waiting.map((waiter) => waiter.id));
+  if (ids.size <= size) return ids;
+  const rank = (id: number): [tier: number, key: number] => {
+    const watch = watches.get(id) ?? { arrival: Number.POSITIVE_INFINITY };
+    if (watch.lastRound === undefined) return [0, watch.arrival];
+    if (round - watch.lastRound > roundsLeftOut) return [1, watch.lastRound];
+    return [2, watch.arrival];
+  };
+  const ranked = [...ids].map((id) => ({ id, rank: rank(id) }));
+  ranked.sort((a, b) => a.rank[0] - b.rank[0] || a.rank[1] - b.rank[1]);
   return new Set(ranked.slice(0, size).map(({ id }) => id));
 }
 
 interface Waiter<Row> {
   readonly id: number;
   readonly intervalMs: number;
-  /** When it started waiting: when its id was last read, for a watch that waits again. */
-  readonly joinedAtMs: number;
   readonly resolve: (row: Row | undefined) => void;
   readonly reject: (error: unknown) => void;
 }

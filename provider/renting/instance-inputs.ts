@@ -350,8 +350,8 @@ export const instanceInputsSchema = z.object({
     .describe(
       "Seconds between status reads while the instance boots, stops, starts or is destroyed, " +
         "0.05 to 60; default 3. The instances a run waits on share their reads: one request " +
-        "a round for up to 25 of them; with more, a round reads those unread for three rounds " +
-        "first, then those waited on longest. Changes in place (only this provider's setting).",
+        "a round for up to 25 of them (with more, each is read at least every fourth round " +
+        "while up to 25 are due). Changes in place (only this provider's setting).",
     )
     .default(3),
   // Attached once the instance runs; in place (ssh-keys.ts).

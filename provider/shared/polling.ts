@@ -42,8 +42,8 @@ export async function pollUntil<T>(
 }
 
 /**
- * Reads the instance at each of the client's shared status rounds
- * (`client.instances.nextStatus`, one list request a round for every instance waited on) until
+ * Reads the instance at each of the client's shared status rounds that reads it
+ * (`client.instances.nextStatus`, one list request a round for up to 25 instances) until
  * `decide` returns a value (not undefined), or returns undefined at the deadline, even while a
  * read is still under way. `decide` sees undefined when the instance does not exist. Throws a
  * CancelledError as soon as `signal` fires (the run's cancellation, as a rule), even mid-read.

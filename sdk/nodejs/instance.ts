@@ -158,7 +158,7 @@ export class Instance extends pulumi.CustomResource {
      */
     declare public readonly overlay: pulumi.Output<string | undefined>;
     /**
-     * Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them; with more, a round reads those unread for three rounds first, then those waited on longest. Changes in place (only this provider's setting).
+     * Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them (with more, each is read at least every fourth round while up to 25 are due). Changes in place (only this provider's setting).
      */
     declare public readonly pollIntervalSeconds: pulumi.Output<number>;
     /**
@@ -430,7 +430,7 @@ export interface InstanceArgs {
      */
     overlay?: pulumi.Input<string | undefined>;
     /**
-     * Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them; with more, a round reads those unread for three rounds first, then those waited on longest. Changes in place (only this provider's setting).
+     * Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them (with more, each is read at least every fourth round while up to 25 are due). Changes in place (only this provider's setting).
      */
     pollIntervalSeconds?: pulumi.Input<number | undefined>;
     /**

@@ -138,7 +138,7 @@ export class NodeGroup extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly overlayName: pulumi.Output<string>;
     /**
-     * Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them; with more, a round reads those unread for three rounds first, then those waited on longest. Changes in place (only this provider's setting).
+     * Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them (with more, each is read at least every fourth round while up to 25 are due). Changes in place (only this provider's setting).
      */
     declare public readonly pollIntervalSeconds: pulumi.Output<number>;
     /**
@@ -328,7 +328,7 @@ export interface NodeGroupArgs {
      */
     onstart?: pulumi.Input<string | undefined>;
     /**
-     * Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them; with more, a round reads those unread for three rounds first, then those waited on longest. Changes in place (only this provider's setting).
+     * Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them (with more, each is read at least every fourth round while up to 25 are due). Changes in place (only this provider's setting).
      */
     pollIntervalSeconds?: pulumi.Input<number | undefined>;
     /**

@@ -169,8 +169,7 @@ export interface InstanceSettings {
   /**
    * Seconds between status reads while the instance boots, stops, starts or is destroyed
    * (default 3). The instances a run waits on share their reads: one list request a round for
-   * up to 25 of them; with more, a round reads those unread for three rounds first, then those
-   * waited on longest.
+   * up to 25 of them (with more, each is read at least every fourth round while up to 25 are due).
    */
   pollIntervalSeconds?: pulumi.Input<number>;
   /**

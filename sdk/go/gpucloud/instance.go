@@ -75,7 +75,7 @@ type Instance struct {
 	OutbidByDollarsPerHour pulumi.Float64PtrOutput `pulumi:"outbidByDollarsPerHour"`
 	// An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
 	Overlay pulumi.StringPtrOutput `pulumi:"overlay"`
-	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them; with more, a round reads those unread for three rounds first, then those waited on longest. Changes in place (only this provider's setting).
+	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them (with more, each is read at least every fourth round while up to 25 are due). Changes in place (only this provider's setting).
 	PollIntervalSeconds pulumi.Float64Output `pulumi:"pollIntervalSeconds"`
 	// The instance's mapped ports as the service reports them, keyed by container port and protocol (`"8000/tcp"`, `"22/tcp"`): each one's public address and host port. Ports are opened by `exposePorts` (`-p 8000:8000`) or the template's docker options; the service maps them only while the instance runs (null otherwise), to new host ports at each start; kept current by refresh.
 	Ports InstancePortMapOutput `pulumi:"ports"`
@@ -209,7 +209,7 @@ type instanceArgs struct {
 	Onstart *string `pulumi:"onstart"`
 	// An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
 	Overlay *string `pulumi:"overlay"`
-	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them; with more, a round reads those unread for three rounds first, then those waited on longest. Changes in place (only this provider's setting).
+	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them (with more, each is read at least every fourth round while up to 25 are due). Changes in place (only this provider's setting).
 	PollIntervalSeconds *float64 `pulumi:"pollIntervalSeconds"`
 	// Dollars of the account's credit to prepay into the instance once it runs, which makes it a reserved instance: the service discounts its price by how many months the deposit covers (by default 20% for 1 month, 30% for 3, 40% for 6, up to the host's maximum; the preview prices it so, and `dollarsPerHour` records the service's discounted price). On-demand only (not with `price`); the account's credit must hold it. A higher amount prepays the difference in place (the service recalculates the discount over the whole deposit left); a lower one, or none, changes nothing: a deposit is never withdrawn (destroying the instance refunds only the deposit left less the discount received, per the service). A replacement is prepaid anew.
 	PrepayDollars *float64 `pulumi:"prepayDollars"`
@@ -275,7 +275,7 @@ type InstanceArgs struct {
 	Onstart pulumi.StringPtrInput
 	// An overlay network to join at create: an Overlay's `name`. The instance gets an address in the overlay's subnet (`localIp`) and reaches the other members on every port. The overlay is on a physical cluster: with offerQuery the search is pinned to it; an explicit ask on a machine of another cluster fails at preview. Container instances only (not a VM). Changing it replaces the instance.
 	Overlay pulumi.StringPtrInput
-	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them; with more, a round reads those unread for three rounds first, then those waited on longest. Changes in place (only this provider's setting).
+	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them (with more, each is read at least every fourth round while up to 25 are due). Changes in place (only this provider's setting).
 	PollIntervalSeconds pulumi.Float64PtrInput
 	// Dollars of the account's credit to prepay into the instance once it runs, which makes it a reserved instance: the service discounts its price by how many months the deposit covers (by default 20% for 1 month, 30% for 3, 40% for 6, up to the host's maximum; the preview prices it so, and `dollarsPerHour` records the service's discounted price). On-demand only (not with `price`); the account's credit must hold it. A higher amount prepays the difference in place (the service recalculates the discount over the whole deposit left); a lower one, or none, changes nothing: a deposit is never withdrawn (destroying the instance refunds only the deposit left less the discount received, per the service). A replacement is prepaid anew.
 	PrepayDollars pulumi.Float64PtrInput
@@ -486,7 +486,7 @@ func (o InstanceOutput) Overlay() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Instance) pulumi.StringPtrOutput { return v.Overlay }).(pulumi.StringPtrOutput)
 }
 
-// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them; with more, a round reads those unread for three rounds first, then those waited on longest. Changes in place (only this provider's setting).
+// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them (with more, each is read at least every fourth round while up to 25 are due). Changes in place (only this provider's setting).
 func (o InstanceOutput) PollIntervalSeconds() pulumi.Float64Output {
 	return o.ApplyT(func(v *Instance) pulumi.Float64Output { return v.PollIntervalSeconds }).(pulumi.Float64Output)
 }

@@ -66,7 +66,7 @@ type NodeGroup struct {
 	OverlayId pulumi.IntOutput `pulumi:"overlayId"`
 	// The overlay network the nodes are on.
 	OverlayName pulumi.StringOutput `pulumi:"overlayName"`
-	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them; with more, a round reads those unread for three rounds first, then those waited on longest. Changes in place (only this provider's setting).
+	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them (with more, each is read at least every fourth round while up to 25 are due). Changes in place (only this provider's setting).
 	PollIntervalSeconds pulumi.Float64Output `pulumi:"pollIntervalSeconds"`
 	// A bid for each node, in dollars per hour: interruptible nodes; on-demand when absent. A changed bid changes in place on every node; adding or removing it replaces the group. When a higher bid takes a node's machine (outbid), refresh shows it (the node's `actualStatus` stopped, `outbidByDollarsPerHour`) and the group's job waits for it; the next up raises the node's bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
 	Price pulumi.Float64PtrOutput `pulumi:"price"`
@@ -176,7 +176,7 @@ type nodeGroupArgs struct {
 	OnOutbid *string `pulumi:"onOutbid"`
 	// A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it rebuilds every node's container in place, as changing `image` does.
 	Onstart *string `pulumi:"onstart"`
-	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them; with more, a round reads those unread for three rounds first, then those waited on longest. Changes in place (only this provider's setting).
+	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them (with more, each is read at least every fourth round while up to 25 are due). Changes in place (only this provider's setting).
 	PollIntervalSeconds *float64 `pulumi:"pollIntervalSeconds"`
 	// A bid for each node, in dollars per hour: interruptible nodes; on-demand when absent. A changed bid changes in place on every node; adding or removing it replaces the group. When a higher bid takes a node's machine (outbid), refresh shows it (the node's `actualStatus` stopped, `outbidByDollarsPerHour`) and the group's job waits for it; the next up raises the node's bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
 	Price *float64 `pulumi:"price"`
@@ -224,7 +224,7 @@ type NodeGroupArgs struct {
 	OnOutbid pulumi.StringPtrInput
 	// A script each node runs at start (NODE_RANK, WORLD_SIZE and MASTER_ADDR are in its environment). Changing it rebuilds every node's container in place, as changing `image` does.
 	Onstart pulumi.StringPtrInput
-	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them; with more, a round reads those unread for three rounds first, then those waited on longest. Changes in place (only this provider's setting).
+	// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them (with more, each is read at least every fourth round while up to 25 are due). Changes in place (only this provider's setting).
 	PollIntervalSeconds pulumi.Float64PtrInput
 	// A bid for each node, in dollars per hour: interruptible nodes; on-demand when absent. A changed bid changes in place on every node; adding or removing it replaces the group. When a higher bid takes a node's machine (outbid), refresh shows it (the node's `actualStatus` stopped, `outbidByDollarsPerHour`) and the group's job waits for it; the next up raises the node's bid to this price when it is above the winning one, and otherwise does what `onOutbid` says.
 	Price pulumi.Float64PtrInput
@@ -398,7 +398,7 @@ func (o NodeGroupOutput) OverlayName() pulumi.StringOutput {
 	return o.ApplyT(func(v *NodeGroup) pulumi.StringOutput { return v.OverlayName }).(pulumi.StringOutput)
 }
 
-// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them; with more, a round reads those unread for three rounds first, then those waited on longest. Changes in place (only this provider's setting).
+// Seconds between status reads while the instance boots, stops, starts or is destroyed, 0.05 to 60; default 3. The instances a run waits on share their reads: one request a round for up to 25 of them (with more, each is read at least every fourth round while up to 25 are due). Changes in place (only this provider's setting).
 func (o NodeGroupOutput) PollIntervalSeconds() pulumi.Float64Output {
 	return o.ApplyT(func(v *NodeGroup) pulumi.Float64Output { return v.PollIntervalSeconds }).(pulumi.Float64Output)
 }

@@ -46,19 +46,43 @@ describe("StatusRounds", () => {
       return [first?.round, second?.round];
     };
     const answered = await Promise.all(ids.map(waitTwice));
-    // One list a round: 1-25, then the 5 left over and 1-20 (waited on as long), then the rest.
-    expect(lists.map((page) => page.length)).toEqual([25, 25, 10]);
-    expect(lists[1]).toEqual([26, 27, 28, 29, 30, ...ids.slice(0, 20)]);
-    expect(answered.slice(0, 20)).toEqual(ids.slice(0, 20).map(() => [1, 2]));
-    expect(answered.slice(20, 25)).toEqual(ids.slice(20, 25).map(() => [1, 3]));
-    expect(answered.slice(25)).toEqual(ids.slice(25).map(() => [2, 3]));
+    // 1-25; then 26-30, never read, and 1-20, waited on longest; then the rest.
+    expect(lists).toEqual([
+      ids.slice(0, 25),
+      [...ids.slice(25), ...ids.slice(0, 20)],
+      [...ids.slice(20, 25), ...ids.slice(25)],
+    ]);
+    expect(answered).toEqual(ids.map((id) => (id <= 20 ? [1, 2] : id <= 25 ? [1, 3] : [2, 3])));
   });
 
-  it("waiters of one id are read once a round and all answered", async () => {
+  it("reads an id never read before 25 waited on longer: a destroy's confirmation among boots", async () => {
     const { rounds, lists } = fakeRounds(() => true);
-    const rows = await Promise.all([rounds.next(3, 50), rounds.next(3, 50), rounds.next(4, 50)]);
-    expect(lists).toEqual([[3, 4]]);
-    expect(rows.map((row) => row?.id)).toEqual([3, 3, 4]);
+    const booting = Array.from({ length: 30 }, (_, n) => n + 1);
+    const boots = booting.map(async (id) => {
+      while (((await rounds.next(id, 20))?.round ?? 3) < 3);
+    });
+    await rounds.next(1, 20);
+    const destroyed = await rounds.next(99, 20);
+    expect(destroyed?.round).toBe(2);
+    expect(lists[1]?.slice(0, 6)).toEqual([26, 27, 28, 29, 30, 99]);
+    await Promise.all(boots);
+  });
+
+  it("reads each of 40 waiting at least every fourth round, however long the older ones wait", async () => {
+    const { rounds } = fakeRounds(() => true);
+    const ids = Array.from({ length: 40 }, (_, n) => n + 1);
+    const readIn = new Map<number, number[]>(ids.map((id) => [id, []]));
+    await Promise.all(
+      ids.map(async (id) => {
+        for (let round = 0; round < 16;) {
+          round = (await rounds.next(id, 5))?.round ?? 0;
+          readIn.get(id)?.push(round);
+        }
+      }),
+    );
+    const longestGap = (reads: number[]) =>
+      Math.max(...reads.map((round, n) => round - (reads[n - 1] ?? round)));
+    expect(Math.max(...ids.map((id) => longestGap(readIn.get(id) ?? [])))).toBeLessThanOrEqual(4);
   });
 
   it("a show that takes long holds up its own waiter only, not the next rounds", async () => {
@@ -88,35 +112,21 @@ describe("StatusRounds", () => {
 });
 
 describe("roundPage", () => {
-  const interval = 1_000;
-  const waiter = (id: number, joinedAtMs: number) => ({ id, intervalMs: interval, joinedAtMs });
+  const waiting = (...ids: number[]) => ids.map((id) => ({ id }));
 
   it("takes every id when they fit one list", () => {
-    const waiting = [waiter(1, 0), waiter(2, 0), waiter(1, 0)];
-    expect(roundPage(waiting, new Map(), 0, 2)).toEqual(new Set([1, 2]));
+    expect(roundPage(waiting(1, 2, 1), new Map(), 1, 2)).toEqual(new Set([1, 2]));
   });
 
-  it("takes the ids waited on longest: the instances rented first, which boot first", () => {
-    // 4 was rented first but answered last round (it joined again at 5 s); 1 is the newest.
-    const waiting = [waiter(1, 4_000), waiter(2, 4_000), waiter(3, 4_000), waiter(4, 5_000)];
-    const since = new Map([
-      [1, 3_000],
-      [2, 2_000],
-      [3, 1_000],
-      [4, 0],
+  it("takes those never read, then those left out of three rounds, then those waited on longest", () => {
+    const watches = new Map([
+      [1, { arrival: 0, lastRound: 9 }], // waited on longest, read last round
+      [2, { arrival: 1, lastRound: 9 }],
+      [3, { arrival: 2, lastRound: 5 }], // left out of rounds 6 to 9
+      [4, { arrival: 3, lastRound: 7 }], // left out of 8 and 9 only
+      [5, { arrival: 4, lastRound: 4 }], // left out of 5 to 9, longest
+      [6, { arrival: 5 }], // never read
     ]);
-    expect(roundPage(waiting, since, 6_000, 2)).toEqual(new Set([4, 3]));
-  });
-
-  it("takes first the ids not read for three intervals, longest unread first", () => {
-    const waiting = [waiter(1, 9_000), waiter(2, 9_000), waiter(3, 2_000), waiter(4, 1_000)];
-    const since = new Map([
-      [1, 0],
-      [2, 0],
-      [3, 2_000],
-      [4, 1_000],
-    ]);
-    // 3 and 4 were last read 8 and 9 s ago: both overdue, though rented after 1 and 2.
-    expect([...roundPage(waiting, since, 10_000, 3)]).toEqual([4, 3, 1]);
+    expect([...roundPage(waiting(1, 2, 3, 4, 5, 6), watches, 10, 5)]).toEqual([6, 5, 3, 1, 2]);
   });
 });
