@@ -202,8 +202,8 @@ export class InstancesApi {
    * instances waited on through this client are read by one list request a round (up to 25 of
    * them, status-rounds.ts says which when more wait), at a steady `intervalMs` (the shortest
    * any waiter asks for); only one the list does not hold is shown by id. The first round
-   * comes at once. A waiter whose `signal` fires leaves the
-   * rounds (rejected with the signal's reason): no round reads for it any more.
+   * comes at once. A waiter whose `signal` fires leaves the rounds (rejected with the signal's
+   * reason): no round reads for it any more.
    */
   nextStatus(
     instanceId: number,

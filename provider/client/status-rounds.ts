@@ -37,8 +37,8 @@ export class StatusRounds<Row extends { id: number }> {
    * The row as the next round that reads it finds it (undefined: it does not exist): the next
    * round for an id never read (unless more than 25 such wait), a later one when more than 25
    * ids wait (`roundPage`). The first round comes at once; later ones `intervalMs` after the one
-   * before. When `signal` fires first, the
-   * waiter leaves (rejected with the signal's reason), and a round no one waits for is not made.
+   * before. When `signal` fires first, the waiter leaves (rejected with the signal's reason),
+   * and a round no one waits for is not made.
    */
   next(id: number, intervalMs: number, signal?: AbortSignal): Promise<Row | undefined> {
     const aborted = (): Error =>
@@ -99,6 +99,7 @@ export class StatusRounds<Row extends { id: number }> {
     this.rounds += 1;
     this.forgetEndedWatches();
     const page = roundPage(this.waiting, this.watches, this.rounds, this.idsPerList);
+    // Every id waited on has its watch (set by `next`, kept while someone waits).
     for (const id of page) {
       const watch = this.watches.get(id);
       if (watch !== undefined) this.watches.set(id, { ...watch, lastRound: this.rounds });
